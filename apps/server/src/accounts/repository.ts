@@ -1,0 +1,62 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { AccountsTable, Database } from '../platform/db/schema.js';
+
+export type AccountRow = Selectable<AccountsTable>;
+
+export class AccountsRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  findById(id: string, db: Kysely<Database> = this.db): Promise<AccountRow | undefined> {
+    return db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  findByEmail(email: string, db: Kysely<Database> = this.db): Promise<AccountRow | undefined> {
+    return db.selectFrom('accounts').selectAll().where('email', '=', email).executeTakeFirst();
+  }
+
+  async insert(row: AccountRow, db: Kysely<Database> = this.db): Promise<void> {
+    await db.insertInto('accounts').values(row).execute();
+  }
+
+  async update(
+    id: string,
+    changes: Partial<Pick<AccountRow, 'name' | 'avatar' | 'email' | 'anonymous' | 'updated_at'>>,
+    db: Kysely<Database> = this.db,
+  ): Promise<void> {
+    await db.updateTable('accounts').set(changes).where('id', '=', id).execute();
+  }
+
+  async insertDevice(
+    row: { id: string; account_id: string; udid: string; model: string; brand: string; os: string; created_at: string },
+    db: Kysely<Database> = this.db,
+  ): Promise<void> {
+    await db.insertInto('devices').values(row).execute();
+  }
+
+  /** Counts what the account's referral code brought in. */
+  async referralCounts(code: string): Promise<{ accounts: number; binds: number; devices: number; vips: number }> {
+    const row = await this.db
+      .selectFrom('accounts')
+      .select((eb) => [
+        eb.fn.countAll<number>().as('accounts'),
+        eb.fn.count<number>('email').as('binds'),
+        eb.fn
+          .sum<number>(eb.case().when('vip_level', '!=', 'free').then(1).else(0).end())
+          .as('vips'),
+      ])
+      .where('referrer', '=', code)
+      .executeTakeFirstOrThrow();
+    const devices = await this.db
+      .selectFrom('devices')
+      .innerJoin('accounts', 'accounts.id', 'devices.account_id')
+      .select((eb) => eb.fn.count<number>('devices.udid').distinct().as('n'))
+      .where('accounts.referrer', '=', code)
+      .executeTakeFirstOrThrow();
+    return {
+      accounts: Number(row.accounts),
+      binds: Number(row.binds),
+      devices: Number(devices.n),
+      vips: Number(row.vips ?? 0),
+    };
+  }
+}

@@ -1,0 +1,113 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import {
+  AccountSchema,
+  AccountWithSession,
+  AnonymousAccountRequest,
+  ApiMeResponse,
+  EmailCodeRequest,
+  EmailQuery,
+  ErrorBody,
+  SendCodeRequest,
+  UpdateProfileRequest,
+} from '@polyvox/contracts';
+import type { AppContext } from '../http/context.js';
+import { clearSessionCookie, requireSession, setSessionCookie } from '../http/auth.js';
+import { requestLocale } from '../http/locale.js';
+import { normalizeEmail } from '../auth/service.js';
+import { AppError } from '../platform/errors.js';
+
+const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 406: ErrorBody, 409: ErrorBody, 422: ErrorBody, 429: ErrorBody };
+
+export function accountRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+  const secureCookie = ctx.config.PUBLIC_URL.startsWith('https:');
+  return async (app) => {
+    app.post(
+      '/accounts/anonymous',
+      { schema: { tags: ['accounts'], summary: 'Create an anonymous account', body: AnonymousAccountRequest, response: { 201: AccountWithSession, ...errors } } },
+      async (request, reply) => {
+        const result = await ctx.accounts.createAnonymous(request.body, request.headers['user-agent'] ?? null);
+        setSessionCookie(reply, result.sid, secureCookie);
+        return reply.status(201).send(result);
+      },
+    );
+
+    app.get(
+      '/accounts/me',
+      { schema: { tags: ['accounts'], summary: 'The signed-in account', response: { 200: AccountSchema, 401: ErrorBody } } },
+      async (request) => {
+        const session = await requireSession(request, ctx.sessions);
+        return ctx.accounts.view(session.accountId, session.sid);
+      },
+    );
+
+    app.put(
+      '/accounts/me',
+      { schema: { tags: ['accounts'], summary: 'Update name or avatar', body: UpdateProfileRequest, response: { 200: AccountSchema, ...errors } } },
+      async (request) => {
+        const session = await requireSession(request, ctx.sessions);
+        return ctx.accounts.updateProfile(session.accountId, request.body, session.sid);
+      },
+    );
+
+    app.get(
+      '/accounts/exists',
+      { schema: { tags: ['accounts'], summary: 'Whether an account owns the email', querystring: EmailQuery.extend({ lang: z.string().optional() }).passthrough(), response: { 200: z.object({ exists: z.boolean() }), ...errors } } },
+      async (request) => {
+        const email = normalizeEmail(request.query.email);
+        return { exists: await ctx.accounts.exists(email) };
+      },
+    );
+
+    app.post(
+      '/verification/email',
+      { schema: { tags: ['sign-in'], summary: 'Send a one-time code by email', body: SendCodeRequest, response: { 200: z.object({ resend_after: z.number() }), ...errors } } },
+      async (request) => ctx.auth.sendCode(request.body.email, request.ip, requestLocale(request)),
+    );
+
+    app.post(
+      '/auth/email',
+      { schema: { tags: ['sign-in'], summary: 'Sign in with email and code', body: EmailCodeRequest, response: { 200: AccountWithSession, ...errors } } },
+      async (request, reply) => {
+        const { accountId, sid } = await ctx.auth.signIn(request.body, request.ip, request.headers['user-agent'] ?? null);
+        setSessionCookie(reply, sid, secureCookie);
+        return ctx.auth.view(accountId, sid);
+      },
+    );
+
+    app.put(
+      '/accounts/me/email',
+      { schema: { tags: ['sign-in'], summary: 'Register the anonymous account under an email', body: EmailCodeRequest, response: { 200: AccountWithSession, ...errors } } },
+      async (request, reply) => {
+        const session = await requireSession(request, ctx.sessions);
+        const { accountId, sid } = await ctx.auth.registerEmail(session.accountId, session.sid, request.body, request.ip, request.headers['user-agent'] ?? null);
+        setSessionCookie(reply, sid, secureCookie);
+        return ctx.auth.view(accountId, sid);
+      },
+    );
+
+    app.delete(
+      '/accounts/me/session',
+      { schema: { tags: ['sign-in'], summary: 'Sign out this session', response: { 204: z.null(), 401: ErrorBody } } },
+      async (request, reply) => {
+        const session = await requireSession(request, ctx.sessions);
+        await ctx.sessions.revoke(session.sid);
+        clearSessionCookie(reply);
+        return reply.status(204).send(null);
+      },
+    );
+
+    app.get(
+      '/api/me',
+      { schema: { tags: ['accounts'], summary: 'Who the bearer token belongs to', security: [{ bearer: [] }], response: { 200: ApiMeResponse, 401: ErrorBody } } },
+      async (request) => {
+        const authz = request.headers.authorization;
+        if (!authz?.startsWith('Bearer ')) throw new AppError('UNAUTHENTICATED');
+        const session = await ctx.sessions.resolve(authz.slice(7).trim());
+        if (!session) throw new AppError('UNAUTHENTICATED');
+        const row = await ctx.accounts.get(session.accountId);
+        return { id: row.id, email: row.email, anonymous: row.anonymous === 1 };
+      },
+    );
+  };
+}

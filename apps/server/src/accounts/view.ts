@@ -1,0 +1,26 @@
+import type { Account } from '@polyvox/contracts';
+import type { AccountRow } from './repository.js';
+
+/** The contract's Account shape, built from a row; never carries secrets other than the caller's own sid. */
+export function toAccount(
+  row: AccountRow,
+  sid: string | null,
+  referral: Account['referral'],
+  publicUrl: (path: string) => string,
+): Account {
+  return {
+    id: row.id,
+    sid,
+    code: row.referral_code,
+    vip: { level: row.vip_level, credits: Number(row.credits), expire: row.vip_expire },
+    create_at: row.created_at,
+    name: row.name,
+    email: row.email,
+    mobile: row.mobile,
+    avatar: row.avatar ? publicUrl(row.avatar) : null,
+    referral,
+    binds: row.email ? ['email'] : [],
+    additions: {},
+    anonymous: row.anonymous === 1,
+  };
+}

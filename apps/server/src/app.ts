@@ -1,0 +1,95 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Fastify, { type FastifyInstance } from 'fastify';
+import cookie from '@fastify/cookie';
+import multipart from '@fastify/multipart';
+import fastifyStatic from '@fastify/static';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { Config } from './platform/config.js';
+import { migrate, openDatabase, type Db } from './platform/db/database.js';
+import { createMailer, type Mailer } from './platform/mail.js';
+import { localStorage } from './platform/storage.js';
+import { memoryRateLimiter } from './platform/rate-limit.js';
+import { loadSensitiveWords } from './platform/sensitive-words.js';
+import { loadSecret } from './platform/secret.js';
+import { newId } from './platform/ids.js';
+import { SessionService } from './auth/sessions.js';
+import { CodeService } from './auth/codes.js';
+import { AuthService } from './auth/service.js';
+import { AccountsService } from './accounts/service.js';
+import { CreditsService } from './credits/service.js';
+import { loadCreditsConfig } from './credits/credits-config.js';
+import { UploadsService } from './uploads/service.js';
+import type { AppContext } from './http/context.js';
+import { registerErrorHandling } from './http/error-handler.js';
+import { registerOpenApi } from './http/openapi.js';
+import { accountRoutes } from './accounts/routes.js';
+import { uploadRoutes } from './uploads/routes.js';
+import { docRoutes } from './docs/routes.js';
+import { statsRoutes } from './stats/routes.js';
+import { metrics } from './stats/metrics.js';
+import { startHoldSweeper } from './credits/sweeper.js';
+
+const serverRoot = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+
+export interface BuiltApp {
+  app: FastifyInstance;
+  ctx: AppContext;
+}
+
+export async function buildContext(config: Config, overrides: { mailer?: Mailer; db?: Db } = {}): Promise<AppContext> {
+  const db = overrides.db ?? openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
+  await migrate(db);
+  const secret = loadSecret(config.SECRET, config.DATA_DIR);
+  const mailer = overrides.mailer ?? createMailer(config.MAIL_URL, config.MAIL_FROM);
+  const storage = localStorage(path.join(config.DATA_DIR, 'files'));
+  const sessions = new SessionService(db.kysely);
+  const credits = new CreditsService(db.kysely, loadCreditsConfig(config.CREDITS_CONFIG));
+  const uploads = new UploadsService(db.kysely, storage);
+  const words = loadSensitiveWords(path.join(serverRoot, 'config/sensitive-words.txt'));
+  const accounts = new AccountsService(db.kysely, credits, sessions, words, (url, id) => uploads.ownsAvatarUrl(url, id));
+  const auth = new AuthService(db.kysely, accounts, sessions, new CodeService(db.kysely, secret), mailer, memoryRateLimiter());
+  return { config, db, mailer, storage, sessions, accounts, auth, credits, uploads };
+}
+
+export async function buildApp(config: Config, overrides: { mailer?: Mailer; db?: Db } = {}): Promise<BuiltApp> {
+  const ctx = await buildContext(config, overrides);
+  const app = Fastify({
+    logger: config.LOG_LEVEL === 'silent' ? false : { level: config.LOG_LEVEL },
+    genReqId: () => newId('request'),
+    trustProxy: config.TRUST_PROXY,
+    bodyLimit: 1024 * 1024,
+    return503OnClosing: false,
+  }).withTypeProvider<ZodTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+
+  app.addHook('onRequest', async (request, reply) => {
+    void reply.header('x-request-id', request.id);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    metrics.request(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
+  });
+
+  registerErrorHandling(app);
+  await app.register(cookie);
+  await app.register(multipart, { limits: { fileSize: 25 * 1024 * 1024, files: 1, fields: 10 } });
+  await registerOpenApi(app, config);
+
+  await app.register(accountRoutes(ctx));
+  await app.register(uploadRoutes(ctx));
+  await app.register(docRoutes);
+  await app.register(statsRoutes(ctx));
+
+  if (fs.existsSync(path.join(config.WEB_DIST, 'index.html'))) {
+    await app.register(fastifyStatic, { root: config.WEB_DIST, prefix: '/', wildcard: false, index: ['index.html'] });
+  }
+
+  const stopSweeper = startHoldSweeper(ctx.credits, config.HOLD_SWEEP_SECONDS, app.log);
+  app.addHook('onClose', async () => {
+    stopSweeper();
+    ctx.mailer.close();
+    await ctx.db.close();
+  });
+  return { app, ctx };
+}

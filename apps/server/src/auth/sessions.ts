@@ -1,0 +1,53 @@
+import type { Kysely } from 'kysely';
+import { LIMITS } from '@polyvox/contracts';
+import type { Database } from '../platform/db/schema.js';
+import { sha256 } from '../platform/crypto.js';
+import { randomToken } from '../platform/ids.js';
+import { nowIso } from '../platform/db/database.js';
+
+export interface SessionInfo {
+  accountId: string;
+  sid: string;
+}
+
+/** Sessions are random tokens shown once; only their hash is stored. */
+export class SessionService {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async create(accountId: string, userAgent: string | null, trx: Kysely<Database> = this.db): Promise<string> {
+    const sid = randomToken(32);
+    const now = new Date();
+    await trx
+      .insertInto('sessions')
+      .values({
+        id_hash: sha256(sid),
+        account_id: accountId,
+        created_at: now.toISOString(),
+        expires_at: new Date(now.getTime() + LIMITS.sessionDays * 86_400_000).toISOString(),
+        revoked_at: null,
+        user_agent: userAgent?.slice(0, 256) ?? null,
+      })
+      .execute();
+    return sid;
+  }
+
+  async resolve(sid: string): Promise<SessionInfo | null> {
+    if (!sid || sid.length > 128) return null;
+    const row = await this.db
+      .selectFrom('sessions')
+      .select(['account_id', 'expires_at', 'revoked_at'])
+      .where('id_hash', '=', sha256(sid))
+      .executeTakeFirst();
+    if (!row || row.revoked_at || row.expires_at <= nowIso()) return null;
+    return { accountId: row.account_id, sid };
+  }
+
+  async revoke(sid: string): Promise<void> {
+    await this.db
+      .updateTable('sessions')
+      .set({ revoked_at: nowIso() })
+      .where('id_hash', '=', sha256(sid))
+      .where('revoked_at', 'is', null)
+      .execute();
+  }
+}

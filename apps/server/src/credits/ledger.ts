@@ -1,0 +1,62 @@
+import type { Kysely, Transaction } from 'kysely';
+import { AppError } from '../platform/errors.js';
+import { newId } from '../platform/ids.js';
+import type { Database } from '../platform/db/schema.js';
+import { nowIso } from '../platform/db/database.js';
+
+export type LedgerKind = 'grant' | 'hold' | 'settle' | 'release' | 'purchase' | 'refund';
+type Executor = Kysely<Database> | Transaction<Database>;
+
+export interface EntryDetails {
+  record_type?: string | null;
+  characters?: number | null;
+  voice_id?: string | null;
+  api_key_id?: string | null;
+  order_id?: string | null;
+  hold_id?: string | null;
+  note?: string | null;
+}
+
+/**
+ * The only code that changes a balance: one conditional UPDATE (never below zero) and one appended
+ * ledger entry, always inside the caller's transaction, so the balance is the sum of the entries.
+ */
+export async function applyEntry(
+  trx: Executor,
+  accountId: string,
+  kind: LedgerKind,
+  amount: number,
+  details: EntryDetails = {},
+): Promise<number> {
+  const updated = await trx
+    .updateTable('accounts')
+    .set((eb) => ({ credits: eb('credits', '+', amount), updated_at: nowIso() }))
+    .where('id', '=', accountId)
+    .where((eb) => eb(eb('credits', '+', amount), '>=', 0))
+    .returning('credits')
+    .executeTakeFirst();
+  if (!updated) {
+    const exists = await trx.selectFrom('accounts').select('id').where('id', '=', accountId).executeTakeFirst();
+    throw new AppError(exists ? 'INSUFFICIENT_BALANCE' : 'NOT_FOUND');
+  }
+  const balance = Number(updated.credits);
+  await trx
+    .insertInto('credit_ledger')
+    .values({
+      id: newId('record'),
+      account_id: accountId,
+      kind,
+      amount,
+      balance_after: balance,
+      hold_id: details.hold_id ?? null,
+      record_type: details.record_type ?? null,
+      characters: details.characters ?? null,
+      voice_id: details.voice_id ?? null,
+      api_key_id: details.api_key_id ?? null,
+      order_id: details.order_id ?? null,
+      note: details.note ?? null,
+      created_at: nowIso(),
+    })
+    .execute();
+  return balance;
+}

@@ -1,0 +1,133 @@
+import type { Kysely, Transaction } from 'kysely';
+import { AppError } from '../platform/errors.js';
+import { newId } from '../platform/ids.js';
+import type { Database } from '../platform/db/schema.js';
+import { nowIso } from '../platform/db/database.js';
+import { applyEntry, type EntryDetails } from './ledger.js';
+import type { CreditsConfig } from './credits-config.js';
+
+type Executor = Kysely<Database> | Transaction<Database>;
+
+export interface Hold {
+  id: string;
+  accountId: string;
+  amount: number;
+}
+
+/** Credits move only here: grants, holds and their settlement or release, purchases and refunds. */
+export class CreditsService {
+  constructor(
+    private readonly db: Kysely<Database>,
+    readonly config: CreditsConfig,
+  ) {}
+
+  /** Grants `amount` once per `grantKey`; returns false when that grant was already given. */
+  async grantOnce(trx: Executor, accountId: string, grantKey: string, amount: number, note: string): Promise<boolean> {
+    const inserted = await trx
+      .insertInto('credit_grants')
+      .values({ grant_key: grantKey, account_id: accountId, amount, created_at: nowIso() })
+      .onConflict((oc) => oc.column('grant_key').doNothing())
+      .returning('grant_key')
+      .executeTakeFirst();
+    if (!inserted) return false;
+    if (amount > 0) await applyEntry(trx, accountId, 'grant', amount, { record_type: 'grant', note });
+    return true;
+  }
+
+  /** Locks `amount` credits until settled or released; throws INSUFFICIENT_BALANCE when they are not there. */
+  async hold(accountId: string, amount: number, recordType: string, ttlSeconds = this.config.hold_ttl_seconds): Promise<Hold> {
+    if (!Number.isInteger(amount) || amount < 0) throw new Error(`invalid hold amount ${amount}`);
+    const id = newId('hold');
+    const now = new Date();
+    await this.db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('credit_holds')
+        .values({
+          id,
+          account_id: accountId,
+          amount,
+          status: 'held',
+          record_type: recordType,
+          deadline: new Date(now.getTime() + ttlSeconds * 1000).toISOString(),
+          created_at: now.toISOString(),
+          closed_at: null,
+        })
+        .execute();
+      await applyEntry(trx, accountId, 'hold', -amount, { hold_id: id, record_type: recordType });
+    });
+    return { id, accountId, amount };
+  }
+
+  /** Charges `charged` (at most the held amount) and returns the rest; a closed hold is left alone. */
+  async settle(holdId: string, charged: number, details: EntryDetails = {}): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const hold = await this.close(trx, holdId, 'settled');
+      if (!hold) return false;
+      const take = Math.min(Math.max(0, Math.round(charged)), hold.amount);
+      await applyEntry(trx, hold.account_id, 'settle', hold.amount - take, {
+        ...details,
+        hold_id: holdId,
+        record_type: details.record_type ?? hold.record_type,
+        note: `charged ${take}`,
+      });
+      return true;
+    });
+  }
+
+  /** Returns the whole held amount; used on failure and by the sweeper. */
+  async release(holdId: string, note = 'released'): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const hold = await this.close(trx, holdId, 'released');
+      if (!hold) return false;
+      await applyEntry(trx, hold.account_id, 'release', hold.amount, { hold_id: holdId, record_type: hold.record_type, note });
+      return true;
+    });
+  }
+
+  async purchase(trx: Executor, accountId: string, amount: number, orderId: string): Promise<number> {
+    return applyEntry(trx, accountId, 'purchase', amount, { order_id: orderId, record_type: 'purchase' });
+  }
+
+  async refund(trx: Executor, accountId: string, amount: number, orderId: string): Promise<number> {
+    return applyEntry(trx, accountId, 'refund', -amount, { order_id: orderId, record_type: 'refund' });
+  }
+
+  /** Releases every hold past its deadline, so a crash never leaves credits locked. */
+  async sweepExpiredHolds(now = new Date()): Promise<number> {
+    const expired = await this.db
+      .selectFrom('credit_holds')
+      .select('id')
+      .where('status', '=', 'held')
+      .where('deadline', '<', now.toISOString())
+      .execute();
+    let released = 0;
+    for (const { id } of expired) if (await this.release(id, 'expired')) released += 1;
+    return released;
+  }
+
+  async balance(accountId: string): Promise<number> {
+    const row = await this.db.selectFrom('accounts').select('credits').where('id', '=', accountId).executeTakeFirst();
+    if (!row) throw new AppError('NOT_FOUND');
+    return Number(row.credits);
+  }
+
+  async ledgerSum(accountId: string): Promise<number> {
+    const row = await this.db
+      .selectFrom('credit_ledger')
+      .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('amount'), eb.lit(0)).as('total'))
+      .where('account_id', '=', accountId)
+      .executeTakeFirstOrThrow();
+    return Number(row.total);
+  }
+
+  private async close(trx: Executor, holdId: string, status: 'settled' | 'released') {
+    return trx
+      .updateTable('credit_holds')
+      .set({ status, closed_at: nowIso() })
+      .where('id', '=', holdId)
+      .where('status', '=', 'held')
+      .returning(['id', 'account_id', 'amount', 'record_type'])
+      .executeTakeFirst()
+      .then((row) => (row ? { ...row, amount: Number(row.amount) } : undefined));
+  }
+}

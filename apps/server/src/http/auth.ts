@@ -1,0 +1,36 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { LIMITS } from '@polyvox/contracts';
+import { AppError } from '../platform/errors.js';
+import type { SessionInfo, SessionService } from '../auth/sessions.js';
+
+/** The session token a request presents: x-sid header, then the sid cookie, then a Bearer token. */
+export function presentedSid(request: FastifyRequest): string | null {
+  const header = request.headers['x-sid'];
+  if (typeof header === 'string' && header) return header;
+  const cookie = request.cookies?.sid;
+  if (cookie) return cookie;
+  const authz = request.headers.authorization;
+  if (authz?.startsWith('Bearer ')) return authz.slice(7).trim() || null;
+  return null;
+}
+
+export async function requireSession(request: FastifyRequest, sessions: SessionService): Promise<SessionInfo> {
+  const sid = presentedSid(request);
+  const session = sid ? await sessions.resolve(sid) : null;
+  if (!session) throw new AppError('UNAUTHENTICATED');
+  return session;
+}
+
+export function setSessionCookie(reply: FastifyReply, sid: string, secure: boolean): void {
+  void reply.setCookie('sid', sid, {
+    httpOnly: true,
+    sameSite: 'lax',
+    path: '/',
+    secure,
+    maxAge: LIMITS.sessionDays * 86_400,
+  });
+}
+
+export function clearSessionCookie(reply: FastifyReply): void {
+  void reply.clearCookie('sid', { path: '/' });
+}

@@ -1,0 +1,22 @@
+import type { Config } from '../platform/config.js';
+import type { Db } from '../platform/db/database.js';
+import type { Mailer } from '../platform/mail.js';
+import type { Storage } from '../platform/storage.js';
+import type { AccountsService } from '../accounts/service.js';
+import type { AuthService } from '../auth/service.js';
+import type { SessionService } from '../auth/sessions.js';
+import type { CreditsService } from '../credits/service.js';
+import type { UploadsService } from '../uploads/service.js';
+
+/** Everything a route module may delegate to; built once in app.ts. */
+export interface AppContext {
+  config: Config;
+  db: Db;
+  mailer: Mailer;
+  storage: Storage;
+  sessions: SessionService;
+  accounts: AccountsService;
+  auth: AuthService;
+  credits: CreditsService;
+  uploads: UploadsService;
+}

@@ -1,0 +1,69 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { errorMessage, type ErrorCode } from '@polyvox/contracts';
+import { AppError, isAppError } from '../platform/errors.js';
+import { requestLocale } from './locale.js';
+
+interface Issue {
+  code?: string;
+  path?: PropertyKey[];
+  message?: string;
+  input?: unknown;
+  params?: { issue?: Issue };
+  instancePath?: string;
+}
+
+/** Turns a schema failure into the contract's codes: a missing field is PARAMETERS_NEEDED, the rest name field and rule. */
+function fromValidation(error: FastifyError): AppError {
+  const first = (error.validation?.[0] ?? {}) as Issue;
+  const issue = first.params?.issue ?? first;
+  const field = (issue.path ?? []).map(String).join('.') || first.instancePath?.replace(/^\//, '') || 'body';
+  if (issue.code === 'invalid_type' && issue.input === undefined) return new AppError('PARAMETERS_NEEDED', { field });
+  return new AppError('VALIDATION_FAILED', { field, rule: issue.message ?? 'invalid' });
+}
+
+/** Maps framework errors (bad JSON, body too large, media type) onto the closed list. */
+function fromFramework(error: FastifyError): AppError | null {
+  switch (error.code) {
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new AppError('PARAMETERS_NEEDED', { field: 'body' });
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new AppError('VALIDATION_FAILED', { field: 'body', rule: 'must be valid JSON' });
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+    case 'FST_REQ_FILE_TOO_LARGE':
+    case 'FST_FILES_LIMIT':
+      return new AppError('FILE_TOO_LARGE', { limit: 'size' });
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
+      return new AppError('UNSUPPORTED_FILE_TYPE');
+    default:
+      break;
+  }
+  if (error.statusCode === 429) return new AppError('RATE_LIMITED', { seconds: 60 });
+  if (error.statusCode === 404) return new AppError('NOT_FOUND');
+  if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+    return new AppError('VALIDATION_FAILED', { field: 'request', rule: error.message });
+  }
+  return null;
+}
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
+  const code: ErrorCode = error.code;
+  // INTERNAL's template has no placeholders, so no detail of the failure can reach the body.
+  const message = errorMessage(code, requestLocale(request), code === 'INTERNAL' ? {} : error.params);
+  for (const [name, value] of Object.entries(error.headers)) void reply.header(name, value);
+  return reply.status(error.status).send({ error: { code, message, request_id: request.id } });
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (isAppError(error)) return sendError(request, reply, error);
+    if (hasZodFastifySchemaValidationErrors(error) || error.validation) return sendError(request, reply, fromValidation(error));
+    const mapped = fromFramework(error);
+    if (mapped) return sendError(request, reply, mapped);
+    request.log.error({ err: error }, 'unexpected error');
+    return sendError(request, reply, new AppError('INTERNAL'));
+  });
+  app.setNotFoundHandler((request, reply) => sendError(request, reply, new AppError('NOT_FOUND')));
+}

@@ -1,0 +1,70 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+/** Every setting the server reads; nothing else looks at process.env. */
+const ConfigSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  DATA_DIR: z.string().min(1).default('./data'),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+    .optional(),
+  MAIL_URL: z
+    .string()
+    .regex(/^(file|smtps?):\/\//, 'must start with file://, smtp:// or smtps://')
+    .optional(),
+  MAIL_FROM: z.string().default('Polyvox <no-reply@polyvox.local>'),
+  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// URL').optional(),
+  S3_URL: z.string().url().optional(),
+  MODELS_DIR: z.string().optional(),
+  PUBLIC_URL: z.string().url().optional(),
+  WEB_DIST: z.string().optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
+  CREDITS_CONFIG: z.string().optional(),
+  TRUST_PROXY: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
+  HOLD_SWEEP_SECONDS: z.coerce.number().int().min(1).default(60),
+});
+
+export type RawConfig = z.infer<typeof ConfigSchema>;
+export interface Config extends RawConfig {
+  DATA_DIR: string;
+  MAIL_URL: string;
+  PUBLIC_URL: string;
+  WEB_DIST: string;
+  CREDITS_CONFIG: string;
+}
+
+export class ConfigError extends Error {}
+
+const here = path.dirname(new URL(import.meta.url).pathname);
+const repoRoot = path.resolve(here, '../../../..');
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const picked: Record<string, string> = {};
+  for (const key of Object.keys(ConfigSchema.shape)) {
+    const value = env[key];
+    if (value !== undefined && value !== '') picked[key] = value;
+  }
+  const parsed = ConfigSchema.safeParse(picked);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map(
+      (issue) => `  ${issue.path.join('.') || '(root)'}=${JSON.stringify(picked[String(issue.path[0])] ?? '')}: ${issue.message}`,
+    );
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const raw = parsed.data;
+  const dataDir = path.resolve(raw.DATA_DIR);
+  return {
+    ...raw,
+    DATA_DIR: dataDir,
+    MAIL_URL: raw.MAIL_URL ?? `file://${path.join(dataDir, 'outbox')}`,
+    PUBLIC_URL: raw.PUBLIC_URL ?? `http://${raw.HOST.includes(':') ? `[${raw.HOST}]` : raw.HOST}:${raw.PORT}`,
+    WEB_DIST: path.resolve(raw.WEB_DIST ?? path.join(repoRoot, 'apps/web/dist')),
+    CREDITS_CONFIG: path.resolve(raw.CREDITS_CONFIG ?? path.join(repoRoot, 'apps/server/config/credits.json')),
+  };
+}

@@ -1,0 +1,131 @@
+import { sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+
+/** One ordered set of migrations, written with the portable schema builder for SQLite and PostgreSQL. */
+const migrations: Record<string, Migration> = {
+  '0001_accounts_and_sign_in': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('accounts')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('email', 'text', (c) => c.unique())
+        .addColumn('name', 'text')
+        .addColumn('avatar', 'text')
+        .addColumn('mobile', 'text')
+        .addColumn('referral_code', 'text', (c) => c.notNull().unique())
+        .addColumn('anonymous', 'integer', (c) => c.notNull())
+        .addColumn('vip_level', 'text', (c) => c.notNull())
+        .addColumn('vip_expire', 'text')
+        .addColumn('credits', 'bigint', (c) => c.notNull().defaultTo(0).check(sql`credits >= 0`))
+        .addColumn('channel', 'text', (c) => c.notNull())
+        .addColumn('referrer', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .execute();
+
+      await db.schema
+        .createTable('devices')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+        .addColumn('udid', 'text', (c) => c.notNull())
+        .addColumn('model', 'text', (c) => c.notNull())
+        .addColumn('brand', 'text', (c) => c.notNull())
+        .addColumn('os', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('devices_udid').on('devices').column('udid').execute();
+      await db.schema.createIndex('devices_account').on('devices').column('account_id').execute();
+
+      await db.schema
+        .createTable('sessions')
+        .addColumn('id_hash', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'text', (c) => c.notNull())
+        .addColumn('revoked_at', 'text')
+        .addColumn('user_agent', 'text')
+        .execute();
+      await db.schema.createIndex('sessions_account').on('sessions').column('account_id').execute();
+
+      await db.schema
+        .createTable('verification_codes')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('email', 'text', (c) => c.notNull())
+        .addColumn('code_hash', 'text', (c) => c.notNull())
+        .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'text', (c) => c.notNull())
+        .addColumn('consumed_at', 'text')
+        .execute();
+      await db.schema
+        .createIndex('verification_codes_email')
+        .on('verification_codes')
+        .columns(['email', 'created_at'])
+        .execute();
+
+      await db.schema
+        .createTable('uploads')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+        .addColumn('type', 'text', (c) => c.notNull())
+        .addColumn('mime', 'text', (c) => c.notNull())
+        .addColumn('size', 'integer', (c) => c.notNull())
+        .addColumn('storage_key', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+    },
+  },
+  '0002_credits_ledger': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('credit_ledger')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+        .addColumn('kind', 'text', (c) => c.notNull())
+        .addColumn('amount', 'bigint', (c) => c.notNull())
+        .addColumn('balance_after', 'bigint', (c) => c.notNull())
+        .addColumn('hold_id', 'text')
+        .addColumn('record_type', 'text')
+        .addColumn('characters', 'integer')
+        .addColumn('voice_id', 'text')
+        .addColumn('api_key_id', 'text')
+        .addColumn('order_id', 'text')
+        .addColumn('note', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex('credit_ledger_account')
+        .on('credit_ledger')
+        .columns(['account_id', 'created_at'])
+        .execute();
+
+      await db.schema
+        .createTable('credit_holds')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+        .addColumn('amount', 'bigint', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('record_type', 'text', (c) => c.notNull())
+        .addColumn('deadline', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('closed_at', 'text')
+        .execute();
+      await db.schema
+        .createIndex('credit_holds_open')
+        .on('credit_holds')
+        .columns(['status', 'deadline'])
+        .execute();
+
+      await db.schema
+        .createTable('credit_grants')
+        .addColumn('grant_key', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+        .addColumn('amount', 'bigint', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+    },
+  },
+};
+
+export const migrationProvider: MigrationProvider = {
+  getMigrations: () => Promise.resolve(migrations),
+};

@@ -1,0 +1,101 @@
+/** Row types of every table. Times are ISO-8601 UTC strings; booleans are 0/1 in both dialects. */
+export interface AccountsTable {
+  id: string;
+  email: string | null;
+  name: string | null;
+  avatar: string | null;
+  mobile: string | null;
+  referral_code: string;
+  anonymous: number;
+  vip_level: string;
+  vip_expire: string | null;
+  credits: number;
+  channel: string;
+  referrer: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface DevicesTable {
+  id: string;
+  account_id: string;
+  udid: string;
+  model: string;
+  brand: string;
+  os: string;
+  created_at: string;
+}
+
+export interface SessionsTable {
+  id_hash: string;
+  account_id: string;
+  created_at: string;
+  expires_at: string;
+  revoked_at: string | null;
+  user_agent: string | null;
+}
+
+export interface VerificationCodesTable {
+  id: string;
+  email: string;
+  code_hash: string;
+  attempts: number;
+  created_at: string;
+  expires_at: string;
+  consumed_at: string | null;
+}
+
+export interface LedgerTable {
+  id: string;
+  account_id: string;
+  kind: string;
+  amount: number;
+  balance_after: number;
+  hold_id: string | null;
+  record_type: string | null;
+  characters: number | null;
+  voice_id: string | null;
+  api_key_id: string | null;
+  order_id: string | null;
+  note: string | null;
+  created_at: string;
+}
+
+export interface HoldsTable {
+  id: string;
+  account_id: string;
+  amount: number;
+  status: string;
+  record_type: string;
+  deadline: string;
+  created_at: string;
+  closed_at: string | null;
+}
+
+export interface GrantsTable {
+  grant_key: string;
+  account_id: string;
+  amount: number;
+  created_at: string;
+}
+
+export interface UploadsTable {
+  id: string;
+  account_id: string;
+  type: string;
+  mime: string;
+  size: number;
+  storage_key: string;
+  created_at: string;
+}
+
+export interface Database {
+  accounts: AccountsTable;
+  devices: DevicesTable;
+  sessions: SessionsTable;
+  verification_codes: VerificationCodesTable;
+  credit_ledger: LedgerTable;
+  credit_holds: HoldsTable;
+  credit_grants: GrantsTable;
+  uploads: UploadsTable;
+}

@@ -1,0 +1,37 @@
+import { randomBytes } from 'node:crypto';
+
+/** The registry of ID prefixes: every stored object's id starts with one of these. */
+export const ID_PREFIX = {
+  account: 'acc',
+  voice: 'voice',
+  order: 'ord',
+  apiKey: 'key',
+  file: 'file',
+  preview: 'prv',
+  record: 'rec',
+  request: 'req',
+  hold: 'hold',
+  code: 'vc',
+  device: 'dev',
+} as const;
+
+export type IdKind = keyof typeof ID_PREFIX;
+
+const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';
+let lastTime = 0;
+let counter = 0;
+
+/** Ids that sort by creation within a process (time, then a counter) and end in 12 random characters. */
+export function newId(kind: IdKind): string {
+  const now = Date.now();
+  counter = now === lastTime ? counter + 1 : 0;
+  lastTime = now;
+  const time = now.toString(36).padStart(9, '0') + counter.toString(36).padStart(3, '0');
+  let tail = '';
+  for (const b of randomBytes(12)) tail += ALPHABET[b % 36];
+  return `${ID_PREFIX[kind]}_${time}${tail}`;
+}
+
+export function randomToken(bytes = 32): string {
+  return randomBytes(bytes).toString('base64url');
+}

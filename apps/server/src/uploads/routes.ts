@@ -1,0 +1,49 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { ErrorBody, LIMITS, UploadResponse } from '@polyvox/contracts';
+import type { AppContext } from '../http/context.js';
+import { requireSession } from '../http/auth.js';
+import { AppError } from '../platform/errors.js';
+
+export function uploadRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.post(
+      '/uploads',
+      {
+        schema: {
+          tags: ['accounts'],
+          summary: 'Upload an avatar (multipart fields `type=avatar` and `file`; png, jpeg or webp, at most 2 MB)',
+          consumes: ['multipart/form-data'],
+          response: { 201: UploadResponse, 400: ErrorBody, 401: ErrorBody, 413: ErrorBody, 415: ErrorBody },
+        },
+      },
+      async (request, reply) => {
+        const session = await requireSession(request, ctx.sessions);
+        if (!request.isMultipart()) throw new AppError('UNSUPPORTED_FILE_TYPE');
+        let type: string | undefined;
+        let data: Buffer | undefined;
+        // One byte over the limit is enough to know the file is too large.
+        for await (const part of request.parts({ limits: { fileSize: LIMITS.avatarMaxBytes + 1, files: 1 } })) {
+          if (part.type === 'field' && part.fieldname === 'type') type = String(part.value);
+          if (part.type === 'file' && part.fieldname === 'file') {
+            data = await part.toBuffer();
+            if (part.file.truncated) throw new AppError('FILE_TOO_LARGE', { limit: '2 MB' });
+          }
+        }
+        if (!data) throw new AppError('PARAMETERS_NEEDED', { field: 'file' });
+        if (type !== 'avatar') throw new AppError('VALIDATION_FAILED', { field: 'type', rule: 'must be avatar' });
+        return reply.status(201).send(await ctx.uploads.saveAvatar(session.accountId, data));
+      },
+    );
+
+    app.get(
+      '/files/:id',
+      { schema: { tags: ['accounts'], summary: 'An uploaded avatar', params: z.object({ id: z.string() }) } },
+      async (request, reply) => {
+        const file = await ctx.uploads.read(request.params.id);
+        if (!file) throw new AppError('NOT_FOUND');
+        return reply.header('content-type', file.mime).header('cache-control', 'public, max-age=86400').send(file.data);
+      },
+    );
+  };
+}

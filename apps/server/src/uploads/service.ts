@@ -1,0 +1,49 @@
+import type { Kysely } from 'kysely';
+import { fileTypeFromBuffer } from 'file-type';
+import { LIMITS } from '@polyvox/contracts';
+import type { Database } from '../platform/db/schema.js';
+import type { Storage } from '../platform/storage.js';
+import { AppError } from '../platform/errors.js';
+import { newId } from '../platform/ids.js';
+import { nowIso } from '../platform/db/database.js';
+
+export const AVATAR_PATH = '/files/';
+
+/** Accepts a file only for what its bytes are, never for its name or declared type. */
+export class UploadsService {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly storage: Storage,
+  ) {}
+
+  async saveAvatar(accountId: string, data: Buffer): Promise<{ id: string; url: string }> {
+    if (data.length > LIMITS.avatarMaxBytes) throw new AppError('FILE_TOO_LARGE', { limit: '2 MB' });
+    const sniffed = await fileTypeFromBuffer(data);
+    if (!sniffed || !(LIMITS.avatarTypes as readonly string[]).includes(sniffed.mime)) {
+      throw new AppError('UNSUPPORTED_FILE_TYPE');
+    }
+    const id = newId('file');
+    const key = `avatars/${id}.${sniffed.ext}`;
+    await this.storage.put(key, data);
+    await this.db
+      .insertInto('uploads')
+      .values({ id, account_id: accountId, type: 'avatar', mime: sniffed.mime, size: data.length, storage_key: key, created_at: nowIso() })
+      .execute();
+    return { id, url: `${AVATAR_PATH}${id}` };
+  }
+
+  /** Avatars are public once set: they show beside the account's name. */
+  async read(id: string): Promise<{ mime: string; data: Buffer } | null> {
+    const row = await this.db.selectFrom('uploads').select(['mime', 'storage_key', 'type']).where('id', '=', id).executeTakeFirst();
+    if (!row || row.type !== 'avatar') return null;
+    const data = await this.storage.get(row.storage_key);
+    return data ? { mime: row.mime, data } : null;
+  }
+
+  async ownsAvatarUrl(url: string, accountId: string): Promise<boolean> {
+    if (!url.startsWith(AVATAR_PATH)) return false;
+    const id = url.slice(AVATAR_PATH.length);
+    const row = await this.db.selectFrom('uploads').select('account_id').where('id', '=', id).where('type', '=', 'avatar').executeTakeFirst();
+    return row?.account_id === accountId;
+  }
+}

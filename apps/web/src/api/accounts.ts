@@ -1,0 +1,54 @@
+import type { Account } from '@polyvox/contracts';
+import type { DeviceDescriptor } from './device';
+import { http } from './client';
+
+export type { Account };
+
+export interface AccountWithSid {
+  account: Account;
+  sid: string;
+}
+
+export function createAnonymousAccount(device: DeviceDescriptor, referrer?: string): Promise<AccountWithSid> {
+  return http('POST', '/accounts/anonymous', {
+    json: { channel: 'def_web', device, referrer: referrer || undefined },
+    bypassQueue: true,
+  });
+}
+
+export function fetchMe(options: { bypassQueue?: boolean } = {}): Promise<Account> {
+  return http('GET', '/accounts/me', { bypassQueue: options.bypassQueue });
+}
+
+export function updateProfile(patch: { name?: string; avatar?: string | null }): Promise<Account> {
+  return http('PUT', '/accounts/me', { json: patch });
+}
+
+export function uploadAvatar(file: File): Promise<{ id: string; url: string }> {
+  const form = new FormData();
+  form.append('type', 'avatar');
+  form.append('file', file, file.name);
+  return http('POST', '/uploads', { form });
+}
+
+export async function emailExists(email: string): Promise<boolean> {
+  const res = await http<{ exists: boolean }>('GET', '/accounts/exists', { query: { email } });
+  return res.exists;
+}
+
+export function sendEmailCode(email: string): Promise<{ resend_after: number }> {
+  return http('POST', '/verification/email', { json: { email } });
+}
+
+export function signInWithEmail(email: string, vcode: string): Promise<AccountWithSid> {
+  return http('POST', '/auth/email', { json: { email, vcode } });
+}
+
+/** Registers the current anonymous account in place under the email. */
+export function registerEmail(email: string, vcode: string): Promise<AccountWithSid> {
+  return http('PUT', '/accounts/me/email', { json: { email, vcode } });
+}
+
+export function endSession(): Promise<void> {
+  return http('DELETE', '/accounts/me/session');
+}

@@ -1,0 +1,23 @@
+import { readFileSync } from 'node:fs';
+import { defineConfig } from 'vite';
+import react from '@vitejs/plugin-react';
+
+const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as { version: string };
+const apiTarget = process.env.POLYVOX_API ?? 'http://127.0.0.1:8080';
+
+// Everything the server answers besides the console itself; the console uses hash routes, so only `/` is ours.
+const API_PREFIXES = [
+  '/accounts', '/auth', '/verification', '/uploads', '/files', '/docs', '/api', '/tts', '/voice',
+  '/files_upload', '/products', '/v1', '/stats', '/pay', '/payments', '/healthz', '/metrics',
+  '/openapi.json', '/reference',
+];
+
+export default defineConfig({
+  plugins: [react()],
+  define: { __POLYVOX_CLIENT_VERSION__: JSON.stringify(pkg.version) },
+  build: { outDir: 'dist', emptyOutDir: true, sourcemap: true, chunkSizeWarningLimit: 900 },
+  server: {
+    host: '127.0.0.1',
+    proxy: Object.fromEntries(API_PREFIXES.map((prefix) => [prefix, { target: apiTarget, changeOrigin: false }])),
+  },
+});

@@ -1,0 +1,176 @@
+/** The closed list of error codes of the HTTP contract, with their status and localized messages. */
+export const ERROR_STATUS = {
+  PARAMETERS_NEEDED: 400,
+  VALIDATION_FAILED: 400,
+  EMAIL_REQUIRED: 400,
+  EMAIL_FORMAT: 406,
+  CAPTCHA_INCORRECT: 403,
+  AGREEMENT_REQUIRED: 400,
+  SIGN_IN_FAILED: 400,
+  CODE_COOLDOWN: 429,
+  EMAIL_TAKEN: 409,
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  INSUFFICIENT_BALANCE: 402,
+  KEY_LIMIT_REACHED: 402,
+  TEXT_TOO_LONG: 422,
+  LANGUAGE_UNSUPPORTED: 422,
+  MIX_LIMIT: 422,
+  FILE_TOO_LARGE: 413,
+  UNSUPPORTED_FILE_TYPE: 415,
+  AUDIO_TOO_SHORT: 422,
+  AUDIO_TOO_LONG: 422,
+  SENSITIVE_WORDS: 422,
+  PREVIEW_REQUIRED: 409,
+  VOICE_LOCKED: 409,
+  PAYMENT_METHOD_UNAVAILABLE: 422,
+  ORDER_NOT_PAYABLE: 409,
+  RATE_LIMITED: 429,
+  INTERNAL: 500,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
+
+export const MESSAGE_LOCALES = ['en', 'zh-CN', 'zh-TW'] as const;
+export type MessageLocale = (typeof MESSAGE_LOCALES)[number];
+
+/** Placeholders in braces ({seconds}, {field}, …) are filled from the error's params. */
+type Catalogue = Record<ErrorCode, string>;
+
+const en: Catalogue = {
+  PARAMETERS_NEEDED: 'Parameters needed',
+  VALIDATION_FAILED: 'Invalid value for {field}: {rule}',
+  EMAIL_REQUIRED: 'Please enter email',
+  EMAIL_FORMAT: 'The email format is incorrect, please re-enter',
+  CAPTCHA_INCORRECT: 'Captcha is incorrect, please re-enter',
+  AGREEMENT_REQUIRED: 'Please agree to the agreement',
+  SIGN_IN_FAILED: 'Sign in failure',
+  CODE_COOLDOWN: 'Please wait {seconds} seconds before requesting another code',
+  EMAIL_TAKEN: 'This email already belongs to another account',
+  UNAUTHENTICATED: 'Please sign in first',
+  FORBIDDEN: 'You are not allowed to do this',
+  NOT_FOUND: 'Not found',
+  INSUFFICIENT_BALANCE: 'Insufficient Balance',
+  KEY_LIMIT_REACHED: "This API key's credit limit is spent",
+  TEXT_TOO_LONG: 'Text exceeds the limit of {maxLength} characters',
+  LANGUAGE_UNSUPPORTED: 'This voice does not support the input text language',
+  MIX_LIMIT: 'At most 3 voices can be mixed',
+  FILE_TOO_LARGE: 'The file is too large (limit {limit})',
+  UNSUPPORTED_FILE_TYPE: 'This file type is not supported',
+  AUDIO_TOO_SHORT: 'The sample must last 10 s to 5 min; this one is too short',
+  AUDIO_TOO_LONG: 'The sample must last 10 s to 5 min; this one is too long',
+  SENSITIVE_WORDS: 'The text contains sensitive words, please change it',
+  PREVIEW_REQUIRED: 'A voice is activated from a preview; create a preview first',
+  VOICE_LOCKED: "An activated voice's prompt or material cannot change",
+  PAYMENT_METHOD_UNAVAILABLE: 'Please try another payment method!',
+  ORDER_NOT_PAYABLE: 'This order can no longer be paid',
+  RATE_LIMITED: 'Too many requests, please try again in {seconds} seconds',
+  INTERNAL: 'Something went wrong, please try again later',
+};
+
+const zhCN: Catalogue = {
+  PARAMETERS_NEEDED: '缺少参数',
+  VALIDATION_FAILED: '{field} 的值无效：{rule}',
+  EMAIL_REQUIRED: '请输入邮箱',
+  EMAIL_FORMAT: '邮箱格式不正确，请重新输入',
+  CAPTCHA_INCORRECT: '验证码不正确，请重新输入',
+  AGREEMENT_REQUIRED: '请同意用户协议',
+  SIGN_IN_FAILED: '登录失败',
+  CODE_COOLDOWN: '请等待 {seconds} 秒后再获取验证码',
+  EMAIL_TAKEN: '该邮箱已属于其他账户',
+  UNAUTHENTICATED: '请先登录',
+  FORBIDDEN: '无权执行此操作',
+  NOT_FOUND: '未找到',
+  INSUFFICIENT_BALANCE: '余额不足',
+  KEY_LIMIT_REACHED: '该 API 密钥的额度已用完',
+  TEXT_TOO_LONG: '文本超过 {maxLength} 个字符的限制',
+  LANGUAGE_UNSUPPORTED: '该声音不支持输入文本的语言',
+  MIX_LIMIT: '最多只能混合 3 个声音',
+  FILE_TOO_LARGE: '文件过大（上限 {limit}）',
+  UNSUPPORTED_FILE_TYPE: '不支持该文件类型',
+  AUDIO_TOO_SHORT: '样本时长须在 10 秒到 5 分钟之间，当前样本过短',
+  AUDIO_TOO_LONG: '样本时长须在 10 秒到 5 分钟之间，当前样本过长',
+  SENSITIVE_WORDS: '内容包含敏感词，请修改',
+  PREVIEW_REQUIRED: '声音须从试听版本激活，请先生成试听',
+  VOICE_LOCKED: '已激活声音的描述或素材不能修改',
+  PAYMENT_METHOD_UNAVAILABLE: '请尝试其他支付方式！',
+  ORDER_NOT_PAYABLE: '该订单已无法支付',
+  RATE_LIMITED: '请求过于频繁，请 {seconds} 秒后重试',
+  INTERNAL: '出了点问题，请稍后再试',
+};
+
+const zhTW: Catalogue = {
+  PARAMETERS_NEEDED: '缺少參數',
+  VALIDATION_FAILED: '{field} 的值無效：{rule}',
+  EMAIL_REQUIRED: '請輸入電子郵件',
+  EMAIL_FORMAT: '電子郵件格式不正確，請重新輸入',
+  CAPTCHA_INCORRECT: '驗證碼不正確，請重新輸入',
+  AGREEMENT_REQUIRED: '請同意使用者協議',
+  SIGN_IN_FAILED: '登入失敗',
+  CODE_COOLDOWN: '請等待 {seconds} 秒後再取得驗證碼',
+  EMAIL_TAKEN: '此電子郵件已屬於其他帳戶',
+  UNAUTHENTICATED: '請先登入',
+  FORBIDDEN: '無權執行此操作',
+  NOT_FOUND: '找不到',
+  INSUFFICIENT_BALANCE: '餘額不足',
+  KEY_LIMIT_REACHED: '此 API 金鑰的額度已用完',
+  TEXT_TOO_LONG: '文字超過 {maxLength} 個字元的限制',
+  LANGUAGE_UNSUPPORTED: '此聲音不支援輸入文字的語言',
+  MIX_LIMIT: '最多只能混合 3 個聲音',
+  FILE_TOO_LARGE: '檔案過大（上限 {limit}）',
+  UNSUPPORTED_FILE_TYPE: '不支援此檔案類型',
+  AUDIO_TOO_SHORT: '樣本長度須在 10 秒到 5 分鐘之間，目前樣本過短',
+  AUDIO_TOO_LONG: '樣本長度須在 10 秒到 5 分鐘之間，目前樣本過長',
+  SENSITIVE_WORDS: '內容包含敏感詞，請修改',
+  PREVIEW_REQUIRED: '聲音須從試聽版本啟用，請先產生試聽',
+  VOICE_LOCKED: '已啟用聲音的描述或素材不能修改',
+  PAYMENT_METHOD_UNAVAILABLE: '請嘗試其他付款方式！',
+  ORDER_NOT_PAYABLE: '此訂單已無法付款',
+  RATE_LIMITED: '請求過於頻繁，請 {seconds} 秒後重試',
+  INTERNAL: '發生錯誤，請稍後再試',
+};
+
+export const ERROR_MESSAGES: Record<MessageLocale, Catalogue> = { en, 'zh-CN': zhCN, 'zh-TW': zhTW };
+
+export function formatMessage(
+  template: string,
+  params: Record<string, string | number> = {},
+): string {
+  return template.replace(/\{(\w+)\}/g, (whole, key: string) =>
+    key in params ? String(params[key]) : whole,
+  );
+}
+
+export function errorMessage(
+  code: ErrorCode,
+  locale: MessageLocale,
+  params: Record<string, string | number> = {},
+): string {
+  return formatMessage(ERROR_MESSAGES[locale][code], params);
+}
+
+/** Picks a message locale from a `lang` value or an Accept-Language header; anything else is English. */
+export function resolveMessageLocale(lang?: string | null, acceptLanguage?: string | null): MessageLocale {
+  const candidates: string[] = [];
+  if (lang) candidates.push(lang);
+  if (acceptLanguage) {
+    for (const part of acceptLanguage.split(',')) {
+      const [tag, ...rest] = part.trim().split(';');
+      const q = rest.find((p) => p.trim().startsWith('q='));
+      const weight = q ? Number(q.trim().slice(2)) : 1;
+      if (tag && weight > 0) candidates.push(tag.trim());
+    }
+  }
+  for (const raw of candidates) {
+    const tag = raw.toLowerCase();
+    if (tag === 'en' || tag.startsWith('en-')) return 'en';
+    if (tag === 'zh-cn' || tag === 'zh-hans' || tag.startsWith('zh-hans-') || tag === 'zh-sg') return 'zh-CN';
+    if (tag === 'zh-tw' || tag === 'zh-hk' || tag === 'zh-mo' || tag === 'zh-hant' || tag.startsWith('zh-hant-'))
+      return 'zh-TW';
+    // The contract names whole tags; only the first explicit one counts for `lang`.
+    if (raw === lang) return 'en';
+  }
+  return 'en';
+}

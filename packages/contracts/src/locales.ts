@@ -1,0 +1,48 @@
+/** Locales of the console: three with full translations, and the flags shown in the language menu. */
+export const UI_LOCALES = ['en', 'zh-CN', 'zh-TW'] as const;
+export type UiLocale = (typeof UI_LOCALES)[number];
+export const DEFAULT_UI_LOCALE: UiLocale = 'zh-CN';
+
+/** The 40 locale codes the console knows, each with its native name and a flag. */
+export const LOCALE_FLAGS: ReadonlyArray<{ code: string; name: string; flag: string }> = [
+  { code: 'en', name: 'English', flag: '🇺🇸' },
+  { code: 'zh-CN', name: '简体中文', flag: '🇨🇳' },
+  { code: 'zh-TW', name: '繁體中文', flag: '🇹🇼' },
+  { code: 'ja', name: '日本語', flag: '🇯🇵' },
+  { code: 'ko', name: '한국어', flag: '🇰🇷' },
+  { code: 'es', name: 'Español', flag: '🇪🇸' },
+  { code: 'fr', name: 'Français', flag: '🇫🇷' },
+  { code: 'de', name: 'Deutsch', flag: '🇩🇪' },
+  { code: 'it', name: 'Italiano', flag: '🇮🇹' },
+  { code: 'pt', name: 'Português', flag: '🇵🇹' },
+  { code: 'pt-BR', name: 'Português (Brasil)', flag: '🇧🇷' },
+  { code: 'ru', name: 'Русский', flag: '🇷🇺' },
+  { code: 'ar', name: 'العربية', flag: '🇸🇦' },
+  { code: 'hi', name: 'हिन्दी', flag: '🇮🇳' },
+  { code: 'bn', name: 'বাংলা', flag: '🇧🇩' },
+  { code: 'id', name: 'Bahasa Indonesia', flag: '🇮🇩' },
+  { code: 'ms', name: 'Bahasa Melayu', flag: '🇲🇾' },
+  { code: 'th', name: 'ไทย', flag: '🇹🇭' },
+  { code: 'vi', name: 'Tiếng Việt', flag: '🇻🇳' },
+  { code: 'tr', name: 'Türkçe', flag: '🇹🇷' },
+  { code: 'pl', name: 'Polski', flag: '🇵🇱' },
+  { code: 'nl', name: 'Nederlands', flag: '🇳🇱' },
+  { code: 'sv', name: 'Svenska', flag: '🇸🇪' },
+  { code: 'da', name: 'Dansk', flag: '🇩🇰' },
+  { code: 'nb', name: 'Norsk bokmål', flag: '🇳🇴' },
+  { code: 'fi', name: 'Suomi', flag: '🇫🇮' },
+  { code: 'cs', name: 'Čeština', flag: '🇨🇿' },
+  { code: 'sk', name: 'Slovenčina', flag: '🇸🇰' },
+  { code: 'hu', name: 'Magyar', flag: '🇭🇺' },
+  { code: 'ro', name: 'Română', flag: '🇷🇴' },
+  { code: 'bg', name: 'Български', flag: '🇧🇬' },
+  { code: 'el', name: 'Ελληνικά', flag: '🇬🇷' },
+  { code: 'uk', name: 'Українська', flag: '🇺🇦' },
+  { code: 'he', name: 'עברית', flag: '🇮🇱' },
+  { code: 'fa', name: 'فارسی', flag: '🇮🇷' },
+  { code: 'ur', name: 'اردو', flag: '🇵🇰' },
+  { code: 'ta', name: 'தமிழ்', flag: '🇮🇳' },
+  { code: 'fil', name: 'Filipino', flag: '🇵🇭' },
+  { code: 'hr', name: 'Hrvatski', flag: '🇭🇷' },
+  { code: 'yue', name: '粵語', flag: '🇭🇰' },
+];

@@ -1,0 +1,107 @@
+/**
+ * F0 estimation by normalised autocorrelation, frame by frame, voiced frames only.
+ * Small and dependency-free: it is how tests and the clone measures judge pitch.
+ */
+
+export interface F0Options {
+  minHz?: number;
+  maxHz?: number;
+  frameSec?: number;
+  hopSec?: number;
+  /** Minimum normalised autocorrelation peak for a frame to count as voiced. */
+  voicingThreshold?: number;
+}
+
+export interface F0Result {
+  /** Median F0 of voiced frames in Hz, or 0 if nothing was voiced. */
+  median: number;
+  /** 10th and 90th percentile of voiced F0. */
+  p10: number;
+  p90: number;
+  voicedFraction: number;
+  track: number[];
+}
+
+export function estimateF0(samples: Float32Array, sampleRate: number, opts: F0Options = {}): F0Result {
+  const minHz = opts.minHz ?? 60;
+  const maxHz = opts.maxHz ?? 500;
+  const frame = Math.round((opts.frameSec ?? 0.04) * sampleRate);
+  const hop = Math.round((opts.hopSec ?? 0.01) * sampleRate);
+  const threshold = opts.voicingThreshold ?? 0.6;
+  const minLag = Math.max(2, Math.floor(sampleRate / maxHz));
+  const maxLag = Math.min(frame - 1, Math.ceil(sampleRate / minHz));
+
+  let globalPeak = 0;
+  for (let i = 0; i < samples.length; i++) globalPeak = Math.max(globalPeak, Math.abs(samples[i]!));
+  const silence = globalPeak * 0.05;
+
+  const track: number[] = [];
+  let frames = 0;
+  const buf = new Float64Array(frame);
+  for (let start = 0; start + frame + maxLag < samples.length; start += hop) {
+    frames++;
+    let energy = 0;
+    let mean = 0;
+    for (let i = 0; i < frame; i++) mean += samples[start + i]!;
+    mean /= frame;
+    let peak = 0;
+    for (let i = 0; i < frame; i++) {
+      const v = samples[start + i]! - mean;
+      buf[i] = v;
+      energy += v * v;
+      peak = Math.max(peak, Math.abs(v));
+    }
+    if (peak < silence || energy === 0) continue;
+
+    let best = 0;
+    let bestLag = 0;
+    const corr = new Float64Array(maxLag + 2);
+    for (let lag = minLag; lag <= maxLag + 1; lag++) {
+      let c = 0;
+      let e2 = 0;
+      for (let i = 0; i < frame; i++) {
+        const w = samples[start + i + lag]! - mean;
+        c += buf[i]! * w;
+        e2 += w * w;
+      }
+      const r = c / Math.sqrt(energy * e2 + 1e-12);
+      corr[lag] = r;
+    }
+    for (let lag = minLag + 1; lag <= maxLag; lag++) {
+      const r = corr[lag]!;
+      if (r > corr[lag - 1]! && r >= corr[lag + 1]! && r > best) {
+        best = r;
+        bestLag = lag;
+      }
+    }
+    if (best < threshold || bestLag === 0) continue;
+    // Prefer the shortest lag whose peak is nearly as strong: avoids octave-down errors.
+    for (let lag = minLag + 1; lag < bestLag; lag++) {
+      const r = corr[lag]!;
+      if (r > corr[lag - 1]! && r >= corr[lag + 1]! && r > best * 0.9) {
+        bestLag = lag;
+        break;
+      }
+    }
+    // Parabolic interpolation around the peak.
+    const a = corr[bestLag - 1]!;
+    const b = corr[bestLag]!;
+    const c = corr[bestLag + 1]!;
+    const denom = a - 2 * b + c;
+    const shift = denom === 0 ? 0 : (0.5 * (a - c)) / denom;
+    track.push(sampleRate / (bestLag + shift));
+  }
+  const sorted = [...track].sort((x, y) => x - y);
+  const q = (p: number): number => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]! : 0);
+  return {
+    median: q(0.5),
+    p10: q(0.1),
+    p90: q(0.9),
+    voicedFraction: frames ? track.length / frames : 0,
+    track,
+  };
+}
+
+export function semitonesBetween(fromHz: number, toHz: number): number {
+  return 12 * Math.log2(toHz / fromHz);
+}

@@ -1,0 +1,122 @@
+/** The one engine interface every speech engine implements, and the shapes around it. */
+
+export type Gender = 'male' | 'female' | 'neutral';
+
+/** The numbers an engine and the DSP stage honour: a voice is a provider, a model and this. */
+export interface VoiceProfile {
+  /** Mean F0 of the voice as the engine renders it, in Hz. */
+  pitchHz: number;
+  /** Pitch range (espeak's 0–100 scale, 50 = engine default). */
+  range: number;
+  /** Speaking rate multiplier, 1 = engine default. */
+  rate: number;
+  /** Formant / vocal-tract scale, 1 = unchanged. */
+  formantScale: number;
+  /** 0–1: how breathy the voice is. */
+  breathiness: number;
+  /** Loudness target offset in dB from the platform target. */
+  gainDb: number;
+  /** Weighted voice vector, for models that carry them (Kokoro-style). */
+  vector?: number[];
+}
+
+export interface VoiceInfo {
+  /** Stable id, `<engine>:<model-specific id>`. */
+  id: string;
+  name: string;
+  gender: Gender;
+  /** BCP-47 tags, the primary language first. */
+  languages: string[];
+  /** Model id as `listModels()` names it. */
+  model: string;
+  engine: string;
+  /** The engine's variant / speaker name (espeak variant, flite voice, speaker id…). */
+  variant: string;
+  /** Age group, when the engine says: adult, child, baby. */
+  age?: 'adult' | 'child' | 'baby';
+  profile: VoiceProfile;
+  /** A sentence in the voice's primary language that its preview reads. */
+  previewText: string;
+  description?: string;
+}
+
+export interface ModelInfo {
+  id: string;
+  name: string;
+  engine: string;
+  /** `mixing` where its voices can be blended. */
+  type: 'mixing' | 'standard' | 'cloning' | 'remote';
+  languages: string[];
+  genders: Gender[];
+  description: string;
+  voiceCount: number;
+}
+
+export interface EngineCapabilities {
+  languages: string[];
+  mixable: boolean;
+  nativeCloning: boolean;
+  ssml: boolean;
+  wordTimings: boolean;
+  /** The engine applies pitch (semitones) itself; otherwise the DSP stage does. */
+  nativePitch: boolean;
+  /** The engine applies speed itself; otherwise the DSP stage does. */
+  nativeSpeed: boolean;
+}
+
+export interface WordTiming {
+  word: string;
+  /** Seconds from the start of the chunk. */
+  start: number;
+  end: number;
+}
+
+export interface PcmChunk {
+  samples: Float32Array;
+  sampleRate: number;
+  words?: WordTiming[];
+}
+
+export interface EngineRequest {
+  text: string;
+  voice: VoiceInfo;
+  /** BCP-47 language the text is in; defaults to the voice's first language. */
+  language?: string;
+  /** 0.5–2. */
+  speed: number;
+  /** Semitones, -12..12, on top of the voice profile. */
+  pitch: number;
+  /** Profile to apply (a mix, a designed or cloned voice); defaults to the voice's own. */
+  profile: VoiceProfile;
+  /** A reference sample for engines that clone natively. */
+  reference?: { samples: Float32Array; sampleRate: number; text?: string };
+  signal?: AbortSignal;
+}
+
+export interface Engine {
+  readonly id: string;
+  readonly capabilities: EngineCapabilities;
+  listVoices(): VoiceInfo[];
+  listModels(): ModelInfo[];
+  synthesize(req: EngineRequest): AsyncIterable<PcmChunk>;
+  close?(): Promise<void> | void;
+}
+
+export const AUDIO_FORMATS = ['mp3', 'wav', 'opus', 'pcm'] as const;
+export type AudioFormat = (typeof AUDIO_FORMATS)[number];
+
+export const CONTENT_TYPES: Record<AudioFormat, string> = {
+  mp3: 'audio/mpeg',
+  wav: 'audio/wav',
+  opus: 'audio/ogg',
+  pcm: 'audio/pcm',
+};
+
+export const DEFAULT_PROFILE: VoiceProfile = {
+  pitchHz: 120,
+  range: 50,
+  rate: 1,
+  formantScale: 1,
+  breathiness: 0,
+  gainDb: 0,
+};
