@@ -48,7 +48,11 @@ export async function buildContext(config: Config, overrides: { mailer?: Mailer;
   const uploads = new UploadsService(db.kysely, storage);
   const words = loadSensitiveWords(path.join(serverRoot, 'config/sensitive-words.txt'));
   const accounts = new AccountsService(db.kysely, credits, sessions, words, (url, id) => uploads.ownsAvatarUrl(url, id));
-  const auth = new AuthService(db.kysely, accounts, sessions, new CodeService(db.kysely, secret), mailer, memoryRateLimiter());
+  const auth = new AuthService(db.kysely, accounts, sessions, new CodeService(db.kysely, secret), mailer, memoryRateLimiter(), {
+    codePerIpHour: config.CODE_LIMIT_PER_IP_HOUR,
+    codePerEmailDay: config.CODE_LIMIT_PER_EMAIL_DAY,
+    signInPerIpMinute: config.SIGN_IN_LIMIT_PER_IP_MINUTE,
+  });
   return { config, db, mailer, storage, sessions, accounts, auth, credits, uploads };
 }
 

@@ -10,9 +10,12 @@ import type { CodeService } from './codes.js';
 import type { SessionService } from './sessions.js';
 import { codeMail } from './code-mail.js';
 
-/** Per-IP and per-email limits on sending codes, beyond the 60 s resend rule. */
-const SEND_LIMITS = { perIpPerHour: 30, perEmailPerDay: 20 };
-const CHECK_LIMITS = { perIpPerMinute: 30 };
+/** Per-IP and per-email limits on sending and checking codes, beyond the 60 s resend rule. */
+export interface AuthLimits {
+  codePerIpHour: number;
+  codePerEmailDay: number;
+  signInPerIpMinute: number;
+}
 
 export function normalizeEmail(raw: string | undefined): string {
   const email = (raw ?? '').trim();
@@ -29,14 +32,15 @@ export class AuthService {
     private readonly codes: CodeService,
     private readonly mailer: Mailer,
     private readonly limiter: RateLimiter,
+    private readonly limits: AuthLimits,
   ) {}
 
   async sendCode(rawEmail: string | undefined, ip: string, locale: string): Promise<{ resend_after: number }> {
     const email = normalizeEmail(rawEmail);
     const wait = await this.codes.cooldown(email);
     if (wait > 0) throw new AppError('CODE_COOLDOWN', { seconds: wait }, { headers: { 'retry-after': String(wait) } });
-    await this.limit(`code:ip:${ip}`, SEND_LIMITS.perIpPerHour, 3600);
-    await this.limit(`code:email:${email}`, SEND_LIMITS.perEmailPerDay, 86_400);
+    await this.limit(`code:ip:${ip}`, this.limits.codePerIpHour, 3600);
+    await this.limit(`code:email:${email}`, this.limits.codePerEmailDay, 86_400);
     const code = await this.codes.issue(email);
     await this.mailer.send({ to: email, ...codeMail(code, locale) });
     return { resend_after: 60 };
@@ -45,7 +49,7 @@ export class AuthService {
   /** Signs in to the account that owns the email; an email nobody owns gets a new registered account. */
   async signIn(body: { email?: string; vcode?: string }, ip: string, userAgent: string | null): Promise<{ accountId: string; sid: string }> {
     const { email, vcode } = this.fields(body);
-    await this.limit(`check:ip:${ip}`, CHECK_LIMITS.perIpPerMinute, 60);
+    await this.limit(`check:ip:${ip}`, this.limits.signInPerIpMinute, 60);
     await this.codes.consume(email, vcode);
     return this.db.transaction().execute(async (trx) => {
       const existing = await this.accounts.repo.findByEmail(email, trx);
@@ -63,7 +67,7 @@ export class AuthService {
     userAgent: string | null,
   ): Promise<{ accountId: string; sid: string }> {
     const { email, vcode } = this.fields(body);
-    await this.limit(`check:ip:${ip}`, CHECK_LIMITS.perIpPerMinute, 60);
+    await this.limit(`check:ip:${ip}`, this.limits.signInPerIpMinute, 60);
     const owner = await this.accounts.repo.findByEmail(email);
     if (owner && owner.id !== accountId) throw new AppError('EMAIL_TAKEN');
     await this.codes.consume(email, vcode);

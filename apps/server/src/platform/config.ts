@@ -27,6 +27,9 @@ const ConfigSchema = z.object({
     .enum(['true', 'false'])
     .default('false')
     .transform((v) => v === 'true'),
+  CODE_LIMIT_PER_IP_HOUR: z.coerce.number().int().min(1).default(30),
+  CODE_LIMIT_PER_EMAIL_DAY: z.coerce.number().int().min(1).default(20),
+  SIGN_IN_LIMIT_PER_IP_MINUTE: z.coerce.number().int().min(1).default(30),
   HOLD_SWEEP_SECONDS: z.coerce.number().int().min(1).default(60),
 });
 

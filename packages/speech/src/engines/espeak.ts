@@ -1,0 +1,79 @@
+/**
+ * eSpeak NG: ~140 languages, rate and pitch natively, word timings from its events. Synchronous
+ * WASM, so it runs inside the worker pool, never on the server's event loop.
+ */
+import { espeakVoices, ESPEAK_MODEL } from '../catalogue/espeak-voices.ts';
+import { changeSpeedPitch } from '../dsp/sonic.ts';
+import type { Engine, EngineRequest, ModelInfo, PcmChunk, VoiceInfo } from '../types.ts';
+import { espeakSynthesize, ESPEAK_SAMPLE_RATE } from './espeak-runtime.ts';
+import { interpolate, totalSemitones, totalSpeed } from './pitch.ts';
+
+/** eSpeak's pitch parameter (0–100) against the semitones it moves F0 from 50, measured on this build. */
+const PITCH_CURVE: readonly (readonly [number, number])[] = [
+  [-6.6, 0],
+  [-3.7, 25],
+  [0, 50],
+  [4.4, 75],
+  [9.0, 100],
+];
+const DEFAULT_WPM = 175;
+
+export class EspeakEngine implements Engine {
+  readonly id = 'espeak';
+  readonly capabilities = {
+    languages: [...new Set(espeakVoices().flatMap((v) => v.languages))],
+    mixable: true,
+    nativeCloning: false,
+    ssml: true,
+    wordTimings: true,
+    nativePitch: true,
+    nativeSpeed: true,
+  };
+
+  listVoices(): VoiceInfo[] {
+    return espeakVoices();
+  }
+
+  listModels(): ModelInfo[] {
+    const voices = espeakVoices();
+    return [
+      {
+        id: ESPEAK_MODEL,
+        name: 'eSpeak NG',
+        engine: this.id,
+        type: 'mixing',
+        languages: this.capabilities.languages,
+        genders: [...new Set(voices.map((v) => v.gender))],
+        description: 'Formant synthesis in about 140 languages and accents; fast, clear, and mixable.',
+        voiceCount: voices.length,
+      },
+    ];
+  }
+
+  async *synthesize(req: EngineRequest): AsyncIterable<PcmChunk> {
+    const semis = totalSemitones(req);
+    const native = Math.max(PITCH_CURVE[0]![0], Math.min(PITCH_CURVE[PITCH_CURVE.length - 1]![0], semis));
+    const rest = semis - native;
+    const speed = totalSpeed(req);
+    const wpm = DEFAULT_WPM * speed;
+    // eSpeak's rate stops at 80 wpm; slower than that is stretched afterwards.
+    const nativeWpm = Math.max(80, wpm);
+    const out = await espeakSynthesize(req.text, {
+      voice: req.voice.variant,
+      rate: nativeWpm,
+      pitch: interpolate(PITCH_CURVE, native),
+      range: req.profile.range,
+    });
+    const stretch = wpm / nativeWpm;
+    let samples = out.samples;
+    if (Math.abs(rest) > 0.01 || Math.abs(stretch - 1) > 0.01) {
+      samples = await changeSpeedPitch(samples, ESPEAK_SAMPLE_RATE, stretch, rest);
+    }
+    const k = 1 / stretch;
+    yield {
+      samples,
+      sampleRate: ESPEAK_SAMPLE_RATE,
+      words: out.words.map((w) => ({ word: w.word, start: w.start * k, end: w.end * k })),
+    };
+  }
+}
