@@ -14,7 +14,7 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
         version: '0.1.0',
         description:
           'Text to speech and voice cloning over several engines. Errors are `{"error": {"code", "message", "request_id"}}`; messages follow `lang` or `Accept-Language` (en, zh-CN, zh-TW).',
-        license: { name: 'AGPL-3.0-or-later', identifier: 'AGPL-3.0-or-later' },
+        license: { name: 'GPL-3.0-or-later', identifier: 'GPL-3.0-or-later' },
       },
       servers: [{ url: config.PUBLIC_URL }],
       components: {

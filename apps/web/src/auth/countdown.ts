@@ -17,10 +17,7 @@ export class CooldownBook {
   }
 
   left(email: string, now: number): number {
-    const key = normalizeEmail(email);
-    const left = secondsLeft(this.ends.get(key), now);
-    if (left === 0) this.ends.delete(key);
-    return left;
+    return secondsLeft(this.ends.get(normalizeEmail(email)), now);
   }
 
   canSend(email: string, now: number): boolean {

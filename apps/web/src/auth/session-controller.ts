@@ -87,7 +87,12 @@ export class SessionController {
     queryClient.setQueryData(ME_KEY, result.account);
   }
 
+  /**
+   * Marks the session as changing at once (guards wait instead of redirecting), ends it on the
+   * server, then starts a fresh anonymous one.
+   */
   async signOut(): Promise<void> {
+    this.set({ status: 'booting', loginFailed: false });
     try {
       await this.deps.endSession();
     } catch {

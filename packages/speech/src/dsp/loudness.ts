@@ -85,13 +85,18 @@ export function normalizeLoudness(
   targetLufs = TARGET_LUFS,
   ceilingDbfs = PEAK_CEILING_DBFS,
 ): Float32Array {
-  const measured = integratedLoudness(samples, sampleRate);
-  if (!Number.isFinite(measured)) return samples;
-  const gain = Math.pow(10, Math.min(30, targetLufs - measured) / 20);
   const ceiling = Math.pow(10, ceilingDbfs / 20);
-  const out = new Float32Array(samples.length);
-  for (let i = 0; i < samples.length; i++) out[i] = samples[i]! * gain;
-  return limit(out, sampleRate, ceiling);
+  let out = samples;
+  // The limiter takes a little loudness back; a second pass makes most of it up.
+  for (let pass = 0; pass < 2; pass++) {
+    const measured = integratedLoudness(out, sampleRate);
+    if (!Number.isFinite(measured) || Math.abs(targetLufs - measured) < 0.2) break;
+    const gain = Math.pow(10, Math.min(30, targetLufs - measured) / 20);
+    const next = new Float32Array(out.length);
+    for (let i = 0; i < out.length; i++) next[i] = out[i]! * gain;
+    out = limit(next, sampleRate, ceiling);
+  }
+  return out;
 }
 
 /** Look-ahead limiter: the gain at each sample is the minimum needed within ±5 ms, released over 60 ms. */
