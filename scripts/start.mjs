@@ -9,7 +9,8 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const webDist = process.env.WEB_DIST ? path.resolve(process.env.WEB_DIST) : path.join(root, 'apps/web/dist');
 
-if (!fs.existsSync(path.join(webDist, 'index.html')) && fs.existsSync(path.join(root, 'apps/web/package.json'))) {
+// Only the default location is built here; a custom WEB_DIST is the operator's own build.
+if (!process.env.WEB_DIST && !fs.existsSync(path.join(webDist, 'index.html'))) {
   console.log('[polyvox] no console build found: building apps/web …');
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
   const build = spawnSync(npm, ['run', 'build', '-w', 'apps/web'], { cwd: root, stdio: 'inherit' });

@@ -1,0 +1,79 @@
+import { Button, Group, Menu, ScrollArea, Text } from '@mantine/core';
+import { IconCheck, IconChevronDown } from '@tabler/icons-react';
+import { useTranslation } from 'react-i18next';
+import { LOCALE_FLAGS } from '@polyvox/contracts';
+import { chooseLocale } from '../i18n';
+import { useLocaleChoice } from '../i18n/hooks';
+import { isUiLocale, localeInfo } from '../i18n/locale';
+
+const FULL = LOCALE_FLAGS.filter((l) => isUiLocale(l.code));
+const MORE = LOCALE_FLAGS.filter((l) => !isUiLocale(l.code));
+
+/**
+ * Three locales are fully translated; the other 37 can be picked and show English until their
+ * translation lands, with their own flag kept in the menu so the choice is visibly remembered.
+ */
+export function LanguageMenu() {
+  const { t } = useTranslation();
+  const { choice } = useLocaleChoice();
+  const current = localeInfo(choice);
+
+  const option = (l: (typeof LOCALE_FLAGS)[number], fallback: boolean) => (
+    <Menu.Item
+      key={l.code}
+      onClick={() => void chooseLocale(l.code)}
+      leftSection={<span aria-hidden="true">{l.flag}</span>}
+      rightSection={l.code === choice ? <IconCheck size={14} /> : null}
+      data-testid={`lang-option-${l.code}`}
+      title={fallback ? t('language.fallbackHint') : undefined}
+      lang={l.code}
+    >
+      <Group gap={6} wrap="nowrap">
+        <Text size="sm">{l.name}</Text>
+        {fallback && (
+          <Text size="xs" c="dimmed">
+            EN
+          </Text>
+        )}
+      </Group>
+    </Menu.Item>
+  );
+
+  return (
+    <Menu position="bottom-end" width={250} shadow="md" withinPortal>
+      <Menu.Target>
+        <Button
+          variant="subtle"
+          color="gray"
+          size="sm"
+          px="xs"
+          aria-label={t('language.menu')}
+          rightSection={<IconChevronDown size={14} />}
+          data-testid="language-menu"
+          data-locale={choice}
+        >
+          <span aria-hidden="true" style={{ marginRight: 6 }}>
+            {current.flag}
+          </span>
+          <Text size="sm" visibleFrom="sm" span>
+            {current.name}
+          </Text>
+        </Button>
+      </Menu.Target>
+      <Menu.Dropdown>
+        <ScrollArea.Autosize mah={420} type="auto">
+          <Menu.Label>{t('language.full')}</Menu.Label>
+          {FULL.map((l) => option(l, false))}
+          <Menu.Divider />
+          <Menu.Label>
+            {t('language.more')}
+            <Text size="xs" c="dimmed" fw={400}>
+              {t('language.fallbackHint')}
+            </Text>
+          </Menu.Label>
+          {MORE.map((l) => option(l, true))}
+        </ScrollArea.Autosize>
+      </Menu.Dropdown>
+    </Menu>
+  );
+}
