@@ -9,7 +9,8 @@ import type { Config } from './platform/config.js';
 import { migrate, openDatabase, type Db } from './platform/db/database.js';
 import { createMailer, type Mailer } from './platform/mail.js';
 import { localStorage } from './platform/storage.js';
-import { memoryRateLimiter } from './platform/rate-limit.js';
+import { memoryRateLimiter, redisRateLimiter } from './platform/rate-limit.js';
+import { Redis } from 'ioredis';
 import { loadSensitiveWords } from './platform/sensitive-words.js';
 import { loadSecret } from './platform/secret.js';
 import { newId } from './platform/ids.js';
@@ -21,7 +22,7 @@ import { CreditsService } from './credits/service.js';
 import { loadCreditsConfig } from './credits/credits-config.js';
 import { UploadsService } from './uploads/service.js';
 import type { AppContext } from './http/context.js';
-import { registerErrorHandling } from './http/error-handler.js';
+import { handleError, registerErrorHandling } from './http/error-handler.js';
 import { registerOpenApi } from './http/openapi.js';
 import { accountRoutes } from './accounts/routes.js';
 import { uploadRoutes } from './uploads/routes.js';
@@ -43,17 +44,19 @@ export async function buildContext(config: Config, overrides: { mailer?: Mailer;
   const secret = loadSecret(config.SECRET, config.DATA_DIR);
   const mailer = overrides.mailer ?? createMailer(config.MAIL_URL, config.MAIL_FROM);
   const storage = localStorage(path.join(config.DATA_DIR, 'files'));
+  const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { lazyConnect: false, maxRetriesPerRequest: 2 }) : null;
+  const limiter = redis ? redisRateLimiter(redis, `${config.REDIS_PREFIX}rl:`) : memoryRateLimiter();
   const sessions = new SessionService(db.kysely);
   const credits = new CreditsService(db.kysely, loadCreditsConfig(config.CREDITS_CONFIG));
   const uploads = new UploadsService(db.kysely, storage);
   const words = loadSensitiveWords(path.join(serverRoot, 'config/sensitive-words.txt'));
   const accounts = new AccountsService(db.kysely, credits, sessions, words, (url, id) => uploads.ownsAvatarUrl(url, id));
-  const auth = new AuthService(db.kysely, accounts, sessions, new CodeService(db.kysely, secret), mailer, memoryRateLimiter(), {
+  const auth = new AuthService(db.kysely, accounts, sessions, new CodeService(db.kysely, secret), mailer, limiter, {
     codePerIpHour: config.CODE_LIMIT_PER_IP_HOUR,
     codePerEmailDay: config.CODE_LIMIT_PER_EMAIL_DAY,
     signInPerIpMinute: config.SIGN_IN_LIMIT_PER_IP_MINUTE,
   });
-  return { config, db, mailer, storage, sessions, accounts, auth, credits, uploads };
+  return { config, db, mailer, storage, sessions, accounts, auth, credits, uploads, redis };
 }
 
 export async function buildApp(config: Config, overrides: { mailer?: Mailer; db?: Db } = {}): Promise<BuiltApp> {
@@ -64,6 +67,8 @@ export async function buildApp(config: Config, overrides: { mailer?: Mailer; db?
     trustProxy: config.TRUST_PROXY,
     bodyLimit: 1024 * 1024,
     return503OnClosing: false,
+    // A malformed URL or an over-long path parameter is answered before any hook runs.
+    frameworkErrors: (error, request, reply) => handleError(error, request, reply.header('x-request-id', request.id)),
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -93,6 +98,7 @@ export async function buildApp(config: Config, overrides: { mailer?: Mailer; db?
   app.addHook('onClose', async () => {
     stopSweeper();
     ctx.mailer.close();
+    ctx.redis?.disconnect();
     await ctx.db.close();
   });
   return { app, ctx };

@@ -16,8 +16,8 @@ export interface VoiceProfile {
   breathiness: number;
   /** Loudness target offset in dB from the platform target. */
   gainDb: number;
-  /** Weighted voice vector, for models that carry them (Kokoro-style). */
-  vector?: number[];
+  /** A weighted blend of speakers' voice vectors, for models that carry them (Kokoro, Kitten). */
+  blend?: { sid: number; weight: number }[];
 }
 
 export interface VoiceInfo {

@@ -79,12 +79,25 @@ export class CodeService {
       if (spent) return;
       throw new AppError('CAPTCHA_INCORRECT');
     }
-    const attempts = live.attempts + 1;
+    // Counted in one statement (SET sees the row as it was), so concurrent wrong tries cannot overwrite each other.
     await this.db
       .updateTable('verification_codes')
-      .set({ attempts, consumed_at: attempts >= LIMITS.codeMaxAttempts ? now : null })
+      .set((eb) => ({
+        attempts: eb('attempts', '+', 1),
+        consumed_at: eb.case().when('attempts', '>=', LIMITS.codeMaxAttempts - 1).then(now).else(null).end(),
+      }))
       .where('id', '=', live.id)
+      .where('consumed_at', 'is', null)
       .execute();
     throw new AppError('CAPTCHA_INCORRECT');
+  }
+
+  /** Forgets a code whose mail could not be sent: it neither works nor holds back the next one. */
+  async discard(email: string, code: string): Promise<void> {
+    await this.db
+      .deleteFrom('verification_codes')
+      .where('email', '=', email)
+      .where('code_hash', '=', hmac(this.secret, `${email}:${code}`))
+      .execute();
   }
 }

@@ -42,7 +42,13 @@ export class AuthService {
     await this.limit(`code:ip:${ip}`, this.limits.codePerIpHour, 3600);
     await this.limit(`code:email:${email}`, this.limits.codePerEmailDay, 86_400);
     const code = await this.codes.issue(email);
-    await this.mailer.send({ to: email, ...codeMail(code, locale) });
+    try {
+      await this.mailer.send({ to: email, ...codeMail(code, locale) });
+    } catch (e) {
+      // An undelivered code must not start the 60 s cooldown: the user could not ask again.
+      await this.codes.discard(email, code);
+      throw e;
+    }
     return { resend_after: 60 };
   }
 

@@ -1,3 +1,4 @@
+import type { Redis } from 'ioredis';
 import type { Config } from '../platform/config.js';
 import type { Db } from '../platform/db/database.js';
 import type { Mailer } from '../platform/mail.js';
@@ -19,4 +20,5 @@ export interface AppContext {
   auth: AuthService;
   credits: CreditsService;
   uploads: UploadsService;
+  redis: Redis | null;
 }

@@ -5,20 +5,26 @@ import { AppError, isAppError } from '../platform/errors.js';
 import { requestLocale } from './locale.js';
 
 interface Issue {
-  code?: string;
   path?: PropertyKey[];
   message?: string;
-  input?: unknown;
   params?: { issue?: Issue };
   instancePath?: string;
 }
 
-/** Turns a schema failure into the contract's codes: a missing field is PARAMETERS_NEEDED, the rest name field and rule. */
-function fromValidation(error: FastifyError): AppError {
+/**
+ * Turns a schema failure into the contract's codes: a missing field is PARAMETERS_NEEDED, the rest name field and rule.
+ * fastify-type-provider-zod reports a zod issue as {keyword, instancePath: '/a/b', message}; zod 4 leaves the input
+ * out of its issues, so whether the field was missing is read from the part of the request that failed.
+ */
+function fromValidation(error: FastifyError, request: FastifyRequest): AppError {
   const first = (error.validation?.[0] ?? {}) as Issue;
   const issue = first.params?.issue ?? first;
-  const field = (issue.path ?? []).map(String).join('.') || first.instancePath?.replace(/^\//, '') || 'body';
-  if (issue.code === 'invalid_type' && issue.input === undefined) return new AppError('PARAMETERS_NEEDED', { field });
+  const path = issue.path?.map(String) ?? (first.instancePath ?? '').split('/').filter(Boolean);
+  const field = path.join('.') || 'body';
+  const part = error.validationContext ? (request as unknown as Record<string, unknown>)[error.validationContext] : undefined;
+  const value = path.reduce<unknown>((v, key) => (v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[key] : undefined), part);
+  // Absent is missing whatever zod calls it (invalid_type for a string, invalid_value for an enum).
+  if (value === undefined || (path.length === 0 && value === null)) return new AppError('PARAMETERS_NEEDED', { field });
   return new AppError('VALIDATION_FAILED', { field, rule: issue.message ?? 'invalid' });
 }
 
@@ -56,14 +62,17 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: A
   return reply.status(error.status).send({ error: { code, message, request_id: request.id } });
 }
 
+/** The one error handler; also Fastify's `frameworkErrors` (bad URL, over-long parameter), which skip the hooks. */
+export function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (isAppError(error)) return sendError(request, reply, error);
+  if (hasZodFastifySchemaValidationErrors(error) || error.validation) return sendError(request, reply, fromValidation(error, request));
+  const mapped = fromFramework(error);
+  if (mapped) return sendError(request, reply, mapped);
+  request.log.error({ err: error }, 'unexpected error');
+  return sendError(request, reply, new AppError('INTERNAL'));
+}
+
 export function registerErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError, request, reply) => {
-    if (isAppError(error)) return sendError(request, reply, error);
-    if (hasZodFastifySchemaValidationErrors(error) || error.validation) return sendError(request, reply, fromValidation(error));
-    const mapped = fromFramework(error);
-    if (mapped) return sendError(request, reply, mapped);
-    request.log.error({ err: error }, 'unexpected error');
-    return sendError(request, reply, new AppError('INTERNAL'));
-  });
+  app.setErrorHandler(handleError);
   app.setNotFoundHandler((request, reply) => sendError(request, reply, new AppError('NOT_FOUND')));
 }

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 
 /** Every setting the server reads; nothing else looks at process.env. */
@@ -16,6 +17,7 @@ const ConfigSchema = z.object({
     .optional(),
   MAIL_FROM: z.string().default('Polyvox <no-reply@polyvox.local>'),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// URL').optional(),
+  REDIS_PREFIX: z.string().min(1).default('polyvox:'),
   S3_URL: z.string().url().optional(),
   MODELS_DIR: z.string().optional(),
   PUBLIC_URL: z.string().url().optional(),
@@ -65,7 +67,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return {
     ...raw,
     DATA_DIR: dataDir,
-    MAIL_URL: raw.MAIL_URL ?? `file://${path.join(dataDir, 'outbox')}`,
+    // pathToFileURL escapes '#', '?' and '%', which would otherwise cut the path short.
+    MAIL_URL: raw.MAIL_URL ?? pathToFileURL(path.join(dataDir, 'outbox')).href,
     PUBLIC_URL: raw.PUBLIC_URL ?? `http://${raw.HOST.includes(':') ? `[${raw.HOST}]` : raw.HOST}:${raw.PORT}`,
     WEB_DIST: path.resolve(raw.WEB_DIST ?? path.join(repoRoot, 'apps/web/dist')),
     CREDITS_CONFIG: path.resolve(raw.CREDITS_CONFIG ?? path.join(repoRoot, 'apps/server/config/credits.json')),

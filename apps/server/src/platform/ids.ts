@@ -23,8 +23,13 @@ let counter = 0;
 
 /** Ids that sort by creation within a process (time, then a counter) and end in 12 random characters. */
 export function newId(kind: IdKind): string {
-  const now = Date.now();
+  // Never behind the last id: a clock that steps back, or a full counter (3 digits), borrows the next millisecond.
+  let now = Math.max(Date.now(), lastTime);
   counter = now === lastTime ? counter + 1 : 0;
+  if (counter >= 36 ** 3) {
+    now += 1;
+    counter = 0;
+  }
   lastTime = now;
   const time = now.toString(36).padStart(9, '0') + counter.toString(36).padStart(3, '0');
   let tail = '';

@@ -26,3 +26,25 @@ export function memoryRateLimiter(now: () => number = Date.now): RateLimiter {
     },
   };
 }
+
+/** The minimal Redis surface the limiter needs; ioredis satisfies it. */
+export interface RedisLike {
+  eval(script: string, keys: number, ...args: (string | number)[]): Promise<unknown>;
+}
+
+// INCR and set the expiry on the first hit, atomically; answer the remaining TTL when over the limit.
+const HIT_SCRIPT = `
+local n = redis.call('INCR', KEYS[1])
+if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+if n > tonumber(ARGV[1]) then return redis.call('PTTL', KEYS[1]) end
+return 0`;
+
+/** Shared counters for several server processes, kept in Redis (REDIS_URL). */
+export function redisRateLimiter(redis: RedisLike, prefix: string): RateLimiter {
+  return {
+    async hit(key, limit, windowSeconds) {
+      const ttl = Number(await redis.eval(HIT_SCRIPT, 1, prefix + key, limit, windowSeconds * 1000));
+      return ttl > 0 ? Math.max(1, Math.ceil(ttl / 1000)) : 0;
+    },
+  };
+}

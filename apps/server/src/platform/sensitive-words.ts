@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 
-/** Normalizes text so that case, spacing, punctuation and full-width forms do not hide a word. */
+/** Normalizes text so that case, spacing (also invisible: zero-width, soft hyphen), punctuation and full-width forms do not hide a word. */
 export function normalizeForMatch(text: string): string {
   return text
     .normalize('NFKC')
     .toLowerCase()
-    .replace(/[\s\p{P}\p{S}_]+/gu, '');
+    .replace(/[\s\p{P}\p{S}\p{Cf}_]+/gu, '');
 }
 
 export interface SensitiveWords {

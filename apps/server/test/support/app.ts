@@ -34,6 +34,13 @@ async function createPgDatabase(): Promise<{ url: string; drop: () => Promise<vo
     drop: async () => {
       const c = new pg.Client({ connectionString: PG_ADMIN_URL });
       await c.connect();
+      // The app's pool resolves end() before its sockets close; forcing the drop then would kill
+      // connections that are still closing, and pg reports that as an uncaught error in the test.
+      for (let i = 0; i < 100; i++) {
+        const { rows } = await c.query<{ n: string }>('SELECT count(*) AS n FROM pg_stat_activity WHERE datname = $1', [name]);
+        if (Number(rows[0]?.n) === 0) break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
       await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await c.end();
     },

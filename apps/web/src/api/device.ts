@@ -38,12 +38,19 @@ export function brandFromUserAgent(ua: string, os: DeviceOs = osFromUserAgent(ua
   return 'other';
 }
 
-/** "Linux; Android 14; Pixel 8 Build/…" → "Pixel 8"; Chrome's reduced UA gives "K", which says nothing. */
+/** "(Linux; Android 14; Pixel 8 Build/…)" → "Pixel 8"; Chrome's reduced UA gives "K", which says nothing. */
+const NOT_A_MODEL = /^(K|U|wv|HarmonyOS|HMSCore\b.*|[a-z]{2}(?:[-_][a-z]{2,4})?)$/i;
+
 function androidModel(ua: string): string | undefined {
-  const match = /Android[^;)]*;\s*([^;)]+?)(?:\s+Build\/[^;)]*)?[;)]/i.exec(ua);
-  const model = match?.[1]?.trim();
-  if (!model || model === 'K' || /^(wv|U|[a-z]{2}(-[a-z]{2})?)$/i.test(model)) return undefined;
-  return model;
+  const segment = /\(([^)]*Android[^)]*)\)/i.exec(ua)?.[1];
+  if (!segment) return undefined;
+  const parts = segment.split(';').map((p) => p.trim());
+  const after = parts.findIndex((p) => /^Android\b/i.test(p));
+  for (const part of parts.slice(after + 1)) {
+    const model = part.replace(/\s*Build\/.*$/i, '').trim();
+    if (model && !NOT_A_MODEL.test(model)) return model;
+  }
+  return undefined;
 }
 
 export function modelFromUserAgent(ua: string, os: DeviceOs = osFromUserAgent(ua)): string {

@@ -47,7 +47,13 @@ async function toApiError(res: Response): Promise<ApiError> {
   } catch {
     // Not JSON (a proxy's error page): keep the status-derived code.
   }
-  return new ApiError({ status: res.status, code, message, requestId, retryAfter: parseRetryAfter(res.headers.get('retry-after')) });
+  return new ApiError({
+    status: res.status,
+    code,
+    message,
+    requestId,
+    retryAfter: parseRetryAfter(res.headers.get('retry-after')),
+  });
 }
 
 export function createHttp(deps: HttpDeps): Http {

@@ -33,8 +33,8 @@ export function saveSid(sid: string | null): void {
 /** RFC 4122 version 4, from any source of random bytes (crypto.randomUUID needs a secure context). */
 export function uuidV4(randomBytes: (bytes: Uint8Array) => Uint8Array): string {
   const b = randomBytes(new Uint8Array(16));
-  b[6] = (b[6] & 0x0f) | 0x40;
-  b[8] = (b[8] & 0x3f) | 0x80;
+  b[6] = ((b[6] ?? 0) & 0x0f) | 0x40;
+  b[8] = ((b[8] ?? 0) & 0x3f) | 0x80;
   const hex = Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }

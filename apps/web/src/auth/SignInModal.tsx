@@ -76,7 +76,10 @@ export function SignInModal() {
             type="email"
             autoComplete="email"
             value={email}
-            onChange={(e) => setEmail(e.currentTarget.value)}
+            onChange={(e) => {
+              setEmail(e.currentTarget.value);
+              setProblems((p) => ({ ...p, email: undefined }));
+            }}
             error={problems.email ? errorMessage(problems.email, locale) : null}
             data-testid="signin-email"
             data-autofocus
@@ -90,7 +93,10 @@ export function SignInModal() {
               autoComplete="one-time-code"
               maxLength={LIMITS.codeLength}
               value={code}
-              onChange={(e) => setCode(e.currentTarget.value.replace(/\D/g, ''))}
+              onChange={(e) => {
+                setCode(e.currentTarget.value.replace(/\D/g, ''));
+                setProblems((p) => ({ ...p, code: undefined }));
+              }}
               error={codeError}
               data-testid="signin-code"
             />
@@ -104,7 +110,7 @@ export function SignInModal() {
               data-testid="signin-send"
               data-countdown={cooldown.left}
             >
-              {cooldown.left > 0 ? t('signIn.resendIn', { seconds: cooldown.left }) : t('signIn.sendCode')}
+              {cooldown.left > 0 ? t('signIn.resendIn', { seconds: String(cooldown.left) }) : t('signIn.sendCode')}
             </Button>
           </Group>
           <Checkbox

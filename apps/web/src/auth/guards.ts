@@ -8,10 +8,7 @@ export interface GuardState {
   hasStoredSid: boolean;
 }
 
-export type GuardDecision =
-  | { kind: 'render' }
-  | { kind: 'wait' }
-  | { kind: 'redirect'; to: string; signInTarget?: string };
+export type GuardDecision = { kind: 'render' } | { kind: 'wait' } | { kind: 'redirect'; to: string; signInTarget?: string };
 
 export const DEFAULT_AFTER_SIGN_IN = '/app/dashboard';
 

@@ -6,6 +6,7 @@ import { isApiError } from '../api/errors';
 import { queryClient } from '../lib/query-client';
 import { notifyError, notifyInfo, notifySuccess } from '../lib/notify';
 import { afterSignIn } from './guards';
+import { signInHandoff } from './handoff';
 import { useAccount } from './hooks';
 import { session } from './session';
 import { ME_KEY } from './session-controller';
@@ -55,6 +56,8 @@ export function useSubmitSignIn(onDone: () => void) {
       return { result: await signInWithEmail(email, vcode), registered: false };
     },
     onSuccess: ({ result, registered }) => {
+      const to = afterSignIn(target);
+      signInHandoff.set(to);
       session.adopt(result);
       const email = result.account.email ?? '';
       if (registered) {
@@ -65,7 +68,7 @@ export function useSubmitSignIn(onDone: () => void) {
       }
       onDone();
       close();
-      void navigate(afterSignIn(target));
+      void navigate(to);
     },
   });
 }

@@ -33,7 +33,7 @@ export const en = {
     profile: 'Profile',
     account: 'Account menu',
     guest: 'Guest',
-    credits: '{{count}} credits',
+    credits: '{{credits}} credits',
     signedOut: 'You have signed out',
   },
   language: {
@@ -99,7 +99,8 @@ export const en = {
   },
   home: {
     heroTitle: 'Give every word a voice',
-    heroBody: 'Turn text into natural speech, design new voices from a description, clone a voice from a short sample and mix voices together, in the console or through the API.',
+    heroBody:
+      'Turn text into natural speech, design new voices from a description, clone a voice from a short sample and mix voices together, in the console or through the API.',
     getStarted: 'Get started',
     viewPricing: 'View pricing',
     featureTtsTitle: 'Text to speech',

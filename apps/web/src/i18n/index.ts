@@ -24,7 +24,7 @@ void i18next.use(initReactI18next).init({
   supportedLngs: ['en', 'zh-CN', 'zh-TW'],
   load: 'currentOnly',
   interpolation: { escapeValue: false },
-  returnNull: false,
+  showSupportNotice: false,
 });
 document.documentElement.lang = current.ui;
 

@@ -30,7 +30,7 @@ export const zhCN: Messages = {
     profile: '个人资料',
     account: '账户菜单',
     guest: '访客',
-    credits: '{{count}} 积分',
+    credits: '{{credits}} 积分',
     signedOut: '你已退出登录',
   },
   language: {
@@ -96,7 +96,8 @@ export const zhCN: Messages = {
   },
   home: {
     heroTitle: '让每一个字都有声音',
-    heroBody: '把文字变成自然的语音，用一句描述设计新的声音，用一段短录音克隆声音，或把多个声音混合在一起——在控制台中或通过 API 使用。',
+    heroBody:
+      '把文字变成自然的语音，用一句描述设计新的声音，用一段短录音克隆声音，或把多个声音混合在一起——在控制台中或通过 API 使用。',
     getStarted: '立即开始',
     viewPricing: '查看价格',
     featureTtsTitle: '文字转语音',

@@ -30,7 +30,7 @@ export const zhTW: Messages = {
     profile: '個人資料',
     account: '帳戶選單',
     guest: '訪客',
-    credits: '{{count}} 點數',
+    credits: '{{credits}} 點數',
     signedOut: '你已登出',
   },
   language: {
@@ -96,7 +96,8 @@ export const zhTW: Messages = {
   },
   home: {
     heroTitle: '讓每一個字都有聲音',
-    heroBody: '把文字變成自然的語音，用一句描述設計新的聲音，用一段短錄音複製聲音，或把多個聲音混合在一起——在主控台中或透過 API 使用。',
+    heroBody:
+      '把文字變成自然的語音，用一句描述設計新的聲音，用一段短錄音複製聲音，或把多個聲音混合在一起——在主控台中或透過 API 使用。',
     getStarted: '立即開始',
     viewPricing: '查看價格',
     featureTtsTitle: '文字轉語音',

@@ -35,14 +35,8 @@ export function AccountMenu() {
   const label = account.name || account.email || account.id;
   return (
     <Group gap="xs" wrap="nowrap">
-      <Badge
-        variant="light"
-        color="violet"
-        leftSection={<IconCoins size={12} />}
-        visibleFrom="sm"
-        data-testid="header-credits"
-      >
-        {t('header.credits', { count: account.vip.credits, formatted: formatNumber(account.vip.credits, ui) })}
+      <Badge variant="light" color="violet" leftSection={<IconCoins size={12} />} visibleFrom="sm" data-testid="header-credits">
+        {t('header.credits', { credits: formatNumber(account.vip.credits, ui) })}
       </Badge>
       <Menu position="bottom-end" width={240} shadow="md">
         <Menu.Target>

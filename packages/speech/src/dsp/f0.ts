@@ -22,7 +22,21 @@ export interface F0Result {
   track: number[];
 }
 
-export function estimateF0(samples: Float32Array, sampleRate: number, opts: F0Options = {}): F0Result {
+/** Averages groups of `factor` samples: a crude low-pass and decimation, plenty for F0 below 1 kHz. */
+function decimate(samples: Float32Array, factor: number): Float32Array {
+  const out = new Float32Array(Math.floor(samples.length / factor));
+  for (let i = 0; i < out.length; i++) {
+    let s = 0;
+    for (let k = 0; k < factor; k++) s += samples[i * factor + k]!;
+    out[i] = s / factor;
+  }
+  return out;
+}
+
+export function estimateF0(input: Float32Array, inputRate: number, opts: F0Options = {}): F0Result {
+  const factor = Math.max(1, Math.floor(inputRate / 8000));
+  const samples = factor > 1 ? decimate(input, factor) : input;
+  const sampleRate = inputRate / factor;
   const minHz = opts.minHz ?? 60;
   const maxHz = opts.maxHz ?? 500;
   const frame = Math.round((opts.frameSec ?? 0.04) * sampleRate);

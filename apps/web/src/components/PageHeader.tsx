@@ -1,0 +1,16 @@
+import type { ReactNode } from 'react';
+import { Group, Stack, Text, Title } from '@mantine/core';
+
+export function PageHeader({ title, description, actions }: { title: string; description?: string; actions?: ReactNode }) {
+  return (
+    <Group justify="space-between" align="flex-end" mb="lg" wrap="wrap">
+      <Stack gap={4}>
+        <Title order={2} data-testid="page-title">
+          {title}
+        </Title>
+        {description && <Text c="dimmed">{description}</Text>}
+      </Stack>
+      {actions}
+    </Group>
+  );
+}

@@ -1,0 +1,18 @@
+import { Button, Container, Stack, Text, Title } from '@mantine/core';
+import { useTranslation } from 'react-i18next';
+import { errorMessage } from '@polyvox/contracts';
+import { currentUiLocale } from '../i18n';
+
+/** A render error anywhere in the tree: say so plainly and offer a reload. */
+export function RouteError() {
+  const { t } = useTranslation();
+  return (
+    <Container size="sm" py={96}>
+      <Stack align="center" ta="center">
+        <Title order={2}>{errorMessage('INTERNAL', currentUiLocale())}</Title>
+        <Text c="dimmed">Polyvox</Text>
+        <Button onClick={() => window.location.reload()}>{t('common.retry')}</Button>
+      </Stack>
+    </Container>
+  );
+}

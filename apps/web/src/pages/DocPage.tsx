@@ -1,0 +1,47 @@
+import { Alert, Button, Container, Paper, Text, Title } from '@mantine/core';
+import { IconAlertTriangle } from '@tabler/icons-react';
+import { useQuery } from '@tanstack/react-query';
+import { useTranslation } from 'react-i18next';
+import { fetchDoc, type DocName } from '../api/docs';
+import { describeError } from '../api/errors';
+import { FullPageLoader } from '../components/FullPageLoader';
+import { Markdown } from '../components/Markdown';
+import { useLocaleChoice } from '../i18n/hooks';
+import { formatDate } from '../lib/format';
+import { stripLeadingTitle } from '../lib/markdown';
+
+/** /terms, /privacy, /updates: Markdown served by GET /docs/{name}. */
+export function DocPage({ name }: { name: DocName }) {
+  const { t } = useTranslation();
+  const { ui } = useLocaleChoice();
+  const doc = useQuery({ queryKey: ['docs', name], queryFn: () => fetchDoc(name), meta: { silent: true }, retry: 1 });
+
+  return (
+    <Container size="md" py="xl" data-testid={`doc-${name}`}>
+      {doc.isPending && <FullPageLoader label={t('docs.loading')} />}
+      {doc.isError && (
+        <Alert color="red" icon={<IconAlertTriangle size={18} />} title={t('docs.errorTitle')} data-testid="doc-error">
+          <Text size="sm" mb="sm">
+            {describeError(doc.error, ui, t('errors.network'))}
+          </Text>
+          <Button size="xs" variant="light" color="red" onClick={() => void doc.refetch()} loading={doc.isFetching}>
+            {t('common.retry')}
+          </Button>
+        </Alert>
+      )}
+      {doc.data && (
+        <Paper withBorder radius="md" p={{ base: 'md', sm: 'xl' }} component="article">
+          <Title order={1} mb={4} data-testid="doc-title">
+            {doc.data.title}
+          </Title>
+          {doc.data.updated_at && (
+            <Text size="sm" c="dimmed" mb="lg">
+              {t('docs.updatedAt', { date: formatDate(doc.data.updated_at, ui) ?? doc.data.updated_at })}
+            </Text>
+          )}
+          <Markdown source={stripLeadingTitle(doc.data.content, doc.data.title)} />
+        </Paper>
+      )}
+    </Container>
+  );
+}

@@ -1,0 +1,21 @@
+import { Button, Container, Stack, Text, Title } from '@mantine/core';
+import { Link } from 'react-router-dom';
+import { useTranslation } from 'react-i18next';
+
+export function NotFoundPage() {
+  const { t } = useTranslation();
+  return (
+    <Container size="sm" py={96} data-testid="not-found">
+      <Stack align="center" ta="center" gap="md">
+        <Text fz={72} fw={800} c="violet.2" lh={1}>
+          404
+        </Text>
+        <Title order={2}>{t('notFound.title')}</Title>
+        <Text c="dimmed">{t('notFound.body')}</Text>
+        <Button component={Link} to="/" variant="light">
+          {t('common.backHome')}
+        </Button>
+      </Stack>
+    </Container>
+  );
+}

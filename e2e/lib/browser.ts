@@ -1,0 +1,101 @@
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+export const SID_KEY = 'polyvox.sid';
+export const UDID_KEY = 'polyvox.udid';
+
+/** Page-level steps the tests share: reading the session, waiting for routes, switching language. */
+export class Console {
+  constructor(
+    readonly page: Page,
+    readonly baseUrl: string,
+  ) {}
+
+  async goto(hash: string): Promise<void> {
+    await this.page.goto(`${this.baseUrl}/#${hash}`);
+  }
+
+  hash(): Promise<string> {
+    return this.page.evaluate(() => window.location.hash);
+  }
+
+  async waitForHash(expected: string, timeout = 10_000): Promise<void> {
+    await this.page
+      .waitForFunction((h) => window.location.hash === h, `#${expected}`, { timeout })
+      .catch(async () => {
+        throw new Error(`expected the route #${expected}, still at ${await this.hash()}`);
+      });
+  }
+
+  storage(key: string): Promise<string | null> {
+    return this.page.evaluate((k) => localStorage.getItem(k), key);
+  }
+
+  /** Waits for a stored session id, optionally one different from `previous`. */
+  async waitForSid(previous?: string | null, timeout = 15_000): Promise<string> {
+    const handle = await this.page.waitForFunction(
+      ([key, prev]) => {
+        const sid = localStorage.getItem(key as string);
+        return sid && sid !== prev ? sid : null;
+      },
+      [SID_KEY, previous ?? null],
+      { timeout },
+    );
+    return (await handle.jsonValue()) as string;
+  }
+
+  async chooseLanguage(code: string): Promise<void> {
+    await this.page.getByTestId('language-menu').click();
+    await this.page.getByTestId(`lang-option-${code}`).click();
+    await this.page.waitForFunction(
+      (c) => document.querySelector('[data-testid="language-menu"]')?.getAttribute('data-locale') === c,
+      code,
+    );
+  }
+
+  async openSignInFromHeader(): Promise<void> {
+    await this.page.getByTestId('header-signin').click();
+    await this.signInForm().waitFor({ state: 'visible' });
+  }
+
+  signInForm() {
+    return this.page.getByTestId('signin-form');
+  }
+
+  async closeSignIn(): Promise<void> {
+    await this.page.keyboard.press('Escape');
+    await this.signInForm().waitFor({ state: 'hidden' });
+  }
+
+  async text(testId: string): Promise<string> {
+    return (await this.page.getByTestId(testId).first().innerText()).trim();
+  }
+}
+
+export async function apiMe(
+  baseUrl: string,
+  sid: string,
+): Promise<{ status: number; body: { id?: string; email?: string | null; anonymous?: boolean } }> {
+  const res = await fetch(`${baseUrl}/api/me`, { headers: { authorization: `Bearer ${sid}` } });
+  return {
+    status: res.status,
+    body: res.status === 200 ? ((await res.json()) as { id: string; email: string | null; anonymous: boolean }) : {},
+  };
+}

@@ -1,0 +1,112 @@
+/**
+ * GnuSpeech (WASM): articulatory synthesis of English. Pitch through the control model's
+ * `pitch_offset` (semitones), speed through `tempo`; the voice files set vocal-tract length and
+ * breathiness, so the profile's formant scale and breathiness are honoured here too.
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import initGnuspeech from '@echogarden/gnuspeech-wasm/wasm/gnuspeech.js';
+import { decodeWav } from '../dsp/pcm.ts';
+import type { Engine, EngineRequest, Gender, ModelInfo, PcmChunk, VoiceInfo } from '../types.ts';
+import { totalSemitones, totalSpeed } from './pitch.ts';
+
+export const GNUSPEECH_MODEL = 'gnuspeech';
+const DATA = '/data/en';
+const OUTPUT_RATE = 22050;
+const BASE_PITCH_OFFSET = -4;
+
+const VOICES: { variant: string; name: string; gender: Gender; age: 'adult' | 'child' | 'baby'; pitchHz: number; tract: number }[] = [
+  { variant: 'male', name: 'Gnu Male', gender: 'male', age: 'adult', pitchHz: 120, tract: 17.5 },
+  { variant: 'female', name: 'Gnu Female', gender: 'female', age: 'adult', pitchHz: 240, tract: 15.0 },
+  { variant: 'large_child', name: 'Gnu Large Child', gender: 'neutral', age: 'child', pitchHz: 277, tract: 12.5 },
+  { variant: 'small_child', name: 'Gnu Small Child', gender: 'neutral', age: 'child', pitchHz: 320, tract: 10.0 },
+  { variant: 'baby', name: 'Gnu Baby', gender: 'neutral', age: 'baby', pitchHz: 369, tract: 7.5 },
+];
+
+const require = createRequire(import.meta.url);
+const packageDir = path.dirname(require.resolve('@echogarden/gnuspeech-wasm/package.json'));
+const baseControlModel = readFileSync(path.join(packageDir, 'data/en/trm_control_model.txt'), 'utf8');
+
+let loading: Promise<any> | undefined;
+const getModule = (): Promise<any> =>
+  (loading ??= initGnuspeech().then((m: any) => {
+    // Synthesize at 22.05 kHz rather than 44.1: half the work, and the pipeline resamples anyway.
+    const trm = new TextDecoder().decode(m.FS.readFile(`${DATA}/trm.txt`) as Uint8Array);
+    m.FS.writeFile(`${DATA}/trm.txt`, setting(trm, 'output_rate', OUTPUT_RATE.toFixed(1)));
+    return m;
+  }));
+
+function cString(m: any, s: string): number {
+  const bytes = new TextEncoder().encode(s);
+  const ptr = m._malloc(bytes.length + 1) as number;
+  m.HEAPU8.set(bytes, ptr);
+  m.HEAPU8[ptr + bytes.length] = 0;
+  return ptr;
+}
+
+function setting(file: string, key: string, value: string | number): string {
+  return file.replace(new RegExp(`^${key}\\s*=.*$`, 'm'), `${key} = ${value}`);
+}
+
+export class GnuSpeechEngine implements Engine {
+  readonly id = 'gnuspeech';
+  readonly capabilities = {
+    languages: ['en'],
+    mixable: false,
+    nativeCloning: false,
+    ssml: false,
+    wordTimings: false,
+    nativePitch: true,
+    nativeSpeed: true,
+  };
+  private readonly voices: VoiceInfo[] = VOICES.map((v) => ({
+    id: `gnuspeech:${v.variant}`,
+    name: v.name,
+    gender: v.gender,
+    languages: ['en'],
+    model: GNUSPEECH_MODEL,
+    engine: this.id,
+    variant: v.variant,
+    age: v.age,
+    profile: { pitchHz: v.pitchHz, range: 50, rate: 1, formantScale: 1, breathiness: 0, gainDb: 0 },
+    previewText: 'Hello! This is my voice. I can read your text aloud, clearly and naturally.',
+    description: `Articulatory model of a ${v.name.slice(4).toLowerCase()} vocal tract (${v.tract} cm)`,
+  }));
+
+  listVoices(): VoiceInfo[] {
+    return this.voices;
+  }
+
+  listModels(): ModelInfo[] {
+    return [
+      { id: GNUSPEECH_MODEL, name: 'GnuSpeech', engine: this.id, type: 'standard', languages: ['en'], genders: ['male', 'female', 'neutral'], description: 'Articulatory speech synthesis: a simulated vocal tract, from baby to adult.', voiceCount: this.voices.length },
+    ];
+  }
+
+  async *synthesize(req: EngineRequest): AsyncIterable<PcmChunk> {
+    const m = await getModule();
+    const semis = totalSemitones(req);
+    const tempo = Math.max(0.25, Math.min(4, totalSpeed(req)));
+    let control = setting(baseControlModel, 'voice_name', req.voice.variant);
+    control = setting(control, 'tempo', tempo.toFixed(3));
+    control = setting(control, 'pitch_offset', (BASE_PITCH_OFFSET + semis).toFixed(2));
+    // Random intonation and drift make F0 differ from run to run; the same request must sound the same.
+    control = setting(control, 'random_intonation', 0);
+    control = setting(control, 'intonation_drift', 0);
+    m.FS.writeFile(`${DATA}/trm_control_model.txt`, control);
+    const text = cString(m, req.text.replace(/[\u0000-\u001f]/g, ' '));
+    const out = cString(m, './out.wav');
+    const dir = cString(m, DATA);
+    const params = cString(m, './out-params.txt');
+    try {
+      m._GnuSpeech_synthesizeToFile(text, out, dir, params, 0);
+      const wav = Buffer.from(m.FS.readFile('./out.wav') as Uint8Array);
+      m.FS.unlink('./out.wav');
+      const { samples, sampleRate } = decodeWav(wav);
+      yield { samples, sampleRate };
+    } finally {
+      for (const p of [text, out, dir, params]) m._free(p);
+    }
+  }
+}

@@ -1,0 +1,65 @@
+/**
+ * Chunked synthesis: sentences go to the pool with a look-ahead as deep as the pool, and come
+ * back in order, each yielded as soon as it and those before it are done. Remote engines are
+ * I/O-bound and run here, one request ahead.
+ */
+import type { Engine, PcmChunk } from '../types.ts';
+import type { WorkerPool } from '../pool/pool.ts';
+import { runEngine } from './run-engine.ts';
+import type { Plan } from './plan.ts';
+
+export interface SentenceAudio extends PcmChunk {
+  index: number;
+  text: string;
+}
+
+export interface ChunkContext {
+  pool: WorkerPool;
+  /** Engines that run in the pool (by id). */
+  localEngines: ReadonlySet<string>;
+  /** Engines that run in this thread. */
+  remoteEngines: ReadonlyMap<string, Engine>;
+  sampleRate: number;
+}
+
+export async function* synthesizeChunks(ctx: ChunkContext, plan: Plan, signal?: AbortSignal): AsyncIterable<SentenceAudio> {
+  const job = (text: string) => ({
+    engine: plan.voice.engine,
+    voice: plan.voice,
+    text,
+    language: plan.language,
+    speed: plan.speed,
+    pitch: plan.pitch,
+    profile: plan.profile,
+    sampleRate: ctx.sampleRate,
+    loudness: true,
+    ...(plan.reference ? { reference: plan.reference } : {}),
+  });
+  const remote = ctx.remoteEngines.get(plan.voice.engine);
+  const run = remote
+    ? (text: string) => runEngine(remote, job(text), signal)
+    : ctx.localEngines.has(plan.voice.engine)
+      ? (text: string) => ctx.pool.synthesize(job(text))
+      : undefined;
+  if (!run) throw new Error(`engine ${plan.voice.engine} is not configured`);
+
+  const depth = remote ? 2 : Math.max(2, ctx.pool.size + 1);
+  const inFlight: Promise<Awaited<ReturnType<typeof run>>>[] = [];
+  let next = 0;
+  const fill = (): void => {
+    while (next < plan.sentences.length && inFlight.length < depth) {
+      const p = run(plan.sentences[next]!);
+      // Abandoned streams must not leave unhandled rejections behind.
+      p.catch(() => {});
+      inFlight.push(p);
+      next++;
+    }
+  };
+  for (let index = 0; index < plan.sentences.length; index++) {
+    if (signal?.aborted) throw signal.reason ?? new Error('aborted');
+    fill();
+    const result = await inFlight.shift()!;
+    fill();
+    yield { index, text: plan.sentences[index]!, samples: result.samples, sampleRate: result.sampleRate, words: result.words };
+  }
+}

@@ -1,0 +1,91 @@
+/** From a request to a plan: validation, voice and profile, language, normalized sentences. */
+import { languageFamily } from '../catalogue/languages.ts';
+import { SpeechError } from '../errors.ts';
+import { checkLanguage } from '../text/detect-language.ts';
+import { countCharacters, normalizeText } from '../text/normalize.ts';
+import { splitSentences } from '../text/segment.ts';
+import { AUDIO_FORMATS, type AudioFormat, type EngineRequest, type VoiceInfo, type VoiceProfile } from '../types.ts';
+
+export interface SynthesisRequest {
+  text: string;
+  /** A library voice; or pass `voice` for one the caller defines (clone, designed voice). */
+  voiceId?: string;
+  voice?: VoiceInfo;
+  /** Overrides the voice's own profile (a mix, a designed or cloned voice). */
+  profile?: VoiceProfile;
+  language?: string;
+  format?: AudioFormat;
+  /** 0.5–2. */
+  speed?: number;
+  /** Semitones, -12..12. */
+  pitch?: number;
+  /** Reference audio for engines that clone natively. */
+  reference?: EngineRequest['reference'];
+  /** Refuse text in a language the voice does not speak (default true). */
+  checkLanguage?: boolean;
+  signal?: AbortSignal;
+}
+
+export interface Plan {
+  voice: VoiceInfo;
+  profile: VoiceProfile;
+  language: string;
+  format: AudioFormat;
+  speed: number;
+  pitch: number;
+  text: string;
+  sentences: string[];
+  characters: number;
+  reference?: EngineRequest['reference'];
+}
+
+export interface PlanContext {
+  findVoice(id: string): VoiceInfo | undefined;
+  maxTextLength: number;
+}
+
+function invalid(field: string, rule: string): SpeechError {
+  return new SpeechError('VALIDATION_FAILED', `${field}: ${rule}`, { params: { field, rule } });
+}
+
+export function makePlan(req: SynthesisRequest, ctx: PlanContext): Plan {
+  if (typeof req.text !== 'string' || !req.text.trim()) throw invalid('text', 'must not be empty');
+  const characters = countCharacters(req.text);
+  if (characters > ctx.maxTextLength) throw new SpeechError('TEXT_TOO_LONG', `Text exceeds the limit of ${ctx.maxTextLength} characters`, { params: { maxLength: ctx.maxTextLength } });
+  const format = req.format ?? 'mp3';
+  if (!AUDIO_FORMATS.includes(format)) throw invalid('format', `one of ${AUDIO_FORMATS.join(', ')}`);
+  const speed = req.speed ?? 1;
+  if (!(speed >= 0.5 && speed <= 2)) throw invalid('speed', 'between 0.5 and 2');
+  const pitch = req.pitch ?? 0;
+  if (!(pitch >= -12 && pitch <= 12)) throw invalid('pitch', 'between -12 and 12 semitones');
+  const voice = req.voice ?? (req.voiceId ? ctx.findVoice(req.voiceId) : undefined);
+  if (!voice) throw new SpeechError('NOT_FOUND', `voice ${req.voiceId ?? ''} not found`, { params: { field: 'voice_id' } });
+
+  let language = req.language;
+  if (language && !voice.languages.some((l) => languageFamily(l) === languageFamily(language!))) {
+    throw new SpeechError('LANGUAGE_UNSUPPORTED', `voice ${voice.id} does not speak ${language}`, { params: { language } });
+  }
+  if (!language) {
+    const check = checkLanguage(req.text, voice.languages);
+    if (!check.ok && req.checkLanguage !== false) {
+      throw new SpeechError('LANGUAGE_UNSUPPORTED', `voice ${voice.id} does not speak ${check.detected.language}`, { params: { language: check.detected.language } });
+    }
+    const family = languageFamily(check.detected.language);
+    language = voice.languages.find((l) => languageFamily(l) === family) ?? voice.languages[0] ?? 'en';
+  }
+  const text = normalizeText(req.text, language);
+  const sentences = splitSentences(text);
+  if (!sentences.length) throw invalid('text', 'nothing to read');
+  return {
+    voice,
+    profile: req.profile ?? voice.profile,
+    language,
+    format,
+    speed,
+    pitch,
+    text,
+    sentences,
+    characters,
+    ...(req.reference ? { reference: req.reference } : {}),
+  };
+}

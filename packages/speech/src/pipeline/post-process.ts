@@ -1,0 +1,26 @@
+/** The DSP stage after an engine: speed and pitch it could not do, loudness, resampling. */
+import { normalizeLoudness } from '../dsp/loudness.ts';
+import { resample } from '../dsp/resample.ts';
+import { changeSpeedPitch } from '../dsp/sonic.ts';
+import type { PcmChunk } from '../types.ts';
+
+export interface PostProcessOptions {
+  /** Speed the engine did not apply (1 = none). */
+  speed: number;
+  /** Semitones the engine did not apply. */
+  semitones: number;
+  loudness: boolean;
+  sampleRate: number;
+}
+
+export async function postProcess(chunk: PcmChunk, opts: PostProcessOptions): Promise<PcmChunk> {
+  let samples = chunk.samples;
+  let words = chunk.words;
+  if (Math.abs(opts.speed - 1) > 1e-3 || Math.abs(opts.semitones) > 1e-3) {
+    samples = await changeSpeedPitch(samples, chunk.sampleRate, opts.speed, opts.semitones);
+    if (words) words = words.map((w) => ({ ...w, start: w.start / opts.speed, end: w.end / opts.speed }));
+  }
+  if (opts.loudness) samples = normalizeLoudness(samples, chunk.sampleRate);
+  samples = await resample(samples, chunk.sampleRate, opts.sampleRate);
+  return words ? { samples, sampleRate: opts.sampleRate, words } : { samples, sampleRate: opts.sampleRate };
+}

@@ -1,0 +1,42 @@
+/** One sentence through one engine and the DSP stage: the unit of work of the pool. */
+import { totalSemitones, totalSpeed } from '../engines/pitch.ts';
+import { concatFloat32 } from '../dsp/pcm.ts';
+import type { Engine, EngineRequest, WordTiming } from '../types.ts';
+import type { SynthesisJob, SynthesisResult } from '../pool/protocol.ts';
+import { postProcess } from './post-process.ts';
+
+export async function runEngine(engine: Engine, job: SynthesisJob, signal?: AbortSignal): Promise<SynthesisResult> {
+  const t0 = performance.now();
+  const req: EngineRequest = {
+    text: job.text,
+    voice: job.voice,
+    speed: job.speed,
+    pitch: job.pitch,
+    profile: job.profile,
+    ...(job.language ? { language: job.language } : {}),
+    ...(job.reference ? { reference: job.reference } : {}),
+    ...(signal ? { signal } : {}),
+  };
+  const parts: Float32Array[] = [];
+  const words: WordTiming[] = [];
+  let rate = 0;
+  let offset = 0;
+  for await (const chunk of engine.synthesize(req)) {
+    if (rate && chunk.sampleRate !== rate) throw new Error(`${engine.id}: sample rate changed within one sentence`);
+    rate = chunk.sampleRate;
+    for (const w of chunk.words ?? []) words.push({ word: w.word, start: w.start + offset, end: w.end + offset });
+    parts.push(chunk.samples);
+    offset += chunk.samples.length / chunk.sampleRate;
+  }
+  const t1 = performance.now();
+  const out = await postProcess(
+    { samples: concatFloat32(parts), sampleRate: rate || job.sampleRate, words },
+    {
+      speed: engine.capabilities.nativeSpeed ? 1 : totalSpeed(req),
+      semitones: engine.capabilities.nativePitch ? 0 : totalSemitones(req),
+      loudness: job.loudness,
+      sampleRate: job.sampleRate,
+    },
+  );
+  return { samples: out.samples, sampleRate: out.sampleRate, words: out.words ?? [], engineMs: t1 - t0, dspMs: performance.now() - t1 };
+}

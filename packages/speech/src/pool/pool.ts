@@ -1,0 +1,108 @@
+/**
+ * A pool of worker threads sized to the machine, with a FIFO queue: engines are synchronous
+ * WASM/JS, so they never run on the caller's event loop. A worker that dies fails its job and is
+ * replaced.
+ */
+import os from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { SpeechError, reviveError } from '../errors.ts';
+import type { FromWorker, SynthesisJob, SynthesisResult, ToWorker, WorkerConfig } from './protocol.ts';
+
+type Pending = { resolve: (v: any) => void; reject: (e: Error) => void };
+type Task = { msg: ToWorker; pending: Pending };
+
+interface Slot {
+  worker: Worker;
+  busy: Task | undefined;
+}
+
+export interface PoolOptions extends WorkerConfig {
+  size?: number;
+}
+
+export class WorkerPool {
+  readonly size: number;
+  private readonly slots: Slot[] = [];
+  private readonly queue: Task[] = [];
+  private seq = 0;
+  private closed = false;
+  private readonly config: WorkerConfig;
+
+  constructor(opts: PoolOptions = {}) {
+    this.size = Math.max(1, opts.size ?? os.availableParallelism());
+    this.config = opts.modelsDir ? { modelsDir: opts.modelsDir } : {};
+    for (let i = 0; i < this.size; i++) this.slots.push(this.spawn());
+  }
+
+  private spawn(): Slot {
+    const worker = new Worker(new URL('./worker-entry.mjs', import.meta.url), { workerData: this.config, execArgv: [] });
+    const slot: Slot = { worker, busy: undefined };
+    worker.unref();
+    worker.on('message', (msg: FromWorker) => {
+      const task = slot.busy;
+      if (!task || task.msg.id !== msg.id) return;
+      slot.busy = undefined;
+      if (msg.type === 'error') task.pending.reject(reviveError(msg.error.code ? { ...msg.error, name: 'SpeechError' } : Object.assign(new Error(msg.error.message), { name: msg.error.name })));
+      else if (msg.type === 'result') task.pending.resolve(msg.result);
+      else if (msg.type === 'voices') task.pending.resolve({ voices: msg.voices, models: msg.models });
+      else task.pending.resolve(undefined);
+      this.pump();
+    });
+    const died = (err: Error): void => {
+      const i = this.slots.indexOf(slot);
+      if (i < 0) return;
+      slot.busy?.pending.reject(new SpeechError('INTERNAL', `synthesis worker failed: ${err.message}`, { cause: err }));
+      slot.busy = undefined;
+      if (this.closed) return;
+      this.slots[i] = this.spawn();
+      this.pump();
+    };
+    worker.on('error', died);
+    worker.on('exit', (code) => died(new Error(`exited with code ${code}`)));
+    return slot;
+  }
+
+  private pump(): void {
+    for (const slot of this.slots) {
+      if (!this.queue.length) break;
+      if (slot.busy) continue;
+      const task = this.queue.shift()!;
+      slot.busy = task;
+      slot.worker.ref();
+      slot.worker.postMessage(task.msg);
+    }
+    for (const slot of this.slots) if (!slot.busy) slot.worker.unref();
+  }
+
+  private submit<T>(make: (id: number) => ToWorker): Promise<T> {
+    if (this.closed) return Promise.reject(new SpeechError('INTERNAL', 'the synthesis pool is closed'));
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ msg: make(++this.seq), pending: { resolve, reject } });
+      this.pump();
+    });
+  }
+
+  synthesize(job: SynthesisJob): Promise<SynthesisResult> {
+    return this.submit((id) => ({ type: 'synthesize', id, job }));
+  }
+
+  /** Loads the engines in every worker, so the first real request is not the slow one. */
+  async warmup(): Promise<void> {
+    await Promise.all(this.slots.map(() => this.submit((id) => ({ type: 'warmup', id }))));
+  }
+
+  /** Jobs waiting for a free worker. */
+  get queued(): number {
+    return this.queue.length;
+  }
+
+  get busy(): number {
+    return this.slots.filter((s) => s.busy).length;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const t of this.queue.splice(0)) t.pending.reject(new SpeechError('INTERNAL', 'the synthesis pool is closed'));
+    await Promise.all(this.slots.map((s) => s.worker.terminate()));
+  }
+}

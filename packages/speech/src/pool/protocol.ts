@@ -1,0 +1,41 @@
+/** Messages between the pool and its worker threads. */
+import type { EngineRequest, VoiceInfo, VoiceProfile, WordTiming } from '../types.ts';
+
+export interface WorkerConfig {
+  modelsDir?: string;
+}
+
+export interface SynthesisJob {
+  engine: string;
+  voice: VoiceInfo;
+  text: string;
+  language?: string;
+  speed: number;
+  pitch: number;
+  profile: VoiceProfile;
+  /** Output sample rate; the worker resamples. */
+  sampleRate: number;
+  /** Normalize loudness to the platform target. */
+  loudness: boolean;
+  reference?: EngineRequest['reference'];
+}
+
+export interface SynthesisResult {
+  samples: Float32Array;
+  sampleRate: number;
+  words: WordTiming[];
+  /** Milliseconds the engine and DSP took inside the worker. */
+  engineMs: number;
+  dspMs: number;
+}
+
+export type ToWorker =
+  | { type: 'synthesize'; id: number; job: SynthesisJob }
+  | { type: 'voices'; id: number }
+  | { type: 'warmup'; id: number };
+
+export type FromWorker =
+  | { type: 'result'; id: number; result: SynthesisResult }
+  | { type: 'voices'; id: number; voices: VoiceInfo[]; models: unknown[] }
+  | { type: 'done'; id: number }
+  | { type: 'error'; id: number; error: { name: string; message: string; code?: string; params?: Record<string, string | number> } };

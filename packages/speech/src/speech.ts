@@ -1,0 +1,202 @@
+/**
+ * The package's high-level API for the server: the voice library, synthesis (whole or streamed),
+ * previews, estimates and language checks, behind one object created from config.
+ */
+import { encodeAudio } from './audio/ffmpeg.ts';
+import { createStreamEncoder } from './audio/stream-encoder.ts';
+import { mixVoices, type MixPart } from './catalogue/mix.ts';
+import { concatFloat32 } from './dsp/pcm.ts';
+import { ElevenLabsEngine, type ElevenLabsConfig } from './engines/elevenlabs.ts';
+import { createLocalEngines } from './engines/local.ts';
+import { OpenAIEngine, type OpenAIConfig } from './engines/openai.ts';
+import { SpeechError } from './errors.ts';
+import { synthesizeChunks, type ChunkContext } from './pipeline/chunks.ts';
+import { cacheKey, MemoryAudioCache, type AudioCache } from './pipeline/cache.ts';
+import { makePlan, type Plan, type SynthesisRequest } from './pipeline/plan.ts';
+import { WorkerPool } from './pool/pool.ts';
+import { checkLanguage, detectLanguage, type DetectedLanguage, type LanguageCheck } from './text/detect-language.ts';
+import { cleanText, countCharacters } from './text/normalize.ts';
+import { CONTENT_TYPES, type AudioFormat, type Engine, type ModelInfo, type VoiceInfo, type WordTiming } from './types.ts';
+
+export interface SpeechOptions {
+  /** Folder with a sherpa-onnx manifest.json (MODELS_DIR). */
+  modelsDir?: string;
+  /** Remote providers, each enabled by its URL and key. */
+  remote?: { openai?: OpenAIConfig; elevenlabs?: ElevenLabsConfig };
+  /** Worker threads; default os.availableParallelism(). */
+  poolSize?: number;
+  /** Output sample rate (default 24 kHz). */
+  sampleRate?: number;
+  /** Audio cache for whole-file synthesis and streams; false disables it. */
+  cache?: AudioCache | false;
+  maxTextLength?: number;
+  /** Load engines in every worker at start (default true). */
+  warmup?: boolean;
+}
+
+export interface SynthesisResult {
+  audio: Buffer;
+  format: AudioFormat;
+  contentType: string;
+  durationSec: number;
+  sampleRate: number;
+  characters: number;
+  language: string;
+  sentences: number;
+  words: WordTiming[];
+  cacheKey: string;
+  cached: boolean;
+}
+
+export interface VoiceFilter {
+  model?: string;
+  engine?: string;
+  language?: string;
+  gender?: string;
+  name?: string;
+  mixable?: boolean;
+}
+
+export interface Speech {
+  listVoices(filter?: VoiceFilter): VoiceInfo[];
+  getVoice(id: string): VoiceInfo | undefined;
+  listModels(): ModelInfo[];
+  synthesize(req: SynthesisRequest): Promise<SynthesisResult>;
+  /** Encoded audio chunks, each as soon as it is encoded. */
+  synthesizeStream(req: SynthesisRequest): AsyncIterable<Buffer>;
+  /** Validates and prepares a request (throws the same errors synthesis would), without synthesizing. */
+  prepare(req: SynthesisRequest): Plan & { cacheKey: string; contentType: string };
+  renderPreview(voiceId: string, format?: AudioFormat): Promise<SynthesisResult>;
+  mix(parts: { voiceId: string; weight: number }[]): { base: VoiceInfo; profile: VoiceInfo['profile'] };
+  estimateCharacters(text: string): number;
+  detectLanguage(text: string): DetectedLanguage;
+  checkLanguage(text: string, voiceId: string): LanguageCheck;
+  readonly poolSize: number;
+  close(): Promise<void>;
+}
+
+export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
+  const sampleRate = opts.sampleRate ?? 24_000;
+  const maxTextLength = opts.maxTextLength ?? 5000;
+  const cache = opts.cache === false ? undefined : (opts.cache ?? new MemoryAudioCache());
+  const local = createLocalEngines(opts.modelsDir ? { modelsDir: opts.modelsDir } : {});
+  const remote = new Map<string, Engine>();
+  if (opts.remote?.openai?.url && opts.remote.openai.key) remote.set('openai', new OpenAIEngine(opts.remote.openai));
+  if (opts.remote?.elevenlabs?.url && opts.remote.elevenlabs.key) {
+    const el = new ElevenLabsEngine(opts.remote.elevenlabs);
+    await el.refreshVoices();
+    remote.set('elevenlabs', el);
+  }
+  const pool = new WorkerPool({ ...(opts.poolSize ? { size: opts.poolSize } : {}), ...(opts.modelsDir ? { modelsDir: opts.modelsDir } : {}) });
+  if (opts.warmup !== false) await pool.warmup();
+
+  const engines = [...local.values(), ...remote.values()];
+  const voices = engines.flatMap((e) => e.listVoices());
+  const byId = new Map(voices.map((v) => [v.id, v]));
+  const mixableModels = new Set(engines.flatMap((e) => e.listModels()).filter((m) => m.type === 'mixing').map((m) => m.id));
+  const ctx: ChunkContext = { pool, localEngines: new Set(local.keys()), remoteEngines: remote, sampleRate };
+  const planCtx = { findVoice: (id: string) => byId.get(id), maxTextLength };
+
+  const keyOf = (plan: Plan): string =>
+    cacheKey({ text: plan.text, voiceId: plan.voice.id, profile: plan.profile, language: plan.language, speed: plan.speed, pitch: plan.pitch, format: plan.format, sampleRate });
+
+  async function synthesize(req: SynthesisRequest): Promise<SynthesisResult> {
+    const plan = makePlan(req, planCtx);
+    // Requests that carry a reference sample are never cached: the key does not cover the sample.
+    const key = keyOf(plan);
+    const base = { format: plan.format, contentType: CONTENT_TYPES[plan.format], sampleRate, characters: plan.characters, language: plan.language, sentences: plan.sentences.length, cacheKey: key };
+    const hit = plan.reference ? undefined : await cache?.get(key);
+    if (hit) return { ...base, audio: hit.audio, durationSec: hit.durationSec, words: [], cached: true };
+    const parts: Float32Array[] = [];
+    const words: WordTiming[] = [];
+    let offset = 0;
+    for await (const s of synthesizeChunks(ctx, plan, req.signal)) {
+      for (const w of s.words ?? []) words.push({ word: w.word, start: w.start + offset, end: w.end + offset });
+      parts.push(s.samples);
+      offset += s.samples.length / s.sampleRate;
+    }
+    const pcm = concatFloat32(parts);
+    const audio = await encodeAudio(pcm, sampleRate, plan.format);
+    const durationSec = pcm.length / sampleRate;
+    if (!plan.reference) await cache?.set(key, { audio, durationSec, sampleRate });
+    return { ...base, audio, durationSec, words, cached: false };
+  }
+
+  async function* synthesizeStream(req: SynthesisRequest): AsyncIterable<Buffer> {
+    const plan = makePlan(req, planCtx);
+    const key = keyOf(plan);
+    const hit = plan.reference ? undefined : await cache?.get(key);
+    if (hit) {
+      for (let i = 0; i < hit.audio.length; i += 64 * 1024) yield hit.audio.subarray(i, i + 64 * 1024);
+      return;
+    }
+    const encoder = createStreamEncoder(plan.format, sampleRate);
+    const out: Buffer[] = [];
+    let samples = 0;
+    let complete = false;
+    try {
+      for await (const s of synthesizeChunks(ctx, plan, req.signal)) {
+        samples += s.samples.length;
+        for (const b of await encoder.write(s.samples)) {
+          out.push(b);
+          yield b;
+        }
+      }
+      for (const b of await encoder.end()) {
+        out.push(b);
+        yield b;
+      }
+      complete = true;
+    } finally {
+      if (!complete) encoder.abort();
+    }
+    // A streamed WAV has an open-ended header; only formats whose stream equals the file are cached.
+    if (!plan.reference && plan.format !== 'wav') await cache?.set(key, { audio: Buffer.concat(out), durationSec: samples / sampleRate, sampleRate });
+  }
+
+  return {
+    listVoices(filter = {}) {
+      return voices.filter((v) =>
+        (!filter.model || v.model === filter.model) &&
+        (!filter.engine || v.engine === filter.engine) &&
+        (!filter.gender || v.gender === filter.gender) &&
+        (!filter.language || v.languages.some((l) => l.toLowerCase() === filter.language!.toLowerCase() || l.toLowerCase().split('-')[0] === filter.language!.toLowerCase())) &&
+        (!filter.name || v.name.toLowerCase().includes(filter.name.toLowerCase())) &&
+        (filter.mixable === undefined || mixableModels.has(v.model) === filter.mixable));
+    },
+    getVoice: (id) => byId.get(id),
+    listModels: () => engines.flatMap((e) => e.listModels()),
+    synthesize,
+    synthesizeStream,
+    prepare(req) {
+      const plan = makePlan(req, planCtx);
+      return { ...plan, cacheKey: keyOf(plan), contentType: CONTENT_TYPES[plan.format] };
+    },
+    renderPreview(voiceId, format = 'mp3') {
+      const voice = byId.get(voiceId);
+      if (!voice) throw new SpeechError('NOT_FOUND', `voice ${voiceId} not found`);
+      return synthesize({ text: voice.previewText, voice, format, language: voice.languages[0]!, checkLanguage: false });
+    },
+    mix(parts) {
+      const resolved: MixPart[] = parts.map((p) => {
+        const voice = byId.get(p.voiceId);
+        if (!voice) throw new SpeechError('NOT_FOUND', `voice ${p.voiceId} not found`);
+        if (!mixableModels.has(voice.model)) throw new SpeechError('VALIDATION_FAILED', `voices of ${voice.model} cannot be mixed`, { params: { field: 'mix', rule: 'mixable model' } });
+        return { voice, weight: p.weight };
+      });
+      return mixVoices(resolved);
+    },
+    estimateCharacters: (text) => countCharacters(cleanText(text)),
+    detectLanguage,
+    checkLanguage(text, voiceId) {
+      const voice = byId.get(voiceId);
+      if (!voice) throw new SpeechError('NOT_FOUND', `voice ${voiceId} not found`);
+      return checkLanguage(text, voice.languages);
+    },
+    poolSize: pool.size,
+    async close() {
+      await pool.close();
+      await Promise.all(engines.map((e) => e.close?.()));
+    },
+  };
+}

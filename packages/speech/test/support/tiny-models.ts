@@ -1,0 +1,123 @@
+/**
+ * Tiny sherpa-onnx models in the exact formats the engine reads (ONNX graph + metadata, tokens,
+ * voices), built by the tests: no download anywhere. They "speak" a sine tone whose length follows
+ * the number of tokens and the speed, and whose pitch follows the speaker (VITS) or the voice
+ * vector (Kokoro), so tests can check that the loader wires text, speaker, speed and vectors through.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { DataType, encodeModel, type Node, type Tensor } from './onnx-writer.ts';
+
+export const TINY_RATE = 16000;
+/** Seconds of audio per input token at speed 1. */
+export const TINY_SECONDS_PER_TOKEN = 0.05;
+/** VITS: F0 = 110 Hz + 60 Hz × speaker id. */
+export const vitsSpeakerHz = (sid: number): number => 110 + 60 * sid;
+
+const f = (name: string, v: number): Tensor => ({ name, type: DataType.FLOAT, dims: [], floats: [v] });
+const i64 = (name: string, v: number[], dims = [v.length]): Tensor => ({ name, type: DataType.INT64, dims, ints: v });
+
+/** tone = 0.3·sin(2π·f0·t/sr) for t < tokens·hop·lengthScale, shaped [1, 1, T]. */
+function toneNodes(tokens: string, lengthScale: string, f0: string): Node[] {
+  return [
+    { op: 'Shape', inputs: [tokens], outputs: ['shape'] },
+    { op: 'Gather', inputs: ['shape', 'one_i'], outputs: ['n'], attrs: { axis: 0 } },
+    { op: 'Cast', inputs: ['n'], outputs: ['nf'], attrs: { to: DataType.FLOAT } },
+    { op: 'ReduceSum', inputs: [lengthScale], outputs: ['ls'], attrs: { keepdims: 0 } },
+    { op: 'Mul', inputs: ['nf', 'hop'], outputs: ['len0'] },
+    { op: 'Mul', inputs: ['len0', 'ls'], outputs: ['len'] },
+    { op: 'Floor', inputs: ['len'], outputs: ['lenf'] },
+    { op: 'Range', inputs: ['zero', 'lenf', 'onef'], outputs: ['t'] },
+    { op: 'Mul', inputs: [f0, 'omega'], outputs: ['w'] },
+    { op: 'Mul', inputs: ['t', 'w'], outputs: ['phase'] },
+    { op: 'Sin', inputs: ['phase'], outputs: ['s'] },
+    { op: 'Mul', inputs: ['s', 'amp'], outputs: ['s2'] },
+    { op: 'Reshape', inputs: ['s2', 'outshape'], outputs: ['audio'] },
+  ];
+}
+
+const toneConstants = (): Tensor[] => [
+  i64('one_i', [1], []),
+  f('hop', TINY_SECONDS_PER_TOKEN * TINY_RATE),
+  f('zero', 0),
+  f('onef', 1),
+  f('omega', (2 * Math.PI) / TINY_RATE),
+  f('amp', 0.3),
+  i64('outshape', [1, 1, -1]),
+];
+
+const CHARS = ' abcdefghijklmnopqrstuvwxyz.,!?\'';
+
+/** A multi-speaker VITS model with a character frontend (the format of Coqui-style models). */
+export function writeTinyVits(dir: string, speakers = 3): { model: string; tokens: string } {
+  mkdirSync(dir, { recursive: true });
+  const model = path.join(dir, 'model.onnx');
+  const tokens = path.join(dir, 'tokens.txt');
+  const nodes: Node[] = [
+    { op: 'Cast', inputs: ['sid'], outputs: ['sidf'], attrs: { to: DataType.FLOAT } },
+    { op: 'Mul', inputs: ['sidf', 'step'], outputs: ['sidhz'] },
+    { op: 'Add', inputs: ['sidhz', 'base'], outputs: ['f0'] },
+    ...toneNodes('x', 'length_scale', 'f0'),
+  ];
+  writeFileSync(model, encodeModel({
+    inputs: [
+      { name: 'x', type: DataType.INT64, shape: [1, 'L'] },
+      { name: 'x_length', type: DataType.INT64, shape: [1] },
+      { name: 'noise_scale', type: DataType.FLOAT, shape: [1] },
+      { name: 'length_scale', type: DataType.FLOAT, shape: [1] },
+      { name: 'noise_scale_w', type: DataType.FLOAT, shape: [1] },
+      { name: 'sid', type: DataType.INT64, shape: [1] },
+    ],
+    outputs: [{ name: 'audio', type: DataType.FLOAT, shape: [1, 1, 'T'] }],
+    nodes,
+    initializers: [...toneConstants(), f('step', 60), f('base', 110)],
+    metadata: { model_type: 'vits', comment: 'tiny test model', language: 'English', sample_rate: TINY_RATE, n_speakers: speakers, add_blank: 0, frontend: 'characters', punctuation: '. , ! ?' },
+  }));
+  writeFileSync(tokens, [...CHARS].map((c, i) => `${c} ${i}`).join('\n') + '\n');
+  return { model, tokens };
+}
+
+export const KOKORO_STYLE_DIM = 8;
+export const KOKORO_MAX_TOKENS = 64;
+
+/**
+ * A Kokoro model: inputs tokens / style / speed; F0 = style[0] (Hz), so a blend of voice vectors
+ * is audible as the weighted mean pitch. `speakerHz` gives each speaker's F0.
+ */
+export function writeTinyKokoro(dir: string, speakerHz: number[]): { model: string; voices: string; tokens: string } {
+  mkdirSync(dir, { recursive: true });
+  const model = path.join(dir, 'model.onnx');
+  const voices = path.join(dir, 'voices.bin');
+  const tokens = path.join(dir, 'tokens.txt');
+  const nodes: Node[] = [
+    { op: 'Slice', inputs: ['style', 'sl_start', 'sl_end', 'sl_axes'], outputs: ['f0_2d'] },
+    { op: 'Reshape', inputs: ['f0_2d', 'one_shape'], outputs: ['f0'] },
+    { op: 'Div', inputs: ['onef', 'speed'], outputs: ['inv_speed'] },
+    ...toneNodes('tokens', 'inv_speed', 'f0'),
+  ];
+  writeFileSync(model, encodeModel({
+    inputs: [
+      { name: 'tokens', type: DataType.INT64, shape: [1, 'L'] },
+      { name: 'style', type: DataType.FLOAT, shape: [1, KOKORO_STYLE_DIM] },
+      { name: 'speed', type: DataType.FLOAT, shape: [1] },
+    ],
+    outputs: [{ name: 'audio', type: DataType.FLOAT, shape: [1, 1, 'T'] }],
+    nodes,
+    initializers: [...toneConstants(), i64('sl_start', [0]), i64('sl_end', [1]), i64('sl_axes', [1]), i64('one_shape', [1])],
+    metadata: {
+      model_type: 'kokoro', sample_rate: TINY_RATE, version: 1, n_speakers: speakerHz.length, has_espeak: 1,
+      voice: 'en-us', style_dim: `${KOKORO_MAX_TOKENS},1,${KOKORO_STYLE_DIM}`, speaker_names: speakerHz.map((_, i) => `s${i}`).join(','),
+    },
+  }));
+  const floats = new Float32Array(speakerHz.length * KOKORO_MAX_TOKENS * KOKORO_STYLE_DIM);
+  speakerHz.forEach((hz, s) => {
+    for (let t = 0; t < KOKORO_MAX_TOKENS; t++) {
+      const base = (s * KOKORO_MAX_TOKENS + t) * KOKORO_STYLE_DIM;
+      floats[base] = hz;
+      for (let k = 1; k < KOKORO_STYLE_DIM; k++) floats[base + k] = Math.sin(s + k);
+    }
+  });
+  writeFileSync(voices, Buffer.from(floats.buffer));
+  writeFileSync(tokens, [...CHARS].map((c, i) => `${c} ${i}`).join('\n') + '\n');
+  return { model, voices, tokens };
+}
