@@ -21,6 +21,12 @@ import { AccountsService } from './accounts/service.js';
 import { CreditsService } from './credits/service.js';
 import { loadCreditsConfig } from './credits/credits-config.js';
 import { UploadsService } from './uploads/service.js';
+import { SpeechHost } from './synthesis/speech-host.js';
+import { SynthesisService } from './synthesis/service.js';
+import { VoicesService } from './voices/service.js';
+import { synthesisRoutes } from './synthesis/routes.js';
+import { voiceRoutes } from './voices/routes.js';
+import { LIMITS } from '@polyvox/contracts';
 import type { AppContext } from './http/context.js';
 import { handleError, registerErrorHandling } from './http/error-handler.js';
 import { registerOpenApi } from './http/openapi.js';
@@ -56,7 +62,24 @@ export async function buildContext(config: Config, overrides: { mailer?: Mailer;
     codePerEmailDay: config.CODE_LIMIT_PER_EMAIL_DAY,
     signInPerIpMinute: config.SIGN_IN_LIMIT_PER_IP_MINUTE,
   });
-  return { config, db, mailer, storage, sessions, accounts, auth, credits, uploads, redis };
+  const speech = new SpeechHost({
+    maxTextLength: LIMITS.maxTextLength,
+    warmup: config.SPEECH_WARMUP,
+    ...(config.SPEECH_WORKERS ? { poolSize: config.SPEECH_WORKERS } : {}),
+    ...(config.MODELS_DIR ? { modelsDir: config.MODELS_DIR } : {}),
+    remote: {
+      ...(config.OPENAI_TTS_URL && config.OPENAI_TTS_KEY
+        ? { openai: { url: config.OPENAI_TTS_URL, key: config.OPENAI_TTS_KEY, ...(config.OPENAI_TTS_MODEL ? { model: config.OPENAI_TTS_MODEL } : {}) } }
+        : {}),
+      ...(config.ELEVENLABS_URL && config.ELEVENLABS_KEY ? { elevenlabs: { url: config.ELEVENLABS_URL, key: config.ELEVENLABS_KEY } } : {}),
+    },
+  });
+  const voices = new VoicesService(speech, storage);
+  const synthesis = new SynthesisService(speech, voices, credits);
+  return {
+    config, db, mailer, storage, sessions, accounts, auth, credits, uploads, redis,
+    speech, voices, synthesis, limits: { maxTextLength: LIMITS.maxTextLength },
+  };
 }
 
 export async function buildApp(config: Config, overrides: { mailer?: Mailer; db?: Db } = {}): Promise<BuiltApp> {
@@ -89,6 +112,8 @@ export async function buildApp(config: Config, overrides: { mailer?: Mailer; db?
   await app.register(uploadRoutes(ctx));
   await app.register(docRoutes);
   await app.register(statsRoutes(ctx));
+  await app.register(voiceRoutes(ctx));
+  await app.register(synthesisRoutes(ctx));
 
   if (fs.existsSync(path.join(config.WEB_DIST, 'index.html'))) {
     await app.register(fastifyStatic, { root: config.WEB_DIST, prefix: '/', wildcard: false, index: ['index.html'] });
@@ -99,6 +124,7 @@ export async function buildApp(config: Config, overrides: { mailer?: Mailer; db?
     stopSweeper();
     ctx.mailer.close();
     ctx.redis?.disconnect();
+    await ctx.speech.close();
     await ctx.db.close();
   });
   return { app, ctx };

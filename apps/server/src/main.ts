@@ -13,7 +13,7 @@ async function main(): Promise<void> {
     }
     throw e;
   }
-  const { app } = await buildApp(config);
+  const { app, ctx } = await buildApp(config);
   let closing = false;
   const shutdown = (signal: string) => {
     if (closing) return;
@@ -32,6 +32,13 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   await app.listen({ port: config.PORT, host: config.HOST });
+  // Engines start in the background so the first synthesis does not pay for them.
+  if (config.SPEECH_WARMUP) {
+    ctx.voices
+      .load()
+      .then(({ voices }) => app.log.info({ voices: voices.length }, 'speech engines ready'))
+      .catch((err: unknown) => app.log.error({ err }, 'speech engines failed to start'));
+  }
   app.log.info(`Polyvox is ready at ${config.PUBLIC_URL} (database: ${config.DATABASE_URL ? 'postgres' : 'sqlite'})`);
 }
 

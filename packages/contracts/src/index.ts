@@ -2,3 +2,4 @@ export * from './errors.js';
 export * from './locales.js';
 export * from './limits.js';
 export * from './accounts.js';
+export * from './speech.js';

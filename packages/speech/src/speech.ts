@@ -110,7 +110,7 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
     const parts: Float32Array[] = [];
     const words: WordTiming[] = [];
     let offset = 0;
-    for await (const s of synthesizeChunks(ctx, plan, req.signal)) {
+    for await (const s of synthesizeChunks(ctx, plan, req.signal, req.onProgress)) {
       for (const w of s.words ?? []) words.push({ word: w.word, start: w.start + offset, end: w.end + offset });
       parts.push(s.samples);
       offset += s.samples.length / s.sampleRate;
@@ -135,7 +135,7 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
     let samples = 0;
     let complete = false;
     try {
-      for await (const s of synthesizeChunks(ctx, plan, req.signal)) {
+      for await (const s of synthesizeChunks(ctx, plan, req.signal, req.onProgress)) {
         samples += s.samples.length;
         for (const b of await encoder.write(s.samples)) {
           out.push(b);

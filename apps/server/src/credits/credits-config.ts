@@ -5,6 +5,8 @@ const CreditsConfigSchema = z.object({
   anonymous_trial: z.number().int().min(0),
   free_plan_grant: z.number().int().min(0),
   hold_ttl_seconds: z.number().int().min(1),
+  model_coefficients: z.object({ default: z.number().positive() }).catchall(z.union([z.number().positive(), z.string()])),
+  coefficient_by_engine: z.record(z.string(), z.number().positive()).default({}),
 });
 export type CreditsConfig = z.infer<typeof CreditsConfigSchema>;
 
@@ -12,4 +14,15 @@ export function loadCreditsConfig(file: string): CreditsConfig {
   const parsed = CreditsConfigSchema.safeParse(JSON.parse(fs.readFileSync(file, 'utf8')));
   if (!parsed.success) throw new Error(`CREDITS_CONFIG ${file}: ${parsed.error.message}`);
   return parsed.data;
+}
+
+/** Credits per character of a model: its own coefficient, else its engine's, else the default. */
+export function coefficientFor(config: CreditsConfig, model: string, engine: string): number {
+  const own = config.model_coefficients[model];
+  if (typeof own === 'number') return own;
+  return config.coefficient_by_engine[engine] ?? config.model_coefficients.default;
+}
+
+export function priceOf(config: CreditsConfig, model: string, engine: string, characters: number): number {
+  return Math.round(characters * coefficientFor(config, model, engine));
 }

@@ -8,6 +8,9 @@ import type { AuthService } from '../auth/service.js';
 import type { SessionService } from '../auth/sessions.js';
 import type { CreditsService } from '../credits/service.js';
 import type { UploadsService } from '../uploads/service.js';
+import type { SpeechHost } from '../synthesis/speech-host.js';
+import type { SynthesisService } from '../synthesis/service.js';
+import type { VoicesService } from '../voices/service.js';
 
 /** Everything a route module may delegate to; built once in app.ts. */
 export interface AppContext {
@@ -21,4 +24,8 @@ export interface AppContext {
   credits: CreditsService;
   uploads: UploadsService;
   redis: Redis | null;
+  speech: SpeechHost;
+  voices: VoicesService;
+  synthesis: SynthesisService;
+  limits: { maxTextLength: number };
 }

@@ -20,6 +20,16 @@ const ConfigSchema = z.object({
   REDIS_PREFIX: z.string().min(1).default('polyvox:'),
   S3_URL: z.string().url().optional(),
   MODELS_DIR: z.string().optional(),
+  SPEECH_WORKERS: z.coerce.number().int().min(1).max(64).optional(),
+  SPEECH_WARMUP: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((v) => v === 'true'),
+  OPENAI_TTS_URL: z.string().url().optional(),
+  OPENAI_TTS_KEY: z.string().optional(),
+  OPENAI_TTS_MODEL: z.string().optional(),
+  ELEVENLABS_URL: z.string().url().optional(),
+  ELEVENLABS_KEY: z.string().optional(),
   PUBLIC_URL: z.string().url().optional(),
   WEB_DIST: z.string().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

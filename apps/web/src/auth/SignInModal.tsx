@@ -64,7 +64,15 @@ export function SignInModal() {
   const codeError = problems.code === 'required' ? t('signIn.codeRequired') : problems.code ? t('signIn.codeFormat') : null;
 
   return (
-    <Modal opened={opened} onClose={close} title={t('signIn.title')} centered size="md" data-testid="signin-modal">
+    <Modal
+      opened={opened}
+      onClose={close}
+      title={t('signIn.title')}
+      centered
+      size="md"
+      styles={{ title: { fontWeight: 700, fontSize: 'var(--mantine-font-size-lg)' } }}
+      data-testid="signin-modal"
+    >
       <form onSubmit={onSubmit} noValidate data-testid="signin-form">
         <Stack gap="md">
           <Text size="sm" c="dimmed">

@@ -37,9 +37,10 @@ export function estimateF0(input: Float32Array, inputRate: number, opts: F0Optio
   const factor = Math.max(1, Math.floor(inputRate / 8000));
   const samples = factor > 1 ? decimate(input, factor) : input;
   const sampleRate = inputRate / factor;
-  const minHz = opts.minHz ?? 60;
+  const minHz = opts.minHz ?? 50;
   const maxHz = opts.maxHz ?? 500;
-  const frame = Math.round((opts.frameSec ?? 0.04) * sampleRate);
+  // A frame holds at least two periods of the lowest pitch searched.
+  const frame = Math.round((opts.frameSec ?? Math.max(0.04, 2 / minHz)) * sampleRate);
   const hop = Math.round((opts.hopSec ?? 0.01) * sampleRate);
   const threshold = opts.voicingThreshold ?? 0.6;
   const minLag = Math.max(2, Math.floor(sampleRate / maxHz));

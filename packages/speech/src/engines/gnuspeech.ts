@@ -17,11 +17,11 @@ const OUTPUT_RATE = 22050;
 const BASE_PITCH_OFFSET = -4;
 
 const VOICES: { variant: string; name: string; gender: Gender; age: 'adult' | 'child' | 'baby'; pitchHz: number; tract: number }[] = [
-  { variant: 'male', name: 'Gnu Male', gender: 'male', age: 'adult', pitchHz: 120, tract: 17.5 },
-  { variant: 'female', name: 'Gnu Female', gender: 'female', age: 'adult', pitchHz: 240, tract: 15.0 },
-  { variant: 'large_child', name: 'Gnu Large Child', gender: 'neutral', age: 'child', pitchHz: 277, tract: 12.5 },
-  { variant: 'small_child', name: 'Gnu Small Child', gender: 'neutral', age: 'child', pitchHz: 320, tract: 10.0 },
-  { variant: 'baby', name: 'Gnu Baby', gender: 'neutral', age: 'baby', pitchHz: 369, tract: 7.5 },
+  { variant: 'male', name: 'Gnu Male', gender: 'male', age: 'adult', pitchHz: 100, tract: 17.5 },
+  { variant: 'female', name: 'Gnu Female', gender: 'female', age: 'adult', pitchHz: 200, tract: 15.0 },
+  { variant: 'large_child', name: 'Gnu Large Child', gender: 'neutral', age: 'child', pitchHz: 231, tract: 12.5 },
+  { variant: 'small_child', name: 'Gnu Small Child', gender: 'neutral', age: 'child', pitchHz: 267, tract: 10.0 },
+  { variant: 'baby', name: 'Gnu Baby', gender: 'neutral', age: 'baby', pitchHz: 307, tract: 7.5 },
 ];
 
 const require = createRequire(import.meta.url);

@@ -22,7 +22,12 @@ export interface ChunkContext {
   sampleRate: number;
 }
 
-export async function* synthesizeChunks(ctx: ChunkContext, plan: Plan, signal?: AbortSignal): AsyncIterable<SentenceAudio> {
+export async function* synthesizeChunks(
+  ctx: ChunkContext,
+  plan: Plan,
+  signal?: AbortSignal,
+  onProgress?: (p: { done: number; total: number }) => void,
+): AsyncIterable<SentenceAudio> {
   const job = (text: string) => ({
     engine: plan.voice.engine,
     voice: plan.voice,
@@ -46,9 +51,12 @@ export async function* synthesizeChunks(ctx: ChunkContext, plan: Plan, signal?: 
   const depth = remote ? 2 : Math.max(2, ctx.pool.size + 1);
   const inFlight: Promise<Awaited<ReturnType<typeof run>>>[] = [];
   let next = 0;
+  let done = 0;
+  const total = plan.sentences.length;
   const fill = (): void => {
     while (next < plan.sentences.length && inFlight.length < depth) {
       const p = run(plan.sentences[next]!);
+      if (onProgress) void p.then(() => onProgress({ done: ++done, total }), () => {});
       // Abandoned streams must not leave unhandled rejections behind.
       p.catch(() => {});
       inFlight.push(p);

@@ -24,6 +24,8 @@ export interface SynthesisRequest {
   /** Refuse text in a language the voice does not speak (default true). */
   checkLanguage?: boolean;
   signal?: AbortSignal;
+  /** Called as each sentence is synthesized (for progress of long texts). */
+  onProgress?: (p: { done: number; total: number }) => void;
 }
 
 export interface Plan {

@@ -1,0 +1,107 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { ErrorBody, LIMITS, RandomTextResponse, TtsConfigResponse, VoiceListQuery, VoiceListResponse, VoiceSchema } from '@polyvox/contracts';
+import type { AppContext } from '../http/context.js';
+import { AppError } from '../platform/errors.js';
+import { coefficientFor } from '../credits/credits-config.js';
+import { AVATAR_URL } from './official.js';
+
+const contentDir = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../content');
+const GENDER_ORDER = ['male', 'female', 'neutral'];
+
+export function voiceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+  let randomTexts: Promise<Record<string, { name: string; prompt: string; previewText: string }[]>> | null = null;
+
+  return async (app) => {
+    app.get(
+      '/tts/config',
+      { schema: { tags: ['voices'], summary: 'Models, their languages and genders, and the limits', response: { 200: TtsConfigResponse } } },
+      async () => {
+        const { models, voices } = await ctx.voices.load();
+        return {
+          models: models.map((m) => {
+            const own = voices.filter((v) => v.model === m.id);
+            const first = own[0];
+            return {
+              model: m.id,
+              model_name: m.name,
+              type: ['tts', ...(m.type === 'standard' ? [] : [m.type])],
+              url: `/voice?model=${encodeURIComponent(m.id)}`,
+              icon: '/assets/model.svg',
+              description: m.description,
+              languages: m.languages,
+              sexs: [...m.genders].sort((a, b) => GENDER_ORDER.indexOf(a) - GENDER_ORDER.indexOf(b)).map((sex) => ({ sex, icon: AVATAR_URL(sex) })),
+              voice_count: own.length,
+              credits_per_character: coefficientFor(ctx.credits.config, m.id, first?.engine ?? m.engine),
+            };
+          }),
+          limits: { max_text_length: LIMITS.maxTextLength, mix_max: LIMITS.mixMax, preview_versions: LIMITS.previewVersions },
+        };
+      },
+    );
+
+    app.get(
+      '/voice',
+      {
+        schema: {
+          tags: ['voices'],
+          summary: 'The voice library (`source=official`) or the account\'s own voices (`source=mine`); with `id`, one voice',
+          querystring: VoiceListQuery,
+          response: { 200: z.union([VoiceListResponse, VoiceSchema]), 400: ErrorBody, 401: ErrorBody, 404: ErrorBody },
+        },
+      },
+      async (request) => {
+        const q = request.query;
+        if (q.id) return (await ctx.voices.get(q.id)).voice;
+        return ctx.voices.list(q);
+      },
+    );
+
+    app.get(
+      '/voice/preview/:file',
+      { schema: { tags: ['voices'], summary: "A library voice's preview (mp3)", params: z.object({ file: z.string().regex(/^voice_[^/]+\.mp3$/) }) } },
+      async (request, reply) => {
+        const id = request.params.file.replace(/\.mp3$/, '');
+        const audio = await ctx.voices.preview(id);
+        return reply.header('content-type', 'audio/mpeg').header('cache-control', 'public, max-age=86400').send(audio);
+      },
+    );
+
+    app.get(
+      '/api/random/text',
+      {
+        schema: {
+          tags: ['voices'],
+          summary: 'A random voice name, voice description and sample text for a language',
+          querystring: z.object({ lang: z.string().max(35).optional() }).passthrough(),
+          response: { 200: RandomTextResponse },
+        },
+      },
+      async (request) => {
+        randomTexts ??= fs.readFile(path.join(contentDir, 'random-texts.json'), 'utf8').then((t) => JSON.parse(t));
+        const all = await randomTexts;
+        const lang = request.query.lang ?? 'en';
+        const key = all[lang] ? lang : (Object.keys(all).find((k) => k.split('-')[0] === lang.split('-')[0]) ?? 'en');
+        const list = all[key]!;
+        const pick = list[Math.floor(Math.random() * list.length)]!;
+        return { ...pick, lang: key };
+      },
+    );
+
+    app.get('/assets/model.svg', { schema: { hide: true } }, async (_request, reply) =>
+      reply.header('content-type', 'image/svg+xml').header('cache-control', 'public, max-age=86400').send(await fs.readFile(path.join(contentDir, 'model.svg'))),
+    );
+
+    app.get(
+      '/assets/avatars/:file',
+      { schema: { hide: true, params: z.object({ file: z.enum(['male.svg', 'female.svg', 'neutral.svg']) }) } },
+      async (request, reply) => {
+        const svg = await fs.readFile(path.join(contentDir, 'avatars', request.params.file)).catch(() => null);
+        if (!svg) throw new AppError('NOT_FOUND');
+        return reply.header('content-type', 'image/svg+xml').header('cache-control', 'public, max-age=86400').send(svg);
+      },
+    );
+  };
+}

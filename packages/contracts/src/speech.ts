@@ -1,0 +1,100 @@
+import { z } from 'zod';
+import { LIMITS } from './limits.js';
+
+export const AUDIO_FORMATS = ['mp3', 'wav', 'opus', 'pcm'] as const;
+export const VOICE_TYPES = ['preset', 'mix', 'prompt', 'clone'] as const;
+export const GENDERS = ['male', 'female', 'neutral'] as const;
+
+export const VoiceSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    gender: z.enum(GENDERS),
+    model: z.string(),
+    languages: z.array(z.string()),
+    source: z.enum(['official', 'mine']),
+    type: z.enum(VOICE_TYPES),
+    mix: z.array(z.object({ voice_id: z.string(), weight: z.number() })).nullable(),
+    avatar: z.string(),
+    preview_url: z.string().nullable(),
+    status: z.string(),
+    created_at: z.string(),
+    engine: z.string().optional(),
+    variant: z.string().optional(),
+    description: z.string().optional(),
+    mixable: z.boolean().optional(),
+  })
+  .meta({ id: 'Voice' });
+export type Voice = z.infer<typeof VoiceSchema>;
+
+export const VoiceListQuery = z
+  .object({
+    id: z.string().optional(),
+    source: z.enum(['official', 'mine']).optional(),
+    page: z.coerce.number().int().min(1).default(1),
+    page_size: z.coerce.number().int().min(1).max(100).default(20),
+    model: z.string().optional(),
+    languages: z.string().optional(),
+    gender: z.enum(GENDERS).optional(),
+    name: z.string().max(100).optional(),
+    mix: z.enum(['true', 'false']).optional(),
+  })
+  .passthrough();
+
+export const VoiceListResponse = z.object({
+  items: z.array(VoiceSchema),
+  total: z.number().int(),
+  page: z.number().int(),
+  page_size: z.number().int(),
+});
+
+export const TtsConfigResponse = z.object({
+  models: z.array(
+    z.object({
+      model: z.string(),
+      model_name: z.string(),
+      type: z.array(z.string()),
+      url: z.string(),
+      icon: z.string(),
+      description: z.string(),
+      languages: z.array(z.string()),
+      sexs: z.array(z.object({ sex: z.string(), icon: z.string() })),
+      voice_count: z.number().int(),
+      credits_per_character: z.number(),
+    }),
+  ),
+  limits: z.object({ max_text_length: z.number().int(), mix_max: z.number().int(), preview_versions: z.number().int() }),
+});
+
+export const TtsRequest = z.object({
+  text: z.string(),
+  voice_id: z.string(),
+  language: z.string().max(35).optional(),
+  format: z.enum(AUDIO_FORMATS).default('mp3'),
+  speed: z.number().min(0.5).max(2).default(1),
+  pitch: z.number().min(-12).max(12).default(0),
+  stream: z.boolean().default(false),
+});
+
+export const EstimateRequest = z.object({ text: z.string(), voice_id: z.string() });
+export const EstimateResponse = z.object({
+  credits: z.number().int(),
+  characters: z.number().int(),
+  language: z.string().optional(),
+  language_supported: z.boolean().optional(),
+  max_text_length: z.number().int().optional(),
+});
+
+/** OpenAI's formats that the platform encodes (aac and flac are refused with VALIDATION_FAILED). */
+export const OPENAI_RESPONSE_FORMATS = ['mp3', 'opus', 'wav', 'pcm'] as const;
+export const OpenAISpeechRequest = z.object({
+  model: z.string(),
+  input: z.string().max(LIMITS.maxTextLength * 2),
+  voice: z.union([z.string(), z.object({ id: z.string() })]),
+  response_format: z.enum(OPENAI_RESPONSE_FORMATS).default('mp3'),
+  speed: z.number().min(0.25).max(4).default(1),
+  instructions: z.string().max(4096).optional(),
+  stream_format: z.enum(['audio', 'sse']).optional(),
+});
+
+export const RandomTextResponse = z.object({ name: z.string(), prompt: z.string(), previewText: z.string(), lang: z.string() });

@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { estimateF0, semitonesBetween } from '../src/dsp/f0.ts';
+import { integratedLoudness, normalizeLoudness, peakDbfs, TARGET_LUFS } from '../src/dsp/loudness.ts';
+import { decodeWav, encodeWav, trimSilence } from '../src/dsp/pcm.ts';
+import { resample } from '../src/dsp/resample.ts';
+import { changeSpeedPitch } from '../src/dsp/sonic.ts';
+import { buzz, ffmpegLoudness, tone } from './support/audio.ts';
+
+describe('F0 estimator', () => {
+  it('finds the pitch of tones and harmonic signals across the voice range', () => {
+    for (const hz of [70, 110, 180, 260, 400]) {
+      expect(estimateF0(tone(hz, 0.6, 22050), 22050).median).toBeCloseTo(hz, -0.5);
+      const f = estimateF0(buzz(hz, 0.6, 44100), 44100, { maxHz: 600 }).median;
+      expect(Math.abs(semitonesBetween(hz, f))).toBeLessThan(0.3);
+    }
+  });
+  it('reports silence and noise as unvoiced', () => {
+    expect(estimateF0(new Float32Array(22050), 22050).voicedFraction).toBe(0);
+    const noise = Float32Array.from({ length: 22050 }, () => Math.random() - 0.5);
+    expect(estimateF0(noise, 22050).voicedFraction).toBeLessThan(0.2);
+  });
+});
+
+describe('loudness', () => {
+  it('measures like ffmpeg (BS.1770)', () => {
+    const s = buzz(150, 3, 24000, 0.2);
+    expect(integratedLoudness(s, 24000)).toBeCloseTo(ffmpegLoudness(s, 24000), 0);
+  });
+  it('brings quiet and peaky audio to one target without clipping', () => {
+    for (const amp of [0.02, 0.3, 0.99]) {
+      const s = buzz(120, 3, 22050, amp / 1.8);
+      const out = normalizeLoudness(s, 22050);
+      expect(Math.abs(ffmpegLoudness(out, 22050) - TARGET_LUFS)).toBeLessThan(1);
+      expect(peakDbfs(out)).toBeLessThanOrEqual(-0.99);
+    }
+  });
+});
+
+describe('resampling, speed and pitch', () => {
+  it('resamples keeping duration and pitch', async () => {
+    const s = tone(220, 1, 22050);
+    const r = await resample(s, 22050, 24000);
+    expect(r.length).toBe(24000);
+    expect(estimateF0(r, 24000).median).toBeCloseTo(220, -0.5);
+  });
+  it('shifts pitch by semitones keeping duration, and changes speed keeping pitch', async () => {
+    const s = buzz(150, 2, 22050);
+    const up = await changeSpeedPitch(s, 22050, 1, 5);
+    expect(Math.abs(up.length - s.length)).toBeLessThan(22050 * 0.05);
+    expect(semitonesBetween(150, estimateF0(up, 22050).median)).toBeCloseTo(5, 0);
+    const fast = await changeSpeedPitch(s, 22050, 2, 0);
+    expect(fast.length / s.length).toBeCloseTo(0.5, 1);
+    expect(Math.abs(semitonesBetween(150, estimateF0(fast, 22050).median))).toBeLessThan(0.5);
+  });
+});
+
+describe('PCM helpers', () => {
+  it('round-trips WAV and trims silence', () => {
+    const s = tone(300, 0.5, 16000, 0.4);
+    const back = decodeWav(encodeWav(s, 16000));
+    expect(back.sampleRate).toBe(16000);
+    expect(back.samples.length).toBe(s.length);
+    expect(Math.max(...back.samples.map((v, i) => Math.abs(v - s[i]!)))).toBeLessThan(1e-3);
+    const padded = new Float32Array(16000 * 2);
+    padded.set(s, 8000);
+    expect(trimSilence(padded, 16000).length).toBeLessThan(s.length + 16000 * 0.11);
+  });
+});
