@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { defineConfig, type PluginOption } from 'vite';
+import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
 
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as { version: string };
@@ -29,28 +29,25 @@ const API_PREFIXES = [
 ];
 
 export default defineConfig({
-  // plugin-react's types resolve the root's vite 8 (pulled in by vitest); at run time it serves this vite 7.
-  plugins: [react() as unknown as PluginOption],
+  plugins: [react()],
   define: { __POLYVOX_CLIENT_VERSION__: JSON.stringify(pkg.version) },
   build: {
     outDir: 'dist',
     emptyOutDir: true,
     sourcemap: true,
-    rollupOptions: {
+    rolldownOptions: {
       // The contracts package is pure declarations: let unused schemas (and zod with them) drop out.
       treeshake: { moduleSideEffects: (id) => !id.includes('/packages/contracts/') },
-      onwarn(warning, warn) {
-        // zod's sources carry comments Rollup cannot place; harmless, and not ours to fix.
-        if (warning.code === 'INVALID_ANNOTATION' && warning.id?.includes('node_modules')) return;
-        warn(warning);
-      },
       output: {
-        manualChunks: (id) => {
-          if (!id.includes('node_modules')) return undefined;
-          if (/@mantine|@floating-ui/.test(id)) return 'mantine';
-          if (/@tabler/.test(id)) return 'icons';
-          if (/react|scheduler|@tanstack|i18next/.test(id)) return 'vendor';
-          return undefined;
+        codeSplitting: {
+          groups: [
+            { name: 'mantine', test: /node_modules[\\/](@mantine|@floating-ui)/ },
+            { name: 'icons', test: /node_modules[\\/]@tabler/ },
+            {
+              name: 'vendor',
+              test: /node_modules[\\/](react|react-dom|react-router|scheduler|@tanstack|i18next|react-i18next)[\\/]/,
+            },
+          ],
         },
       },
     },

@@ -5,10 +5,10 @@ export const OPENAI_VOICE_DEFAULTS: Record<string, string> = {
   ballad: 'voice_flite.awb',
   coral: 'voice_espeak.en-us~f2',
   echo: 'voice_espeak.en-us~m3',
-  fable: 'voice_espeak.en-gb-x-rp~m1',
+  fable: 'voice_espeak.en~m3',
   onyx: 'voice_espeak.en-us~m7',
   nova: 'voice_espeak.en-us~f4',
-  sage: 'voice_espeak.en-gb~f3',
+  sage: 'voice_espeak.en~f3',
   shimmer: 'voice_espeak.en-us~f5',
   verse: 'voice_espeak.en-us~m2',
 };

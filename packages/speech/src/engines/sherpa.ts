@@ -105,9 +105,9 @@ export class SherpaEngine implements Engine {
   async *synthesize(req: EngineRequest): AsyncIterable<PcmChunk> {
     const m = this.model(req.voice.model);
     const blend = VECTOR_TYPES.has(m.type) ? req.profile.blend?.filter((b) => b.weight > 0) : undefined;
-    const tts = await this.instance(m, blend);
     const cloning = CLONING_TYPES.has(m.type);
     if (cloning && !req.reference) throw new SpeechError('VALIDATION_FAILED', `${m.id} needs a reference sample`, { params: { field: 'reference', rule: 'required' } });
+    const tts = await this.instance(m, blend);
     const sid = blend?.length ? 0 : Number(req.voice.variant) || 0;
     const speed = totalSpeed(req);
     const generationConfig = cloning

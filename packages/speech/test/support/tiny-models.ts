@@ -47,6 +47,8 @@ const toneConstants = (): Tensor[] => [
 ];
 
 const CHARS = ' abcdefghijklmnopqrstuvwxyz.,!?\'';
+/** Kokoro reads eSpeak's IPA: give the common symbols ids so no phoneme is skipped. */
+const IPA = CHARS + 'ˈˌːəɪʊɛæɑɔʌɜɐðθʃʒŋɹɾʔɚɝᵻçɡʧʤ';
 
 /** A multi-speaker VITS model with a character frontend (the format of Coqui-style models). */
 export function writeTinyVits(dir: string, speakers = 3): { model: string; tokens: string } {
@@ -118,6 +120,6 @@ export function writeTinyKokoro(dir: string, speakerHz: number[]): { model: stri
     }
   });
   writeFileSync(voices, Buffer.from(floats.buffer));
-  writeFileSync(tokens, [...CHARS].map((c, i) => `${c} ${i}`).join('\n') + '\n');
+  writeFileSync(tokens, [...IPA].map((c, i) => `${c} ${i}`).join('\n') + '\n');
   return { model, voices, tokens };
 }

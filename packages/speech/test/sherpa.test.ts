@@ -1,0 +1,141 @@
+/**
+ * sherpa-onnx with models the test builds itself (see support/tiny-models.ts), loaded through the
+ * same manifest an operator writes, by the real native engine.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mixVoices } from '../src/catalogue/mix.ts';
+import { estimateF0, semitonesBetween } from '../src/dsp/f0.ts';
+import { concatFloat32 } from '../src/dsp/pcm.ts';
+import { ManifestError, parseManifest, readManifest } from '../src/engines/sherpa-manifest.ts';
+import { SherpaEngine } from '../src/engines/sherpa.ts';
+import { createSpeech, type Speech } from '../src/speech.ts';
+import { decodeAudio } from '../src/audio/ffmpeg.ts';
+import type { VoiceInfo, VoiceProfile } from '../src/types.ts';
+import { TINY_SECONDS_PER_TOKEN, vitsSpeakerHz, writeTinyKokoro, writeTinyVits } from './support/tiny-models.ts';
+
+let dir: string;
+let engine: SherpaEngine;
+
+beforeAll(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'polyvox-models-'));
+  writeTinyVits(path.join(dir, 'tiny-vits'), 3);
+  writeTinyKokoro(path.join(dir, 'tiny-kokoro'), [120, 240]);
+  mkdirSync(path.join(dir, 'tiny-zipvoice'));
+  for (const f of ['encoder.onnx', 'decoder.onnx', 'vocos.onnx', 'tokens.txt']) writeFileSync(path.join(dir, 'tiny-zipvoice', f), '');
+  writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify({
+    models: [
+      {
+        id: 'tiny-vits', name: 'Tiny VITS', type: 'vits', languages: ['en-US', 'en'],
+        files: { model: 'tiny-vits/model.onnx', tokens: 'tiny-vits/tokens.txt' },
+        speakers: [{ sid: 0, name: 'Low', gender: 'male', pitchHz: 110 }, { sid: 1, name: 'Mid', gender: 'male', pitchHz: 170 }, { sid: 2, name: 'High', gender: 'female', pitchHz: 230 }],
+      },
+      {
+        id: 'tiny-kokoro', name: 'Tiny Kokoro', type: 'kokoro', languages: ['en-US', 'en'],
+        files: { model: 'tiny-kokoro/model.onnx', voices: 'tiny-kokoro/voices.bin', tokens: 'tiny-kokoro/tokens.txt' },
+        speakers: [{ sid: 0, name: 'Kai', gender: 'male', pitchHz: 120 }, { sid: 1, name: 'Kim', gender: 'female', pitchHz: 240 }],
+      },
+      {
+        id: 'tiny-zipvoice', name: 'Zero-shot', type: 'zipvoice', languages: ['en', 'zh-CN'],
+        files: { encoder: 'tiny-zipvoice/encoder.onnx', decoder: 'tiny-zipvoice/decoder.onnx', vocoder: 'tiny-zipvoice/vocos.onnx', tokens: 'tiny-zipvoice/tokens.txt' },
+      },
+    ],
+  }));
+  engine = SherpaEngine.fromModelsDir(dir)!;
+});
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function speak(voice: VoiceInfo, text: string, opts: { pitch?: number; speed?: number; profile?: VoiceProfile } = {}): Promise<{ samples: Float32Array; rate: number }> {
+  const parts: Float32Array[] = [];
+  let rate = 0;
+  for await (const c of engine.synthesize({ text, voice, pitch: opts.pitch ?? 0, speed: opts.speed ?? 1, profile: opts.profile ?? voice.profile })) {
+    parts.push(c.samples);
+    rate = c.sampleRate;
+  }
+  return { samples: concatFloat32(parts), rate };
+}
+
+const byId = (id: string): VoiceInfo => engine.listVoices().find((v) => v.id === id)!;
+
+describe('manifest', () => {
+  it('lists models, speakers and what each model can do', () => {
+    expect(engine.listVoices().map((v) => v.id)).toEqual(['sherpa:tiny-vits:0', 'sherpa:tiny-vits:1', 'sherpa:tiny-vits:2', 'sherpa:tiny-kokoro:0', 'sherpa:tiny-kokoro:1']);
+    expect(engine.listModels().map((m) => [m.id, m.type])).toEqual([['tiny-vits', 'standard'], ['tiny-kokoro', 'mixing'], ['tiny-zipvoice', 'cloning']]);
+    expect(engine.capabilities.mixable && engine.capabilities.nativeCloning).toBe(true);
+  });
+  it('refuses bad entries in JavaScript, before native code sees them', () => {
+    const entry = { id: 'x', type: 'vits', languages: ['en'], files: { model: 'tiny-vits/model.onnx', tokens: 'tiny-vits/tokens.txt' } };
+    expect(parseManifest({ models: [entry] }, dir)).toHaveLength(1);
+    expect(() => parseManifest({ models: [{ ...entry, files: { model: 'tiny-vits/model.onnx' } }] }, dir)).toThrow(/needs files.tokens/);
+    expect(() => parseManifest({ models: [{ ...entry, files: { ...entry.files, model: 'nope.onnx' } }] }, dir)).toThrow(/does not exist/);
+    expect(() => parseManifest({ models: [{ ...entry, files: { ...entry.files, model: '../../etc/passwd' } }] }, dir)).toThrow(/leaves the models folder/);
+    expect(() => parseManifest({ models: [{ ...entry, type: 'tacotron' }] }, dir)).toThrow(ManifestError);
+    expect(readManifest(path.join(dir, 'tiny-vits'))).toBeUndefined();
+  });
+});
+
+describe('VITS', () => {
+  it('speaks each speaker at its own pitch, for as long as the text', async () => {
+    for (const sid of [0, 1, 2]) {
+      const r = await speak(byId(`sherpa:tiny-vits:${sid}`), 'hello world');
+      expect(estimateF0(r.samples, r.rate).median).toBeCloseTo(vitsSpeakerHz(sid), -0.5);
+    }
+    const short = await speak(byId('sherpa:tiny-vits:0'), 'hello world');
+    const long = await speak(byId('sherpa:tiny-vits:0'), 'hello world, hello world, hello world');
+    // One token per character (plus boundary tokens): the tiny model makes 50 ms per token.
+    expect(short.samples.length / short.rate).toBeGreaterThanOrEqual('hello world'.length * TINY_SECONDS_PER_TOKEN);
+    expect(long.samples.length / short.samples.length).toBeGreaterThan(2.8);
+  });
+  it('follows speed through the model and pitch through the DSP stage', async () => {
+    const v = byId('sherpa:tiny-vits:1');
+    const normal = await speak(v, 'a sentence to time');
+    const fast = await speak(v, 'a sentence to time', { speed: 2 });
+    expect(fast.samples.length / normal.samples.length).toBeCloseTo(0.5, 1);
+    const up = await speak(v, 'a sentence to time', { pitch: 5 });
+    expect(semitonesBetween(vitsSpeakerHz(1), estimateF0(up.samples, up.rate).median)).toBeCloseTo(5, 0);
+  });
+});
+
+describe('Kokoro voice vectors', () => {
+  it('speaks with each voice vector, and a mix is the weighted mean of the vectors', async () => {
+    const kai = byId('sherpa:tiny-kokoro:0');
+    const kim = byId('sherpa:tiny-kokoro:1');
+    expect(estimateF0((await speak(kai, 'hello there')).samples, 16000).median).toBeCloseTo(120, -0.5);
+    expect(estimateF0((await speak(kim, 'hello there')).samples, 16000).median).toBeCloseTo(240, -0.5);
+    for (const [wKai, expected] of [[1, 180], [3, 150]] as const) {
+      const { base, profile } = mixVoices([{ voice: kai, weight: wKai }, { voice: kim, weight: 1 }]);
+      expect(profile.blend).toHaveLength(2);
+      const r = await speak(base, 'hello there', { profile });
+      expect(estimateF0(r.samples, r.rate).median).toBeCloseTo(expected, -0.5);
+    }
+  });
+});
+
+describe('zero-shot cloning model', () => {
+  it('is listed as a cloning model with no preset voices, and asks for a reference sample', async () => {
+    const v = engine.cloneVoice('tiny-zipvoice', 'My clone');
+    await expect(speak(v, 'hello')).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    expect(() => engine.cloneVoice('tiny-vits', 'x')).toThrow(/cannot clone/);
+  });
+});
+
+describe('through the pool and the pipeline', () => {
+  let speech: Speech;
+  beforeAll(async () => {
+    speech = await createSpeech({ modelsDir: dir, poolSize: 1, warmup: false });
+  }, 60_000);
+  afterAll(() => speech.close());
+
+  it('lists the models next to the built-in engines and synthesizes in a worker thread', async () => {
+    expect(speech.listModels().map((m) => m.id)).toEqual(expect.arrayContaining(['espeak-ng', 'flite', 'gnuspeech', 'tiny-vits', 'tiny-kokoro', 'tiny-zipvoice']));
+    const r = await speech.synthesize({ text: 'Hello world. This is the second sentence.', voiceId: 'sherpa:tiny-vits:2', format: 'wav' });
+    expect(r.sentences).toBe(2);
+    const pcm = await decodeAudio(r.audio, 'wav');
+    expect(pcm.sampleRate).toBe(24000);
+    expect(Math.abs(pcm.samples.length / 24000 - r.durationSec)).toBeLessThan(0.01);
+    expect(estimateF0(pcm.samples, 24000).median).toBeCloseTo(vitsSpeakerHz(2), -0.5);
+  });
+});
