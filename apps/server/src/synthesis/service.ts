@@ -99,6 +99,8 @@ export class SynthesisService {
       try {
         for await (const chunk of speech.synthesizeStream(prepared.request)) yield chunk;
         complete = true;
+      } catch (e) {
+        throw toAppError(e);
       } finally {
         await (complete ? settle() : release());
       }

@@ -20,5 +20,5 @@ export function useAccount(): AccountState {
   const { status } = useSession();
   const query = useQuery({ queryKey: ME_KEY, queryFn: () => fetchMe(), enabled: status === 'ready' });
   const account = status === 'ready' ? query.data : undefined;
-  return { account, signedIn: !!account && !account.anonymous, isFetching: query.isFetching };
+  return { account, signedIn: account?.anonymous === false, isFetching: query.isFetching };
 }
