@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
+import { errorMessage } from '@polyvox/contracts';
 import { apiMe, Console, launchBrowser, SID_KEY, UDID_KEY } from './lib/browser';
 import { assert, assertEqual, Suite } from './lib/harness';
 import { listMails, mailsTo, waitForCode } from './lib/outbox';
@@ -28,6 +29,7 @@ let page: Page;
 let ui: Console;
 
 const email = `e2e-${Date.now()}@example.com`;
+const PNG_1x1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 const state: { anonymousId?: string; anonymousSid?: string; registeredId?: string; registeredSid?: string } = {};
 
 function shot(name: string): Promise<Buffer> {
@@ -214,6 +216,45 @@ suite.test('signs in again to the same email with a new code and lands on the re
   assertEqual(me.body.id, state.registeredId, 'signed in to the registered account');
   state.registeredSid = sid;
   await shot('profile-en');
+});
+
+suite.test('the profile page refuses a sensitive name, saves a good one, and uploads an avatar', async () => {
+  await ui.goto('/app/my-profile');
+  const name = page.getByTestId('profile-name');
+  await name.fill('shit happens');
+  await page.getByTestId('profile-name-save').click();
+  await page.getByText(errorMessage('SENSITIVE_WORDS', 'en'), { exact: true }).waitFor();
+  await name.fill('E2E Tester');
+  const saved = page.waitForResponse((r) => new URL(r.url()).pathname === '/accounts/me' && r.request().method() === 'PUT');
+  await page.getByTestId('profile-name-save').click();
+  assertEqual((await saved).status(), 200, 'PUT /accounts/me {name}');
+
+  // The type is checked before anything is sent.
+  let uploads = 0;
+  const count = (r: Request) => {
+    if (new URL(r.url()).pathname === '/uploads') uploads++;
+  };
+  page.on('request', count);
+  const input = page.locator('input[type="file"]');
+  await input.setInputFiles({ name: 'a.gif', mimeType: 'image/gif', buffer: Buffer.from('GIF89a') });
+  await page.getByTestId('profile-avatar-hint').getByText('Please choose a PNG, JPEG or WebP image').waitFor();
+  await page.waitForTimeout(300);
+  assertEqual(uploads, 0, 'no upload for a GIF');
+  page.off('request', count);
+
+  const uploaded = page.waitForResponse((r) => new URL(r.url()).pathname === '/uploads');
+  const updated = page.waitForResponse((r) => new URL(r.url()).pathname === '/accounts/me' && r.request().method() === 'PUT');
+  await input.setInputFiles({ name: 'dot.png', mimeType: 'image/png', buffer: Buffer.from(PNG_1x1, 'base64') });
+  const upload = await uploaded;
+  assertEqual(upload.status(), 201, 'POST /uploads');
+  const { url } = (await upload.json()) as { url: string };
+  assertEqual((await updated).status(), 200, 'PUT /accounts/me {avatar}');
+  await page.waitForFunction((u) => document.querySelector('[data-testid="profile-avatar"] img')?.getAttribute('src') === u, url);
+
+  await page.reload();
+  await page.getByTestId('profile-name').waitFor();
+  assertEqual(await page.getByTestId('profile-name').inputValue(), 'E2E Tester', 'the name is kept');
+  await shot('profile-edited-en');
 });
 
 suite.test('a signed-in user is sent from home to the dashboard and from /pricing to /app/pricing', async () => {

@@ -10,11 +10,11 @@ import { useLocaleChoice } from '../i18n/hooks';
 import { formatDate } from '../lib/format';
 import { stripLeadingTitle } from '../lib/markdown';
 
-/** /terms, /privacy, /updates: Markdown served by GET /docs/{name}. */
+/** /terms, /privacy, /updates: Markdown served by GET /docs/{name}, in the UI language (`lang`). */
 export function DocPage({ name }: { name: DocName }) {
   const { t } = useTranslation();
   const { ui } = useLocaleChoice();
-  const doc = useQuery({ queryKey: ['docs', name], queryFn: () => fetchDoc(name), meta: { silent: true }, retry: 1 });
+  const doc = useQuery({ queryKey: ['docs', name, ui], queryFn: () => fetchDoc(name), meta: { silent: true }, retry: 1 });
 
   return (
     <Container size="md" py="xl" data-testid={`doc-${name}`}>

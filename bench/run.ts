@@ -1,0 +1,169 @@
+/**
+ * npm run bench: engine speed, platform overhead, streaming first byte, API latency under load and the
+ * cache, measured in one run against the real server process. Prints a table and writes JSON.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { createSpeech, type AudioFormat, type Speech } from '@polyvox/speech';
+import { startServer, type BenchServer } from './server.js';
+import { median, quantile, time } from './stats.js';
+
+const TEXT_100 = 'Polyvox turns written text into natural speech for podcasts, lessons, games and accessible apps.';
+const SENTENCE = 'The morning train left the station slowly, carrying travellers towards the distant mountains.';
+const LONG = Array.from({ length: 40 }, (_, i) => `${SENTENCE.replace('morning', i % 2 ? 'evening' : 'morning')} Stop ${i + 1}.`)
+  .join(' ')
+  .slice(0, 2000);
+
+interface Row {
+  metric: string;
+  value: number;
+  unit: string;
+  target?: string;
+  pass?: boolean;
+}
+
+async function tts(s: BenchServer, body: Record<string, unknown>): Promise<{ ms: number; firstByteMs: number; bytes: number; cache: string | null }> {
+  const t0 = performance.now();
+  const res = await fetch(`${s.url}/tts`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-sid': s.sid }, body: JSON.stringify(body) });
+  if (!res.ok) throw new Error(`POST /tts ${res.status}: ${await res.text()}`);
+  let firstByteMs = -1;
+  let bytes = 0;
+  for await (const chunk of res.body!) {
+    if (firstByteMs < 0) firstByteMs = performance.now() - t0;
+    bytes += chunk.length;
+  }
+  return { ms: performance.now() - t0, firstByteMs, bytes, cache: res.headers.get('x-cache') };
+}
+
+async function engineRtf(speech: Speech): Promise<Row[]> {
+  const cases = [
+    { label: 'espeak-ng (en-us)', voiceId: 'espeak:en-us', text: `${SENTENCE} ${TEXT_100}` },
+    { label: 'espeak-ng (cmn)', voiceId: 'espeak:cmn', text: '清晨的火车缓缓驶出车站，载着旅客前往远方的群山。我们把文字变成自然的语音。' },
+    { label: 'flite (slt)', voiceId: 'flite:slt', text: `${SENTENCE} ${TEXT_100}` },
+    { label: 'gnuspeech (male)', voiceId: 'gnuspeech:male', text: `${SENTENCE} ${TEXT_100}` },
+  ];
+  const rows: Row[] = [];
+  for (const c of cases) {
+    if (!speech.getVoice(c.voiceId)) continue;
+    const req = { text: c.text, voiceId: c.voiceId, format: 'pcm' as AudioFormat };
+    await speech.synthesize(req);
+    const runs: number[] = [];
+    let duration = 0;
+    for (let i = 0; i < 5; i++) {
+      const { ms, value } = await time(() => speech.synthesize({ ...req, text: `${c.text} ${i}` }));
+      runs.push(ms / 1000 / value.durationSec);
+      duration = value.durationSec;
+    }
+    rows.push({ metric: `RTF ${c.label} (${duration.toFixed(1)} s audio)`, value: median(runs), unit: '× real time' });
+  }
+  return rows;
+}
+
+async function overhead(s: BenchServer, speech: Speech): Promise<Row> {
+  const voiceId = 'espeak:en-us';
+  const ratios: number[] = [];
+  const direct: number[] = [];
+  const http: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    await speech.synthesize({ text: `${TEXT_100} ${i}`, voiceId, format: 'mp3' });
+    await tts(s, { text: `${TEXT_100} warm ${i}`, voice_id: 'voice_espeak.en-us', format: 'mp3' });
+  }
+  for (let i = 0; i < 30; i++) {
+    const text = `${TEXT_100.slice(0, 96)} ${String(i).padStart(3, '0')}`;
+    const d = await time(() => speech.synthesize({ text, voiceId, format: 'mp3' }));
+    const h = await tts(s, { text, voice_id: 'voice_espeak.en-us', format: 'mp3' });
+    direct.push(d.ms);
+    http.push(h.ms);
+    ratios.push(h.ms / d.ms);
+  }
+  const value = median(http) / median(direct);
+  return { metric: `overhead: POST /tts vs direct (median ${median(http).toFixed(1)} vs ${median(direct).toFixed(1)} ms, 100 chars)`, value, unit: 'ratio', target: '≤ 1.05', pass: value <= 1.05 };
+}
+
+async function firstByte(s: BenchServer, speech: Speech): Promise<Row> {
+  const sentence = LONG.split(/(?<=\.)\s/)[0]!;
+  const alone: number[] = [];
+  const streamed: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    alone.push((await time(() => speech.synthesize({ text: `${sentence.slice(0, -1)} ${i}.`, voiceId: 'espeak:en-us', format: 'mp3' }))).ms);
+    streamed.push((await tts(s, { text: `${i} ${LONG}`.slice(0, 2000), voice_id: 'voice_espeak.en-us', format: 'mp3', stream: true })).firstByteMs);
+  }
+  const value = median(streamed) / median(alone);
+  return {
+    metric: `first byte of a streamed 2,000-char text vs its first sentence alone (${median(streamed).toFixed(1)} vs ${median(alone).toFixed(1)} ms)`,
+    value,
+    unit: 'ratio',
+    target: '≤ 1.5',
+    pass: value <= 1.5,
+  };
+}
+
+async function latencyUnderLoad(s: BenchServer): Promise<Row> {
+  let running = true;
+  let synthesized = 0;
+  const load = async (n: number) => {
+    for (let i = 0; running; i++) {
+      await tts(s, { text: `${LONG.slice(0, 600)} ${n}-${i}`, voice_id: i % 2 ? 'voice_flite.slt' : 'voice_espeak.en-us', format: 'mp3' });
+      synthesized += 1;
+    }
+  };
+  const loops = [load(1), load(2), load(3)];
+  await new Promise((r) => setTimeout(r, 500));
+  const latencies: number[] = [];
+  for (let i = 0; i < 400; i++) {
+    const { ms } = await time(async () => {
+      const res = await fetch(`${s.url}/accounts/me`, { headers: { 'x-sid': s.sid } });
+      await res.arrayBuffer();
+    });
+    latencies.push(ms);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  running = false;
+  await Promise.all(loops);
+  const value = quantile(latencies, 0.99);
+  return { metric: `p99 GET /accounts/me while synthesizing (${latencies.length} calls, ${synthesized} syntheses, p50 ${median(latencies).toFixed(1)} ms)`, value, unit: 'ms', target: '≤ 20', pass: value <= 20 };
+}
+
+async function cache(s: BenchServer): Promise<Row> {
+  const body = { text: LONG.slice(0, 800), voice_id: 'voice_flite.slt', format: 'mp3' };
+  const miss = await tts(s, body);
+  if (miss.cache !== 'miss') throw new Error('expected a cache miss first');
+  const hits: number[] = [];
+  for (let i = 0; i < 20; i++) {
+    const hit = await tts(s, body);
+    if (hit.cache !== 'hit') throw new Error('expected a cache hit');
+    hits.push(hit.ms);
+  }
+  const value = miss.ms / median(hits);
+  return { metric: `cache: miss ${miss.ms.toFixed(0)} ms vs hit ${median(hits).toFixed(1)} ms (800 chars)`, value, unit: '× faster', target: '≥ 50', pass: value >= 50 };
+}
+
+async function main() {
+  const started = new Date();
+  const server = await startServer();
+  const speech = await createSpeech({ cache: false });
+  const rows: Row[] = [];
+  try {
+    rows.push(...(await engineRtf(speech)));
+    rows.push(await overhead(server, speech));
+    rows.push(await firstByte(server, speech));
+    rows.push(await latencyUnderLoad(server));
+    rows.push(await cache(server));
+  } finally {
+    await speech.close();
+    await server.stop();
+  }
+  console.table(rows.map((r) => ({ metric: r.metric, value: Number(r.value.toFixed(r.value < 1 ? 4 : 2)), unit: r.unit, target: r.target ?? '', result: r.pass === undefined ? '' : r.pass ? 'pass' : 'MISS' })));
+  const dir = path.join(import.meta.dirname, 'results');
+  await fs.mkdir(dir, { recursive: true });
+  const file = path.join(dir, `bench-${started.toISOString().replace(/[:.]/g, '-')}.json`);
+  const report = { started_at: started.toISOString(), node: process.version, cpus: (await import('node:os')).availableParallelism(), rows };
+  await fs.writeFile(file, JSON.stringify(report, null, 2));
+  await fs.writeFile(path.join(dir, 'latest.json'), JSON.stringify(report, null, 2));
+  console.log(`written ${path.relative(process.cwd(), file)}`);
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});

@@ -1,0 +1,83 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+const root = path.resolve(import.meta.dirname, '..');
+
+export interface BenchServer {
+  url: string;
+  sid: string;
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+    srv.on('error', reject);
+  });
+}
+
+/** Starts the real server as its own process (SQLite, fresh DATA_DIR) and signs in an account with credits. */
+export async function startServer(): Promise<BenchServer> {
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'polyvox-bench-'));
+  const port = await freePort();
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'apps/server/src/main.ts')], {
+    cwd: root,
+    env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn', WEB_DIST: path.join(dataDir, 'none') },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    try {
+      if ((await fetch(`${url}/healthz`)).ok) break;
+    } catch {
+      /* starting */
+    }
+    if (i > 300) throw new Error('server did not start');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  // Wait for the engines to be up, as a running server has them.
+  await fetch(`${url}/tts/config`);
+  const anon = await (
+    await fetch(`${url}/accounts/anonymous`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ device: { udid: 'web-bench', model: 'bench', brand: 'other', os: 'other' } }),
+    })
+  ).json();
+  const email = 'bench@example.com';
+  await fetch(`${url}/verification/email`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email }) });
+  const outbox = path.join(dataDir, 'outbox');
+  const file = (await fs.readdir(outbox))[0]!;
+  const vcode = /\b(\d{6})\b/.exec(await fs.readFile(path.join(outbox, file), 'utf8'))![1];
+  const signed = await (
+    await fetch(`${url}/accounts/me/email`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json', 'x-sid': anon.sid },
+      body: JSON.stringify({ email, vcode }),
+    })
+  ).json();
+  // Enough credits for every run of the benchmark.
+  const { default: Database } = await import('better-sqlite3');
+  const db = new Database(path.join(dataDir, 'polyvox.db'));
+  db.prepare('UPDATE accounts SET credits = credits + 10000000 WHERE id = ?').run(signed.account.id);
+  db.prepare(
+    "INSERT INTO credit_ledger (id, account_id, kind, amount, balance_after, record_type, note, created_at) SELECT 'rec_bench', id, 'grant', 10000000, credits, 'grant', 'benchmark', ? FROM accounts WHERE id = ?",
+  ).run(new Date().toISOString(), signed.account.id);
+  db.close();
+  return {
+    url,
+    sid: signed.sid,
+    async stop() {
+      child.kill('SIGINT');
+      await new Promise((r) => child.once('exit', r));
+      await fs.rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}

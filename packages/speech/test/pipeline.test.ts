@@ -1,0 +1,174 @@
+/** The whole pipeline through createSpeech: worker pool, formats, streaming, cache, loudness, errors. */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeAudio, runFfmpeg } from '../src/audio/ffmpeg.ts';
+import { estimateF0 } from '../src/dsp/f0.ts';
+import { decodeWav } from '../src/dsp/pcm.ts';
+import { createSpeech, type Speech } from '../src/speech.ts';
+import { AUDIO_FORMATS, type AudioFormat } from '../src/types.ts';
+import { ffmpegLoudness } from './support/audio.ts';
+
+let speech: Speech;
+beforeAll(async () => {
+  speech = await createSpeech({ poolSize: 2 });
+}, 90_000);
+afterAll(() => speech.close());
+
+/** Decodes with ffmpeg from a file, as a client would; raw PCM is described to it explicitly. */
+async function decode(audio: Buffer, format: AudioFormat): Promise<Float32Array> {
+  if (format !== 'pcm') return (await decodeAudio(audio, format === 'opus' ? 'ogg' : format, 24000)).samples;
+  const dir = mkdtempSync(path.join(tmpdir(), 'polyvox-pcm-'));
+  try {
+    writeFileSync(path.join(dir, 'in.pcm'), audio);
+    await runFfmpeg(['-f', 's16le', '-ar', '24000', '-ac', '1', '-i', path.join(dir, 'in.pcm'), path.join(dir, 'out.wav')]);
+    return decodeWav(readFileSync(path.join(dir, 'out.wav'))).samples;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const TEXT = 'The pipeline reads this first sentence. Then a second one follows! Does a third one work as well?';
+
+describe('formats', () => {
+  it.each(AUDIO_FORMATS)('%s decodes back with ffmpeg to the same length', async (format) => {
+    const r = await speech.synthesize({ text: TEXT, voiceId: 'espeak:en-us', format });
+    expect(r.contentType).toBe({ mp3: 'audio/mpeg', wav: 'audio/wav', opus: 'audio/ogg', pcm: 'audio/pcm' }[format]);
+    expect(r.sentences).toBe(3);
+    expect(r.durationSec).toBeGreaterThan(4);
+    const pcm = await decode(r.audio, format);
+    expect(Math.abs(pcm.length / 24000 - r.durationSec)).toBeLessThan(0.06);
+    if (format === 'mp3') expect(r.audio.length).toBeGreaterThan(r.durationSec * 4000);
+  });
+
+  it('streams every format as one valid file of the same length', async () => {
+    for (const format of AUDIO_FORMATS) {
+      // Different pitches: the same length, but not one cache entry.
+      const whole = await speech.synthesize({ text: TEXT, voiceId: 'espeak:en-us+m3', format, pitch: 1 });
+      const parts: Buffer[] = [];
+      for await (const b of speech.synthesizeStream({ text: TEXT, voiceId: 'espeak:en-us+m3', format, pitch: 2 })) parts.push(b);
+      expect(parts.length).toBeGreaterThan(1);
+      const pcm = await decode(Buffer.concat(parts), format);
+      expect(Math.abs(pcm.length / 24000 - whole.durationSec)).toBeLessThan(0.08);
+      if (format === 'mp3') {
+        // A finished stream is cached: the same request again is served whole from the cache.
+        const again: Buffer[] = [];
+        for await (const b of speech.synthesizeStream({ text: TEXT, voiceId: 'espeak:en-us+m3', format, pitch: 2 })) again.push(b);
+        expect(Buffer.concat(again).equals(Buffer.concat(parts))).toBe(true);
+      }
+    }
+  });
+});
+
+describe('streaming', () => {
+  it('delivers the first chunk before the last sentence is synthesized', async () => {
+    const text = Array.from({ length: 12 }, (_, i) => `This is sentence number ${i + 1} of a longer text that is streamed.`).join(' ');
+    let done = 0;
+    let total = 0;
+    let doneAtFirstChunk = -1;
+    let chunks = 0;
+    for await (const b of speech.synthesizeStream({ text, voiceId: 'espeak:en-gb-x-rp', format: 'mp3', onProgress: (p) => ({ done, total } = p) })) {
+      expect(b.length).toBeGreaterThan(0);
+      if (doneAtFirstChunk < 0) doneAtFirstChunk = done;
+      chunks++;
+    }
+    expect(total).toBe(12);
+    expect(done).toBe(12);
+    expect(doneAtFirstChunk).toBeLessThan(12);
+    expect(chunks).toBeGreaterThan(3);
+  });
+
+  it('keeps the event loop free while both workers synthesize', async () => {
+    const text = Array.from({ length: 30 }, (_, i) => `Sentence ${i + 1} keeps the two synthesis workers busy for a while.`).join(' ');
+    let last = performance.now();
+    let worst = 0;
+    const timer = setInterval(() => {
+      const now = performance.now();
+      worst = Math.max(worst, now - last);
+      last = now;
+    }, 5);
+    const t0 = performance.now();
+    const r = await speech.synthesize({ text, voiceId: 'espeak:en-us+f2', format: 'pcm' });
+    const elapsed = performance.now() - t0;
+    clearInterval(timer);
+    expect(r.durationSec).toBeGreaterThan(60);
+    // The work took far longer than any single stall of this thread.
+    expect(worst).toBeLessThan(Math.max(150, elapsed / 5));
+  });
+});
+
+describe('cache', () => {
+  it('answers a repeated request from the cache, without synthesis', async () => {
+    const req = { text: 'Caching makes the second request cheap. It has two sentences.', voiceId: 'flite:slt', format: 'mp3' as const };
+    const t0 = performance.now();
+    const first = await speech.synthesize(req);
+    const miss = performance.now() - t0;
+    const t1 = performance.now();
+    const second = await speech.synthesize(req);
+    const hit = performance.now() - t1;
+    expect(first.cached).toBe(false);
+    expect(second.cached).toBe(true);
+    expect(second.cacheKey).toBe(first.cacheKey);
+    expect(second.audio.equals(first.audio)).toBe(true);
+    expect(hit).toBeLessThan(miss / 10);
+    const other = await speech.synthesize({ ...req, speed: 1.25 });
+    expect(other.cached).toBe(false);
+  });
+});
+
+describe('voices, languages and loudness', () => {
+  it('normalizes every engine to one loudness target', async () => {
+    for (const voiceId of ['espeak:en-us', 'flite:kal16', 'gnuspeech:female']) {
+      const r = await speech.synthesize({ text: 'Loudness should not depend on the engine that speaks. Here is more text to measure.', voiceId, format: 'wav' });
+      const pcm = decodeWav(r.audio);
+      expect(Math.abs(ffmpegLoudness(pcm.samples, pcm.sampleRate) - -16)).toBeLessThan(1.5);
+    }
+  });
+
+  it('reads Chinese text, numbers included, on a Mandarin voice', async () => {
+    const r = await speech.synthesize({ text: '今天是2024年3月5日。我买了2个苹果，花了¥12.50。', voiceId: 'espeak:cmn+f1', format: 'wav' });
+    expect(r.language).toBe('zh-CN');
+    expect(r.sentences).toBe(2);
+    const plain = await speech.synthesize({ text: '今天是。我买了苹果，花了。', voiceId: 'espeak:cmn+f1', format: 'wav' });
+    // The digits were read as Chinese words: many more syllables than without them.
+    expect(r.durationSec - plain.durationSec).toBeGreaterThan(2);
+    expect(speech.prepare({ text: '今天是2024年3月5日。', voiceId: 'espeak:cmn' }).sentences).toEqual(['今天是二零二四年三月五日。']);
+  });
+
+  it('mixes voices of one model into a voice between them', async () => {
+    const { base, profile } = speech.mix([{ voiceId: 'espeak:en-us', weight: 1 }, { voiceId: 'espeak:en-us+f3', weight: 1 }]);
+    expect(base.id).toBe('espeak:en-us');
+    const f0 = async (voiceId: string, p?: typeof profile): Promise<number> => {
+      const voice = speech.getVoice(voiceId)!;
+      const r = await speech.synthesize({ text: 'A mixed voice sits between the voices it mixes.', voice, format: 'wav', ...(p ? { profile: p } : {}) });
+      return estimateF0(decodeWav(r.audio).samples, 24000).median;
+    };
+    const low = await f0('espeak:en-us');
+    const high = await f0('espeak:en-us+f3');
+    const mixed = await f0('espeak:en-us', profile);
+    expect(mixed).toBeGreaterThan(low * 1.15);
+    expect(mixed).toBeLessThan(high / 1.15);
+    expect(() => speech.mix([{ voiceId: 'flite:slt', weight: 1 }])).toThrow(/cannot be mixed/);
+    expect(() => speech.mix(['espeak:en-us', 'espeak:en-us+f1', 'espeak:en-us+f2', 'espeak:en-us+m3'].map((voiceId) => ({ voiceId, weight: 1 })))).toThrow(expect.objectContaining({ code: 'MIX_LIMIT' }));
+  });
+
+  it('refuses what it cannot do with the contract error codes', async () => {
+    await expect(speech.synthesize({ text: '你好，世界，今天天气很好', voiceId: 'espeak:en-us' })).rejects.toMatchObject({ code: 'LANGUAGE_UNSUPPORTED' });
+    await expect(speech.synthesize({ text: 'x'.repeat(5001), voiceId: 'espeak:en-us' })).rejects.toMatchObject({ code: 'TEXT_TOO_LONG', params: { maxLength: 5000 } });
+    await expect(speech.synthesize({ text: 'Hi.', voiceId: 'espeak:nope' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(speech.synthesize({ text: 'Hi.', voiceId: 'espeak:en-us', speed: 3 })).rejects.toMatchObject({ code: 'VALIDATION_FAILED', params: { field: 'speed' } });
+    await expect(speech.synthesize({ text: '  ', voiceId: 'espeak:en-us' })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    expect(speech.estimateCharacters('Hello world, 你好')).toBe(13);
+    expect(speech.checkLanguage('Bonjour, je suis une voix et vous êtes là', 'espeak:fr').ok).toBe(true);
+  });
+
+  it('renders previews that play', async () => {
+    for (const id of ['espeak:cmn+f3', 'espeak:yue', 'espeak:ja', 'espeak:de+m3', 'flite:awb', 'gnuspeech:small_child']) {
+      const r = await speech.renderPreview(id, 'mp3');
+      expect(r.durationSec).toBeGreaterThan(1);
+      const pcm = await decode(r.audio, 'mp3');
+      expect(estimateF0(pcm, 24000, { maxHz: 600 }).voicedFraction).toBeGreaterThan(0.15);
+    }
+  });
+});
