@@ -151,26 +151,35 @@ export function errorMessage(
   return formatMessage(ERROR_MESSAGES[locale][code], params);
 }
 
-/** Picks a message locale from a `lang` value or an Accept-Language header; anything else is English. */
+function exactLocale(raw: string): MessageLocale | null {
+  const tag = raw.toLowerCase();
+  if (tag === 'en' || tag.startsWith('en-')) return 'en';
+  if (tag === 'zh-cn' || tag === 'zh-sg' || tag === 'zh-hans' || tag.startsWith('zh-hans-')) return 'zh-CN';
+  if (tag === 'zh-tw' || tag === 'zh-hk' || tag === 'zh-mo' || tag === 'zh-hant' || tag.startsWith('zh-hant-')) return 'zh-TW';
+  return null;
+}
+
+/**
+ * Picks a message locale: `lang` when it names one of the three (anything else means English, as the
+ * contract says), else the Accept-Language entry with the highest weight that maps to one, else English.
+ */
 export function resolveMessageLocale(lang?: string | null, acceptLanguage?: string | null): MessageLocale {
-  const candidates: string[] = [];
-  if (lang) candidates.push(lang);
-  if (acceptLanguage) {
-    for (const part of acceptLanguage.split(',')) {
-      const [tag, ...rest] = part.trim().split(';');
-      const q = rest.find((p) => p.trim().startsWith('q='));
-      const weight = q ? Number(q.trim().slice(2)) : 1;
-      if (tag && weight > 0) candidates.push(tag.trim());
-    }
-  }
-  for (const raw of candidates) {
-    const tag = raw.toLowerCase();
-    if (tag === 'en' || tag.startsWith('en-')) return 'en';
-    if (tag === 'zh-cn' || tag === 'zh-hans' || tag.startsWith('zh-hans-') || tag === 'zh-sg') return 'zh-CN';
-    if (tag === 'zh-tw' || tag === 'zh-hk' || tag === 'zh-mo' || tag === 'zh-hant' || tag.startsWith('zh-hant-'))
-      return 'zh-TW';
-    // The contract names whole tags; only the first explicit one counts for `lang`.
-    if (raw === lang) return 'en';
+  if (lang) return exactLocale(lang) ?? 'en';
+  if (!acceptLanguage) return 'en';
+  const ranked = acceptLanguage
+    .split(',')
+    .map((part, index) => {
+      const [tag = '', ...params] = part.trim().split(';');
+      const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+      const weight = q ? Number(q.slice(2)) : 1;
+      return { tag: tag.trim(), weight: Number.isFinite(weight) ? weight : 0, index };
+    })
+    .filter((e) => e.tag && e.weight > 0)
+    .sort((a, b) => b.weight - a.weight || a.index - b.index);
+  for (const { tag } of ranked) {
+    // A browser's bare `zh` means Chinese without a script; Simplified is the console's default.
+    const locale = exactLocale(tag) ?? (tag.toLowerCase() === 'zh' ? 'zh-CN' : null);
+    if (locale) return locale;
   }
   return 'en';
 }

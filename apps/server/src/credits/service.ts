@@ -40,6 +40,8 @@ export class CreditsService {
     const id = newId('hold');
     const now = new Date();
     await this.db.transaction().execute(async (trx) => {
+      // The balance moves first: a missing account or a short balance fails before any hold exists.
+      await applyEntry(trx, accountId, 'hold', -amount, { hold_id: id, record_type: recordType });
       await trx
         .insertInto('credit_holds')
         .values({
@@ -53,7 +55,6 @@ export class CreditsService {
           closed_at: null,
         })
         .execute();
-      await applyEntry(trx, accountId, 'hold', -amount, { hold_id: id, record_type: recordType });
     });
     return { id, accountId, amount };
   }

@@ -56,6 +56,14 @@ export interface Config extends RawConfig {
 
 export class ConfigError extends Error {}
 
+const SECRET_SETTINGS = new Set(['SECRET', 'OPENAI_TTS_KEY', 'ELEVENLABS_KEY']);
+
+/** A rejected value as the error shows it: secrets hidden, passwords in URLs masked. */
+function shown(name: string, value: string): string {
+  if (SECRET_SETTINGS.has(name)) return '"<hidden>"';
+  return JSON.stringify(value.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*:)[^@]*@/i, '$1***@'));
+}
+
 const here = path.dirname(new URL(import.meta.url).pathname);
 const repoRoot = path.resolve(here, '../../../..');
 
@@ -68,7 +76,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const parsed = ConfigSchema.safeParse(picked);
   if (!parsed.success) {
     const lines = parsed.error.issues.map(
-      (issue) => `  ${issue.path.join('.') || '(root)'}=${JSON.stringify(picked[String(issue.path[0])] ?? '')}: ${issue.message}`,
+      (issue) => `  ${issue.path.join('.') || '(root)'}=${shown(String(issue.path[0]), picked[String(issue.path[0])] ?? '')}: ${issue.message}`,
     );
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }

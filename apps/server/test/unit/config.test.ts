@@ -98,3 +98,18 @@ describe('loadConfig', () => {
     expect(err.message).not.toContain('HOST=');
   });
 });
+
+describe('config errors keep secrets out', () => {
+  it('hides SECRET and masks passwords in URLs', () => {
+    expect(() => loadConfig({ SECRET: 'short' })).toThrow(/SECRET="<hidden>"/);
+    let message = '';
+    try {
+      loadConfig({ DATABASE_URL: 'mysql://admin:hunter2@db/x' });
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    expect(message).toContain('DATABASE_URL');
+    expect(message).not.toContain('hunter2');
+    expect(message).toContain('admin:***@');
+  });
+});

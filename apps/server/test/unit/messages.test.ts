@@ -133,3 +133,15 @@ describe('resolveMessageLocale', () => {
     expect(resolveMessageLocale(lang, acceptLanguage)).toBe(expected);
   });
 });
+
+describe('Accept-Language weights', () => {
+  it('orders entries by q, not by position', () => {
+    expect(resolveMessageLocale(null, 'en;q=0.1, zh-TW')).toBe('zh-TW');
+    expect(resolveMessageLocale(null, 'fr, zh-CN;q=0.5, en;q=0.4')).toBe('zh-CN');
+    expect(resolveMessageLocale(null, 'zh-TW;q=0, en')).toBe('en');
+  });
+  it('reads a bare zh from a browser as Simplified Chinese, but not from lang', () => {
+    expect(resolveMessageLocale(null, 'zh')).toBe('zh-CN');
+    expect(resolveMessageLocale('zh', 'zh-TW')).toBe('en');
+  });
+});

@@ -11,8 +11,11 @@ const SPECIAL: Record<string, string[]> = {
   'ca-nw': ['ca-x-nw', 'ca'],
   'ca-va': ['ca-x-va', 'ca'],
   'ru-cl': ['ru-x-cl', 'ru'],
-  'chr': ['chr'],
+  chr: ['chr'],
   nb: ['nb', 'no'],
+  // eSpeak's Klingon is written in pIqaD: tlh in the Piqd script.
+  piqd: ['tlh-Piqd', 'tlh'],
+  'en-us-nyc': ['en-US-x-nyc', 'en-US', 'en'],
 };
 
 /** Canonical casing: language lower, script Title, region UPPER, private use lower. */
@@ -92,6 +95,10 @@ const PREVIEW: Record<string, string> = {
   hr: 'Bok! Ovo je moj glas. Mogu pročitati vaš tekst naglas.',
   ca: 'Hola! Aquesta és la meva veu. Puc llegir el teu text en veu alta.',
   eo: 'Saluton! Jen mia voĉo. Mi povas laŭtlegi vian tekston.',
+  // Languages whose eSpeak voice does not read digits.
+  chr: 'Osiyo! Tohitsu? Wado.',
+  cv: 'Салам! Ку манӑн сасӑ. Эпӗ сирӗн текста вулама пултаратӑп.',
+  sjn: 'Mae govannen! Pedo mellon a minno.',
   sw: 'Habari! Hii ni sauti yangu. Ninaweza kusoma maandishi yako.',
 };
 
