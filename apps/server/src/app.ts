@@ -116,7 +116,8 @@ export async function buildApp(config: Config, overrides: { mailer?: Mailer; db?
   await app.register(synthesisRoutes(ctx));
 
   if (fs.existsSync(path.join(config.WEB_DIST, 'index.html'))) {
-    await app.register(fastifyStatic, { root: config.WEB_DIST, prefix: '/', wildcard: false, index: ['index.html'] });
+    // wildcard: files are looked up per request, so a rebuilt console is served without a restart.
+    await app.register(fastifyStatic, { root: config.WEB_DIST, prefix: '/', wildcard: true, index: ['index.html'] });
   }
 
   const stopSweeper = startHoldSweeper(ctx.credits, config.HOLD_SWEEP_SECONDS, app.log);

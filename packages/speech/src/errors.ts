@@ -49,10 +49,7 @@ export class SpeechError extends Error {
 }
 
 export function isSpeechError(e: unknown): e is SpeechError {
-  return (
-    e instanceof SpeechError ||
-    (typeof e === 'object' && e !== null && (e as { name?: unknown }).name === 'SpeechError')
-  );
+  return e instanceof SpeechError || (typeof e === 'object' && e !== null && (e as { name?: unknown }).name === 'SpeechError');
 }
 
 /** Rebuilds a SpeechError that crossed a worker boundary as a plain object. */

@@ -87,24 +87,49 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
     await el.refreshVoices();
     remote.set('elevenlabs', el);
   }
-  const pool = new WorkerPool({ ...(opts.poolSize ? { size: opts.poolSize } : {}), ...(opts.modelsDir ? { modelsDir: opts.modelsDir } : {}) });
+  const pool = new WorkerPool({
+    ...(opts.poolSize ? { size: opts.poolSize } : {}),
+    ...(opts.modelsDir ? { modelsDir: opts.modelsDir } : {}),
+  });
   if (opts.warmup !== false) await pool.warmup();
 
   const engines = [...local.values(), ...remote.values()];
   const voices = engines.flatMap((e) => e.listVoices());
   const byId = new Map(voices.map((v) => [v.id, v]));
-  const mixableModels = new Set(engines.flatMap((e) => e.listModels()).filter((m) => m.type === 'mixing').map((m) => m.id));
+  const mixableModels = new Set(
+    engines
+      .flatMap((e) => e.listModels())
+      .filter((m) => m.type === 'mixing')
+      .map((m) => m.id),
+  );
   const ctx: ChunkContext = { pool, localEngines: new Set(local.keys()), remoteEngines: remote, sampleRate };
   const planCtx = { findVoice: (id: string) => byId.get(id), maxTextLength };
 
   const keyOf = (plan: Plan): string =>
-    cacheKey({ text: plan.text, voiceId: plan.voice.id, profile: plan.profile, language: plan.language, speed: plan.speed, pitch: plan.pitch, format: plan.format, sampleRate });
+    cacheKey({
+      text: plan.text,
+      voiceId: plan.voice.id,
+      profile: plan.profile,
+      language: plan.language,
+      speed: plan.speed,
+      pitch: plan.pitch,
+      format: plan.format,
+      sampleRate,
+    });
 
   async function synthesize(req: SynthesisRequest): Promise<SynthesisResult> {
     const plan = makePlan(req, planCtx);
     // Requests that carry a reference sample are never cached: the key does not cover the sample.
     const key = keyOf(plan);
-    const base = { format: plan.format, contentType: CONTENT_TYPES[plan.format], sampleRate, characters: plan.characters, language: plan.language, sentences: plan.sentences.length, cacheKey: key };
+    const base = {
+      format: plan.format,
+      contentType: CONTENT_TYPES[plan.format],
+      sampleRate,
+      characters: plan.characters,
+      language: plan.language,
+      sentences: plan.sentences.length,
+      cacheKey: key,
+    };
     const hit = plan.reference ? undefined : await cache?.get(key);
     if (hit) return { ...base, audio: hit.audio, durationSec: hit.durationSec, words: [], cached: true };
     const parts: Float32Array[] = [];
@@ -151,18 +176,26 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
       if (!complete) encoder.abort();
     }
     // A streamed WAV has an open-ended header; only formats whose stream equals the file are cached.
-    if (!plan.reference && plan.format !== 'wav') await cache?.set(key, { audio: Buffer.concat(out), durationSec: samples / sampleRate, sampleRate });
+    if (!plan.reference && plan.format !== 'wav')
+      await cache?.set(key, { audio: Buffer.concat(out), durationSec: samples / sampleRate, sampleRate });
   }
 
   return {
     listVoices(filter = {}) {
-      return voices.filter((v) =>
-        (!filter.model || v.model === filter.model) &&
-        (!filter.engine || v.engine === filter.engine) &&
-        (!filter.gender || v.gender === filter.gender) &&
-        (!filter.language || v.languages.some((l) => l.toLowerCase() === filter.language!.toLowerCase() || l.toLowerCase().split('-')[0] === filter.language!.toLowerCase())) &&
-        (!filter.name || v.name.toLowerCase().includes(filter.name.toLowerCase())) &&
-        (filter.mixable === undefined || mixableModels.has(v.model) === filter.mixable));
+      return voices.filter(
+        (v) =>
+          (!filter.model || v.model === filter.model) &&
+          (!filter.engine || v.engine === filter.engine) &&
+          (!filter.gender || v.gender === filter.gender) &&
+          (!filter.language ||
+            v.languages.some(
+              (l) =>
+                l.toLowerCase() === filter.language!.toLowerCase() ||
+                l.toLowerCase().split('-')[0] === filter.language!.toLowerCase(),
+            )) &&
+          (!filter.name || v.name.toLowerCase().includes(filter.name.toLowerCase())) &&
+          (filter.mixable === undefined || mixableModels.has(v.model) === filter.mixable),
+      );
     },
     getVoice: (id) => byId.get(id),
     listModels: () => engines.flatMap((e) => e.listModels()),
@@ -181,7 +214,10 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
       const resolved: MixPart[] = parts.map((p) => {
         const voice = byId.get(p.voiceId);
         if (!voice) throw new SpeechError('NOT_FOUND', `voice ${p.voiceId} not found`);
-        if (!mixableModels.has(voice.model)) throw new SpeechError('VALIDATION_FAILED', `voices of ${voice.model} cannot be mixed`, { params: { field: 'mix', rule: 'mixable model' } });
+        if (!mixableModels.has(voice.model))
+          throw new SpeechError('VALIDATION_FAILED', `voices of ${voice.model} cannot be mixed`, {
+            params: { field: 'mix', rule: 'mixable model' },
+          });
         return { voice, weight: p.weight };
       });
       return mixVoices(resolved);

@@ -51,7 +51,8 @@ describe('voice library', () => {
     const live = await loadEspeakData();
     expect(live.languages.map((l) => l.identifier)).toEqual(data.languages.map((l) => l.identifier));
     const ids = new Set(live.variants.map((v) => v.id));
-    for (const v of voices.filter((x) => x.engine === 'espeak' && x.variant.includes('+'))) expect(ids.has(v.variant.split('+')[1]!)).toBe(true);
+    for (const v of voices.filter((x) => x.engine === 'espeak' && x.variant.includes('+')))
+      expect(ids.has(v.variant.split('+')[1]!)).toBe(true);
   });
 });
 
@@ -70,10 +71,27 @@ describe('previews', () => {
       if (seen.has(key)) continue;
       seen.add(key);
       // Alternate variants so the sample is not only default voices.
-      sample.push(v.engine === 'espeak' && sample.length % 2 ? voices.find((x) => x.languages[0] === key && x.variant.endsWith('+f3')) ?? v : v);
+      sample.push(
+        v.engine === 'espeak' && sample.length % 2
+          ? (voices.find((x) => x.languages[0] === key && x.variant.endsWith('+f3')) ?? v)
+          : v,
+      );
     }
     expect(sample.length).toBeGreaterThan(140);
-    const results = await Promise.all(sample.map((voice) => pool.synthesize({ engine: voice.engine, voice, text: voice.previewText, speed: 1, pitch: 0, profile: voice.profile, sampleRate: 16000, loudness: true })));
+    const results = await Promise.all(
+      sample.map((voice) =>
+        pool.synthesize({
+          engine: voice.engine,
+          voice,
+          text: voice.previewText,
+          speed: 1,
+          pitch: 0,
+          profile: voice.profile,
+          sampleRate: 16000,
+          loudness: true,
+        }),
+      ),
+    );
     results.forEach((r, i) => {
       const seconds = r.samples.length / r.sampleRate;
       expect(seconds, sample[i]!.id).toBeGreaterThan(0.8);

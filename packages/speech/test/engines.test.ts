@@ -13,7 +13,13 @@ afterAll(async () => {
   await flite.close();
 });
 
-async function speak(engine: Engine, voice: VoiceInfo, text: string, pitch = 0, speed = 1): Promise<{ samples: Float32Array; rate: number; seconds: number; words: WordTiming[] }> {
+async function speak(
+  engine: Engine,
+  voice: VoiceInfo,
+  text: string,
+  pitch = 0,
+  speed = 1,
+): Promise<{ samples: Float32Array; rate: number; seconds: number; words: WordTiming[] }> {
   const parts: Float32Array[] = [];
   const words: WordTiming[] = [];
   let rate = 0;
@@ -63,7 +69,10 @@ describe.each(cases)('%s', (_name, engine, id) => {
   it('speaks at its own pitch, and follows the requested pitch', async () => {
     const maxHz = 700;
     const minHz = 40;
-    const base = estimateF0((await speak(engine, v, SENTENCE)).samples, (await speak(engine, v, SHORT)).rate, { maxHz, minHz }).median;
+    const base = estimateF0((await speak(engine, v, SENTENCE)).samples, (await speak(engine, v, SHORT)).rate, {
+      maxHz,
+      minHz,
+    }).median;
     // The profile's pitch is the voice's typical F0; intonation moves a sentence's median around it.
     expect(Math.abs(semitonesBetween(v.profile.pitchHz, base))).toBeLessThan(4);
     for (const st of [-5, 6]) {

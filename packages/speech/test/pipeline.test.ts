@@ -54,7 +54,8 @@ describe('formats', () => {
       if (format === 'mp3') {
         // A finished stream is cached: the same request again is served whole from the cache.
         const again: Buffer[] = [];
-        for await (const b of speech.synthesizeStream({ text: TEXT, voiceId: 'espeak:en-us+m3', format, pitch: 2 })) again.push(b);
+        for await (const b of speech.synthesizeStream({ text: TEXT, voiceId: 'espeak:en-us+m3', format, pitch: 2 }))
+          again.push(b);
         expect(Buffer.concat(again).equals(Buffer.concat(parts))).toBe(true);
       }
     }
@@ -63,12 +64,19 @@ describe('formats', () => {
 
 describe('streaming', () => {
   it('delivers the first chunk before the last sentence is synthesized', async () => {
-    const text = Array.from({ length: 12 }, (_, i) => `This is sentence number ${i + 1} of a longer text that is streamed.`).join(' ');
+    const text = Array.from({ length: 12 }, (_, i) => `This is sentence number ${i + 1} of a longer text that is streamed.`).join(
+      ' ',
+    );
     let done = 0;
     let total = 0;
     let doneAtFirstChunk = -1;
     let chunks = 0;
-    for await (const b of speech.synthesizeStream({ text, voiceId: 'espeak:en-gb-x-rp', format: 'mp3', onProgress: (p) => ({ done, total } = p) })) {
+    for await (const b of speech.synthesizeStream({
+      text,
+      voiceId: 'espeak:en-gb-x-rp',
+      format: 'mp3',
+      onProgress: (p) => ({ done, total } = p),
+    })) {
       expect(b.length).toBeGreaterThan(0);
       if (doneAtFirstChunk < 0) doneAtFirstChunk = done;
       chunks++;
@@ -80,7 +88,9 @@ describe('streaming', () => {
   });
 
   it('keeps the event loop free while both workers synthesize', async () => {
-    const text = Array.from({ length: 30 }, (_, i) => `Sentence ${i + 1} keeps the two synthesis workers busy for a while.`).join(' ');
+    const text = Array.from({ length: 30 }, (_, i) => `Sentence ${i + 1} keeps the two synthesis workers busy for a while.`).join(
+      ' ',
+    );
     let last = performance.now();
     let worst = 0;
     const timer = setInterval(() => {
@@ -100,7 +110,11 @@ describe('streaming', () => {
 
 describe('cache', () => {
   it('answers a repeated request from the cache, without synthesis', async () => {
-    const req = { text: 'Caching makes the second request cheap. It has two sentences.', voiceId: 'flite:slt', format: 'mp3' as const };
+    const req = {
+      text: 'Caching makes the second request cheap. It has two sentences.',
+      voiceId: 'flite:slt',
+      format: 'mp3' as const,
+    };
     const t0 = performance.now();
     const first = await speech.synthesize(req);
     const miss = performance.now() - t0;
@@ -120,28 +134,46 @@ describe('cache', () => {
 describe('voices, languages and loudness', () => {
   it('normalizes every engine to one loudness target', async () => {
     for (const voiceId of ['espeak:en-us', 'flite:kal16', 'gnuspeech:female']) {
-      const r = await speech.synthesize({ text: 'Loudness should not depend on the engine that speaks. Here is more text to measure.', voiceId, format: 'wav' });
+      const r = await speech.synthesize({
+        text: 'Loudness should not depend on the engine that speaks. Here is more text to measure.',
+        voiceId,
+        format: 'wav',
+      });
       const pcm = decodeWav(r.audio);
       expect(Math.abs(ffmpegLoudness(pcm.samples, pcm.sampleRate) - -16)).toBeLessThan(1.5);
     }
   });
 
   it('reads Chinese text, numbers included, on a Mandarin voice', async () => {
-    const r = await speech.synthesize({ text: '今天是2024年3月5日。我买了2个苹果，花了¥12.50。', voiceId: 'espeak:cmn+f1', format: 'wav' });
+    const r = await speech.synthesize({
+      text: '今天是2024年3月5日。我买了2个苹果，花了¥12.50。',
+      voiceId: 'espeak:cmn+f1',
+      format: 'wav',
+    });
     expect(r.language).toBe('zh-CN');
     expect(r.sentences).toBe(2);
     const plain = await speech.synthesize({ text: '今天是。我买了苹果，花了。', voiceId: 'espeak:cmn+f1', format: 'wav' });
     // The digits were read as Chinese words: many more syllables than without them.
     expect(r.durationSec - plain.durationSec).toBeGreaterThan(2);
-    expect(speech.prepare({ text: '今天是2024年3月5日。', voiceId: 'espeak:cmn' }).sentences).toEqual(['今天是二零二四年三月五日。']);
+    expect(speech.prepare({ text: '今天是2024年3月5日。', voiceId: 'espeak:cmn' }).sentences).toEqual([
+      '今天是二零二四年三月五日。',
+    ]);
   });
 
   it('mixes voices of one model into a voice between them', async () => {
-    const { base, profile } = speech.mix([{ voiceId: 'espeak:en-us', weight: 1 }, { voiceId: 'espeak:en-us+f3', weight: 1 }]);
+    const { base, profile } = speech.mix([
+      { voiceId: 'espeak:en-us', weight: 1 },
+      { voiceId: 'espeak:en-us+f3', weight: 1 },
+    ]);
     expect(base.id).toBe('espeak:en-us');
     const f0 = async (voiceId: string, p?: typeof profile): Promise<number> => {
       const voice = speech.getVoice(voiceId)!;
-      const r = await speech.synthesize({ text: 'A mixed voice sits between the voices it mixes.', voice, format: 'wav', ...(p ? { profile: p } : {}) });
+      const r = await speech.synthesize({
+        text: 'A mixed voice sits between the voices it mixes.',
+        voice,
+        format: 'wav',
+        ...(p ? { profile: p } : {}),
+      });
       return estimateF0(decodeWav(r.audio).samples, 24000).median;
     };
     const low = await f0('espeak:en-us');
@@ -150,14 +182,26 @@ describe('voices, languages and loudness', () => {
     expect(mixed).toBeGreaterThan(low * 1.15);
     expect(mixed).toBeLessThan(high / 1.15);
     expect(() => speech.mix([{ voiceId: 'flite:slt', weight: 1 }])).toThrow(/cannot be mixed/);
-    expect(() => speech.mix(['espeak:en-us', 'espeak:en-us+f1', 'espeak:en-us+f2', 'espeak:en-us+m3'].map((voiceId) => ({ voiceId, weight: 1 })))).toThrow(expect.objectContaining({ code: 'MIX_LIMIT' }));
+    expect(() =>
+      speech.mix(
+        ['espeak:en-us', 'espeak:en-us+f1', 'espeak:en-us+f2', 'espeak:en-us+m3'].map((voiceId) => ({ voiceId, weight: 1 })),
+      ),
+    ).toThrow(expect.objectContaining({ code: 'MIX_LIMIT' }));
   });
 
   it('refuses what it cannot do with the contract error codes', async () => {
-    await expect(speech.synthesize({ text: '你好，世界，今天天气很好', voiceId: 'espeak:en-us' })).rejects.toMatchObject({ code: 'LANGUAGE_UNSUPPORTED' });
-    await expect(speech.synthesize({ text: 'x'.repeat(5001), voiceId: 'espeak:en-us' })).rejects.toMatchObject({ code: 'TEXT_TOO_LONG', params: { maxLength: 5000 } });
+    await expect(speech.synthesize({ text: '你好，世界，今天天气很好', voiceId: 'espeak:en-us' })).rejects.toMatchObject({
+      code: 'LANGUAGE_UNSUPPORTED',
+    });
+    await expect(speech.synthesize({ text: 'x'.repeat(5001), voiceId: 'espeak:en-us' })).rejects.toMatchObject({
+      code: 'TEXT_TOO_LONG',
+      params: { maxLength: 5000 },
+    });
     await expect(speech.synthesize({ text: 'Hi.', voiceId: 'espeak:nope' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
-    await expect(speech.synthesize({ text: 'Hi.', voiceId: 'espeak:en-us', speed: 3 })).rejects.toMatchObject({ code: 'VALIDATION_FAILED', params: { field: 'speed' } });
+    await expect(speech.synthesize({ text: 'Hi.', voiceId: 'espeak:en-us', speed: 3 })).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+      params: { field: 'speed' },
+    });
     await expect(speech.synthesize({ text: '  ', voiceId: 'espeak:en-us' })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
     expect(speech.estimateCharacters('Hello world, 你好')).toBe(13);
     expect(speech.checkLanguage('Bonjour, je suis une voix et vous êtes là', 'espeak:fr').ok).toBe(true);

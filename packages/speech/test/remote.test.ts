@@ -20,9 +20,20 @@ afterAll(async () => {
   await eleven.close();
 });
 
-async function speak(engine: Engine, voice: VoiceInfo, text: string, opts: { speed?: number; pitch?: number } = {}): Promise<Float32Array> {
+async function speak(
+  engine: Engine,
+  voice: VoiceInfo,
+  text: string,
+  opts: { speed?: number; pitch?: number } = {},
+): Promise<Float32Array> {
   const parts: Float32Array[] = [];
-  for await (const c of engine.synthesize({ text, voice, speed: opts.speed ?? 1, pitch: opts.pitch ?? 0, profile: voice.profile })) {
+  for await (const c of engine.synthesize({
+    text,
+    voice,
+    speed: opts.speed ?? 1,
+    pitch: opts.pitch ?? 0,
+    profile: voice.profile,
+  })) {
     expect(c.sampleRate).toBe(24000);
     parts.push(c.samples);
   }
@@ -69,7 +80,10 @@ describe('OpenAI-compatible /v1/audio/speech', () => {
 
   it('maps a rejected parameter to VALIDATION_FAILED', async () => {
     const e = new OpenAIEngine({ url: openai.url, key: 'good', voices: [{ id: 'nope' }] });
-    await expect(speak(e, e.listVoices()[0]!, TEXT)).rejects.toMatchObject({ code: 'VALIDATION_FAILED', params: { reason: 'invalid_value' } });
+    await expect(speak(e, e.listVoices()[0]!, TEXT)).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+      params: { reason: 'invalid_value' },
+    });
   });
 });
 
@@ -77,7 +91,10 @@ describe('ElevenLabs text to speech', () => {
   it("lists the account's voices and sends ElevenLabs' request", async () => {
     const e = new ElevenLabsEngine({ url: eleven.url, key: 'good' });
     const voices = await e.refreshVoices();
-    expect(voices.map((v) => [v.id, v.name, v.gender])).toEqual([['elevenlabs:v_rachel', 'Rachel', 'female'], ['elevenlabs:v_adam', 'Adam', 'male']]);
+    expect(voices.map((v) => [v.id, v.name, v.gender])).toEqual([
+      ['elevenlabs:v_rachel', 'Rachel', 'female'],
+      ['elevenlabs:v_adam', 'Adam', 'male'],
+    ]);
     const before = eleven.requests.length;
     const samples = await speak(e, voices[0]!, TEXT, { speed: 1.1 });
     const req = eleven.requests[before]!;
@@ -113,23 +130,40 @@ describe('ElevenLabs text to speech', () => {
   it('maps an unknown voice to NOT_FOUND and a bad key on the voice list to FORBIDDEN', async () => {
     const e = new ElevenLabsEngine({ url: eleven.url, key: 'good' });
     const [rachel] = await e.refreshVoices();
-    await expect(speak(e, { ...rachel!, variant: 'v_ghost' }, TEXT)).rejects.toMatchObject({ code: 'NOT_FOUND', params: { reason: 'voice_not_found' } });
-    await expect(new ElevenLabsEngine({ url: eleven.url, key: 'bad' }).refreshVoices()).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    await expect(speak(e, { ...rachel!, variant: 'v_ghost' }, TEXT)).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+      params: { reason: 'voice_not_found' },
+    });
+    await expect(new ElevenLabsEngine({ url: eleven.url, key: 'bad' }).refreshVoices()).rejects.toMatchObject({
+      code: 'FORBIDDEN',
+    });
   });
 });
 
 describe('remote providers in the pipeline', () => {
   it('offers their voices in the library and synthesizes encoded audio', async () => {
-    const speech = await createSpeech({ poolSize: 1, warmup: false, remote: { openai: { url: openai.url, key: 'good', model: 'tts-1' }, elevenlabs: { url: eleven.url, key: 'good' } } });
+    const speech = await createSpeech({
+      poolSize: 1,
+      warmup: false,
+      remote: { openai: { url: openai.url, key: 'good', model: 'tts-1' }, elevenlabs: { url: eleven.url, key: 'good' } },
+    });
     try {
-      expect(speech.listModels().map((m) => m.id)).toEqual(expect.arrayContaining(['openai:tts-1', 'elevenlabs:eleven_multilingual_v2']));
+      expect(speech.listModels().map((m) => m.id)).toEqual(
+        expect.arrayContaining(['openai:tts-1', 'elevenlabs:eleven_multilingual_v2']),
+      );
       expect(speech.getVoice('openai:nova')?.gender).toBe('female');
-      const r = await speech.synthesize({ text: 'First sentence here. Second one.', voiceId: 'elevenlabs:v_adam', format: 'mp3' });
+      const r = await speech.synthesize({
+        text: 'First sentence here. Second one.',
+        voiceId: 'elevenlabs:v_adam',
+        format: 'mp3',
+      });
       expect(r.sentences).toBe(2);
       const pcm = await decodeAudio(r.audio, 'mp3', 24000);
       expect(Math.abs(pcm.samples.length / 24000 - r.durationSec)).toBeLessThan(0.1);
       expect(estimateF0(pcm.samples, 24000).median).toBeCloseTo(VOICE_HZ.v_adam!, -0.5);
-      await expect(speech.synthesize({ text: 'Hi.', voiceId: 'openai:nova', format: 'wav', speed: 1.2 })).resolves.toMatchObject({ format: 'wav' });
+      await expect(speech.synthesize({ text: 'Hi.', voiceId: 'openai:nova', format: 'wav', speed: 1.2 })).resolves.toMatchObject({
+        format: 'wav',
+      });
     } finally {
       await speech.close();
     }

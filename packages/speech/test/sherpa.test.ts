@@ -14,7 +14,14 @@ import { SherpaEngine } from '../src/engines/sherpa.ts';
 import { createSpeech, type Speech } from '../src/speech.ts';
 import { decodeAudio } from '../src/audio/ffmpeg.ts';
 import type { VoiceInfo, VoiceProfile } from '../src/types.ts';
-import { TINY_SECONDS_PER_TOKEN, vitsSpeakerHz, writeTinyKokoro, writeTinyVits } from './support/tiny-models.ts';
+import {
+  MATCHA_HZ,
+  TINY_SECONDS_PER_TOKEN,
+  vitsSpeakerHz,
+  writeTinyKokoro,
+  writeTinyMatcha,
+  writeTinyVits,
+} from './support/tiny-models.ts';
 
 let dir: string;
 let engine: SherpaEngine;
@@ -23,35 +30,83 @@ beforeAll(() => {
   dir = mkdtempSync(path.join(tmpdir(), 'polyvox-models-'));
   writeTinyVits(path.join(dir, 'tiny-vits'), 3);
   writeTinyKokoro(path.join(dir, 'tiny-kokoro'), [120, 240]);
+  writeTinyMatcha(path.join(dir, 'tiny-matcha'));
   mkdirSync(path.join(dir, 'tiny-zipvoice'));
-  for (const f of ['encoder.onnx', 'decoder.onnx', 'vocos.onnx', 'tokens.txt']) writeFileSync(path.join(dir, 'tiny-zipvoice', f), '');
-  writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify({
-    models: [
-      {
-        id: 'tiny-vits', name: 'Tiny VITS', type: 'vits', languages: ['en-US', 'en'],
-        files: { model: 'tiny-vits/model.onnx', tokens: 'tiny-vits/tokens.txt' },
-        speakers: [{ sid: 0, name: 'Low', gender: 'male', pitchHz: 110 }, { sid: 1, name: 'Mid', gender: 'male', pitchHz: 170 }, { sid: 2, name: 'High', gender: 'female', pitchHz: 230 }],
-      },
-      {
-        id: 'tiny-kokoro', name: 'Tiny Kokoro', type: 'kokoro', languages: ['en-US', 'en'],
-        files: { model: 'tiny-kokoro/model.onnx', voices: 'tiny-kokoro/voices.bin', tokens: 'tiny-kokoro/tokens.txt' },
-        speakers: [{ sid: 0, name: 'Kai', gender: 'male', pitchHz: 120 }, { sid: 1, name: 'Kim', gender: 'female', pitchHz: 240 }],
-      },
-      {
-        id: 'tiny-zipvoice', name: 'Zero-shot', type: 'zipvoice', languages: ['en', 'zh-CN'],
-        files: { encoder: 'tiny-zipvoice/encoder.onnx', decoder: 'tiny-zipvoice/decoder.onnx', vocoder: 'tiny-zipvoice/vocos.onnx', tokens: 'tiny-zipvoice/tokens.txt' },
-      },
-    ],
-  }));
+  for (const f of ['encoder.onnx', 'decoder.onnx', 'vocos.onnx', 'tokens.txt'])
+    writeFileSync(path.join(dir, 'tiny-zipvoice', f), '');
+  writeFileSync(
+    path.join(dir, 'manifest.json'),
+    JSON.stringify({
+      models: [
+        {
+          id: 'tiny-vits',
+          name: 'Tiny VITS',
+          type: 'vits',
+          languages: ['en-US', 'en'],
+          files: { model: 'tiny-vits/model.onnx', tokens: 'tiny-vits/tokens.txt' },
+          speakers: [
+            { sid: 0, name: 'Low', gender: 'male', pitchHz: 110 },
+            { sid: 1, name: 'Mid', gender: 'male', pitchHz: 170 },
+            { sid: 2, name: 'High', gender: 'female', pitchHz: 230 },
+          ],
+        },
+        {
+          id: 'tiny-kokoro',
+          name: 'Tiny Kokoro',
+          type: 'kokoro',
+          languages: ['en-US', 'en'],
+          files: { model: 'tiny-kokoro/model.onnx', voices: 'tiny-kokoro/voices.bin', tokens: 'tiny-kokoro/tokens.txt' },
+          speakers: [
+            { sid: 0, name: 'Kai', gender: 'male', pitchHz: 120 },
+            { sid: 1, name: 'Kim', gender: 'female', pitchHz: 240 },
+          ],
+        },
+        {
+          id: 'tiny-matcha',
+          name: 'Tiny Matcha',
+          type: 'matcha',
+          languages: ['en-US', 'en'],
+          files: {
+            acousticModel: 'tiny-matcha/acoustic.onnx',
+            vocoder: 'tiny-matcha/hifigan.onnx',
+            tokens: 'tiny-matcha/tokens.txt',
+          },
+          speakers: [{ sid: 0, name: 'Matcha', gender: 'female', pitchHz: 200 }],
+        },
+        {
+          id: 'tiny-zipvoice',
+          name: 'Zero-shot',
+          type: 'zipvoice',
+          languages: ['en', 'zh-CN'],
+          files: {
+            encoder: 'tiny-zipvoice/encoder.onnx',
+            decoder: 'tiny-zipvoice/decoder.onnx',
+            vocoder: 'tiny-zipvoice/vocos.onnx',
+            tokens: 'tiny-zipvoice/tokens.txt',
+          },
+        },
+      ],
+    }),
+  );
   engine = SherpaEngine.fromModelsDir(dir)!;
 });
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function speak(voice: VoiceInfo, text: string, opts: { pitch?: number; speed?: number; profile?: VoiceProfile } = {}): Promise<{ samples: Float32Array; rate: number }> {
+async function speak(
+  voice: VoiceInfo,
+  text: string,
+  opts: { pitch?: number; speed?: number; profile?: VoiceProfile } = {},
+): Promise<{ samples: Float32Array; rate: number }> {
   const parts: Float32Array[] = [];
   let rate = 0;
-  for await (const c of engine.synthesize({ text, voice, pitch: opts.pitch ?? 0, speed: opts.speed ?? 1, profile: opts.profile ?? voice.profile })) {
+  for await (const c of engine.synthesize({
+    text,
+    voice,
+    pitch: opts.pitch ?? 0,
+    speed: opts.speed ?? 1,
+    profile: opts.profile ?? voice.profile,
+  })) {
     parts.push(c.samples);
     rate = c.sampleRate;
   }
@@ -62,16 +117,39 @@ const byId = (id: string): VoiceInfo => engine.listVoices().find((v) => v.id ===
 
 describe('manifest', () => {
   it('lists models, speakers and what each model can do', () => {
-    expect(engine.listVoices().map((v) => v.id)).toEqual(['sherpa:tiny-vits:0', 'sherpa:tiny-vits:1', 'sherpa:tiny-vits:2', 'sherpa:tiny-kokoro:0', 'sherpa:tiny-kokoro:1']);
-    expect(engine.listModels().map((m) => [m.id, m.type])).toEqual([['tiny-vits', 'standard'], ['tiny-kokoro', 'mixing'], ['tiny-zipvoice', 'cloning']]);
+    expect(engine.listVoices().map((v) => v.id)).toEqual([
+      'sherpa:tiny-vits:0',
+      'sherpa:tiny-vits:1',
+      'sherpa:tiny-vits:2',
+      'sherpa:tiny-kokoro:0',
+      'sherpa:tiny-kokoro:1',
+      'sherpa:tiny-matcha:0',
+    ]);
+    expect(engine.listModels().map((m) => [m.id, m.type])).toEqual([
+      ['tiny-vits', 'standard'],
+      ['tiny-kokoro', 'mixing'],
+      ['tiny-matcha', 'standard'],
+      ['tiny-zipvoice', 'cloning'],
+    ]);
     expect(engine.capabilities.mixable && engine.capabilities.nativeCloning).toBe(true);
   });
   it('refuses bad entries in JavaScript, before native code sees them', () => {
-    const entry = { id: 'x', type: 'vits', languages: ['en'], files: { model: 'tiny-vits/model.onnx', tokens: 'tiny-vits/tokens.txt' } };
+    const entry = {
+      id: 'x',
+      type: 'vits',
+      languages: ['en'],
+      files: { model: 'tiny-vits/model.onnx', tokens: 'tiny-vits/tokens.txt' },
+    };
     expect(parseManifest({ models: [entry] }, dir)).toHaveLength(1);
-    expect(() => parseManifest({ models: [{ ...entry, files: { model: 'tiny-vits/model.onnx' } }] }, dir)).toThrow(/needs files.tokens/);
-    expect(() => parseManifest({ models: [{ ...entry, files: { ...entry.files, model: 'nope.onnx' } }] }, dir)).toThrow(/does not exist/);
-    expect(() => parseManifest({ models: [{ ...entry, files: { ...entry.files, model: '../../etc/passwd' } }] }, dir)).toThrow(/leaves the models folder/);
+    expect(() => parseManifest({ models: [{ ...entry, files: { model: 'tiny-vits/model.onnx' } }] }, dir)).toThrow(
+      /needs files.tokens/,
+    );
+    expect(() => parseManifest({ models: [{ ...entry, files: { ...entry.files, model: 'nope.onnx' } }] }, dir)).toThrow(
+      /does not exist/,
+    );
+    expect(() => parseManifest({ models: [{ ...entry, files: { ...entry.files, model: '../../etc/passwd' } }] }, dir)).toThrow(
+      /leaves the models folder/,
+    );
     expect(() => parseManifest({ models: [{ ...entry, type: 'tacotron' }] }, dir)).toThrow(ManifestError);
     expect(readManifest(path.join(dir, 'tiny-vits'))).toBeUndefined();
   });
@@ -105,12 +183,31 @@ describe('Kokoro voice vectors', () => {
     const kim = byId('sherpa:tiny-kokoro:1');
     expect(estimateF0((await speak(kai, 'hello there')).samples, 16000).median).toBeCloseTo(120, -0.5);
     expect(estimateF0((await speak(kim, 'hello there')).samples, 16000).median).toBeCloseTo(240, -0.5);
-    for (const [wKai, expected] of [[1, 180], [3, 150]] as const) {
-      const { base, profile } = mixVoices([{ voice: kai, weight: wKai }, { voice: kim, weight: 1 }]);
+    for (const [wKai, expected] of [
+      [1, 180],
+      [3, 150],
+    ] as const) {
+      const { base, profile } = mixVoices([
+        { voice: kai, weight: wKai },
+        { voice: kim, weight: 1 },
+      ]);
       expect(profile.blend).toHaveLength(2);
       const r = await speak(base, 'hello there', { profile });
       expect(estimateF0(r.samples, r.rate).median).toBeCloseTo(expected, -0.5);
     }
+  });
+});
+
+describe('Matcha', () => {
+  it('runs the acoustic model and the vocoder, phonemizing with the bundled eSpeak data', async () => {
+    const v = byId('sherpa:tiny-matcha:0');
+    const short = await speak(v, 'hello world');
+    const long = await speak(v, 'hello world, hello world, hello world');
+    // The vocoder reads the pitch the acoustic model wrote into the mel: the two are wired together.
+    expect(estimateF0(short.samples, short.rate).median).toBeCloseTo(MATCHA_HZ, -0.5);
+    expect(long.samples.length / short.samples.length).toBeGreaterThan(2.5);
+    const fast = await speak(v, 'hello world, hello world, hello world', { speed: 2 });
+    expect(fast.samples.length / long.samples.length).toBeCloseTo(0.5, 1);
   });
 });
 
@@ -130,8 +227,14 @@ describe('through the pool and the pipeline', () => {
   afterAll(() => speech.close());
 
   it('lists the models next to the built-in engines and synthesizes in a worker thread', async () => {
-    expect(speech.listModels().map((m) => m.id)).toEqual(expect.arrayContaining(['espeak-ng', 'flite', 'gnuspeech', 'tiny-vits', 'tiny-kokoro', 'tiny-zipvoice']));
-    const r = await speech.synthesize({ text: 'Hello world. This is the second sentence.', voiceId: 'sherpa:tiny-vits:2', format: 'wav' });
+    expect(speech.listModels().map((m) => m.id)).toEqual(
+      expect.arrayContaining(['espeak-ng', 'flite', 'gnuspeech', 'tiny-vits', 'tiny-kokoro', 'tiny-zipvoice']),
+    );
+    const r = await speech.synthesize({
+      text: 'Hello world. This is the second sentence.',
+      voiceId: 'sherpa:tiny-vits:2',
+      format: 'wav',
+    });
     expect(r.sentences).toBe(2);
     const pcm = await decodeAudio(r.audio, 'wav');
     expect(pcm.sampleRate).toBe(24000);

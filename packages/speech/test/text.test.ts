@@ -47,8 +47,21 @@ describe('normalization: Chinese', () => {
 
 describe('segmentation', () => {
   it('splits on Western and CJK sentence punctuation, keeping quotes and abbreviations', () => {
-    expect(splitSentences('Hello Mr. Smith. It is 3.14 today! Really?! "Yes." Next.')).toEqual(['Hello Mr. Smith.', 'It is 3.14 today!', 'Really?!', '"Yes."', 'Next.']);
-    expect(splitSentences('你好。今天天气很好！真的吗？「是的。」好的…再见')).toEqual(['你好。', '今天天气很好！', '真的吗？', '「是的。」', '好的…', '再见']);
+    expect(splitSentences('Hello Mr. Smith. It is 3.14 today! Really?! "Yes." Next.')).toEqual([
+      'Hello Mr. Smith.',
+      'It is 3.14 today!',
+      'Really?!',
+      '"Yes."',
+      'Next.',
+    ]);
+    expect(splitSentences('你好。今天天气很好！真的吗？「是的。」好的…再见')).toEqual([
+      '你好。',
+      '今天天气很好！',
+      '真的吗？',
+      '「是的。」',
+      '好的…',
+      '再见',
+    ]);
     expect(splitSentences('第一句。Second one. 第三句！')).toEqual(['第一句。', 'Second one.', '第三句！']);
   });
   it('breaks over-long sentences at clause punctuation', () => {
@@ -87,12 +100,37 @@ describe('characters and cache key', () => {
     expect(countCharacters('你好 世界')).toBe(4);
   });
   it('hashes everything that changes the audio, and nothing else', () => {
-    const base = { text: 'hi', voiceId: 'espeak:en-us', profile: DEFAULT_PROFILE, speed: 1, pitch: 0, format: 'mp3' as const, sampleRate: 24000 };
+    const base = {
+      text: 'hi',
+      voiceId: 'espeak:en-us',
+      profile: DEFAULT_PROFILE,
+      speed: 1,
+      pitch: 0,
+      format: 'mp3' as const,
+      sampleRate: 24000,
+    };
     const k = cacheKey(base);
     expect(k).toMatch(/^[0-9a-f]{64}$/);
     expect(cacheKey({ ...base, profile: { ...DEFAULT_PROFILE } })).toBe(k);
-    expect(cacheKey({ sampleRate: 24000, format: 'mp3', pitch: 0, speed: 1, profile: DEFAULT_PROFILE, voiceId: 'espeak:en-us', text: 'hi' })).toBe(k);
-    for (const change of [{ text: 'hi!' }, { voiceId: 'espeak:en-us+f3' }, { speed: 1.1 }, { pitch: 1 }, { format: 'wav' as const }, { profile: { ...DEFAULT_PROFILE, pitchHz: 121 } }]) {
+    expect(
+      cacheKey({
+        sampleRate: 24000,
+        format: 'mp3',
+        pitch: 0,
+        speed: 1,
+        profile: DEFAULT_PROFILE,
+        voiceId: 'espeak:en-us',
+        text: 'hi',
+      }),
+    ).toBe(k);
+    for (const change of [
+      { text: 'hi!' },
+      { voiceId: 'espeak:en-us+f3' },
+      { speed: 1.1 },
+      { pitch: 1 },
+      { format: 'wav' as const },
+      { profile: { ...DEFAULT_PROFILE, pitchHz: 121 } },
+    ]) {
       expect(cacheKey({ ...base, ...change })).not.toBe(k);
     }
   });

@@ -25,7 +25,9 @@ export function codecArgs(format: 'mp3' | 'opus'): string[] {
 
 export function runFfmpeg(args: string[], timeoutMs = 120_000): Promise<void> {
   return new Promise((resolve, reject) => {
-    const p = spawn(FFMPEG, ['-hide_banner', '-nostdin', '-loglevel', 'error', '-y', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const p = spawn(FFMPEG, ['-hide_banner', '-nostdin', '-loglevel', 'error', '-y', ...args], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     p.stderr.on('data', (d: Buffer) => (stderr += d.toString()).length > 8000 && (stderr = stderr.slice(-4000)));
     const timer = setTimeout(() => p.kill('SIGKILL'), timeoutMs);
@@ -71,20 +73,31 @@ export async function encodeAudio(samples: Float32Array, sampleRate: number, for
     await runFfmpeg(['-i', input, ...codecArgs(format), output]);
     const out = await readFile(output);
     const min = minimumBytes(format, seconds, sampleRate);
-    if (out.length < Math.max(1, min)) throw new SpeechError('INTERNAL', `ffmpeg wrote ${out.length} bytes of ${format} for ${seconds.toFixed(2)} s (expected at least ${min})`);
+    if (out.length < Math.max(1, min))
+      throw new SpeechError(
+        'INTERNAL',
+        `ffmpeg wrote ${out.length} bytes of ${format} for ${seconds.toFixed(2)} s (expected at least ${min})`,
+      );
     return out;
   });
 }
 
 /** Decodes any audio ffmpeg reads into mono float PCM at `sampleRate` (or the file's own rate). */
-export async function decodeAudio(data: Buffer, ext: string, sampleRate?: number): Promise<{ samples: Float32Array; sampleRate: number }> {
+export async function decodeAudio(
+  data: Buffer,
+  ext: string,
+  sampleRate?: number,
+): Promise<{ samples: Float32Array; sampleRate: number }> {
   return withTempDir(async (dir) => {
     const input = path.join(dir, `in.${ext.replace(/[^a-z0-9]/gi, '') || 'bin'}`);
     const output = path.join(dir, 'out.wav');
     await writeFile(input, data);
     await runFfmpeg(['-i', input, '-ac', '1', ...(sampleRate ? ['-ar', String(sampleRate)] : []), '-c:a', 'pcm_s16le', output]);
     const wav = await readFile(output);
-    if (wav.length <= 44) throw new SpeechError('VALIDATION_FAILED', 'the audio decoded to nothing', { params: { field: 'file', rule: 'decodable audio' } });
+    if (wav.length <= 44)
+      throw new SpeechError('VALIDATION_FAILED', 'the audio decoded to nothing', {
+        params: { field: 'file', rule: 'decodable audio' },
+      });
     return decodeWav(wav);
   });
 }

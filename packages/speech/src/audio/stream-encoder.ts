@@ -45,9 +45,22 @@ class FfmpegStreamEncoder implements StreamEncoder {
 
   constructor(format: 'mp3' | 'opus', sampleRate: number) {
     this.proc = spawn(FFMPEG, [
-      '-hide_banner', '-nostdin', '-loglevel', 'error',
-      '-f', 's16le', '-ar', String(sampleRate), '-ac', '1', '-i', 'pipe:0',
-      ...codecArgs(format), '-flush_packets', '1', 'pipe:1',
+      '-hide_banner',
+      '-nostdin',
+      '-loglevel',
+      'error',
+      '-f',
+      's16le',
+      '-ar',
+      String(sampleRate),
+      '-ac',
+      '1',
+      '-i',
+      'pipe:0',
+      ...codecArgs(format),
+      '-flush_packets',
+      '1',
+      'pipe:1',
     ]);
     this.proc.stdout.on('data', (d: Buffer) => {
       this.pending.push(d);
@@ -58,7 +71,10 @@ class FfmpegStreamEncoder implements StreamEncoder {
     this.done = new Promise((resolve, reject) => {
       this.proc.on('error', (e) => reject(new SpeechError('INTERNAL', `ffmpeg failed to start: ${e.message}`, { cause: e })));
       this.proc.on('close', (code, signal) =>
-        code === 0 ? resolve() : reject(new SpeechError('INTERNAL', `ffmpeg stream encoder exited with ${signal ?? code}: ${this.stderr.trim()}`)));
+        code === 0
+          ? resolve()
+          : reject(new SpeechError('INTERNAL', `ffmpeg stream encoder exited with ${signal ?? code}: ${this.stderr.trim()}`)),
+      );
     });
     this.done.catch(() => {});
   }
@@ -71,7 +87,11 @@ class FfmpegStreamEncoder implements StreamEncoder {
 
   async write(samples: Float32Array): Promise<Buffer[]> {
     const data = floatToInt16(samples);
-    if (!this.proc.stdin.write(data)) await new Promise<void>((r) => this.proc.stdin.once('drain', () => r()));
+    if (!this.proc.stdin.write(data)) {
+      // If ffmpeg has died, 'drain' never comes: its exit settles the wait instead.
+      await Promise.race([new Promise<void>((r) => this.proc.stdin.once('drain', () => r())), this.done]);
+    }
+    if (this.proc.exitCode !== null) await this.done;
     // Give the encoder a moment to emit the frames this chunk completes, without waiting for more input.
     await new Promise<void>((resolve) => {
       const t = setTimeout(finish, 15);

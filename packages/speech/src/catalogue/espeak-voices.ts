@@ -15,11 +15,42 @@ const EVERY_LANGUAGE = ['', 'm3', 'f1', 'f3'];
 /** More for widely used languages. */
 const WIDELY_USED = ['m2', 'm4', 'm7', 'f2', 'f4', 'f5', 'klatt', 'klatt3', 'grandma', 'travis'];
 const WIDELY_USED_LANGUAGES = new Set([
-  'gmw/en-US', 'gmw/en-GB-x-rp', 'sit/cmn', 'sit/yue', 'roa/es', 'roa/es-419', 'roa/fr', 'gmw/de',
-  'jpx/ja', 'ko', 'zle/ru', 'roa/pt-BR', 'roa/it', 'inc/hi', 'sem/ar', 'aav/vi', 'trk/tr', 'gmw/nl',
+  'gmw/en-US',
+  'gmw/en-GB-x-rp',
+  'sit/cmn',
+  'sit/yue',
+  'roa/es',
+  'roa/es-419',
+  'roa/fr',
+  'gmw/de',
+  'jpx/ja',
+  'ko',
+  'zle/ru',
+  'roa/pt-BR',
+  'roa/it',
+  'inc/hi',
+  'sem/ar',
+  'aav/vi',
+  'trk/tr',
+  'gmw/nl',
 ]);
 /** English gets the character voices too. */
-const ENGLISH_EXTRA = ['Alicia', 'Andrea', 'belinda', 'linda', 'steph', 'victor', 'michel', 'antonio', 'miguel', 'grandpa', 'announcer', 'david', 'ian', 'quincy'];
+const ENGLISH_EXTRA = [
+  'Alicia',
+  'Andrea',
+  'belinda',
+  'linda',
+  'steph',
+  'victor',
+  'michel',
+  'antonio',
+  'miguel',
+  'grandpa',
+  'announcer',
+  'david',
+  'ian',
+  'quincy',
+];
 const ENGLISH_LANGUAGES = new Set(['gmw/en-US', 'gmw/en-GB-x-rp']);
 
 const DEFAULT_PITCH: [number, number] = [82, 118];

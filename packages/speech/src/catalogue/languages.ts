@@ -110,7 +110,7 @@ export function previewTextFor(tag: string): string {
   const lower = tag.toLowerCase();
   if (lower.startsWith('yue')) return PREVIEW.yue!;
   if (lower === 'zh-tw' || lower === 'zh-hk') return PREVIEW['zh-TW']!;
-  if (lower.startsWith('zh-latn') ) return 'Ni hao! Zhe shi wo de sheng yin.';
+  if (lower.startsWith('zh-latn')) return 'Ni hao! Zhe shi wo de sheng yin.';
   if (languageFamily(lower) === 'zh' && lower.startsWith('hak')) return '1, 2, 3, 4, 5.';
   if (languageFamily(lower) === 'zh') return PREVIEW['zh-CN']!;
   return PREVIEW[languageFamily(lower)] ?? '1, 2, 3, 4, 5.';

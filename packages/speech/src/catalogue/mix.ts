@@ -13,11 +13,19 @@ export interface MixPart {
 }
 
 export function mixVoices(parts: MixPart[]): { base: VoiceInfo; profile: VoiceProfile } {
-  if (parts.length < 1) throw new SpeechError('VALIDATION_FAILED', 'a mix needs at least one voice', { params: { field: 'mix', rule: 'at least 1' } });
-  if (parts.length > MIX_MAX) throw new SpeechError('MIX_LIMIT', `at most ${MIX_MAX} voices can be mixed`, { params: { max: MIX_MAX } });
+  if (parts.length < 1)
+    throw new SpeechError('VALIDATION_FAILED', 'a mix needs at least one voice', {
+      params: { field: 'mix', rule: 'at least 1' },
+    });
+  if (parts.length > MIX_MAX)
+    throw new SpeechError('MIX_LIMIT', `at most ${MIX_MAX} voices can be mixed`, { params: { max: MIX_MAX } });
   const model = parts[0]!.voice.model;
-  if (parts.some((p) => p.voice.model !== model)) throw new SpeechError('VALIDATION_FAILED', 'mixed voices must share one model', { params: { field: 'mix', rule: 'one model' } });
-  if (parts.some((p) => !(p.weight > 0))) throw new SpeechError('VALIDATION_FAILED', 'mix weights must be positive', { params: { field: 'mix.weight', rule: '> 0' } });
+  if (parts.some((p) => p.voice.model !== model))
+    throw new SpeechError('VALIDATION_FAILED', 'mixed voices must share one model', {
+      params: { field: 'mix', rule: 'one model' },
+    });
+  if (parts.some((p) => !(p.weight > 0)))
+    throw new SpeechError('VALIDATION_FAILED', 'mix weights must be positive', { params: { field: 'mix.weight', rule: '> 0' } });
   const total = parts.reduce((a, p) => a + p.weight, 0);
   const w = parts.map((p) => p.weight / total);
   const base = parts.reduce((a, p) => (p.weight > a.weight ? p : a)).voice;

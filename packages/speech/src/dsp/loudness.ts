@@ -7,14 +7,25 @@
 export const TARGET_LUFS = -16;
 export const PEAK_CEILING_DBFS = -1;
 
-interface Biquad { b0: number; b1: number; b2: number; a1: number; a2: number }
+interface Biquad {
+  b0: number;
+  b1: number;
+  b2: number;
+  a1: number;
+  a2: number;
+}
 
 function kWeighting(fs: number): Biquad[] {
   // Stage 1: high shelf (+4 dB above ~1.7 kHz); stage 2: high pass at ~38 Hz (BS.1770, any rate).
   const shelf = ((): Biquad => {
-    const G = 3.99984385397, Q = 0.7071752369554193, fc = 1681.9744509555319;
-    const A = Math.pow(10, G / 40), w0 = (2 * Math.PI * fc) / fs, cos = Math.cos(w0);
-    const alpha = Math.sin(w0) / (2 * Q), sA = Math.sqrt(A);
+    const G = 3.99984385397,
+      Q = 0.7071752369554193,
+      fc = 1681.9744509555319;
+    const A = Math.pow(10, G / 40),
+      w0 = (2 * Math.PI * fc) / fs,
+      cos = Math.cos(w0);
+    const alpha = Math.sin(w0) / (2 * Q),
+      sA = Math.sqrt(A);
     const a0 = A + 1 - (A - 1) * cos + 2 * sA * alpha;
     return {
       b0: (A * (A + 1 + (A - 1) * cos + 2 * sA * alpha)) / a0,
@@ -25,8 +36,11 @@ function kWeighting(fs: number): Biquad[] {
     };
   })();
   const highpass = ((): Biquad => {
-    const Q = 0.5003270373253953, fc = 38.13547087613982;
-    const w0 = (2 * Math.PI * fc) / fs, cos = Math.cos(w0), alpha = Math.sin(w0) / (2 * Q);
+    const Q = 0.5003270373253953,
+      fc = 38.13547087613982;
+    const w0 = (2 * Math.PI * fc) / fs,
+      cos = Math.cos(w0),
+      alpha = Math.sin(w0) / (2 * Q);
     const a0 = 1 + alpha;
     return { b0: (1 + cos) / 2 / a0, b1: -(1 + cos) / a0, b2: (1 + cos) / 2 / a0, a1: (-2 * cos) / a0, a2: (1 - alpha) / a0 };
   })();
@@ -35,12 +49,18 @@ function kWeighting(fs: number): Biquad[] {
 
 function filter(x: Float32Array | Float64Array, f: Biquad): Float64Array {
   const y = new Float64Array(x.length);
-  let x1 = 0, x2 = 0, y1 = 0, y2 = 0;
+  let x1 = 0,
+    x2 = 0,
+    y1 = 0,
+    y2 = 0;
   for (let i = 0; i < x.length; i++) {
     const x0 = x[i]!;
     const y0 = f.b0 * x0 + f.b1 * x1 + f.b2 * x2 - f.a1 * y1 - f.a2 * y2;
     y[i] = y0;
-    x2 = x1; x1 = x0; y2 = y1; y1 = y0;
+    x2 = x1;
+    x1 = x0;
+    y2 = y1;
+    y1 = y0;
   }
   return y;
 }
@@ -57,7 +77,8 @@ export function integratedLoudness(samples: Float32Array, sampleRate: number): n
   for (let i = 0; i < y.length; i++) prefix[i + 1] = prefix[i]! + y[i]! * y[i]!;
   const powers: number[] = [];
   if (y.length < block) powers.push(prefix[y.length]! / y.length);
-  else for (let start = 0; start + block <= y.length; start += step) powers.push((prefix[start + block]! - prefix[start]!) / block);
+  else
+    for (let start = 0; start + block <= y.length; start += step) powers.push((prefix[start + block]! - prefix[start]!) / block);
   const lufs = (p: number): number => -0.691 + 10 * Math.log10(p);
   const abs = powers.filter((p) => p > 0 && lufs(p) > -70);
   if (!abs.length) return -Infinity;

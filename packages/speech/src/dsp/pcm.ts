@@ -63,7 +63,12 @@ export function decodeWav(buf: Buffer): { samples: Float32Array; sampleRate: num
     let size = buf.readUInt32LE(off + 4);
     const body = off + 8;
     if (id === 'fmt ') {
-      fmt = { format: buf.readUInt16LE(body), channels: buf.readUInt16LE(body + 2), rate: buf.readUInt32LE(body + 4), bits: buf.readUInt16LE(body + 14) };
+      fmt = {
+        format: buf.readUInt16LE(body),
+        channels: buf.readUInt16LE(body + 2),
+        rate: buf.readUInt32LE(body + 4),
+        bits: buf.readUInt16LE(body + 14),
+      };
     } else if (id === 'data' && fmt) {
       if (size === 0xffffffff || body + size > buf.length) size = buf.length - body;
       const frameBytes = (fmt.bits / 8) * fmt.channels;
@@ -72,7 +77,13 @@ export function decodeWav(buf: Buffer): { samples: Float32Array; sampleRate: num
       const float = fmt.format === 3 || (fmt.format === 0xfffe && fmt.bits === 32);
       for (let i = 0; i < n; i++) {
         const p = body + i * frameBytes;
-        out[i] = float ? buf.readFloatLE(p) : fmt.bits === 16 ? buf.readInt16LE(p) / 32768 : fmt.bits === 8 ? (buf[p]! - 128) / 128 : buf.readInt32LE(p) / 2147483648;
+        out[i] = float
+          ? buf.readFloatLE(p)
+          : fmt.bits === 16
+            ? buf.readInt16LE(p) / 32768
+            : fmt.bits === 8
+              ? (buf[p]! - 128) / 128
+              : buf.readInt32LE(p) / 2147483648;
       }
       return { samples: out, sampleRate: fmt.rate };
     }

@@ -15,7 +15,28 @@ export interface ElevenLabsConfig extends RemoteProviderConfig {
 }
 
 const PCM_RATE = 24000;
-const LANGUAGES = ['en', 'zh-CN', 'ja', 'ko', 'es', 'fr', 'de', 'it', 'pt', 'ru', 'ar', 'hi', 'nl', 'pl', 'tr', 'id', 'vi', 'sv', 'uk', 'cs'];
+const LANGUAGES = [
+  'en',
+  'zh-CN',
+  'ja',
+  'ko',
+  'es',
+  'fr',
+  'de',
+  'it',
+  'pt',
+  'ru',
+  'ar',
+  'hi',
+  'nl',
+  'pl',
+  'tr',
+  'id',
+  'vi',
+  'sv',
+  'uk',
+  'cs',
+];
 const PITCH: Record<Gender, number> = { male: 115, female: 200, neutral: 160 };
 
 function parseError(status: number, text: string): { reason: string; message: string } {
@@ -30,7 +51,15 @@ function parseError(status: number, text: string): { reason: string; message: st
 
 export class ElevenLabsEngine implements Engine {
   readonly id = 'elevenlabs';
-  readonly capabilities = { languages: LANGUAGES, mixable: false, nativeCloning: false, ssml: false, wordTimings: false, nativePitch: true, nativeSpeed: true };
+  readonly capabilities = {
+    languages: LANGUAGES,
+    mixable: false,
+    nativeCloning: false,
+    ssml: false,
+    wordTimings: false,
+    nativePitch: true,
+    nativeSpeed: true,
+  };
   readonly model: string;
   private voices: VoiceInfo[] = [];
 
@@ -40,7 +69,10 @@ export class ElevenLabsEngine implements Engine {
 
   /** Loads the account's voices (`GET /v1/voices`). */
   async refreshVoices(): Promise<VoiceInfo[]> {
-    const res = await fetch(new URL('/v1/voices', this.config.url), { headers: { 'xi-api-key': this.config.key }, signal: AbortSignal.timeout(this.config.timeoutMs ?? 15_000) }).catch((e: Error) => {
+    const res = await fetch(new URL('/v1/voices', this.config.url), {
+      headers: { 'xi-api-key': this.config.key },
+      signal: AbortSignal.timeout(this.config.timeoutMs ?? 15_000),
+    }).catch((e: Error) => {
       throw new SpeechError('INTERNAL', `elevenlabs: ${e.message}`, { cause: e });
     });
     const text = await res.text();
@@ -50,8 +82,14 @@ export class ElevenLabsEngine implements Engine {
       const g = v.labels?.gender?.toLowerCase();
       const gender: Gender = g === 'male' || g === 'female' ? g : 'neutral';
       return {
-        id: `elevenlabs:${v.voice_id}`, name: v.name ?? v.voice_id, gender, languages: LANGUAGES, model: `elevenlabs:${this.model}`,
-        engine: this.id, variant: v.voice_id, age: 'adult' as const,
+        id: `elevenlabs:${v.voice_id}`,
+        name: v.name ?? v.voice_id,
+        gender,
+        languages: LANGUAGES,
+        model: `elevenlabs:${this.model}`,
+        engine: this.id,
+        variant: v.voice_id,
+        age: 'adult' as const,
         profile: { pitchHz: PITCH[gender], range: 50, rate: 1, formantScale: 1, breathiness: 0, gainDb: 0 },
         previewText: previewTextFor('en'),
         ...(v.labels?.description ? { description: v.labels.description } : {}),
@@ -65,7 +103,18 @@ export class ElevenLabsEngine implements Engine {
   }
 
   listModels(): ModelInfo[] {
-    return [{ id: `elevenlabs:${this.model}`, name: `ElevenLabs ${this.model}`, engine: this.id, type: 'remote', languages: LANGUAGES, genders: [...new Set(this.voices.map((v) => v.gender))], description: 'Remote speech from ElevenLabs', voiceCount: this.voices.length }];
+    return [
+      {
+        id: `elevenlabs:${this.model}`,
+        name: `ElevenLabs ${this.model}`,
+        engine: this.id,
+        type: 'remote',
+        languages: LANGUAGES,
+        genders: [...new Set(this.voices.map((v) => v.gender))],
+        description: 'Remote speech from ElevenLabs',
+        voiceCount: this.voices.length,
+      },
+    ];
   }
 
   async *synthesize(req: EngineRequest): AsyncIterable<PcmChunk> {
@@ -73,7 +122,11 @@ export class ElevenLabsEngine implements Engine {
     const upstream = Math.min(1.2, Math.max(0.7, speed));
     const url = new URL(`/v1/text-to-speech/${encodeURIComponent(req.voice.variant)}`, this.config.url);
     url.searchParams.set('output_format', `pcm_${PCM_RATE}`);
-    const body = { text: req.text, model_id: this.model, voice_settings: { stability: 0.5, similarity_boost: 0.75, speed: upstream } };
+    const body = {
+      text: req.text,
+      model_id: this.model,
+      voice_settings: { stability: 0.5, similarity_boost: 0.75, speed: upstream },
+    };
     const audio = await postForAudio('elevenlabs', url.href, { 'xi-api-key': this.config.key, accept: 'audio/pcm' }, body, {
       ...(this.config.timeoutMs ? { timeoutMs: this.config.timeoutMs } : {}),
       ...(req.signal ? { signal: req.signal } : {}),

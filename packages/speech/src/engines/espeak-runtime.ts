@@ -72,7 +72,10 @@ export async function espeakSynthesize(text: string, opts: EspeakSynthOptions): 
   const total = n / ESPEAK_SAMPLE_RATE;
   // eSpeak's word_length can undercount a multi-character CJK word: a word runs to the next one.
   const words = starts.map((s, i) => ({
-    word: input.slice(s.pos, Math.max(s.pos + s.len, starts[i + 1]?.pos ?? input.length)).replace(/[\s\p{P}]+$/u, '').trim(),
+    word: input
+      .slice(s.pos, Math.max(s.pos + s.len, starts[i + 1]?.pos ?? input.length))
+      .replace(/[\s\p{P}]+$/u, '')
+      .trim(),
     start: s.t,
     end: i + 1 < starts.length ? starts[i + 1]!.t : total,
   }));

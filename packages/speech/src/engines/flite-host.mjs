@@ -3,6 +3,7 @@
 // new one runs (reproduced after ~10 runs of varied voices); collecting after every run avoids
 // it, and running in a child process means a crash could never take the server down: the parent
 // restarts this process and retries.
+/* global WebAssembly */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -15,7 +16,13 @@ const compiled = new WebAssembly.Module(readFileSync(require.resolve('@echogarde
 process.on('message', async ({ id, args }) => {
   const dir = mkdtempSync(path.join(tmpdir(), 'polyvox-flite-'));
   try {
-    const wasi = new WASI({ version: 'preview1', args: ['flite', ...args, 'out.wav'], env: {}, preopens: { '.': dir }, returnOnExit: true });
+    const wasi = new WASI({
+      version: 'preview1',
+      args: ['flite', ...args, 'out.wav'],
+      env: {},
+      preopens: { '.': dir },
+      returnOnExit: true,
+    });
     const instance = await WebAssembly.instantiate(compiled, { wasi_snapshot_preview1: wasi.wasiImport });
     const code = wasi.start(instance);
     if (code !== 0) throw new Error(`flite exited with code ${code}`);

@@ -12,12 +12,60 @@ import { totalSemitones, totalSpeed } from './pitch.ts';
 
 export const FLITE_MODEL = 'flite';
 
-const VOICES: { variant: string; name: string; gender: 'male' | 'female'; languages: string[]; pitchHz: number; stddev: number; description: string }[] = [
-  { variant: 'slt', name: 'Sarah (Flite)', gender: 'female', languages: ['en-US', 'en'], pitchHz: 170, stddev: 25, description: 'US English female, clustergen statistical voice' },
-  { variant: 'kal16', name: 'Kal (Flite, 16 kHz)', gender: 'male', languages: ['en-US', 'en'], pitchHz: 105, stddev: 14, description: 'US English male, diphone voice' },
-  { variant: 'kal', name: 'Kal (Flite, 8 kHz)', gender: 'male', languages: ['en-US', 'en'], pitchHz: 105, stddev: 14, description: 'US English male, diphone voice at telephone quality' },
-  { variant: 'awb', name: 'Alan (Flite)', gender: 'male', languages: ['en-GB', 'en'], pitchHz: 110, stddev: 18, description: 'Scottish English male, clustergen voice' },
-  { variant: 'rms', name: 'Richard (Flite)', gender: 'male', languages: ['en-US', 'en'], pitchHz: 105, stddev: 15, description: 'US English male, clustergen voice' },
+const VOICES: {
+  variant: string;
+  name: string;
+  gender: 'male' | 'female';
+  languages: string[];
+  pitchHz: number;
+  stddev: number;
+  description: string;
+}[] = [
+  {
+    variant: 'slt',
+    name: 'Sarah (Flite)',
+    gender: 'female',
+    languages: ['en-US', 'en'],
+    pitchHz: 170,
+    stddev: 25,
+    description: 'US English female, clustergen statistical voice',
+  },
+  {
+    variant: 'kal16',
+    name: 'Kal (Flite, 16 kHz)',
+    gender: 'male',
+    languages: ['en-US', 'en'],
+    pitchHz: 105,
+    stddev: 14,
+    description: 'US English male, diphone voice',
+  },
+  {
+    variant: 'kal',
+    name: 'Kal (Flite, 8 kHz)',
+    gender: 'male',
+    languages: ['en-US', 'en'],
+    pitchHz: 105,
+    stddev: 14,
+    description: 'US English male, diphone voice at telephone quality',
+  },
+  {
+    variant: 'awb',
+    name: 'Alan (Flite)',
+    gender: 'male',
+    languages: ['en-GB', 'en'],
+    pitchHz: 110,
+    stddev: 18,
+    description: 'Scottish English male, clustergen voice',
+  },
+  {
+    variant: 'rms',
+    name: 'Richard (Flite)',
+    gender: 'male',
+    languages: ['en-US', 'en'],
+    pitchHz: 105,
+    stddev: 15,
+    description: 'US English male, clustergen voice',
+  },
 ];
 
 class HostExit extends Error {}
@@ -50,7 +98,7 @@ class FliteHost {
   private start(): ChildProcess {
     if (this.child) return this.child;
     const child = fork(fileURLToPath(new URL('./flite-host.mjs', import.meta.url)), [], {
-      execArgv: ['--expose-gc'],
+      execArgv: ['--expose-gc', '--no-warnings'],
       serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     });
@@ -119,7 +167,16 @@ export class FliteEngine implements Engine {
 
   listModels(): ModelInfo[] {
     return [
-      { id: FLITE_MODEL, name: 'Flite', engine: this.id, type: 'standard', languages: this.capabilities.languages, genders: ['male', 'female'], description: 'CMU Flite English voices: small and natural-sounding statistical parametric speech.', voiceCount: this.voices.length },
+      {
+        id: FLITE_MODEL,
+        name: 'Flite',
+        engine: this.id,
+        type: 'standard',
+        languages: this.capabilities.languages,
+        genders: ['male', 'female'],
+        description: 'CMU Flite English voices: small and natural-sounding statistical parametric speech.',
+        voiceCount: this.voices.length,
+      },
     ];
   }
 
@@ -131,7 +188,8 @@ export class FliteEngine implements Engine {
     const nativeF0 = req.voice.variant !== 'rms';
     // Flite reads an argument that names an existing file as a file: pad the text with spaces.
     const args = ['-voice', req.voice.variant, '--setf', `duration_stretch=${(1 / speed).toFixed(4)}`];
-    if (nativeF0) args.push('--setf', `int_f0_target_mean=${f0.toFixed(1)}`, '--setf', `int_f0_target_stddev=${stddev.toFixed(1)}`);
+    if (nativeF0)
+      args.push('--setf', `int_f0_target_mean=${f0.toFixed(1)}`, '--setf', `int_f0_target_stddev=${stddev.toFixed(1)}`);
     args.push(` ${sanitize(req.text)} `);
     const { samples, sampleRate } = decodeWav(await this.host.run(args));
     const shifted = nativeF0 || Math.abs(semis) < 0.01 ? samples : await changeSpeedPitch(samples, sampleRate, 1, semis);
@@ -144,5 +202,5 @@ export class FliteEngine implements Engine {
 }
 
 function sanitize(text: string): string {
-  return text.replace(/[\u0000-\u001f]/g, ' ');
+  return text.replace(/\p{Cc}/gu, ' ');
 }

@@ -16,7 +16,14 @@ const DATA = '/data/en';
 const OUTPUT_RATE = 22050;
 const BASE_PITCH_OFFSET = -4;
 
-const VOICES: { variant: string; name: string; gender: Gender; age: 'adult' | 'child' | 'baby'; pitchHz: number; tract: number }[] = [
+const VOICES: {
+  variant: string;
+  name: string;
+  gender: Gender;
+  age: 'adult' | 'child' | 'baby';
+  pitchHz: number;
+  tract: number;
+}[] = [
   { variant: 'male', name: 'Gnu Male', gender: 'male', age: 'adult', pitchHz: 100, tract: 17.5 },
   { variant: 'female', name: 'Gnu Female', gender: 'female', age: 'adult', pitchHz: 200, tract: 15.0 },
   { variant: 'large_child', name: 'Gnu Large Child', gender: 'neutral', age: 'child', pitchHz: 231, tract: 12.5 },
@@ -80,7 +87,16 @@ export class GnuSpeechEngine implements Engine {
 
   listModels(): ModelInfo[] {
     return [
-      { id: GNUSPEECH_MODEL, name: 'GnuSpeech', engine: this.id, type: 'standard', languages: ['en'], genders: ['male', 'female', 'neutral'], description: 'Articulatory speech synthesis: a simulated vocal tract, from baby to adult.', voiceCount: this.voices.length },
+      {
+        id: GNUSPEECH_MODEL,
+        name: 'GnuSpeech',
+        engine: this.id,
+        type: 'standard',
+        languages: ['en'],
+        genders: ['male', 'female', 'neutral'],
+        description: 'Articulatory speech synthesis: a simulated vocal tract, from baby to adult.',
+        voiceCount: this.voices.length,
+      },
     ];
   }
 
@@ -95,7 +111,7 @@ export class GnuSpeechEngine implements Engine {
     control = setting(control, 'random_intonation', 0);
     control = setting(control, 'intonation_drift', 0);
     m.FS.writeFile(`${DATA}/trm_control_model.txt`, control);
-    const text = cString(m, req.text.replace(/[\u0000-\u001f]/g, ' '));
+    const text = cString(m, req.text.replace(/\p{Cc}/gu, ' '));
     const out = cString(m, './out.wav');
     const dir = cString(m, DATA);
     const params = cString(m, './out-params.txt');

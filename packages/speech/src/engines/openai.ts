@@ -16,17 +16,54 @@ export interface OpenAIConfig extends RemoteProviderConfig {
 }
 
 const PCM_RATE = 24000;
-const LANGUAGES = ['en', 'zh-CN', 'zh-TW', 'ja', 'ko', 'es', 'fr', 'de', 'it', 'pt', 'ru', 'ar', 'hi', 'nl', 'pl', 'tr', 'id', 'vi', 'th', 'sv'];
+const LANGUAGES = [
+  'en',
+  'zh-CN',
+  'zh-TW',
+  'ja',
+  'ko',
+  'es',
+  'fr',
+  'de',
+  'it',
+  'pt',
+  'ru',
+  'ar',
+  'hi',
+  'nl',
+  'pl',
+  'tr',
+  'id',
+  'vi',
+  'th',
+  'sv',
+];
 const OPENAI_VOICES: { id: string; gender: Gender }[] = [
-  { id: 'alloy', gender: 'neutral' }, { id: 'ash', gender: 'male' }, { id: 'ballad', gender: 'male' }, { id: 'coral', gender: 'female' },
-  { id: 'echo', gender: 'male' }, { id: 'fable', gender: 'male' }, { id: 'nova', gender: 'female' }, { id: 'onyx', gender: 'male' },
-  { id: 'sage', gender: 'female' }, { id: 'shimmer', gender: 'female' }, { id: 'verse', gender: 'male' },
+  { id: 'alloy', gender: 'neutral' },
+  { id: 'ash', gender: 'male' },
+  { id: 'ballad', gender: 'male' },
+  { id: 'coral', gender: 'female' },
+  { id: 'echo', gender: 'male' },
+  { id: 'fable', gender: 'male' },
+  { id: 'nova', gender: 'female' },
+  { id: 'onyx', gender: 'male' },
+  { id: 'sage', gender: 'female' },
+  { id: 'shimmer', gender: 'female' },
+  { id: 'verse', gender: 'male' },
 ];
 const PITCH: Record<Gender, number> = { male: 115, female: 200, neutral: 160 };
 
 export class OpenAIEngine implements Engine {
   readonly id = 'openai';
-  readonly capabilities = { languages: LANGUAGES, mixable: false, nativeCloning: false, ssml: false, wordTimings: false, nativePitch: true, nativeSpeed: true };
+  readonly capabilities = {
+    languages: LANGUAGES,
+    mixable: false,
+    nativeCloning: false,
+    ssml: false,
+    wordTimings: false,
+    nativePitch: true,
+    nativeSpeed: true,
+  };
   readonly model: string;
   private readonly voices: VoiceInfo[];
 
@@ -37,8 +74,14 @@ export class OpenAIEngine implements Engine {
       const gender = v.gender ?? 'neutral';
       const languages = ('languages' in v && v.languages) || LANGUAGES;
       return {
-        id: `openai:${v.id}`, name: ('name' in v && v.name) || v.id[0]!.toUpperCase() + v.id.slice(1), gender, languages,
-        model: `openai:${this.model}`, engine: this.id, variant: v.id, age: 'adult' as const,
+        id: `openai:${v.id}`,
+        name: ('name' in v && v.name) || v.id[0]!.toUpperCase() + v.id.slice(1),
+        gender,
+        languages,
+        model: `openai:${this.model}`,
+        engine: this.id,
+        variant: v.id,
+        age: 'adult' as const,
         profile: { pitchHz: PITCH[gender], range: 50, rate: 1, formantScale: 1, breathiness: 0, gainDb: 0 },
         previewText: previewTextFor(languages[0] ?? 'en'),
       };
@@ -50,20 +93,43 @@ export class OpenAIEngine implements Engine {
   }
 
   listModels(): ModelInfo[] {
-    return [{ id: `openai:${this.model}`, name: `OpenAI-compatible ${this.model}`, engine: this.id, type: 'remote', languages: LANGUAGES, genders: [...new Set(this.voices.map((v) => v.gender))], description: `Remote speech from ${new URL(this.config.url).host}`, voiceCount: this.voices.length }];
+    return [
+      {
+        id: `openai:${this.model}`,
+        name: `OpenAI-compatible ${this.model}`,
+        engine: this.id,
+        type: 'remote',
+        languages: LANGUAGES,
+        genders: [...new Set(this.voices.map((v) => v.gender))],
+        description: `Remote speech from ${new URL(this.config.url).host}`,
+        voiceCount: this.voices.length,
+      },
+    ];
   }
 
   async *synthesize(req: EngineRequest): AsyncIterable<PcmChunk> {
     const speed = Math.min(4, Math.max(0.25, totalSpeed(req)));
-    const body: Record<string, unknown> = { model: this.model, input: req.text, voice: req.voice.variant, response_format: 'pcm', speed };
-    const audio = await postForAudio('openai', new URL('/v1/audio/speech', this.config.url).href, { authorization: `Bearer ${this.config.key}` }, body, {
-      ...(this.config.timeoutMs ? { timeoutMs: this.config.timeoutMs } : {}),
-      ...(req.signal ? { signal: req.signal } : {}),
-      parseError: (status, text) => {
-        const err = safeJson(text)?.error as { code?: string; type?: string; message?: string } | undefined;
-        return { reason: err?.code ?? err?.type ?? `http_${status}`, message: err?.message ?? text.slice(0, 200) };
+    const body: Record<string, unknown> = {
+      model: this.model,
+      input: req.text,
+      voice: req.voice.variant,
+      response_format: 'pcm',
+      speed,
+    };
+    const audio = await postForAudio(
+      'openai',
+      new URL('/v1/audio/speech', this.config.url).href,
+      { authorization: `Bearer ${this.config.key}` },
+      body,
+      {
+        ...(this.config.timeoutMs ? { timeoutMs: this.config.timeoutMs } : {}),
+        ...(req.signal ? { signal: req.signal } : {}),
+        parseError: (status, text) => {
+          const err = safeJson(text)?.error as { code?: string; type?: string; message?: string } | undefined;
+          return { reason: err?.code ?? err?.type ?? `http_${status}`, message: err?.message ?? text.slice(0, 200) };
+        },
       },
-    });
+    );
     let samples = pcm16ToFloat(audio);
     const semis = totalSemitones(req);
     if (Math.abs(semis) > 0.01) samples = await changeSpeedPitch(samples, PCM_RATE, 1, semis);

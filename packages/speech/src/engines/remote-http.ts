@@ -42,22 +42,39 @@ export async function postForAudio(
   url: string,
   headers: Record<string, string>,
   body: unknown,
-  opts: { timeoutMs?: number; signal?: AbortSignal; parseError: (status: number, body: string) => { reason: string; message: string } },
+  opts: {
+    timeoutMs?: number;
+    signal?: AbortSignal;
+    parseError: (status: number, body: string) => { reason: string; message: string };
+  },
 ): Promise<Buffer> {
   const timeout = AbortSignal.timeout(opts.timeoutMs ?? 60_000);
   const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
   let res: Response;
   try {
-    res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), signal });
+    res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+      signal,
+    });
   } catch (e) {
-    throw new SpeechError('INTERNAL', `${provider}: request failed (${(e as Error).message})`, { cause: e, params: { provider } });
+    throw new SpeechError('INTERNAL', `${provider}: request failed (${(e as Error).message})`, {
+      cause: e,
+      params: { provider },
+    });
   }
   if (!res.ok) {
     const text = await res.text().catch(() => '');
     const { reason, message } = opts.parseError(res.status, text);
     const ra = res.headers.get('retry-after');
     const retryAfter = ra && /^\d+(\.\d+)?$/.test(ra) ? Math.ceil(Number(ra)) : undefined;
-    throw mapProviderError(provider, { status: res.status, reason, message, ...(retryAfter !== undefined ? { retryAfter } : {}) });
+    throw mapProviderError(provider, {
+      status: res.status,
+      reason,
+      message,
+      ...(retryAfter !== undefined ? { retryAfter } : {}),
+    });
   }
   const audio = Buffer.from(await res.arrayBuffer());
   if (audio.length === 0) throw new SpeechError('INTERNAL', `${provider}: empty audio`, { params: { provider } });

@@ -35,9 +35,22 @@ export interface SherpaModelEntry {
 }
 
 export type SherpaFileKey =
-  | 'model' | 'tokens' | 'lexicon' | 'dataDir' | 'dictDir' | 'voices'
-  | 'acousticModel' | 'vocoder' | 'encoder' | 'decoder'
-  | 'lmFlow' | 'lmMain' | 'textConditioner' | 'vocabJson' | 'tokenScoresJson' | 'ruleFsts';
+  | 'model'
+  | 'tokens'
+  | 'lexicon'
+  | 'dataDir'
+  | 'dictDir'
+  | 'voices'
+  | 'acousticModel'
+  | 'vocoder'
+  | 'encoder'
+  | 'decoder'
+  | 'lmFlow'
+  | 'lmMain'
+  | 'textConditioner'
+  | 'vocabJson'
+  | 'tokenScoresJson'
+  | 'ruleFsts';
 
 const REQUIRED_FILES: Record<SherpaModelType, SherpaFileKey[]> = {
   vits: ['model', 'tokens'],
@@ -62,7 +75,7 @@ function fail(msg: string): never {
 export function parseManifest(raw: unknown, modelsDir: string): SherpaModelEntry[] {
   if (!raw || typeof raw !== 'object' || !Array.isArray((raw as { models?: unknown }).models)) fail('expected {"models": [...]}');
   const seen = new Set<string>();
-  return ((raw as { models: unknown[] }).models).map((m, i): SherpaModelEntry => {
+  return (raw as { models: unknown[] }).models.map((m, i): SherpaModelEntry => {
     if (!m || typeof m !== 'object') fail(`models[${i}] is not an object`);
     const e = m as Record<string, unknown>;
     const id = e.id;
@@ -81,21 +94,26 @@ export function parseManifest(raw: unknown, modelsDir: string): SherpaModelEntry
       resolved[k as SherpaFileKey] = p;
     }
     for (const k of REQUIRED_FILES[type]) if (!resolved[k]) fail(`${id}: a ${type} model needs files.${k}`);
-    const languages = Array.isArray(e.languages) && e.languages.every((l) => typeof l === 'string') ? (e.languages as string[]) : fail(`${id}: languages must be a list of BCP-47 tags`);
-    const speakers = Array.isArray(e.speakers) && e.speakers.length
-      ? e.speakers.map((s, j): SherpaSpeaker => {
-          const o = s as Record<string, unknown>;
-          if (typeof o.sid !== 'number' || !Number.isInteger(o.sid) || o.sid < 0) fail(`${id}: speakers[${j}].sid must be a non-negative integer`);
-          const gender = o.gender === 'female' || o.gender === 'male' ? o.gender : 'neutral';
-          return {
-            sid: o.sid,
-            name: typeof o.name === 'string' ? o.name : `Speaker ${o.sid}`,
-            gender,
-            ...(typeof o.pitchHz === 'number' ? { pitchHz: o.pitchHz } : {}),
-            ...(Array.isArray(o.languages) ? { languages: o.languages as string[] } : {}),
-          };
-        })
-      : [{ sid: 0, name: typeof e.name === 'string' ? e.name : id, gender: 'neutral' as Gender }];
+    const languages =
+      Array.isArray(e.languages) && e.languages.every((l) => typeof l === 'string')
+        ? (e.languages as string[])
+        : fail(`${id}: languages must be a list of BCP-47 tags`);
+    const speakers =
+      Array.isArray(e.speakers) && e.speakers.length
+        ? e.speakers.map((s, j): SherpaSpeaker => {
+            const o = s as Record<string, unknown>;
+            if (typeof o.sid !== 'number' || !Number.isInteger(o.sid) || o.sid < 0)
+              fail(`${id}: speakers[${j}].sid must be a non-negative integer`);
+            const gender = o.gender === 'female' || o.gender === 'male' ? o.gender : 'neutral';
+            return {
+              sid: o.sid,
+              name: typeof o.name === 'string' ? o.name : `Speaker ${o.sid}`,
+              gender,
+              ...(typeof o.pitchHz === 'number' ? { pitchHz: o.pitchHz } : {}),
+              ...(Array.isArray(o.languages) ? { languages: o.languages as string[] } : {}),
+            };
+          })
+        : [{ sid: 0, name: typeof e.name === 'string' ? e.name : id, gender: 'neutral' as Gender }];
     return {
       id,
       name: typeof e.name === 'string' ? e.name : id,

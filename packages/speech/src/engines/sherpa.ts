@@ -22,7 +22,10 @@ const DEFAULT_PITCH: Record<Gender, number> = { male: 120, female: 210, neutral:
 interface OfflineTts {
   sampleRate: number;
   numSpeakers: number;
-  generate(req: { text: string; sid: number; speed: number; generationConfig?: Record<string, unknown> }): { samples: Float32Array; sampleRate: number };
+  generate(req: { text: string; sid: number; speed: number; generationConfig?: Record<string, unknown> }): {
+    samples: Float32Array;
+    sampleRate: number;
+  };
 }
 
 type ModelConfig = Record<string, unknown>;
@@ -34,24 +37,33 @@ export class SherpaEngine implements Engine {
   private readonly voices: VoiceInfo[];
 
   constructor(private readonly models: SherpaModelEntry[]) {
-    this.voices = models.filter((m) => !CLONING_TYPES.has(m.type)).flatMap((m) =>
-      m.speakers.map((s): VoiceInfo => {
-        const languages = s.languages ?? m.languages;
-        return {
-          id: `sherpa:${m.id}:${s.sid}`,
-          name: s.name,
-          gender: s.gender,
-          languages,
-          model: m.id,
-          engine: this.id,
-          variant: String(s.sid),
-          age: 'adult',
-          profile: { pitchHz: s.pitchHz ?? DEFAULT_PITCH[s.gender], range: 50, rate: 1, formantScale: 1, breathiness: 0, gainDb: 0 },
-          previewText: previewTextFor(languages[0] ?? 'en'),
-          ...(m.description ? { description: m.description } : {}),
-        };
-      }),
-    );
+    this.voices = models
+      .filter((m) => !CLONING_TYPES.has(m.type))
+      .flatMap((m) =>
+        m.speakers.map((s): VoiceInfo => {
+          const languages = s.languages ?? m.languages;
+          return {
+            id: `sherpa:${m.id}:${s.sid}`,
+            name: s.name,
+            gender: s.gender,
+            languages,
+            model: m.id,
+            engine: this.id,
+            variant: String(s.sid),
+            age: 'adult',
+            profile: {
+              pitchHz: s.pitchHz ?? DEFAULT_PITCH[s.gender],
+              range: 50,
+              rate: 1,
+              formantScale: 1,
+              breathiness: 0,
+              gainDb: 0,
+            },
+            previewText: previewTextFor(languages[0] ?? 'en'),
+            ...(m.description ? { description: m.description } : {}),
+          };
+        }),
+      );
     this.capabilities = {
       languages: [...new Set(models.flatMap((m) => m.languages))],
       mixable: models.some((m) => VECTOR_TYPES.has(m.type)),
@@ -88,9 +100,19 @@ export class SherpaEngine implements Engine {
   /** A voice of a zero-shot model: it speaks like the reference sample passed with each request. */
   cloneVoice(modelId: string, name: string, gender: Gender = 'neutral'): VoiceInfo {
     const m = this.model(modelId);
-    if (!CLONING_TYPES.has(m.type)) throw new SpeechError('VALIDATION_FAILED', `${modelId} cannot clone`, { params: { field: 'model', rule: 'cloning model' } });
+    if (!CLONING_TYPES.has(m.type))
+      throw new SpeechError('VALIDATION_FAILED', `${modelId} cannot clone`, {
+        params: { field: 'model', rule: 'cloning model' },
+      });
     return {
-      id: `sherpa:${m.id}:clone`, name, gender, languages: m.languages, model: m.id, engine: this.id, variant: 'clone', age: 'adult',
+      id: `sherpa:${m.id}:clone`,
+      name,
+      gender,
+      languages: m.languages,
+      model: m.id,
+      engine: this.id,
+      variant: 'clone',
+      age: 'adult',
       profile: { pitchHz: DEFAULT_PITCH[gender], range: 50, rate: 1, formantScale: 1, breathiness: 0, gainDb: 0 },
       previewText: previewTextFor(m.languages[0] ?? 'en'),
     };
@@ -106,18 +128,31 @@ export class SherpaEngine implements Engine {
     const m = this.model(req.voice.model);
     const blend = VECTOR_TYPES.has(m.type) ? req.profile.blend?.filter((b) => b.weight > 0) : undefined;
     const cloning = CLONING_TYPES.has(m.type);
-    if (cloning && !req.reference) throw new SpeechError('VALIDATION_FAILED', `${m.id} needs a reference sample`, { params: { field: 'reference', rule: 'required' } });
+    if (cloning && !req.reference)
+      throw new SpeechError('VALIDATION_FAILED', `${m.id} needs a reference sample`, {
+        params: { field: 'reference', rule: 'required' },
+      });
     const tts = await this.instance(m, blend);
     const sid = blend?.length ? 0 : Number(req.voice.variant) || 0;
     const speed = totalSpeed(req);
     const generationConfig = cloning
-      ? { speed, sid: 0, numSteps: m.options?.numSteps ?? 4, referenceAudio: req.reference!.samples, referenceSampleRate: req.reference!.sampleRate, referenceText: req.reference!.text ?? '' }
+      ? {
+          speed,
+          sid: 0,
+          numSteps: m.options?.numSteps ?? 4,
+          referenceAudio: req.reference!.samples,
+          referenceSampleRate: req.reference!.sampleRate,
+          referenceText: req.reference!.text ?? '',
+        }
       : undefined;
     const audio = tts.generate({ text: req.text, sid, speed, ...(generationConfig ? { generationConfig } : {}) });
     if (!audio.samples.length) throw new SpeechError('INTERNAL', `${m.id} produced no audio for this text`);
     // A blend already moves the pitch through the vectors; only the requested shift remains.
     const semis = blend?.length ? req.pitch : totalSemitones(req);
-    const samples = Math.abs(semis) > 0.01 ? await changeSpeedPitch(Float32Array.from(audio.samples), audio.sampleRate, 1, semis) : Float32Array.from(audio.samples);
+    const samples =
+      Math.abs(semis) > 0.01
+        ? await changeSpeedPitch(Float32Array.from(audio.samples), audio.sampleRate, 1, semis)
+        : Float32Array.from(audio.samples);
     yield { samples, sampleRate: audio.sampleRate };
   }
 
@@ -129,7 +164,10 @@ export class SherpaEngine implements Engine {
     const speakers = blend?.length ? (await this.instance(m)).numSpeakers : 0;
     const config = await this.config(m, blend, speakers);
     const { OfflineTts } = require('sherpa-onnx-node') as { OfflineTts: new (c: unknown) => OfflineTts };
-    const tts = new OfflineTts({ model: { ...config, numThreads: m.numThreads ?? 1, debug: 0, provider: 'cpu' }, maxNumSentences: 1 });
+    const tts = new OfflineTts({
+      model: { ...config, numThreads: m.numThreads ?? 1, debug: 0, provider: 'cpu' },
+      maxNumSentences: 1,
+    });
     // Blends are few and heavy: keep at most four besides the base models.
     const blends = [...this.loaded.keys()].filter((k) => k.includes('#'));
     if (blend?.length && blends.length >= 4) this.loaded.delete(blends[0]!);
@@ -137,19 +175,40 @@ export class SherpaEngine implements Engine {
     return tts;
   }
 
-  private async config(m: SherpaModelEntry, blend: { sid: number; weight: number }[] | undefined, speakers: number): Promise<ModelConfig> {
+  private async config(
+    m: SherpaModelEntry,
+    blend: { sid: number; weight: number }[] | undefined,
+    speakers: number,
+  ): Promise<ModelConfig> {
     const f = m.files;
     const o = m.options ?? {};
     // Piper-style VITS, Matcha, Kokoro v1 and Kitten phonemize with eSpeak: without their own
     // espeak-ng-data (and no lexicon) they get the copy from the bundled eSpeak package.
-    const needsEspeak = (m.type === 'vits' || m.type === 'matcha') ? !f.lexicon : m.type === 'kokoro' || m.type === 'kitten';
+    const needsEspeak = m.type === 'vits' || m.type === 'matcha' ? !f.lexicon : m.type === 'kokoro' || m.type === 'kitten';
     const dataDir = f.dataDir ?? (needsEspeak ? await ensureEspeakDataDir() : '');
     const common = { tokens: f.tokens ?? '', dataDir, lexicon: f.lexicon ?? '' };
     switch (m.type) {
       case 'vits':
-        return { vits: { model: f.model, ...common, ...(f.dictDir ? { dictDir: f.dictDir } : {}), noiseScale: o.noiseScale ?? 0.667, noiseScaleW: o.noiseScaleW ?? 0.8, lengthScale: o.lengthScale ?? 1 } };
+        return {
+          vits: {
+            model: f.model,
+            ...common,
+            ...(f.dictDir ? { dictDir: f.dictDir } : {}),
+            noiseScale: o.noiseScale ?? 0.667,
+            noiseScaleW: o.noiseScaleW ?? 0.8,
+            lengthScale: o.lengthScale ?? 1,
+          },
+        };
       case 'matcha':
-        return { matcha: { acousticModel: f.acousticModel, vocoder: f.vocoder, ...common, noiseScale: o.noiseScale ?? 0.667, lengthScale: o.lengthScale ?? 1 } };
+        return {
+          matcha: {
+            acousticModel: f.acousticModel,
+            vocoder: f.vocoder,
+            ...common,
+            noiseScale: o.noiseScale ?? 0.667,
+            lengthScale: o.lengthScale ?? 1,
+          },
+        };
       case 'kokoro':
       case 'kitten': {
         const voices = blend?.length ? blendVoices(f.voices!, speakers, blend) : f.voices!;
@@ -157,9 +216,32 @@ export class SherpaEngine implements Engine {
         return { [m.type]: { model: f.model, voices, ...common, ...extra, lengthScale: o.lengthScale ?? 1 } };
       }
       case 'zipvoice':
-        return { zipvoice: { tokens: f.tokens, encoder: f.encoder, decoder: f.decoder, vocoder: f.vocoder, dataDir, lexicon: f.lexicon ?? '', featScale: o.featScale ?? 0.1, tShift: o.tShift ?? 0.5, targetRms: o.targetRms ?? 0.1, guidanceScale: o.guidanceScale ?? 1 } };
+        return {
+          zipvoice: {
+            tokens: f.tokens,
+            encoder: f.encoder,
+            decoder: f.decoder,
+            vocoder: f.vocoder,
+            dataDir,
+            lexicon: f.lexicon ?? '',
+            featScale: o.featScale ?? 0.1,
+            tShift: o.tShift ?? 0.5,
+            targetRms: o.targetRms ?? 0.1,
+            guidanceScale: o.guidanceScale ?? 1,
+          },
+        };
       case 'pocket':
-        return { pocket: { lmFlow: f.lmFlow, lmMain: f.lmMain, encoder: f.encoder, decoder: f.decoder, textConditioner: f.textConditioner, vocabJson: f.vocabJson, tokenScoresJson: f.tokenScoresJson } };
+        return {
+          pocket: {
+            lmFlow: f.lmFlow,
+            lmMain: f.lmMain,
+            encoder: f.encoder,
+            decoder: f.decoder,
+            textConditioner: f.textConditioner,
+            vocabJson: f.vocabJson,
+            tokenScoresJson: f.tokenScoresJson,
+          },
+        };
     }
   }
 }
@@ -171,7 +253,10 @@ export class SherpaEngine implements Engine {
 export function blendVoices(voicesFile: string, speakers: number, blend: { sid: number; weight: number }[]): string {
   const raw = readFileSync(voicesFile);
   const all = new Float32Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength));
-  if (blend.some((b) => b.sid < 0 || b.sid >= speakers)) throw new SpeechError('VALIDATION_FAILED', 'a blended speaker is not in the model', { params: { field: 'mix', rule: 'speaker of the model' } });
+  if (blend.some((b) => b.sid < 0 || b.sid >= speakers))
+    throw new SpeechError('VALIDATION_FAILED', 'a blended speaker is not in the model', {
+      params: { field: 'mix', rule: 'speaker of the model' },
+    });
   const total = blend.reduce((a, b) => a + b.weight, 0);
   const block = all.length / speakers;
   const mixed = new Float32Array(block);

@@ -19,13 +19,19 @@ export interface CacheKeyInput {
 function canonical(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
   if (v && typeof v === 'object') {
-    return `{${Object.keys(v as object).filter((k) => (v as Record<string, unknown>)[k] !== undefined).sort().map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`).join(',')}}`;
+    return `{${Object.keys(v as object)
+      .filter((k) => (v as Record<string, unknown>)[k] !== undefined)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(v);
 }
 
 export function cacheKey(input: CacheKeyInput): string {
-  return createHash('sha256').update(canonical({ ...input, version: input.version ?? 1 })).digest('hex');
+  return createHash('sha256')
+    .update(canonical({ ...input, version: input.version ?? 1 }))
+    .digest('hex');
 }
 
 export interface CachedAudio {

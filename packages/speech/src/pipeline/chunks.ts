@@ -56,7 +56,11 @@ export async function* synthesizeChunks(
   const fill = (): void => {
     while (next < plan.sentences.length && inFlight.length < depth) {
       const p = run(plan.sentences[next]!);
-      if (onProgress) void p.then(() => onProgress({ done: ++done, total }), () => {});
+      if (onProgress)
+        void p.then(
+          () => onProgress({ done: ++done, total }),
+          () => {},
+        );
       // Abandoned streams must not leave unhandled rejections behind.
       p.catch(() => {});
       inFlight.push(p);

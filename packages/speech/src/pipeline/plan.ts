@@ -53,7 +53,10 @@ function invalid(field: string, rule: string): SpeechError {
 export function makePlan(req: SynthesisRequest, ctx: PlanContext): Plan {
   if (typeof req.text !== 'string' || !req.text.trim()) throw invalid('text', 'must not be empty');
   const characters = countCharacters(req.text);
-  if (characters > ctx.maxTextLength) throw new SpeechError('TEXT_TOO_LONG', `Text exceeds the limit of ${ctx.maxTextLength} characters`, { params: { maxLength: ctx.maxTextLength } });
+  if (characters > ctx.maxTextLength)
+    throw new SpeechError('TEXT_TOO_LONG', `Text exceeds the limit of ${ctx.maxTextLength} characters`, {
+      params: { maxLength: ctx.maxTextLength },
+    });
   const format = req.format ?? 'mp3';
   if (!AUDIO_FORMATS.includes(format)) throw invalid('format', `one of ${AUDIO_FORMATS.join(', ')}`);
   const speed = req.speed ?? 1;
@@ -70,7 +73,9 @@ export function makePlan(req: SynthesisRequest, ctx: PlanContext): Plan {
   if (!language) {
     const check = checkLanguage(req.text, voice.languages);
     if (!check.ok && req.checkLanguage !== false) {
-      throw new SpeechError('LANGUAGE_UNSUPPORTED', `voice ${voice.id} does not speak ${check.detected.language}`, { params: { language: check.detected.language } });
+      throw new SpeechError('LANGUAGE_UNSUPPORTED', `voice ${voice.id} does not speak ${check.detected.language}`, {
+        params: { language: check.detected.language },
+      });
     }
     const family = languageFamily(check.detected.language);
     language = voice.languages.find((l) => languageFamily(l) === family) ?? voice.languages[0] ?? 'en';

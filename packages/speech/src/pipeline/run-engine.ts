@@ -38,5 +38,11 @@ export async function runEngine(engine: Engine, job: SynthesisJob, signal?: Abor
       sampleRate: job.sampleRate,
     },
   );
-  return { samples: out.samples, sampleRate: out.sampleRate, words: out.words ?? [], engineMs: t1 - t0, dspMs: performance.now() - t1 };
+  return {
+    samples: out.samples,
+    sampleRate: out.sampleRate,
+    words: out.words ?? [],
+    engineMs: t1 - t0,
+    dspMs: performance.now() - t1,
+  };
 }

@@ -42,7 +42,14 @@ export class WorkerPool {
       const task = slot.busy;
       if (!task || task.msg.id !== msg.id) return;
       slot.busy = undefined;
-      if (msg.type === 'error') task.pending.reject(reviveError(msg.error.code ? { ...msg.error, name: 'SpeechError' } : Object.assign(new Error(msg.error.message), { name: msg.error.name })));
+      if (msg.type === 'error')
+        task.pending.reject(
+          reviveError(
+            msg.error.code
+              ? { ...msg.error, name: 'SpeechError' }
+              : Object.assign(new Error(msg.error.message), { name: msg.error.name }),
+          ),
+        );
       else if (msg.type === 'result') task.pending.resolve(msg.result);
       else if (msg.type === 'voices') task.pending.resolve({ voices: msg.voices, models: msg.models });
       else task.pending.resolve(undefined);

@@ -30,12 +30,14 @@ export interface SynthesisResult {
 }
 
 export type ToWorker =
-  | { type: 'synthesize'; id: number; job: SynthesisJob }
-  | { type: 'voices'; id: number }
-  | { type: 'warmup'; id: number };
+  { type: 'synthesize'; id: number; job: SynthesisJob } | { type: 'voices'; id: number } | { type: 'warmup'; id: number };
 
 export type FromWorker =
   | { type: 'result'; id: number; result: SynthesisResult }
   | { type: 'voices'; id: number; voices: VoiceInfo[]; models: unknown[] }
   | { type: 'done'; id: number }
-  | { type: 'error'; id: number; error: { name: string; message: string; code?: string; params?: Record<string, string | number> } };
+  | {
+      type: 'error';
+      id: number;
+      error: { name: string; message: string; code?: string; params?: Record<string, string | number> };
+    };

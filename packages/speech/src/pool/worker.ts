@@ -18,8 +18,20 @@ async function warmup(): Promise<void> {
   const deadline = performance.now() + 8000;
   for (let i = 0; i < 12 && performance.now() < deadline; i++) {
     const voice = voices[i % voices.length]!;
-    const text = voice.id === 'espeak:cmn' ? '今天天气很好，我们一起去公园散步吧。' : 'Warming up the engine with a sentence of ordinary length, one two three.';
-    const r = await runEngine(espeak, { engine: 'espeak', voice, text, speed: i % 3 === 2 ? 1.3 : 1, pitch: i % 4 === 3 ? 3 : 0, profile: voice.profile, sampleRate: 24000, loudness: true });
+    const text =
+      voice.id === 'espeak:cmn'
+        ? '今天天气很好，我们一起去公园散步吧。'
+        : 'Warming up the engine with a sentence of ordinary length, one two three.';
+    const r = await runEngine(espeak, {
+      engine: 'espeak',
+      voice,
+      text,
+      speed: i % 3 === 2 ? 1.3 : 1,
+      pitch: i % 4 === 3 ? 3 : 0,
+      profile: voice.profile,
+      sampleRate: 24000,
+      loudness: true,
+    });
     if (i >= 3 && r.engineMs + r.dspMs < 80) break;
   }
 }
@@ -35,18 +47,33 @@ port.on('message', async (msg: ToWorker) => {
       send({ type: 'done', id: msg.id });
     } else if (msg.type === 'voices') {
       const list = [...engines.values()];
-      send({ type: 'voices', id: msg.id, voices: list.flatMap((e) => e.listVoices()), models: list.flatMap((e) => e.listModels()) });
+      send({
+        type: 'voices',
+        id: msg.id,
+        voices: list.flatMap((e) => e.listVoices()),
+        models: list.flatMap((e) => e.listModels()),
+      });
     } else {
       const engine = engines.get(msg.job.engine);
       if (!engine) throw new Error(`engine ${msg.job.engine} is not available in the worker`);
       const result = await runEngine(engine, msg.job);
       // Transfer only a buffer the result owns whole (never a view into a WASM heap).
-      if (result.samples.byteOffset !== 0 || result.samples.byteLength !== result.samples.buffer.byteLength) result.samples = result.samples.slice();
+      if (result.samples.byteOffset !== 0 || result.samples.byteLength !== result.samples.buffer.byteLength)
+        result.samples = result.samples.slice();
       send({ type: 'result', id: msg.id, result }, [result.samples.buffer as ArrayBuffer]);
     }
   } catch (e) {
     const err = e as { name?: string; message?: string; code?: string; params?: Record<string, string | number> };
-    send({ type: 'error', id: msg.id, error: { name: err.name ?? 'Error', message: err.message ?? String(e), ...(err.code ? { code: err.code } : {}), ...(err.params ? { params: err.params } : {}) } });
+    send({
+      type: 'error',
+      id: msg.id,
+      error: {
+        name: err.name ?? 'Error',
+        message: err.message ?? String(e),
+        ...(err.code ? { code: err.code } : {}),
+        ...(err.params ? { params: err.params } : {}),
+      },
+    });
   }
 });
 

@@ -15,36 +15,73 @@ export interface DetectedLanguage {
 }
 
 const SCRIPTS: [string, RegExp][] = [
-  ['Hani', /\p{Script=Han}/u], ['Hira', /\p{Script=Hiragana}/u], ['Kana', /\p{Script=Katakana}/u], ['Hang', /\p{Script=Hangul}/u],
-  ['Latn', /\p{Script=Latin}/u], ['Cyrl', /\p{Script=Cyrillic}/u], ['Arab', /\p{Script=Arabic}/u], ['Hebr', /\p{Script=Hebrew}/u],
-  ['Grek', /\p{Script=Greek}/u], ['Deva', /\p{Script=Devanagari}/u], ['Beng', /\p{Script=Bengali}/u], ['Thai', /\p{Script=Thai}/u],
-  ['Taml', /\p{Script=Tamil}/u], ['Telu', /\p{Script=Telugu}/u], ['Knda', /\p{Script=Kannada}/u], ['Mlym', /\p{Script=Malayalam}/u],
-  ['Gujr', /\p{Script=Gujarati}/u], ['Guru', /\p{Script=Gurmukhi}/u], ['Geor', /\p{Script=Georgian}/u], ['Armn', /\p{Script=Armenian}/u],
-  ['Ethi', /\p{Script=Ethiopic}/u], ['Mymr', /\p{Script=Myanmar}/u], ['Sinh', /\p{Script=Sinhala}/u], ['Orya', /\p{Script=Oriya}/u],
+  ['Hani', /\p{Script=Han}/u],
+  ['Hira', /\p{Script=Hiragana}/u],
+  ['Kana', /\p{Script=Katakana}/u],
+  ['Hang', /\p{Script=Hangul}/u],
+  ['Latn', /\p{Script=Latin}/u],
+  ['Cyrl', /\p{Script=Cyrillic}/u],
+  ['Arab', /\p{Script=Arabic}/u],
+  ['Hebr', /\p{Script=Hebrew}/u],
+  ['Grek', /\p{Script=Greek}/u],
+  ['Deva', /\p{Script=Devanagari}/u],
+  ['Beng', /\p{Script=Bengali}/u],
+  ['Thai', /\p{Script=Thai}/u],
+  ['Taml', /\p{Script=Tamil}/u],
+  ['Telu', /\p{Script=Telugu}/u],
+  ['Knda', /\p{Script=Kannada}/u],
+  ['Mlym', /\p{Script=Malayalam}/u],
+  ['Gujr', /\p{Script=Gujarati}/u],
+  ['Guru', /\p{Script=Gurmukhi}/u],
+  ['Geor', /\p{Script=Georgian}/u],
+  ['Armn', /\p{Script=Armenian}/u],
+  ['Ethi', /\p{Script=Ethiopic}/u],
+  ['Mymr', /\p{Script=Myanmar}/u],
+  ['Sinh', /\p{Script=Sinhala}/u],
+  ['Orya', /\p{Script=Oriya}/u],
 ];
 
 /** Scripts that name one language on their own. */
 const SCRIPT_LANGUAGE: Record<string, string> = {
-  Hang: 'ko', Hebr: 'he', Grek: 'el', Thai: 'th', Beng: 'bn', Taml: 'ta', Telu: 'te', Knda: 'kn', Mlym: 'ml',
-  Gujr: 'gu', Guru: 'pa', Geor: 'ka', Armn: 'hy', Ethi: 'am', Mymr: 'my', Sinh: 'si', Orya: 'or', Deva: 'hi',
+  Hang: 'ko',
+  Hebr: 'he',
+  Grek: 'el',
+  Thai: 'th',
+  Beng: 'bn',
+  Taml: 'ta',
+  Telu: 'te',
+  Knda: 'kn',
+  Mlym: 'ml',
+  Gujr: 'gu',
+  Guru: 'pa',
+  Geor: 'ka',
+  Armn: 'hy',
+  Ethi: 'am',
+  Mymr: 'my',
+  Sinh: 'si',
+  Orya: 'or',
+  Deva: 'hi',
 };
 
-const STOPWORDS: Record<string, string[]> = {
-  en: ['the', 'and', 'is', 'are', 'of', 'to', 'in', 'that', 'it', 'you', 'this', 'with', 'for', 'was', 'have', 'not', 'be', 'on', 'my', 'what', 'hello', 'i'],
-  es: ['el', 'la', 'los', 'las', 'de', 'que', 'y', 'es', 'en', 'un', 'una', 'por', 'con', 'para', 'no', 'esta', 'hola', 'mi', 'su', 'como'],
-  fr: ['le', 'la', 'les', 'de', 'des', 'et', 'est', 'un', 'une', 'que', 'qui', 'dans', 'pour', 'pas', 'je', 'vous', 'nous', 'bonjour', 'ce', 'avec'],
-  de: ['der', 'die', 'das', 'und', 'ist', 'nicht', 'ich', 'sie', 'ein', 'eine', 'zu', 'mit', 'den', 'dem', 'auf', 'für', 'hallo', 'auch', 'es', 'wir'],
-  it: ['il', 'lo', 'la', 'gli', 'di', 'che', 'e', 'è', 'un', 'una', 'per', 'non', 'con', 'sono', 'ciao', 'questo', 'mi', 'del', 'della', 'io'],
-  pt: ['o', 'a', 'os', 'as', 'de', 'que', 'e', 'é', 'um', 'uma', 'para', 'não', 'com', 'em', 'do', 'da', 'olá', 'você', 'eu', 'isso'],
-  nl: ['de', 'het', 'een', 'en', 'is', 'van', 'dat', 'niet', 'ik', 'je', 'met', 'op', 'voor', 'zijn', 'hallo', 'wat', 'dit', 'ook', 'maar', 'wij'],
-  sv: ['och', 'att', 'det', 'är', 'en', 'ett', 'som', 'på', 'jag', 'inte', 'för', 'med', 'hej', 'har', 'av', 'den', 'du', 'vi', 'till', 'min'],
-  pl: ['i', 'w', 'nie', 'się', 'na', 'to', 'jest', 'że', 'z', 'do', 'jak', 'ale', 'czy', 'cześć', 'mój', 'ten', 'tak', 'po', 'co', 'od'],
-  tr: ['ve', 'bir', 'bu', 'da', 'de', 'için', 'ile', 'çok', 'ben', 'sen', 'merhaba', 'değil', 'ne', 'olarak', 'gibi', 'var', 'daha', 'mi', 'o', 'her'],
-  id: ['dan', 'yang', 'di', 'ini', 'itu', 'dengan', 'untuk', 'tidak', 'saya', 'anda', 'ada', 'dari', 'akan', 'halo', 'kami', 'ke', 'juga', 'bisa', 'sudah', 'suara'],
-  vi: ['và', 'là', 'của', 'có', 'không', 'một', 'những', 'này', 'tôi', 'bạn', 'được', 'cho', 'với', 'chào', 'các', 'người', 'đã', 'trong', 'để', 'xin'],
-  ru: ['и', 'в', 'не', 'на', 'я', 'что', 'он', 'с', 'это', 'как', 'по', 'но', 'вы', 'мы', 'привет', 'здравствуйте', 'мой', 'так', 'все', 'она'],
-  uk: ['і', 'в', 'не', 'на', 'я', 'що', 'це', 'як', 'але', 'ви', 'ми', 'привіт', 'вітаю', 'мій', 'та', 'з', 'до', 'його', 'її', 'є'],
-};
+/** Frequent function words per language, space-separated (kept as strings so the table stays compact). */
+const STOPWORDS: Record<string, string[]> = Object.fromEntries(
+  Object.entries({
+    en: 'the and is are of to in that it you this with for was have not be on my what hello i',
+    es: 'el la los las de que y es en un una por con para no esta hola mi su como',
+    fr: 'le la les de des et est un une que qui dans pour pas je vous nous bonjour ce avec',
+    de: 'der die das und ist nicht ich sie ein eine zu mit den dem auf für hallo auch es wir',
+    it: 'il lo la gli di che e è un una per non con sono ciao questo mi del della io',
+    pt: 'o a os as de que e é um uma para não com em do da olá você eu isso',
+    nl: 'de het een en is van dat niet ik je met op voor zijn hallo wat dit ook maar wij',
+    sv: 'och att det är en ett som på jag inte för med hej har av den du vi till min',
+    pl: 'i w nie się na to jest że z do jak ale czy cześć mój ten tak po co od',
+    tr: 've bir bu da de için ile çok ben sen merhaba değil ne olarak gibi var daha mi o her',
+    id: 'dan yang di ini itu dengan untuk tidak saya anda ada dari akan halo kami ke juga bisa sudah suara',
+    vi: 'và là của có không một những này tôi bạn được cho với chào các người đã trong để xin',
+    ru: 'и в не на я что он с это как по но вы мы привет здравствуйте мой так все она',
+    uk: 'і в не на я що це як але ви ми привіт вітаю мій та з до його її є',
+  }).map(([lang, words]) => [lang, words.split(' ')]),
+);
 
 /** Characters used only (or nearly only) in written Cantonese. */
 const CANTONESE = /[嘅咗唔係冇哋喺嚟啲佢噉咁嘢睇乜嗰]/u;
@@ -62,7 +99,8 @@ export function detectLanguage(text: string): DetectedLanguage {
     }
   }
   // One Han, kana or Hangul character carries about as much as a short Latin word.
-  const weight = (s: string): number => (scripts[s] ?? 0) * (s === 'Hani' || s === 'Hira' || s === 'Kana' || s === 'Hang' ? 3 : 1);
+  const weight = (s: string): number =>
+    (scripts[s] ?? 0) * (s === 'Hani' || s === 'Hira' || s === 'Kana' || s === 'Hang' ? 3 : 1);
   const total = Object.keys(scripts).reduce((a, s) => a + weight(s), 0);
   if (total === 0) return { language: 'und', confidence: 0, scripts };
   const kana = weight('Hira') + weight('Kana');
@@ -95,7 +133,8 @@ function byStopwords(text: string, script: string, share: number, scripts: Recor
   scores.sort((a, b) => b.n - a.n);
   const best = scores[0];
   const second = scores[1]?.n ?? 0;
-  if (!best || best.n === 0) return { language: script === 'Cyrl' ? 'ru' : 'und', confidence: script === 'Cyrl' ? 0.4 : 0, scripts };
+  if (!best || best.n === 0)
+    return { language: script === 'Cyrl' ? 'ru' : 'und', confidence: script === 'Cyrl' ? 0.4 : 0, scripts };
   // Confidence grows with evidence and with the margin over the runner-up.
   const evidence = Math.min(1, best.n / Math.max(3, words.length * 0.25));
   const margin = (best.n - second) / best.n;

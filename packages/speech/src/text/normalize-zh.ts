@@ -2,14 +2,51 @@
 import { chineseCardinal, chineseDigits, chineseNumber } from './numbers.ts';
 
 const UNITS: Record<string, string> = {
-  km: '公里', m: '米', cm: '厘米', mm: '毫米', kg: '千克', g: '克', mg: '毫克', t: '吨',
-  l: '升', L: '升', ml: '毫升', mL: '毫升', 'km/h': '公里每小时', 'm/s': '米每秒',
-  '°C': '摄氏度', '℃': '摄氏度', '°F': '华氏度', '°': '度',
-  KB: '千字节', MB: '兆字节', GB: '吉字节', TB: '太字节', Hz: '赫兹', kHz: '千赫', MHz: '兆赫', GHz: '吉赫',
-  W: '瓦', kW: '千瓦', kWh: '千瓦时', V: '伏', h: '小时', min: '分钟', s: '秒', ms: '毫秒',
+  km: '公里',
+  m: '米',
+  cm: '厘米',
+  mm: '毫米',
+  kg: '千克',
+  g: '克',
+  mg: '毫克',
+  t: '吨',
+  l: '升',
+  L: '升',
+  ml: '毫升',
+  mL: '毫升',
+  'km/h': '公里每小时',
+  'm/s': '米每秒',
+  '°C': '摄氏度',
+  '℃': '摄氏度',
+  '°F': '华氏度',
+  '°': '度',
+  KB: '千字节',
+  MB: '兆字节',
+  GB: '吉字节',
+  TB: '太字节',
+  Hz: '赫兹',
+  kHz: '千赫',
+  MHz: '兆赫',
+  GHz: '吉赫',
+  W: '瓦',
+  kW: '千瓦',
+  kWh: '千瓦时',
+  V: '伏',
+  h: '小时',
+  min: '分钟',
+  s: '秒',
+  ms: '毫秒',
 };
 
-const CURRENCY_PREFIX: Record<string, string> = { '¥': '元', '￥': '元', $: '美元', US$: '美元', '€': '欧元', '£': '英镑', HK$: '港元' };
+const CURRENCY_PREFIX: Record<string, string> = {
+  '¥': '元',
+  '￥': '元',
+  $: '美元',
+  US$: '美元',
+  '€': '欧元',
+  '£': '英镑',
+  HK$: '港元',
+};
 
 const NUM = String.raw`\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?`;
 
@@ -34,9 +71,13 @@ function yuan(amount: string, unit: string): string {
 export function normalizeChinese(input: string): string {
   let t = input;
   // Dates: 2024年3月5日, 2024-03-05, 2024/3/5.
-  t = t.replace(/(\d{4})年(\d{1,2})月(\d{1,2})[日号]/g, (_, y: string, m: string, d: string) => `${chineseDigits(y)}年${chineseCardinal(m)}月${chineseCardinal(d)}日`);
+  t = t.replace(
+    /(\d{4})年(\d{1,2})月(\d{1,2})[日号]/g,
+    (_, y: string, m: string, d: string) => `${chineseDigits(y)}年${chineseCardinal(m)}月${chineseCardinal(d)}日`,
+  );
   t = t.replace(/(\d{4})[-/](\d{1,2})[-/](\d{1,2})(?!\d)/g, (s, y: string, m: string, d: string) =>
-    +m >= 1 && +m <= 12 && +d >= 1 && +d <= 31 ? `${chineseDigits(y)}年${chineseCardinal(m)}月${chineseCardinal(d)}日` : s);
+    +m >= 1 && +m <= 12 && +d >= 1 && +d <= 31 ? `${chineseDigits(y)}年${chineseCardinal(m)}月${chineseCardinal(d)}日` : s,
+  );
   t = t.replace(/(\d{4})年/g, (_, y: string) => `${chineseDigits(y)}年`);
   t = t.replace(/(\d{1,2})月(\d{1,2})[日号]/g, (_, m: string, d: string) => `${chineseCardinal(m)}月${chineseCardinal(d)}日`);
   // Times: 10:30 → 十点三十分, 8:05 → 八点零五分.
@@ -47,17 +88,32 @@ export function normalizeChinese(input: string): string {
     return hour + min + (sec && +sec ? `${chineseCardinal(sec)}秒` : '');
   });
   // Money.
-  t = t.replace(new RegExp(String.raw`(HK\$|US\$|[¥￥$€£])\s?(${NUM})(万|亿)?`, 'g'), (_, sym: string, amt: string, big?: string) =>
-    big ? `${chineseNumber(amt)}${big}${CURRENCY_PREFIX[sym]}` : yuan(amt, CURRENCY_PREFIX[sym] ?? '元'));
-  t = t.replace(new RegExp(String.raw`(${NUM})\s?(元|块)`, 'g'), (_, amt: string, u: string) => (u === '元' ? yuan(amt, '元') : `${chineseNumber(amt)}块`));
+  t = t.replace(
+    new RegExp(String.raw`(HK\$|US\$|[¥￥$€£])\s?(${NUM})(万|亿)?`, 'g'),
+    (_, sym: string, amt: string, big?: string) =>
+      big ? `${chineseNumber(amt)}${big}${CURRENCY_PREFIX[sym]}` : yuan(amt, CURRENCY_PREFIX[sym] ?? '元'),
+  );
+  t = t.replace(new RegExp(String.raw`(${NUM})\s?(元|块)`, 'g'), (_, amt: string, u: string) =>
+    u === '元' ? yuan(amt, '元') : `${chineseNumber(amt)}块`,
+  );
   // Percent: 50% → 百分之五十.
-  t = t.replace(new RegExp(String.raw`(-?)(${NUM})\s?[%％]`, 'g'), (_, neg: string, n: string) => `${neg ? '负' : ''}百分之${chineseNumber(n)}`);
+  t = t.replace(
+    new RegExp(String.raw`(-?)(${NUM})\s?[%％]`, 'g'),
+    (_, neg: string, n: string) => `${neg ? '负' : ''}百分之${chineseNumber(n)}`,
+  );
   // Units.
-  const keys = Object.keys(UNITS).sort((a, b) => b.length - a.length).map((u) => u.replace(/[/.]/g, (c) => `\\${c}`));
-  t = t.replace(new RegExp(String.raw`(-?)(${NUM})\s?(${keys.join('|')})(?![A-Za-z/])`, 'g'), (_, neg: string, n: string, u: string) =>
-    `${chineseNumber(neg + n)}${UNITS[u]}`);
+  const keys = Object.keys(UNITS)
+    .sort((a, b) => b.length - a.length)
+    .map((u) => u.replace(/[/.]/g, (c) => `\\${c}`));
+  t = t.replace(
+    new RegExp(String.raw`(-?)(${NUM})\s?(${keys.join('|')})(?![A-Za-z/])`, 'g'),
+    (_, neg: string, n: string, u: string) => `${chineseNumber(neg + n)}${UNITS[u]}`,
+  );
   // Phone numbers and codes are read digit by digit: after 电话/号码/编号, a leading 0, or a mobile number.
-  t = t.replace(/(电话|手机|号码|编号|单号|尾号|验证码)(\s*[:：]?\s*)(\d+)/g, (_, w: string, sep: string, d: string) => w + sep + chineseDigits(d));
+  t = t.replace(
+    /(电话|手机|号码|编号|单号|尾号|验证码)(\s*[:：]?\s*)(\d+)/g,
+    (_, w: string, sep: string, d: string) => w + sep + chineseDigits(d),
+  );
   t = t.replace(/(?<!\d)(0\d{2,}|1[3-9]\d{9})(?!\d)/g, (d) => chineseDigits(d));
   // Remaining numbers, with 两 before measure words.
   t = t.replace(new RegExp(String.raw`(-?)(${NUM})(.?)`, 'g'), (_, neg: string, n: string, next: string) => {

@@ -1,6 +1,27 @@
 /** Numbers as words, in English and in Chinese. */
 
-const ONES = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen'];
+const ONES = [
+  'zero',
+  'one',
+  'two',
+  'three',
+  'four',
+  'five',
+  'six',
+  'seven',
+  'eight',
+  'nine',
+  'ten',
+  'eleven',
+  'twelve',
+  'thirteen',
+  'fourteen',
+  'fifteen',
+  'sixteen',
+  'seventeen',
+  'eighteen',
+  'nineteen',
+];
 const TENS = ['', '', 'twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety'];
 const SCALES = ['', 'thousand', 'million', 'billion', 'trillion', 'quadrillion'];
 
@@ -19,7 +40,11 @@ function below1000(n: number): string {
 /** Cardinal number in English words; integers of any size up to 10^18 (digit by digit above). */
 export function englishCardinal(digits: string): string {
   const clean = digits.replace(/^0+(?=\d)/, '');
-  if (clean.length > 18) return clean.split('').map((d) => ONES[Number(d)]).join(' ');
+  if (clean.length > 18)
+    return clean
+      .split('')
+      .map((d) => ONES[Number(d)])
+      .join(' ');
   let n = BigInt(clean);
   if (n === 0n) return 'zero';
   const groups: string[] = [];
@@ -38,11 +63,25 @@ export function englishNumber(text: string): string {
   const body = text.replace(/^[-−+]/, '').replace(/,/g, '');
   const [int = '0', frac] = body.split('.');
   let out = englishCardinal(int || '0');
-  if (frac !== undefined && frac.length) out += ' point ' + frac.split('').map((d) => ONES[Number(d)]).join(' ');
+  if (frac !== undefined && frac.length)
+    out +=
+      ' point ' +
+      frac
+        .split('')
+        .map((d) => ONES[Number(d)])
+        .join(' ');
   return (negative ? 'minus ' : '') + out;
 }
 
-const ORDINAL_IRREGULAR: Record<string, string> = { one: 'first', two: 'second', three: 'third', five: 'fifth', eight: 'eighth', nine: 'ninth', twelve: 'twelfth' };
+const ORDINAL_IRREGULAR: Record<string, string> = {
+  one: 'first',
+  two: 'second',
+  three: 'third',
+  five: 'fifth',
+  eight: 'eighth',
+  nine: 'ninth',
+  twelve: 'twelfth',
+};
 
 export function englishOrdinal(digits: string): string {
   const words = englishCardinal(digits);
@@ -112,7 +151,10 @@ export function chineseCardinal(digits: string): string {
 }
 
 export function chineseDigits(digits: string): string {
-  return digits.split('').map((d) => ZH_DIGITS[Number(d)] ?? d).join('');
+  return digits
+    .split('')
+    .map((d) => ZH_DIGITS[Number(d)] ?? d)
+    .join('');
 }
 
 export function chineseNumber(text: string): string {

@@ -4,7 +4,29 @@
  * broken at clause punctuation or spaces so the first chunk arrives quickly.
  */
 
-const ABBREVIATIONS = new Set(['mr', 'mrs', 'ms', 'dr', 'prof', 'st', 'jr', 'sr', 'vs', 'etc', 'e.g', 'i.e', 'no', 'fig', 'inc', 'ltd', 'co', 'mt', 'u.s', 'a.m', 'p.m']);
+const ABBREVIATIONS = new Set([
+  'mr',
+  'mrs',
+  'ms',
+  'dr',
+  'prof',
+  'st',
+  'jr',
+  'sr',
+  'vs',
+  'etc',
+  'e.g',
+  'i.e',
+  'no',
+  'fig',
+  'inc',
+  'ltd',
+  'co',
+  'mt',
+  'u.s',
+  'a.m',
+  'p.m',
+]);
 const CLOSERS = `"'”’»)]}」』）】》〉`;
 const CJK_END = '。！？；…';
 
@@ -44,7 +66,7 @@ export function splitSentences(text: string, opts: SegmentOptions = {}): string[
       }
       if (c === '.' && end === i + 1) {
         const word = /([\p{L}.]+)$/u.exec(text.slice(start, i))?.[1]?.toLowerCase() ?? '';
-        if (ABBREVIATIONS.has(word) || /^\p{Lu}$/u.test(text[i - 1] ?? '') && /(^|\s)\p{Lu}$/u.test(text.slice(start, i))) {
+        if (ABBREVIATIONS.has(word) || (/^\p{Lu}$/u.test(text[i - 1] ?? '') && /(^|\s)\p{Lu}$/u.test(text.slice(start, i)))) {
           i = end - 1;
           continue;
         }

@@ -30,7 +30,9 @@ export function ffmpegLoudness(samples: Float32Array, sampleRate: number): numbe
   try {
     const file = path.join(dir, 'in.wav');
     writeFileSync(file, encodeWav(samples, sampleRate));
-    const r = spawnSync(FFMPEG, ['-hide_banner', '-nostats', '-i', file, '-af', 'ebur128', '-f', 'null', '-'], { encoding: 'utf8' });
+    const r = spawnSync(FFMPEG, ['-hide_banner', '-nostats', '-i', file, '-af', 'ebur128', '-f', 'null', '-'], {
+      encoding: 'utf8',
+    });
     const m = [...r.stderr.matchAll(/I:\s+(-?[\d.]+) LUFS/g)].pop();
     if (!m) throw new Error(`no loudness in ffmpeg output: ${r.stderr.slice(-500)}`);
     return Number(m[1]);

@@ -46,9 +46,11 @@ const toneConstants = (): Tensor[] => [
   i64('outshape', [1, 1, -1]),
 ];
 
-const CHARS = ' abcdefghijklmnopqrstuvwxyz.,!?\'';
+const CHARS = " abcdefghijklmnopqrstuvwxyz.,!?'";
 /** Kokoro reads eSpeak's IPA: give the common symbols ids so no phoneme is skipped. */
 const IPA = CHARS + 'ˈˌːəɪʊɛæɑɔʌɜɐðθʃʒŋɹɾʔɚɝᵻçɡʧʤ';
+/** Piper-style models also name their pad, start and end symbols (_ ^ $) and more punctuation. */
+const PIPER = `_^$${IPA};:¡¿—…"«»“”()-`;
 
 /** A multi-speaker VITS model with a character frontend (the format of Coqui-style models). */
 export function writeTinyVits(dir: string, speakers = 3): { model: string; tokens: string } {
@@ -61,20 +63,32 @@ export function writeTinyVits(dir: string, speakers = 3): { model: string; token
     { op: 'Add', inputs: ['sidhz', 'base'], outputs: ['f0'] },
     ...toneNodes('x', 'length_scale', 'f0'),
   ];
-  writeFileSync(model, encodeModel({
-    inputs: [
-      { name: 'x', type: DataType.INT64, shape: [1, 'L'] },
-      { name: 'x_length', type: DataType.INT64, shape: [1] },
-      { name: 'noise_scale', type: DataType.FLOAT, shape: [1] },
-      { name: 'length_scale', type: DataType.FLOAT, shape: [1] },
-      { name: 'noise_scale_w', type: DataType.FLOAT, shape: [1] },
-      { name: 'sid', type: DataType.INT64, shape: [1] },
-    ],
-    outputs: [{ name: 'audio', type: DataType.FLOAT, shape: [1, 1, 'T'] }],
-    nodes,
-    initializers: [...toneConstants(), f('step', 60), f('base', 110)],
-    metadata: { model_type: 'vits', comment: 'tiny test model', language: 'English', sample_rate: TINY_RATE, n_speakers: speakers, add_blank: 0, frontend: 'characters', punctuation: '. , ! ?' },
-  }));
+  writeFileSync(
+    model,
+    encodeModel({
+      inputs: [
+        { name: 'x', type: DataType.INT64, shape: [1, 'L'] },
+        { name: 'x_length', type: DataType.INT64, shape: [1] },
+        { name: 'noise_scale', type: DataType.FLOAT, shape: [1] },
+        { name: 'length_scale', type: DataType.FLOAT, shape: [1] },
+        { name: 'noise_scale_w', type: DataType.FLOAT, shape: [1] },
+        { name: 'sid', type: DataType.INT64, shape: [1] },
+      ],
+      outputs: [{ name: 'audio', type: DataType.FLOAT, shape: [1, 1, 'T'] }],
+      nodes,
+      initializers: [...toneConstants(), f('step', 60), f('base', 110)],
+      metadata: {
+        model_type: 'vits',
+        comment: 'tiny test model',
+        language: 'English',
+        sample_rate: TINY_RATE,
+        n_speakers: speakers,
+        add_blank: 0,
+        frontend: 'characters',
+        punctuation: '. , ! ?',
+      },
+    }),
+  );
   writeFileSync(tokens, [...CHARS].map((c, i) => `${c} ${i}`).join('\n') + '\n');
   return { model, tokens };
 }
@@ -97,20 +111,29 @@ export function writeTinyKokoro(dir: string, speakerHz: number[]): { model: stri
     { op: 'Div', inputs: ['onef', 'speed'], outputs: ['inv_speed'] },
     ...toneNodes('tokens', 'inv_speed', 'f0'),
   ];
-  writeFileSync(model, encodeModel({
-    inputs: [
-      { name: 'tokens', type: DataType.INT64, shape: [1, 'L'] },
-      { name: 'style', type: DataType.FLOAT, shape: [1, KOKORO_STYLE_DIM] },
-      { name: 'speed', type: DataType.FLOAT, shape: [1] },
-    ],
-    outputs: [{ name: 'audio', type: DataType.FLOAT, shape: [1, 1, 'T'] }],
-    nodes,
-    initializers: [...toneConstants(), i64('sl_start', [0]), i64('sl_end', [1]), i64('sl_axes', [1]), i64('one_shape', [1])],
-    metadata: {
-      model_type: 'kokoro', sample_rate: TINY_RATE, version: 1, n_speakers: speakerHz.length, has_espeak: 1,
-      voice: 'en-us', style_dim: `${KOKORO_MAX_TOKENS},1,${KOKORO_STYLE_DIM}`, speaker_names: speakerHz.map((_, i) => `s${i}`).join(','),
-    },
-  }));
+  writeFileSync(
+    model,
+    encodeModel({
+      inputs: [
+        { name: 'tokens', type: DataType.INT64, shape: [1, 'L'] },
+        { name: 'style', type: DataType.FLOAT, shape: [1, KOKORO_STYLE_DIM] },
+        { name: 'speed', type: DataType.FLOAT, shape: [1] },
+      ],
+      outputs: [{ name: 'audio', type: DataType.FLOAT, shape: [1, 1, 'T'] }],
+      nodes,
+      initializers: [...toneConstants(), i64('sl_start', [0]), i64('sl_end', [1]), i64('sl_axes', [1]), i64('one_shape', [1])],
+      metadata: {
+        model_type: 'kokoro',
+        sample_rate: TINY_RATE,
+        version: 1,
+        n_speakers: speakerHz.length,
+        has_espeak: 1,
+        voice: 'en-us',
+        style_dim: `${KOKORO_MAX_TOKENS},1,${KOKORO_STYLE_DIM}`,
+        speaker_names: speakerHz.map((_, i) => `s${i}`).join(','),
+      },
+    }),
+  );
   const floats = new Float32Array(speakerHz.length * KOKORO_MAX_TOKENS * KOKORO_STYLE_DIM);
   speakerHz.forEach((hz, s) => {
     for (let t = 0; t < KOKORO_MAX_TOKENS; t++) {
@@ -123,3 +146,91 @@ export function writeTinyKokoro(dir: string, speakerHz: number[]): { model: stri
   writeFileSync(tokens, [...IPA].map((c, i) => `${c} ${i}`).join('\n') + '\n');
   return { model, voices, tokens };
 }
+
+/** Matcha: the acoustic model makes a mel of 4 frames per token whose value encodes the F0 (f0 / 1000). */
+export const MATCHA_HZ = 200;
+const MATCHA_HOP = 200;
+const MATCHA_FRAMES_PER_TOKEN = 4;
+
+export function writeTinyMatcha(dir: string): { acousticModel: string; vocoder: string; tokens: string } {
+  mkdirSync(dir, { recursive: true });
+  const acousticModel = path.join(dir, 'acoustic.onnx');
+  const vocoder = path.join(dir, 'hifigan.onnx');
+  const tokens = path.join(dir, 'tokens.txt');
+  writeFileSync(
+    acousticModel,
+    encodeModel({
+      inputs: [
+        { name: 'x', type: DataType.INT64, shape: [1, 'L'] },
+        { name: 'x_length', type: DataType.INT64, shape: [1] },
+        { name: 'noise_scale', type: DataType.FLOAT, shape: [1] },
+        { name: 'length_scale', type: DataType.FLOAT, shape: [1] },
+      ],
+      outputs: [{ name: 'mel', type: DataType.FLOAT, shape: [1, 80, 'F'] }],
+      nodes: [
+        { op: 'Shape', inputs: ['x'], outputs: ['shape'] },
+        { op: 'Gather', inputs: ['shape', 'one_i'], outputs: ['n'], attrs: { axis: 0 } },
+        { op: 'Cast', inputs: ['n'], outputs: ['nf'], attrs: { to: DataType.FLOAT } },
+        { op: 'Mul', inputs: ['nf', 'fpt'], outputs: ['f0'] },
+        { op: 'Mul', inputs: ['f0', 'length_scale'], outputs: ['f1'] },
+        { op: 'Floor', inputs: ['f1'], outputs: ['f2'] },
+        { op: 'Cast', inputs: ['f2'], outputs: ['frames'], attrs: { to: DataType.INT64 } },
+        { op: 'Concat', inputs: ['one_80', 'frames'], outputs: ['melshape'], attrs: { axis: 0 } },
+        { op: 'Expand', inputs: ['value', 'melshape'], outputs: ['mel'] },
+      ],
+      initializers: [
+        i64('one_i', [1], []),
+        f('fpt', MATCHA_FRAMES_PER_TOKEN),
+        i64('one_80', [1, 80]),
+        { name: 'value', type: DataType.FLOAT, dims: [1, 1, 1], floats: [MATCHA_HZ / 1000] },
+      ],
+      metadata: {
+        model_type: 'matcha-tts',
+        sample_rate: TINY_RATE,
+        n_speakers: 1,
+        has_espeak: 1,
+        use_eos_bos: 0,
+        pad_id: 0,
+        voice: 'en-us',
+        version: 1,
+      },
+    }),
+  );
+  writeFileSync(
+    vocoder,
+    encodeModel({
+      inputs: [{ name: 'mel', type: DataType.FLOAT, shape: [1, 80, 'F'] }],
+      outputs: [{ name: 'audio', type: DataType.FLOAT, shape: [1, 'T'] }],
+      nodes: [
+        { op: 'Shape', inputs: ['mel'], outputs: ['shape'] },
+        { op: 'Gather', inputs: ['shape', 'two_i'], outputs: ['frames'], attrs: { axis: 0 } },
+        { op: 'Cast', inputs: ['frames'], outputs: ['ff'], attrs: { to: DataType.FLOAT } },
+        { op: 'Mul', inputs: ['ff', 'hop'], outputs: ['len'] },
+        { op: 'Range', inputs: ['zero', 'len', 'onef'], outputs: ['t'] },
+        { op: 'ReduceMean', inputs: ['mel'], outputs: ['m'], attrs: { keepdims: 0 } },
+        { op: 'Mul', inputs: ['m', 'thousand'], outputs: ['hz'] },
+        { op: 'Mul', inputs: ['hz', 'omega'], outputs: ['w'] },
+        { op: 'Mul', inputs: ['t', 'w'], outputs: ['phase'] },
+        { op: 'Sin', inputs: ['phase'], outputs: ['s'] },
+        { op: 'Mul', inputs: ['s', 'amp'], outputs: ['s2'] },
+        { op: 'Reshape', inputs: ['s2', 'outshape'], outputs: ['audio'] },
+      ],
+      initializers: [
+        i64('two_i', [2], []),
+        f('hop', MATCHA_HOP),
+        f('zero', 0),
+        f('onef', 1),
+        f('thousand', 1000),
+        f('omega', (2 * Math.PI) / TINY_RATE),
+        f('amp', 0.3),
+        i64('outshape', [1, -1]),
+      ],
+      metadata: { model_type: 'hifigan', sample_rate: TINY_RATE },
+    }),
+  );
+  writeFileSync(tokens, [...PIPER].map((c, i) => `${c} ${i}`).join('\n') + '\n');
+  return { acousticModel, vocoder, tokens };
+}
+
+/** Seconds of Matcha audio per token at speed 1. */
+export const MATCHA_SECONDS_PER_TOKEN = (MATCHA_FRAMES_PER_TOKEN * MATCHA_HOP) / TINY_RATE;
