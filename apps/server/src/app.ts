@@ -25,6 +25,8 @@ import { SpeechHost } from './synthesis/speech-host.js';
 import { SynthesisService } from './synthesis/service.js';
 import { VoicesService } from './voices/service.js';
 import { synthesisRoutes } from './synthesis/routes.js';
+import { jobRoutes } from './synthesis/job-routes.js';
+import { SynthesisJobs } from './synthesis/jobs.js';
 import { voiceRoutes } from './voices/routes.js';
 import { LIMITS } from '@polyvox/contracts';
 import type { AppContext } from './http/context.js';
@@ -76,9 +78,10 @@ export async function buildContext(config: Config, overrides: { mailer?: Mailer;
   });
   const voices = new VoicesService(speech, storage);
   const synthesis = new SynthesisService(speech, voices, credits);
+  const jobs = new SynthesisJobs(synthesis, storage);
   return {
     config, db, mailer, storage, sessions, accounts, auth, credits, uploads, redis,
-    speech, voices, synthesis, limits: { maxTextLength: LIMITS.maxTextLength },
+    speech, voices, synthesis, jobs, limits: { maxTextLength: LIMITS.maxTextLength },
   };
 }
 
@@ -114,6 +117,7 @@ export async function buildApp(config: Config, overrides: { mailer?: Mailer; db?
   await app.register(statsRoutes(ctx));
   await app.register(voiceRoutes(ctx));
   await app.register(synthesisRoutes(ctx));
+  await app.register(jobRoutes(ctx));
 
   if (fs.existsSync(path.join(config.WEB_DIST, 'index.html'))) {
     // wildcard: files are looked up per request, so a rebuilt console is served without a restart.
@@ -125,6 +129,7 @@ export async function buildApp(config: Config, overrides: { mailer?: Mailer; db?
     stopSweeper();
     ctx.mailer.close();
     ctx.redis?.disconnect();
+    await ctx.jobs.drain();
     await ctx.speech.close();
     await ctx.db.close();
   });

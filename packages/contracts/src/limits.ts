@@ -9,6 +9,8 @@ export const LIMITS = {
   avatarMaxBytes: 2 * 1024 * 1024,
   avatarTypes: ['image/png', 'image/jpeg', 'image/webp'] as const,
   maxTextLength: 5000,
+  /** Texts longer than this run as a synthesis job with progress. */
+  jobThreshold: 1000,
   mixMax: 3,
   previewVersions: 50,
   cloneMaxBytes: 20 * 1024 * 1024,

@@ -63,7 +63,12 @@ export const TtsConfigResponse = z.object({
       credits_per_character: z.number(),
     }),
   ),
-  limits: z.object({ max_text_length: z.number().int(), mix_max: z.number().int(), preview_versions: z.number().int() }),
+  limits: z.object({
+    max_text_length: z.number().int(),
+    mix_max: z.number().int(),
+    preview_versions: z.number().int(),
+    job_threshold: z.number().int(),
+  }),
 });
 
 export const TtsRequest = z.object({
@@ -98,3 +103,18 @@ export const OpenAISpeechRequest = z.object({
 });
 
 export const RandomTextResponse = z.object({ name: z.string(), prompt: z.string(), previewText: z.string(), lang: z.string() });
+
+export const TtsJobRequest = TtsRequest.omit({ stream: true });
+export const TtsJobSchema = z
+  .object({
+    id: z.string(),
+    status: z.enum(['running', 'succeeded', 'failed']),
+    progress: z.object({ done: z.number().int(), total: z.number().int() }),
+    credits: z.number().int(),
+    characters: z.number().int(),
+    audio_url: z.string().nullable(),
+    error: z.object({ code: z.string(), message: z.string() }).nullable(),
+    created_at: z.string(),
+    finished_at: z.string().nullable(),
+  })
+  .meta({ id: 'TtsJob' });

@@ -9,6 +9,7 @@ import { concatFloat32 } from './dsp/pcm.ts';
 import { ElevenLabsEngine, type ElevenLabsConfig } from './engines/elevenlabs.ts';
 import { createLocalEngines } from './engines/local.ts';
 import { OpenAIEngine, type OpenAIConfig } from './engines/openai.ts';
+import { SherpaEngine } from './engines/sherpa.ts';
 import { SpeechError } from './errors.ts';
 import { synthesizeChunks, type ChunkContext } from './pipeline/chunks.ts';
 import { cacheKey, MemoryAudioCache, type AudioCache } from './pipeline/cache.ts';
@@ -68,6 +69,8 @@ export interface Speech {
   prepare(req: SynthesisRequest): Plan & { cacheKey: string; contentType: string };
   renderPreview(voiceId: string, format?: AudioFormat): Promise<SynthesisResult>;
   mix(parts: { voiceId: string; weight: number }[]): { base: VoiceInfo; profile: VoiceInfo['profile'] };
+  /** A voice of a zero-shot model (type `cloning`); synthesize with it and a `reference` sample. */
+  cloneVoice(modelId: string, name: string, gender?: VoiceInfo['gender']): VoiceInfo;
   estimateCharacters(text: string): number;
   detectLanguage(text: string): DetectedLanguage;
   checkLanguage(text: string, voiceId: string): LanguageCheck;
@@ -221,6 +224,11 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
         return { voice, weight: p.weight };
       });
       return mixVoices(resolved);
+    },
+    cloneVoice(modelId, name, gender) {
+      const sherpa = local.get('sherpa');
+      if (!(sherpa instanceof SherpaEngine)) throw new SpeechError('NOT_FOUND', `model ${modelId} is not installed`);
+      return sherpa.cloneVoice(modelId, name, gender);
     },
     estimateCharacters: (text) => countCharacters(cleanText(text)),
     detectLanguage,

@@ -13,7 +13,8 @@ import { ManifestError, parseManifest, readManifest } from '../src/engines/sherp
 import { SherpaEngine } from '../src/engines/sherpa.ts';
 import { createSpeech, type Speech } from '../src/speech.ts';
 import { decodeAudio } from '../src/audio/ffmpeg.ts';
-import type { VoiceInfo, VoiceProfile } from '../src/types.ts';
+import type { EngineRequest, VoiceInfo, VoiceProfile } from '../src/types.ts';
+import { tone } from './support/audio.ts';
 import {
   MATCHA_HZ,
   TINY_SECONDS_PER_TOKEN,
@@ -21,6 +22,8 @@ import {
   writeTinyKokoro,
   writeTinyMatcha,
   writeTinyVits,
+  writeTinyZipVoice,
+  ZIPVOICE_SECONDS_PER_TOKEN,
 } from './support/tiny-models.ts';
 
 let dir: string;
@@ -31,9 +34,7 @@ beforeAll(() => {
   writeTinyVits(path.join(dir, 'tiny-vits'), 3);
   writeTinyKokoro(path.join(dir, 'tiny-kokoro'), [120, 240]);
   writeTinyMatcha(path.join(dir, 'tiny-matcha'));
-  mkdirSync(path.join(dir, 'tiny-zipvoice'));
-  for (const f of ['encoder.onnx', 'decoder.onnx', 'vocos.onnx', 'tokens.txt'])
-    writeFileSync(path.join(dir, 'tiny-zipvoice', f), '');
+  writeTinyZipVoice(path.join(dir, 'tiny-zipvoice'));
   writeFileSync(
     path.join(dir, 'manifest.json'),
     JSON.stringify({
@@ -81,8 +82,9 @@ beforeAll(() => {
           files: {
             encoder: 'tiny-zipvoice/encoder.onnx',
             decoder: 'tiny-zipvoice/decoder.onnx',
-            vocoder: 'tiny-zipvoice/vocos.onnx',
+            vocoder: 'tiny-zipvoice/vocoder.onnx',
             tokens: 'tiny-zipvoice/tokens.txt',
+            lexicon: 'tiny-zipvoice/lexicon.txt',
           },
         },
       ],
@@ -96,7 +98,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 async function speak(
   voice: VoiceInfo,
   text: string,
-  opts: { pitch?: number; speed?: number; profile?: VoiceProfile } = {},
+  opts: { pitch?: number; speed?: number; profile?: VoiceProfile; reference?: EngineRequest['reference'] } = {},
 ): Promise<{ samples: Float32Array; rate: number }> {
   const parts: Float32Array[] = [];
   let rate = 0;
@@ -106,6 +108,7 @@ async function speak(
     pitch: opts.pitch ?? 0,
     speed: opts.speed ?? 1,
     profile: opts.profile ?? voice.profile,
+    ...(opts.reference ? { reference: opts.reference } : {}),
   })) {
     parts.push(c.samples);
     rate = c.sampleRate;
@@ -212,9 +215,22 @@ describe('Matcha', () => {
 });
 
 describe('zero-shot cloning model', () => {
-  it('is listed as a cloning model with no preset voices, and asks for a reference sample', async () => {
+  it('speaks in the pitch of the reference sample, for as long as the text', async () => {
     const v = engine.cloneVoice('tiny-zipvoice', 'My clone');
-    await expect(speak(v, 'hello')).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    for (const hz of [120, 260]) {
+      const reference = { samples: tone(hz, 2, 16000, 0.3), sampleRate: 16000, text: 'hello world' };
+      const r = await speak(v, 'hello world, hello world', { reference });
+      expect(Math.abs(semitonesBetween(hz, estimateF0(r.samples, r.rate).median))).toBeLessThan(1);
+      expect(r.samples.length / r.rate).toBeGreaterThan('hello world, hello world'.length * ZIPVOICE_SECONDS_PER_TOKEN * 0.5);
+      const fast = await speak(v, 'hello world, hello world', { reference, speed: 2 });
+      expect(fast.samples.length / r.samples.length).toBeCloseTo(0.5, 1);
+    }
+  });
+  it('asks for a reference sample and its transcript, and only clones with a cloning model', async () => {
+    const v = engine.cloneVoice('tiny-zipvoice', 'My clone');
+    await expect(speak(v, 'hello')).rejects.toMatchObject({ code: 'VALIDATION_FAILED', params: { field: 'reference' } });
+    const reference = { samples: tone(150, 1, 16000), sampleRate: 16000 };
+    await expect(speak(v, 'hello', { reference })).rejects.toMatchObject({ params: { field: 'reference.text' } });
     expect(() => engine.cloneVoice('tiny-vits', 'x')).toThrow(/cannot clone/);
   });
 });
@@ -240,5 +256,14 @@ describe('through the pool and the pipeline', () => {
     expect(pcm.sampleRate).toBe(24000);
     expect(Math.abs(pcm.samples.length / 24000 - r.durationSec)).toBeLessThan(0.01);
     expect(estimateF0(pcm.samples, 24000).median).toBeCloseTo(vitsSpeakerHz(2), -0.5);
+  });
+
+  it('clones through the pool: the reference sample crosses into the worker', async () => {
+    const voice = speech.cloneVoice('tiny-zipvoice', 'Clone');
+    const reference = { samples: tone(200, 2, 16000, 0.3), sampleRate: 16000, text: 'hello world' };
+    const r = await speech.synthesize({ text: 'hello world. hello world.', voice, reference, format: 'wav' });
+    expect(r.cached).toBe(false);
+    const pcm = await decodeAudio(r.audio, 'wav');
+    expect(Math.abs(semitonesBetween(200, estimateF0(pcm.samples, 24000).median))).toBeLessThan(1);
   });
 });

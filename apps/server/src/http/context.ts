@@ -11,6 +11,7 @@ import type { UploadsService } from '../uploads/service.js';
 import type { SpeechHost } from '../synthesis/speech-host.js';
 import type { SynthesisService } from '../synthesis/service.js';
 import type { VoicesService } from '../voices/service.js';
+import type { SynthesisJobs } from '../synthesis/jobs.js';
 
 /** Everything a route module may delegate to; built once in app.ts. */
 export interface AppContext {
@@ -27,5 +28,6 @@ export interface AppContext {
   speech: SpeechHost;
   voices: VoicesService;
   synthesis: SynthesisService;
+  jobs: SynthesisJobs;
   limits: { maxTextLength: number };
 }

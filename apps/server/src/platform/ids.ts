@@ -13,6 +13,7 @@ export const ID_PREFIX = {
   hold: 'hold',
   code: 'vc',
   device: 'dev',
+  job: 'job',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -21,6 +21,13 @@ export interface Charge {
   recordType: string;
 }
 
+export type Progress = (p: { done: number; total: number }) => void;
+export interface Synthesized {
+  audio: Buffer;
+  durationSec: number;
+  cached: boolean;
+}
+
 export interface Prepared {
   request: SynthesisRequest;
   voice: VoiceInfo;
@@ -72,17 +79,24 @@ export class SynthesisService {
     };
   }
 
-  async synthesize(prepared: Prepared, charge: Charge): Promise<{ audio: Buffer; durationSec: number; cached: boolean }> {
+  /** Holds the price now (402 before any work), and returns the synthesis to run, which settles or releases. */
+  async begin(prepared: Prepared, charge: Charge): Promise<(onProgress?: Progress) => Promise<Synthesized>> {
     const speech = await this.host.get();
     const hold = await this.credits.hold(charge.accountId, prepared.credits, charge.recordType);
-    try {
-      const result = await speech.synthesize(prepared.request);
-      await this.settle(hold.id, prepared, charge);
-      return { audio: result.audio, durationSec: result.durationSec, cached: result.cached };
-    } catch (e) {
-      await this.credits.release(hold.id, 'synthesis failed');
-      throw toAppError(e);
-    }
+    return async (onProgress) => {
+      try {
+        const result = await speech.synthesize({ ...prepared.request, ...(onProgress ? { onProgress } : {}) });
+        await this.settle(hold.id, prepared, charge);
+        return { audio: result.audio, durationSec: result.durationSec, cached: result.cached };
+      } catch (e) {
+        await this.credits.release(hold.id, 'synthesis failed');
+        throw toAppError(e);
+      }
+    };
+  }
+
+  async synthesize(prepared: Prepared, charge: Charge): Promise<Synthesized> {
+    return (await this.begin(prepared, charge))();
   }
 
   /**

@@ -37,7 +37,12 @@ export function voiceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
               credits_per_character: coefficientFor(ctx.credits.config, m.id, first?.engine ?? m.engine),
             };
           }),
-          limits: { max_text_length: LIMITS.maxTextLength, mix_max: LIMITS.mixMax, preview_versions: LIMITS.previewVersions },
+          limits: {
+            max_text_length: LIMITS.maxTextLength,
+            mix_max: LIMITS.mixMax,
+            preview_versions: LIMITS.previewVersions,
+            job_threshold: LIMITS.jobThreshold,
+          },
         };
       },
     );

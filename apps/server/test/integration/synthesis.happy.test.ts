@@ -31,7 +31,7 @@ describe.each(DIALECTS)('voices and synthesis, happy path (%s)', (dialect) => {
     expect(byId['espeak-ng']!.languages.length).toBeGreaterThan(90);
     expect(byId['flite']!.languages).toContain('en');
     for (const m of models) for (const s of m.sexs) expect(s.icon).toMatch(/\.svg$/);
-    expect(res.body.limits).toEqual({ max_text_length: 5000, mix_max: 3, preview_versions: 50 });
+    expect(res.body.limits).toEqual({ max_text_length: 5000, mix_max: 3, preview_versions: 50, job_threshold: 1000 });
   });
 
   it('lists at least 500 distinct official voices, 20 a page, with filters', async () => {
@@ -136,6 +136,35 @@ describe.each(DIALECTS)('voices and synthesis, happy path (%s)', (dialect) => {
     expect(await decodedSeconds(Buffer.from(await res.arrayBuffer()))).toBeGreaterThan(1);
     const api = await t.ctx.db.kysely.selectFrom('credit_ledger').select('record_type').where('kind', '=', 'settle').where('record_type', '=', 'api').execute();
     expect(api.length).toBeGreaterThan(0);
+  });
+
+  it('runs a long text as a job with progress, charges its estimate and keeps it from other accounts', async () => {
+    const text = Array.from({ length: 30 }, (_, i) => `Chapter line ${i + 1} tells the long story of a patient traveller.`).join(' ');
+    expect(text.length).toBeGreaterThan(1000);
+    const before = await balance();
+    const created = await c.post('/tts/jobs', { text, voice_id: 'voice_espeak.en-us', format: 'mp3' });
+    expect(created.status).toBe(202);
+    expect(created.body.id).toMatch(/^job_/);
+    expect(await balance()).toBe(before - created.body.credits);
+    const seen: number[] = [];
+    let job = created.body;
+    for (let i = 0; i < 300 && job.status === 'running'; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      job = (await c.get(`/tts/jobs/${job.id}`)).body;
+      seen.push(job.progress.done);
+    }
+    expect(job.status).toBe('succeeded');
+    expect(job.progress.total).toBeGreaterThan(1);
+    expect(job.progress.done).toBe(job.progress.total);
+    expect(seen).toEqual([...seen].sort((a, b) => a - b));
+    const audio = await fetch(new URL(job.audio_url, t.url), { headers: { 'x-sid': c.sid! } });
+    expect(audio.headers.get('content-type')).toBe('audio/mpeg');
+    expect(await decodedSeconds(Buffer.from(await audio.arrayBuffer()))).toBeGreaterThan(30);
+    expect(await balance()).toBe(before - created.body.credits);
+    const other = new Client(t.url);
+    await other.anonymous();
+    expect((await other.get(`/tts/jobs/${job.id}`)).status).toBe(404);
+    expect((await other.get(`/tts/jobs/${job.id}/audio`)).status).toBe(404);
   });
 
   it('offers random texts per language', async () => {

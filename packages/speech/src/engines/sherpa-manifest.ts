@@ -57,7 +57,7 @@ const REQUIRED_FILES: Record<SherpaModelType, SherpaFileKey[]> = {
   matcha: ['acousticModel', 'vocoder', 'tokens'],
   kokoro: ['model', 'voices', 'tokens'],
   kitten: ['model', 'voices', 'tokens'],
-  zipvoice: ['encoder', 'decoder', 'vocoder', 'tokens'],
+  zipvoice: ['encoder', 'decoder', 'vocoder', 'tokens', 'lexicon'],
   pocket: ['lmFlow', 'lmMain', 'encoder', 'decoder', 'textConditioner', 'vocabJson', 'tokenScoresJson'],
 };
 
@@ -94,6 +94,15 @@ export function parseManifest(raw: unknown, modelsDir: string): SherpaModelEntry
       resolved[k as SherpaFileKey] = p;
     }
     for (const k of REQUIRED_FILES[type]) if (!resolved[k]) fail(`${id}: a ${type} model needs files.${k}`);
+    // ZipVoice's tokenizer looks the space symbol up unchecked: without it the native code aborts.
+    if (
+      type === 'zipvoice' &&
+      !readFileSync(resolved.tokens!, 'utf8')
+        .split('\n')
+        .some((l) => /^\s+\d+\s*$/.test(l))
+    ) {
+      fail(`${id}: tokens.txt has no space symbol`);
+    }
     const languages =
       Array.isArray(e.languages) && e.languages.every((l) => typeof l === 'string')
         ? (e.languages as string[])

@@ -132,6 +132,12 @@ export class SherpaEngine implements Engine {
       throw new SpeechError('VALIDATION_FAILED', `${m.id} needs a reference sample`, {
         params: { field: 'reference', rule: 'required' },
       });
+    // ZipVoice conditions on the sample's transcript as well as its sound.
+    if (m.type === 'zipvoice' && !req.reference?.text?.trim()) {
+      throw new SpeechError('VALIDATION_FAILED', `${m.id} needs the transcript of the reference sample`, {
+        params: { field: 'reference.text', rule: 'required' },
+      });
+    }
     const tts = await this.instance(m, blend);
     const sid = blend?.length ? 0 : Number(req.voice.variant) || 0;
     const speed = totalSpeed(req);
@@ -216,7 +222,9 @@ export class SherpaEngine implements Engine {
         return { [m.type]: { model: f.model, voices, ...common, ...extra, lengthScale: o.lengthScale ?? 1 } };
       }
       case 'zipvoice':
+        // sherpa-onnx 1.13.8 reads ZipVoice's vocoder path from the Matcha config: give it there too.
         return {
+          matcha: { vocoder: f.vocoder },
           zipvoice: {
             tokens: f.tokens,
             encoder: f.encoder,

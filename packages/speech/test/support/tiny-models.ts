@@ -234,3 +234,145 @@ export function writeTinyMatcha(dir: string): { acousticModel: string; vocoder: 
 
 /** Seconds of Matcha audio per token at speed 1. */
 export const MATCHA_SECONDS_PER_TOKEN = (MATCHA_FRAMES_PER_TOKEN * MATCHA_HOP) / TINY_RATE;
+
+/**
+ * ZipVoice (zero-shot): the decoder's flow ends, whatever the noise it starts from, at the mean
+ * log-mel spectrum of the reference sample; the vocoder turns a mel spectrum into a tone at its
+ * spectral centroid. So the output's pitch is the reference's pitch: a clone in miniature.
+ */
+export const ZIPVOICE_RATE = 24000;
+const ZV_MELS = 100;
+const ZV_HOP = 256;
+const ZV_FRAMES_PER_TOKEN = 3;
+
+/** Centre frequencies of the mel filters sherpa-onnx computes for ZipVoice (HTK mel, 0 Hz to Nyquist). */
+function melCentersHz(): number[] {
+  const mel = (hz: number): number => 2595 * Math.log10(1 + hz / 700);
+  const top = mel(ZIPVOICE_RATE / 2);
+  return Array.from({ length: ZV_MELS }, (_, i) => 700 * (Math.pow(10, ((i + 1) * top) / (ZV_MELS + 1) / 2595) - 1));
+}
+
+export function writeTinyZipVoice(dir: string): {
+  encoder: string;
+  decoder: string;
+  vocoder: string;
+  tokens: string;
+  lexicon: string;
+} {
+  mkdirSync(dir, { recursive: true });
+  const lexicon = path.join(dir, 'lexicon.txt');
+  writeFileSync(lexicon, 'hello h ɛ l o\nworld w ɜ l d\n');
+  const encoder = path.join(dir, 'encoder.onnx');
+  const decoder = path.join(dir, 'decoder.onnx');
+  const vocoder = path.join(dir, 'vocoder.onnx');
+  const tokens = path.join(dir, 'tokens.txt');
+  writeFileSync(
+    encoder,
+    encodeModel({
+      inputs: [
+        { name: 'tokens', type: DataType.INT64, shape: [1, 'L'] },
+        { name: 'prompt_tokens', type: DataType.INT64, shape: [1, 'P'] },
+        { name: 'prompt_features_len', type: DataType.INT64, shape: [1] },
+        { name: 'speed', type: DataType.FLOAT, shape: [1] },
+      ],
+      outputs: [{ name: 'text_condition', type: DataType.FLOAT, shape: [1, 'N', ZV_MELS] }],
+      nodes: [
+        { op: 'Shape', inputs: ['tokens'], outputs: ['shape'] },
+        { op: 'Gather', inputs: ['shape', 'one_i'], outputs: ['l'], attrs: { axis: 0 } },
+        { op: 'Cast', inputs: ['l'], outputs: ['lf'], attrs: { to: DataType.FLOAT } },
+        { op: 'Mul', inputs: ['lf', 'fpt'], outputs: ['g0'] },
+        { op: 'Div', inputs: ['g0', 'speed'], outputs: ['g1'] },
+        { op: 'Floor', inputs: ['g1'], outputs: ['gen'] },
+        { op: 'Cast', inputs: ['prompt_features_len'], outputs: ['plen'], attrs: { to: DataType.FLOAT } },
+        { op: 'Add', inputs: ['plen', 'gen'], outputs: ['n'] },
+        { op: 'Div', inputs: ['plen', 'n'], outputs: ['ratio'] },
+        { op: 'Cast', inputs: ['n'], outputs: ['ni'], attrs: { to: DataType.INT64 } },
+        { op: 'Concat', inputs: ['one_1', 'ni', 'mels'], outputs: ['outshape'], attrs: { axis: 0 } },
+        { op: 'Reshape', inputs: ['ratio', 'shape111'], outputs: ['ratio3'] },
+        { op: 'Expand', inputs: ['ratio3', 'outshape'], outputs: ['text_condition'] },
+      ],
+      initializers: [
+        i64('one_i', [1], []),
+        f('fpt', ZV_FRAMES_PER_TOKEN),
+        i64('one_1', [1]),
+        i64('mels', [ZV_MELS]),
+        i64('shape111', [1, 1, 1]),
+      ],
+      metadata: { model_type: 'zipvoice', use_espeak: 1 },
+    }),
+  );
+  writeFileSync(
+    decoder,
+    encodeModel({
+      inputs: [
+        { name: 't', type: DataType.FLOAT, shape: [1] },
+        { name: 'x', type: DataType.FLOAT, shape: [1, 'N', ZV_MELS] },
+        { name: 'text_condition', type: DataType.FLOAT, shape: [1, 'N', ZV_MELS] },
+        { name: 'speech_condition', type: DataType.FLOAT, shape: [1, 'N', ZV_MELS] },
+        { name: 'guidance_scale', type: DataType.FLOAT, shape: [1] },
+      ],
+      outputs: [{ name: 'v', type: DataType.FLOAT, shape: [1, 'N', ZV_MELS] }],
+      nodes: [
+        // speech_condition holds the prompt's features then zeros: its mean over all frames divided
+        // by the prompt's share of the frames (which the encoder wrote into text_condition) is the
+        // prompt's mean spectrum.
+        { op: 'ReduceMean', inputs: ['text_condition'], outputs: ['ratio'], attrs: { keepdims: 0 } },
+        { op: 'ReduceMean', inputs: ['speech_condition'], outputs: ['mean_all'], attrs: { axes: [1], keepdims: 1 } },
+        { op: 'Div', inputs: ['mean_all', 'ratio'], outputs: ['target'] },
+        { op: 'Sub', inputs: ['target', 'x'], outputs: ['diff'] },
+        { op: 'Sub', inputs: ['onef', 't'], outputs: ['left'] },
+        { op: 'Div', inputs: ['diff', 'left'], outputs: ['v'] },
+      ],
+      initializers: [f('onef', 1)],
+      metadata: {
+        version: 1,
+        feat_dim: ZV_MELS,
+        sample_rate: ZIPVOICE_RATE,
+        n_fft: 1024,
+        hop_length: ZV_HOP,
+        window_length: 1024,
+        num_mels: ZV_MELS,
+      },
+    }),
+  );
+  writeFileSync(
+    vocoder,
+    encodeModel({
+      inputs: [{ name: 'mels', type: DataType.FLOAT, shape: [1, ZV_MELS, 'T'] }],
+      outputs: [{ name: 'audio', type: DataType.FLOAT, shape: [1, 'S'] }],
+      nodes: [
+        { op: 'Exp', inputs: ['mels'], outputs: ['e'] },
+        { op: 'ReduceMean', inputs: ['e'], outputs: ['band'], attrs: { axes: [0, 2], keepdims: 0 } },
+        { op: 'Mul', inputs: ['band', 'centers'], outputs: ['weighted'] },
+        { op: 'ReduceSum', inputs: ['weighted'], outputs: ['num'], attrs: { keepdims: 0 } },
+        { op: 'ReduceSum', inputs: ['band'], outputs: ['den'], attrs: { keepdims: 0 } },
+        { op: 'Div', inputs: ['num', 'den'], outputs: ['hz'] },
+        { op: 'Shape', inputs: ['mels'], outputs: ['shape'] },
+        { op: 'Gather', inputs: ['shape', 'two_i'], outputs: ['frames'], attrs: { axis: 0 } },
+        { op: 'Cast', inputs: ['frames'], outputs: ['ff'], attrs: { to: DataType.FLOAT } },
+        { op: 'Mul', inputs: ['ff', 'hop'], outputs: ['len'] },
+        { op: 'Range', inputs: ['zero', 'len', 'onef'], outputs: ['t'] },
+        { op: 'Mul', inputs: ['hz', 'omega'], outputs: ['w'] },
+        { op: 'Mul', inputs: ['t', 'w'], outputs: ['phase'] },
+        { op: 'Sin', inputs: ['phase'], outputs: ['s'] },
+        { op: 'Mul', inputs: ['s', 'amp'], outputs: ['s2'] },
+        { op: 'Reshape', inputs: ['s2', 'outshape'], outputs: ['audio'] },
+      ],
+      initializers: [
+        { name: 'centers', type: DataType.FLOAT, dims: [ZV_MELS], floats: melCentersHz() },
+        i64('two_i', [2], []),
+        f('hop', ZV_HOP),
+        f('zero', 0),
+        f('onef', 1),
+        f('omega', (2 * Math.PI) / ZIPVOICE_RATE),
+        f('amp', 0.3),
+        i64('outshape', [1, -1]),
+      ],
+      metadata: { model_type: 'hifigan', sample_rate: ZIPVOICE_RATE },
+    }),
+  );
+  writeFileSync(tokens, [...PIPER].map((c, i) => `${c} ${i}`).join('\n') + '\n');
+  return { encoder, decoder, vocoder, tokens, lexicon };
+}
+
+export const ZIPVOICE_SECONDS_PER_TOKEN = (ZV_FRAMES_PER_TOKEN * ZV_HOP) / ZIPVOICE_RATE;

@@ -1,0 +1,72 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { errorMessage, ErrorBody, TtsJobRequest, TtsJobSchema } from '@polyvox/contracts';
+import { requireSession } from '../http/auth.js';
+import type { AppContext } from '../http/context.js';
+import { requestLocale } from '../http/locale.js';
+import type { Job } from './jobs.js';
+
+const errors = { 400: ErrorBody, 401: ErrorBody, 402: ErrorBody, 404: ErrorBody, 422: ErrorBody, 429: ErrorBody };
+
+function view(job: Job, locale: Parameters<typeof errorMessage>[1]) {
+  return {
+    id: job.id,
+    status: job.status,
+    progress: job.progress,
+    credits: job.credits,
+    characters: job.characters,
+    audio_url: job.status === 'succeeded' ? `/tts/jobs/${job.id}/audio` : null,
+    error: job.error ? { code: job.error.code, message: errorMessage(job.error.code, locale, job.error.params) } : null,
+    created_at: job.createdAt,
+    finished_at: job.finishedAt,
+  };
+}
+
+export function jobRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.post(
+      '/tts/jobs',
+      {
+        schema: {
+          tags: ['synthesis'],
+          summary: 'Synthesize a long text as a job with progress; its price is held at once',
+          body: TtsJobRequest,
+          response: { 202: TtsJobSchema, ...errors },
+        },
+      },
+      async (request, reply) => {
+        const session = await requireSession(request, ctx.sessions);
+        const body = request.body;
+        const prepared = await ctx.synthesis.prepare({
+          text: body.text,
+          voiceId: body.voice_id,
+          format: body.format,
+          speed: body.speed,
+          pitch: body.pitch,
+          ...(body.language ? { language: body.language } : {}),
+        });
+        const job = await ctx.jobs.create(prepared, { accountId: session.accountId, recordType: 'tts' });
+        return reply.status(202).send(view(job, requestLocale(request)));
+      },
+    );
+
+    app.get(
+      '/tts/jobs/:id',
+      { schema: { tags: ['synthesis'], summary: 'A synthesis job and its progress', params: z.object({ id: z.string() }), response: { 200: TtsJobSchema, 401: ErrorBody, 404: ErrorBody } } },
+      async (request) => {
+        const session = await requireSession(request, ctx.sessions);
+        return view(ctx.jobs.get(request.params.id, session.accountId), requestLocale(request));
+      },
+    );
+
+    app.get(
+      '/tts/jobs/:id/audio',
+      { schema: { tags: ['synthesis'], summary: "A finished job's audio", params: z.object({ id: z.string() }) } },
+      async (request, reply) => {
+        const session = await requireSession(request, ctx.sessions);
+        const audio = await ctx.jobs.audio(request.params.id, session.accountId);
+        return reply.header('content-type', audio.contentType).header('cache-control', 'private, no-store').send(audio.data);
+      },
+    );
+  };
+}
