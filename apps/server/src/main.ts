@@ -36,7 +36,12 @@ async function main(): Promise<void> {
   if (config.SPEECH_WARMUP) {
     ctx.voices
       .load()
-      .then(({ voices }) => app.log.info({ voices: voices.length }, 'speech engines ready'))
+      .then(async ({ voices }) => {
+        app.log.info({ voices: voices.length }, 'speech engines ready');
+        if (!config.PREVIEW_PRERENDER) return;
+        const { rendered, failed } = await ctx.voices.prerenderPreviews(() => closing);
+        app.log.info({ rendered, failed }, 'voice previews ready');
+      })
       .catch((err: unknown) => app.log.error({ err }, 'speech engines failed to start'));
   }
   app.log.info(`Polyvox is ready at ${config.PUBLIC_URL} (database: ${config.DATABASE_URL ? 'postgres' : 'sqlite'})`);

@@ -25,6 +25,10 @@ const ConfigSchema = z.object({
     .enum(['true', 'false'])
     .default('true')
     .transform((v) => v === 'true'),
+  PREVIEW_PRERENDER: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((v) => v === 'true'),
   OPENAI_TTS_URL: z.string().url().optional(),
   OPENAI_TTS_KEY: z.string().optional(),
   OPENAI_TTS_MODEL: z.string().optional(),

@@ -84,6 +84,23 @@ export class VoicesService {
     return found;
   }
 
+  /** Renders every missing preview, one at a time, so the library's play buttons answer at once. */
+  async prerenderPreviews(shouldStop: () => boolean = () => false): Promise<{ rendered: number; failed: number }> {
+    const { voices } = await this.load();
+    let rendered = 0;
+    let failed = 0;
+    for (const voice of voices) {
+      if (shouldStop()) break;
+      try {
+        await this.preview(voice.id);
+        rendered += 1;
+      } catch {
+        failed += 1;
+      }
+    }
+    return { rendered, failed };
+  }
+
   /** A voice's preview, rendered once and kept in storage. */
   async preview(id: string): Promise<Buffer> {
     const { info } = await this.get(id);

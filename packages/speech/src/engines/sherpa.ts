@@ -188,9 +188,9 @@ export class SherpaEngine implements Engine {
   ): Promise<ModelConfig> {
     const f = m.files;
     const o = m.options ?? {};
-    // Piper-style VITS, Matcha, Kokoro v1 and Kitten phonemize with eSpeak: without their own
-    // espeak-ng-data (and no lexicon) they get the copy from the bundled eSpeak package.
-    const needsEspeak = m.type === 'vits' || m.type === 'matcha' ? !f.lexicon : m.type === 'kokoro' || m.type === 'kitten';
+    // Piper-style VITS, Matcha, Kokoro v1, Kitten and ZipVoice phonemize with eSpeak: without their
+    // own espeak-ng-data (and, for VITS and Matcha, no lexicon) they get the bundled eSpeak's copy.
+    const needsEspeak = m.type === 'vits' || m.type === 'matcha' ? !f.lexicon : m.type !== 'pocket';
     const dataDir = f.dataDir ?? (needsEspeak ? await ensureEspeakDataDir() : '');
     const common = { tokens: f.tokens ?? '', dataDir, lexicon: f.lexicon ?? '' };
     switch (m.type) {
