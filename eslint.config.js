@@ -9,10 +9,24 @@ export default tseslint.config(
   {
     languageOptions: {
       globals: {
-        process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly', fetch: 'readonly',
-        setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly',
-        performance: 'readonly', TextEncoder: 'readonly', TextDecoder: 'readonly', AbortController: 'readonly',
-        FormData: 'readonly', Blob: 'readonly', Headers: 'readonly', structuredClone: 'readonly', queueMicrotask: 'readonly',
+        process: 'readonly',
+        console: 'readonly',
+        Buffer: 'readonly',
+        URL: 'readonly',
+        fetch: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+        performance: 'readonly',
+        TextEncoder: 'readonly',
+        TextDecoder: 'readonly',
+        AbortController: 'readonly',
+        FormData: 'readonly',
+        Blob: 'readonly',
+        Headers: 'readonly',
+        structuredClone: 'readonly',
+        queueMicrotask: 'readonly',
       },
     },
     rules: {

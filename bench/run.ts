@@ -22,9 +22,16 @@ interface Row {
   pass?: boolean;
 }
 
-async function tts(s: BenchServer, body: Record<string, unknown>): Promise<{ ms: number; firstByteMs: number; bytes: number; cache: string | null }> {
+async function tts(
+  s: BenchServer,
+  body: Record<string, unknown>,
+): Promise<{ ms: number; firstByteMs: number; bytes: number; cache: string | null }> {
   const t0 = performance.now();
-  const res = await fetch(`${s.url}/tts`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-sid': s.sid }, body: JSON.stringify(body) });
+  const res = await fetch(`${s.url}/tts`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-sid': s.sid },
+    body: JSON.stringify(body),
+  });
   if (!res.ok) throw new Error(`POST /tts ${res.status}: ${await res.text()}`);
   let firstByteMs = -1;
   let bytes = 0;
@@ -38,7 +45,11 @@ async function tts(s: BenchServer, body: Record<string, unknown>): Promise<{ ms:
 async function engineRtf(speech: Speech): Promise<Row[]> {
   const cases = [
     { label: 'espeak-ng (en-us)', voiceId: 'espeak:en-us', text: `${SENTENCE} ${TEXT_100}` },
-    { label: 'espeak-ng (cmn)', voiceId: 'espeak:cmn', text: '清晨的火车缓缓驶出车站，载着旅客前往远方的群山。我们把文字变成自然的语音。' },
+    {
+      label: 'espeak-ng (cmn)',
+      voiceId: 'espeak:cmn',
+      text: '清晨的火车缓缓驶出车站，载着旅客前往远方的群山。我们把文字变成自然的语音。',
+    },
     { label: 'flite (slt)', voiceId: 'flite:slt', text: `${SENTENCE} ${TEXT_100}` },
     { label: 'gnuspeech (male)', voiceId: 'gnuspeech:male', text: `${SENTENCE} ${TEXT_100}` },
   ];
@@ -77,7 +88,13 @@ async function overhead(s: BenchServer, speech: Speech): Promise<Row> {
     ratios.push(h.ms / d.ms);
   }
   const value = median(http) / median(direct);
-  return { metric: `overhead: POST /tts vs direct (median ${median(http).toFixed(1)} vs ${median(direct).toFixed(1)} ms, 100 chars)`, value, unit: 'ratio', target: '≤ 1.05', pass: value <= 1.05 };
+  return {
+    metric: `overhead: POST /tts vs direct (median ${median(http).toFixed(1)} vs ${median(direct).toFixed(1)} ms, 100 chars)`,
+    value,
+    unit: 'ratio',
+    target: '≤ 1.05',
+    pass: value <= 1.05,
+  };
 }
 
 async function firstByte(s: BenchServer, speech: Speech): Promise<Row> {
@@ -85,8 +102,14 @@ async function firstByte(s: BenchServer, speech: Speech): Promise<Row> {
   const alone: number[] = [];
   const streamed: number[] = [];
   for (let i = 0; i < 5; i++) {
-    alone.push((await time(() => speech.synthesize({ text: `${sentence.slice(0, -1)} ${i}.`, voiceId: 'espeak:en-us', format: 'mp3' }))).ms);
-    streamed.push((await tts(s, { text: `${i} ${LONG}`.slice(0, 2000), voice_id: 'voice_espeak.en-us', format: 'mp3', stream: true })).firstByteMs);
+    alone.push(
+      (await time(() => speech.synthesize({ text: `${sentence.slice(0, -1)} ${i}.`, voiceId: 'espeak:en-us', format: 'mp3' })))
+        .ms,
+    );
+    streamed.push(
+      (await tts(s, { text: `${i} ${LONG}`.slice(0, 2000), voice_id: 'voice_espeak.en-us', format: 'mp3', stream: true }))
+        .firstByteMs,
+    );
   }
   const value = median(streamed) / median(alone);
   return {
@@ -103,7 +126,11 @@ async function latencyUnderLoad(s: BenchServer): Promise<Row> {
   let synthesized = 0;
   const load = async (n: number) => {
     for (let i = 0; running; i++) {
-      await tts(s, { text: `${LONG.slice(0, 600)} ${n}-${i}`, voice_id: i % 2 ? 'voice_flite.slt' : 'voice_espeak.en-us', format: 'mp3' });
+      await tts(s, {
+        text: `${LONG.slice(0, 600)} ${n}-${i}`,
+        voice_id: i % 2 ? 'voice_flite.slt' : 'voice_espeak.en-us',
+        format: 'mp3',
+      });
       synthesized += 1;
     }
   };
@@ -121,7 +148,13 @@ async function latencyUnderLoad(s: BenchServer): Promise<Row> {
   running = false;
   await Promise.all(loops);
   const value = quantile(latencies, 0.99);
-  return { metric: `p99 GET /accounts/me while synthesizing (${latencies.length} calls, ${synthesized} syntheses, p50 ${median(latencies).toFixed(1)} ms)`, value, unit: 'ms', target: '≤ 20', pass: value <= 20 };
+  return {
+    metric: `p99 GET /accounts/me while synthesizing (${latencies.length} calls, ${synthesized} syntheses, p50 ${median(latencies).toFixed(1)} ms)`,
+    value,
+    unit: 'ms',
+    target: '≤ 20',
+    pass: value <= 20,
+  };
 }
 
 async function cache(s: BenchServer): Promise<Row> {
@@ -135,7 +168,13 @@ async function cache(s: BenchServer): Promise<Row> {
     hits.push(hit.ms);
   }
   const value = miss.ms / median(hits);
-  return { metric: `cache: miss ${miss.ms.toFixed(0)} ms vs hit ${median(hits).toFixed(1)} ms (800 chars)`, value, unit: '× faster', target: '≥ 50', pass: value >= 50 };
+  return {
+    metric: `cache: miss ${miss.ms.toFixed(0)} ms vs hit ${median(hits).toFixed(1)} ms (800 chars)`,
+    value,
+    unit: '× faster',
+    target: '≥ 50',
+    pass: value >= 50,
+  };
 }
 
 async function main() {
@@ -153,11 +192,24 @@ async function main() {
     await speech.close();
     await server.stop();
   }
-  console.table(rows.map((r) => ({ metric: r.metric, value: Number(r.value.toFixed(r.value < 1 ? 4 : 2)), unit: r.unit, target: r.target ?? '', result: r.pass === undefined ? '' : r.pass ? 'pass' : 'MISS' })));
+  console.table(
+    rows.map((r) => ({
+      metric: r.metric,
+      value: Number(r.value.toFixed(r.value < 1 ? 4 : 2)),
+      unit: r.unit,
+      target: r.target ?? '',
+      result: r.pass === undefined ? '' : r.pass ? 'pass' : 'MISS',
+    })),
+  );
   const dir = path.join(import.meta.dirname, 'results');
   await fs.mkdir(dir, { recursive: true });
   const file = path.join(dir, `bench-${started.toISOString().replace(/[:.]/g, '-')}.json`);
-  const report = { started_at: started.toISOString(), node: process.version, cpus: (await import('node:os')).availableParallelism(), rows };
+  const report = {
+    started_at: started.toISOString(),
+    node: process.version,
+    cpus: (await import('node:os')).availableParallelism(),
+    rows,
+  };
   await fs.writeFile(file, JSON.stringify(report, null, 2));
   await fs.writeFile(path.join(dir, 'latest.json'), JSON.stringify(report, null, 2));
   console.log(`written ${path.relative(process.cwd(), file)}`);

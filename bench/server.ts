@@ -29,7 +29,14 @@ export async function startServer(): Promise<BenchServer> {
   const port = await freePort();
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'apps/server/src/main.ts')], {
     cwd: root,
-    env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn', WEB_DIST: path.join(dataDir, 'none'), PREVIEW_PRERENDER: 'false' },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      WEB_DIST: path.join(dataDir, 'none'),
+      PREVIEW_PRERENDER: 'false',
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
@@ -52,7 +59,11 @@ export async function startServer(): Promise<BenchServer> {
     })
   ).json();
   const email = 'bench@example.com';
-  await fetch(`${url}/verification/email`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email }) });
+  await fetch(`${url}/verification/email`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email }),
+  });
   const outbox = path.join(dataDir, 'outbox');
   const file = (await fs.readdir(outbox))[0]!;
   const vcode = /\b(\d{6})\b/.exec(await fs.readFile(path.join(outbox, file), 'utf8'))![1];

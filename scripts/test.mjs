@@ -26,7 +26,14 @@ const steps = [
 ];
 
 function vitestArgs(project) {
-  return ['run', '--project', project, '--reporter=default', '--reporter=json', `--outputFile.json=artifacts/vitest-${project}.json`];
+  return [
+    'run',
+    '--project',
+    project,
+    '--reporter=default',
+    '--reporter=json',
+    `--outputFile.json=artifacts/vitest-${project}.json`,
+  ];
 }
 
 let passed = 0;
@@ -36,7 +43,11 @@ for (const step of steps) {
   if (only.length && !only.includes(step.name)) continue;
   const started = Date.now();
   console.log(`\n=== ${step.name} ===`);
-  const res = spawnSync(step.cmd, step.args, { cwd: root, stdio: step.browser ? ['ignore', 'pipe', 'inherit'] : 'inherit', encoding: 'utf8' });
+  const res = spawnSync(step.cmd, step.args, {
+    cwd: root,
+    stdio: step.browser ? ['ignore', 'pipe', 'inherit'] : 'inherit',
+    encoding: 'utf8',
+  });
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   let counts = { passed: res.status === 0 ? 1 : 0, failed: res.status === 0 ? 0 : 1 };
   if (step.report && fs.existsSync(step.report)) {
@@ -50,7 +61,13 @@ for (const step of steps) {
   }
   passed += counts.passed;
   failed += counts.failed;
-  table.push({ step: step.name, status: res.status === 0 ? 'ok' : 'FAILED', passed: counts.passed, failed: counts.failed, seconds });
+  table.push({
+    step: step.name,
+    status: res.status === 0 ? 'ok' : 'FAILED',
+    passed: counts.passed,
+    failed: counts.failed,
+    seconds,
+  });
 }
 
 console.log('\n=== summary ===');

@@ -71,17 +71,38 @@ export async function buildContext(config: Config, overrides: { mailer?: Mailer;
     ...(config.MODELS_DIR ? { modelsDir: config.MODELS_DIR } : {}),
     remote: {
       ...(config.OPENAI_TTS_URL && config.OPENAI_TTS_KEY
-        ? { openai: { url: config.OPENAI_TTS_URL, key: config.OPENAI_TTS_KEY, ...(config.OPENAI_TTS_MODEL ? { model: config.OPENAI_TTS_MODEL } : {}) } }
+        ? {
+            openai: {
+              url: config.OPENAI_TTS_URL,
+              key: config.OPENAI_TTS_KEY,
+              ...(config.OPENAI_TTS_MODEL ? { model: config.OPENAI_TTS_MODEL } : {}),
+            },
+          }
         : {}),
-      ...(config.ELEVENLABS_URL && config.ELEVENLABS_KEY ? { elevenlabs: { url: config.ELEVENLABS_URL, key: config.ELEVENLABS_KEY } } : {}),
+      ...(config.ELEVENLABS_URL && config.ELEVENLABS_KEY
+        ? { elevenlabs: { url: config.ELEVENLABS_URL, key: config.ELEVENLABS_KEY } }
+        : {}),
     },
   });
   const voices = new VoicesService(speech, storage);
   const synthesis = new SynthesisService(speech, voices, credits);
   const jobs = new SynthesisJobs(synthesis, storage);
   return {
-    config, db, mailer, storage, sessions, accounts, auth, credits, uploads, redis,
-    speech, voices, synthesis, jobs, limits: { maxTextLength: LIMITS.maxTextLength },
+    config,
+    db,
+    mailer,
+    storage,
+    sessions,
+    accounts,
+    auth,
+    credits,
+    uploads,
+    redis,
+    speech,
+    voices,
+    synthesis,
+    jobs,
+    limits: { maxTextLength: LIMITS.maxTextLength },
   };
 }
 

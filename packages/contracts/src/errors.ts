@@ -134,20 +134,11 @@ const zhTW: Catalogue = {
 
 export const ERROR_MESSAGES: Record<MessageLocale, Catalogue> = { en, 'zh-CN': zhCN, 'zh-TW': zhTW };
 
-export function formatMessage(
-  template: string,
-  params: Record<string, string | number> = {},
-): string {
-  return template.replace(/\{(\w+)\}/g, (whole, key: string) =>
-    key in params ? String(params[key]) : whole,
-  );
+export function formatMessage(template: string, params: Record<string, string | number> = {}): string {
+  return template.replace(/\{(\w+)\}/g, (whole, key: string) => (key in params ? String(params[key]) : whole));
 }
 
-export function errorMessage(
-  code: ErrorCode,
-  locale: MessageLocale,
-  params: Record<string, string | number> = {},
-): string {
+export function errorMessage(code: ErrorCode, locale: MessageLocale, params: Record<string, string | number> = {}): string {
   return formatMessage(ERROR_MESSAGES[locale][code], params);
 }
 

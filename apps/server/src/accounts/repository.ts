@@ -40,9 +40,7 @@ export class AccountsRepository {
       .select((eb) => [
         eb.fn.countAll<number>().as('accounts'),
         eb.fn.count<number>('email').as('binds'),
-        eb.fn
-          .sum<number>(eb.case().when('vip_level', '!=', 'free').then(1).else(0).end())
-          .as('vips'),
+        eb.fn.sum<number>(eb.case().when('vip_level', '!=', 'free').then(1).else(0).end()).as('vips'),
       ])
       .where('referrer', '=', code)
       .executeTakeFirstOrThrow();

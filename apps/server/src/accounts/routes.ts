@@ -24,7 +24,14 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
     app.post(
       '/accounts/anonymous',
-      { schema: { tags: ['accounts'], summary: 'Create an anonymous account', body: AnonymousAccountRequest, response: { 201: AccountWithSession, ...errors } } },
+      {
+        schema: {
+          tags: ['accounts'],
+          summary: 'Create an anonymous account',
+          body: AnonymousAccountRequest,
+          response: { 201: AccountWithSession, ...errors },
+        },
+      },
       async (request, reply) => {
         const result = await ctx.accounts.createAnonymous(request.body, request.headers['user-agent'] ?? null);
         setSessionCookie(reply, result.sid, secureCookie);
@@ -43,7 +50,14 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.put(
       '/accounts/me',
-      { schema: { tags: ['accounts'], summary: 'Update name or avatar', body: UpdateProfileRequest, response: { 200: AccountSchema, ...errors } } },
+      {
+        schema: {
+          tags: ['accounts'],
+          summary: 'Update name or avatar',
+          body: UpdateProfileRequest,
+          response: { 200: AccountSchema, ...errors },
+        },
+      },
       async (request) => {
         const session = await requireSession(request, ctx.sessions);
         return ctx.accounts.updateProfile(session.accountId, request.body, session.sid);
@@ -52,7 +66,14 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.get(
       '/accounts/exists',
-      { schema: { tags: ['accounts'], summary: 'Whether an account owns the email', querystring: EmailQuery.extend({ lang: z.string().optional() }).passthrough(), response: { 200: z.object({ exists: z.boolean() }), ...errors } } },
+      {
+        schema: {
+          tags: ['accounts'],
+          summary: 'Whether an account owns the email',
+          querystring: EmailQuery.extend({ lang: z.string().optional() }).passthrough(),
+          response: { 200: z.object({ exists: z.boolean() }), ...errors },
+        },
+      },
       async (request) => {
         const email = normalizeEmail(request.query.email);
         return { exists: await ctx.accounts.exists(email) };
@@ -61,13 +82,27 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.post(
       '/verification/email',
-      { schema: { tags: ['sign-in'], summary: 'Send a one-time code by email', body: SendCodeRequest, response: { 200: z.object({ resend_after: z.number() }), ...errors } } },
+      {
+        schema: {
+          tags: ['sign-in'],
+          summary: 'Send a one-time code by email',
+          body: SendCodeRequest,
+          response: { 200: z.object({ resend_after: z.number() }), ...errors },
+        },
+      },
       async (request) => ctx.auth.sendCode(request.body.email, request.ip, requestLocale(request)),
     );
 
     app.post(
       '/auth/email',
-      { schema: { tags: ['sign-in'], summary: 'Sign in with email and code', body: EmailCodeRequest, response: { 200: AccountWithSession, ...errors } } },
+      {
+        schema: {
+          tags: ['sign-in'],
+          summary: 'Sign in with email and code',
+          body: EmailCodeRequest,
+          response: { 200: AccountWithSession, ...errors },
+        },
+      },
       async (request, reply) => {
         const { accountId, sid } = await ctx.auth.signIn(request.body, request.ip, request.headers['user-agent'] ?? null);
         setSessionCookie(reply, sid, secureCookie);
@@ -77,10 +112,23 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.put(
       '/accounts/me/email',
-      { schema: { tags: ['sign-in'], summary: 'Register the anonymous account under an email', body: EmailCodeRequest, response: { 200: AccountWithSession, ...errors } } },
+      {
+        schema: {
+          tags: ['sign-in'],
+          summary: 'Register the anonymous account under an email',
+          body: EmailCodeRequest,
+          response: { 200: AccountWithSession, ...errors },
+        },
+      },
       async (request, reply) => {
         const session = await requireSession(request, ctx.sessions);
-        const { accountId, sid } = await ctx.auth.registerEmail(session.accountId, session.sid, request.body, request.ip, request.headers['user-agent'] ?? null);
+        const { accountId, sid } = await ctx.auth.registerEmail(
+          session.accountId,
+          session.sid,
+          request.body,
+          request.ip,
+          request.headers['user-agent'] ?? null,
+        );
         setSessionCookie(reply, sid, secureCookie);
         return ctx.auth.view(accountId, sid);
       },
@@ -99,7 +147,14 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.get(
       '/api/me',
-      { schema: { tags: ['accounts'], summary: 'Who the bearer token belongs to', security: [{ bearer: [] }], response: { 200: ApiMeResponse, 401: ErrorBody } } },
+      {
+        schema: {
+          tags: ['accounts'],
+          summary: 'Who the bearer token belongs to',
+          security: [{ bearer: [] }],
+          response: { 200: ApiMeResponse, 401: ErrorBody },
+        },
+      },
       async (request) => {
         const authz = request.headers.authorization;
         if (!authz?.startsWith('Bearer ')) throw new AppError('UNAUTHENTICATED');

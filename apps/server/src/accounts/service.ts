@@ -32,12 +32,29 @@ export class AccountsService {
     const now = nowIso();
     const id = newId('account');
     const sid = await this.db.transaction().execute(async (trx) => {
-      await this.repo.insert(newAccountRow(id, now, { channel: input.channel ?? DEFAULT_CHANNEL, referrer: input.referrer ?? null }), trx);
-      await this.repo.insertDevice(
-        { id: newId('device'), account_id: id, udid: input.device.udid, model: input.device.model, brand: input.device.brand, os: input.device.os, created_at: now },
+      await this.repo.insert(
+        newAccountRow(id, now, { channel: input.channel ?? DEFAULT_CHANNEL, referrer: input.referrer ?? null }),
         trx,
       );
-      await this.credits.grantOnce(trx, id, `trial:udid:${input.device.udid}`, this.credits.config.anonymous_trial, 'anonymous trial');
+      await this.repo.insertDevice(
+        {
+          id: newId('device'),
+          account_id: id,
+          udid: input.device.udid,
+          model: input.device.model,
+          brand: input.device.brand,
+          os: input.device.os,
+          created_at: now,
+        },
+        trx,
+      );
+      await this.credits.grantOnce(
+        trx,
+        id,
+        `trial:udid:${input.device.udid}`,
+        this.credits.config.anonymous_trial,
+        'anonymous trial',
+      );
       return this.sessions.create(id, userAgent, trx);
     });
     return { account: await this.view(id, sid), sid };
@@ -56,7 +73,11 @@ export class AccountsService {
     return this.credits.grantOnce(trx, accountId, `plan:free:${accountId}`, this.credits.config.free_plan_grant, 'free plan');
   }
 
-  async updateProfile(accountId: string, changes: { name?: string; avatar?: string | null }, sid: string | null): Promise<Account> {
+  async updateProfile(
+    accountId: string,
+    changes: { name?: string; avatar?: string | null },
+    sid: string | null,
+  ): Promise<Account> {
     const update: { name?: string; avatar?: string | null; updated_at: string } = { updated_at: nowIso() };
     if (changes.name !== undefined) {
       if (this.words.find(changes.name)) throw new AppError('SENSITIVE_WORDS');

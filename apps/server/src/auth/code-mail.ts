@@ -10,11 +10,13 @@ const TEXTS: Record<string, { subject: string; body: (code: string) => string }>
   },
   'zh-CN': {
     subject: 'Polyvox 登录验证码',
-    body: (code) => `您的 Polyvox 登录验证码是 ${code}\n\n${minutes} 分钟内有效，仅可使用一次。\n如果这不是您本人的操作，请忽略此邮件。\n`,
+    body: (code) =>
+      `您的 Polyvox 登录验证码是 ${code}\n\n${minutes} 分钟内有效，仅可使用一次。\n如果这不是您本人的操作，请忽略此邮件。\n`,
   },
   'zh-TW': {
     subject: 'Polyvox 登入驗證碼',
-    body: (code) => `您的 Polyvox 登入驗證碼是 ${code}\n\n${minutes} 分鐘內有效，僅可使用一次。\n如果這不是您本人的操作，請忽略此郵件。\n`,
+    body: (code) =>
+      `您的 Polyvox 登入驗證碼是 ${code}\n\n${minutes} 分鐘內有效，僅可使用一次。\n如果這不是您本人的操作，請忽略此郵件。\n`,
   },
 };
 

@@ -84,7 +84,12 @@ export class CodeService {
       .updateTable('verification_codes')
       .set((eb) => ({
         attempts: eb('attempts', '+', 1),
-        consumed_at: eb.case().when('attempts', '>=', LIMITS.codeMaxAttempts - 1).then(now).else(null).end(),
+        consumed_at: eb
+          .case()
+          .when('attempts', '>=', LIMITS.codeMaxAttempts - 1)
+          .then(now)
+          .else(null)
+          .end(),
       }))
       .where('id', '=', live.id)
       .where('consumed_at', 'is', null)

@@ -53,7 +53,11 @@ export class AuthService {
   }
 
   /** Signs in to the account that owns the email; an email nobody owns gets a new registered account. */
-  async signIn(body: { email?: string; vcode?: string }, ip: string, userAgent: string | null): Promise<{ accountId: string; sid: string }> {
+  async signIn(
+    body: { email?: string; vcode?: string },
+    ip: string,
+    userAgent: string | null,
+  ): Promise<{ accountId: string; sid: string }> {
     const { email, vcode } = this.fields(body);
     await this.limit(`check:ip:${ip}`, this.limits.signInPerIpMinute, 60);
     await this.codes.consume(email, vcode);
@@ -77,17 +81,20 @@ export class AuthService {
     const owner = await this.accounts.repo.findByEmail(email);
     if (owner && owner.id !== accountId) throw new AppError('EMAIL_TAKEN');
     await this.codes.consume(email, vcode);
-    const sid = await this.db.transaction().execute(async (trx) => {
-      const account = await this.accounts.repo.findById(accountId, trx);
-      if (!account) throw new AppError('UNAUTHENTICATED');
-      await this.accounts.repo.update(accountId, { email, anonymous: 0, updated_at: nowIso() }, trx);
-      if (account.anonymous === 1) await this.accounts.grantFreePlan(accountId, trx);
-      return this.sessions.create(accountId, userAgent, trx);
-    }).catch((e: unknown) => {
-      // Two registrations racing for one email: the unique index decides, the loser hears EMAIL_TAKEN.
-      if (isUniqueViolation(e)) throw new AppError('EMAIL_TAKEN');
-      throw e;
-    });
+    const sid = await this.db
+      .transaction()
+      .execute(async (trx) => {
+        const account = await this.accounts.repo.findById(accountId, trx);
+        if (!account) throw new AppError('UNAUTHENTICATED');
+        await this.accounts.repo.update(accountId, { email, anonymous: 0, updated_at: nowIso() }, trx);
+        if (account.anonymous === 1) await this.accounts.grantFreePlan(accountId, trx);
+        return this.sessions.create(accountId, userAgent, trx);
+      })
+      .catch((e: unknown) => {
+        // Two registrations racing for one email: the unique index decides, the loser hears EMAIL_TAKEN.
+        if (isUniqueViolation(e)) throw new AppError('EMAIL_TAKEN');
+        throw e;
+      });
     // The anonymous session is replaced by a fresh one: a privilege change never reuses a token.
     await this.sessions.revoke(currentSid);
     return { accountId, sid };

@@ -27,7 +27,9 @@ export const docRoutes: FastifyPluginAsyncZod = async (app) => {
       const name = request.params.name as (typeof DOCS)[number];
       if (!DOCS.includes(name)) throw new AppError('NOT_FOUND');
       const lang = request.query.lang;
-      const candidates = [lang && ['zh-CN', 'zh-TW'].includes(lang) ? `${name}.${lang}.md` : null, `${name}.md`].filter(Boolean) as string[];
+      const candidates = [lang && ['zh-CN', 'zh-TW'].includes(lang) ? `${name}.${lang}.md` : null, `${name}.md`].filter(
+        Boolean,
+      ) as string[];
       for (const file of candidates) {
         const full = path.join(dir, file);
         const content = await fs.readFile(full, 'utf8').catch(() => null);

@@ -22,7 +22,10 @@ function fromValidation(error: FastifyError, request: FastifyRequest): AppError 
   const path = issue.path?.map(String) ?? (first.instancePath ?? '').split('/').filter(Boolean);
   const field = path.join('.') || 'body';
   const part = error.validationContext ? (request as unknown as Record<string, unknown>)[error.validationContext] : undefined;
-  const value = path.reduce<unknown>((v, key) => (v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[key] : undefined), part);
+  const value = path.reduce<unknown>(
+    (v, key) => (v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[key] : undefined),
+    part,
+  );
   // Absent is missing whatever zod calls it (invalid_type for a string, invalid_value for an enum).
   if (value === undefined || (path.length === 0 && value === null)) return new AppError('PARAMETERS_NEEDED', { field });
   return new AppError('VALIDATION_FAILED', { field, rule: issue.message ?? 'invalid' });
@@ -65,7 +68,8 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: A
 /** The one error handler; also Fastify's `frameworkErrors` (bad URL, over-long parameter), which skip the hooks. */
 export function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   if (isAppError(error)) return sendError(request, reply, error);
-  if (hasZodFastifySchemaValidationErrors(error) || error.validation) return sendError(request, reply, fromValidation(error, request));
+  if (hasZodFastifySchemaValidationErrors(error) || error.validation)
+    return sendError(request, reply, fromValidation(error, request));
   const mapped = fromFramework(error);
   if (mapped) return sendError(request, reply, mapped);
   request.log.error({ err: error }, 'unexpected error');

@@ -16,7 +16,10 @@ const ConfigSchema = z.object({
     .regex(/^(file|smtps?):\/\//, 'must start with file://, smtp:// or smtps://')
     .optional(),
   MAIL_FROM: z.string().default('Polyvox <no-reply@polyvox.local>'),
-  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// URL').optional(),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must be a redis:// URL')
+    .optional(),
   REDIS_PREFIX: z.string().min(1).default('polyvox:'),
   S3_URL: z.string().url().optional(),
   MODELS_DIR: z.string().optional(),
@@ -80,7 +83,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const parsed = ConfigSchema.safeParse(picked);
   if (!parsed.success) {
     const lines = parsed.error.issues.map(
-      (issue) => `  ${issue.path.join('.') || '(root)'}=${shown(String(issue.path[0]), picked[String(issue.path[0])] ?? '')}: ${issue.message}`,
+      (issue) =>
+        `  ${issue.path.join('.') || '(root)'}=${shown(String(issue.path[0]), picked[String(issue.path[0])] ?? '')}: ${issue.message}`,
     );
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }

@@ -58,9 +58,7 @@ function smtpMailer(mailUrl: string, from: string): Mailer {
     port: Number(url.port || (url.protocol === 'smtps:' ? 465 : 587)),
     secure: url.protocol === 'smtps:',
     ignoreTLS: insecure,
-    auth: url.username
-      ? { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) }
-      : undefined,
+    auth: url.username ? { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) } : undefined,
   });
   return {
     async send(message) {

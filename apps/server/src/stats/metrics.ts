@@ -25,7 +25,10 @@ export const metrics = {
       ...[...requests].map(([k, v]) => `polyvox_http_requests_total{${k}} ${v}`),
       '# HELP polyvox_http_request_seconds Time to answer HTTP requests.',
       '# TYPE polyvox_http_request_seconds summary',
-      ...[...durations].flatMap(([k, d]) => [`polyvox_http_request_seconds_sum{${k}} ${d.sum}`, `polyvox_http_request_seconds_count{${k}} ${d.count}`]),
+      ...[...durations].flatMap(([k, d]) => [
+        `polyvox_http_request_seconds_sum{${k}} ${d.sum}`,
+        `polyvox_http_request_seconds_count{${k}} ${d.count}`,
+      ]),
       '# HELP polyvox_client_events_total Events reported by clients.',
       '# TYPE polyvox_client_events_total counter',
       ...[...events].map(([k, v]) => `polyvox_client_events_total{${k}} ${v}`),

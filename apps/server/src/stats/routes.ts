@@ -23,18 +23,29 @@ export function statsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       },
     );
 
-    app.get('/healthz', { schema: { tags: ['operations'], summary: 'Ready when the database answers' } }, async (_request, reply) => {
-      const started = performance.now();
-      try {
-        await ctx.db.kysely.selectFrom('accounts').select('id').limit(1).execute();
-      } catch {
-        return reply.status(503).send({ status: 'unavailable', database: ctx.db.dialect });
-      }
-      return { status: 'ok', database: ctx.db.dialect, db_ms: Math.round((performance.now() - started) * 100) / 100, uptime_s: Math.round(process.uptime()) };
-    });
+    app.get(
+      '/healthz',
+      { schema: { tags: ['operations'], summary: 'Ready when the database answers' } },
+      async (_request, reply) => {
+        const started = performance.now();
+        try {
+          await ctx.db.kysely.selectFrom('accounts').select('id').limit(1).execute();
+        } catch {
+          return reply.status(503).send({ status: 'unavailable', database: ctx.db.dialect });
+        }
+        return {
+          status: 'ok',
+          database: ctx.db.dialect,
+          db_ms: Math.round((performance.now() - started) * 100) / 100,
+          uptime_s: Math.round(process.uptime()),
+        };
+      },
+    );
 
-    app.get('/metrics', { schema: { tags: ['operations'], summary: 'Prometheus metrics', hide: false } }, async (_request, reply) =>
-      reply.header('content-type', 'text/plain; version=0.0.4').send(metrics.render()),
+    app.get(
+      '/metrics',
+      { schema: { tags: ['operations'], summary: 'Prometheus metrics', hide: false } },
+      async (_request, reply) => reply.header('content-type', 'text/plain; version=0.0.4').send(metrics.render()),
     );
   };
 }

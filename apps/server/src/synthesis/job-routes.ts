@@ -52,7 +52,14 @@ export function jobRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.get(
       '/tts/jobs/:id',
-      { schema: { tags: ['synthesis'], summary: 'A synthesis job and its progress', params: z.object({ id: z.string() }), response: { 200: TtsJobSchema, 401: ErrorBody, 404: ErrorBody } } },
+      {
+        schema: {
+          tags: ['synthesis'],
+          summary: 'A synthesis job and its progress',
+          params: z.object({ id: z.string() }),
+          response: { 200: TtsJobSchema, 401: ErrorBody, 404: ErrorBody },
+        },
+      },
       async (request) => {
         const session = await requireSession(request, ctx.sessions);
         return view(ctx.jobs.get(request.params.id, session.accountId), requestLocale(request));

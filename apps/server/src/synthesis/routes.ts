@@ -82,10 +82,20 @@ export function synthesisRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.post(
       '/tts/estimate',
-      { schema: { tags: ['synthesis'], summary: 'The price of a text before generating', body: EstimateRequest, response: { 200: EstimateResponse, ...errors } } },
+      {
+        schema: {
+          tags: ['synthesis'],
+          summary: 'The price of a text before generating',
+          body: EstimateRequest,
+          response: { 200: EstimateResponse, ...errors },
+        },
+      },
       async (request) => {
         await requireSession(request, ctx.sessions);
-        return { ...(await ctx.synthesis.estimate(request.body.text, request.body.voice_id)), max_text_length: ctx.limits.maxTextLength };
+        return {
+          ...(await ctx.synthesis.estimate(request.body.text, request.body.voice_id)),
+          max_text_length: ctx.limits.maxTextLength,
+        };
       },
     );
 

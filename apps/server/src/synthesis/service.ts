@@ -1,4 +1,4 @@
-import type { AudioFormat, Speech, SynthesisRequest, VoiceInfo } from '@polyvox/speech';
+import type { AudioFormat, SynthesisRequest, VoiceInfo } from '@polyvox/speech';
 import { CONTENT_TYPES } from '@polyvox/speech';
 import type { CreditsService } from '../credits/service.js';
 import { priceOf } from '../credits/credits-config.js';
@@ -66,7 +66,10 @@ export class SynthesisService {
     };
   }
 
-  async estimate(text: string, voiceId: string): Promise<{ credits: number; characters: number; language: string; language_supported: boolean }> {
+  async estimate(
+    text: string,
+    voiceId: string,
+  ): Promise<{ credits: number; characters: number; language: string; language_supported: boolean }> {
     const { info } = await this.voices.get(voiceId);
     const speech = await this.host.get();
     const plan = await mapSpeechErrors(async () => speech.prepare({ text, voice: info, checkLanguage: false }));

@@ -27,14 +27,26 @@ export class UploadsService {
     await this.storage.put(key, data);
     await this.db
       .insertInto('uploads')
-      .values({ id, account_id: accountId, type: 'avatar', mime: sniffed.mime, size: data.length, storage_key: key, created_at: nowIso() })
+      .values({
+        id,
+        account_id: accountId,
+        type: 'avatar',
+        mime: sniffed.mime,
+        size: data.length,
+        storage_key: key,
+        created_at: nowIso(),
+      })
       .execute();
     return { id, url: `${AVATAR_PATH}${id}` };
   }
 
   /** Avatars are public once set: they show beside the account's name. */
   async read(id: string): Promise<{ mime: string; data: Buffer } | null> {
-    const row = await this.db.selectFrom('uploads').select(['mime', 'storage_key', 'type']).where('id', '=', id).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('uploads')
+      .select(['mime', 'storage_key', 'type'])
+      .where('id', '=', id)
+      .executeTakeFirst();
     if (!row || row.type !== 'avatar') return null;
     const data = await this.storage.get(row.storage_key);
     return data ? { mime: row.mime, data } : null;
@@ -43,7 +55,12 @@ export class UploadsService {
   async ownsAvatarUrl(url: string, accountId: string): Promise<boolean> {
     if (!url.startsWith(AVATAR_PATH)) return false;
     const id = url.slice(AVATAR_PATH.length);
-    const row = await this.db.selectFrom('uploads').select('account_id').where('id', '=', id).where('type', '=', 'avatar').executeTakeFirst();
+    const row = await this.db
+      .selectFrom('uploads')
+      .select('account_id')
+      .where('id', '=', id)
+      .where('type', '=', 'avatar')
+      .executeTakeFirst();
     return row?.account_id === accountId;
   }
 }

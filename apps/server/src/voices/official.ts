@@ -9,7 +9,8 @@ export function officialVoiceId(engineVoiceId: string): string {
   return `voice_${engineVoiceId.replace(/:/g, '.').replace(/\+/g, '~')}`;
 }
 
-export const AVATAR_URL = (gender: string) => `/assets/avatars/${gender === 'female' || gender === 'neutral' ? gender : 'male'}.svg`;
+export const AVATAR_URL = (gender: string) =>
+  `/assets/avatars/${gender === 'female' || gender === 'neutral' ? gender : 'male'}.svg`;
 
 export function toOfficialVoice(v: VoiceInfo, mixable: Set<string>, startedAt: string): Voice {
   const id = officialVoiceId(v.id);

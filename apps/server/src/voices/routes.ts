@@ -2,7 +2,15 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { ErrorBody, LIMITS, RandomTextResponse, TtsConfigResponse, VoiceListQuery, VoiceListResponse, VoiceSchema } from '@polyvox/contracts';
+import {
+  ErrorBody,
+  LIMITS,
+  RandomTextResponse,
+  TtsConfigResponse,
+  VoiceListQuery,
+  VoiceListResponse,
+  VoiceSchema,
+} from '@polyvox/contracts';
 import type { AppContext } from '../http/context.js';
 import { AppError } from '../platform/errors.js';
 import { coefficientFor } from '../credits/credits-config.js';
@@ -17,7 +25,13 @@ export function voiceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
     app.get(
       '/tts/config',
-      { schema: { tags: ['voices'], summary: 'Models, their languages and genders, and the limits', response: { 200: TtsConfigResponse } } },
+      {
+        schema: {
+          tags: ['voices'],
+          summary: 'Models, their languages and genders, and the limits',
+          response: { 200: TtsConfigResponse },
+        },
+      },
       async () => {
         const { models, voices } = await ctx.voices.load();
         return {
@@ -32,7 +46,9 @@ export function voiceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
               icon: '/assets/model.svg',
               description: m.description,
               languages: m.languages,
-              sexs: [...m.genders].sort((a, b) => GENDER_ORDER.indexOf(a) - GENDER_ORDER.indexOf(b)).map((sex) => ({ sex, icon: AVATAR_URL(sex) })),
+              sexs: [...m.genders]
+                .sort((a, b) => GENDER_ORDER.indexOf(a) - GENDER_ORDER.indexOf(b))
+                .map((sex) => ({ sex, icon: AVATAR_URL(sex) })),
               voice_count: own.length,
               credits_per_character: coefficientFor(ctx.credits.config, m.id, first?.engine ?? m.engine),
             };
@@ -52,7 +68,7 @@ export function voiceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       {
         schema: {
           tags: ['voices'],
-          summary: 'The voice library (`source=official`) or the account\'s own voices (`source=mine`); with `id`, one voice',
+          summary: "The voice library (`source=official`) or the account's own voices (`source=mine`); with `id`, one voice",
           querystring: VoiceListQuery,
           response: { 200: z.union([VoiceListResponse, VoiceSchema]), 400: ErrorBody, 401: ErrorBody, 404: ErrorBody },
         },
@@ -66,7 +82,13 @@ export function voiceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.get(
       '/voice/preview/:file',
-      { schema: { tags: ['voices'], summary: "A library voice's preview (mp3)", params: z.object({ file: z.string().regex(/^voice_[^/]+\.mp3$/) }) } },
+      {
+        schema: {
+          tags: ['voices'],
+          summary: "A library voice's preview (mp3)",
+          params: z.object({ file: z.string().regex(/^voice_[^/]+\.mp3$/) }),
+        },
+      },
       async (request, reply) => {
         const id = request.params.file.replace(/\.mp3$/, '');
         const audio = await ctx.voices.preview(id);
@@ -96,7 +118,10 @@ export function voiceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     );
 
     app.get('/assets/model.svg', { schema: { hide: true } }, async (_request, reply) =>
-      reply.header('content-type', 'image/svg+xml').header('cache-control', 'public, max-age=86400').send(await fs.readFile(path.join(contentDir, 'model.svg'))),
+      reply
+        .header('content-type', 'image/svg+xml')
+        .header('cache-control', 'public, max-age=86400')
+        .send(await fs.readFile(path.join(contentDir, 'model.svg'))),
     );
 
     app.get(

@@ -64,7 +64,11 @@ export class VoicesService {
   async list(q: VoiceQuery): Promise<{ items: Voice[]; total: number; page: number; page_size: number }> {
     if (q.source === 'mine') return { items: [], total: 0, page: q.page, page_size: q.page_size };
     const { voices } = await this.load();
-    const wanted = q.languages?.split(',').map((s) => s.trim()).filter(Boolean) ?? [];
+    const wanted =
+      q.languages
+        ?.split(',')
+        .map((s) => s.trim())
+        .filter(Boolean) ?? [];
     const name = q.name?.trim().toLowerCase();
     const filtered = voices.filter(
       (v) =>

@@ -11,7 +11,11 @@ function fakeOpenAI(): Promise<{ url: string; setStatus(s: number): void; close(
     req.resume();
     req.on('end', () => {
       res.writeHead(status, { 'content-type': 'application/json', ...(status === 429 ? { 'retry-after': '7' } : {}) });
-      res.end(JSON.stringify({ error: { message: 'upstream says no', type: status === 429 ? 'rate_limit_exceeded' : 'server_error', code: null } }));
+      res.end(
+        JSON.stringify({
+          error: { message: 'upstream says no', type: status === 429 ? 'rate_limit_exceeded' : 'server_error', code: null },
+        }),
+      );
     });
   });
   return new Promise((resolve) =>
@@ -58,7 +62,7 @@ describe.each(DIALECTS)('synthesis errors (%s)', (dialect) => {
     expect(await ledgerRows()).toBe(rows);
   });
 
-  it('refuses text over the limit with TEXT_TOO_LONG naming the limit, in the caller\'s language', async () => {
+  it("refuses text over the limit with TEXT_TOO_LONG naming the limit, in the caller's language", async () => {
     const res = await c.post('/tts?lang=zh-CN', { text: 'a'.repeat(5001), voice_id: 'voice_espeak.en-us' });
     expect(res.status).toBe(422);
     expect(res.body.error.code).toBe('TEXT_TOO_LONG');
@@ -70,7 +74,10 @@ describe.each(DIALECTS)('synthesis errors (%s)', (dialect) => {
     const res = await c.post('/tts', { text: '这是一段很长的中文文本，英文声音不会读。', voice_id: 'voice_flite.slt' });
     expect(res.status).toBe(422);
     expect(res.body.error.code).toBe('LANGUAGE_UNSUPPORTED');
-    const estimate = await c.post('/tts/estimate', { text: '这是一段很长的中文文本，英文声音不会读。', voice_id: 'voice_flite.slt' });
+    const estimate = await c.post('/tts/estimate', {
+      text: '这是一段很长的中文文本，英文声音不会读。',
+      voice_id: 'voice_flite.slt',
+    });
     expect(estimate.status).toBe(200);
     expect(estimate.body.language_supported).toBe(false);
     expect(await balance()).toBe(before);

@@ -24,7 +24,12 @@ describe.each(DIALECTS)('voices and synthesis, happy path (%s)', (dialect) => {
   it('describes every model with its languages, genders and limits', async () => {
     const res = await c.get('/tts/config');
     expect(res.status).toBe(200);
-    const models = res.body.models as { model: string; type: string[]; languages: string[]; sexs: { sex: string; icon: string }[] }[];
+    const models = res.body.models as {
+      model: string;
+      type: string[];
+      languages: string[];
+      sexs: { sex: string; icon: string }[];
+    }[];
     const byId = Object.fromEntries(models.map((m) => [m.model, m]));
     expect(Object.keys(byId)).toEqual(expect.arrayContaining(['espeak-ng', 'flite', 'gnuspeech']));
     expect(byId['espeak-ng']!.type).toContain('mixing');
@@ -65,7 +70,13 @@ describe.each(DIALECTS)('voices and synthesis, happy path (%s)', (dialect) => {
   it('answers one voice by id, with a default avatar and a preview that decodes', async () => {
     const res = await c.get('/voice?id=voice_flite.slt');
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ id: 'voice_flite.slt', gender: 'female', source: 'official', type: 'preset', avatar: '/assets/avatars/female.svg' });
+    expect(res.body).toMatchObject({
+      id: 'voice_flite.slt',
+      gender: 'female',
+      source: 'official',
+      type: 'preset',
+      avatar: '/assets/avatars/female.svg',
+    });
     const preview = await fetch(new URL(res.body.preview_url, t.url));
     expect(preview.headers.get('content-type')).toBe('audio/mpeg');
     expect(await decodedSeconds(Buffer.from(await preview.arrayBuffer()))).toBeGreaterThan(1);
@@ -91,7 +102,12 @@ describe.each(DIALECTS)('voices and synthesis, happy path (%s)', (dialect) => {
     expect(seconds).toBeGreaterThan(2);
     expect(seconds).toBeLessThan(10);
     expect(await balance()).toBe(before - estimate.body.credits);
-    const rows = await t.ctx.db.kysely.selectFrom('credit_ledger').selectAll().where('kind', '=', 'settle').where('record_type', '=', 'tts').execute();
+    const rows = await t.ctx.db.kysely
+      .selectFrom('credit_ledger')
+      .selectAll()
+      .where('kind', '=', 'settle')
+      .where('record_type', '=', 'tts')
+      .execute();
     expect(rows.at(-1)).toMatchObject({ characters: estimate.body.characters, voice_id: 'espeak:en-us', amount: 0 });
   });
 
@@ -129,17 +145,29 @@ describe.each(DIALECTS)('voices and synthesis, happy path (%s)', (dialect) => {
     const res = await fetch(new URL('/v1/audio/speech', t.url), {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${c.sid}` },
-      body: JSON.stringify({ model: 'tts-1', input: 'Hello from the compatible endpoint.', voice: 'alloy', response_format: 'opus' }),
+      body: JSON.stringify({
+        model: 'tts-1',
+        input: 'Hello from the compatible endpoint.',
+        voice: 'alloy',
+        response_format: 'opus',
+      }),
     });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('audio/ogg');
     expect(await decodedSeconds(Buffer.from(await res.arrayBuffer()))).toBeGreaterThan(1);
-    const api = await t.ctx.db.kysely.selectFrom('credit_ledger').select('record_type').where('kind', '=', 'settle').where('record_type', '=', 'api').execute();
+    const api = await t.ctx.db.kysely
+      .selectFrom('credit_ledger')
+      .select('record_type')
+      .where('kind', '=', 'settle')
+      .where('record_type', '=', 'api')
+      .execute();
     expect(api.length).toBeGreaterThan(0);
   });
 
   it('runs a long text as a job with progress, charges its estimate and keeps it from other accounts', async () => {
-    const text = Array.from({ length: 30 }, (_, i) => `Chapter line ${i + 1} tells the long story of a patient traveller.`).join(' ');
+    const text = Array.from({ length: 30 }, (_, i) => `Chapter line ${i + 1} tells the long story of a patient traveller.`).join(
+      ' ',
+    );
     expect(text.length).toBeGreaterThan(1000);
     const before = await balance();
     const created = await c.post('/tts/jobs', { text, voice_id: 'voice_espeak.en-us', format: 'mp3' });

@@ -3,11 +3,10 @@
  * `duration_stretch` (rms ignores the F0 target: Sonic shifts it). Each call instantiates the
  * compiled module with a private temp folder, in a helper process.
  */
-import { fork, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { decodeWav } from '../dsp/pcm.ts';
 import { changeSpeedPitch } from '../dsp/sonic.ts';
 import type { Engine, EngineRequest, ModelInfo, PcmChunk, VoiceInfo } from '../types.ts';
+import { ChildHost } from './child-host.ts';
 import { totalSemitones, totalSpeed } from './pitch.ts';
 
 export const FLITE_MODEL = 'flite';
@@ -68,72 +67,6 @@ const VOICES: {
   },
 ];
 
-class HostExit extends Error {}
-
-/** A plain-Node child process runs the WASI binary (see flite-host.mjs); restarted if it dies. */
-class FliteHost {
-  private child: ChildProcess | undefined;
-  private seq = 0;
-  private readonly pending = new Map<number, { resolve: (b: Buffer) => void; reject: (e: Error) => void }>();
-
-  async run(args: string[]): Promise<Buffer> {
-    try {
-      return await this.send(args);
-    } catch (e) {
-      if (!(e instanceof HostExit)) throw e;
-      return this.send(args);
-    }
-  }
-
-  private send(args: string[]): Promise<Buffer> {
-    const child = this.start();
-    const id = ++this.seq;
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      child.channel?.ref();
-      child.send({ id, args });
-    });
-  }
-
-  private start(): ChildProcess {
-    if (this.child) return this.child;
-    const child = fork(fileURLToPath(new URL('./flite-host.mjs', import.meta.url)), [], {
-      execArgv: ['--expose-gc', '--no-warnings'],
-      serialization: 'advanced',
-      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-    });
-    child.unref();
-    child.channel?.unref();
-    child.on('message', (m: { id: number; wav?: Uint8Array; error?: string }) => {
-      const p = this.pending.get(m.id);
-      if (!p) return;
-      this.pending.delete(m.id);
-      if (this.pending.size === 0) child.channel?.unref();
-      if (m.error || !m.wav) p.reject(new Error(m.error ?? 'flite produced no audio'));
-      else p.resolve(Buffer.from(m.wav.buffer, m.wav.byteOffset, m.wav.byteLength));
-    });
-    child.on('exit', (code, signal) => {
-      if (this.child === child) this.child = undefined;
-      const e = new HostExit(`flite host exited (${signal ?? code})`);
-      for (const p of this.pending.values()) p.reject(e);
-      this.pending.clear();
-    });
-    this.child = child;
-    return child;
-  }
-
-  async close(): Promise<void> {
-    const c = this.child;
-    this.child = undefined;
-    if (c && c.exitCode === null) {
-      const done = new Promise((r) => c.once('exit', r));
-      c.ref();
-      c.kill();
-      await done;
-    }
-  }
-}
-
 export class FliteEngine implements Engine {
   readonly id = 'flite';
   readonly capabilities = {
@@ -159,7 +92,8 @@ export class FliteEngine implements Engine {
     description: v.description,
   }));
 
-  private readonly host = new FliteHost();
+  // Node 20's WASI can segfault (see flite-host.mjs): it runs in a helper process, retried once if that dies.
+  private readonly host = new ChildHost(new URL('./flite-host.mjs', import.meta.url), ['--expose-gc', '--no-warnings']);
 
   listVoices(): VoiceInfo[] {
     return this.voices;
@@ -191,7 +125,9 @@ export class FliteEngine implements Engine {
     if (nativeF0)
       args.push('--setf', `int_f0_target_mean=${f0.toFixed(1)}`, '--setf', `int_f0_target_stddev=${stddev.toFixed(1)}`);
     args.push(` ${sanitize(req.text)} `);
-    const { samples, sampleRate } = decodeWav(await this.host.run(args));
+    const reply = await this.host.request({ args }, true);
+    const wav = reply.wav as Uint8Array;
+    const { samples, sampleRate } = decodeWav(Buffer.from(wav.buffer, wav.byteOffset, wav.byteLength));
     const shifted = nativeF0 || Math.abs(semis) < 0.01 ? samples : await changeSpeedPitch(samples, sampleRate, 1, semis);
     yield { samples: shifted, sampleRate };
   }

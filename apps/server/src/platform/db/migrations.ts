@@ -15,7 +15,12 @@ const migrations: Record<string, Migration> = {
         .addColumn('anonymous', 'integer', (c) => c.notNull())
         .addColumn('vip_level', 'text', (c) => c.notNull())
         .addColumn('vip_expire', 'text')
-        .addColumn('credits', 'bigint', (c) => c.notNull().defaultTo(0).check(sql`credits >= 0`))
+        .addColumn('credits', 'bigint', (c) =>
+          c
+            .notNull()
+            .defaultTo(0)
+            .check(sql`credits >= 0`),
+        )
         .addColumn('channel', 'text', (c) => c.notNull())
         .addColumn('referrer', 'text')
         .addColumn('created_at', 'text', (c) => c.notNull())
@@ -56,11 +61,7 @@ const migrations: Record<string, Migration> = {
         .addColumn('expires_at', 'text', (c) => c.notNull())
         .addColumn('consumed_at', 'text')
         .execute();
-      await db.schema
-        .createIndex('verification_codes_email')
-        .on('verification_codes')
-        .columns(['email', 'created_at'])
-        .execute();
+      await db.schema.createIndex('verification_codes_email').on('verification_codes').columns(['email', 'created_at']).execute();
 
       await db.schema
         .createTable('uploads')
@@ -92,11 +93,7 @@ const migrations: Record<string, Migration> = {
         .addColumn('note', 'text')
         .addColumn('created_at', 'text', (c) => c.notNull())
         .execute();
-      await db.schema
-        .createIndex('credit_ledger_account')
-        .on('credit_ledger')
-        .columns(['account_id', 'created_at'])
-        .execute();
+      await db.schema.createIndex('credit_ledger_account').on('credit_ledger').columns(['account_id', 'created_at']).execute();
 
       await db.schema
         .createTable('credit_holds')
@@ -109,11 +106,7 @@ const migrations: Record<string, Migration> = {
         .addColumn('created_at', 'text', (c) => c.notNull())
         .addColumn('closed_at', 'text')
         .execute();
-      await db.schema
-        .createIndex('credit_holds_open')
-        .on('credit_holds')
-        .columns(['status', 'deadline'])
-        .execute();
+      await db.schema.createIndex('credit_holds_open').on('credit_holds').columns(['status', 'deadline']).execute();
 
       await db.schema
         .createTable('credit_grants')
