@@ -2,7 +2,7 @@
  * sherpa-onnx with models the test builds itself (see support/tiny-models.ts), loaded through the
  * same manifest an operator writes, by the real native engine.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -93,7 +93,10 @@ beforeAll(() => {
   engine = SherpaEngine.fromModelsDir(dir)!;
 });
 
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(async () => {
+  await engine.close();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 async function speak(
   voice: VoiceInfo,
@@ -232,6 +235,50 @@ describe('zero-shot cloning model', () => {
     const reference = { samples: tone(150, 1, 16000), sampleRate: 16000 };
     await expect(speak(v, 'hello', { reference })).rejects.toMatchObject({ params: { field: 'reference.text' } });
     expect(() => engine.cloneVoice('tiny-vits', 'x')).toThrow(/cannot clone/);
+  });
+});
+
+describe('a model that sherpa-onnx rejects', () => {
+  it('fails its own requests without taking the process down, and the engine recovers', async () => {
+    // A voices file of the wrong size makes sherpa-onnx exit the process it runs in.
+    copyFileSync(path.join(dir, 'tiny-kokoro/model.onnx'), path.join(dir, 'tiny-kokoro/broken.onnx'));
+    writeFileSync(path.join(dir, 'tiny-kokoro/broken.bin'), Buffer.alloc(100));
+    const models = parseManifest(
+      {
+        models: [
+          {
+            id: 'broken',
+            type: 'kokoro',
+            languages: ['en'],
+            files: { model: 'tiny-kokoro/broken.onnx', voices: 'tiny-kokoro/broken.bin', tokens: 'tiny-kokoro/tokens.txt' },
+          },
+          {
+            id: 'fine',
+            type: 'vits',
+            languages: ['en'],
+            files: { model: 'tiny-vits/model.onnx', tokens: 'tiny-vits/tokens.txt' },
+          },
+        ],
+      },
+      dir,
+    );
+    const own = new SherpaEngine(models);
+    const [broken, fine] = own.listVoices();
+    const run = async (voice: VoiceInfo): Promise<number> => {
+      let n = 0;
+      for await (const c of own.synthesize({ text: 'hello', voice, pitch: 0, speed: 1, profile: voice.profile }))
+        n += c.samples.length;
+      return n;
+    };
+    try {
+      await expect(run(broken!)).rejects.toMatchObject({
+        code: 'INTERNAL',
+        message: expect.stringContaining('sherpa-onnx stopped'),
+      });
+      expect(await run(fine!)).toBeGreaterThan(0);
+    } finally {
+      await own.close();
+    }
   });
 });
 

@@ -100,4 +100,17 @@ describe('createHttp', () => {
     queue.open();
     await expect(http('GET', '/x')).rejects.toMatchObject({ code: 'INTERNAL', status: 502 });
   });
+
+  it('hands back the unread Response in raw mode, and still turns a failure into ApiError', async () => {
+    const fetchImpl = vi.fn(async () => new Response(new Uint8Array([1, 2, 3]), { headers: { 'content-type': 'audio/mpeg' } }));
+    const { queue, http } = setup(fetchImpl as typeof fetch);
+    queue.open();
+    const res = await http<Response>('POST', '/tts', { json: { text: 'hi' }, raw: true });
+    expect(new Uint8Array(await res.arrayBuffer())).toEqual(new Uint8Array([1, 2, 3]));
+    const init = (fetchImpl.mock.calls[0] as unknown as [string, RequestInit])[1];
+    expect((init.headers as Record<string, string>).accept).toBe('*/*');
+    const failing = setup((async () => json(402, { error: { code: 'INSUFFICIENT_BALANCE', message: 'Insufficient Balance' } })) as typeof fetch);
+    failing.queue.open();
+    await expect(failing.http('POST', '/tts', { raw: true })).rejects.toMatchObject({ code: 'INSUFFICIENT_BALANCE', status: 402 });
+  });
 });

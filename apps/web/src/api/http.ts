@@ -10,6 +10,8 @@ export interface RequestOptions {
   /** Only the calls that set the session up skip the queue. */
   bypassQueue?: boolean;
   signal?: AbortSignal;
+  /** Resolve with the unread Response (audio, streamed bodies); errors still become ApiError. */
+  raw?: boolean;
 }
 
 export interface HttpDeps {
@@ -66,7 +68,7 @@ export function createHttp(deps: HttpDeps): Http {
       { from: 'web', cv: deps.clientVersion, lang: deps.getLang() },
       options.query,
     );
-    const headers: Record<string, string> = { accept: 'application/json' };
+    const headers: Record<string, string> = { accept: options.raw ? '*/*' : 'application/json' };
     const sid = deps.getSid();
     if (sid) headers['x-sid'] = sid;
     let body: BodyInit | undefined;
@@ -83,6 +85,7 @@ export function createHttp(deps: HttpDeps): Http {
       throw new ApiError({ status: 0, code: 'NETWORK', message: '' });
     }
     if (!res.ok) throw await toApiError(res);
+    if (options.raw) return res as T;
     if (res.status === 204) return undefined as T;
     const type = res.headers.get('content-type') ?? '';
     if (type.includes('json')) return (await res.json()) as T;

@@ -8,6 +8,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import ffmpegInstaller from '@ffmpeg-installer/ffmpeg';
+import { lowerPriority } from '../pool/priority.ts';
 import { SpeechError } from '../errors.ts';
 import { decodeWav, encodeWav, floatToInt16 } from '../dsp/pcm.ts';
 import type { AudioFormat } from '../types.ts';
@@ -28,6 +29,7 @@ export function runFfmpeg(args: string[], timeoutMs = 120_000): Promise<void> {
     const p = spawn(FFMPEG, ['-hide_banner', '-nostdin', '-loglevel', 'error', '-y', ...args], {
       stdio: ['ignore', 'ignore', 'pipe'],
     });
+    if (p.pid) lowerPriority(p.pid);
     let stderr = '';
     p.stderr.on('data', (d: Buffer) => (stderr += d.toString()).length > 8000 && (stderr = stderr.slice(-4000)));
     const timer = setTimeout(() => p.kill('SIGKILL'), timeoutMs);

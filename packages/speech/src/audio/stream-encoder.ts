@@ -8,6 +8,7 @@ import { SpeechError } from '../errors.ts';
 import { floatToInt16, wavHeader } from '../dsp/pcm.ts';
 import type { AudioFormat } from '../types.ts';
 import { codecArgs, FFMPEG } from './ffmpeg.ts';
+import { lowerPriority } from '../pool/priority.ts';
 
 export interface StreamEncoder {
   /** Feeds PCM; returns bytes ready now. */

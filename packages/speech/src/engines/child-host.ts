@@ -5,6 +5,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { lowerPriority } from '../pool/priority.ts';
 
 export class HostExit extends Error {}
 
@@ -47,6 +48,7 @@ export class ChildHost {
       serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     });
+    if (child.pid) lowerPriority(child.pid);
     child.unref();
     child.channel?.unref();
     child.on('message', (m: Reply) => {

@@ -1,39 +1,30 @@
 /**
  * sherpa-onnx: the neural models an operator puts in MODELS_DIR (VITS/Piper, Matcha, Kokoro and
  * Kitten with voice vectors, ZipVoice and Pocket for zero-shot cloning), listed by its manifest.
- * Models load on first use inside a pool worker; `generate` is synchronous native code.
+ * Models load on first use in a helper process (see sherpa-host.mjs): sherpa-onnx's native code
+ * exits the process on inputs it rejects, and that process must not be the server.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { SpeechError } from '../errors.ts';
 import { changeSpeedPitch } from '../dsp/sonic.ts';
 import { previewTextFor } from '../catalogue/languages.ts';
 import type { Engine, EngineRequest, Gender, ModelInfo, PcmChunk, VoiceInfo } from '../types.ts';
+import { ChildHost, HostExit } from './child-host.ts';
 import { ensureEspeakDataDir } from './espeak-data-dir.ts';
 import { totalSemitones, totalSpeed } from './pitch.ts';
 import { CLONING_TYPES, readManifest, VECTOR_TYPES, type SherpaModelEntry } from './sherpa-manifest.ts';
 
-const require = createRequire(import.meta.url);
 const DEFAULT_PITCH: Record<Gender, number> = { male: 120, female: 210, neutral: 160 };
-
-interface OfflineTts {
-  sampleRate: number;
-  numSpeakers: number;
-  generate(req: { text: string; sid: number; speed: number; generationConfig?: Record<string, unknown> }): {
-    samples: Float32Array;
-    sampleRate: number;
-  };
-}
 
 type ModelConfig = Record<string, unknown>;
 
 export class SherpaEngine implements Engine {
   readonly id = 'sherpa';
   readonly capabilities;
-  private readonly loaded = new Map<string, OfflineTts>();
+  private readonly host = new ChildHost(new URL('./sherpa-host.mjs', import.meta.url));
   private readonly voices: VoiceInfo[];
 
   constructor(private readonly models: SherpaModelEntry[]) {
@@ -138,7 +129,7 @@ export class SherpaEngine implements Engine {
         params: { field: 'reference.text', rule: 'required' },
       });
     }
-    const tts = await this.instance(m, blend);
+    const { key, config } = await this.load(m, blend);
     const sid = blend?.length ? 0 : Number(req.voice.variant) || 0;
     const speed = totalSpeed(req);
     const generationConfig = cloning
@@ -151,34 +142,42 @@ export class SherpaEngine implements Engine {
           referenceText: req.reference!.text ?? '',
         }
       : undefined;
-    const audio = tts.generate({ text: req.text, sid, speed, ...(generationConfig ? { generationConfig } : {}) });
-    if (!audio.samples.length) throw new SpeechError('INTERNAL', `${m.id} produced no audio for this text`);
+    const request = { text: req.text, sid, speed, ...(generationConfig ? { generationConfig } : {}) };
+    const audio = await this.run(m, { op: 'generate', key, config, request });
+    const generated = audio.samples as Float32Array;
+    const rate = audio.sampleRate as number;
+    if (!generated.length) throw new SpeechError('INTERNAL', `${m.id} produced no audio for this text`);
     // A blend already moves the pitch through the vectors; only the requested shift remains.
     const semis = blend?.length ? req.pitch : totalSemitones(req);
-    const samples =
-      Math.abs(semis) > 0.01
-        ? await changeSpeedPitch(Float32Array.from(audio.samples), audio.sampleRate, 1, semis)
-        : Float32Array.from(audio.samples);
-    yield { samples, sampleRate: audio.sampleRate };
+    const samples = Math.abs(semis) > 0.01 ? await changeSpeedPitch(generated, rate, 1, semis) : generated;
+    yield { samples, sampleRate: rate };
   }
 
-  private async instance(m: SherpaModelEntry, blend?: { sid: number; weight: number }[]): Promise<OfflineTts> {
-    const key = blend?.length ? `${m.id}#${JSON.stringify(blend)}` : m.id;
-    const hit = this.loaded.get(key);
-    if (hit) return hit;
-    // A blend is written as a voices file of its own; the base model tells how many speakers it holds.
-    const speakers = blend?.length ? (await this.instance(m)).numSpeakers : 0;
-    const config = await this.config(m, blend, speakers);
-    const { OfflineTts } = require('sherpa-onnx-node') as { OfflineTts: new (c: unknown) => OfflineTts };
-    const tts = new OfflineTts({
-      model: { ...config, numThreads: m.numThreads ?? 1, debug: 0, provider: 'cpu' },
+  /** One request to the helper process; its death becomes an INTERNAL error naming the model. */
+  private async run(m: SherpaModelEntry, payload: Record<string, unknown>): Promise<Record<string, unknown>> {
+    try {
+      return await this.host.request(payload);
+    } catch (e) {
+      if (e instanceof HostExit) throw new SpeechError('INTERNAL', `${m.id}: sherpa-onnx stopped (${e.message})`, { cause: e });
+      throw new SpeechError('INTERNAL', `${m.id}: ${(e as Error).message}`, { cause: e });
+    }
+  }
+
+  /** The helper process's key and config for a model, or for a blend of its voices. */
+  private async load(m: SherpaModelEntry, blend?: { sid: number; weight: number }[]): Promise<{ key: string; config: unknown }> {
+    const wrap = (model: ModelConfig): unknown => ({
+      model: { ...model, numThreads: m.numThreads ?? 1, debug: 0, provider: 'cpu' },
       maxNumSentences: 1,
     });
-    // Blends are few and heavy: keep at most four besides the base models.
-    const blends = [...this.loaded.keys()].filter((k) => k.includes('#'));
-    if (blend?.length && blends.length >= 4) this.loaded.delete(blends[0]!);
-    this.loaded.set(key, tts);
-    return tts;
+    if (!blend?.length) return { key: m.id, config: wrap(await this.config(m, undefined, 0)) };
+    // A blend is written as a voices file of its own; the base model tells how many speakers it holds.
+    const base = { key: m.id, config: wrap(await this.config(m, undefined, 0)) };
+    const info = await this.run(m, { op: 'info', ...base });
+    return { key: `${m.id}#${JSON.stringify(blend)}`, config: wrap(await this.config(m, blend, info.numSpeakers as number)) };
+  }
+
+  async close(): Promise<void> {
+    await this.host.close();
   }
 
   private async config(

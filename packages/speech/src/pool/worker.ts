@@ -3,6 +3,9 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { createLocalEngines } from '../engines/local.ts';
 import { runEngine } from '../pipeline/run-engine.ts';
 import type { FromWorker, ToWorker, WorkerConfig } from './protocol.ts';
+import { lowerPriority } from './priority.ts';
+
+lowerPriority();
 
 const port = parentPort!;
 const engines = createLocalEngines(workerData as WorkerConfig);

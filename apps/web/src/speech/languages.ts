@@ -1,0 +1,52 @@
+/** Language codes (BCP 47, as the models list them) shown by name in the UI language. */
+const namesCache = new Map<string, Intl.DisplayNames | null>();
+
+function displayNames(uiLocale: string): Intl.DisplayNames | null {
+  if (!namesCache.has(uiLocale)) {
+    let names: Intl.DisplayNames | null = null;
+    try {
+      names = new Intl.DisplayNames([uiLocale, 'en'], { type: 'language', fallback: 'none' });
+    } catch {
+      names = null;
+    }
+    namesCache.set(uiLocale, names);
+  }
+  return namesCache.get(uiLocale) ?? null;
+}
+
+export function languageName(code: string, uiLocale: string): string {
+  try {
+    return displayNames(uiLocale)?.of(code) ?? code;
+  } catch {
+    return code; // not a well-formed tag
+  }
+}
+
+export interface LanguageOption {
+  value: string;
+  label: string;
+}
+
+/** Unique codes, labelled "Name (code)", sorted by name in the UI language. */
+export function languageOptions(codes: Iterable<string>, uiLocale: string): LanguageOption[] {
+  const unique = [...new Set(codes)].filter(Boolean);
+  const collator = new Intl.Collator(uiLocale);
+  return unique
+    .map((value) => {
+      const name = languageName(value, uiLocale);
+      return { value, label: name === value ? value : `${name} (${value})` };
+    })
+    .sort((a, b) => collator.compare(a.label, b.label) || a.value.localeCompare(b.value));
+}
+
+/** "English, French +3": a voice's languages in a line. */
+export function languageSummary(codes: readonly string[], uiLocale: string, max = 2): { text: string; more: number } {
+  const names = [...new Set(codes.map((c) => languageName(c, uiLocale)))];
+  return { text: names.slice(0, max).join(', '), more: Math.max(0, names.length - max) };
+}
+
+/** The library language closest to the UI language, for a first voice when none is chosen. */
+export function preferredVoiceLanguage(uiLocale: string): string {
+  if (uiLocale === 'zh-CN' || uiLocale === 'zh-TW') return uiLocale;
+  return 'en-US';
+}

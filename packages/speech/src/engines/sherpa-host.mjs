@@ -1,0 +1,35 @@
+// Runs sherpa-onnx in a helper process. Its native code exits or aborts the whole process on
+// input it does not like (a bad path, a token missing from tokens.txt), and that must never be
+// the server: here it only ends this process, which the parent starts again.
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const { OfflineTts } = require('sherpa-onnx-node');
+
+/** Loaded models by key; blends (keys with '#') are few and heavy: at most four are kept. */
+const loaded = new Map();
+
+function instance(key, config) {
+  let tts = loaded.get(key);
+  if (tts) return tts;
+  tts = new OfflineTts(config);
+  const blends = [...loaded.keys()].filter((k) => k.includes('#'));
+  if (key.includes('#') && blends.length >= 4) loaded.delete(blends[0]);
+  loaded.set(key, tts);
+  return tts;
+}
+
+process.on('message', (m) => {
+  try {
+    const tts = instance(m.key, m.config);
+    if (m.op === 'info') {
+      process.send({ id: m.id, numSpeakers: tts.numSpeakers, sampleRate: tts.sampleRate });
+      return;
+    }
+    const audio = tts.generate(m.request);
+    process.send({ id: m.id, samples: Float32Array.from(audio.samples), sampleRate: audio.sampleRate });
+  } catch (e) {
+    process.send({ id: m.id, error: e instanceof Error ? e.message : String(e) });
+  }
+});
+process.on('disconnect', () => process.exit(0));
