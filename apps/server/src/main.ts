@@ -38,6 +38,7 @@ async function main(): Promise<void> {
       .load()
       .then(async ({ voices }) => {
         app.log.info({ voices: voices.length }, 'speech engines ready');
+        for (const provider of (await ctx.speech.get()).unavailable) app.log.warn(provider, 'speech provider unavailable');
         if (!config.PREVIEW_PRERENDER) return;
         const { rendered, failed } = await ctx.voices.prerenderPreviews(() => closing);
         app.log.info({ rendered, failed }, 'voice previews ready');

@@ -10,7 +10,7 @@ import { ElevenLabsEngine, type ElevenLabsConfig } from './engines/elevenlabs.ts
 import { createLocalEngines } from './engines/local.ts';
 import { OpenAIEngine, type OpenAIConfig } from './engines/openai.ts';
 import { SherpaEngine } from './engines/sherpa.ts';
-import { SpeechError } from './errors.ts';
+import { isSpeechError, SpeechError } from './errors.ts';
 import { synthesizeChunks, type ChunkContext } from './pipeline/chunks.ts';
 import { cacheKey, MemoryAudioCache, type AudioCache } from './pipeline/cache.ts';
 import { makePlan, type Plan, type SynthesisRequest } from './pipeline/plan.ts';
@@ -75,6 +75,8 @@ export interface Speech {
   detectLanguage(text: string): DetectedLanguage;
   checkLanguage(text: string, voiceId: string): LanguageCheck;
   readonly poolSize: number;
+  /** Remote providers that were configured but could not be reached at start. */
+  readonly unavailable: ReadonlyArray<{ provider: string; code: string; message: string }>;
   close(): Promise<void>;
 }
 
@@ -84,11 +86,17 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
   const cache = opts.cache === false ? undefined : (opts.cache ?? new MemoryAudioCache());
   const local = createLocalEngines(opts.modelsDir ? { modelsDir: opts.modelsDir } : {});
   const remote = new Map<string, Engine>();
+  const unavailable: { provider: string; code: string; message: string }[] = [];
   if (opts.remote?.openai?.url && opts.remote.openai.key) remote.set('openai', new OpenAIEngine(opts.remote.openai));
   if (opts.remote?.elevenlabs?.url && opts.remote.elevenlabs.key) {
     const el = new ElevenLabsEngine(opts.remote.elevenlabs);
-    await el.refreshVoices();
-    remote.set('elevenlabs', el);
+    try {
+      await el.refreshVoices();
+      remote.set('elevenlabs', el);
+    } catch (e) {
+      // A provider that is down or refuses the key must not take the local engines with it.
+      unavailable.push({ provider: 'elevenlabs', code: isSpeechError(e) ? e.code : 'INTERNAL', message: (e as Error).message });
+    }
   }
   const pool = new WorkerPool({
     ...(opts.poolSize ? { size: opts.poolSize } : {}),
@@ -238,6 +246,7 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
       return checkLanguage(text, voice.languages);
     },
     poolSize: pool.size,
+    unavailable,
     async close() {
       await pool.close();
       await Promise.all(engines.map((e) => e.close?.()));

@@ -20,16 +20,17 @@ export function ModelConfigGate() {
       closeOnEscape={false}
       centered
       title={t('modelConfig.failedTitle')}
-      data-testid="config-retry-dialog"
     >
-      <Text size="sm" c="dimmed">
-        {t('modelConfig.failedBody')}
-      </Text>
-      <Group justify="flex-end" mt="lg">
-        <Button leftSection={<IconRefresh size={16} />} onClick={() => void config.refetch()} data-testid="config-retry">
-          {t('common.retry')}
-        </Button>
-      </Group>
+      <div data-testid="config-retry-dialog">
+        <Text size="sm" c="dimmed">
+          {t('modelConfig.failedBody')}
+        </Text>
+        <Group justify="flex-end" mt="lg">
+          <Button leftSection={<IconRefresh size={16} />} onClick={() => void config.refetch()} data-testid="config-retry">
+            {t('common.retry')}
+          </Button>
+        </Group>
+      </div>
     </Modal>
   );
 }
