@@ -4,6 +4,23 @@ import scalar from '@scalar/fastify-api-reference';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import type { Config } from '../platform/config.js';
 
+export const AUDIO_RESPONSE = 'Audio bytes in the requested format; `x-credits-charged` says what they cost.';
+const AUDIO_TYPES = ['audio/mpeg', 'audio/wav', 'audio/ogg', 'audio/pcm'];
+
+/** Responses marked as audio are bytes: document them under the audio media types, not JSON. */
+function audioResponses(doc: Record<string, any>): Record<string, any> {
+  for (const operations of Object.values<Record<string, any>>(doc.paths ?? {})) {
+    for (const operation of Object.values<Record<string, any>>(operations)) {
+      const ok = operation?.responses?.['200'];
+      const schema = ok?.content?.['application/json']?.schema;
+      if (schema?.description !== AUDIO_RESPONSE) continue;
+      ok.description = AUDIO_RESPONSE;
+      ok.content = Object.fromEntries(AUDIO_TYPES.map((t) => [t, { schema: { type: 'string', format: 'binary' } }]));
+    }
+  }
+  return doc;
+}
+
 /** The OpenAPI document is generated from the routes' zod schemas; /reference renders it. */
 export async function registerOpenApi(app: FastifyInstance, config: Config): Promise<void> {
   await app.register(swagger, {
@@ -29,6 +46,6 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
     transform: jsonSchemaTransform,
     transformObject: jsonSchemaTransformObject,
   });
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get('/openapi.json', { schema: { hide: true } }, async () => audioResponses(structuredClone(app.swagger()) as Record<string, any>));
   await app.register(scalar, { routePrefix: '/reference', configuration: { url: '/openapi.json', withDefaultFonts: false } });
 }

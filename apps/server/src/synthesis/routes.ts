@@ -4,17 +4,15 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ErrorBody, EstimateRequest, EstimateResponse, OpenAISpeechRequest, TtsRequest } from '@polyvox/contracts';
 import { requireSession } from '../http/auth.js';
+import { AUDIO_RESPONSE } from '../http/openapi.js';
 import type { AppContext } from '../http/context.js';
 import { AppError } from '../platform/errors.js';
 import type { Charge, Prepared } from './service.js';
 import { OPENAI_VOICE_DEFAULTS } from './openai-voices.js';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 402: ErrorBody, 404: ErrorBody, 422: ErrorBody, 429: ErrorBody };
-const bytes = { schema: z.string().meta({ format: 'binary' }) };
-const audio = {
-  description: 'audio bytes (`x-credits-charged` says what they cost)',
-  content: { 'audio/mpeg': bytes, 'audio/wav': bytes, 'audio/ogg': bytes, 'audio/pcm': bytes },
-};
+/** Documented as audio by the OpenAPI transform (see http/openapi.ts): the body is bytes, not JSON. */
+const audio = z.string().meta({ description: AUDIO_RESPONSE });
 
 /** Sends the stream's first chunk only once it exists, so a failure before any audio is still a clean error. */
 async function sendStream(reply: FastifyReply, prepared: Prepared, chunks: AsyncIterable<Buffer>): Promise<FastifyReply> {

@@ -3,6 +3,8 @@
  * (see `Messages` in ./types.ts). Interpolations use i18next's {{name}} form; tags such as
  * <terms>…</terms> are filled by <Trans components>.
  */
+import { speechEn } from './speech-en';
+
 export const en = {
   app: {
     name: 'Polyvox',
@@ -169,16 +171,6 @@ export const en = {
     avatarSize: 'The image must be 2 MB or smaller',
     avatarSaved: 'Your avatar has been updated',
   },
-  playground: {
-    title: 'Playground',
-    description: 'Type some text, pick a voice and listen.',
-    text: 'Text',
-    textPlaceholder: 'Type or paste the text to read aloud…',
-    voice: 'Voice',
-    generate: 'Generate',
-    emptyTitle: 'No voices available yet',
-    emptyBody: 'Speech synthesis is being set up. Voices will appear here as soon as they are ready.',
-  },
   textToVoice: {
     title: 'Text to voice',
     description: 'Describe a voice in words and listen to previews before you keep one.',
@@ -202,19 +194,6 @@ export const en = {
     description: 'Voices you designed, cloned or mixed.',
     emptyTitle: 'You have no voices yet',
     emptyBody: 'Design, clone or mix a voice and it will be listed here.',
-  },
-  models: {
-    title: 'Models',
-    description: 'The speech models available to your account.',
-    emptyTitle: 'No models are available yet',
-    emptyBody: 'Models will be listed here with their languages and voices once they are installed.',
-  },
-  voices: {
-    title: 'Voices',
-    description: 'Browse the voice library and find the right voice for your project.',
-    search: 'Search voices',
-    emptyTitle: 'No voices in the library yet',
-    emptyBody: 'Official voices will be listed here once the speech models are installed.',
   },
   usage: {
     title: 'Usage',
@@ -254,4 +233,5 @@ export const en = {
     emptyTitle: 'No API keys yet',
     emptyBody: 'API keys you create will be listed here. The secret is shown only once, when a key is created.',
   },
+  ...speechEn,
 } as const;

@@ -1,5 +1,9 @@
 import type { en } from './en';
+import type { speechEn } from './speech-en';
 
 /** The shape of `en` with every leaf widened to `string`: each translation must match it key for key. */
 type Widen<T> = { readonly [K in keyof T]: T[K] extends string ? string : Widen<T[K]> };
 export type Messages = Widen<typeof en>;
+
+/** The synthesis screens' part of `Messages`, translated in ./speech-zh-CN.ts and ./speech-zh-TW.ts. */
+export type SpeechMessages = Widen<typeof speechEn>;

@@ -1,3 +1,4 @@
+import { speechZhCN } from './speech-zh-CN';
 import type { Messages } from './types';
 
 export const zhCN: Messages = {
@@ -166,16 +167,6 @@ export const zhCN: Messages = {
     avatarSize: '图片不能超过 2 MB',
     avatarSaved: '头像已更新',
   },
-  playground: {
-    title: '语音合成',
-    description: '输入文字，选择声音，立即试听。',
-    text: '文本',
-    textPlaceholder: '输入或粘贴要朗读的文字…',
-    voice: '声音',
-    generate: '生成',
-    emptyTitle: '暂无可用的声音',
-    emptyBody: '语音合成正在准备中，声音就绪后会显示在这里。',
-  },
   textToVoice: {
     title: '文字生成声音',
     description: '用文字描述一个声音，试听后再决定保留哪一个。',
@@ -199,19 +190,6 @@ export const zhCN: Messages = {
     description: '你设计、克隆或混合的声音。',
     emptyTitle: '你还没有声音',
     emptyBody: '设计、克隆或混合一个声音后，它会显示在这里。',
-  },
-  models: {
-    title: '模型',
-    description: '你的账户可以使用的语音模型。',
-    emptyTitle: '暂无可用的模型',
-    emptyBody: '模型安装后会在这里列出，并显示其支持的语言和声音。',
-  },
-  voices: {
-    title: '声音库',
-    description: '浏览声音库，为你的项目找到合适的声音。',
-    search: '搜索声音',
-    emptyTitle: '声音库暂时为空',
-    emptyBody: '语音模型安装后，官方声音会在这里列出。',
   },
   usage: {
     title: '用量',
@@ -251,4 +229,5 @@ export const zhCN: Messages = {
     emptyTitle: '暂无 API 密钥',
     emptyBody: '你创建的 API 密钥会显示在这里。密钥只在创建时显示一次。',
   },
+  ...speechZhCN,
 };

@@ -1,3 +1,4 @@
+import { speechZhTW } from './speech-zh-TW';
 import type { Messages } from './types';
 
 export const zhTW: Messages = {
@@ -166,16 +167,6 @@ export const zhTW: Messages = {
     avatarSize: '圖片不能超過 2 MB',
     avatarSaved: '頭像已更新',
   },
-  playground: {
-    title: '語音合成',
-    description: '輸入文字，選擇聲音，立即試聽。',
-    text: '文字',
-    textPlaceholder: '輸入或貼上要朗讀的文字…',
-    voice: '聲音',
-    generate: '產生',
-    emptyTitle: '目前沒有可用的聲音',
-    emptyBody: '語音合成正在準備中，聲音就緒後會顯示在這裡。',
-  },
   textToVoice: {
     title: '文字產生聲音',
     description: '用文字描述一個聲音，試聽後再決定保留哪一個。',
@@ -199,19 +190,6 @@ export const zhTW: Messages = {
     description: '你設計、複製或混合的聲音。',
     emptyTitle: '你還沒有聲音',
     emptyBody: '設計、複製或混合一個聲音後，它會顯示在這裡。',
-  },
-  models: {
-    title: '模型',
-    description: '你的帳戶可以使用的語音模型。',
-    emptyTitle: '目前沒有可用的模型',
-    emptyBody: '模型安裝後會列在這裡，並顯示其支援的語言與聲音。',
-  },
-  voices: {
-    title: '聲音庫',
-    description: '瀏覽聲音庫，為你的專案找到合適的聲音。',
-    search: '搜尋聲音',
-    emptyTitle: '聲音庫目前是空的',
-    emptyBody: '語音模型安裝後，官方聲音會列在這裡。',
   },
   usage: {
     title: '用量',
@@ -251,4 +229,5 @@ export const zhTW: Messages = {
     emptyTitle: '目前沒有 API 金鑰',
     emptyBody: '你建立的 API 金鑰會顯示在這裡。金鑰只在建立時顯示一次。',
   },
+  ...speechZhTW,
 };

@@ -16,3 +16,35 @@ export type PlanKey = (typeof PLAN_KEYS)[number];
 export function planKey(level: string): PlanKey | null {
   return (PLAN_KEYS as readonly string[]).includes(level) ? (level as PlanKey) : null;
 }
+
+/** "812 B", "64.2 kB", "1.3 MB": sizes in the UI locale (decimal units, as browsers show downloads). */
+export function formatBytes(bytes: number, locale: string): string {
+  const units = ['byte', 'kilobyte', 'megabyte', 'gigabyte'] as const;
+  let value = Math.max(0, bytes);
+  if (value < 1000) return `${new Intl.NumberFormat(locale).format(Math.round(value))} B`;
+  let i = 0;
+  while (value >= 1000 && i < units.length - 1) {
+    value /= 1000;
+    i++;
+  }
+  return new Intl.NumberFormat(locale, {
+    style: 'unit',
+    unit: units[i],
+    unitDisplay: 'short',
+    maximumFractionDigits: 1,
+  }).format(value);
+}
+
+/** A playback position as m:ss (h:mm:ss past an hour). */
+export function formatClock(seconds: number): string {
+  const s = Number.isFinite(seconds) && seconds > 0 ? Math.floor(seconds) : 0;
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const rest = String(s % 60).padStart(2, '0');
+  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${rest}` : `${m}:${rest}`;
+}
+
+/** Seconds with one decimal, e.g. "3.4". */
+export function formatSeconds(seconds: number, locale: string): string {
+  return new Intl.NumberFormat(locale, { minimumFractionDigits: 1, maximumFractionDigits: 1 }).format(Math.max(0, seconds));
+}
