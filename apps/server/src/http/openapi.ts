@@ -46,6 +46,8 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
     transform: jsonSchemaTransform,
     transformObject: jsonSchemaTransformObject,
   });
-  app.get('/openapi.json', { schema: { hide: true } }, async () => audioResponses(structuredClone(app.swagger()) as Record<string, any>));
+  app.get('/openapi.json', { schema: { hide: true } }, async () =>
+    audioResponses(structuredClone(app.swagger()) as Record<string, any>),
+  );
   await app.register(scalar, { routePrefix: '/reference', configuration: { url: '/openapi.json', withDefaultFonts: false } });
 }

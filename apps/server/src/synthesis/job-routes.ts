@@ -5,6 +5,7 @@ import { requireSession } from '../http/auth.js';
 import type { AppContext } from '../http/context.js';
 import { requestLocale } from '../http/locale.js';
 import type { Job } from './jobs.js';
+import { ttsInput } from './service.js';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 402: ErrorBody, 404: ErrorBody, 422: ErrorBody, 429: ErrorBody };
 
@@ -36,15 +37,7 @@ export function jobRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       },
       async (request, reply) => {
         const session = await requireSession(request, ctx.sessions);
-        const body = request.body;
-        const prepared = await ctx.synthesis.prepare({
-          text: body.text,
-          voiceId: body.voice_id,
-          format: body.format,
-          speed: body.speed,
-          pitch: body.pitch,
-          ...(body.language ? { language: body.language } : {}),
-        });
+        const prepared = await ctx.synthesis.prepare(ttsInput(request.body));
         const job = await ctx.jobs.create(prepared, { accountId: session.accountId, recordType: 'tts' });
         return reply.status(202).send(view(job, requestLocale(request)));
       },

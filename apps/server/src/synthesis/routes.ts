@@ -7,7 +7,7 @@ import { requireSession } from '../http/auth.js';
 import { AUDIO_RESPONSE } from '../http/openapi.js';
 import type { AppContext } from '../http/context.js';
 import { AppError } from '../platform/errors.js';
-import type { Charge, Prepared } from './service.js';
+import { ttsInput, type Charge, type Prepared } from './service.js';
 import { OPENAI_VOICE_DEFAULTS } from './openai-voices.js';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 402: ErrorBody, 404: ErrorBody, 422: ErrorBody, 429: ErrorBody };
@@ -65,16 +65,8 @@ export function synthesisRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       },
       async (request, reply) => {
         const session = await requireSession(request, ctx.sessions);
-        const body = request.body;
-        const prepared = await ctx.synthesis.prepare({
-          text: body.text,
-          voiceId: body.voice_id,
-          format: body.format,
-          speed: body.speed,
-          pitch: body.pitch,
-          ...(body.language ? { language: body.language } : {}),
-        });
-        return speak(reply, prepared, { accountId: session.accountId, recordType: 'tts' }, body.stream);
+        const prepared = await ctx.synthesis.prepare(ttsInput(request.body));
+        return speak(reply, prepared, { accountId: session.accountId, recordType: 'tts' }, request.body.stream);
       },
     );
 

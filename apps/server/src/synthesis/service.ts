@@ -15,6 +15,25 @@ export interface TtsInput {
   pitch: number;
 }
 
+/** The contract's request body (snake_case) as the service's input. */
+export function ttsInput(body: {
+  text: string;
+  voice_id: string;
+  language?: string;
+  format: AudioFormat;
+  speed: number;
+  pitch: number;
+}): TtsInput {
+  return {
+    text: body.text,
+    voiceId: body.voice_id,
+    format: body.format,
+    speed: body.speed,
+    pitch: body.pitch,
+    ...(body.language ? { language: body.language } : {}),
+  };
+}
+
 export interface Charge {
   accountId: string;
   apiKeyId?: string | null;

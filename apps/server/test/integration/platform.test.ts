@@ -47,7 +47,12 @@ describe.each(DIALECTS)('platform routes (%s)', (dialect) => {
     expect(res.body.paths['/accounts/anonymous'].post.responses['201']).toBeDefined();
     expect(JSON.stringify(res.body.paths['/verification/email'].post.responses['429'])).toContain('#/components/schemas/Error');
     expect(JSON.stringify(res.body.components.schemas.Error)).toContain('request_id');
-    expect(Object.keys(res.body.paths['/tts'].post.responses['200'].content)).toEqual(['audio/mpeg', 'audio/wav', 'audio/ogg', 'audio/pcm']);
+    expect(Object.keys(res.body.paths['/tts'].post.responses['200'].content)).toEqual([
+      'audio/mpeg',
+      'audio/wav',
+      'audio/ogg',
+      'audio/pcm',
+    ]);
   });
 
   it('serves the interactive reference with its script from this server', async () => {

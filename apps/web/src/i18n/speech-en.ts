@@ -71,7 +71,7 @@ export const speechEn = {
     allLanguages: 'All languages',
     allGenders: 'All genders',
     clearFilters: 'Clear filters',
-    total: 'Voices found: {{count}}',
+    total: 'Voices found: {{total}}',
     preview: 'Play preview',
     stopPreview: 'Stop preview',
     noPreview: 'No preview',

@@ -68,7 +68,7 @@ export const speechZhCN: SpeechMessages = {
     allLanguages: '全部语言',
     allGenders: '全部性别',
     clearFilters: '清除筛选',
-    total: '共找到 {{count}} 个声音',
+    total: '共找到 {{total}} 个声音',
     preview: '播放试听',
     stopPreview: '停止试听',
     noPreview: '暂无试听',

@@ -68,7 +68,7 @@ export const speechZhTW: SpeechMessages = {
     allLanguages: '所有語言',
     allGenders: '所有性別',
     clearFilters: '清除篩選',
-    total: '共找到 {{count}} 個聲音',
+    total: '共找到 {{total}} 個聲音',
     preview: '播放試聽',
     stopPreview: '停止試聽',
     noPreview: '沒有試聽',

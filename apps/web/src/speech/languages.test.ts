@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { languageName, languageOptions, languageSummary, preferredVoiceLanguage } from './languages';
+import { languageName, languageOptions, languageSummary, libraryLanguage, preferredVoiceLanguage } from './languages';
 
 describe('language names', () => {
   it('names codes in the UI language and keeps unknown ones as they are', () => {
@@ -9,16 +9,14 @@ describe('language names', () => {
     expect(languageName('not a tag!', 'en')).toBe('not a tag!');
   });
 
-  it('builds unique, sorted options with the code in brackets', () => {
+  it('builds unique options labelled with the code, sorted by label', () => {
     const options = languageOptions(['fr', 'en', 'fr', 'qqq', 'de'], 'en');
-    expect(options.map((o) => o.value)).toEqual(
-      ['en', 'fr', 'de', 'qqq'].sort((a, b) => {
-        const label = (c: string) => options.find((o) => o.value === c)!.label;
-        return label(a).localeCompare(label(b));
-      }),
-    );
-    expect(options.find((o) => o.value === 'fr')?.label).toBe('French (fr)');
-    expect(options.find((o) => o.value === 'qqq')?.label).toBe('qqq');
+    expect(options).toEqual([
+      { value: 'en', label: 'English (en)' },
+      { value: 'fr', label: 'French (fr)' },
+      { value: 'de', label: 'German (de)' },
+      { value: 'qqq', label: 'qqq' },
+    ]);
   });
 
   it('summarizes a voice’s languages without repeating a name', () => {
@@ -29,5 +27,14 @@ describe('language names', () => {
   it('starts Chinese UIs on a Chinese voice and the rest on US English', () => {
     expect(preferredVoiceLanguage('zh-TW')).toBe('zh-TW');
     expect(preferredVoiceLanguage('en')).toBe('en-US');
+  });
+});
+
+describe('libraryLanguage', () => {
+  it('uses the detected code, or its primary subtag, if the library has it', () => {
+    expect(libraryLanguage('zh-CN', ['zh', 'zh-CN'])).toBe('zh-CN');
+    expect(libraryLanguage('fr-CA', ['fr', 'en'])).toBe('fr');
+    expect(libraryLanguage('xx', ['fr'])).toBeUndefined();
+    expect(libraryLanguage(undefined, ['fr'])).toBeUndefined();
   });
 });

@@ -50,3 +50,11 @@ export function preferredVoiceLanguage(uiLocale: string): string {
   if (uiLocale === 'zh-CN' || uiLocale === 'zh-TW') return uiLocale;
   return 'en-US';
 }
+
+/** The filter value for a detected language: itself if the library lists it, else its primary subtag. */
+export function libraryLanguage(detected: string | undefined, available: readonly string[]): string | undefined {
+  if (!detected) return undefined;
+  if (available.includes(detected)) return detected;
+  const primary = detected.split('-')[0]!;
+  return available.includes(primary) ? primary : undefined;
+}

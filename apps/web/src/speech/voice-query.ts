@@ -13,7 +13,7 @@ export interface VoiceFilters {
 
 export const VOICES_PAGE_SIZE = 20;
 
-function isGender(value: string | null | undefined): value is Gender {
+export function isGender(value: string | null | undefined): value is Gender {
   return !!value && (GENDERS as readonly string[]).includes(value);
 }
 

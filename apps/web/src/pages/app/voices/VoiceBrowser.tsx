@@ -1,0 +1,66 @@
+import type { ReactNode } from 'react';
+import { Alert, Center, Group, Loader, Pagination, Stack, Text } from '@mantine/core';
+import { IconMoodEmpty } from '@tabler/icons-react';
+import { useTranslation } from 'react-i18next';
+import { EmptyState } from '../../../components/EmptyState';
+import { useLocaleChoice } from '../../../i18n/hooks';
+import { formatNumber } from '../../../lib/format';
+import type { Voice } from '../../../speech/api';
+import { useTtsConfig } from '../../../speech/useTtsConfig';
+import { pageCount, VOICES_PAGE_SIZE, type VoiceFilters as Filters } from '../../../speech/voice-query';
+import { useVoiceList } from './useVoiceList';
+import { VoiceFilters } from './VoiceFilters';
+import { VoiceList } from './VoiceList';
+
+interface Props {
+  filters: Filters;
+  page: number;
+  onChange: (filters: Filters, page: number) => void;
+  action: (voice: Voice) => ReactNode;
+  selectedId?: string | null;
+  pageSize?: number;
+}
+
+/** Filters, one page of voices, and the pager: the voices page and the playground's picker. */
+export function VoiceBrowser({ filters, page, onChange, action, selectedId, pageSize = VOICES_PAGE_SIZE }: Props) {
+  const { t } = useTranslation();
+  const { ui } = useLocaleChoice();
+  const config = useTtsConfig().data;
+  const list = useVoiceList(filters, page, pageSize);
+  const total = list.data?.total ?? 0;
+  const pages = pageCount(total, pageSize);
+
+  return (
+    <Stack gap="md">
+      <VoiceFilters value={filters} onChange={(next) => onChange(next, 1)} config={config} />
+      <Group justify="space-between" mih={24}>
+        <Text size="sm" c="dimmed" data-testid="voice-total" data-total={list.data ? total : undefined}>
+          {list.data ? t('voices.total', { total: formatNumber(total, ui) }) : ''}
+        </Text>
+        {list.isFetching && <Loader size="xs" />}
+      </Group>
+      {list.isError && !list.data ? (
+        <Alert color="red">{t('voices.loadFailed')}</Alert>
+      ) : !list.data ? (
+        <Center py="xl">
+          <Loader />
+        </Center>
+      ) : list.data.items.length === 0 ? (
+        <EmptyState icon={<IconMoodEmpty size={26} />} title={t('voices.emptyTitle')} body={t('voices.emptyBody')} />
+      ) : (
+        <VoiceList voices={list.data.items} config={config} action={action} selectedId={selectedId} />
+      )}
+      {pages > 1 && (
+        <Group justify="center">
+          <Pagination
+            total={pages}
+            value={Math.min(page, pages)}
+            onChange={(next) => onChange(filters, next)}
+            siblings={1}
+            data-testid="voice-pagination"
+          />
+        </Group>
+      )}
+    </Stack>
+  );
+}
