@@ -63,6 +63,7 @@ class FfmpegStreamEncoder implements StreamEncoder {
       '1',
       'pipe:1',
     ]);
+    if (this.proc.pid) lowerPriority(this.proc.pid);
     this.proc.stdout.on('data', (d: Buffer) => {
       this.pending.push(d);
       this.waiter?.();
