@@ -6,6 +6,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { libraryTests } from './flows/library';
+import { playgroundTests } from './flows/playground';
 import { sessionTests } from './flows/session';
 import { shellTests } from './flows/shell';
 import { Console, launchBrowser } from './lib/browser';
@@ -14,9 +16,12 @@ import { Suite } from './lib/harness';
 import { ensureConsoleBuild, startServer } from './lib/server';
 
 const suite = new Suite();
-// Order matters: the session flow registers, signs out and back in; the shell tests use that account.
+// Order matters: the session flow registers, signs out and back in; the shell, playground and
+// library tests use that account (the playground tests follow one another on one page).
 sessionTests(suite);
 shellTests(suite);
+playgroundTests(suite);
+libraryTests(suite);
 
 async function main(): Promise<number> {
   fs.mkdirSync(SHOTS, { recursive: true });

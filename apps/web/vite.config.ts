@@ -26,6 +26,9 @@ const API_PREFIXES = [
   '/metrics',
   '/openapi.json',
   '/reference',
+  // The server's own images under /assets (the built console's files are /assets/<name>-<hash>.js|css).
+  '/assets/avatars',
+  '/assets/model.svg',
 ];
 
 export default defineConfig({

@@ -10,10 +10,12 @@ import { NotFoundPage } from './pages/NotFoundPage';
 import { PublicPricingPage } from './pages/PricingPage';
 import { ApiKeysPage, AppPricingPage, OrdersPage, UsagePage } from './pages/app/AccountPages';
 import { DashboardPage } from './pages/app/DashboardPage';
-import { ModelsPage, MyVoicesPage, VoicesPage } from './pages/app/LibraryPages';
-import { PlaygroundPage } from './pages/app/PlaygroundPage';
+import { MyVoicesPage } from './pages/app/LibraryPages';
+import { ModelsPage } from './pages/app/models/ModelsPage';
+import { PlaygroundPage } from './pages/app/playground/PlaygroundPage';
 import { ProfilePage } from './pages/app/ProfilePage';
 import { TextToVoicePage } from './pages/app/TextToVoicePage';
+import { VoicesPage } from './pages/app/voices/VoicesPage';
 import { VoiceCloningPage } from './pages/app/VoiceCloningPage';
 
 export const router = createHashRouter([

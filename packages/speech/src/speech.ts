@@ -2,7 +2,6 @@
  * The package's high-level API for the server: the voice library, synthesis (whole or streamed),
  * previews, estimates and language checks, behind one object created from config.
  */
-import { encodeAudio } from './audio/ffmpeg.ts';
 import { createStreamEncoder } from './audio/stream-encoder.ts';
 import { mixVoices, type MixPart } from './catalogue/mix.ts';
 import { concatFloat32 } from './dsp/pcm.ts';
@@ -152,8 +151,9 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
       offset += s.samples.length / s.sampleRate;
     }
     const pcm = concatFloat32(parts);
-    const audio = await encodeAudio(pcm, sampleRate, plan.format);
+    // Read before encoding: the samples' buffer moves to the worker that encodes them.
     const durationSec = pcm.length / sampleRate;
+    const audio = await pool.encode(pcm, sampleRate, plan.format);
     if (!plan.reference) await cache?.set(key, { audio, durationSec, sampleRate });
     return { ...base, audio, durationSec, words, cached: false };
   }

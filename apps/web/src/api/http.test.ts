@@ -109,8 +109,12 @@ describe('createHttp', () => {
     expect(new Uint8Array(await res.arrayBuffer())).toEqual(new Uint8Array([1, 2, 3]));
     const init = (fetchImpl.mock.calls[0] as unknown as [string, RequestInit])[1];
     expect((init.headers as Record<string, string>).accept).toBe('*/*');
-    const failing = setup((async () => json(402, { error: { code: 'INSUFFICIENT_BALANCE', message: 'Insufficient Balance' } })) as typeof fetch);
+    const failing = setup((async () =>
+      json(402, { error: { code: 'INSUFFICIENT_BALANCE', message: 'Insufficient Balance' } })) as typeof fetch);
     failing.queue.open();
-    await expect(failing.http('POST', '/tts', { raw: true })).rejects.toMatchObject({ code: 'INSUFFICIENT_BALANCE', status: 402 });
+    await expect(failing.http('POST', '/tts', { raw: true })).rejects.toMatchObject({
+      code: 'INSUFFICIENT_BALANCE',
+      status: 402,
+    });
   });
 });

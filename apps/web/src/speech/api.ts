@@ -15,6 +15,13 @@ export type { Voice };
 export type AudioFormat = (typeof AUDIO_FORMATS)[number];
 export type Gender = (typeof GENDERS)[number];
 export type VoiceList = z.infer<typeof VoiceListResponse>;
+
+/**
+ * The contract's enums, repeated as plain arrays: importing the values from @polyvox/contracts
+ * would pull its zod schemas into the bundle (api.test.ts checks they stay equal).
+ */
+export const GENDER_VALUES: readonly Gender[] = ['male', 'female', 'neutral'];
+export const FORMAT_VALUES: readonly AudioFormat[] = ['mp3', 'wav', 'opus', 'pcm'];
 export type Estimate = z.infer<typeof EstimateResponse>;
 export type RandomText = z.infer<typeof RandomTextResponse>;
 

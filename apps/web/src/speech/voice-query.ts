@@ -1,6 +1,5 @@
-import { GENDERS } from '@polyvox/contracts';
 import type { QueryValue } from '../api/http';
-import type { Gender } from './api';
+import { GENDER_VALUES, type Gender } from './api';
 
 /** What the voice lists filter by; an absent field is not filtered on. */
 export interface VoiceFilters {
@@ -14,7 +13,7 @@ export interface VoiceFilters {
 export const VOICES_PAGE_SIZE = 20;
 
 export function isGender(value: string | null | undefined): value is Gender {
-  return !!value && (GENDERS as readonly string[]).includes(value);
+  return !!value && (GENDER_VALUES as readonly string[]).includes(value);
 }
 
 function clean(value: string | null | undefined): string | undefined {

@@ -6,10 +6,11 @@
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { SpeechError, reviveError } from '../errors.ts';
+import type { AudioFormat } from '../types.ts';
 import type { FromWorker, SynthesisJob, SynthesisResult, ToWorker, WorkerConfig } from './protocol.ts';
 
 type Pending = { resolve: (v: any) => void; reject: (e: Error) => void };
-type Task = { msg: ToWorker; pending: Pending };
+type Task = { msg: ToWorker; transfer: ArrayBuffer[]; pending: Pending };
 
 interface Slot {
   worker: Worker;
@@ -51,6 +52,7 @@ export class WorkerPool {
           ),
         );
       else if (msg.type === 'result') task.pending.resolve(msg.result);
+      else if (msg.type === 'encoded') task.pending.resolve(msg.audio);
       else if (msg.type === 'voices') task.pending.resolve({ voices: msg.voices, models: msg.models });
       else task.pending.resolve(undefined);
       this.pump();
@@ -76,21 +78,28 @@ export class WorkerPool {
       const task = this.queue.shift()!;
       slot.busy = task;
       slot.worker.ref();
-      slot.worker.postMessage(task.msg);
+      slot.worker.postMessage(task.msg, task.transfer);
     }
     for (const slot of this.slots) if (!slot.busy) slot.worker.unref();
   }
 
-  private submit<T>(make: (id: number) => ToWorker): Promise<T> {
+  private submit<T>(make: (id: number) => ToWorker, transfer: ArrayBuffer[] = []): Promise<T> {
     if (this.closed) return Promise.reject(new SpeechError('INTERNAL', 'the synthesis pool is closed'));
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ msg: make(++this.seq), pending: { resolve, reject } });
+      this.queue.push({ msg: make(++this.seq), transfer, pending: { resolve, reject } });
       this.pump();
     });
   }
 
   synthesize(job: SynthesisJob): Promise<SynthesisResult> {
     return this.submit((id) => ({ type: 'synthesize', id, job }));
+  }
+
+  /** Encodes PCM in a worker; the samples' buffer is transferred, so the caller must not reuse it. */
+  async encode(samples: Float32Array, sampleRate: number, format: AudioFormat): Promise<Buffer> {
+    const owned = samples.byteOffset === 0 && samples.byteLength === samples.buffer.byteLength ? samples : samples.slice();
+    const audio = await this.submit<Uint8Array>((id) => ({ type: 'encode', id, samples: owned, sampleRate, format }), [owned.buffer as ArrayBuffer]);
+    return Buffer.from(audio.buffer, audio.byteOffset, audio.byteLength);
   }
 
   /** Loads the engines in every worker, so the first real request is not the slow one. */

@@ -1,5 +1,5 @@
 /** Messages between the pool and its worker threads. */
-import type { EngineRequest, VoiceInfo, VoiceProfile, WordTiming } from '../types.ts';
+import type { AudioFormat, EngineRequest, VoiceInfo, VoiceProfile, WordTiming } from '../types.ts';
 
 export interface WorkerConfig {
   modelsDir?: string;
@@ -30,11 +30,15 @@ export interface SynthesisResult {
 }
 
 export type ToWorker =
-  { type: 'synthesize'; id: number; job: SynthesisJob } | { type: 'voices'; id: number } | { type: 'warmup'; id: number };
+  | { type: 'synthesize'; id: number; job: SynthesisJob }
+  | { type: 'encode'; id: number; samples: Float32Array; sampleRate: number; format: AudioFormat }
+  | { type: 'voices'; id: number }
+  | { type: 'warmup'; id: number };
 
 export type FromWorker =
   | { type: 'result'; id: number; result: SynthesisResult }
   | { type: 'voices'; id: number; voices: VoiceInfo[]; models: unknown[] }
+  | { type: 'encoded'; id: number; audio: Uint8Array }
   | { type: 'done'; id: number }
   | {
       type: 'error';

@@ -2,6 +2,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { createLocalEngines } from '../engines/local.ts';
 import { runEngine } from '../pipeline/run-engine.ts';
+import { encodeAudio } from '../audio/ffmpeg.ts';
 import type { FromWorker, ToWorker, WorkerConfig } from './protocol.ts';
 import { lowerPriority } from './priority.ts';
 
@@ -48,6 +49,12 @@ port.on('message', async (msg: ToWorker) => {
     if (msg.type === 'warmup') {
       await warmup();
       send({ type: 'done', id: msg.id });
+    } else if (msg.type === 'encode') {
+      // Building the file and running ffmpeg here keeps that work off the server's event loop.
+      const audio = await encodeAudio(msg.samples, msg.sampleRate, msg.format);
+      const owned = new Uint8Array(audio.byteLength);
+      owned.set(audio);
+      send({ type: 'encoded', id: msg.id, audio: owned }, [owned.buffer as ArrayBuffer]);
     } else if (msg.type === 'voices') {
       const list = [...engines.values()];
       send({

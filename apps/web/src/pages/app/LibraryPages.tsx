@@ -1,5 +1,5 @@
-import { Button, Group, Stack, TextInput } from '@mantine/core';
-import { IconCpu, IconMicrophone, IconSearch, IconSparkles, IconUserCircle, IconVolume } from '@tabler/icons-react';
+import { Button, Group, Stack } from '@mantine/core';
+import { IconMicrophone, IconSparkles, IconUserCircle } from '@tabler/icons-react';
 import { Link } from 'react-router-dom';
 import { useTranslation } from 'react-i18next';
 import { EmptyState } from '../../components/EmptyState';
@@ -25,27 +25,6 @@ export function MyVoicesPage() {
           </Group>
         }
       />
-    </Stack>
-  );
-}
-
-export function VoicesPage() {
-  const { t } = useTranslation();
-  return (
-    <Stack data-testid="voices-page">
-      <PageHeader title={t('voices.title')} description={t('voices.description')} />
-      <TextInput leftSection={<IconSearch size={16} />} placeholder={t('voices.search')} disabled maw={360} />
-      <EmptyState icon={<IconVolume size={26} />} title={t('voices.emptyTitle')} body={t('voices.emptyBody')} />
-    </Stack>
-  );
-}
-
-export function ModelsPage() {
-  const { t } = useTranslation();
-  return (
-    <Stack data-testid="models-page">
-      <PageHeader title={t('models.title')} description={t('models.description')} />
-      <EmptyState icon={<IconCpu size={26} />} title={t('models.emptyTitle')} body={t('models.emptyBody')} />
     </Stack>
   );
 }

@@ -36,8 +36,9 @@ export class MseSink {
   }
 
   private notify(): void {
-    for (const fn of this.drained) fn();
+    const waiting = [...this.drained];
     this.drained.clear();
+    waiting.forEach((fn) => fn());
   }
 
   private pump(): void {
@@ -73,14 +74,12 @@ export class MseSink {
     this.ending = true;
     return new Promise((resolve, reject) => {
       const check = () => {
-        if (this.failed) return reject(this.failed);
-        if (this.queue.length === 0 && this.buffer && !this.buffer.updating) {
-          this.pump();
-          return resolve();
-        }
-        this.drained.add(check);
+        if (this.failed) reject(this.failed);
+        else if (this.source.readyState === 'ended') resolve();
+        else this.drained.add(check);
       };
       check();
+      this.pump(); // ends the stream now if every chunk is already in
     });
   }
 

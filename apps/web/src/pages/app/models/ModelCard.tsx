@@ -48,11 +48,7 @@ export function ModelCard({ model }: { model: ModelInfo }) {
       <SimpleGrid cols={3} mt="md">
         <Fact label={t('models.languages')} value={formatNumber(model.languages.length, ui)} testId="model-languages" />
         <Fact label={t('models.voices')} value={formatNumber(model.voice_count, ui)} testId="model-voices" />
-        <Fact
-          label={t('models.price')}
-          value={t('models.perCharacter', { credits: formatNumber(model.credits_per_character, ui) })}
-          testId="model-price"
-        />
+        <Fact label={t('models.price')} value={formatNumber(model.credits_per_character, ui)} testId="model-price" />
       </SimpleGrid>
       <Text size="xs" c="dimmed" mt="sm" lineClamp={1} title={model.languages.join(', ')}>
         {sample.text}

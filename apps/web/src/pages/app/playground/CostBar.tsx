@@ -45,7 +45,9 @@ export function CostBar({ credits, estimating, balance, canGenerate, busy, asJob
                   data-credits={credits ?? ''}
                   data-state={estimating ? 'estimating' : 'ready'}
                 >
-                  {credits === null ? t('playground.estimating') : t('playground.credits', { credits: formatNumber(credits, ui) })}
+                  {credits === null
+                    ? t('playground.estimating')
+                    : t('playground.credits', { credits: formatNumber(credits, ui) })}
                 </Text>
               )}
               {estimating && <Loader size={12} />}
@@ -61,11 +63,22 @@ export function CostBar({ credits, estimating, balance, canGenerate, busy, asJob
           </Stack>
         </Group>
         {busy ? (
-          <Button color="red" variant="light" leftSection={<IconPlayerStopFilled size={16} />} onClick={onStop} data-testid="playground-stop">
+          <Button
+            color="red"
+            variant="light"
+            leftSection={<IconPlayerStopFilled size={16} />}
+            onClick={onStop}
+            data-testid="playground-stop"
+          >
             {t('playground.stop')}
           </Button>
         ) : (
-          <Button leftSection={<IconSparkles size={16} />} onClick={onGenerate} disabled={!canGenerate || short} data-testid="playground-generate">
+          <Button
+            leftSection={<IconSparkles size={16} />}
+            onClick={onGenerate}
+            disabled={!canGenerate || short}
+            data-testid="playground-generate"
+          >
             {t('playground.generate')}
           </Button>
         )}

@@ -15,7 +15,8 @@ const FORMAT_LABEL: Record<AudioFormat, string> = { mp3: 'MP3', wav: 'WAV', opus
 /** Speed (0.5–2×), pitch (±12 semitones) and the output format. */
 export function SettingsPanel({ value, onChange, disabled }: Props) {
   const { t } = useTranslation();
-  const changed = value.speed !== DEFAULT_SETTINGS.speed || value.pitch !== DEFAULT_SETTINGS.pitch || value.format !== DEFAULT_SETTINGS.format;
+  const changed =
+    value.speed !== DEFAULT_SETTINGS.speed || value.pitch !== DEFAULT_SETTINGS.pitch || value.format !== DEFAULT_SETTINGS.format;
   return (
     <Paper withBorder radius="md" p="lg" data-testid="playground-settings">
       <Group justify="space-between" mb="sm">

@@ -40,7 +40,7 @@ export function VoiceCard({ voice, loading, missing, onChange }: Props) {
               {voice.name}
             </Text>
             <Group gap={4} wrap="nowrap">
-              <Badge size="xs" variant="outline" color="gray">
+              <Badge size="xs" variant="outline" color="gray" style={{ flexShrink: 0 }}>
                 {findModel(config, voice.model)?.model_name ?? voice.model}
               </Badge>
               <Text size="xs" c="dimmed" truncate>

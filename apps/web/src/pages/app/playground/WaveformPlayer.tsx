@@ -135,7 +135,7 @@ export function WaveformPlayer({ src, peaks, duration, autoplay }: Props) {
             {formatClock(time)}
           </Text>
           <Text size="xs" c="dimmed" ff="monospace" data-testid="result-duration">
-            {formatClock(total)}
+            {formatClock(Math.round(total))}
           </Text>
         </Group>
       </Box>

@@ -1,5 +1,4 @@
-import { AUDIO_FORMATS } from '@polyvox/contracts';
-import type { AudioFormat } from '../../../speech/api';
+import { FORMAT_VALUES, type AudioFormat } from '../../../speech/api';
 
 export interface SynthesisSettings {
   speed: number;
@@ -10,4 +9,4 @@ export interface SynthesisSettings {
 export const DEFAULT_SETTINGS: SynthesisSettings = { speed: 1, pitch: 0, format: 'mp3' };
 export const SPEED = { min: 0.5, max: 2, step: 0.05 } as const;
 export const PITCH = { min: -12, max: 12, step: 1 } as const;
-export const FORMATS: readonly AudioFormat[] = AUDIO_FORMATS;
+export const FORMATS: readonly AudioFormat[] = FORMAT_VALUES;

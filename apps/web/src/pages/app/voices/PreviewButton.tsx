@@ -20,7 +20,8 @@ export function PreviewButton({ voice }: { voice: Voice }) {
   }
   const mine = state.id === voice.id;
   const status = mine ? state.status : 'idle';
-  const label = status === 'error' ? t('voices.previewFailed') : status === 'idle' ? t('voices.preview') : t('voices.stopPreview');
+  const label =
+    status === 'error' ? t('voices.previewFailed') : status === 'idle' ? t('voices.preview') : t('voices.stopPreview');
   return (
     <Tooltip label={label}>
       <ActionIcon

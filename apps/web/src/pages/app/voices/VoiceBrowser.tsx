@@ -34,7 +34,13 @@ export function VoiceBrowser({ filters, page, onChange, action, selectedId, page
     <Stack gap="md">
       <VoiceFilters value={filters} onChange={(next) => onChange(next, 1)} config={config} />
       <Group justify="space-between" mih={24}>
-        <Text size="sm" c="dimmed" data-testid="voice-total" data-total={list.data ? total : undefined}>
+        <Text
+          size="sm"
+          c="dimmed"
+          data-testid="voice-total"
+          data-total={list.data ? total : undefined}
+          data-fetching={list.isFetching}
+        >
           {list.data ? t('voices.total', { total: formatNumber(total, ui) }) : ''}
         </Text>
         {list.isFetching && <Loader size="xs" />}

@@ -3,9 +3,8 @@ import { Button, Group, Select, TextInput } from '@mantine/core';
 import { useDebouncedCallback } from '@mantine/hooks';
 import { IconFilterOff, IconSearch } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
-import { GENDERS } from '@polyvox/contracts';
 import { useLocaleChoice } from '../../../i18n/hooks';
-import type { Gender, TtsConfig } from '../../../speech/api';
+import { GENDER_VALUES, type Gender, type TtsConfig } from '../../../speech/api';
 import { languageOptions } from '../../../speech/languages';
 import { normalizeFilters, type VoiceFilters as Filters } from '../../../speech/voice-query';
 
@@ -38,7 +37,7 @@ export function VoiceFilters({ value, onChange, config }: Props) {
   const genders = useMemo(() => {
     const pool = (config?.models ?? []).filter((m) => !value.model || m.model === value.model);
     const known = new Set(pool.flatMap((m) => m.sexs.map((s) => s.sex)));
-    return GENDERS.filter((g) => known.size === 0 || known.has(g)).map((g) => ({ value: g, label: t(`genders.${g}`) }));
+    return GENDER_VALUES.filter((g) => known.size === 0 || known.has(g)).map((g) => ({ value: g, label: t(`genders.${g}`) }));
   }, [config, value.model, t]);
 
   const set = (patch: Partial<Filters>) => onChange(normalizeFilters({ ...value, ...patch, name }));

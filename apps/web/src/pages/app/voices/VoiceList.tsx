@@ -17,7 +17,17 @@ interface Props {
 
 const GENDER_COLOR = { male: 'blue', female: 'pink', neutral: 'teal' } as const;
 
-export function VoiceRow({ voice, config, action, selected }: { voice: Voice; config: TtsConfig | undefined; action: ReactNode; selected?: boolean }) {
+export function VoiceRow({
+  voice,
+  config,
+  action,
+  selected,
+}: {
+  voice: Voice;
+  config: TtsConfig | undefined;
+  action: ReactNode;
+  selected?: boolean;
+}) {
   const { t } = useTranslation();
   const { ui } = useLocaleChoice();
   const langs = languageSummary(voice.languages, ui);

@@ -1,0 +1,147 @@
+import { Console } from '../lib/browser';
+import { env, shot } from '../lib/env';
+import { assert, assertEqual, type Suite } from '../lib/harness';
+import { audioState, chooseOption, waitForPlayback, waitForRowsOfModel } from '../lib/speech';
+
+/** The voices and models pages, and how the console loads the model configuration. */
+export function libraryTests(suite: Suite): void {
+  suite.test(
+    'the voices page filters by model, pages by 20, plays one preview at a time, and hands a voice to the playground',
+    async () => {
+      const page = env.page;
+      await env.ui.goto('/app/voices');
+      const total = Number(await page.locator('[data-testid="voice-total"][data-total]').getAttribute('data-total'));
+      assert(total >= 500, `the library has at least 500 voices (${total})`);
+      assertEqual(await page.locator('[data-testid="voice-row"]').count(), 20, '20 voices a page');
+      await page.getByTestId('voice-pagination').getByRole('button', { name: '2', exact: true }).click();
+      await env.ui.waitForHash('/app/voices?page=2');
+
+      await chooseOption(page, page.getByTestId('filter-model'), 'Flite');
+      await env.ui.waitForHash('/app/voices?model=flite');
+      const rows = await waitForRowsOfModel(page, '[data-testid="voices-page"]', 'flite');
+      await page.locator('[data-testid="voice-total"][data-total="5"]').waitFor();
+      assertEqual(rows, 5, 'the five Flite voices');
+
+      await chooseOption(page, page.getByTestId('filter-gender'), 'Female');
+      await env.ui.waitForHash('/app/voices?model=flite&gender=female');
+      await page.waitForFunction(() =>
+        Array.from(document.querySelectorAll('[data-testid="voice-row"]')).every(
+          (r) => r.getAttribute('data-gender') === 'female',
+        ),
+      );
+
+      await page.getByTestId('filter-clear').click();
+      await env.ui.waitForHash('/app/voices');
+      await chooseOption(page, page.getByTestId('filter-model'), 'Flite');
+      await waitForRowsOfModel(page, '[data-testid="voices-page"]', 'flite');
+      const first = page.locator('[data-testid="voice-row"]').nth(0);
+      const second = page.locator('[data-testid="voice-row"]').nth(1);
+      await first.getByTestId('voice-preview').click();
+      await waitForPlayback(page, 'preview-audio', 0.2);
+      const firstId = await first.getAttribute('data-voice-id');
+      assert((await audioState(page, 'preview-audio')).src.endsWith(`/voice/preview/${firstId}.mp3`), 'the first preview plays');
+      await first.locator('[data-testid="voice-preview"][data-state="playing"]').waitFor();
+      await shot('voices-en');
+
+      await second.getByTestId('voice-preview').click();
+      const secondId = await second.getAttribute('data-voice-id');
+      await page.waitForFunction(
+        (id) =>
+          (document.querySelector('[data-testid="preview-audio"]') as HTMLAudioElement | null)?.currentSrc.endsWith(`/${id}.mp3`),
+        secondId,
+      );
+      await first.locator('[data-testid="voice-preview"][data-state="idle"]').waitFor();
+      assertEqual(await page.locator('audio[data-testid="preview-audio"]').count(), 1, 'one preview element');
+      await second.getByTestId('voice-preview').click();
+      await second.locator('[data-testid="voice-preview"][data-state="idle"]').waitFor();
+
+      await second.getByTestId('voice-use').click();
+      await env.ui.waitForHash(`/app/playground?${new URLSearchParams({ voice: secondId! }).toString()}`);
+      await page.locator(`[data-testid="playground-voice"][data-voice-id="${secondId}"]`).waitFor();
+    },
+  );
+
+  suite.test('the models page shows each model, and links to its voices', async () => {
+    const page = env.page;
+    await env.ui.goto('/app/models');
+    const cards = page.getByTestId('model-card');
+    await cards.first().waitFor();
+    const models = await cards.evaluateAll((els) => els.map((e) => e.getAttribute('data-model')));
+    for (const m of ['espeak-ng', 'flite', 'gnuspeech']) assert(models.includes(m), `a card for ${m} (${models.join(', ')})`);
+    const espeak = page.locator('[data-testid="model-card"][data-model="espeak-ng"]');
+    assert(Number(await espeak.getByTestId('model-languages').innerText()) >= 100, 'eSpeak NG speaks 100+ languages');
+    assert(Number((await espeak.getByTestId('model-voices').innerText()).replace(/\D/g, '')) >= 500, 'eSpeak NG has 500+ voices');
+    assert(Number(await espeak.getByTestId('model-price').innerText()) > 0, 'the price per character');
+    assert((await espeak.locator('[data-testid="model-genders"] [data-sex]').count()) >= 2, 'genders with icons');
+    await shot('models-en');
+    await page.locator('[data-testid="model-card"][data-model="flite"]').getByTestId('model-browse').click();
+    await env.ui.waitForHash('/app/voices?model=flite');
+    await waitForRowsOfModel(page, '[data-testid="voices-page"]', 'flite');
+  });
+
+  suite.test('the model config is retried after 3, 8 and 15 s, then a dialog offers a retry', async () => {
+    const context = await env.browser.newContext({ viewport: { width: 1280, height: 800 } });
+    try {
+      const p = await context.newPage();
+      await p.addInitScript({ content: "localStorage.setItem('polyvox.lang', 'en');" });
+      await p.clock.install();
+      const calls: { at: number; lang: string | null }[] = [];
+      let failing = true;
+      await p.route('**/tts/config?*', async (route) => {
+        calls.push({ at: await p.evaluate(() => Date.now()), lang: new URL(route.request().url()).searchParams.get('lang') });
+        if (failing) await route.fulfill({ status: 503, contentType: 'application/json', body: '{"error":{"code":"INTERNAL"}}' });
+        else await route.continue();
+      });
+      const ui = new Console(p, env.server.baseUrl);
+      await ui.goto('/');
+      const waitCalls = async (n: number) => {
+        const deadline = Date.now() + 10_000;
+        while (calls.length < n && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+        assertEqual(calls.length, n, 'config requests so far');
+      };
+      await waitCalls(1);
+      await p.clock.pauseAt(calls[0]!.at + 100);
+      for (const [delay, n] of [
+        [3000, 2],
+        [8000, 3],
+        [15000, 4],
+      ] as const) {
+        const start = calls[calls.length - 1]!.at;
+        await p.clock.runFor(start + delay - 200 - (await p.evaluate(() => Date.now())));
+        await new Promise((r) => setTimeout(r, 200));
+        assertEqual(calls.length, n - 1, `no retry before ${delay / 1000} s`);
+        await p.clock.runFor(400);
+        await waitCalls(n);
+        const gap = calls[n - 1]!.at - start;
+        assert(Math.abs(gap - delay) <= 500, `retry ${n - 1} after ${delay} ms (took ${gap} ms)`);
+      }
+      await p.clock.runFor(1000);
+      const dialog = p.getByTestId('config-retry-dialog');
+      await dialog.waitFor();
+      await p.clock.runFor(30_000);
+      assertEqual(calls.length, 4, 'no more automatic retries after the dialog');
+      failing = false;
+      await p.getByTestId('config-retry').click();
+      await waitCalls(5);
+      await p.clock.runFor(1000);
+      await dialog.waitFor({ state: 'detached' });
+
+      // Switching language twice within 100 ms (of the page's clock) reloads the config once, in the last language.
+      for (const lang of ['zh-CN', 'zh-TW']) {
+        await p.getByTestId('language-menu').click();
+        await p.clock.runFor(20); // the menu's transition
+        await p.getByTestId(`lang-option-${lang}`).click();
+        await p.clock.runFor(20);
+        await p.locator(`[data-testid="language-menu"][data-locale="${lang}"]`).waitFor();
+      }
+      assertEqual(calls.length, 5, 'no reload while the language is still changing');
+      await p.clock.runFor(200);
+      await waitCalls(6);
+      assertEqual(calls[5]!.lang, 'zh-TW', 'the config is reloaded in the new language');
+      await p.clock.runFor(1000);
+      assertEqual(calls.length, 6, 'one reload for two quick changes');
+    } finally {
+      await context.close();
+    }
+  });
+}

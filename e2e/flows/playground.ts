@@ -1,0 +1,245 @@
+import fs from 'node:fs';
+import { errorMessage } from '@polyvox/contracts';
+import type { Request } from 'playwright-core';
+import { env, LANGS, SHOTS, shot } from '../lib/env';
+import { assert, assertEqual, type Suite } from '../lib/harness';
+import { billable, chooseOption, waitForPlayback, waitForRowsOfModel, waitForWaveform } from '../lib/speech';
+
+/** The playground: text, voice, estimate, streamed generation with a waveform, download, warnings. */
+const SENTENCE = 'Hello from the Polyvox browser test. This sentence is spoken by a real speech engine, streamed as it is made.';
+const CHINESE = '你好，欢迎使用语音合成平台。今天的天气非常好，我们一起去公园散步吧。';
+const SARAH = 'voice_flite.slt';
+const ENGLISH = 'voice_espeak.en-us';
+const TITLE = { en: 'Playground', 'zh-CN': '语音合成', 'zh-TW': '語音合成' } as const;
+
+const isPath = (r: Request, path: string, method = 'POST') => new URL(r.url()).pathname === path && r.method() === method;
+
+async function pickSarahFromPicker(): Promise<void> {
+  const page = env.page;
+  await page.getByTestId('playground-change-voice').click();
+  const picker = page.getByTestId('voice-picker');
+  await picker.waitFor();
+  await chooseOption(page, picker.getByTestId('filter-model'), 'Flite');
+  await waitForRowsOfModel(page, '[data-testid="voice-picker"]', 'flite');
+  await picker.getByTestId('filter-name').fill('Sarah');
+  const row = picker.locator(`[data-testid="voice-row"][data-voice-id="${SARAH}"]`);
+  await row.waitFor();
+  await page.waitForFunction(
+    () => document.querySelectorAll('[data-testid="voice-picker"] [data-testid="voice-row"]').length === 1,
+  );
+  await row.getByTestId('voice-select').click();
+  await picker.waitFor({ state: 'detached' });
+}
+
+export function playgroundTests(suite: Suite): void {
+  suite.test('the playground prices a typed sentence for the picked voice (debounced estimate)', async () => {
+    const page = env.page;
+    await env.ui.goto('/app/playground');
+    await page.getByTestId('playground-page').waitFor();
+    await pickSarahFromPicker();
+    await env.ui.waitForHash(`/app/playground?voice=${SARAH}`);
+    await page.locator(`[data-testid="playground-voice"][data-voice-id="${SARAH}"]`).waitFor();
+
+    const estimates: Request[] = [];
+    const count = (r: Request) => {
+      if (isPath(r, '/tts/estimate')) estimates.push(r);
+    };
+    page.on('request', count);
+    await page.getByTestId('playground-text').pressSequentially(SENTENCE.slice(0, 40), { delay: 15 });
+    await page.getByTestId('playground-text').fill(SENTENCE);
+    const want = billable(SENTENCE);
+    assertEqual(Number(await page.getByTestId('playground-count').getAttribute('data-characters')), want, 'live character count');
+    await page.locator(`[data-testid="playground-estimate"][data-state="ready"][data-credits="${want}"]`).waitFor();
+    page.off('request', count);
+    assert(
+      estimates.length >= 1 && estimates.length <= 2,
+      `typing sends one or two estimates, not one per key (${estimates.length})`,
+    );
+    const last = estimates[estimates.length - 1]!.postDataJSON() as { text: string; voice_id: string };
+    assertEqual(last.voice_id, SARAH, 'the estimate is for the picked voice');
+    assertEqual(last.text, SENTENCE, 'the estimate is for the whole text');
+    assert(Number(await page.getByTestId('playground-balance').getAttribute('data-credits')) > 0, 'the balance is shown');
+  });
+
+  suite.test('generating streams the audio, plays it with a waveform, refreshes the balance, and downloads', async () => {
+    const page = env.page;
+    const before = Number(await page.getByTestId('playground-balance').getAttribute('data-credits'));
+    const phases: string[] = [];
+    await page.exposeFunction('__phase', (p: string) => phases.push(p)).catch(() => undefined);
+    // Records each phase/mode the result goes through (a string: tsx's helpers do not exist in the page).
+    await page.evaluate(`(() => {
+      const seen = new Set();
+      const tick = () => {
+        const el = document.querySelector('[data-testid="playground-result"]');
+        const p = el ? el.getAttribute('data-phase') + '/' + el.getAttribute('data-mode') : '';
+        if (el && !seen.has(p)) { seen.add(p); window.__phase(p); }
+        if (!seen.has('done/stream') && !seen.has('done/collect')) requestAnimationFrame(tick);
+      };
+      tick();
+    })()`);
+    const sent = page.waitForRequest((r) => isPath(r, '/tts'));
+    const answered = page.waitForResponse((r) => isPath(r.request(), '/tts'));
+    await page.getByTestId('playground-generate').click();
+    const body = (await sent).postDataJSON() as Record<string, unknown>;
+    assertEqual(body.stream, true, 'POST /tts asks for a stream');
+    assertEqual(body.voice_id, SARAH, 'voice_id');
+    assertEqual(body.format, 'mp3', 'format');
+    assertEqual(body.speed, 1, 'speed');
+    assertEqual(body.pitch, 0, 'pitch');
+    const res = await answered;
+    assertEqual(res.status(), 200, 'POST /tts');
+    const charged = Number(res.headers()['x-credits-charged']);
+    assertEqual(charged, billable(SENTENCE), 'x-credits-charged is the estimate');
+
+    await waitForPlayback(page, 'result-audio', 0.3);
+    const wave = await waitForWaveform(page);
+    assert(wave.duration > 2, `the waveform covers the sentence (${wave.duration} s)`);
+    await page.locator('[data-testid="playground-result"][data-phase="done"]').waitFor({ timeout: 30_000 });
+    assert(
+      phases.includes('streaming/stream'),
+      `the MP3 played through MediaSource while streaming (phases: ${phases.join(', ')})`,
+    );
+    const status = page.getByTestId('result-status');
+    assert(Number(await status.getAttribute('data-bytes')) > 5_000, 'bytes received are shown');
+    await page.locator(`[data-testid="playground-balance"][data-credits="${before - charged}"]`).waitFor();
+    await page.getByTestId('result-play').click(); // pause
+    await page.locator('[data-testid="result-play"][data-playing="false"]').waitFor();
+
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('result-download').click()]);
+    const name = download.suggestedFilename();
+    assert(/^polyvox-Sarah-Flite-\d{8}-\d{6}\.mp3$/.test(name), `download file name: ${name}`);
+    const file = await download.path();
+    const bytes = fs.readFileSync(file);
+    assert(bytes.length > 5_000, `the download holds the audio (${bytes.length} bytes)`);
+    assert(
+      bytes.subarray(0, 3).toString('latin1') === 'ID3' || (bytes[0] === 0xff && (bytes[1]! & 0xe0) === 0xe0),
+      'the download is an MP3',
+    );
+  });
+
+  suite.test('the playground in en, zh-CN and zh-TW (screenshots)', async () => {
+    const page = env.page;
+    for (const lang of LANGS) {
+      await env.ui.chooseLanguage(lang);
+      assertEqual(await env.ui.text('page-title'), TITLE[lang], `title in ${lang}`);
+      await page.waitForTimeout(300);
+      await shot(`playground-${lang}`);
+      assert(fs.statSync(`${SHOTS}/playground-${lang}.png`).size > 10_000, `playground-${lang}.png was written`);
+    }
+    await env.ui.chooseLanguage('en');
+  });
+
+  suite.test('Chinese text on an English voice warns before sending; a matching voice clears it', async () => {
+    const page = env.page;
+    let sent = 0;
+    const count = (r: Request) => {
+      if (isPath(r, '/tts')) sent++;
+    };
+    page.on('request', count);
+    await page.getByTestId('playground-text').fill(CHINESE);
+    const warning = page.getByTestId('language-warning');
+    await warning.waitFor();
+    assert((await warning.getAttribute('data-language'))?.startsWith('zh'), 'the detected language is Chinese');
+    assert((await warning.innerText()).includes(errorMessage('LANGUAGE_UNSUPPORTED', 'en')), "the contract's message is shown");
+    assert(await page.getByTestId('playground-generate').isDisabled(), 'Generate waits for a matching voice');
+    page.off('request', count);
+    assertEqual(sent, 0, 'nothing was sent to /tts');
+
+    // The warning's button opens the picker on the text's language.
+    await page.getByTestId('language-find-voice').click();
+    const picker = page.getByTestId('voice-picker');
+    const first = picker.locator('[data-testid="voice-row"]').first();
+    await first.waitFor();
+    await first.getByTestId('voice-select').click();
+    await picker.waitFor({ state: 'detached' });
+    await warning.waitFor({ state: 'detached' });
+    await page.locator('[data-testid="playground-estimate"][data-state="ready"]').waitFor();
+    assert(await page.getByTestId('playground-generate').isEnabled(), 'Generate is back');
+  });
+
+  suite.test('a WAV result is collected, then played, drawn and downloaded as .wav', async () => {
+    const page = env.page;
+    await page.getByTestId('playground-format').getByText('WAV', { exact: true }).click();
+    const sent = page.waitForRequest((r) => isPath(r, '/tts'));
+    await page.getByTestId('playground-generate').click();
+    assertEqual(((await sent).postDataJSON() as { format: string }).format, 'wav', 'format wav');
+    await page.locator('[data-testid="playground-result"][data-phase="done"][data-mode="collect"]').waitFor({ timeout: 30_000 });
+    await waitForWaveform(page);
+    await waitForPlayback(page, 'result-audio', 0.2);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('result-download').click()]);
+    assert(download.suggestedFilename().endsWith('.wav'), `a .wav file: ${download.suggestedFilename()}`);
+    const head = fs.readFileSync(await download.path());
+    assertEqual(head.subarray(0, 4).toString('latin1'), 'RIFF', 'a WAV file');
+    assertEqual(head.readUInt32LE(4), head.length - 8, 'the RIFF size is the real one');
+    await page.getByTestId('result-play').click();
+    await page.getByTestId('playground-format').getByText('MP3', { exact: true }).click();
+  });
+
+  suite.test('a text above the job threshold runs as a job: polled every second with progress, then played', async () => {
+    const page = env.page;
+    const limits = ((await (await fetch(`${env.server.baseUrl}/tts/config`)).json()) as { limits: { job_threshold?: number } })
+      .limits;
+    const threshold = limits.job_threshold;
+    assert(typeof threshold === 'number' && threshold > 0, `/tts/config limits carry job_threshold (${JSON.stringify(limits)})`);
+    await env.ui.goto(`/app/playground?voice=${ENGLISH}`);
+    await page.locator(`[data-testid="playground-voice"][data-voice-id="${ENGLISH}"]`).waitFor();
+    let text = '';
+    while (billable(text) <= threshold) text += 'The quick brown fox jumps over the lazy dog near the river bank. ';
+    await page.getByTestId('playground-text').fill(text.trim());
+    await page.getByTestId('playground-job-notice').waitFor();
+    await page.locator('[data-testid="playground-estimate"][data-state="ready"]').waitFor();
+
+    const polls: number[] = [];
+    const onRequest = (r: Request) => {
+      if (/^\/tts\/jobs\/[^/]+$/.test(new URL(r.url()).pathname) && r.method() === 'GET') polls.push(Date.now());
+    };
+    page.on('request', onRequest);
+    let streamed = 0;
+    const onTts = (r: Request) => {
+      if (isPath(r, '/tts')) streamed++;
+    };
+    page.on('request', onTts);
+    const created = page.waitForResponse((r) => isPath(r.request(), '/tts/jobs'));
+    await page.getByTestId('playground-generate').click();
+    const res = await created;
+    assertEqual(res.status(), 202, 'POST /tts/jobs');
+    const job = (await res.json()) as { id: string; credits: number };
+    await page.getByTestId('result-job-progress').waitFor();
+    await page.locator('[data-testid="playground-result"][data-phase="done"]').waitFor({ timeout: 60_000 });
+    page.off('request', onRequest);
+    page.off('request', onTts);
+    assertEqual(streamed, 0, 'no streamed POST /tts for a job');
+    assert(polls.length >= 1, 'the job was polled');
+    const gaps = polls.slice(1).map((t, i) => t - polls[i]!);
+    assert(
+      gaps.every((g) => g >= 800 && g <= 2500),
+      `polled about every second (${gaps.join(', ')} ms)`,
+    );
+    await waitForWaveform(page);
+    await waitForPlayback(page, 'result-audio', 0.3);
+    const audio = await fetch(`${env.server.baseUrl}/tts/jobs/${job.id}`, {
+      headers: { 'x-sid': (await env.ui.storage('polyvox.sid'))! },
+    });
+    assertEqual(((await audio.json()) as { status: string }).status, 'succeeded', 'the job succeeded');
+    await page.getByTestId('result-play').click();
+  });
+
+  suite.test('the over-limit message and the random text button', async () => {
+    const page = env.page;
+    const max = Number(await page.getByTestId('playground-count').getAttribute('data-max'));
+    assertEqual(max, 5000, 'the limit from /tts/config');
+    await page.getByTestId('playground-text').fill('a'.repeat(max) + ' b');
+    await page
+      .getByTestId('playground-too-long')
+      .getByText(errorMessage('TEXT_TOO_LONG', 'en', { maxLength: max }), { exact: true })
+      .waitFor();
+    assert(await page.getByTestId('playground-generate').isDisabled(), 'Generate is disabled over the limit');
+    const asked = page.waitForRequest((r) => isPath(r, '/api/random/text', 'GET'));
+    await page.getByTestId('playground-random').click();
+    assertEqual(new URL((await asked).url()).searchParams.get('lang'), 'en', 'random text in the UI language');
+    await page.waitForFunction(
+      () => ((document.querySelector('[data-testid="playground-text"]') as HTMLTextAreaElement | null)?.value.length ?? 0) > 10,
+    );
+    await page.getByTestId('playground-too-long').waitFor({ state: 'hidden' });
+  });
+}

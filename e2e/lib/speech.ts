@@ -1,0 +1,81 @@
+import type { Locator, Page } from 'playwright-core';
+import { assert } from './harness';
+
+/** Page steps of the synthesis screens: filters, the voice picker, the result's audio and waveform. */
+
+/** Picks an option of a Mantine Select by its visible label. */
+export async function chooseOption(page: Page, select: Locator, label: string | RegExp): Promise<void> {
+  await select.click();
+  await page.getByRole('option', { name: label }).first().click();
+}
+
+/** Waits until the list under `root` (a CSS selector) has loaded and shows rows of this model only; answers how many. */
+export async function waitForRowsOfModel(page: Page, root: string, model: string): Promise<number> {
+  const handle = await page.waitForFunction(
+    ([r, m]) => {
+      const settled = document.querySelector(`${r} [data-testid="voice-total"]`)?.getAttribute('data-fetching') === 'false';
+      const rows = Array.from(document.querySelectorAll(`${r} [data-testid="voice-row"]`));
+      return settled && rows.length > 0 && rows.every((row) => row.getAttribute('data-model') === m) ? rows.length : 0;
+    },
+    [root, model] as const,
+  );
+  return (await handle.jsonValue()) as number;
+}
+
+/** The character count the server uses: everything but whitespace, by code point. */
+export function billable(text: string): number {
+  return [...text].filter((c) => !/\s/u.test(c)).length;
+}
+
+export async function audioState(
+  page: Page,
+  testId: string,
+): Promise<{ src: string; time: number; paused: boolean; duration: number }> {
+  return page.evaluate((id) => {
+    const a = document.querySelector(`[data-testid="${id}"]`) as HTMLAudioElement | null;
+    return { src: a?.currentSrc ?? '', time: a?.currentTime ?? 0, paused: a?.paused ?? true, duration: a?.duration ?? 0 };
+  }, testId);
+}
+
+/** Waits until the audio element has played past `seconds`. */
+export async function waitForPlayback(page: Page, testId: string, seconds = 0.3, timeout = 20_000): Promise<void> {
+  await page
+    .waitForFunction(
+      ([id, s]) => {
+        const a = document.querySelector(`[data-testid="${id}"]`) as HTMLAudioElement | null;
+        return !!a && a.currentTime > (s as number);
+      },
+      [testId, seconds] as const,
+      { timeout },
+    )
+    .catch(async () => {
+      throw new Error(`${testId} did not play past ${seconds} s: ${JSON.stringify(await audioState(page, testId))}`);
+    });
+}
+
+/** The waveform wavesurfer drew: its canvases (in its shadow DOM) and the duration it covers. */
+export async function waveform(page: Page): Promise<{ duration: number; canvases: number; width: number }> {
+  const host = page.getByTestId('waveform');
+  const duration = Number((await host.getAttribute('data-duration')) || 0);
+  const canvases = host.locator('canvas');
+  const count = await canvases.count();
+  let width = 0;
+  for (let i = 0; i < count; i++) width += (await canvases.nth(i).boundingBox())?.width ?? 0;
+  return { duration, canvases: count, width };
+}
+
+export async function waitForWaveform(
+  page: Page,
+  timeout = 20_000,
+): Promise<{ duration: number; canvases: number; width: number }> {
+  await page.waitForFunction(
+    () => Number(document.querySelector('[data-testid="waveform"]')?.getAttribute('data-duration')) > 0,
+    null,
+    {
+      timeout,
+    },
+  );
+  const wave = await waveform(page);
+  assert(wave.canvases > 0 && wave.width > 0, `the waveform has drawn canvases (${JSON.stringify(wave)})`);
+  return wave;
+}
