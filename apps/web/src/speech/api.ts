@@ -1,58 +1,8 @@
-import type { z } from 'zod';
-import type {
-  AUDIO_FORMATS,
-  EstimateResponse,
-  GENDERS,
-  RandomTextResponse,
-  TtsConfigResponse,
-  Voice,
-  VoiceListResponse,
-} from '@polyvox/contracts';
 import { http } from '../api/client';
 import type { QueryValue } from '../api/http';
+import type { Estimate, RandomText, SynthesisBody, SynthesisJob, TtsConfig, Voice, VoiceList } from './types';
 
-export type { Voice };
-export type AudioFormat = (typeof AUDIO_FORMATS)[number];
-export type Gender = (typeof GENDERS)[number];
-export type VoiceList = z.infer<typeof VoiceListResponse>;
-
-/**
- * The contract's enums, repeated as plain arrays: importing the values from @polyvox/contracts
- * would pull its zod schemas into the bundle (api.test.ts checks they stay equal).
- */
-export const GENDER_VALUES: readonly Gender[] = ['male', 'female', 'neutral'];
-export const FORMAT_VALUES: readonly AudioFormat[] = ['mp3', 'wav', 'opus', 'pcm'];
-export type Estimate = z.infer<typeof EstimateResponse>;
-export type RandomText = z.infer<typeof RandomTextResponse>;
-
-type ContractConfig = z.infer<typeof TtsConfigResponse>;
-export type ModelInfo = ContractConfig['models'][number];
-/** `job_threshold` (characters) arrives with the job API; until then every text streams. */
-export type TtsLimits = ContractConfig['limits'] & { job_threshold?: number };
-export interface TtsConfig {
-  models: ModelInfo[];
-  limits: TtsLimits;
-}
-
-export interface SynthesisBody {
-  text: string;
-  voice_id: string;
-  language?: string;
-  format: AudioFormat;
-  speed: number;
-  pitch: number;
-}
-
-export type JobStatus = 'running' | 'succeeded' | 'failed';
-export interface SynthesisJob {
-  id: string;
-  status: JobStatus;
-  progress: { done: number; total: number };
-  credits: number;
-  characters: number;
-  audio_url?: string | null;
-  error?: { code?: string; message?: string } | string | null;
-}
+export * from './types';
 
 export function fetchTtsConfig(signal?: AbortSignal): Promise<TtsConfig> {
   return http('GET', '/tts/config', { signal });

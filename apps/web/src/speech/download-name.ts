@@ -1,4 +1,4 @@
-import type { AudioFormat } from './api';
+import type { AudioFormat } from './types';
 import { FORMAT_EXTENSION } from './audio/formats';
 
 /** Characters that no common file system takes in a name, plus control characters. */

@@ -1,5 +1,5 @@
 import type { QueryValue } from '../api/http';
-import { GENDER_VALUES, type Gender } from './api';
+import { GENDER_VALUES, type Gender } from './types';
 
 /** What the voice lists filter by; an absent field is not filtered on. */
 export interface VoiceFilters {

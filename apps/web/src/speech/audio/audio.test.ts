@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { browserMseCheck, mseTypeFor } from './formats';
 import { firstMp3Frame, id3Size, mp3Seconds } from './mp3';
 import { computePeaks, estimateSeconds } from './peaks';
+import { downloadable, playable } from './playable';
 import { fixWavSizes, parseWavHeader, pcmToWav } from './wav';
 
 /** The head of what the platform streams: an ID3v2 tag, then MPEG-2 Layer III frames at 64 kbps, 24 kHz. */
@@ -102,5 +103,31 @@ describe('streaming playback support', () => {
 
   it('finds no MediaSource in Node', () => {
     expect(browserMseCheck()).toBeNull();
+  });
+});
+
+describe('playable and downloadable bytes', () => {
+  const streamedWav = () => {
+    const wav = pcmToWav(new Uint8Array(10), 24000);
+    new DataView(wav.buffer).setUint32(40, 0xffffffff, true);
+    return wav;
+  };
+
+  it('plays PCM as a 24 kHz WAV and a streamed WAV with its real sizes', () => {
+    const pcm = playable('pcm', new Uint8Array(480));
+    expect(pcm.type).toBe('audio/wav');
+    expect(parseWavHeader(pcm.bytes)).toMatchObject({ sampleRate: 24000, dataOffset: 44 });
+    expect(new DataView(playable('wav', streamedWav()).bytes.buffer).getUint32(40, true)).toBe(10);
+    const mp3 = new Uint8Array([1, 2]);
+    expect(playable('mp3', mp3)).toEqual({ bytes: mp3, type: 'audio/mpeg' });
+    expect(playable('opus', mp3).type).toBe('audio/ogg');
+  });
+
+  it('downloads PCM raw, and WAV fixed', async () => {
+    const raw = downloadable('pcm', new Uint8Array([1, 2, 3, 4]));
+    expect(raw.type).toBe('audio/pcm');
+    expect(raw.size).toBe(4);
+    const wav = new Uint8Array(await downloadable('wav', streamedWav()).arrayBuffer());
+    expect(new DataView(wav.buffer).getUint32(40, true)).toBe(10);
   });
 });

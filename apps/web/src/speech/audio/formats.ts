@@ -1,4 +1,4 @@
-import type { AudioFormat } from '../api';
+import type { AudioFormat } from '../types';
 
 /** The content types POST /tts answers with, per format. */
 export const FORMAT_MIME: Record<AudioFormat, string> = {

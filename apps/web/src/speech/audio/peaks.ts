@@ -1,4 +1,4 @@
-import type { AudioFormat } from '../api';
+import type { AudioFormat } from '../types';
 import { PCM_SAMPLE_RATE } from './formats';
 import { mp3Seconds } from './mp3';
 import { parseWavHeader } from './wav';

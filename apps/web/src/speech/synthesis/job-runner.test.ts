@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { SynthesisJob } from '../api';
+import type { SynthesisJob } from '../types';
 import { jobError, jobPercent, runJob } from './job-runner';
 
 const job = (status: SynthesisJob['status'], done: number, extra: Partial<SynthesisJob> = {}): SynthesisJob => ({
@@ -10,6 +10,8 @@ const job = (status: SynthesisJob['status'], done: number, extra: Partial<Synthe
   characters: 3000,
   audio_url: status === 'succeeded' ? '/tts/jobs/job_1/audio' : null,
   error: null,
+  created_at: '2026-11-23T14:00:00.000Z',
+  finished_at: status === 'running' ? null : '2026-11-23T14:00:09.000Z',
   ...extra,
 });
 
@@ -67,10 +69,11 @@ describe('job helpers', () => {
     expect(jobPercent(undefined)).toBe(0);
   });
 
-  it('accepts a string error or none', () => {
-    expect(jobError(job('failed', 0, { error: 'engine crashed' }))).toMatchObject({
-      code: 'INTERNAL',
-      serverMessage: 'engine crashed',
+  it("keeps the job's error code, and says INTERNAL when there is none", () => {
+    const tooLong = { code: 'TEXT_TOO_LONG', message: 'Text exceeds the limit of 5000 characters' };
+    expect(jobError(job('failed', 0, { error: tooLong }))).toMatchObject({
+      code: 'TEXT_TOO_LONG',
+      serverMessage: tooLong.message,
     });
     expect(jobError(job('failed', 0, { error: null }))).toMatchObject({ code: 'INTERNAL', serverMessage: '' });
   });

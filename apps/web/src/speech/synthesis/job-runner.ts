@@ -1,5 +1,5 @@
 import { ApiError } from '../../api/errors';
-import type { SynthesisJob } from '../api';
+import type { SynthesisJob } from '../types';
 
 export const JOB_POLL_MS = 1000;
 
@@ -12,12 +12,9 @@ export interface JobDeps {
   pollMs?: number;
 }
 
-/** A failed job's error as the client's ApiError, whatever shape the server gave it. */
+/** A failed job's error as the client's ApiError (its code and localized message come from the server). */
 export function jobError(job: SynthesisJob): ApiError {
-  const e = job.error;
-  const code = typeof e === 'object' && e?.code ? e.code : 'INTERNAL';
-  const message = typeof e === 'string' ? e : (e?.message ?? '');
-  return new ApiError({ status: 500, code, message });
+  return new ApiError({ status: 500, code: job.error?.code || 'INTERNAL', message: job.error?.message ?? '' });
 }
 
 export function jobPercent(progress: { done: number; total: number } | undefined): number {

@@ -1,9 +1,9 @@
 import { createJob, fetchJob, fetchJobAudio, synthesizeStream, type AudioFormat, type SynthesisBody } from '../api';
 import { decodePeaks, type Decoded } from '../audio/decode';
-import { browserMseCheck, FORMAT_MIME, mseTypeFor, PCM_SAMPLE_RATE } from '../audio/formats';
+import { browserMseCheck, mseTypeFor } from '../audio/formats';
 import { MseSink } from '../audio/mse-sink';
 import { estimateSeconds } from '../audio/peaks';
-import { fixWavSizes, pcmToWav } from '../audio/wav';
+import { downloadable, playable } from '../audio/playable';
 import { runJob, sleep } from './job-runner';
 
 export type SynthesisPhase = 'idle' | 'waiting' | 'streaming' | 'job' | 'done' | 'error';
@@ -62,13 +62,6 @@ function concat(chunks: Uint8Array[], total: number): Uint8Array {
     at += c.length;
   }
   return out;
-}
-
-/** What the browser can play and decode: a WAV with real sizes, PCM wrapped in WAV, the rest as sent. */
-function playable(format: AudioFormat, bytes: Uint8Array): { bytes: Uint8Array; type: string } {
-  if (format === 'wav') return { bytes: fixWavSizes(bytes), type: 'audio/wav' };
-  if (format === 'pcm') return { bytes: pcmToWav(bytes, PCM_SAMPLE_RATE), type: 'audio/wav' };
-  return { bytes, type: FORMAT_MIME[format] };
 }
 
 function isAbort(error: unknown): boolean {
@@ -212,8 +205,7 @@ export class SynthesisSession {
   private async finish(format: AudioFormat, bytes: Uint8Array, run: number, signal: AbortSignal): Promise<void> {
     if (bytes.length === 0) throw new Error('The server sent no audio');
     const play = playable(format, bytes);
-    const download = format === 'wav' ? play.bytes : bytes;
-    const blob = new Blob([download as Uint8Array<ArrayBuffer>], { type: FORMAT_MIME[format] });
+    const blob = downloadable(format, bytes);
     let src = this.snapshot.src;
     // The stream ends once the element has taken every chunk; a sink that never opened falls back to a blob.
     const streamed =
@@ -230,7 +222,7 @@ export class SynthesisSession {
       this.objectUrl = URL.createObjectURL(new Blob([play.bytes as Uint8Array<ArrayBuffer>], { type: play.type }));
       src = this.objectUrl;
     }
-    if (signal.aborted) return;
+    if (signal.aborted) throw new DOMException('The generation was stopped', 'AbortError');
     const decoded = await decodePeaks(play.bytes);
     this.set(
       {

@@ -13,13 +13,15 @@ interface Props {
   balance: number | undefined;
   canGenerate: boolean;
   busy: boolean;
+  /** A job is running: it cannot be cancelled on the server, so it offers no Stop. */
+  jobRunning: boolean;
   asJob: boolean;
   onGenerate: () => void;
   onStop: () => void;
 }
 
 /** The price before generating, the balance, and Generate / Stop. */
-export function CostBar({ credits, estimating, balance, canGenerate, busy, asJob, onGenerate, onStop }: Props) {
+export function CostBar({ credits, estimating, balance, canGenerate, busy, jobRunning, asJob, onGenerate, onStop }: Props) {
   const { t } = useTranslation();
   const { ui } = useLocaleChoice();
   const short = credits !== null && balance !== undefined && credits > balance;
@@ -62,7 +64,11 @@ export function CostBar({ credits, estimating, balance, canGenerate, busy, asJob
             </Text>
           </Stack>
         </Group>
-        {busy ? (
+        {jobRunning ? (
+          <Button loading leftSection={<IconSparkles size={16} />} data-testid="playground-generate">
+            {t('playground.generate')}
+          </Button>
+        ) : busy ? (
           <Button
             color="red"
             variant="light"

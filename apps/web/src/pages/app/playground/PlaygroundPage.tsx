@@ -83,6 +83,7 @@ export function PlaygroundPage() {
                   balance={account?.vip.credits}
                   canGenerate={canGenerate}
                   busy={busy}
+                  jobRunning={snapshot.phase === 'job'}
                   asJob={asJob}
                   onGenerate={generate}
                   onStop={stop}

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { Alert, Anchor, Button, Group, Loader, Paper, Progress, Stack, Text } from '@mantine/core';
 import { IconAlertTriangle, IconDownload, IconWaveSine } from '@tabler/icons-react';
 import { Link } from 'react-router-dom';
@@ -35,6 +35,11 @@ export function ResultPanel({ snapshot: s, fileName }: Props) {
   const { t } = useTranslation();
   const { ui } = useLocaleChoice();
   const downloadUrl = useObjectUrl(s.blob);
+  const panel = useRef<HTMLDivElement>(null);
+  // A new run: bring its progress into view (a long text pushes it below the fold).
+  useEffect(() => {
+    if (s.run > 0) panel.current?.scrollIntoView({ block: 'nearest', behavior: 'smooth' });
+  }, [s.run]);
   const working = s.phase === 'waiting' || s.phase === 'streaming' || s.phase === 'job';
 
   if (s.phase === 'idle' && !s.src) {
@@ -62,7 +67,15 @@ export function ResultPanel({ snapshot: s, fileName }: Props) {
     });
 
   return (
-    <Paper withBorder radius="md" p="lg" data-testid="playground-result" data-phase={s.phase} data-mode={s.mode ?? ''}>
+    <Paper
+      ref={panel}
+      withBorder
+      radius="md"
+      p="lg"
+      data-testid="playground-result"
+      data-phase={s.phase}
+      data-mode={s.mode ?? ''}
+    >
       <Stack gap="sm">
         <Group justify="space-between" wrap="nowrap">
           <Text fw={500} size="sm">
@@ -84,7 +97,9 @@ export function ResultPanel({ snapshot: s, fileName }: Props) {
           )}
         </Group>
         {s.phase === 'error' && <ErrorAlert error={s.error} />}
-        {(s.src || s.phase === 'done') && <WaveformPlayer src={s.src} peaks={s.peaks} duration={s.duration} autoplay />}
+        {(s.src || s.peaks || s.phase === 'done') && (
+          <WaveformPlayer src={s.src} peaks={s.peaks} duration={s.duration} autoplay />
+        )}
         {s.phase === 'job' && (
           <Progress value={jobPercent(s.job ?? undefined)} animated striped size="lg" data-testid="result-job-progress" />
         )}

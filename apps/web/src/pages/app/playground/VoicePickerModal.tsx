@@ -29,7 +29,7 @@ export function VoicePickerModal({ opened, onClose, selectedId, onSelect, initia
         onClose();
       }}
       title={t('voicePicker.title')}
-      size="xl"
+      size={920}
       centered
     >
       {opened && (

@@ -88,10 +88,11 @@ export function WaveformPlayer({ src, peaks, duration, autoplay }: Props) {
     if (autoplay) void audio.play().catch(() => undefined);
   }, [src, autoplay]);
 
-  // The waveform so far, drawn from the peaks (no second download or decode).
+  // The waveform so far, drawn from the peaks (no second download or decode); it can come before
+  // the source when a format plays only once it has fully arrived.
   useEffect(() => {
-    if (!ws || !src || !peaks || !duration) return;
-    ws.load(src, [peaks], duration)
+    if (!ws || !peaks || !duration) return;
+    ws.load(src ?? '', [peaks], duration)
       .then(() => setRendered(duration))
       .catch(() => undefined);
   }, [ws, src, peaks, duration]);
