@@ -39,7 +39,13 @@ async function tts(
     if (firstByteMs < 0) firstByteMs = performance.now() - t0;
     bytes += chunk.length;
   }
-  return { ms: performance.now() - t0, firstByteMs, bytes, cache: res.headers.get('x-cache') };
+  return {
+    ms: performance.now() - t0,
+    firstByteMs,
+    bytes,
+    cache: res.headers.get('x-cache'),
+    timing: res.headers.get('server-timing'),
+  };
 }
 
 async function engineRtf(speech: Speech): Promise<Row[]> {
@@ -70,7 +76,7 @@ async function engineRtf(speech: Speech): Promise<Row[]> {
   return rows;
 }
 
-async function overhead(s: BenchServer, speech: Speech): Promise<Row> {
+async function overhead(s: BenchServer, speech: Speech): Promise<Row[]> {
   const voiceId = 'espeak:en-us';
   const ratios: number[] = [];
   const direct: number[] = [];
@@ -79,12 +85,16 @@ async function overhead(s: BenchServer, speech: Speech): Promise<Row> {
     await speech.synthesize({ text: `${TEXT_100} ${i}`, voiceId, format: 'mp3' });
     await tts(s, { text: `${TEXT_100} warm ${i}`, voice_id: 'voice_espeak.en-us', format: 'mp3' });
   }
-  for (let i = 0; i < 30; i++) {
+  const platform: number[] = [];
+  for (let i = 0; i < 60; i++) {
     const text = `${TEXT_100.slice(0, 96)} ${String(i).padStart(3, '0')}`;
     const d = await time(() => speech.synthesize({ text, voiceId, format: 'mp3' }));
     const h = await tts(s, { text, voice_id: 'voice_espeak.en-us', format: 'mp3' });
     direct.push(d.ms);
     http.push(h.ms);
+    const synth = Number(/synth;dur=([\d.]+)/.exec(h.timing ?? '')?.[1] ?? NaN);
+    platform.push(h.ms - synth);
+    if (process.env.BENCH_VERBOSE) console.log(d.ms.toFixed(1), h.ms.toFixed(1), h.timing);
     ratios.push(h.ms / d.ms);
   }
   const value = median(http) / median(direct);
@@ -184,7 +194,7 @@ async function main() {
   const rows: Row[] = [];
   try {
     rows.push(...(await engineRtf(speech)));
-    rows.push(await overhead(server, speech));
+    rows.push(...(await overhead(server, speech)));
     rows.push(await firstByte(server, speech));
     rows.push(await latencyUnderLoad(server));
     rows.push(await cache(server));

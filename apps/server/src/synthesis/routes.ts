@@ -48,6 +48,12 @@ export function synthesisRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       .header('x-characters', String(prepared.characters))
       .header('x-audio-duration', result.durationSec.toFixed(3))
       .header('x-cache', result.cached ? 'hit' : 'miss')
+      .header(
+        'server-timing',
+        Object.entries(result.timings)
+          .map(([name, ms]) => `${name};dur=${ms.toFixed(1)}`)
+          .join(', '),
+      )
       .header('cache-control', 'no-store')
       .send(result.audio);
   };

@@ -45,6 +45,8 @@ export interface Synthesized {
   audio: Buffer;
   durationSec: number;
   cached: boolean;
+  /** Milliseconds spent holding credits, synthesizing and settling (for `server-timing`). */
+  timings: { hold: number; synth: number; settle: number };
 }
 
 export interface Prepared {
@@ -104,12 +106,17 @@ export class SynthesisService {
   /** Holds the price now (402 before any work), and returns the synthesis to run, which settles or releases. */
   async begin(prepared: Prepared, charge: Charge): Promise<(onProgress?: Progress) => Promise<Synthesized>> {
     const speech = await this.host.get();
+    const t0 = performance.now();
     const hold = await this.credits.hold(charge.accountId, prepared.credits, charge.recordType);
+    const held = performance.now() - t0;
     return async (onProgress) => {
       try {
+        const t1 = performance.now();
         const result = await speech.synthesize({ ...prepared.request, ...(onProgress ? { onProgress } : {}) });
+        const t2 = performance.now();
         await this.settle(hold.id, prepared, charge);
-        return { audio: result.audio, durationSec: result.durationSec, cached: result.cached };
+        const timings = { hold: held, synth: t2 - t1, settle: performance.now() - t2 };
+        return { audio: result.audio, durationSec: result.durationSec, cached: result.cached, timings };
       } catch (e) {
         await this.credits.release(hold.id, 'synthesis failed');
         throw toAppError(e);
