@@ -92,6 +92,11 @@ describe('language detection', () => {
     expect(checkLanguage('Hello, this is a test of the voice.', ['zh-CN']).ok).toBe(false);
     expect(checkLanguage('OK 123', ['zh-CN']).ok).toBe(true);
   });
+  it('does not take short English for Portuguese because of an article', () => {
+    expect(checkLanguage('A streamed text. '.repeat(50), ['en-US', 'en']).ok).toBe(true);
+    expect(checkLanguage('A cat sat on a mat by the door, and a dog was at the gate.', ['en-US', 'en']).ok).toBe(true);
+    expect(detectLanguage('O gato está em casa e a menina não quer sair com você.').language).toBe('pt');
+  });
 });
 
 describe('characters and cache key', () => {

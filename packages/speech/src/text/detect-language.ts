@@ -66,7 +66,7 @@ const SCRIPT_LANGUAGE: Record<string, string> = {
 /** Frequent function words per language, space-separated (kept as strings so the table stays compact). */
 const STOPWORDS: Record<string, string[]> = Object.fromEntries(
   Object.entries({
-    en: 'the and is are of to in that it you this with for was have not be on my what hello i',
+    en: 'the a an and is are of to in that it you this with for was have not be on my what hello i at by from or but he she they we his her its will can do if so as',
     es: 'el la los las de que y es en un una por con para no esta hola mi su como',
     fr: 'le la les de des et est un une que qui dans pour pas je vous nous bonjour ce avec',
     de: 'der die das und ist nicht ich sie ein eine zu mit den dem auf für hallo auch es wir',
