@@ -97,6 +97,37 @@ describe.each(DIALECTS)('synthesis errors (%s)', (dialect) => {
     expect((await c.get('/voice?page_size=101')).status).toBe(400);
   });
 
+  it('releases the hold when the client leaves a stream before its end', async () => {
+    const before = await balance();
+    const controller = new AbortController();
+    const text = Array.from({ length: 40 }, (_, i) => `Sentence ${i + 1} of a stream that nobody will finish hearing.`).join(' ');
+    const res = await fetch(new URL('/tts', t.url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-sid': c.sid! },
+      body: JSON.stringify({ text, voice_id: 'voice_espeak.en-us', stream: true }),
+      signal: controller.signal,
+    });
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    expect((await reader.read()).done).toBe(false);
+    controller.abort();
+    let holds: { status: string }[] = [];
+    for (let i = 0; i < 100; i++) {
+      holds = await t.ctx.db.kysely.selectFrom('credit_holds').select('status').where('status', '=', 'held').execute();
+      if (holds.length === 0) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(holds).toHaveLength(0);
+    expect(await balance()).toBe(before);
+    const last = await t.ctx.db.kysely
+      .selectFrom('credit_holds')
+      .select('status')
+      .orderBy('created_at', 'desc')
+      .limit(1)
+      .executeTakeFirstOrThrow();
+    expect(last.status).toBe('released');
+  });
+
   it('charges nothing when the provider fails, and maps its 429 to RATE_LIMITED', async () => {
     const before = await balance();
     upstream.setStatus(500);

@@ -98,7 +98,10 @@ export class WorkerPool {
   /** Encodes PCM in a worker; the samples' buffer is transferred, so the caller must not reuse it. */
   async encode(samples: Float32Array, sampleRate: number, format: AudioFormat): Promise<Buffer> {
     const owned = samples.byteOffset === 0 && samples.byteLength === samples.buffer.byteLength ? samples : samples.slice();
-    const audio = await this.submit<Uint8Array>((id) => ({ type: 'encode', id, samples: owned, sampleRate, format }), [owned.buffer as ArrayBuffer]);
+    const audio = await this.submit<Uint8Array>(
+      (id) => ({ type: 'encode', id, samples: owned, sampleRate, format }),
+      [owned.buffer as ArrayBuffer],
+    );
     return Buffer.from(audio.buffer, audio.byteOffset, audio.byteLength);
   }
 
