@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { redisRateLimiter } from '../../src/platform/rate-limit.js';
 import { Client } from '../support/client.js';
-import { startTestApp, type TestApp } from '../support/app.js';
+import { DIALECTS, startTestApp, type TestApp } from '../support/app.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = () => `polyvox-test:${process.pid}:${Math.random().toString(36).slice(2)}:`;
@@ -38,10 +38,10 @@ describe('rate limits kept in Redis', () => {
     expect(await limiter.hit('w', 1, 1)).toBe(0);
   });
 
-  describe('in the app (REDIS_URL set)', () => {
+  describe.each(DIALECTS)('in the app with REDIS_URL set (%s)', (dialect) => {
     let t: TestApp;
     beforeAll(async () => {
-      t = await startTestApp('sqlite', { env: { REDIS_URL, REDIS_PREFIX: prefix(), CODE_LIMIT_PER_IP_HOUR: '2' } });
+      t = await startTestApp(dialect, { env: { REDIS_URL, REDIS_PREFIX: prefix(), CODE_LIMIT_PER_IP_HOUR: '2' } });
     });
     afterAll(async () => {
       await t.close();
