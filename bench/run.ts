@@ -78,7 +78,6 @@ async function engineRtf(speech: Speech): Promise<Row[]> {
 
 async function overhead(s: BenchServer, speech: Speech): Promise<Row[]> {
   const voiceId = 'espeak:en-us';
-  const ratios: number[] = [];
   const direct: number[] = [];
   const http: number[] = [];
   for (let i = 0; i < 3; i++) {
@@ -95,16 +94,22 @@ async function overhead(s: BenchServer, speech: Speech): Promise<Row[]> {
     const synth = Number(/synth;dur=([\d.]+)/.exec(h.timing ?? '')?.[1] ?? NaN);
     platform.push(h.ms - synth);
     if (process.env.BENCH_VERBOSE) console.log(d.ms.toFixed(1), h.ms.toFixed(1), h.timing);
-    ratios.push(h.ms / d.ms);
   }
   const value = median(http) / median(direct);
-  return {
-    metric: `overhead: POST /tts vs direct (median ${median(http).toFixed(1)} vs ${median(direct).toFixed(1)} ms, 100 chars)`,
-    value,
-    unit: 'ratio',
-    target: '≤ 1.05',
-    pass: value <= 1.05,
-  };
+  return [
+    {
+      metric: `overhead: POST /tts vs direct (median ${median(http).toFixed(1)} vs ${median(direct).toFixed(1)} ms, 100 chars, 60 pairs)`,
+      value,
+      unit: 'ratio',
+      target: '≤ 1.05',
+      pass: value <= 1.05,
+    },
+    {
+      metric: 'platform time per POST /tts (end to end minus synthesis: HTTP, auth, hold, settle)',
+      value: median(platform),
+      unit: 'ms',
+    },
+  ];
 }
 
 async function firstByte(s: BenchServer, speech: Speech): Promise<Row> {
