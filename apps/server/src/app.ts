@@ -29,7 +29,7 @@ import { jobRoutes } from './synthesis/job-routes.js';
 import { SynthesisJobs } from './synthesis/jobs.js';
 import { voiceRoutes } from './voices/routes.js';
 import { LIMITS } from '@polyvox/contracts';
-import type { AppContext } from './http/context.js';
+import type { AppContext } from './context.js';
 import { handleError, registerErrorHandling } from './http/error-handler.js';
 import { registerOpenApi } from './http/openapi.js';
 import { accountRoutes } from './accounts/routes.js';

@@ -11,7 +11,7 @@ import {
   SendCodeRequest,
   UpdateProfileRequest,
 } from '@polyvox/contracts';
-import type { AppContext } from '../http/context.js';
+import type { AppContext } from '../context.js';
 import { clearSessionCookie, requireSession, setSessionCookie } from '../http/auth.js';
 import { requestLocale } from '../http/locale.js';
 import { normalizeEmail } from '../auth/service.js';

@@ -5,10 +5,8 @@ import { sha256 } from '../platform/crypto.js';
 import { randomToken } from '../platform/ids.js';
 import { nowIso } from '../platform/db/database.js';
 
-export interface SessionInfo {
-  accountId: string;
-  sid: string;
-}
+import type { SessionInfo } from '../http/auth.js';
+export type { SessionInfo };
 
 /** Sessions are random tokens shown once; only their hash is stored. */
 export class SessionService {

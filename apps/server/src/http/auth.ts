@@ -1,7 +1,15 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LIMITS } from '@polyvox/contracts';
 import { AppError } from '../platform/errors.js';
-import type { SessionInfo, SessionService } from '../auth/sessions.js';
+
+/** What a request's session resolves to; the auth module's sessions satisfy it (http/ never imports a domain module). */
+export interface SessionInfo {
+  accountId: string;
+  sid: string;
+}
+export interface SessionResolver {
+  resolve(sid: string): Promise<SessionInfo | null>;
+}
 
 /** The session token a request presents: x-sid header, then the sid cookie, then a Bearer token. */
 export function presentedSid(request: FastifyRequest): string | null {
@@ -14,7 +22,7 @@ export function presentedSid(request: FastifyRequest): string | null {
   return null;
 }
 
-export async function requireSession(request: FastifyRequest, sessions: SessionService): Promise<SessionInfo> {
+export async function requireSession(request: FastifyRequest, sessions: SessionResolver): Promise<SessionInfo> {
   const sid = presentedSid(request);
   const session = sid ? await sessions.resolve(sid) : null;
   if (!session) throw new AppError('UNAUTHENTICATED');

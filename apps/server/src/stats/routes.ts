@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { AppContext } from '../http/context.js';
+import type { AppContext } from '../context.js';
 import { metrics } from './metrics.js';
 
 export function statsRoutes(ctx: AppContext): FastifyPluginAsyncZod {

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errorMessage, ErrorBody, TtsJobRequest, TtsJobSchema } from '@polyvox/contracts';
 import { requireSession } from '../http/auth.js';
-import type { AppContext } from '../http/context.js';
+import type { AppContext } from '../context.js';
 import { requestLocale } from '../http/locale.js';
 import type { Job } from './jobs.js';
 import { ttsInput } from './service.js';

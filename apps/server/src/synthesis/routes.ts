@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { ErrorBody, EstimateRequest, EstimateResponse, OpenAISpeechRequest, TtsRequest } from '@polyvox/contracts';
 import { requireSession } from '../http/auth.js';
 import { AUDIO_RESPONSE } from '../http/openapi.js';
-import type { AppContext } from '../http/context.js';
+import type { AppContext } from '../context.js';
 import { AppError } from '../platform/errors.js';
 import { ttsInput, type Charge, type Prepared } from './service.js';
 import { OPENAI_VOICE_DEFAULTS } from './openai-voices.js';

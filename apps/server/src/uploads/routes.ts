@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ErrorBody, LIMITS, UploadResponse } from '@polyvox/contracts';
-import type { AppContext } from '../http/context.js';
+import type { AppContext } from '../context.js';
 import { requireSession } from '../http/auth.js';
 import { AppError } from '../platform/errors.js';
 

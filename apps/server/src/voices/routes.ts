@@ -11,7 +11,7 @@ import {
   VoiceListResponse,
   VoiceSchema,
 } from '@polyvox/contracts';
-import type { AppContext } from '../http/context.js';
+import type { AppContext } from '../context.js';
 import { AppError } from '../platform/errors.js';
 import { coefficientFor } from '../credits/credits-config.js';
 import { AVATAR_URL } from './official.js';

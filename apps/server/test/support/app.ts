@@ -4,7 +4,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/platform/config.js';
-import type { AppContext } from '../../src/http/context.js';
+import type { AppContext } from '../../src/context.js';
 import type { Mailer } from '../../src/platform/mail.js';
 
 /** Integration tests run once per database; PostgreSQL is the loopback server of these machines. */

@@ -1,0 +1,33 @@
+import type { Redis } from 'ioredis';
+import type { Config } from './platform/config.js';
+import type { Db } from './platform/db/database.js';
+import type { Mailer } from './platform/mail.js';
+import type { Storage } from './platform/storage.js';
+import type { AccountsService } from './accounts/service.js';
+import type { AuthService } from './auth/service.js';
+import type { SessionService } from './auth/sessions.js';
+import type { CreditsService } from './credits/service.js';
+import type { UploadsService } from './uploads/service.js';
+import type { SpeechHost } from './synthesis/speech-host.js';
+import type { SynthesisService } from './synthesis/service.js';
+import type { VoicesService } from './voices/service.js';
+import type { SynthesisJobs } from './synthesis/jobs.js';
+
+/** Everything a route module may delegate to; built once in app.ts. */
+export interface AppContext {
+  config: Config;
+  db: Db;
+  mailer: Mailer;
+  storage: Storage;
+  sessions: SessionService;
+  accounts: AccountsService;
+  auth: AuthService;
+  credits: CreditsService;
+  uploads: UploadsService;
+  redis: Redis | null;
+  speech: SpeechHost;
+  voices: VoicesService;
+  synthesis: SynthesisService;
+  jobs: SynthesisJobs;
+  limits: { maxTextLength: number };
+}
