@@ -58,10 +58,18 @@ export async function buildContext(config: Config, overrides: { mailer?: Mailer;
   const credits = new CreditsService(db.kysely, loadCreditsConfig(config.CREDITS_CONFIG));
   const uploads = new UploadsService(db.kysely, storage);
   const words = loadSensitiveWords(path.join(serverRoot, 'config/sensitive-words.txt'));
-  const accounts = new AccountsService(db.kysely, credits, sessions, words, (url, id) => uploads.ownsAvatarUrl(url, id));
+  const accounts = new AccountsService(db.kysely, credits, sessions, words, (url, id) => uploads.ownsAvatarUrl(url, id), {
+    limiter,
+    accountsPerIpHour: config.ACCOUNT_LIMIT_PER_IP_HOUR,
+    trialsPerIpDay: config.TRIAL_GRANTS_PER_IP_DAY,
+    plansPerIpDay: config.PLAN_GRANTS_PER_IP_DAY,
+    existsPerIpMinute: config.EXISTS_LIMIT_PER_IP_MINUTE,
+  });
   const auth = new AuthService(db.kysely, accounts, sessions, new CodeService(db.kysely, secret), mailer, limiter, {
     codePerIpHour: config.CODE_LIMIT_PER_IP_HOUR,
     codePerEmailDay: config.CODE_LIMIT_PER_EMAIL_DAY,
+    codePerAccountHour: config.CODE_LIMIT_PER_ACCOUNT_HOUR,
+    codePerEmailAllDay: config.CODE_LIMIT_PER_EMAIL_ALL_DAY,
     signInPerIpMinute: config.SIGN_IN_LIMIT_PER_IP_MINUTE,
   });
   const speech = new SpeechHost({

@@ -52,6 +52,10 @@ export const UpdateProfileRequest = z.object({
 export const EmailQuery = z.object({ email: z.string().optional() });
 export const SendCodeRequest = z.object({ email: z.string().optional() });
 export const EmailCodeRequest = z.object({ email: z.string().optional(), vcode: z.string().optional() });
+/** A registered account changing its email also proves the current address with `current_vcode`. */
+export const EmailChangeRequest = EmailCodeRequest.extend({
+  current_vcode: z.string().optional().describe('code sent to the current address; needed once the account is registered'),
+});
 
 export const ApiMeResponse = z.object({ id: z.string(), email: z.string().nullable(), anonymous: z.boolean() });
 export const UploadResponse = z.object({ id: z.string(), url: z.string() });

@@ -22,8 +22,20 @@ export const DEVICE_OS = ['android', 'ios', 'osx', 'windows', 'other'] as const;
 export const DEVICE_BRANDS = ['apple', 'microsoft', 'xiaomi', 'vivo', 'huawei', 'other'] as const;
 export const DEFAULT_CHANNEL = 'def_web';
 
-/** A pragmatic email check: one @, a dotted domain, no spaces; the same rule on both sides. */
-export const EMAIL_PATTERN = /^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+$/;
+/**
+ * One mailbox, nothing else: an ASCII local part without quotes, commas, semicolons or angle brackets
+ * (each would let one "address" reach several mailboxes or another one), and a dotted host name.
+ * The pattern is zod's own email pattern, with the RFC 5321 lengths; the same rule on both sides.
+ */
+export const EMAIL_PATTERN =
+  /^(?:[A-Za-z0-9_'+-]+\.)*[A-Za-z0-9_'+-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\.)+[A-Za-z]{2,}$/;
 export function isEmail(value: string): boolean {
-  return value.length <= 254 && EMAIL_PATTERN.test(value);
+  if (value.length > 254 || !EMAIL_PATTERN.test(value)) return false;
+  const at = value.lastIndexOf('@');
+  return at <= 64 && value.slice(at + 1).split('.').every((label) => label.length <= 63);
+}
+
+/** The one spelling of an address that lookups, cooldowns and limits are keyed on. */
+export function canonicalEmail(value: string): string {
+  return value.trim().toLowerCase();
 }

@@ -26,6 +26,18 @@ export class AccountsRepository {
     await db.updateTable('accounts').set(changes).where('id', '=', id).execute();
   }
 
+  /** Moves the account from `from` to `to` (and out of anonymity) only if its email is still `from`. */
+  async changeEmail(id: string, from: string | null, to: string, db: Kysely<Database> = this.db): Promise<boolean> {
+    const row = await db
+      .updateTable('accounts')
+      .set({ email: to, anonymous: 0, updated_at: new Date().toISOString() })
+      .where('id', '=', id)
+      .where((eb) => (from === null ? eb('email', 'is', null) : eb('email', '=', from)))
+      .returning('id')
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
   async insertDevice(
     row: { id: string; account_id: string; udid: string; model: string; brand: string; os: string; created_at: string },
     db: Kysely<Database> = this.db,

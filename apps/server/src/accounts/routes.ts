@@ -5,6 +5,7 @@ import {
   AccountWithSession,
   AnonymousAccountRequest,
   ApiMeResponse,
+  EmailChangeRequest,
   EmailCodeRequest,
   EmailQuery,
   ErrorBody,
@@ -12,7 +13,7 @@ import {
   UpdateProfileRequest,
 } from '@polyvox/contracts';
 import type { AppContext } from '../context.js';
-import { clearSessionCookie, requireSession, setSessionCookie } from '../http/auth.js';
+import { clearSessionCookie, presentedSid, requireSession, setSessionCookie } from '../http/auth.js';
 import { requestLocale } from '../http/locale.js';
 import { normalizeEmail } from '../auth/service.js';
 import { AppError } from '../platform/errors.js';
@@ -33,7 +34,7 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) => {
-        const result = await ctx.accounts.createAnonymous(request.body, request.headers['user-agent'] ?? null);
+        const result = await ctx.accounts.createAnonymous(request.body, request.headers['user-agent'] ?? null, request.ip);
         setSessionCookie(reply, result.sid, secureCookie);
         return reply.status(201).send(result);
       },
@@ -76,7 +77,7 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       },
       async (request) => {
         const email = normalizeEmail(request.query.email);
-        return { exists: await ctx.accounts.exists(email) };
+        return { exists: await ctx.accounts.exists(email, request.ip) };
       },
     );
 
@@ -90,7 +91,12 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsyncZod {
           response: { 200: z.object({ resend_after: z.number() }), ...errors },
         },
       },
-      async (request) => ctx.auth.sendCode(request.body.email, request.ip, requestLocale(request)),
+      async (request) => {
+        // A session is optional here; when there is one, its account has its own allowance too.
+        const sid = presentedSid(request);
+        const session = sid ? await ctx.sessions.resolve(sid) : null;
+        return ctx.auth.sendCode(request.body.email, request.ip, requestLocale(request), session?.accountId ?? null);
+      },
     );
 
     app.post(
@@ -115,8 +121,10 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       {
         schema: {
           tags: ['sign-in'],
-          summary: 'Register the anonymous account under an email',
-          body: EmailCodeRequest,
+          summary: 'Register the anonymous account under an email, or change a registered account\'s email',
+          description:
+            'An anonymous session registers its account in place with `{email, vcode}`. A registered account also sends `current_vcode`, a code sent to its current address; the old address is told and every other session ends.',
+          body: EmailChangeRequest,
           response: { 200: AccountWithSession, ...errors },
         },
       },
@@ -124,10 +132,10 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         const session = await requireSession(request, ctx.sessions);
         const { accountId, sid } = await ctx.auth.registerEmail(
           session.accountId,
-          session.sid,
           request.body,
           request.ip,
           request.headers['user-agent'] ?? null,
+          requestLocale(request),
         );
         setSessionCookie(reply, sid, secureCookie);
         return ctx.auth.view(accountId, sid);

@@ -7,12 +7,35 @@ import { AppError } from '../platform/errors.js';
 import { newId, randomToken } from '../platform/ids.js';
 import { nowIso } from '../platform/db/database.js';
 import type { SensitiveWords } from '../platform/sensitive-words.js';
+import { requesterKey, type RateLimiter } from '../platform/rate-limit.js';
 import type { CreditsService } from '../credits/service.js';
 import type { SessionService } from '../auth/sessions.js';
 import { AccountsRepository, type AccountRow } from './repository.js';
 import { toAccount } from './view.js';
 
 type AnonymousInput = z.infer<typeof AnonymousAccountRequest>;
+
+/** What keeps one requester from farming accounts and their grants (see the README's settings). */
+export interface AccountLimits {
+  limiter: RateLimiter;
+  accountsPerIpHour: number;
+  trialsPerIpDay: number;
+  plansPerIpDay: number;
+  existsPerIpMinute: number;
+}
+
+/**
+ * The mailbox an address delivers to, for keying the free-plan grant: `+tags` and, at Gmail, dots
+ * reach the same inbox, so they must not each earn a grant.
+ */
+export function mailboxKey(email: string): string {
+  const at = email.lastIndexOf('@');
+  let local = email.slice(0, at).toLowerCase();
+  const domain = email.slice(at + 1).toLowerCase();
+  local = local.replace(/\+.*$/, '');
+  if (domain === 'gmail.com' || domain === 'googlemail.com') return `${local.replace(/\./g, '')}@gmail.com`;
+  return `${local}@${domain}`;
+}
 
 export class AccountsService {
   readonly repo: AccountsRepository;
@@ -23,12 +46,29 @@ export class AccountsService {
     private readonly sessions: SessionService,
     private readonly words: SensitiveWords,
     private readonly avatarOwner: (url: string, accountId: string) => Promise<boolean>,
+    private readonly limits: AccountLimits,
   ) {
     this.repo = new AccountsRepository(db);
   }
 
-  /** A temporary account for a visitor; the trial grant is given once per device udid. */
-  async createAnonymous(input: AnonymousInput, userAgent: string | null): Promise<{ account: Account; sid: string }> {
+  /**
+   * A temporary account for a visitor. Creation is limited per requester; the trial grant is given once
+   * per device udid and at most `trialsPerIpDay` times a day per requester, since the udid is the
+   * client's own choice: past that the account is created without trial credits.
+   */
+  async createAnonymous(
+    input: AnonymousInput,
+    userAgent: string | null,
+    /** The requester's address; null only for the server's own callers, which no requester limit concerns. */
+    ip: string | null = null,
+  ): Promise<{ account: Account; sid: string }> {
+    const requester = ip === null ? null : requesterKey(ip);
+    if (requester !== null) await this.limit(`account:ip:${requester}`, this.limits.accountsPerIpHour, 3600);
+    const trialKey = `trial:udid:${input.device.udid}`;
+    const trial =
+      requester === null
+        ? true
+        : await this.grantAllowed(trialKey, `trial:ip:${requester}`, this.limits.trialsPerIpDay);
     const now = nowIso();
     const id = newId('account');
     const sid = await this.db.transaction().execute(async (trx) => {
@@ -48,29 +88,41 @@ export class AccountsService {
         },
         trx,
       );
-      await this.credits.grantOnce(
-        trx,
-        id,
-        `trial:udid:${input.device.udid}`,
-        this.credits.config.anonymous_trial,
-        'anonymous trial',
-      );
+      if (trial) await this.credits.grantOnce(trx, id, trialKey, this.credits.config.anonymous_trial, 'anonymous trial');
       return this.sessions.create(id, userAgent, trx);
     });
     return { account: await this.view(id, sid), sid };
   }
 
   /** A registered account created by signing in with an email nobody owns yet. */
-  async createRegistered(email: string, trx: Kysely<Database>): Promise<string> {
+  async createRegistered(email: string, ip: string, trx: Kysely<Database>): Promise<string> {
     const id = newId('account');
     const now = nowIso();
     await this.repo.insert({ ...newAccountRow(id, now, { channel: DEFAULT_CHANNEL, referrer: null }), email, anonymous: 0 }, trx);
-    await this.grantFreePlan(id, trx);
+    await this.grantFreePlan(id, email, ip, trx);
     return id;
   }
 
-  grantFreePlan(accountId: string, trx: Kysely<Database>): Promise<boolean> {
-    return this.credits.grantOnce(trx, accountId, `plan:free:${accountId}`, this.credits.config.free_plan_grant, 'free plan');
+  /**
+   * The free plan's credits, once per mailbox (not per account: an address freed by an email change,
+   * or the same inbox under a +tag, earns nothing new) and at most `plansPerIpDay` a day per requester.
+   */
+  async grantFreePlan(accountId: string, email: string, ip: string, trx: Kysely<Database>): Promise<boolean> {
+    const key = `plan:free:${mailboxKey(email)}`;
+    if (!(await this.grantAllowed(key, `plan:ip:${requesterKey(ip)}`, this.limits.plansPerIpDay, trx))) return false;
+    return this.credits.grantOnce(trx, accountId, key, this.credits.config.free_plan_grant, 'free plan');
+  }
+
+  /** A grant not given yet, within the requester's daily allowance (only grants still possible count). */
+  private async grantAllowed(grantKey: string, limitKey: string, perDay: number, db: Kysely<Database> = this.db): Promise<boolean> {
+    const given = await db.selectFrom('credit_grants').select('grant_key').where('grant_key', '=', grantKey).executeTakeFirst();
+    if (given || perDay <= 0) return false;
+    return (await this.limits.limiter.hit(limitKey, perDay, 86_400)) === 0;
+  }
+
+  private async limit(key: string, limit: number, windowSeconds: number): Promise<void> {
+    const wait = await this.limits.limiter.hit(key, limit, windowSeconds);
+    if (wait > 0) throw new AppError('RATE_LIMITED', { seconds: wait }, { headers: { 'retry-after': String(wait) } });
   }
 
   async updateProfile(
@@ -93,7 +145,9 @@ export class AccountsService {
     return this.view(accountId, sid);
   }
 
-  async exists(email: string): Promise<boolean> {
+  /** Limited per requester: unlimited, it would list which addresses have accounts. */
+  async exists(email: string, ip: string): Promise<boolean> {
+    await this.limit(`exists:ip:${requesterKey(ip)}`, this.limits.existsPerIpMinute, 60);
     return (await this.repo.findByEmail(email)) !== undefined;
   }
 

@@ -1,19 +1,24 @@
 import type { Kysely } from 'kysely';
-import { isEmail, type Account } from '@polyvox/contracts';
+import { canonicalEmail, isEmail, type Account } from '@polyvox/contracts';
 import type { Database } from '../platform/db/schema.js';
 import { AppError } from '../platform/errors.js';
-import { nowIso } from '../platform/db/database.js';
 import type { Mailer } from '../platform/mail.js';
-import type { RateLimiter } from '../platform/rate-limit.js';
+import { requesterKey, type RateLimiter } from '../platform/rate-limit.js';
 import type { AccountsService } from '../accounts/service.js';
 import type { CodeService } from './codes.js';
 import type { SessionService } from './sessions.js';
-import { codeMail } from './code-mail.js';
+import { codeMail, emailChangedMail } from './code-mail.js';
 
-/** Per-IP and per-email limits on sending and checking codes, beyond the 60 s resend rule. */
+/**
+ * Limits on sending and checking codes, beyond the 60 s resend rule. The per-email allowance is counted
+ * per requester, so a stranger spends only their own; the all-requesters ceiling is far higher and only
+ * stops a flood from many addresses at once.
+ */
 export interface AuthLimits {
   codePerIpHour: number;
+  codePerAccountHour: number;
   codePerEmailDay: number;
+  codePerEmailAllDay: number;
   signInPerIpMinute: number;
 }
 
@@ -21,7 +26,7 @@ export function normalizeEmail(raw: string | undefined): string {
   const email = (raw ?? '').trim();
   if (!email) throw new AppError('EMAIL_REQUIRED');
   if (!isEmail(email)) throw new AppError('EMAIL_FORMAT');
-  return email.toLowerCase();
+  return canonicalEmail(email);
 }
 
 export class AuthService {
@@ -35,12 +40,20 @@ export class AuthService {
     private readonly limits: AuthLimits,
   ) {}
 
-  async sendCode(rawEmail: string | undefined, ip: string, locale: string): Promise<{ resend_after: number }> {
+  async sendCode(
+    rawEmail: string | undefined,
+    ip: string,
+    locale: string,
+    accountId: string | null = null,
+  ): Promise<{ resend_after: number }> {
     const email = normalizeEmail(rawEmail);
     const wait = await this.codes.cooldown(email);
     if (wait > 0) throw new AppError('CODE_COOLDOWN', { seconds: wait }, { headers: { 'retry-after': String(wait) } });
-    await this.limit(`code:ip:${ip}`, this.limits.codePerIpHour, 3600);
-    await this.limit(`code:email:${email}`, this.limits.codePerEmailDay, 86_400);
+    const requester = requesterKey(ip);
+    await this.limit(`code:ip:${requester}`, this.limits.codePerIpHour, 3600);
+    if (accountId) await this.limit(`code:account:${accountId}`, this.limits.codePerAccountHour, 3600);
+    await this.limit(`code:email-ip:${email}|${requester}`, this.limits.codePerEmailDay, 86_400);
+    await this.limit(`code:email:${email}`, this.limits.codePerEmailAllDay, 86_400);
     const code = await this.codes.issue(email);
     try {
       await this.mailer.send({ to: email, ...codeMail(code, locale) });
@@ -59,35 +72,51 @@ export class AuthService {
     userAgent: string | null,
   ): Promise<{ accountId: string; sid: string }> {
     const { email, vcode } = this.fields(body);
-    await this.limit(`check:ip:${ip}`, this.limits.signInPerIpMinute, 60);
+    await this.limit(`check:ip:${requesterKey(ip)}`, this.limits.signInPerIpMinute, 60);
     await this.codes.consume(email, vcode);
     return this.db.transaction().execute(async (trx) => {
       const existing = await this.accounts.repo.findByEmail(email, trx);
-      const accountId = existing?.id ?? (await this.accounts.createRegistered(email, trx));
+      const accountId = existing?.id ?? (await this.accounts.createRegistered(email, ip, trx));
       return { accountId, sid: await this.sessions.create(accountId, userAgent, trx) };
     });
   }
 
-  /** Registers the session's anonymous account under the email, in place: its credits and objects stay. */
+  /**
+   * Puts the session's account under a new email. An anonymous account is registered in place (its
+   * credits and objects stay). A registered one must also prove its current address: with only the new
+   * address's code, a stolen session could move the account away for good. Either way every session of
+   * the account ends and a new one is returned; a registered account's old address is told.
+   */
   async registerEmail(
     accountId: string,
-    currentSid: string,
-    body: { email?: string; vcode?: string },
+    body: { email?: string; vcode?: string; current_vcode?: string },
     ip: string,
     userAgent: string | null,
+    locale: string,
   ): Promise<{ accountId: string; sid: string }> {
     const { email, vcode } = this.fields(body);
-    await this.limit(`check:ip:${ip}`, this.limits.signInPerIpMinute, 60);
+    const account = await this.accounts.repo.findById(accountId);
+    if (!account) throw new AppError('UNAUTHENTICATED');
+    const previous = account.anonymous === 1 ? null : account.email;
+    const currentCode = body.current_vcode?.trim();
+    if (previous !== null && !currentCode) throw new AppError('PARAMETERS_NEEDED');
+    if (previous === email) throw new AppError('VALIDATION_FAILED', { field: 'email', rule: 'is already the account\'s email' });
+    await this.limit(`check:ip:${requesterKey(ip)}`, this.limits.signInPerIpMinute, 60);
     const owner = await this.accounts.repo.findByEmail(email);
     if (owner && owner.id !== accountId) throw new AppError('EMAIL_TAKEN');
+    if (previous !== null) await this.codes.consume(previous, currentCode!);
     await this.codes.consume(email, vcode);
+    // Told before the change is written, so a mail that cannot go out stops the change (and a write
+    // lock is never held across a mail server's answer).
+    if (previous !== null) await this.mailer.send({ to: previous, ...emailChangedMail(email, locale) });
     const sid = await this.db
       .transaction()
       .execute(async (trx) => {
-        const account = await this.accounts.repo.findById(accountId, trx);
-        if (!account) throw new AppError('UNAUTHENTICATED');
-        await this.accounts.repo.update(accountId, { email, anonymous: 0, updated_at: nowIso() }, trx);
-        if (account.anonymous === 1) await this.accounts.grantFreePlan(accountId, trx);
+        // Conditional on the email read above, so two changes racing cannot both pass one proof.
+        if (!(await this.accounts.repo.changeEmail(accountId, account.email, email, trx))) throw new AppError('CAPTCHA_INCORRECT');
+        if (account.anonymous === 1) await this.accounts.grantFreePlan(accountId, email, ip, trx);
+        // A privilege or identity change never keeps a token alive: a thief's session ends here too.
+        await this.sessions.revokeAll(accountId, trx);
         return this.sessions.create(accountId, userAgent, trx);
       })
       .catch((e: unknown) => {
@@ -95,8 +124,6 @@ export class AuthService {
         if (isUniqueViolation(e)) throw new AppError('EMAIL_TAKEN');
         throw e;
       });
-    // The anonymous session is replaced by a fresh one: a privilege change never reuses a token.
-    await this.sessions.revoke(currentSid);
     return { accountId, sid };
   }
 

@@ -48,4 +48,14 @@ export class SessionService {
       .where('revoked_at', 'is', null)
       .execute();
   }
+
+  /** Ends every live session of the account. */
+  async revokeAll(accountId: string, trx: Kysely<Database> = this.db): Promise<void> {
+    await trx
+      .updateTable('sessions')
+      .set({ revoked_at: nowIso() })
+      .where('account_id', '=', accountId)
+      .where('revoked_at', 'is', null)
+      .execute();
+  }
 }

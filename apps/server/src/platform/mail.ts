@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,8 +39,11 @@ function fileMailer(dir: string, from: string): Mailer {
       const info = await transport.sendMail({ from, ...message } satisfies Mail.Options);
       await fs.mkdir(dir, { recursive: true });
       const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-      const safeTo = message.to.replace(/[^a-zA-Z0-9@._-]/g, '_');
-      const name = `${stamp}-${safeTo}-${info.messageId.replace(/[^a-zA-Z0-9]/g, '').slice(0, 12)}.eml`;
+      // File names are capped (255 bytes on most file systems) and an address may be 254 characters:
+      // a readable prefix plus a hash of the whole address keeps names short and distinct.
+      const safeTo = message.to.replace(/[^a-zA-Z0-9@._-]/g, '_').slice(0, 64);
+      const toHash = createHash('sha256').update(message.to).digest('hex').slice(0, 12);
+      const name = `${stamp}-${safeTo}-${toHash}-${info.messageId.replace(/[^a-zA-Z0-9]/g, '').slice(0, 12)}.eml`;
       const tmp = path.join(dir, `.${name}.tmp`);
       await fs.writeFile(tmp, info.message as Buffer);
       await fs.rename(tmp, path.join(dir, name));

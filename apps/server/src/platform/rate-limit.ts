@@ -48,3 +48,21 @@ export function redisRateLimiter(redis: RedisLike, prefix: string): RateLimiter 
     },
   };
 }
+
+/**
+ * The requester as per-IP limits count it. One IPv6 subscriber is usually handed a whole /64, so
+ * counting single IPv6 addresses would give one person 2^64 separate allowances.
+ */
+export function requesterKey(ip: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
+  if (mapped) return mapped[1]!;
+  if (!ip.includes(':')) return ip;
+  const [head = '', tail = ''] = ip.toLowerCase().split('::');
+  const left = head ? head.split(':') : [];
+  const right = tail ? tail.split(':') : [];
+  const groups = ip.includes('::') ? [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right] : left;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.replace(/^0+(?=.)/, ''))
+    .join(':')}::/64`;
+}
