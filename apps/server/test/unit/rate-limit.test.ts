@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { memoryRateLimiter } from '../../src/platform/rate-limit.js';
+import { memoryRateLimiter, requesterKey } from '../../src/platform/rate-limit.js';
 
 function clock(start = 1_700_000_000_000) {
   let now = start;
@@ -56,5 +56,22 @@ describe('memoryRateLimiter', () => {
     expect(await rl.hit('long', 1, 3600)).toBe(3600 - 61);
     expect(await rl.hit('short', 1, 30)).toBe(0);
     expect(await rl.hit('short', 1, 30)).toBe(30);
+  });
+});
+
+describe('requesterKey', () => {
+  it('counts an IPv4 address as itself, also when mapped into IPv6', () => {
+    expect(requesterKey('203.0.113.7')).toBe('203.0.113.7');
+    expect(requesterKey('::ffff:203.0.113.7')).toBe('203.0.113.7');
+  });
+
+  it('counts every IPv6 address of one /64 as one requester, however it is written', () => {
+    const one = requesterKey('2001:db8:0:1::1');
+    for (const ip of ['2001:0db8:0000:0001:ffff:ffff:ffff:ffff', '2001:DB8:0:1:1:2:3:4', '2001:db8:0:1:0:0:0:9']) {
+      expect(requesterKey(ip)).toBe(one);
+    }
+    expect(requesterKey('2001:db8:0:2::1')).not.toBe(one);
+    expect(requesterKey('::1')).toBe('0:0:0:0::/64');
+    expect(requesterKey('2001:db8::')).toBe('2001:db8:0:0::/64');
   });
 });
