@@ -32,7 +32,13 @@ export const EMAIL_PATTERN =
 export function isEmail(value: string): boolean {
   if (value.length > 254 || !EMAIL_PATTERN.test(value)) return false;
   const at = value.lastIndexOf('@');
-  return at <= 64 && value.slice(at + 1).split('.').every((label) => label.length <= 63);
+  return (
+    at <= 64 &&
+    value
+      .slice(at + 1)
+      .split('.')
+      .every((label) => label.length <= 63)
+  );
 }
 
 /** The one spelling of an address that lookups, cooldowns and limits are keyed on. */

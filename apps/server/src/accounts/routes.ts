@@ -121,7 +121,7 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       {
         schema: {
           tags: ['sign-in'],
-          summary: 'Register the anonymous account under an email, or change a registered account\'s email',
+          summary: "Register the anonymous account under an email, or change a registered account's email",
           description:
             'An anonymous session registers its account in place with `{email, vcode}`. A registered account also sends `current_vcode`, a code sent to its current address; the old address is told and every other session ends.',
           body: EmailChangeRequest,

@@ -66,9 +66,7 @@ export class AccountsService {
     if (requester !== null) await this.limit(`account:ip:${requester}`, this.limits.accountsPerIpHour, 3600);
     const trialKey = `trial:udid:${input.device.udid}`;
     const trial =
-      requester === null
-        ? true
-        : await this.grantAllowed(trialKey, `trial:ip:${requester}`, this.limits.trialsPerIpDay);
+      requester === null ? true : await this.grantAllowed(trialKey, `trial:ip:${requester}`, this.limits.trialsPerIpDay);
     const now = nowIso();
     const id = newId('account');
     const sid = await this.db.transaction().execute(async (trx) => {
@@ -114,7 +112,12 @@ export class AccountsService {
   }
 
   /** A grant not given yet, within the requester's daily allowance (only grants still possible count). */
-  private async grantAllowed(grantKey: string, limitKey: string, perDay: number, db: Kysely<Database> = this.db): Promise<boolean> {
+  private async grantAllowed(
+    grantKey: string,
+    limitKey: string,
+    perDay: number,
+    db: Kysely<Database> = this.db,
+  ): Promise<boolean> {
     const given = await db.selectFrom('credit_grants').select('grant_key').where('grant_key', '=', grantKey).executeTakeFirst();
     if (given || perDay <= 0) return false;
     return (await this.limits.limiter.hit(limitKey, perDay, 86_400)) === 0;

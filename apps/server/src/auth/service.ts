@@ -100,7 +100,7 @@ export class AuthService {
     const previous = account.anonymous === 1 ? null : account.email;
     const currentCode = body.current_vcode?.trim();
     if (previous !== null && !currentCode) throw new AppError('PARAMETERS_NEEDED');
-    if (previous === email) throw new AppError('VALIDATION_FAILED', { field: 'email', rule: 'is already the account\'s email' });
+    if (previous === email) throw new AppError('VALIDATION_FAILED', { field: 'email', rule: "is already the account's email" });
     await this.limit(`check:ip:${requesterKey(ip)}`, this.limits.signInPerIpMinute, 60);
     const owner = await this.accounts.repo.findByEmail(email);
     if (owner && owner.id !== accountId) throw new AppError('EMAIL_TAKEN');
@@ -113,7 +113,8 @@ export class AuthService {
       .transaction()
       .execute(async (trx) => {
         // Conditional on the email read above, so two changes racing cannot both pass one proof.
-        if (!(await this.accounts.repo.changeEmail(accountId, account.email, email, trx))) throw new AppError('CAPTCHA_INCORRECT');
+        if (!(await this.accounts.repo.changeEmail(accountId, account.email, email, trx)))
+          throw new AppError('CAPTCHA_INCORRECT');
         if (account.anonymous === 1) await this.accounts.grantFreePlan(accountId, email, ip, trx);
         // A privilege or identity change never keeps a token alive: a thief's session ends here too.
         await this.sessions.revokeAll(accountId, trx);

@@ -75,7 +75,8 @@ describe.each(DIALECTS)('accounts and sign-in, abuse (%s)', (dialect) => {
   it('limits codes per requester address and per account', async () => {
     const t = await app({ CODE_LIMIT_PER_IP_HOUR: '2', CODE_LIMIT_PER_ACCOUNT_HOUR: '3' });
     const c = new Client(t.url);
-    for (let i = 0; i < 2; i++) expect((await c.post('/verification/email', { email: email('ip') }, from('203.0.113.9'))).status).toBe(200);
+    for (let i = 0; i < 2; i++)
+      expect((await c.post('/verification/email', { email: email('ip') }, from('203.0.113.9'))).status).toBe(200);
     expectError(await c.post('/verification/email', { email: email('ip') }, from('203.0.113.9')), 'RATE_LIMITED');
     // IPv6 addresses of one /64 are one requester.
     expect((await c.post('/verification/email', { email: email('v6') }, from('2001:db8:1:2::1'))).status).toBe(200);
@@ -98,7 +99,9 @@ describe.each(DIALECTS)('accounts and sign-in, abuse (%s)', (dialect) => {
     it('limits account creation per requester address with RATE_LIMITED and retry-after', async () => {
       const t = await app({ ACCOUNT_LIMIT_PER_IP_HOUR: '3' });
       for (let i = 0; i < 3; i++) {
-        expect((await new Client(t.url).post('/accounts/anonymous', device(`web-rl-${i}`), from('203.0.113.10'))).status).toBe(201);
+        expect((await new Client(t.url).post('/accounts/anonymous', device(`web-rl-${i}`), from('203.0.113.10'))).status).toBe(
+          201,
+        );
       }
       const res = await new Client(t.url).post('/accounts/anonymous', device('web-rl-x'), from('203.0.113.10'));
       expectError(res, 'RATE_LIMITED', 429);
@@ -123,7 +126,11 @@ describe.each(DIALECTS)('accounts and sign-in, abuse (%s)', (dialect) => {
       }
       expect(credits.filter((c) => c === trial)).toHaveLength(3);
       expect(credits.filter((c) => c !== trial && c !== 0)).toEqual([]);
-      const granted = await t.ctx.db.kysely.selectFrom('credit_grants').select('grant_key').where('grant_key', 'like', 'trial:%').execute();
+      const granted = await t.ctx.db.kysely
+        .selectFrom('credit_grants')
+        .select('grant_key')
+        .where('grant_key', 'like', 'trial:%')
+        .execute();
       expect(granted).toHaveLength(3);
       // Another requester still gets its trial.
       const other = await new Client(t.url).post('/accounts/anonymous', device('farm-other'), from('198.51.100.30'));
@@ -176,7 +183,8 @@ describe.each(DIALECTS)('accounts and sign-in, abuse (%s)', (dialect) => {
   it('limits /accounts/exists per requester address, so it cannot list who has an account', async () => {
     const t = await app({ EXISTS_LIMIT_PER_IP_MINUTE: '3' });
     const c = new Client(t.url);
-    for (let i = 0; i < 3; i++) expect((await c.get(`/accounts/exists?email=${email('who')}`, from('203.0.113.60'))).status).toBe(200);
+    for (let i = 0; i < 3; i++)
+      expect((await c.get(`/accounts/exists?email=${email('who')}`, from('203.0.113.60'))).status).toBe(200);
     const res = await c.get(`/accounts/exists?email=${email('who')}`, from('203.0.113.60'));
     expectError(res, 'RATE_LIMITED', 429);
     expectRetryAfter(res, 1, 60);
@@ -240,9 +248,9 @@ describe.each(DIALECTS)('accounts and sign-in, abuse (%s)', (dialect) => {
       expect((await c.post('/verification/email', { email: `  ${address.toUpperCase()}\t` })).status).toBe(200);
       expectError(await c.post('/verification/email', { email: address }), 'CODE_COOLDOWN');
       const vcode = await codeFromOutbox(t.outbox, address);
-      expect((await c.post('/auth/email', { email: address.replace(/^./, (s) => s.toUpperCase()), vcode })).body.account.email).toBe(
-        address,
-      );
+      expect(
+        (await c.post('/auth/email', { email: address.replace(/^./, (s) => s.toUpperCase()), vcode })).body.account.email,
+      ).toBe(address);
     });
   });
 });

@@ -119,8 +119,10 @@ describe.each(DIALECTS)('changing the email of an account (%s)', (dialect) => {
     const { address, one } = await registeredOnTwoDevices();
     const current_vcode = await sendCode(one, address);
     expect(
-      expectError(await one.put('/accounts/me/email', { email: address, vcode: current_vcode, current_vcode }), 'VALIDATION_FAILED')
-        .message,
+      expectError(
+        await one.put('/accounts/me/email', { email: address, vcode: current_vcode, current_vcode }),
+        'VALIDATION_FAILED',
+      ).message,
     ).toContain('email');
     const other = new Client(t.url);
     const taken = email('taken');

@@ -49,6 +49,11 @@ export function registerEmail(email: string, vcode: string): Promise<AccountWith
   return http('PUT', '/accounts/me/email', { json: { email, vcode } });
 }
 
+/** Moves a registered account to a new email: a code from the new address and one from the current address. */
+export function changeEmail(email: string, vcode: string, currentVcode: string): Promise<AccountWithSid> {
+  return http('PUT', '/accounts/me/email', { json: { email, vcode, current_vcode: currentVcode } });
+}
+
 export function endSession(): Promise<void> {
   return http('DELETE', '/accounts/me/session');
 }

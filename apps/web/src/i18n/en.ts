@@ -233,5 +233,17 @@ export const en = {
     emptyTitle: 'No API keys yet',
     emptyBody: 'API keys you create will be listed here. The secret is shown only once, when a key is created.',
   },
+  emailChange: {
+    hint: 'Sign in with another email from now on',
+    open: 'Change email',
+    title: 'Change the email of this account',
+    explain:
+      'Enter a code sent to your current email and one sent to the new email. Your current email will be told of the change, and every other device will be signed out.',
+    currentCode: 'Code sent to {{email}}',
+    newEmail: 'New email',
+    newCode: 'Code sent to the new email',
+    submit: 'Change email',
+    done: 'Your email is now {{email}}. Other devices have been signed out.',
+  },
   ...speechEn,
 } as const;

@@ -229,5 +229,16 @@ export const zhCN: Messages = {
     emptyTitle: '暂无 API 密钥',
     emptyBody: '你创建的 API 密钥会显示在这里。密钥只在创建时显示一次。',
   },
+  emailChange: {
+    hint: '此后改用另一个邮箱登录',
+    open: '更换邮箱',
+    title: '更换此账号的邮箱',
+    explain: '请输入发送到当前邮箱的验证码和发送到新邮箱的验证码。我们会通知当前邮箱此次更改，其他设备上的登录都将退出。',
+    currentCode: '发送到 {{email}} 的验证码',
+    newEmail: '新邮箱',
+    newCode: '发送到新邮箱的验证码',
+    submit: '更换邮箱',
+    done: '你的邮箱已更换为 {{email}}，其他设备已退出登录。',
+  },
   ...speechZhCN,
 };

@@ -229,5 +229,17 @@ export const zhTW: Messages = {
     emptyTitle: '目前沒有 API 金鑰',
     emptyBody: '你建立的 API 金鑰會顯示在這裡。金鑰只在建立時顯示一次。',
   },
+  emailChange: {
+    hint: '此後改用另一個電子郵件登入',
+    open: '變更電子郵件',
+    title: '變更此帳號的電子郵件',
+    explain:
+      '請輸入寄到目前電子郵件的驗證碼和寄到新電子郵件的驗證碼。我們會通知目前的電子郵件此次變更，其他裝置上的登入都將登出。',
+    currentCode: '寄到 {{email}} 的驗證碼',
+    newEmail: '新電子郵件',
+    newCode: '寄到新電子郵件的驗證碼',
+    submit: '變更電子郵件',
+    done: '你的電子郵件已變更為 {{email}}，其他裝置已登出。',
+  },
   ...speechZhTW,
 };

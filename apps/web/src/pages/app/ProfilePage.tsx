@@ -7,6 +7,7 @@ import { PageHeader } from '../../components/PageHeader';
 import { useLocaleChoice } from '../../i18n/hooks';
 import { formatDate, formatNumber } from '../../lib/format';
 import { ProfileAvatar } from './ProfileAvatar';
+import { ProfileEmail } from './ProfileEmail';
 import { ProfileName } from './ProfileName';
 import { usePlanLabel } from './usePlanLabel';
 
@@ -66,6 +67,12 @@ export function ProfilePage() {
             <Text>{formatDate(account.create_at, ui) ?? t('common.none')}</Text>
           </Field>
         </SimpleGrid>
+        {account.anonymous ? null : (
+          <>
+            <Divider my="lg" />
+            <ProfileEmail account={account} />
+          </>
+        )}
       </Paper>
     </Stack>
   );
