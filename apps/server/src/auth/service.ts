@@ -102,10 +102,11 @@ export class AuthService {
     if (previous !== null && !currentCode) throw new AppError('PARAMETERS_NEEDED');
     if (previous === email) throw new AppError('VALIDATION_FAILED', { field: 'email', rule: "is already the account's email" });
     await this.limit(`check:ip:${requesterKey(ip)}`, this.limits.signInPerIpMinute, 60);
-    const owner = await this.accounts.repo.findByEmail(email);
-    if (owner && owner.id !== accountId) throw new AppError('EMAIL_TAKEN');
     if (previous !== null) await this.codes.consume(previous, currentCode!);
     await this.codes.consume(email, vcode);
+    // Only after the codes: answered before them, EMAIL_TAKEN would tell anyone which emails have accounts.
+    const owner = await this.accounts.repo.findByEmail(email);
+    if (owner && owner.id !== accountId) throw new AppError('EMAIL_TAKEN');
     // Told before the change is written, so a mail that cannot go out stops the change (and a write
     // lock is never held across a mail server's answer).
     if (previous !== null) await this.mailer.send({ to: previous, ...emailChangedMail(email, locale) });

@@ -191,6 +191,19 @@ describe.each(DIALECTS)('accounts and sign-in, abuse (%s)', (dialect) => {
     expect((await c.get(`/accounts/exists?email=${email('who')}`, from('203.0.113.61'))).body).toEqual({ exists: false });
   });
 
+  it('answers a wrong code with 403 whether or not the email has an account, so PUT /accounts/me/email is no oracle', async () => {
+    const t = await app({});
+    const owner = new Client(t.url);
+    const taken = email('known');
+    expect((await owner.post('/verification/email', { email: taken })).status).toBe(200);
+    expect((await owner.post('/auth/email', { email: taken, vcode: await codeFromOutbox(t.outbox, taken) })).status).toBe(200);
+    const prober = new Client(t.url);
+    await prober.anonymous();
+    for (const address of [taken, email('unknown')]) {
+      expectError(await prober.put('/accounts/me/email', { email: address, vcode: '123456' }), 'CAPTCHA_INCORRECT', 403);
+    }
+  });
+
   describe('addresses that are not one mailbox', () => {
     let t: TestApp;
     beforeAll(async () => {
