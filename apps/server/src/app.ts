@@ -119,7 +119,9 @@ export async function buildApp(config: Config, overrides: { mailer?: Mailer; db?
   const app = Fastify({
     logger: config.LOG_LEVEL === 'silent' ? false : { level: config.LOG_LEVEL },
     genReqId: () => newId('request'),
-    trustProxy: config.TRUST_PROXY,
+    // One hop: the client address is the one our proxy saw (the last X-Forwarded-For entry). Trusting
+    // every hop would take the first entry, which the client writes itself, and void every per-IP limit.
+    trustProxy: config.TRUST_PROXY ? (_address: string, hop: number) => hop === 0 : false,
     bodyLimit: 1024 * 1024,
     return503OnClosing: false,
     // A malformed URL or an over-long path parameter is answered before any hook runs.

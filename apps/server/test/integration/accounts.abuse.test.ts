@@ -109,6 +109,15 @@ describe.each(DIALECTS)('accounts and sign-in, abuse (%s)', (dialect) => {
       expect((await new Client(t.url).post('/accounts/anonymous', device('web-rl-y'), from('203.0.113.11'))).status).toBe(201);
     });
 
+    it('counts the address the proxy saw, not what the client wrote before it in X-Forwarded-For', async () => {
+      const t = await app({ ACCOUNT_LIMIT_PER_IP_HOUR: '2' });
+      const create = (i: number) =>
+        new Client(t.url).post('/accounts/anonymous', device(`web-spoof-${i}`), from(`10.9.0.${i}, 203.0.113.13`));
+      expect((await create(1)).status).toBe(201);
+      expect((await create(2)).status).toBe(201);
+      expectError(await create(3), 'RATE_LIMITED', 429);
+    });
+
     it('gives at most TRIAL_GRANTS_PER_IP_DAY trials to 200 accounts from one address, a new device id each', async () => {
       const t = await app({ TRIAL_GRANTS_PER_IP_DAY: '3', ACCOUNT_LIMIT_PER_IP_HOUR: '1000' });
       const trial = t.ctx.credits.config.anonymous_trial;
