@@ -70,6 +70,24 @@ describe('file mailer', () => {
     expect(await emls(path.join(dataDir, 'outbox'))).toHaveLength(1);
   });
 
+  it('names the file of a 254-character address within file-name limits, apart from a near twin', async () => {
+    const outbox = path.join(dir, 'long');
+    const mailer = createMailer(`file://${outbox}`, FROM);
+    const domain = `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(53)}.example`;
+    const first = `${'x'.repeat(63)}1@${domain}`;
+    const second = `${'x'.repeat(63)}2@${domain}`;
+    expect(first).toHaveLength(254);
+    await mailer.send({ to: first, ...codeMail('111111', 'en') });
+    await mailer.send({ to: second, ...codeMail('222222', 'en') });
+    mailer.close();
+    const files = await emls(outbox);
+    expect(files).toHaveLength(2);
+    for (const f of files) expect(Buffer.byteLength(f)).toBeLessThanOrEqual(255);
+    const texts = await Promise.all(files.map(async (f) => (await simpleParser(await fs.readFile(path.join(outbox, f)))).text));
+    expect(texts.join()).toContain('111111');
+    expect(texts.join()).toContain('222222');
+  });
+
   it('falls back to English for another locale and refuses an unknown scheme', () => {
     expect(codeMail('111111', 'fr').subject).toBe('Your Polyvox sign-in code');
     expect(() => createMailer('http://example.com', FROM)).toThrow(/MAIL_URL/);
