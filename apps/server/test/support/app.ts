@@ -61,6 +61,12 @@ export async function startTestApp(
     LOG_LEVEL: 'silent',
     WEB_DIST: path.join(dataDir, 'no-web'),
     ...(database ? { DATABASE_URL: database.url } : {}),
+    // Every test client is 127.0.0.1: per-requester account and grant limits would couple unrelated
+    // tests. accounts.abuse.test.ts sets them on purpose and tests them.
+    ACCOUNT_LIMIT_PER_IP_HOUR: '100000',
+    TRIAL_GRANTS_PER_IP_DAY: '100000',
+    PLAN_GRANTS_PER_IP_DAY: '100000',
+    EXISTS_LIMIT_PER_IP_MINUTE: '100000',
     ...options.env,
   });
   const { app, ctx } = await buildApp(config, { mailer: options.mailer });
