@@ -50,7 +50,7 @@ const ConfigSchema = z.object({
   CODE_LIMIT_PER_EMAIL_DAY: z.coerce.number().int().min(1).default(20),
   SIGN_IN_LIMIT_PER_IP_MINUTE: z.coerce.number().int().min(1).default(30),
   CODE_LIMIT_PER_ACCOUNT_HOUR: z.coerce.number().int().min(1).default(20),
-  CODE_LIMIT_PER_EMAIL_ALL_DAY: z.coerce.number().int().min(1).default(200),
+  CODE_LIMIT_PER_EMAIL_ALL_DAY: z.coerce.number().int().min(1).default(100),
   EXISTS_LIMIT_PER_IP_MINUTE: z.coerce.number().int().min(1).default(30),
   ACCOUNT_LIMIT_PER_IP_HOUR: z.coerce.number().int().min(1).default(30),
   TRIAL_GRANTS_PER_IP_DAY: z.coerce.number().int().min(0).default(10),
