@@ -32,6 +32,9 @@ import { LIMITS } from '@polyvox/contracts';
 import type { AppContext } from './context.js';
 import { handleError, registerErrorHandling } from './http/error-handler.js';
 import { registerOpenApi } from './http/openapi.js';
+import { acceptEmptyJson, JSON_BODY_LIMIT, refuseNul } from './http/body.js';
+import { clientErrorHandler } from './http/client-errors.js';
+import { registerSecurity } from './http/security.js';
 import { accountRoutes } from './accounts/routes.js';
 import { uploadRoutes } from './uploads/routes.js';
 import { docRoutes } from './docs/routes.js';
@@ -112,8 +115,10 @@ export async function buildApp(config: Config, overrides: { mailer?: Mailer; db?
     logger: config.LOG_LEVEL === 'silent' ? false : { level: config.LOG_LEVEL },
     genReqId: () => newId('request'),
     trustProxy: config.TRUST_PROXY,
-    bodyLimit: 1024 * 1024,
+    bodyLimit: JSON_BODY_LIMIT,
     return503OnClosing: false,
+    requestTimeout: config.REQUEST_TIMEOUT_SECONDS * 1000,
+    clientErrorHandler: clientErrorHandler(() => newId('request')),
     // A malformed URL or an over-long path parameter is answered before any hook runs.
     frameworkErrors: (error, request, reply) => handleError(error, request, reply.header('x-request-id', request.id)),
   }).withTypeProvider<ZodTypeProvider>();
@@ -128,6 +133,12 @@ export async function buildApp(config: Config, overrides: { mailer?: Mailer; db?
   });
 
   registerErrorHandling(app);
+  acceptEmptyJson(app);
+  refuseNul(app);
+  await registerSecurity(app, {
+    headersSeconds: config.HEADERS_TIMEOUT_SECONDS,
+    requestSeconds: config.REQUEST_TIMEOUT_SECONDS,
+  });
   await app.register(cookie);
   await app.register(multipart, { limits: { fileSize: 25 * 1024 * 1024, files: 1, fields: 10 } });
   await registerOpenApi(app, config);

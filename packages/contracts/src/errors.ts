@@ -135,7 +135,7 @@ const zhTW: Catalogue = {
 export const ERROR_MESSAGES: Record<MessageLocale, Catalogue> = { en, 'zh-CN': zhCN, 'zh-TW': zhTW };
 
 export function formatMessage(template: string, params: Record<string, string | number> = {}): string {
-  return template.replace(/\{(\w+)\}/g, (whole, key: string) => (key in params ? String(params[key]) : whole));
+  return template.replace(/\{(\w+)\}/g, (whole, key: string) => (Object.hasOwn(params, key) ? String(params[key]) : whole));
 }
 
 export function errorMessage(code: ErrorCode, locale: MessageLocale, params: Record<string, string | number> = {}): string {

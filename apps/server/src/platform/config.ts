@@ -50,6 +50,8 @@ const ConfigSchema = z.object({
   CODE_LIMIT_PER_EMAIL_DAY: z.coerce.number().int().min(1).default(20),
   SIGN_IN_LIMIT_PER_IP_MINUTE: z.coerce.number().int().min(1).default(30),
   HOLD_SWEEP_SECONDS: z.coerce.number().int().min(1).default(60),
+  REQUEST_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(3600).default(30),
+  HEADERS_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(3600).default(10),
 });
 
 export type RawConfig = z.infer<typeof ConfigSchema>;
