@@ -34,7 +34,7 @@ import { handleError, registerErrorHandling } from './http/error-handler.js';
 import { registerOpenApi } from './http/openapi.js';
 import { acceptEmptyJson, JSON_BODY_LIMIT, refuseNul } from './http/body.js';
 import { clientErrorHandler } from './http/client-errors.js';
-import { registerSecurity } from './http/security.js';
+import { registerSecurity, requestTimeouts } from './http/security.js';
 import { accountRoutes } from './accounts/routes.js';
 import { uploadRoutes } from './uploads/routes.js';
 import { docRoutes } from './docs/routes.js';
@@ -117,7 +117,7 @@ export async function buildApp(config: Config, overrides: { mailer?: Mailer; db?
     trustProxy: config.TRUST_PROXY,
     bodyLimit: JSON_BODY_LIMIT,
     return503OnClosing: false,
-    requestTimeout: config.REQUEST_TIMEOUT_SECONDS * 1000,
+    ...requestTimeouts(config.REQUEST_TIMEOUT_SECONDS, config.HEADERS_TIMEOUT_SECONDS),
     clientErrorHandler: clientErrorHandler(() => newId('request')),
     // A malformed URL or an over-long path parameter is answered before any hook runs.
     frameworkErrors: (error, request, reply) => handleError(error, request, reply.header('x-request-id', request.id)),
@@ -135,10 +135,7 @@ export async function buildApp(config: Config, overrides: { mailer?: Mailer; db?
   registerErrorHandling(app);
   acceptEmptyJson(app);
   refuseNul(app);
-  await registerSecurity(app, {
-    headersSeconds: config.HEADERS_TIMEOUT_SECONDS,
-    requestSeconds: config.REQUEST_TIMEOUT_SECONDS,
-  });
+  await registerSecurity(app);
   await app.register(cookie);
   await app.register(multipart, { limits: { fileSize: 25 * 1024 * 1024, files: 1, fields: 10 } });
   await registerOpenApi(app, config);

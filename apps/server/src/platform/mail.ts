@@ -36,12 +36,13 @@ function fileMailer(dir: string, from: string): Mailer {
   return {
     async send(message) {
       const info = await transport.sendMail({ from, ...message } satisfies Mail.Options);
-      await fs.mkdir(dir, { recursive: true });
+      await fs.mkdir(dir, { recursive: true, mode: 0o700 });
       const stamp = new Date().toISOString().replace(/[:.]/g, '-');
       const safeTo = message.to.replace(/[^a-zA-Z0-9@._-]/g, '_');
       const name = `${stamp}-${safeTo}-${info.messageId.replace(/[^a-zA-Z0-9]/g, '').slice(0, 12)}.eml`;
       const tmp = path.join(dir, `.${name}.tmp`);
-      await fs.writeFile(tmp, info.message as Buffer);
+      // Messages hold sign-in codes: readable by the server's user only.
+      await fs.writeFile(tmp, info.message as Buffer, { mode: 0o600 });
       await fs.rename(tmp, path.join(dir, name));
     },
     close() {
