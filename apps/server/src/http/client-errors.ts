@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import { errorMessage } from '@polyvox/contracts';
+import { errorMessage, resolveMessageLocale, type MessageLocale } from '@polyvox/contracts';
 
 /** Node's HTTP parser errors that have a status of their own; any other is a malformed request (400). */
 const STATUS_BY_PARSER_CODE = new Map<string, [number, string]>([
@@ -13,12 +13,21 @@ const REASONS = new Map([
   [431, 'Request Header Fields Too Large'],
 ]);
 
+/** The language of whatever part of the request did arrive (`lang` in the target, else Accept-Language), else English. */
+function partialRequestLocale(raw: unknown): MessageLocale {
+  if (!Buffer.isBuffer(raw)) return 'en';
+  const head = raw.subarray(0, 32 * 1024).toString('latin1');
+  const lang = /^[A-Z]+ [^ \r\n]*[?&]lang=([A-Za-z-]{2,35})/.exec(head)?.[1] ?? null;
+  const accept = /\r\naccept-language:[ \t]*([^\r\n]{1,256})/i.exec(head)?.[1] ?? null;
+  return resolveMessageLocale(lang, accept);
+}
+
 /**
  * Fastify's `clientErrorHandler`: the request never reached routing (over-long headers, broken framing, too slow),
- * so its language is unknown and the answer is in English, but it is still the contract's body with its request id.
+ * so its language is read from the bytes that did arrive; the answer is still the contract's body with its request id.
  */
 export function clientErrorHandler(newRequestId: () => string) {
-  return (error: NodeJS.ErrnoException, socket: Socket): void => {
+  return (error: NodeJS.ErrnoException & { rawPacket?: unknown }, socket: Socket): void => {
     if (!socket.writable || error.code === 'ECONNRESET') {
       socket.destroy();
       return;
@@ -28,7 +37,7 @@ export function clientErrorHandler(newRequestId: () => string) {
     const body = JSON.stringify({
       error: {
         code: 'VALIDATION_FAILED',
-        message: errorMessage('VALIDATION_FAILED', 'en', { field: 'request', rule }),
+        message: errorMessage('VALIDATION_FAILED', partialRequestLocale(error.rawPacket), { field: 'request', rule }),
         request_id: id,
       },
     });

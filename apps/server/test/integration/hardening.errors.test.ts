@@ -13,10 +13,10 @@ function rawRequest(url: string, bytes: string): Promise<string> {
   const { port } = new URL(url);
   return new Promise((resolve, reject) => {
     const socket = net.connect(Number(port), '127.0.0.1');
-    let answer = '';
-    socket.on('data', (d) => (answer += d.toString('latin1')));
-    socket.on('end', () => resolve(answer));
-    socket.on('close', () => resolve(answer));
+    const chunks: Buffer[] = [];
+    socket.on('data', (d: Buffer) => chunks.push(d));
+    socket.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
     socket.on('error', reject);
     socket.write(bytes);
   });
@@ -163,6 +163,13 @@ describe.each(DIALECTS)('bad input answers the contract, never 500 (%s)', (diale
     expect(res.body.error.code).toBe('VALIDATION_FAILED');
     expect(res.body.error.request_id).toMatch(/^req_/);
     expect(res.headers.get('x-request-id')).toBe(res.body.error.request_id);
+    const zh = parseRaw(
+      await rawRequest(
+        t.url,
+        `GET /healthz?lang=zh-TW HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\nConnection: close\r\n\r\n`,
+      ),
+    );
+    expect(zh.body.error.message).toContain('的值無效');
   });
 
   it('answers a malformed request with a contract 400 body and x-request-id', async () => {
