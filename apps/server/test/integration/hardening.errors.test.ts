@@ -91,6 +91,8 @@ describe.each(DIALECTS)('bad input answers the contract, never 500 (%s)', (diale
       const res = await c.post(url, body);
       expect(expectError(res, 'VALIDATION_FAILED').message, url).toContain(field);
     }
+    const zh = await c.post('/verification/email?lang=zh-CN', { email: '\u0000' });
+    expect(expectError(zh, 'VALIDATION_FAILED').message).toBe('email 的值无效：不能包含 NUL 字符');
     const named = await c.put('/accounts/me', { name: 'Al\u0000ce' });
     expect(expectError(named, 'VALIDATION_FAILED').message).toContain('name');
     const exists = await c.get('/accounts/exists?email=a%00b%40example.com');
