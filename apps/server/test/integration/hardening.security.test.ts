@@ -119,6 +119,20 @@ describe.each(DIALECTS)('HTTP hardening (%s)', (dialect) => {
     }
   });
 
+  it('answers a request whose headers trickle in with 408 and closes the connection', async () => {
+    const { port } = new URL(t.url);
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(Number(port), '127.0.0.1');
+      let text = '';
+      socket.on('data', (d) => (text += d.toString()));
+      socket.on('close', () => resolve(text));
+      socket.on('error', reject);
+      socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: a');
+    });
+    expect(answer).toMatch(/^HTTP\/1.1 408/);
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)).error.code).toBe('VALIDATION_FAILED');
+  });
+
   it('answers a request whose body trickles in with 408 and closes the connection', async () => {
     const { port } = new URL(t.url);
     const answer = await new Promise<string>((resolve, reject) => {
@@ -133,6 +147,27 @@ describe.each(DIALECTS)('HTTP hardening (%s)', (dialect) => {
     const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
     expect(body.error.code).toBe('VALIDATION_FAILED');
     expect(answer.toLowerCase()).toContain(`x-request-id: ${body.error.request_id}`.toLowerCase());
+  });
+});
+
+describe('console pages', () => {
+  it('serves the built console with the same headers, framable by this origin only', async () => {
+    const web = await fs.mkdtemp(path.join(os.tmpdir(), 'polyvox-web-'));
+    await fs.writeFile(
+      path.join(web, 'index.html'),
+      '<!doctype html><div id="root"></div><script type="module" src="/a.js"></script>',
+    );
+    const t = await startTestApp('sqlite', { env: { WEB_DIST: web } });
+    try {
+      const res = await fetch(`${t.url}/`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'self'");
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(res.headers.get('x-frame-options')).toBe('SAMEORIGIN');
+    } finally {
+      await t.close();
+      await fs.rm(web, { recursive: true, force: true });
+    }
   });
 });
 
