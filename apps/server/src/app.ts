@@ -32,6 +32,9 @@ import { LIMITS } from '@polyvox/contracts';
 import type { AppContext } from './context.js';
 import { handleError, registerErrorHandling } from './http/error-handler.js';
 import { registerOpenApi } from './http/openapi.js';
+import { acceptEmptyJson, JSON_BODY_LIMIT, refuseNul } from './http/body.js';
+import { clientErrorHandler } from './http/client-errors.js';
+import { registerSecurity, requestTimeouts } from './http/security.js';
 import { accountRoutes } from './accounts/routes.js';
 import { uploadRoutes } from './uploads/routes.js';
 import { docRoutes } from './docs/routes.js';
@@ -122,8 +125,10 @@ export async function buildApp(config: Config, overrides: { mailer?: Mailer; db?
     // One hop: the client address is the one our proxy saw (the last X-Forwarded-For entry). Trusting
     // every hop would take the first entry, which the client writes itself, and void every per-IP limit.
     trustProxy: config.TRUST_PROXY ? (_address: string, hop: number) => hop === 0 : false,
-    bodyLimit: 1024 * 1024,
+    bodyLimit: JSON_BODY_LIMIT,
     return503OnClosing: false,
+    ...requestTimeouts(config.REQUEST_TIMEOUT_SECONDS, config.HEADERS_TIMEOUT_SECONDS),
+    clientErrorHandler: clientErrorHandler(() => newId('request')),
     // A malformed URL or an over-long path parameter is answered before any hook runs.
     frameworkErrors: (error, request, reply) => handleError(error, request, reply.header('x-request-id', request.id)),
   }).withTypeProvider<ZodTypeProvider>();
@@ -138,6 +143,9 @@ export async function buildApp(config: Config, overrides: { mailer?: Mailer; db?
   });
 
   registerErrorHandling(app);
+  acceptEmptyJson(app);
+  refuseNul(app);
+  await registerSecurity(app);
   await app.register(cookie);
   await app.register(multipart, { limits: { fileSize: 25 * 1024 * 1024, files: 1, fields: 10 } });
   await registerOpenApi(app, config);

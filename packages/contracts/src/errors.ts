@@ -135,11 +135,33 @@ const zhTW: Catalogue = {
 export const ERROR_MESSAGES: Record<MessageLocale, Catalogue> = { en, 'zh-CN': zhCN, 'zh-TW': zhTW };
 
 export function formatMessage(template: string, params: Record<string, string | number> = {}): string {
-  return template.replace(/\{(\w+)\}/g, (whole, key: string) => (key in params ? String(params[key]) : whole));
+  return template.replace(/\{(\w+)\}/g, (whole, key: string) => (Object.hasOwn(params, key) ? String(params[key]) : whole));
 }
 
+/** The fixed rules VALIDATION_FAILED names, in Chinese; a rule not listed (a schema's own wording) is shown as written. */
+const RULES = new Map<string, { 'zh-CN': string; 'zh-TW': string }>([
+  ['must not contain NUL characters', { 'zh-CN': '不能包含 NUL 字符', 'zh-TW': '不能包含 NUL 字元' }],
+  ['must not be empty', { 'zh-CN': '不能为空', 'zh-TW': '不能為空' }],
+  ['must contain words', { 'zh-CN': '须包含文字', 'zh-TW': '須包含文字' }],
+  ['must be valid JSON', { 'zh-CN': '须为有效的 JSON', 'zh-TW': '須為有效的 JSON' }],
+  [
+    'must be a language tag such as en or zh-CN',
+    { 'zh-CN': '须为语言标记，如 en 或 zh-CN', 'zh-TW': '須為語言標記，如 en 或 zh-CN' },
+  ],
+  ['too many multipart fields', { 'zh-CN': '表单字段过多', 'zh-TW': '表單欄位過多' }],
+  ['one file at most', { 'zh-CN': '最多一个文件', 'zh-TW': '最多一個檔案' }],
+  ['field name not allowed', { 'zh-CN': '不允许的字段名', 'zh-TW': '不允許的欄位名稱' }],
+  ['multipart needs a boundary', { 'zh-CN': 'multipart 请求须带 boundary', 'zh-TW': 'multipart 請求須帶 boundary' }],
+  ['malformed multipart body', { 'zh-CN': 'multipart 请求体格式错误', 'zh-TW': 'multipart 請求內容格式錯誤' }],
+  ['malformed HTTP request', { 'zh-CN': 'HTTP 请求格式错误', 'zh-TW': 'HTTP 請求格式錯誤' }],
+  ['request headers are too large', { 'zh-CN': '请求头过大', 'zh-TW': '請求標頭過大' }],
+  ['the request took too long to arrive', { 'zh-CN': '请求发送超时', 'zh-TW': '請求傳送逾時' }],
+  ['the request headers took too long to arrive', { 'zh-CN': '请求头发送超时', 'zh-TW': '請求標頭傳送逾時' }],
+]);
+
 export function errorMessage(code: ErrorCode, locale: MessageLocale, params: Record<string, string | number> = {}): string {
-  return formatMessage(ERROR_MESSAGES[locale][code], params);
+  const rule = locale === 'en' || typeof params.rule !== 'string' ? undefined : RULES.get(params.rule)?.[locale];
+  return formatMessage(ERROR_MESSAGES[locale][code], rule ? { ...params, rule } : params);
 }
 
 function exactLocale(raw: string): MessageLocale | null {

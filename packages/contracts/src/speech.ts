@@ -94,7 +94,10 @@ export const EstimateResponse = z.object({
 export const OPENAI_RESPONSE_FORMATS = ['mp3', 'opus', 'wav', 'pcm'] as const;
 export const OpenAISpeechRequest = z.object({
   model: z.string(),
-  input: z.string().max(LIMITS.maxTextLength * 2),
+  input: z
+    .string()
+    .max(LIMITS.maxTextLength * 2)
+    .refine((s) => s.trim() !== '', 'must not be empty'),
   voice: z.union([z.string(), z.object({ id: z.string() })]),
   response_format: z.enum(OPENAI_RESPONSE_FORMATS).default('mp3'),
   speed: z.number().min(0.25).max(4).default(1),

@@ -18,9 +18,11 @@ export function loadCreditsConfig(file: string): CreditsConfig {
 
 /** Credits per character of a model: its own coefficient, else its engine's, else the default. */
 export function coefficientFor(config: CreditsConfig, model: string, engine: string): number {
-  const own = config.model_coefficients[model];
+  // hasOwn: the model may come from a request, and `constructor` is on every plain object.
+  const own = Object.hasOwn(config.model_coefficients, model) ? config.model_coefficients[model] : undefined;
   if (typeof own === 'number') return own;
-  return config.coefficient_by_engine[engine] ?? config.model_coefficients.default;
+  const byEngine = Object.hasOwn(config.coefficient_by_engine, engine) ? config.coefficient_by_engine[engine] : undefined;
+  return byEngine ?? config.model_coefficients.default;
 }
 
 export function priceOf(config: CreditsConfig, model: string, engine: string, characters: number): number {

@@ -1,8 +1,17 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { errorMessage, type ErrorCode } from '@polyvox/contracts';
+import { errorMessage, LIMITS, type ErrorCode } from '@polyvox/contracts';
 import { AppError, isAppError } from '../platform/errors.js';
 import { requestLocale } from './locale.js';
+import { JSON_BODY_LIMIT_TEXT } from './body.js';
+
+/** Fastify names the failing part by its schema key; the parsed values sit on the request under these names. */
+const REQUEST_PART = new Map([
+  ['body', 'body'],
+  ['querystring', 'query'],
+  ['params', 'params'],
+  ['headers', 'headers'],
+]);
 
 interface Issue {
   path?: PropertyKey[];
@@ -21,9 +30,10 @@ function fromValidation(error: FastifyError, request: FastifyRequest): AppError 
   const issue = first.params?.issue ?? first;
   const path = issue.path?.map(String) ?? (first.instancePath ?? '').split('/').filter(Boolean);
   const field = path.join('.') || 'body';
-  const part = error.validationContext ? (request as unknown as Record<string, unknown>)[error.validationContext] : undefined;
+  const partName = REQUEST_PART.get(error.validationContext ?? '');
+  const part = partName ? (request as unknown as Record<string, unknown>)[partName] : undefined;
   const value = path.reduce<unknown>(
-    (v, key) => (v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[key] : undefined),
+    (v, key) => (v !== null && typeof v === 'object' && Object.hasOwn(v, key) ? (v as Record<string, unknown>)[key] : undefined),
     part,
   );
   // Absent is missing whatever zod calls it (invalid_type for a string, invalid_value for an enum).
@@ -40,9 +50,16 @@ function fromFramework(error: FastifyError): AppError | null {
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new AppError('VALIDATION_FAILED', { field: 'body', rule: 'must be valid JSON' });
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('FILE_TOO_LARGE', { limit: JSON_BODY_LIMIT_TEXT });
     case 'FST_REQ_FILE_TOO_LARGE':
+      return new AppError('FILE_TOO_LARGE', { limit: `${LIMITS.avatarMaxBytes / (1024 * 1024)} MB` });
     case 'FST_FILES_LIMIT':
-      return new AppError('FILE_TOO_LARGE', { limit: 'size' });
+      return new AppError('VALIDATION_FAILED', { field: 'file', rule: 'one file at most' });
+    case 'FST_FIELDS_LIMIT':
+    case 'FST_PARTS_LIMIT':
+      return new AppError('VALIDATION_FAILED', { field: 'body', rule: 'too many multipart fields' });
+    case 'FST_PROTO_VIOLATION':
+      return new AppError('VALIDATION_FAILED', { field: 'body', rule: 'field name not allowed' });
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
     case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
       return new AppError('UNSUPPORTED_FILE_TYPE');

@@ -37,7 +37,7 @@ function fileMailer(dir: string, from: string): Mailer {
   return {
     async send(message) {
       const info = await transport.sendMail({ from, ...message } satisfies Mail.Options);
-      await fs.mkdir(dir, { recursive: true });
+      await fs.mkdir(dir, { recursive: true, mode: 0o700 });
       const stamp = new Date().toISOString().replace(/[:.]/g, '-');
       // File names are capped (255 bytes on most file systems) and an address may be 254 characters:
       // a readable prefix plus a hash of the whole address keeps names short and distinct.
@@ -45,7 +45,8 @@ function fileMailer(dir: string, from: string): Mailer {
       const toHash = createHash('sha256').update(message.to).digest('hex').slice(0, 12);
       const name = `${stamp}-${safeTo}-${toHash}-${info.messageId.replace(/[^a-zA-Z0-9]/g, '').slice(0, 12)}.eml`;
       const tmp = path.join(dir, `.${name}.tmp`);
-      await fs.writeFile(tmp, info.message as Buffer);
+      // Messages hold sign-in codes: readable by the server's user only.
+      await fs.writeFile(tmp, info.message as Buffer, { mode: 0o600 });
       await fs.rename(tmp, path.join(dir, name));
     },
     close() {

@@ -1,3 +1,4 @@
+import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
@@ -6,6 +7,22 @@ export interface Storage {
   put(key: string, data: Buffer): Promise<void>;
   get(key: string): Promise<Buffer | null>;
   delete(key: string): Promise<void>;
+}
+
+/**
+ * DATA_DIR and what is under it (database, secret, uploads, mail outbox) are the server's alone: directories 0700,
+ * files 0600, whatever the umask. An existing directory is tightened too, as far as the process may.
+ */
+export const PRIVATE_DIR_MODE = 0o700;
+export const PRIVATE_FILE_MODE = 0o600;
+
+export function ensurePrivateDir(dir: string): void {
+  fsSync.mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+  try {
+    fsSync.chmodSync(dir, PRIVATE_DIR_MODE);
+  } catch {
+    // Not ours to change (a mounted volume): the files inside are still created private.
+  }
 }
 
 const SAFE_KEY = /^[a-zA-Z0-9_-]+(\/[a-zA-Z0-9_.-]+)*$/;
@@ -18,9 +35,9 @@ export function localStorage(root: string): Storage {
   return {
     async put(key, data) {
       const file = resolve(key);
-      await fs.mkdir(path.dirname(file), { recursive: true });
+      await fs.mkdir(path.dirname(file), { recursive: true, mode: PRIVATE_DIR_MODE });
       const tmp = `${file}.tmp-${process.pid}`;
-      await fs.writeFile(tmp, data);
+      await fs.writeFile(tmp, data, { mode: PRIVATE_FILE_MODE });
       await fs.rename(tmp, file);
     },
     async get(key) {

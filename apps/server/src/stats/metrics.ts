@@ -1,9 +1,19 @@
+import { eventLabels } from './events.js';
+
 /** A small Prometheus registry: request counts and durations by route and status, client events. */
 const requests = new Map<string, number>();
 const durations = new Map<string, { sum: number; count: number }>();
 const events = new Map<string, number>();
 
-const label = (v: string) => v.replace(/["\\\n]/g, '_');
+/**
+ * A label value in the Prometheus text format: backslash, double quote and line feed escaped; the format has no escape
+ * for other control characters (a carriage return would end the line for some readers), so they become U+FFFD.
+ */
+export const label = (v: string) =>
+  v
+    .replace(/[\\"\n]/g, (c) => (c === '\n' ? '\\n' : `\\${c}`))
+    // eslint-disable-next-line no-control-regex
+    .replace(/[\u0000-\u0009\u000b-\u001f\u007f]/g, '\ufffd');
 
 export const metrics = {
   request(method: string, route: string, status: number, seconds: number): void {
@@ -15,6 +25,7 @@ export const metrics = {
     durations.set(key, d);
   },
   clientEvent(type: string, event: string, os: string): void {
+    ({ type, event, os } = eventLabels(type, event, os));
     const key = `type="${label(type)}",event="${label(event)}",os="${label(os)}"`;
     events.set(key, (events.get(key) ?? 0) + 1);
   },

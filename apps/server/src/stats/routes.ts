@@ -13,7 +13,7 @@ export function statsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
           summary: 'Record a client event',
           params: z.object({ t: z.string().max(64), e: z.string().max(64) }),
           querystring: z.object({ os: z.string().max(32).optional() }).passthrough(),
-          body: z.object({ user_id: z.string().max(64).optional(), channel: z.string().max(64).optional() }).optional(),
+          body: z.object({ user_id: z.string().max(64).optional(), channel: z.string().max(64).optional() }).nullish(),
           response: { 204: z.null() },
         },
       },

@@ -109,7 +109,9 @@ export function synthesisRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         const session = await requireSession(request, ctx.sessions);
         const body = request.body;
         const requested = typeof body.voice === 'string' ? body.voice : body.voice.id;
-        const voiceId = OPENAI_VOICE_DEFAULTS[requested.toLowerCase()] ?? requested;
+        const name = requested.toLowerCase();
+        // hasOwn: `__proto__` or `constructor` must not find Object.prototype's members.
+        const voiceId = Object.hasOwn(OPENAI_VOICE_DEFAULTS, name) ? OPENAI_VOICE_DEFAULTS[name]! : requested;
         if (!voiceId.startsWith('voice_')) throw new AppError('NOT_FOUND');
         const prepared = await ctx.synthesis.prepare({
           text: body.input,

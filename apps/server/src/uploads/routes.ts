@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ErrorBody, LIMITS, UploadResponse } from '@polyvox/contracts';
 import type { AppContext } from '../context.js';
 import { requireSession } from '../http/auth.js';
-import { AppError } from '../platform/errors.js';
+import { AppError, isAppError } from '../platform/errors.js';
 
 export function uploadRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
@@ -20,15 +20,24 @@ export function uploadRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       async (request, reply) => {
         const session = await requireSession(request, ctx.sessions);
         if (!request.isMultipart()) throw new AppError('UNSUPPORTED_FILE_TYPE');
+        if (!/;\s*boundary=/i.test(request.headers['content-type'] ?? '')) {
+          throw new AppError('VALIDATION_FAILED', { field: 'content-type', rule: 'multipart needs a boundary' });
+        }
         let type: string | undefined;
         let data: Buffer | undefined;
-        // One byte over the limit is enough to know the file is too large.
-        for await (const part of request.parts({ limits: { fileSize: LIMITS.avatarMaxBytes + 1, files: 1 } })) {
-          if (part.type === 'field' && part.fieldname === 'type') type = String(part.value);
-          if (part.type === 'file' && part.fieldname === 'file') {
-            data = await part.toBuffer();
-            if (part.file.truncated) throw new AppError('FILE_TOO_LARGE', { limit: '2 MB' });
+        try {
+          // One byte over the limit is enough to know the file is too large.
+          for await (const part of request.parts({ limits: { fileSize: LIMITS.avatarMaxBytes + 1, files: 1, fields: 10 } })) {
+            if (part.type === 'field' && part.fieldname === 'type') type = String(part.value);
+            if (part.type === 'file' && part.fieldname === 'file') {
+              data = await part.toBuffer();
+              if (part.file.truncated) throw new AppError('FILE_TOO_LARGE', { limit: '2 MB' });
+            } else if (part.type === 'file') part.file.resume();
           }
+        } catch (e) {
+          // busboy reports broken framing as a plain Error; the multipart plugin's own errors carry a code.
+          if (isAppError(e) || (e as { code?: string }).code?.startsWith('FST_')) throw e;
+          throw new AppError('VALIDATION_FAILED', { field: 'body', rule: 'malformed multipart body' }, { cause: e });
         }
         if (!data) throw new AppError('PARAMETERS_NEEDED', { field: 'file' });
         if (type !== 'avatar') throw new AppError('VALIDATION_FAILED', { field: 'type', rule: 'must be avatar' });

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { fileTypeFromBuffer } from 'file-type';
+import sharp from 'sharp';
 import { LIMITS } from '@polyvox/contracts';
 import type { Database } from '../platform/db/schema.js';
 import type { Storage } from '../platform/storage.js';
@@ -8,6 +9,27 @@ import { newId } from '../platform/ids.js';
 import { nowIso } from '../platform/db/database.js';
 
 export const AVATAR_PATH = '/files/';
+/** Avatars show small; a larger picture is scaled down, which also bounds what is stored. */
+export const AVATAR_MAX_SIDE = 512;
+/** A decompression bomb stops here rather than filling memory. */
+const MAX_INPUT_PIXELS = 8192 * 8192;
+
+/**
+ * Decodes the picture and encodes it again in its own format: what is stored is pixels only, without metadata (EXIF
+ * location), trailing bytes or anything a browser could sniff as another type (a PNG with HTML appended).
+ */
+async function reencode(data: Buffer, mime: string): Promise<Buffer> {
+  const image = sharp(data, { limitInputPixels: MAX_INPUT_PIXELS, failOn: 'error' })
+    .rotate()
+    .resize(AVATAR_MAX_SIDE, AVATAR_MAX_SIDE, { fit: 'inside', withoutEnlargement: true });
+  const encoded =
+    mime === 'image/png' ? image.png() : mime === 'image/webp' ? image.webp({ quality: 85 }) : image.jpeg({ quality: 85 });
+  try {
+    return await encoded.toBuffer();
+  } catch (e) {
+    throw new AppError('UNSUPPORTED_FILE_TYPE', {}, { cause: e });
+  }
+}
 
 /** Accepts a file only for what its bytes are, never for its name or declared type. */
 export class UploadsService {
@@ -22,9 +44,11 @@ export class UploadsService {
     if (!sniffed || !(LIMITS.avatarTypes as readonly string[]).includes(sniffed.mime)) {
       throw new AppError('UNSUPPORTED_FILE_TYPE');
     }
+    const clean = await reencode(data, sniffed.mime);
+    if (clean.length > LIMITS.avatarMaxBytes) throw new AppError('FILE_TOO_LARGE', { limit: '2 MB' });
     const id = newId('file');
     const key = `avatars/${id}.${sniffed.ext}`;
-    await this.storage.put(key, data);
+    await this.storage.put(key, clean);
     await this.db
       .insertInto('uploads')
       .values({
@@ -32,7 +56,7 @@ export class UploadsService {
         account_id: accountId,
         type: 'avatar',
         mime: sniffed.mime,
-        size: data.length,
+        size: clean.length,
         storage_key: key,
         created_at: nowIso(),
       })

@@ -20,7 +20,8 @@ const contentDir = path.resolve(path.dirname(new URL(import.meta.url).pathname),
 const GENDER_ORDER = ['male', 'female', 'neutral'];
 
 export function voiceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
-  let randomTexts: Promise<Record<string, { name: string; prompt: string; previewText: string }[]>> | null = null;
+  // A Map: the language comes from the query, and a plain object would answer `__proto__` or `constructor`.
+  let randomTexts: Promise<Map<string, { name: string; prompt: string; previewText: string }[]>> | null = null;
 
   return async (app) => {
     app.get(
@@ -102,16 +103,29 @@ export function voiceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         schema: {
           tags: ['voices'],
           summary: 'A random voice name, voice description and sample text for a language',
-          querystring: z.object({ lang: z.string().max(35).optional() }).passthrough(),
-          response: { 200: RandomTextResponse },
+          querystring: z
+            .object({
+              lang: z
+                .string()
+                .max(35)
+                .regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/, 'must be a language tag such as en or zh-CN')
+                .optional(),
+            })
+            .passthrough(),
+          response: { 200: RandomTextResponse, 400: ErrorBody },
         },
       },
       async (request) => {
-        randomTexts ??= fs.readFile(path.join(contentDir, 'random-texts.json'), 'utf8').then((t) => JSON.parse(t));
+        randomTexts ??= fs
+          .readFile(path.join(contentDir, 'random-texts.json'), 'utf8')
+          .then(
+            (t) =>
+              new Map(Object.entries(JSON.parse(t) as Record<string, { name: string; prompt: string; previewText: string }[]>)),
+          );
         const all = await randomTexts;
         const lang = request.query.lang ?? 'en';
-        const key = all[lang] ? lang : (Object.keys(all).find((k) => k.split('-')[0] === lang.split('-')[0]) ?? 'en');
-        const list = all[key]!;
+        const key = all.has(lang) ? lang : ([...all.keys()].find((k) => k.split('-')[0] === lang.split('-')[0]) ?? 'en');
+        const list = all.get(key)!;
         const pick = list[Math.floor(Math.random() * list.length)]!;
         return { ...pick, lang: key };
       },

@@ -39,7 +39,7 @@ export function canonicalTag(tag: string): string {
 /** BCP-47 tags for an espeak voice, from its identifier's last segment (`gmw/en-US` → en-US, en). */
 export function espeakLanguageTags(identifier: string): string[] {
   const base = identifier.split('/').pop()!.toLowerCase();
-  const special = SPECIAL[base];
+  const special = Object.hasOwn(SPECIAL, base) ? SPECIAL[base] : undefined;
   if (special) return special;
   const tag = canonicalTag(base);
   const primary = tag.split('-')[0]!;
@@ -113,5 +113,7 @@ export function previewTextFor(tag: string): string {
   if (lower.startsWith('zh-latn')) return 'Ni hao! Zhe shi wo de sheng yin.';
   if (languageFamily(lower) === 'zh' && lower.startsWith('hak')) return '1, 2, 3, 4, 5.';
   if (languageFamily(lower) === 'zh') return PREVIEW['zh-CN']!;
-  return PREVIEW[languageFamily(lower)] ?? '1, 2, 3, 4, 5.';
+  const family = languageFamily(lower);
+  // hasOwn: tags come from operator manifests and requests; `constructor` must not be a preview.
+  return (Object.hasOwn(PREVIEW, family) ? PREVIEW[family] : undefined) ?? '1, 2, 3, 4, 5.';
 }

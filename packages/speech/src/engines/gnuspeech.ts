@@ -15,6 +15,10 @@ export const GNUSPEECH_MODEL = 'gnuspeech';
 const DATA = '/data/en';
 const OUTPUT_RATE = 22050;
 const BASE_PITCH_OFFSET = -4;
+const PAUSE_SECONDS = 0.2;
+
+/** A letter or a digit: something an engine can say. */
+export const hasWords = (text: string): boolean => /[\p{L}\p{N}]/u.test(text);
 
 const VOICES: {
   variant: string;
@@ -101,6 +105,11 @@ export class GnuSpeechEngine implements Engine {
   }
 
   async *synthesize(req: EngineRequest): AsyncIterable<PcmChunk> {
+    // GnuSpeech fails on a sentence without a word ("...", "?"); such a sentence is a pause between the others.
+    if (!hasWords(req.text)) {
+      yield { samples: new Float32Array(Math.round(OUTPUT_RATE * PAUSE_SECONDS)), sampleRate: OUTPUT_RATE };
+      return;
+    }
     const m = await getModule();
     const semis = totalSemitones(req);
     const tempo = Math.max(0.25, Math.min(4, totalSpeed(req)));

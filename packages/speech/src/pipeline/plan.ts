@@ -52,6 +52,8 @@ function invalid(field: string, rule: string): SpeechError {
 
 export function makePlan(req: SynthesisRequest, ctx: PlanContext): Plan {
   if (typeof req.text !== 'string' || !req.text.trim()) throw invalid('text', 'must not be empty');
+  // Punctuation alone says nothing: refused before any charge rather than synthesized as silence (or, on GnuSpeech, failing).
+  if (!/[\p{L}\p{N}]/u.test(req.text)) throw invalid('text', 'must contain words');
   const characters = countCharacters(req.text);
   if (characters > ctx.maxTextLength)
     throw new SpeechError('TEXT_TOO_LONG', `Text exceeds the limit of ${ctx.maxTextLength} characters`, {

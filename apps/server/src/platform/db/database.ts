@@ -3,6 +3,7 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
+import { ensurePrivateDir, PRIVATE_FILE_MODE } from '../storage.js';
 import { migrationProvider } from './migrations.js';
 import type { Database } from './schema.js';
 
@@ -17,13 +18,16 @@ export interface Db {
 pg.types.setTypeParser(20, (v) => Number(v));
 
 export function openDatabase(options: { databaseUrl?: string; dataDir: string }): Db {
+  ensurePrivateDir(options.dataDir);
   if (options.databaseUrl) {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
     const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { kysely, dialect: 'postgres', close: () => kysely.destroy() };
   }
-  fs.mkdirSync(options.dataDir, { recursive: true });
   const file = path.join(options.dataDir, 'polyvox.db');
+  // SQLite gives its -wal and -shm files the database file's mode, so making this one private covers them.
+  fs.closeSync(fs.openSync(file, 'a', PRIVATE_FILE_MODE));
+  fs.chmodSync(file, PRIVATE_FILE_MODE);
   const sqlite = new SQLite(file);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');

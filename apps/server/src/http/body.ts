@@ -1,0 +1,55 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { AppError } from '../platform/errors.js';
+
+/** The largest JSON body a route takes; said in FILE_TOO_LARGE's message when a body is over it. */
+export const JSON_BODY_LIMIT = 1024 * 1024;
+export const JSON_BODY_LIMIT_TEXT = '1 MB';
+
+/**
+ * An empty body with a JSON content type is an absent body, not malformed JSON: clients such as fetch wrappers send
+ * `content-type: application/json` on every call, sign-out included. Routes that need a body still answer
+ * PARAMETERS_NEEDED from their schema.
+ */
+export function acceptEmptyJson(app: FastifyInstance): void {
+  const parse = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') {
+      done(null, undefined);
+      return;
+    }
+    parse(request, text, done);
+  });
+}
+
+type Found = { field: string } | null;
+
+/** The path of the first key or string holding a NUL: PostgreSQL refuses NUL in text, and no field has a use for it. */
+function findNul(value: unknown, path: string[], depth = 0): Found {
+  if (typeof value === 'string') return value.includes('\u0000') ? { field: path.join('.') || 'body' } : null;
+  if (value === null || typeof value !== 'object' || depth > 64) return null;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = findNul(value[i], [...path, String(i)], depth + 1);
+      if (found) return found;
+    }
+    return null;
+  }
+  for (const [key, inner] of Object.entries(value)) {
+    if (key.includes('\u0000')) return { field: [...path, key.replaceAll('\u0000', '\\0')].join('.') };
+    const found = findNul(inner, [...path, key], depth + 1);
+    if (found) return found;
+  }
+  return null;
+}
+
+/** One guard for every route, before its schema: a NUL anywhere in params, query or body is a 400 naming the field. */
+export function refuseNul(app: FastifyInstance): void {
+  app.addHook('preValidation', async (request: FastifyRequest) => {
+    for (const part of [request.params, request.query, request.body]) {
+      const found = findNul(part, []);
+      if (found) throw new AppError('VALIDATION_FAILED', { field: found.field, rule: 'must not contain NUL characters' });
+    }
+  });
+}

@@ -1,0 +1,76 @@
+import { createHash } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import helmet from '@fastify/helmet';
+
+/**
+ * The console's needs: Mantine injects <style> elements, audio plays from blob: URLs (MSE and decoded results),
+ * avatars and waveforms may be data:/blob: images. Nothing is loaded from another origin, and only this origin may
+ * frame the pages.
+ */
+const CONSOLE_DIRECTIVES = {
+  defaultSrc: ["'self'"],
+  scriptSrc: ["'self'"],
+  styleSrc: ["'self'", "'unsafe-inline'"],
+  imgSrc: ["'self'", 'data:', 'blob:'],
+  mediaSrc: ["'self'", 'data:', 'blob:'],
+  connectSrc: ["'self'"],
+  workerSrc: ["'self'", 'blob:'],
+  fontSrc: ["'self'", 'data:'],
+  objectSrc: ["'none'"],
+  baseUri: ["'self'"],
+  formAction: ["'self'"],
+  frameAncestors: ["'self'"],
+  // Embedded deployments serve plain http on a LAN; upgrading their subresources to https would break them.
+  upgradeInsecureRequests: null,
+};
+
+const directiveText = (extraScripts: string[]) =>
+  [
+    "default-src 'self'",
+    `script-src 'self' ${extraScripts.join(' ')}`.trim(),
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data: blob:",
+    "media-src 'self' data: blob:",
+    "connect-src 'self'",
+    "worker-src 'self' blob:",
+    "font-src 'self' data:",
+    "object-src 'none'",
+    "base-uri 'self'",
+    "form-action 'self'",
+    "frame-ancestors 'self'",
+  ].join('; ');
+
+/** The inline scripts of a page, as CSP hash sources: the API reference starts itself with one. */
+function inlineScriptHashes(html: string): string[] {
+  const hashes: string[] = [];
+  for (const match of html.matchAll(/<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/gi)) {
+    hashes.push(
+      `'sha256-${createHash('sha256')
+        .update(match[1] ?? '')
+        .digest('base64')}'`,
+    );
+  }
+  return hashes;
+}
+
+/**
+ * Fastify server options that bound how long a client may take to send its request: a client that trickles its
+ * headers or body is answered 408 and closed. Node checks these deadlines on an interval (30 s by default), which
+ * would let a slow client stay up to twice as long as allowed; a second is precise enough and cheap.
+ */
+export function requestTimeouts(requestSeconds: number, headersSeconds: number) {
+  return {
+    requestTimeout: requestSeconds * 1000,
+    http: { headersTimeout: Math.min(headersSeconds, requestSeconds) * 1000, connectionsCheckingInterval: 1000 },
+  };
+}
+
+/** Security headers on every answer: CSP (with frame-ancestors), nosniff, Referrer-Policy, X-Frame-Options, HSTS. */
+export async function registerSecurity(app: FastifyInstance) {
+  await app.register(helmet, { contentSecurityPolicy: { directives: CONSOLE_DIRECTIVES }, global: true });
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (!request.url.startsWith('/reference') || typeof payload !== 'string' || !payload.includes('<script')) return payload;
+    void reply.header('content-security-policy', directiveText(inlineScriptHashes(payload)));
+    return payload;
+  });
+}
