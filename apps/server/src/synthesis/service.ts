@@ -159,17 +159,6 @@ export class SynthesisService {
     }
   }
 
-  /** Synthesis whose result is delivered by the caller at once (a stored job): settled here. */
-  async synthesize(
-    prepared: Prepared,
-    charge: Charge,
-    opts: { signal?: AbortSignal; work?: HeldWork } = {},
-  ): Promise<Synthesized> {
-    const { result, work } = await this.render(prepared, charge, opts);
-    await work.settle();
-    return result;
-  }
-
   /**
    * Yields encoded audio as it is made and returns true once all of it is out. The price is held on
    * the first `next()` (a generator that never starts holds nothing), settled after the last chunk,
