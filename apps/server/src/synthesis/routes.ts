@@ -110,6 +110,8 @@ export function synthesisRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     const logFailure = (err: unknown) => request.log.error({ err }, 'closing a credit hold failed');
     reply.raw.once('finish', () => void work.settle().catch(logFailure));
     whenClientLeaves(request, reply, () => void work.release('client left during the audio').catch(logFailure));
+    // A shutdown does not wait for a client that reads slowly: the reply is cut and the hold released.
+    work.signal.addEventListener('abort', () => reply.raw.destroy(), { once: true });
     return reply
       .header('content-type', prepared.contentType)
       .header('x-credits-charged', String(prepared.credits))

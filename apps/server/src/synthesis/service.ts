@@ -140,6 +140,8 @@ export class SynthesisService {
     opts: { signal?: AbortSignal; onProgress?: Progress; work?: HeldWork } = {},
   ): Promise<{ result: Synthesized; work: HeldWork }> {
     const speech = await this.host.get();
+    // A caller that left while the request was prepared is not held, let alone charged.
+    opts.signal?.throwIfAborted();
     const t0 = performance.now();
     const work = opts.work ?? (await this.hold(prepared, charge, opts.signal));
     const held = performance.now() - t0;
