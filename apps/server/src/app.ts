@@ -41,6 +41,9 @@ import { docRoutes } from './docs/routes.js';
 import { statsRoutes } from './stats/routes.js';
 import { metrics } from './stats/metrics.js';
 import { startHoldSweeper } from './credits/sweeper.js';
+import { startJobSweeper } from './synthesis/job-sweeper.js';
+
+const SHUTDOWN_GRACE_MS = 5000;
 
 const serverRoot = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 
@@ -97,7 +100,7 @@ export async function buildContext(config: Config, overrides: { mailer?: Mailer;
   });
   const voices = new VoicesService(speech, storage);
   const synthesis = new SynthesisService(speech, voices, credits);
-  const jobs = new SynthesisJobs(synthesis, storage);
+  const jobs = new SynthesisJobs(db.kysely, synthesis, credits, storage);
   return {
     config,
     db,
@@ -117,10 +120,17 @@ export async function buildContext(config: Config, overrides: { mailer?: Mailer;
   };
 }
 
-export async function buildApp(config: Config, overrides: { mailer?: Mailer; db?: Db } = {}): Promise<BuiltApp> {
+export async function buildApp(
+  config: Config,
+  overrides: { mailer?: Mailer; db?: Db; logStream?: NodeJS.WritableStream } = {},
+): Promise<BuiltApp> {
   const ctx = await buildContext(config, overrides);
   const app = Fastify({
-    logger: config.LOG_LEVEL === 'silent' ? false : { level: config.LOG_LEVEL },
+    logger: overrides.logStream
+      ? { level: 'info', stream: overrides.logStream }
+      : config.LOG_LEVEL === 'silent'
+        ? false
+        : { level: config.LOG_LEVEL },
     genReqId: () => newId('request'),
     // One hop: the client address is the one our proxy saw (the last X-Forwarded-For entry). Trusting
     // every hop would take the first entry, which the client writes itself, and void every per-IP limit.
@@ -163,12 +173,21 @@ export async function buildApp(config: Config, overrides: { mailer?: Mailer; db?
     await app.register(fastifyStatic, { root: config.WEB_DIST, prefix: '/', wildcard: true, index: ['index.html'] });
   }
 
+  // Jobs a dead process left behind are settled or released before the sweeper looks at their holds.
+  await ctx.jobs.recover();
   const stopSweeper = startHoldSweeper(ctx.credits, config.HOLD_SWEEP_SECONDS, app.log);
+  const stopJobSweeper = startJobSweeper(ctx.jobs, config.HOLD_SWEEP_SECONDS, app.log);
+  // In-flight paid work gets a short grace, then stops and releases its hold before the database closes.
+  app.addHook('preClose', async () => {
+    await ctx.synthesis.stopAll(SHUTDOWN_GRACE_MS);
+  });
   app.addHook('onClose', async () => {
     stopSweeper();
+    stopJobSweeper();
     ctx.mailer.close();
     ctx.redis?.disconnect();
     await ctx.jobs.drain();
+    await ctx.synthesis.drain();
     await ctx.speech.close();
     await ctx.db.close();
   });

@@ -111,7 +111,7 @@ export const TtsJobRequest = TtsRequest.omit({ stream: true });
 export const TtsJobSchema = z
   .object({
     id: z.string(),
-    status: z.enum(['running', 'succeeded', 'failed']),
+    status: z.enum(['queued', 'running', 'succeeded', 'failed', 'cancelled']),
     progress: z.object({ done: z.number().int(), total: z.number().int() }),
     credits: z.number().int(),
     characters: z.number().int(),

@@ -75,6 +75,46 @@ export class CreditsService {
     });
   }
 
+  /** Pushes a live hold's deadline out, so work that is still running never has its hold swept. */
+  async extend(holdId: string, ttlSeconds = this.config.hold_ttl_seconds): Promise<boolean> {
+    const row = await this.db
+      .updateTable('credit_holds')
+      .set({ deadline: new Date(Date.now() + ttlSeconds * 1000).toISOString() })
+      .where('id', '=', holdId)
+      .where('status', '=', 'held')
+      .returning('id')
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  async holdStatus(holdId: string): Promise<string | null> {
+    const row = await this.db.selectFrom('credit_holds').select('status').where('id', '=', holdId).executeTakeFirst();
+    return row?.status ?? null;
+  }
+
+  /**
+   * Takes a released hold's amount again and reopens it, for work that was delivered after its hold
+   * was swept: the work is paid for, or this throws INSUFFICIENT_BALANCE and the work is not delivered.
+   */
+  async reclaim(holdId: string, ttlSeconds = this.config.hold_ttl_seconds): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const hold = await trx
+        .updateTable('credit_holds')
+        .set({ status: 'held', closed_at: null, deadline: new Date(Date.now() + ttlSeconds * 1000).toISOString() })
+        .where('id', '=', holdId)
+        .where('status', '=', 'released')
+        .returning(['account_id', 'amount', 'record_type'])
+        .executeTakeFirst();
+      if (!hold) return false;
+      await applyEntry(trx, hold.account_id, 'hold', -Number(hold.amount), {
+        hold_id: holdId,
+        record_type: hold.record_type,
+        note: 'reclaimed after release',
+      });
+      return true;
+    });
+  }
+
   /** Returns the whole held amount; used on failure and by the sweeper. */
   async release(holdId: string, note = 'released'): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {

@@ -79,11 +79,21 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: A
   // INTERNAL's template has no placeholders, so no detail of the failure can reach the body.
   const message = errorMessage(code, requestLocale(request), code === 'INTERNAL' ? {} : error.params);
   for (const [name, value] of Object.entries(error.headers)) void reply.header(name, value);
-  return reply.status(error.status).send({ error: { code, message, request_id: request.id } });
+  // A route may have set an audio type before failing; the error body is JSON whatever it set.
+  return reply
+    .status(error.status)
+    .type('application/json; charset=utf-8')
+    .send({ error: { code, message, request_id: request.id } });
 }
 
 /** The one error handler; also Fastify's `frameworkErrors` (bad URL, over-long parameter), which skip the hooks. */
 export function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  // A client that left is not an error of ours: there is no one to answer and nothing to log as one.
+  if (reply.raw.destroyed || request.raw.socket?.destroyed) {
+    request.log.info({ err: error }, 'client left before the response');
+    reply.hijack();
+    return reply;
+  }
   if (isAppError(error)) return sendError(request, reply, error);
   if (hasZodFastifySchemaValidationErrors(error) || error.validation)
     return sendError(request, reply, fromValidation(error, request));

@@ -7,6 +7,8 @@ export interface Storage {
   put(key: string, data: Buffer): Promise<void>;
   get(key: string): Promise<Buffer | null>;
   delete(key: string): Promise<void>;
+  /** The keys directly inside a folder key (`jobs` → `jobs/…`), for sweeping files nothing refers to. */
+  list(folder: string): Promise<string[]>;
 }
 
 /**
@@ -50,6 +52,15 @@ export function localStorage(root: string): Storage {
     },
     async delete(key) {
       await fs.rm(resolve(key), { force: true });
+    },
+    async list(folder) {
+      try {
+        const entries = await fs.readdir(resolve(folder), { withFileTypes: true });
+        return entries.filter((e) => e.isFile()).map((e) => `${folder}/${e.name}`);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+        throw e;
+      }
     },
   };
 }

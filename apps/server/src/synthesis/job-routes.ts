@@ -44,6 +44,43 @@ export function jobRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     );
 
     app.get(
+      '/tts/jobs',
+      {
+        schema: {
+          tags: ['synthesis'],
+          summary: "The caller's synthesis jobs, newest first",
+          querystring: z.object({
+            page: z.coerce.number().int().min(1).default(1),
+            page_size: z.coerce.number().int().min(1).max(100).default(20),
+          }),
+          response: { 200: z.object({ items: z.array(TtsJobSchema), total: z.number().int() }), 400: ErrorBody, 401: ErrorBody },
+        },
+      },
+      async (request) => {
+        const session = await requireSession(request, ctx.sessions);
+        const { items, total } = await ctx.jobs.list(session.accountId, request.query.page, request.query.page_size);
+        const locale = requestLocale(request);
+        return { items: items.map((job) => view(job, locale)), total };
+      },
+    );
+
+    app.delete(
+      '/tts/jobs/:id',
+      {
+        schema: {
+          tags: ['synthesis'],
+          summary: 'Cancels a job that has not finished; its hold is released',
+          params: z.object({ id: z.string() }),
+          response: { 200: TtsJobSchema, 401: ErrorBody, 404: ErrorBody },
+        },
+      },
+      async (request) => {
+        const session = await requireSession(request, ctx.sessions);
+        return view(await ctx.jobs.cancel(request.params.id, session.accountId), requestLocale(request));
+      },
+    );
+
+    app.get(
       '/tts/jobs/:id',
       {
         schema: {
@@ -55,7 +92,7 @@ export function jobRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       },
       async (request) => {
         const session = await requireSession(request, ctx.sessions);
-        return view(ctx.jobs.get(request.params.id, session.accountId), requestLocale(request));
+        return view(await ctx.jobs.get(request.params.id, session.accountId), requestLocale(request));
       },
     );
 

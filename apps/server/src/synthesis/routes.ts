@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ErrorBody, EstimateRequest, EstimateResponse, OpenAISpeechRequest, TtsRequest } from '@polyvox/contracts';
@@ -14,20 +14,72 @@ const errors = { 400: ErrorBody, 401: ErrorBody, 402: ErrorBody, 404: ErrorBody,
 /** Documented as audio by the OpenAPI transform (see http/openapi.ts): the body is bytes, not JSON. */
 const audio = z.string().meta({ description: AUDIO_RESPONSE });
 
+/**
+ * Calls `onLeft` once if the client goes away before the whole response is written: the response
+ * closes unfinished, or the connection closes (a pipelined reply waiting its turn sees only that).
+ */
+function whenClientLeaves(request: FastifyRequest, reply: FastifyReply, onLeft: () => void): void {
+  const res = reply.raw;
+  const socket = request.raw.socket;
+  const stop = () => {
+    res.off('finish', stop);
+    res.off('close', check);
+    socket?.off('close', check);
+  };
+  function check(): void {
+    stop();
+    if (!res.writableFinished) onLeft();
+  }
+  if (res.destroyed || socket?.destroyed) return onLeft();
+  res.once('finish', stop);
+  res.once('close', check);
+  socket?.once('close', check);
+}
+
+function clientLeaves(request: FastifyRequest, reply: FastifyReply): AbortSignal {
+  const controller = new AbortController();
+  whenClientLeaves(request, reply, () => controller.abort(new Error('client left')));
+  return controller.signal;
+}
+
+/** Nothing more is sent to a client that left: no error of ours, nothing in the log above info. */
+function abandon(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  request.log.info('client left before the response');
+  reply.hijack();
+  reply.raw.destroy();
+  return reply;
+}
+
 /** Sends the stream's first chunk only once it exists, so a failure before any audio is still a clean error. */
-async function sendStream(reply: FastifyReply, prepared: Prepared, chunks: AsyncIterable<Buffer>): Promise<FastifyReply> {
-  const iterator = chunks[Symbol.asyncIterator]();
-  const first = await iterator.next();
+async function sendStream(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  prepared: Prepared,
+  left: AbortSignal,
+  chunks: AsyncGenerator<Buffer, boolean>,
+): Promise<FastifyReply> {
+  let first: IteratorResult<Buffer, boolean>;
+  try {
+    first = await chunks.next();
+  } catch (e) {
+    if (left.aborted) return abandon(request, reply);
+    throw e;
+  }
+  if (left.aborted) {
+    await chunks.return(false);
+    return abandon(request, reply);
+  }
   async function* rest() {
+    let next = first;
     try {
-      if (!first.done) yield first.value;
-      for (;;) {
-        const next = await iterator.next();
-        if (next.done) return;
+      while (!next.done) {
         yield next.value;
+        next = await chunks.next();
       }
+      // Stopped without its last chunk (shutdown): the response must end broken, not look complete.
+      if (next.value !== true) throw new Error('stream stopped before its end');
     } finally {
-      await iterator.return?.();
+      await chunks.return(false);
     }
   }
   return reply
@@ -39,9 +91,27 @@ async function sendStream(reply: FastifyReply, prepared: Prepared, chunks: Async
 }
 
 export function synthesisRoutes(ctx: AppContext): FastifyPluginAsyncZod {
-  const speak = async (reply: FastifyReply, prepared: Prepared, charge: Charge, stream: boolean) => {
-    if (stream) return sendStream(reply, prepared, await ctx.synthesis.stream(prepared, charge));
-    const result = await ctx.synthesis.synthesize(prepared, charge);
+  const speak = async (request: FastifyRequest, reply: FastifyReply, prepared: Prepared, charge: Charge, stream: boolean) => {
+    const left = clientLeaves(request, reply);
+    if (stream) return sendStream(request, reply, prepared, left, ctx.synthesis.stream(prepared, charge, left));
+    let rendered;
+    try {
+      rendered = await ctx.synthesis.render(prepared, charge, { signal: left });
+    } catch (e) {
+      if (left.aborted) return abandon(request, reply);
+      throw e;
+    }
+    const { result, work } = rendered;
+    if (left.aborted) {
+      await work.release('client left before the audio');
+      return abandon(request, reply);
+    }
+    // Paid only once the audio is out: a client that leaves while it is being written pays nothing.
+    const logFailure = (err: unknown) => request.log.error({ err }, 'closing a credit hold failed');
+    reply.raw.once('finish', () => void work.settle().catch(logFailure));
+    whenClientLeaves(request, reply, () => void work.release('client left during the audio').catch(logFailure));
+    // A shutdown does not wait for a client that reads slowly: the reply is cut and the hold released.
+    work.signal.addEventListener('abort', () => reply.raw.destroy(), { once: true });
     return reply
       .header('content-type', prepared.contentType)
       .header('x-credits-charged', String(prepared.credits))
@@ -72,7 +142,7 @@ export function synthesisRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       async (request, reply) => {
         const session = await requireSession(request, ctx.sessions);
         const prepared = await ctx.synthesis.prepare(ttsInput(request.body));
-        return speak(reply, prepared, { accountId: session.accountId, recordType: 'tts' }, request.body.stream);
+        return speak(request, reply, prepared, { accountId: session.accountId, recordType: 'tts' }, request.body.stream);
       },
     );
 
@@ -120,7 +190,7 @@ export function synthesisRoutes(ctx: AppContext): FastifyPluginAsyncZod {
           speed: Math.min(2, Math.max(0.5, body.speed)),
           pitch: 0,
         });
-        return speak(reply, prepared, { accountId: session.accountId, recordType: 'api' }, true);
+        return speak(request, reply, prepared, { accountId: session.accountId, recordType: 'api' }, true);
       },
     );
   };

@@ -5,6 +5,11 @@ import { priceOf } from '../credits/credits-config.js';
 import type { VoicesService } from '../voices/service.js';
 import type { SpeechHost } from './speech-host.js';
 import { mapSpeechErrors, toAppError } from './errors.js';
+import { HeldWork } from './held-work.js';
+import { AppError } from '../platform/errors.js';
+
+/** What paid work stopped by a shutdown fails with: a clean error, not a stack in the log. */
+const shuttingDown = () => new AppError('INTERNAL', {}, { cause: new Error('server shutting down') });
 
 export interface TtsInput {
   text: string;
@@ -59,6 +64,10 @@ export interface Prepared {
 
 /** Text to audio for a caller who pays: price first, hold it, synthesize, then settle or release. */
 export class SynthesisService {
+  private readonly active = new Set<HeldWork>();
+  private readonly idle: (() => void)[] = [];
+  private stopping = false;
+
   constructor(
     private readonly host: SpeechHost,
     private readonly voices: VoicesService,
@@ -103,60 +112,103 @@ export class SynthesisService {
     };
   }
 
-  /** Holds the price now (402 before any work), and returns the synthesis to run, which settles or releases. */
-  async begin(prepared: Prepared, charge: Charge): Promise<(onProgress?: Progress) => Promise<Synthesized>> {
-    const speech = await this.host.get();
-    const t0 = performance.now();
+  /** Holds the price (402 before any work) as a piece of work the shutdown can stop and wait for. */
+  async hold(prepared: Prepared, charge: Charge, signal?: AbortSignal): Promise<HeldWork> {
     const hold = await this.credits.hold(charge.accountId, prepared.credits, charge.recordType);
-    const held = performance.now() - t0;
-    return async (onProgress) => {
-      try {
-        const t1 = performance.now();
-        const result = await speech.synthesize({ ...prepared.request, ...(onProgress ? { onProgress } : {}) });
-        const t2 = performance.now();
-        await this.settle(hold.id, prepared, charge);
-        const timings = { hold: held, synth: t2 - t1, settle: performance.now() - t2 };
-        return { audio: result.audio, durationSec: result.durationSec, cached: result.cached, timings };
-      } catch (e) {
-        await this.credits.release(hold.id, 'synthesis failed');
-        throw toAppError(e);
-      }
-    };
-  }
-
-  async synthesize(prepared: Prepared, charge: Charge): Promise<Synthesized> {
-    return (await this.begin(prepared, charge))();
-  }
-
-  /**
-   * Holds the price, then yields encoded audio as it is made. The hold is settled when the last chunk
-   * is out and released if synthesis fails or the client goes away first.
-   */
-  async stream(prepared: Prepared, charge: Charge): Promise<AsyncIterable<Buffer>> {
-    const speech = await this.host.get();
-    const hold = await this.credits.hold(charge.accountId, prepared.credits, charge.recordType);
-    const settle = () => this.settle(hold.id, prepared, charge);
-    const release = () => this.credits.release(hold.id, 'stream ended early');
-    return (async function* guarded() {
-      let complete = false;
-      try {
-        for await (const chunk of speech.synthesizeStream(prepared.request)) yield chunk;
-        complete = true;
-      } catch (e) {
-        throw toAppError(e);
-      } finally {
-        await (complete ? settle() : release());
-      }
-    })();
-  }
-
-  private async settle(holdId: string, prepared: Prepared, charge: Charge): Promise<void> {
-    await this.credits.settle(holdId, prepared.credits, {
+    const details = {
       characters: prepared.characters,
       voice_id: prepared.voice.id,
       api_key_id: charge.apiKeyId ?? null,
       record_type: charge.recordType,
+    };
+    const work = new HeldWork(this.credits, hold, { amount: prepared.credits, details }, signal, (w) => {
+      this.active.delete(w);
+      if (this.active.size === 0) for (const wake of this.idle.splice(0)) wake();
     });
+    this.active.add(work);
+    if (this.stopping) work.abort(shuttingDown());
+    return work;
+  }
+
+  /**
+   * Holds the price, synthesizes, and returns the audio with its hold still open: the caller settles
+   * once the audio is delivered and releases if it is not. A failure releases the hold here.
+   */
+  async render(
+    prepared: Prepared,
+    charge: Charge,
+    opts: { signal?: AbortSignal; onProgress?: Progress; work?: HeldWork } = {},
+  ): Promise<{ result: Synthesized; work: HeldWork }> {
+    const speech = await this.host.get();
+    // A caller that left while the request was prepared is not held, let alone charged.
+    opts.signal?.throwIfAborted();
+    const t0 = performance.now();
+    const work = opts.work ?? (await this.hold(prepared, charge, opts.signal));
+    const held = performance.now() - t0;
+    try {
+      const t1 = performance.now();
+      const request = { ...prepared.request, signal: work.signal, ...(opts.onProgress ? { onProgress: opts.onProgress } : {}) };
+      const result = await speech.synthesize(request);
+      // A cache hit never looks at the signal; a caller that left must not pay for it either.
+      work.signal.throwIfAborted();
+      const t2 = performance.now();
+      await work.ensureHeld();
+      const timings = { hold: held, synth: t2 - t1, settle: performance.now() - t2 };
+      return { result: { audio: result.audio, durationSec: result.durationSec, cached: result.cached, timings }, work };
+    } catch (e) {
+      await work.release(work.signal.aborted ? 'stopped before delivery' : 'synthesis failed');
+      throw toAppError(e);
+    }
+  }
+
+  /**
+   * Yields encoded audio as it is made and returns true once all of it is out. The price is held on
+   * the first `next()` (a generator that never starts holds nothing), settled after the last chunk,
+   * and released if synthesis fails, the consumer calls `return()`, or `signal` or the shutdown stops
+   * it, even while it waits at a chunk nobody reads; stopping also kills the encoder.
+   */
+  stream(prepared: Prepared, charge: Charge, signal: AbortSignal): AsyncGenerator<Buffer, boolean> {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the generator below needs the service
+    const self = this;
+    const generator = (async function* guarded(): AsyncGenerator<Buffer, boolean> {
+      const speech = await self.host.get();
+      if (signal.aborted) return false;
+      const work = await self.hold(prepared, charge, signal);
+      work.signal.addEventListener('abort', () => void generator.return(false).catch(() => {}), { once: true });
+      let complete = false;
+      try {
+        work.signal.throwIfAborted();
+        for await (const chunk of speech.synthesizeStream({ ...prepared.request, signal: work.signal })) {
+          work.signal.throwIfAborted();
+          yield chunk;
+        }
+        complete = true;
+      } catch (e) {
+        throw toAppError(e);
+      } finally {
+        await (complete ? work.settle() : work.release('stream ended early'));
+      }
+      return true;
+    })();
+    return generator;
+  }
+
+  /**
+   * Shutdown: new work stops at once; work in flight gets `graceMs` to finish, then stops, and each
+   * piece releases its hold as it stops.
+   */
+  async stopAll(graceMs: number): Promise<void> {
+    this.stopping = true;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.drain(), new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+    clearTimeout(timer);
+    for (const work of this.active) work.abort(shuttingDown());
+  }
+
+  /** Resolves once every hold taken here is settled or released. */
+  async drain(): Promise<void> {
+    if (this.active.size === 0) return;
+    await new Promise<void>((resolve) => this.idle.push(resolve));
   }
 }
 

@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { Writable } from 'node:stream';
 import pg from 'pg';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/platform/config.js';
@@ -18,6 +19,10 @@ export interface TestApp {
   ctx: AppContext;
   dataDir: string;
   outbox: string;
+  /** Closes the app as a shutdown does, keeping its database and files. */
+  stop(): Promise<void>;
+  /** Stops the app and starts a new one on the same database and DATA_DIR, as a restart does. */
+  restart(): Promise<TestApp>;
   close(): Promise<void>;
 }
 
@@ -47,10 +52,16 @@ export async function createPgDatabase(): Promise<{ url: string; drop: () => Pro
   };
 }
 
+export interface LogLine {
+  level: number;
+  msg: string;
+  [key: string]: unknown;
+}
+
 /** Boots the real app in-process on a fresh database and a fresh DATA_DIR, listening on a free port. */
 export async function startTestApp(
   dialect: TestDialect,
-  options: { env?: Record<string, string>; mailer?: Mailer } = {},
+  options: { env?: Record<string, string>; mailer?: Mailer; logs?: LogLine[] } = {},
 ): Promise<TestApp> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'polyvox-test-'));
   const database = dialect === 'postgres' ? await createPgDatabase() : null;
@@ -69,19 +80,39 @@ export async function startTestApp(
     EXISTS_LIMIT_PER_IP_MINUTE: '100000',
     ...options.env,
   });
-  const { app, ctx } = await buildApp(config, { mailer: options.mailer });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const address = app.server.address();
-  if (!address || typeof address === 'string') throw new Error('no address');
-  return {
-    url: `http://127.0.0.1:${address.port}`,
-    ctx,
-    dataDir,
-    outbox: path.join(dataDir, 'outbox'),
-    async close() {
-      await app.close();
-      await database?.drop();
-      await fs.rm(dataDir, { recursive: true, force: true });
-    },
-  };
+  const logs = options.logs;
+  const logStream = logs
+    ? new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          for (const line of chunk.toString().split('\n').filter(Boolean)) logs.push(JSON.parse(line) as LogLine);
+          done();
+        },
+      })
+    : undefined;
+
+  async function boot(): Promise<TestApp> {
+    const { app, ctx } = await buildApp(config, { mailer: options.mailer, ...(logStream ? { logStream } : {}) });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const address = app.server.address();
+    if (!address || typeof address === 'string') throw new Error('no address');
+    let stopped: Promise<void> | null = null;
+    const stop = () => (stopped ??= app.close());
+    return {
+      url: `http://127.0.0.1:${address.port}`,
+      ctx,
+      dataDir,
+      outbox: path.join(dataDir, 'outbox'),
+      stop,
+      async restart() {
+        await stop();
+        return boot();
+      },
+      async close() {
+        await stop();
+        await database?.drop();
+        await fs.rm(dataDir, { recursive: true, force: true });
+      },
+    };
+  }
+  return boot();
 }

@@ -117,6 +117,30 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0003_synthesis_jobs': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('synthesis_jobs')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('progress_done', 'integer', (c) => c.notNull())
+        .addColumn('progress_total', 'integer', (c) => c.notNull())
+        .addColumn('credits', 'bigint', (c) => c.notNull())
+        .addColumn('characters', 'integer', (c) => c.notNull())
+        .addColumn('content_type', 'text', (c) => c.notNull())
+        .addColumn('hold_id', 'text', (c) => c.notNull())
+        .addColumn('storage_key', 'text')
+        .addColumn('error_code', 'text')
+        .addColumn('error_params', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('finished_at', 'text')
+        .addColumn('expires_at', 'text')
+        .execute();
+      await db.schema.createIndex('synthesis_jobs_account').on('synthesis_jobs').columns(['account_id', 'created_at']).execute();
+      await db.schema.createIndex('synthesis_jobs_expiry').on('synthesis_jobs').columns(['status', 'expires_at']).execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -89,6 +89,25 @@ export interface UploadsTable {
   created_at: string;
 }
 
+export interface SynthesisJobsTable {
+  id: string;
+  account_id: string;
+  status: string;
+  progress_done: number;
+  progress_total: number;
+  credits: number;
+  characters: number;
+  content_type: string;
+  hold_id: string;
+  storage_key: string | null;
+  error_code: string | null;
+  /** JSON of the error's message parameters. */
+  error_params: string | null;
+  created_at: string;
+  finished_at: string | null;
+  expires_at: string | null;
+}
+
 export interface Database {
   accounts: AccountsTable;
   devices: DevicesTable;
@@ -98,4 +117,5 @@ export interface Database {
   credit_holds: HoldsTable;
   credit_grants: GrantsTable;
   uploads: UploadsTable;
+  synthesis_jobs: SynthesisJobsTable;
 }

@@ -1,0 +1,68 @@
+import type { CreditsService, Hold } from '../credits/service.js';
+import type { EntryDetails } from '../credits/ledger.js';
+
+/**
+ * One piece of paid work and its hold. While the work runs the hold's deadline keeps moving, so the
+ * sweeper (meant for holds a crashed process left behind) never frees credits of work still in
+ * progress. The hold is closed exactly once: settled when the work is delivered, released otherwise.
+ */
+export class HeldWork {
+  private readonly controller = new AbortController();
+  private readonly keepAlive: NodeJS.Timeout;
+  private closing: Promise<void> | null = null;
+  readonly signal: AbortSignal;
+
+  constructor(
+    private readonly credits: CreditsService,
+    readonly hold: Hold,
+    private readonly charge: { amount: number; details: EntryDetails },
+    outer: AbortSignal | undefined,
+    private readonly onClosed: (work: HeldWork) => void,
+  ) {
+    this.signal = outer ? AbortSignal.any([outer, this.controller.signal]) : this.controller.signal;
+    // A third of the lifetime leaves two chances to extend before the deadline passes.
+    const every = Math.max(100, (credits.config.hold_ttl_seconds * 1000) / 3);
+    this.keepAlive = setInterval(() => void credits.extend(hold.id).catch(() => {}), every);
+    this.keepAlive.unref();
+  }
+
+  get closed(): boolean {
+    return this.closing !== null;
+  }
+
+  /** Stops the work (shutdown); whoever runs it releases the hold when it notices. */
+  abort(reason: Error): void {
+    this.controller.abort(reason);
+  }
+
+  /**
+   * Makes sure the price is still held before the work is handed over: a hold that was swept is
+   * taken again, and if the balance no longer covers it this throws INSUFFICIENT_BALANCE instead.
+   */
+  async ensureHeld(): Promise<void> {
+    if ((await this.credits.holdStatus(this.hold.id)) === 'released') await this.credits.reclaim(this.hold.id);
+  }
+
+  settle(): Promise<void> {
+    return this.close(async () => {
+      if (await this.credits.settle(this.hold.id, this.charge.amount, this.charge.details)) return;
+      // Released behind our back (swept): charge it anyway, or fail loudly rather than give it away.
+      if (!(await this.credits.reclaim(this.hold.id))) return;
+      await this.credits.settle(this.hold.id, this.charge.amount, this.charge.details);
+    });
+  }
+
+  release(note: string): Promise<void> {
+    return this.close(async () => {
+      await this.credits.release(this.hold.id, note);
+    });
+  }
+
+  private close(action: () => Promise<void>): Promise<void> {
+    if (!this.closing) {
+      clearInterval(this.keepAlive);
+      this.closing = action().finally(() => this.onClosed(this));
+    }
+    return this.closing;
+  }
+}
