@@ -2,8 +2,9 @@
  * The package's high-level API for the server: the voice library, synthesis (whole or streamed),
  * previews, estimates and language checks, behind one object created from config.
  */
-import { createStreamEncoder } from './audio/stream-encoder.ts';
+import { EncoderHost } from './audio/encoder-host.ts';
 import { mixVoices, type MixPart } from './catalogue/mix.ts';
+import { encodeAudio } from './audio/encoders.ts';
 import { concatFloat32 } from './dsp/pcm.ts';
 import { ElevenLabsEngine, type ElevenLabsConfig } from './engines/elevenlabs.ts';
 import { createLocalEngines } from './engines/local.ts';
@@ -101,7 +102,8 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
     ...(opts.poolSize ? { size: opts.poolSize } : {}),
     ...(opts.modelsDir ? { modelsDir: opts.modelsDir } : {}),
   });
-  if (opts.warmup !== false) await pool.warmup();
+  const encoder = new EncoderHost();
+  if (opts.warmup !== false) await Promise.all([pool.warmup(), encoder.warmup(sampleRate)]);
 
   const engines = [...local.values(), ...remote.values()];
   const voices = engines.flatMap((e) => e.listVoices());
@@ -153,7 +155,10 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
     const pcm = concatFloat32(parts);
     // Read before encoding: the samples' buffer moves to the worker that encodes them.
     const durationSec = pcm.length / sampleRate;
-    const audio = await pool.encode(pcm, sampleRate, plan.format);
+    const audio =
+      plan.format === 'wav' || plan.format === 'pcm'
+        ? await encodeAudio(pcm, sampleRate, plan.format)
+        : await encoder.encode(pcm, sampleRate, plan.format);
     if (!plan.reference) await cache?.set(key, { audio, durationSec, sampleRate });
     return { ...base, audio, durationSec, words, cached: false };
   }
@@ -166,25 +171,26 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
       for (let i = 0; i < hit.audio.length; i += 64 * 1024) yield hit.audio.subarray(i, i + 64 * 1024);
       return;
     }
-    const encoder = createStreamEncoder(plan.format, sampleRate);
+    const stream = encoder.stream(plan.format, sampleRate);
     const out: Buffer[] = [];
     let samples = 0;
     let complete = false;
     try {
-      for await (const s of synthesizeChunks(ctx, plan, req.signal, req.onProgress)) {
+      // The first sentence runs alone, so the first bytes come as soon as one sentence could.
+      for await (const s of synthesizeChunks(ctx, plan, req.signal, req.onProgress, { firstAlone: true })) {
         samples += s.samples.length;
-        for (const b of await encoder.write(s.samples)) {
+        for (const b of await stream.write(s.samples)) {
           out.push(b);
           yield b;
         }
       }
-      for (const b of await encoder.end()) {
+      for (const b of await stream.end()) {
         out.push(b);
         yield b;
       }
       complete = true;
     } finally {
-      if (!complete) encoder.abort();
+      if (!complete) stream.abort();
     }
     // A streamed WAV has an open-ended header; only formats whose stream equals the file are cached.
     if (!plan.reference && plan.format !== 'wav')
@@ -249,6 +255,7 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
     unavailable,
     async close() {
       await pool.close();
+      await encoder.close();
       await Promise.all(engines.map((e) => e.close?.()));
     },
   };
