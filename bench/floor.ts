@@ -36,7 +36,10 @@ export async function createFloor(): Promise<Floor> {
 
   const speak = (text: string): Int16Array => {
     const parts: Int16Array[] = [];
-    worker.synthesize(text, (s) => s?.length && parts.push(s.slice()));
+    // The callback must return nothing: a truthy return stops eSpeak mid-text.
+    worker.synthesize(text, (s) => {
+      if (s?.length) parts.push(s.slice());
+    });
     const out = new Int16Array(parts.reduce((n, p) => n + p.length, 0));
     let o = 0;
     for (const p of parts) {

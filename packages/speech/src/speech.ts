@@ -4,7 +4,6 @@
  */
 import { EncoderHost } from './audio/encoder-host.ts';
 import { mixVoices, type MixPart } from './catalogue/mix.ts';
-import { encodeAudio } from './audio/encoders.ts';
 import { concatFloat32 } from './dsp/pcm.ts';
 import { ElevenLabsEngine, type ElevenLabsConfig } from './engines/elevenlabs.ts';
 import { createLocalEngines } from './engines/local.ts';
@@ -153,12 +152,10 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
       offset += s.samples.length / s.sampleRate;
     }
     const pcm = concatFloat32(parts);
-    // Read before encoding: the samples' buffer moves to the worker that encodes them.
+    // Read before encoding: the samples' buffer moves to the thread that encodes them.
     const durationSec = pcm.length / sampleRate;
-    const audio =
-      plan.format === 'wav' || plan.format === 'pcm'
-        ? await encodeAudio(pcm, sampleRate, plan.format)
-        : await encoder.encode(pcm, sampleRate, plan.format);
+    // Every format is built in the encoder thread: even a WAV of minutes is work off the event loop.
+    const audio = await encoder.encode(pcm, sampleRate, plan.format);
     if (!plan.reference) await cache?.set(key, { audio, durationSec, sampleRate });
     return { ...base, audio, durationSec, words, cached: false };
   }
