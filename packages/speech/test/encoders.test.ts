@@ -116,8 +116,11 @@ describe('first sentence of a stream', () => {
       const first = streamed.next();
       expect(inFlight()).toBe(1);
       expect((await first).value?.index).toBe(0);
-      // Once the first is out, the look-ahead fills.
+      // Nothing else runs while the first sentence is encoded and sent; the next pull fills the look-ahead.
+      expect(inFlight()).toBe(0);
+      const second = streamed.next();
       expect(inFlight()).toBe(3);
+      expect((await second).value?.index).toBe(1);
       while (!(await streamed.next()).done);
 
       const whole = synthesizeChunks(ctx, plan)[Symbol.asyncIterator]();

@@ -74,7 +74,8 @@ export async function* synthesizeChunks(
     if (signal?.aborted) throw signal.reason ?? new Error('aborted');
     fill();
     const result = await inFlight.shift()!;
-    fill();
+    // A stream's first sentence is encoded and sent before the look-ahead starts (at the next pull).
+    if (!(opts.firstAlone && index === 0)) fill();
     yield { index, text: plan.sentences[index]!, samples: result.samples, sampleRate: result.sampleRate, words: result.words };
   }
 }
