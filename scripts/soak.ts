@@ -35,6 +35,7 @@ interface Sample {
   rssMb: number;
   fds: number;
   children: number;
+  childCommands: string[];
 }
 
 const latencies = new Map<string, number[]>();
@@ -71,8 +72,8 @@ async function freePort(): Promise<number> {
   });
 }
 
-/** The server's process and every process below it, from /proc. */
-async function descendants(pid: number): Promise<number> {
+/** The processes below the server's (children, their children …), by command name, from /proc. */
+async function descendants(pid: number): Promise<string[]> {
   const parents = new Map<number, number>();
   for (const entry of await fs.readdir('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -85,28 +86,31 @@ async function descendants(pid: number): Promise<number> {
       /* exited meanwhile */
     }
   }
-  let count = 0;
+  const names: string[] = [];
   const below = new Set([pid]);
   for (let grew = true; grew;) {
     grew = false;
     for (const [child, parent] of parents)
       if (below.has(parent) && !below.has(child)) {
         below.add(child);
-        count++;
         grew = true;
+        const cmd = await fs.readFile(`/proc/${child}/cmdline`, 'utf8').catch(() => '');
+        names.push(path.basename(cmd.split('\0')[0] ?? '') || String(child));
       }
   }
-  return count;
+  return names.sort();
 }
 
 async function sample(pid: number, t0: number): Promise<Sample> {
   const status = await fs.readFile(`/proc/${pid}/status`, 'utf8');
   const rssKb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
+  const children = await descendants(pid);
   return {
     at: Math.round((performance.now() - t0) / 1000),
     rssMb: Math.round(rssKb / 102.4) / 10,
     fds: (await fs.readdir(`/proc/${pid}/fd`)).length,
-    children: await descendants(pid),
+    children: children.length,
+    childCommands: children,
   };
 }
 
@@ -242,11 +246,11 @@ async function main(): Promise<void> {
             sid,
             body: { model: 'tts-1', input: text(1), voice: pick(['alloy', 'echo', 'nova']), response_format: 'mp3' },
           });
-        else if (n === 0 && roll < 0.93) {
+        else if (n === 0 && i % 40 === 1) {
           const job = await call('POST /tts/jobs', '/tts/jobs', {
             method: 'POST',
             sid,
-            body: { text: text(14).slice(0, 1400), voice_id, format: 'mp3' },
+            body: { text: text(16).slice(0, 1400), voice_id, format: 'mp3' },
           });
           for (let k = 0; job.json?.id && k < 120 && Date.now() < deadline; k++) {
             const j = await call('GET /tts/jobs/{id}', `/tts/jobs/${job.json.id}`, { sid });
@@ -298,10 +302,9 @@ async function main(): Promise<void> {
       error_examples: errorExamples,
     };
     console.table(report.routes);
-    console.table([
-      { when: 'start', ...samples[0] },
-      { when: 'end', ...end },
-    ]);
+    console.table(
+      [samples[0]!, end].map((x, i) => ({ when: i ? 'end' : 'start', ...x, childCommands: x.childCommands.join(' ') })),
+    );
     console.log(
       `${total} requests, ${failed} errors (${(report.error_rate * 100).toFixed(2)} %), healthy at end: ${healthy}; issued ${requests}`,
     );
