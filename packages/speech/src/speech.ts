@@ -128,8 +128,32 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
       sampleRate,
     });
 
-  async function synthesize(req: SynthesisRequest): Promise<SynthesisResult> {
+  // The server prepares a request (to validate and price it), then synthesizes that same object:
+  // its plan is kept, so a long text is not normalized and segmented twice before its first byte.
+  const PLAN_FIELDS = [
+    'text',
+    'voiceId',
+    'voice',
+    'profile',
+    'language',
+    'format',
+    'speed',
+    'pitch',
+    'reference',
+    'checkLanguage',
+  ] as const;
+  const prepared = new WeakMap<SynthesisRequest, { plan: Plan; fields: unknown[] }>();
+  const planOf = (req: SynthesisRequest): Plan => {
+    const fields = PLAN_FIELDS.map((f) => req[f]);
+    const kept = prepared.get(req);
+    if (kept && kept.fields.every((v, i) => v === fields[i])) return kept.plan;
     const plan = makePlan(req, planCtx);
+    prepared.set(req, { plan, fields });
+    return plan;
+  };
+
+  async function synthesize(req: SynthesisRequest): Promise<SynthesisResult> {
+    const plan = planOf(req);
     // Requests that carry a reference sample are never cached: the key does not cover the sample.
     const key = keyOf(plan);
     const base = {
@@ -161,7 +185,7 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
   }
 
   async function* synthesizeStream(req: SynthesisRequest): AsyncIterable<Buffer> {
-    const plan = makePlan(req, planCtx);
+    const plan = planOf(req);
     const key = keyOf(plan);
     const hit = plan.reference ? undefined : await cache?.get(key);
     if (hit) {
@@ -216,7 +240,7 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
     synthesize,
     synthesizeStream,
     prepare(req) {
-      const plan = makePlan(req, planCtx);
+      const plan = planOf(req);
       return { ...plan, cacheKey: keyOf(plan), contentType: CONTENT_TYPES[plan.format] };
     },
     renderPreview(voiceId, format = 'mp3') {
