@@ -51,13 +51,13 @@ export async function startServer(): Promise<BenchServer> {
   }
   // Wait for the engines to be up, as a running server has them.
   await fetch(`${url}/tts/config`);
-  const anon = await (
+  const anon = (await (
     await fetch(`${url}/accounts/anonymous`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ device: { udid: 'web-bench', model: 'bench', brand: 'other', os: 'other' } }),
     })
-  ).json();
+  ).json()) as { sid: string };
   const email = 'bench@example.com';
   await fetch(`${url}/verification/email`, {
     method: 'POST',
@@ -67,13 +67,13 @@ export async function startServer(): Promise<BenchServer> {
   const outbox = path.join(dataDir, 'outbox');
   const file = (await fs.readdir(outbox))[0]!;
   const vcode = /\b(\d{6})\b/.exec(await fs.readFile(path.join(outbox, file), 'utf8'))![1];
-  const signed = await (
+  const signed = (await (
     await fetch(`${url}/accounts/me/email`, {
       method: 'PUT',
       headers: { 'content-type': 'application/json', 'x-sid': anon.sid },
       body: JSON.stringify({ email, vcode }),
     })
-  ).json();
+  ).json()) as { sid: string; account: { id: string } };
   // Enough credits for every run of the benchmark.
   const { default: Database } = await import('better-sqlite3');
   const db = new Database(path.join(dataDir, 'polyvox.db'));

@@ -18,7 +18,8 @@ export { integratedLoudness, normalizeLoudness, peakDbfs, TARGET_LUFS } from './
 export { resample } from './dsp/resample.ts';
 export { changeSpeedPitch } from './dsp/sonic.ts';
 export { encodeWav, decodeWav, trimSilence } from './dsp/pcm.ts';
-export { encodeAudio, decodeAudio, FFMPEG } from './audio/ffmpeg.ts';
+export { decodeAudio, FFMPEG } from './audio/ffmpeg.ts';
+export { encodeAudio } from './audio/encoders.ts';
 export { WorkerPool } from './pool/pool.ts';
 export { SherpaEngine } from './engines/sherpa.ts';
 export { parseManifest, readManifest, SHERPA_MODEL_TYPES } from './engines/sherpa-manifest.ts';

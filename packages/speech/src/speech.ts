@@ -2,7 +2,7 @@
  * The package's high-level API for the server: the voice library, synthesis (whole or streamed),
  * previews, estimates and language checks, behind one object created from config.
  */
-import { createStreamEncoder } from './audio/stream-encoder.ts';
+import { EncoderHost } from './audio/encoder-host.ts';
 import { mixVoices, type MixPart } from './catalogue/mix.ts';
 import { concatFloat32 } from './dsp/pcm.ts';
 import { ElevenLabsEngine, type ElevenLabsConfig } from './engines/elevenlabs.ts';
@@ -101,7 +101,8 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
     ...(opts.poolSize ? { size: opts.poolSize } : {}),
     ...(opts.modelsDir ? { modelsDir: opts.modelsDir } : {}),
   });
-  if (opts.warmup !== false) await pool.warmup();
+  const encoder = new EncoderHost();
+  if (opts.warmup !== false) await Promise.all([pool.warmup(), encoder.warmup(sampleRate)]);
 
   const engines = [...local.values(), ...remote.values()];
   const voices = engines.flatMap((e) => e.listVoices());
@@ -127,8 +128,32 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
       sampleRate,
     });
 
-  async function synthesize(req: SynthesisRequest): Promise<SynthesisResult> {
+  // The server prepares a request (to validate and price it), then synthesizes that same object:
+  // its plan is kept, so a long text is not normalized and segmented twice before its first byte.
+  const PLAN_FIELDS = [
+    'text',
+    'voiceId',
+    'voice',
+    'profile',
+    'language',
+    'format',
+    'speed',
+    'pitch',
+    'reference',
+    'checkLanguage',
+  ] as const;
+  const prepared = new WeakMap<SynthesisRequest, { plan: Plan; fields: unknown[] }>();
+  const planOf = (req: SynthesisRequest): Plan => {
+    const fields = PLAN_FIELDS.map((f) => req[f]);
+    const kept = prepared.get(req);
+    if (kept && kept.fields.every((v, i) => v === fields[i])) return kept.plan;
     const plan = makePlan(req, planCtx);
+    prepared.set(req, { plan, fields });
+    return plan;
+  };
+
+  async function synthesize(req: SynthesisRequest): Promise<SynthesisResult> {
+    const plan = planOf(req);
     // Requests that carry a reference sample are never cached: the key does not cover the sample.
     const key = keyOf(plan);
     const base = {
@@ -151,40 +176,42 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
       offset += s.samples.length / s.sampleRate;
     }
     const pcm = concatFloat32(parts);
-    // Read before encoding: the samples' buffer moves to the worker that encodes them.
+    // Read before encoding: the samples' buffer moves to the thread that encodes them.
     const durationSec = pcm.length / sampleRate;
-    const audio = await pool.encode(pcm, sampleRate, plan.format);
+    // Every format is built in the encoder thread: even a WAV of minutes is work off the event loop.
+    const audio = await encoder.encode(pcm, sampleRate, plan.format);
     if (!plan.reference) await cache?.set(key, { audio, durationSec, sampleRate });
     return { ...base, audio, durationSec, words, cached: false };
   }
 
   async function* synthesizeStream(req: SynthesisRequest): AsyncIterable<Buffer> {
-    const plan = makePlan(req, planCtx);
+    const plan = planOf(req);
     const key = keyOf(plan);
     const hit = plan.reference ? undefined : await cache?.get(key);
     if (hit) {
       for (let i = 0; i < hit.audio.length; i += 64 * 1024) yield hit.audio.subarray(i, i + 64 * 1024);
       return;
     }
-    const encoder = createStreamEncoder(plan.format, sampleRate);
+    const stream = encoder.stream(plan.format, sampleRate);
     const out: Buffer[] = [];
     let samples = 0;
     let complete = false;
     try {
-      for await (const s of synthesizeChunks(ctx, plan, req.signal, req.onProgress)) {
+      // The first sentence runs alone, so the first bytes come as soon as one sentence could.
+      for await (const s of synthesizeChunks(ctx, plan, req.signal, req.onProgress, { firstAlone: true })) {
         samples += s.samples.length;
-        for (const b of await encoder.write(s.samples)) {
+        for (const b of await stream.write(s.samples)) {
           out.push(b);
           yield b;
         }
       }
-      for (const b of await encoder.end()) {
+      for (const b of await stream.end()) {
         out.push(b);
         yield b;
       }
       complete = true;
     } finally {
-      if (!complete) encoder.abort();
+      if (!complete) stream.abort();
     }
     // A streamed WAV has an open-ended header; only formats whose stream equals the file are cached.
     if (!plan.reference && plan.format !== 'wav')
@@ -213,7 +240,7 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
     synthesize,
     synthesizeStream,
     prepare(req) {
-      const plan = makePlan(req, planCtx);
+      const plan = planOf(req);
       return { ...plan, cacheKey: keyOf(plan), contentType: CONTENT_TYPES[plan.format] };
     },
     renderPreview(voiceId, format = 'mp3') {
@@ -249,6 +276,7 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
     unavailable,
     async close() {
       await pool.close();
+      await encoder.close();
       await Promise.all(engines.map((e) => e.close?.()));
     },
   };

@@ -1,7 +1,7 @@
 /**
- * ffmpeg (the static build from @ffmpeg-installer/ffmpeg) as a child process. Whole files go
- * through temp files (a pipe can hide a failed decode: an m4a with its index at the end yields
- * 0 bytes and exit 0), and every output's size is checked against what its duration implies.
+ * ffmpeg (the static build from @ffmpeg-installer/ffmpeg) as a child process, for decoding what
+ * users upload. Files go through temp files (a pipe can hide a failed decode: an m4a with its index
+ * at the end yields 0 bytes and exit 0). Encoding is in-process (encoders.ts).
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -10,19 +10,9 @@ import path from 'node:path';
 import ffmpegInstaller from '@ffmpeg-installer/ffmpeg';
 import { lowerPriority } from '../pool/priority.ts';
 import { SpeechError } from '../errors.ts';
-import { decodeWav, encodeWav, floatToInt16 } from '../dsp/pcm.ts';
-import type { AudioFormat } from '../types.ts';
+import { decodeWav } from '../dsp/pcm.ts';
 
 export const FFMPEG = ffmpegInstaller.path;
-
-export const BITRATES: Record<'mp3' | 'opus', number> = { mp3: 64_000, opus: 32_000 };
-
-/** ffmpeg output options per format (input is 16-bit mono PCM). */
-export function codecArgs(format: 'mp3' | 'opus'): string[] {
-  return format === 'mp3'
-    ? ['-c:a', 'libmp3lame', '-b:a', `${BITRATES.mp3 / 1000}k`, '-f', 'mp3']
-    : ['-c:a', 'libopus', '-b:a', `${BITRATES.opus / 1000}k`, '-application', 'voip', '-f', 'ogg'];
-}
 
 export function runFfmpeg(args: string[], timeoutMs = 120_000): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -52,36 +42,6 @@ async function withTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
-}
-
-/** The smallest plausible encoded size for `seconds` of audio: catches truncated or empty output. */
-export function minimumBytes(format: AudioFormat, seconds: number, sampleRate: number): number {
-  const samples = Math.round(seconds * sampleRate);
-  if (format === 'pcm') return samples * 2;
-  if (format === 'wav') return 44 + samples * 2;
-  const bytesPerSec = BITRATES[format] / 8;
-  // VBR and silence can go well under the nominal rate; anything this small is broken output.
-  return Math.floor(seconds * bytesPerSec * (format === 'mp3' ? 0.5 : 0.15)) + (format === 'opus' ? 40 : 0);
-}
-
-export async function encodeAudio(samples: Float32Array, sampleRate: number, format: AudioFormat): Promise<Buffer> {
-  const seconds = samples.length / sampleRate;
-  if (format === 'pcm') return floatToInt16(samples);
-  if (format === 'wav') return encodeWav(samples, sampleRate);
-  return withTempDir(async (dir) => {
-    const input = path.join(dir, 'in.wav');
-    const output = path.join(dir, `out.${format === 'opus' ? 'ogg' : 'mp3'}`);
-    await writeFile(input, encodeWav(samples, sampleRate));
-    await runFfmpeg(['-i', input, ...codecArgs(format), output]);
-    const out = await readFile(output);
-    const min = minimumBytes(format, seconds, sampleRate);
-    if (out.length < Math.max(1, min))
-      throw new SpeechError(
-        'INTERNAL',
-        `ffmpeg wrote ${out.length} bytes of ${format} for ${seconds.toFixed(2)} s (expected at least ${min})`,
-      );
-    return out;
-  });
 }
 
 /** Decodes any audio ffmpeg reads into mono float PCM at `sampleRate` (or the file's own rate). */

@@ -27,6 +27,7 @@ export async function* synthesizeChunks(
   plan: Plan,
   signal?: AbortSignal,
   onProgress?: (p: { done: number; total: number }) => void,
+  opts: { firstAlone?: boolean } = {},
 ): AsyncIterable<SentenceAudio> {
   const job = (text: string) => ({
     engine: plan.voice.engine,
@@ -54,7 +55,9 @@ export async function* synthesizeChunks(
   let done = 0;
   const total = plan.sentences.length;
   const fill = (): void => {
-    while (next < plan.sentences.length && inFlight.length < depth) {
+    // A stream's first sentence gets the machine to itself: the look-ahead would share its cores.
+    const limit = opts.firstAlone && next === 0 ? 1 : depth;
+    while (next < plan.sentences.length && inFlight.length < limit) {
       const p = run(plan.sentences[next]!);
       if (onProgress)
         void p.then(
@@ -71,7 +74,8 @@ export async function* synthesizeChunks(
     if (signal?.aborted) throw signal.reason ?? new Error('aborted');
     fill();
     const result = await inFlight.shift()!;
-    fill();
+    // A stream's first sentence is encoded and sent before the look-ahead starts (at the next pull).
+    if (!(opts.firstAlone && index === 0)) fill();
     yield { index, text: plan.sentences[index]!, samples: result.samples, sampleRate: result.sampleRate, words: result.words };
   }
 }

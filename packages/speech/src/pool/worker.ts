@@ -2,7 +2,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { createLocalEngines } from '../engines/local.ts';
 import { runEngine } from '../pipeline/run-engine.ts';
-import { encodeAudio } from '../audio/ffmpeg.ts';
+import { encodeAudio } from '../audio/encoders.ts';
 import type { FromWorker, ToWorker, WorkerConfig } from './protocol.ts';
 import { lowerPriority } from './priority.ts';
 
@@ -50,7 +50,7 @@ port.on('message', async (msg: ToWorker) => {
       await warmup();
       send({ type: 'done', id: msg.id });
     } else if (msg.type === 'encode') {
-      // Building the file and running ffmpeg here keeps that work off the server's event loop.
+      // Encoding here keeps that work off the caller's event loop.
       const audio = await encodeAudio(msg.samples, msg.sampleRate, msg.format);
       const owned = new Uint8Array(audio.byteLength);
       owned.set(audio);

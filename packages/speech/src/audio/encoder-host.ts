@@ -1,0 +1,128 @@
+/**
+ * The server side of the encoder thread: whole-file encodes and streams, each a promise per
+ * message. The thread starts on first use; if it dies, its pending work fails and the next call
+ * starts a new one.
+ */
+import { Worker } from 'node:worker_threads';
+import { SpeechError, reviveError } from '../errors.ts';
+import type { AudioFormat } from '../types.ts';
+import type { FromEncoder, ToEncoder } from './encoder-protocol.ts';
+
+/** Streaming encoder: PCM chunks in, encoded bytes out as soon as the encoder has them. */
+export interface StreamEncoder {
+  /** Feeds PCM; returns bytes ready now. */
+  write(samples: Float32Array): Promise<Buffer[]>;
+  /** Flushes; returns the remaining bytes. */
+  end(): Promise<Buffer[]>;
+  abort(): void;
+}
+
+type Pending = { resolve: (m: FromEncoder) => void; reject: (e: Error) => void };
+type WithoutId<T> = T extends unknown ? Omit<T, 'id'> : never;
+
+const toBuffer = (u: Uint8Array): Buffer => Buffer.from(u.buffer, u.byteOffset, u.byteLength);
+
+/** Copies a view that does not own its whole buffer, so transferring it detaches nothing else. */
+const ownedSamples = (s: Float32Array): Float32Array =>
+  s.byteOffset === 0 && s.byteLength === s.buffer.byteLength ? s : s.slice();
+
+export class EncoderHost {
+  private worker: Worker | undefined;
+  private readonly pending = new Map<number, Pending>();
+  private seq = 0;
+  private streams = 0;
+  private closed = false;
+
+  private thread(): Worker {
+    if (this.worker) return this.worker;
+    const worker = new Worker(new URL('./encoder-entry.mjs', import.meta.url), { execArgv: [] });
+    worker.unref();
+    worker.on('message', (msg: FromEncoder) => {
+      const p = this.pending.get(msg.id);
+      if (!p) return;
+      this.pending.delete(msg.id);
+      if (!this.pending.size) worker.unref();
+      if (msg.type === 'error')
+        p.reject(
+          reviveError(msg.error.code ? { ...msg.error, name: 'SpeechError' } : Object.assign(new Error(msg.error.message))),
+        );
+      else p.resolve(msg);
+    });
+    const died = (err: Error): void => {
+      if (this.worker !== worker) return;
+      this.worker = undefined;
+      for (const p of this.pending.values()) p.reject(new SpeechError('INTERNAL', `encoder thread failed: ${err.message}`));
+      this.pending.clear();
+    };
+    worker.on('error', died);
+    worker.on('exit', (code) => died(new Error(`exited with code ${code}`)));
+    this.worker = worker;
+    return worker;
+  }
+
+  private call(msg: WithoutId<Exclude<ToEncoder, { type: 'free' }>>, transfer: ArrayBuffer[] = []): Promise<FromEncoder> {
+    if (this.closed) return Promise.reject(new SpeechError('INTERNAL', 'the encoder is closed'));
+    const id = ++this.seq;
+    const worker = this.thread();
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      worker.ref();
+      worker.postMessage({ ...msg, id }, transfer);
+    });
+  }
+
+  /** Encodes a whole file; the samples' buffer is transferred, so the caller must not reuse it. */
+  async encode(samples: Float32Array, sampleRate: number, format: AudioFormat): Promise<Buffer> {
+    const own = ownedSamples(samples);
+    const r = await this.call({ type: 'encode', samples: own, sampleRate, format }, [own.buffer as ArrayBuffer]);
+    if (r.type !== 'encoded') throw new SpeechError('INTERNAL', 'unexpected encoder reply');
+    return toBuffer(r.audio);
+  }
+
+  /** Opens a stream whose bytes, concatenated, are one valid file. */
+  stream(format: AudioFormat, sampleRate: number): StreamEncoder {
+    const stream = ++this.streams;
+    const opened = this.call({ type: 'open', stream, format, sampleRate });
+    opened.catch(() => {});
+    let done = false;
+    const chunks = (r: FromEncoder): Buffer[] => (r.type === 'bytes' ? r.chunks.map(toBuffer) : []);
+    return {
+      write: async (samples) => {
+        await opened;
+        const own = ownedSamples(samples);
+        return chunks(await this.call({ type: 'write', stream, samples: own }, [own.buffer as ArrayBuffer]));
+      },
+      end: async () => {
+        await opened;
+        done = true;
+        return chunks(await this.call({ type: 'end', stream }));
+      },
+      abort: () => {
+        if (done || !this.worker) return;
+        done = true;
+        this.worker.postMessage({ type: 'free', stream } satisfies ToEncoder);
+      },
+    };
+  }
+
+  /**
+   * Starts the thread and runs each codec a few times: WebAssembly is compiled lazily and
+   * optimized after its first runs, which would otherwise cost the first requests hundreds of ms.
+   */
+  async warmup(sampleRate: number): Promise<void> {
+    const second = (i: number) => Float32Array.from({ length: sampleRate }, (_, k) => 0.2 * Math.sin((k * (i + 2)) / 7));
+    for (let i = 0; i < 4; i++) {
+      await this.encode(second(i), sampleRate, 'mp3');
+      await this.encode(second(i), sampleRate, 'opus');
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const w = this.worker;
+    this.worker = undefined;
+    for (const p of this.pending.values()) p.reject(new SpeechError('INTERNAL', 'the encoder is closed'));
+    this.pending.clear();
+    await w?.terminate();
+  }
+}
