@@ -6,19 +6,33 @@ import { AppError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { nowIso } from '../platform/db/database.js';
 
-/** One-time email codes: 6 digits, hashed with the server secret, 10 minutes, single use, 5 tries. */
+/**
+ * Wrong tries a code takes from addresses other than the one that asked for it. Past this the code no longer
+ * answers them, yet stays good for its requester, so a stranger can neither guess at length nor spend the
+ * owner's code. With its requester's five tries, a code meets at most ten wrong guesses.
+ */
+export const FOREIGN_TRIES = LIMITS.codeMaxAttempts;
+
+/**
+ * One-time email codes: 6 digits, hashed with the server secret, 10 minutes, single use. Each code belongs to
+ * the requester (client address) that asked for it: a new code replaces only that requester's earlier one,
+ * the 60 s resend rule runs per email and requester, and five wrong tries from the requester spend it. So a
+ * stranger who asks for codes to someone's address, or guesses at them, never holds back or spends the
+ * owner's own code.
+ */
 export class CodeService {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly secret: string,
   ) {}
 
-  /** Seconds until a new code may be sent to this email (0 when it may be sent now). */
-  async cooldown(email: string, now = Date.now()): Promise<number> {
+  /** Seconds until this requester may have a new code sent to this email (0 when it may be sent now). */
+  async cooldown(email: string, requester: string, now = Date.now()): Promise<number> {
     const last = await this.db
       .selectFrom('verification_codes')
       .select('created_at')
       .where('email', '=', email)
+      .where('requester', '=', requester)
       .orderBy('created_at', 'desc')
       .limit(1)
       .executeTakeFirst();
@@ -27,15 +41,16 @@ export class CodeService {
     return elapsed >= LIMITS.codeResendSeconds ? 0 : Math.ceil(LIMITS.codeResendSeconds - elapsed);
   }
 
-  async issue(email: string): Promise<string> {
+  async issue(email: string, requester: string): Promise<string> {
     const code = sixDigitCode();
     const now = new Date();
     await this.db.transaction().execute(async (trx) => {
-      // A new code replaces any earlier one.
+      // A new code replaces the same requester's earlier one, never another requester's.
       await trx
         .updateTable('verification_codes')
         .set({ consumed_at: now.toISOString() })
         .where('email', '=', email)
+        .where('requester', '=', requester)
         .where('consumed_at', 'is', null)
         .execute();
       await trx
@@ -45,6 +60,8 @@ export class CodeService {
           email,
           code_hash: hmac(this.secret, `${email}:${code}`),
           attempts: 0,
+          foreign_attempts: 0,
+          requester,
           created_at: now.toISOString(),
           expires_at: new Date(now.getTime() + LIMITS.codeTtlSeconds * 1000).toISOString(),
           consumed_at: null,
@@ -54,46 +71,75 @@ export class CodeService {
     return code;
   }
 
-  /** Spends the live code when it matches; every wrong try counts, the fifth spends the code. */
-  async consume(email: string, code: string): Promise<void> {
+  /**
+   * Spends a live code of this email that matches. A code is tried for its own requester while it has
+   * tries left, and for anyone else while it has foreign tries left; every code a wrong guess was tried
+   * against pays for it, from the budget it was tried under (the fifth own wrong try spends the code).
+   */
+  async consume(email: string, code: string, requester: string): Promise<void> {
     const now = nowIso();
     const live = await this.db
       .selectFrom('verification_codes')
-      .select(['id', 'code_hash', 'attempts'])
+      .select(['id', 'code_hash', 'requester', 'foreign_attempts'])
       .where('email', '=', email)
       .where('consumed_at', 'is', null)
       .where('expires_at', '>', now)
       .orderBy('created_at', 'desc')
-      .limit(1)
-      .executeTakeFirst();
-    if (!live) throw new AppError('CAPTCHA_INCORRECT');
-    const matches = /^\d{6}$/.test(code) && safeEqualHex(live.code_hash, hmac(this.secret, `${email}:${code}`));
-    if (matches) {
+      .limit(20)
+      .execute();
+    const own = live.filter((c) => c.requester === requester || c.requester === null);
+    const foreign = live.filter((c) => !own.includes(c) && c.foreign_attempts < FOREIGN_TRIES);
+    if (own.length + foreign.length === 0) throw new AppError('CAPTCHA_INCORRECT');
+    const hash = /^\d{6}$/.test(code) ? hmac(this.secret, `${email}:${code}`) : null;
+    const match = hash ? [...own, ...foreign].find((c) => safeEqualHex(c.code_hash, hash)) : undefined;
+    if (match) {
       const spent = await this.db
         .updateTable('verification_codes')
         .set({ consumed_at: now })
-        .where('id', '=', live.id)
+        .where('id', '=', match.id)
         .where('consumed_at', 'is', null)
         .returning('id')
         .executeTakeFirst();
-      if (spent) return;
-      throw new AppError('CAPTCHA_INCORRECT');
+      if (!spent) throw new AppError('CAPTCHA_INCORRECT');
+      // Signed in: the other codes of this email have no more use.
+      await this.db
+        .updateTable('verification_codes')
+        .set({ consumed_at: now })
+        .where('email', '=', email)
+        .where('consumed_at', 'is', null)
+        .execute();
+      return;
     }
-    // Counted in one statement (SET sees the row as it was), so concurrent wrong tries cannot overwrite each other.
-    await this.db
-      .updateTable('verification_codes')
-      .set((eb) => ({
-        attempts: eb('attempts', '+', 1),
-        consumed_at: eb
-          .case()
-          .when('attempts', '>=', LIMITS.codeMaxAttempts - 1)
-          .then(now)
-          .else(null)
-          .end(),
-      }))
-      .where('id', '=', live.id)
-      .where('consumed_at', 'is', null)
-      .execute();
+    // Counted in one statement each (SET sees the row as it was), so concurrent wrong tries cannot overwrite each other.
+    if (own.length)
+      await this.db
+        .updateTable('verification_codes')
+        .set((eb) => ({
+          attempts: eb('attempts', '+', 1),
+          consumed_at: eb
+            .case()
+            .when('attempts', '>=', LIMITS.codeMaxAttempts - 1)
+            .then(now)
+            .else(null)
+            .end(),
+        }))
+        .where(
+          'id',
+          'in',
+          own.map((c) => c.id),
+        )
+        .where('consumed_at', 'is', null)
+        .execute();
+    if (foreign.length)
+      await this.db
+        .updateTable('verification_codes')
+        .set((eb) => ({ foreign_attempts: eb('foreign_attempts', '+', 1) }))
+        .where(
+          'id',
+          'in',
+          foreign.map((c) => c.id),
+        )
+        .execute();
     throw new AppError('CAPTCHA_INCORRECT');
   }
 

@@ -47,14 +47,14 @@ export class AuthService {
     accountId: string | null = null,
   ): Promise<{ resend_after: number }> {
     const email = normalizeEmail(rawEmail);
-    const wait = await this.codes.cooldown(email);
-    if (wait > 0) throw new AppError('CODE_COOLDOWN', { seconds: wait }, { headers: { 'retry-after': String(wait) } });
     const requester = requesterKey(ip);
+    const wait = await this.codes.cooldown(email, requester);
+    if (wait > 0) throw new AppError('CODE_COOLDOWN', { seconds: wait }, { headers: { 'retry-after': String(wait) } });
     await this.limit(`code:ip:${requester}`, this.limits.codePerIpHour, 3600);
     if (accountId) await this.limit(`code:account:${accountId}`, this.limits.codePerAccountHour, 3600);
     await this.limit(`code:email-ip:${email}|${requester}`, this.limits.codePerEmailDay, 86_400);
     await this.limit(`code:email:${email}`, this.limits.codePerEmailAllDay, 86_400);
-    const code = await this.codes.issue(email);
+    const code = await this.codes.issue(email, requester);
     try {
       await this.mailer.send({ to: email, ...codeMail(code, locale) });
     } catch (e) {
@@ -73,7 +73,7 @@ export class AuthService {
   ): Promise<{ accountId: string; sid: string }> {
     const { email, vcode } = this.fields(body);
     await this.limit(`check:ip:${requesterKey(ip)}`, this.limits.signInPerIpMinute, 60);
-    await this.codes.consume(email, vcode);
+    await this.codes.consume(email, vcode, requesterKey(ip));
     return this.db.transaction().execute(async (trx) => {
       const existing = await this.accounts.repo.findByEmail(email, trx);
       const accountId = existing?.id ?? (await this.accounts.createRegistered(email, ip, trx));
@@ -102,8 +102,8 @@ export class AuthService {
     if (previous !== null && !currentCode) throw new AppError('PARAMETERS_NEEDED');
     if (previous === email) throw new AppError('VALIDATION_FAILED', { field: 'email', rule: "is already the account's email" });
     await this.limit(`check:ip:${requesterKey(ip)}`, this.limits.signInPerIpMinute, 60);
-    if (previous !== null) await this.codes.consume(previous, currentCode!);
-    await this.codes.consume(email, vcode);
+    if (previous !== null) await this.codes.consume(previous, currentCode!, requesterKey(ip));
+    await this.codes.consume(email, vcode, requesterKey(ip));
     // Only after the codes: answered before them, EMAIL_TAKEN would tell anyone which emails have accounts.
     const owner = await this.accounts.repo.findByEmail(email);
     if (owner && owner.id !== accountId) throw new AppError('EMAIL_TAKEN');

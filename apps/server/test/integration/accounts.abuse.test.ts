@@ -54,12 +54,16 @@ describe.each(DIALECTS)('accounts and sign-in, abuse (%s)', (dialect) => {
       expect(signedIn.body.account.email).toBe(victim);
     });
 
-    it('keeps the 60 s cooldown per email, whoever asks', async () => {
+    it("keeps the 60 s cooldown per email and requester: a stranger's request does not hold back the owner", async () => {
       const address = email('cool');
       expect((await new Client(t.url).post('/verification/email', { email: address }, from('203.0.113.8'))).status).toBe(200);
-      const res = await new Client(t.url).post('/verification/email', { email: address }, from('198.51.100.21'));
-      expectError(res, 'CODE_COOLDOWN', 429);
-      expectRetryAfter(res, 1, 60);
+      const again = await new Client(t.url).post('/verification/email', { email: address }, from('203.0.113.8'));
+      expectError(again, 'CODE_COOLDOWN', 429);
+      expectRetryAfter(again, 1, 60);
+      const owner = new Client(t.url);
+      expect((await owner.post('/verification/email', { email: address }, from('198.51.100.21'))).status).toBe(200);
+      const vcode = await codeFromOutbox(t.outbox, address);
+      expect((await owner.post('/auth/email', { email: address, vcode }, from('198.51.100.21'))).status).toBe(200);
     });
 
     it('stops a flood from many addresses at the per-email ceiling', async () => {
@@ -273,6 +277,67 @@ describe.each(DIALECTS)('accounts and sign-in, abuse (%s)', (dialect) => {
       expect(
         (await c.post('/auth/email', { email: address.replace(/^./, (s) => s.toUpperCase()), vcode })).body.account.email,
       ).toBe(address);
+    });
+  });
+
+  describe('guessing at codes', () => {
+    let t: TestApp;
+    beforeAll(async () => {
+      t = await app({ SIGN_IN_LIMIT_PER_IP_MINUTE: '1000' });
+    });
+    const wrong = (vcode: string) => (vcode === '000000' ? '111111' : '000000');
+
+    it("does not let a stranger's wrong tries spend the owner's code", async () => {
+      const victim = email('guess');
+      const owner = new Client(t.url);
+      expect((await owner.post('/verification/email', { email: victim }, from('198.51.100.30'))).status).toBe(200);
+      const vcode = await codeFromOutbox(t.outbox, victim);
+      const stranger = new Client(t.url);
+      for (let i = 0; i < 12; i++)
+        expectError(
+          await stranger.post('/auth/email', { email: victim, vcode: wrong(vcode) }, from('203.0.113.30')),
+          'CAPTCHA_INCORRECT',
+          403,
+        );
+      const signedIn = await owner.post('/auth/email', { email: victim, vcode }, from('198.51.100.30'));
+      expect(signedIn.status).toBe(200);
+      expect(signedIn.body.account.email).toBe(victim);
+    });
+
+    it('answers other addresses for five wrong tries at most, so a code meets ten wrong guesses at most', async () => {
+      const victim = email('bound');
+      const owner = new Client(t.url);
+      expect((await owner.post('/verification/email', { email: victim }, from('198.51.100.31'))).status).toBe(200);
+      const vcode = await codeFromOutbox(t.outbox, victim);
+      for (let i = 0; i < 5; i++)
+        expectError(
+          await new Client(t.url).post('/auth/email', { email: victim, vcode: wrong(vcode) }, from(`192.0.2.${40 + i}`)),
+          'CAPTCHA_INCORRECT',
+        );
+      // Even the right code no longer works from elsewhere: the guessing budget is spent.
+      expectError(await new Client(t.url).post('/auth/email', { email: victim, vcode }, from('192.0.2.60')), 'CAPTCHA_INCORRECT');
+      // Yet the owner still signs in from where they asked.
+      expect((await owner.post('/auth/email', { email: victim, vcode }, from('198.51.100.31'))).status).toBe(200);
+    });
+
+    it('signs in from another address with a code that has foreign tries left (mail read on another device)', async () => {
+      const address = email('roam');
+      expect((await new Client(t.url).post('/verification/email', { email: address }, from('198.51.100.32'))).status).toBe(200);
+      const vcode = await codeFromOutbox(t.outbox, address);
+      expect((await new Client(t.url).post('/auth/email', { email: address, vcode }, from('198.51.100.99'))).status).toBe(200);
+    });
+
+    it("still spends a code at its requester's fifth wrong try", async () => {
+      const address = email('own');
+      const c = new Client(t.url);
+      expect((await c.post('/verification/email', { email: address }, from('198.51.100.33'))).status).toBe(200);
+      const vcode = await codeFromOutbox(t.outbox, address);
+      for (let i = 0; i < 5; i++)
+        expectError(
+          await c.post('/auth/email', { email: address, vcode: wrong(vcode) }, from('198.51.100.33')),
+          'CAPTCHA_INCORRECT',
+        );
+      expectError(await c.post('/auth/email', { email: address, vcode }, from('198.51.100.33')), 'CAPTCHA_INCORRECT');
     });
   });
 });

@@ -141,6 +141,15 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('synthesis_jobs_expiry').on('synthesis_jobs').columns(['status', 'expires_at']).execute();
     },
   },
+  '0004_code_requesters': {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('verification_codes').addColumn('requester', 'text').execute();
+      await db.schema
+        .alterTable('verification_codes')
+        .addColumn('foreign_attempts', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -40,6 +40,10 @@ export interface VerificationCodesTable {
   email: string;
   code_hash: string;
   attempts: number;
+  /** Wrong tries from other addresses than the requester's. */
+  foreign_attempts: number;
+  /** The client address (IPv6: its /64) that asked for the code; null for codes from before 0004. */
+  requester: string | null;
   created_at: string;
   expires_at: string;
   consumed_at: string | null;
