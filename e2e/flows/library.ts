@@ -1,4 +1,4 @@
-import { Console } from '../lib/browser';
+import { Console, menuCode } from '../lib/browser';
 import { env, shot } from '../lib/env';
 import { assert, assertEqual, type Suite } from '../lib/harness';
 import { audioState, chooseOption, waitForPlayback, waitForRowsOfModel } from '../lib/speech';
@@ -130,9 +130,9 @@ export function libraryTests(suite: Suite): void {
       for (const lang of ['zh-CN', 'zh-TW']) {
         await p.getByTestId('language-menu').click();
         await p.clock.runFor(20); // the menu's transition
-        await p.getByTestId(`lang-option-${lang}`).click();
+        await p.getByTestId(`lang-option-${menuCode(lang)}`).click();
         await p.clock.runFor(20);
-        await p.locator(`[data-testid="language-menu"][data-locale="${lang}"]`).waitFor();
+        await p.locator(`[data-testid="language-menu"][data-locale="${menuCode(lang)}"]`).waitFor();
       }
       assertEqual(calls.length, 5, 'no reload while the language is still changing');
       await p.clock.runFor(200);

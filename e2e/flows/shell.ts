@@ -74,7 +74,13 @@ export function shellTests(suite: Suite): void {
     await env.ui.chooseLanguage('ja');
     const next = env.page.waitForRequest((r) => new URL(r.url()).pathname === '/accounts/me');
     assertEqual(await env.ui.text('nav-dashboard'), TEXT.dashboard.en, 'ja falls back to English');
-    assert((await env.ui.text('language-menu')).includes('🇯🇵'), 'the menu shows the Japanese flag');
+    // An SVG image, which every system draws (an emoji flag is two letters on Windows).
+    const src = await env.page.waitForFunction(() => {
+      const img = document.querySelector('[data-testid="language-menu"] img[data-flag="jp"]') as HTMLImageElement | null;
+      return img && img.complete && img.naturalWidth > 0 ? img.getAttribute('src') : null;
+    });
+    const flag = (await src.jsonValue()) as string;
+    assert(/\.svg$|^data:image\/svg/.test(flag), `the menu shows the Japanese flag as an SVG (${flag})`);
     await env.page.reload();
     assertEqual(new URL((await next).url()).searchParams.get('lang'), 'en', 'lang=en for a locale without a translation');
     await env.ui.chooseLanguage('en');

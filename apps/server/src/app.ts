@@ -142,7 +142,14 @@ export async function buildApp(config: Config, overrides: { mailer?: Mailer; db?
 
   if (fs.existsSync(path.join(config.WEB_DIST, 'index.html'))) {
     // wildcard: files are looked up per request, so a rebuilt console is served without a restart.
-    await app.register(fastifyStatic, { root: config.WEB_DIST, prefix: '/', wildcard: true, index: ['index.html'] });
+    await app.register(fastifyStatic, {
+      root: config.WEB_DIST,
+      prefix: '/',
+      wildcard: true,
+      index: ['index.html'],
+      // Source maps are never published, even if a build left some behind.
+      allowedPath: (pathName) => !pathName.endsWith('.map'),
+    });
   }
 
   const stopSweeper = startHoldSweeper(ctx.credits, config.HOLD_SWEEP_SECONDS, app.log);

@@ -14,13 +14,14 @@ import {
 import type { AppContext } from '../context.js';
 import { AppError } from '../platform/errors.js';
 import { coefficientFor } from '../credits/credits-config.js';
+import { randomTextLanguage, randomTextTable, type RandomText } from './random-text.js';
 import { AVATAR_URL } from './official.js';
 
 const contentDir = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../content');
 const GENDER_ORDER = ['male', 'female', 'neutral'];
 
 export function voiceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
-  let randomTexts: Promise<Record<string, { name: string; prompt: string; previewText: string }[]>> | null = null;
+  let randomTexts: Promise<Map<string, RandomText[]>> | null = null;
 
   return async (app) => {
     app.get(
@@ -107,11 +108,12 @@ export function voiceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         },
       },
       async (request) => {
-        randomTexts ??= fs.readFile(path.join(contentDir, 'random-texts.json'), 'utf8').then((t) => JSON.parse(t));
+        randomTexts ??= fs
+          .readFile(path.join(contentDir, 'random-texts.json'), 'utf8')
+          .then((t) => randomTextTable(JSON.parse(t) as Record<string, RandomText[]>));
         const all = await randomTexts;
-        const lang = request.query.lang ?? 'en';
-        const key = all[lang] ? lang : (Object.keys(all).find((k) => k.split('-')[0] === lang.split('-')[0]) ?? 'en');
-        const list = all[key]!;
+        const key = randomTextLanguage(all, request.query.lang);
+        const list = all.get(key)!;
         const pick = list[Math.floor(Math.random() * list.length)]!;
         return { ...pick, lang: key };
       },

@@ -5,6 +5,7 @@ import type { Storage } from '../platform/storage.js';
 import type { SpeechHost } from '../synthesis/speech-host.js';
 import { mapSpeechErrors } from '../synthesis/errors.js';
 import { mixableModels, officialVoiceId, toOfficialVoice } from './official.js';
+import { rankVoices } from './ranking.js';
 
 export interface VoiceQuery {
   source?: 'official' | 'mine';
@@ -52,7 +53,7 @@ export class VoicesService {
       const models = speech.listModels();
       const mixable = mixableModels(models);
       const byId = new Map<string, { voice: Voice; info: VoiceInfo }>();
-      for (const info of speech.listVoices()) {
+      for (const info of rankVoices(speech.listVoices().map((v) => ({ info: v }))).map((v) => v.info)) {
         const voice = toOfficialVoice(info, mixable, this.startedAt);
         byId.set(voice.id, { voice, info });
       }

@@ -15,7 +15,13 @@ interface Problems {
   agreement?: boolean;
 }
 
+/** Rebuilt on every sign-out, so the next user never sees the previous one's email, tick or countdown. */
 export function SignInModal() {
+  const { epoch } = useSignIn();
+  return <SignInForm key={epoch} />;
+}
+
+function SignInForm() {
   const { t } = useTranslation();
   const { ui: locale } = useLocaleChoice();
   const { opened, close } = useSignIn();
@@ -61,7 +67,8 @@ export function SignInModal() {
     proceed();
   }
 
-  const codeError = problems.code === 'required' ? t('signIn.codeRequired') : problems.code ? t('signIn.codeFormat') : null;
+  const codeError =
+    problems.code === 'required' ? t('signIn.codeRequired') : problems.code ? errorMessage('CAPTCHA_INCORRECT', locale) : null;
 
   return (
     <Modal

@@ -69,12 +69,11 @@ export const en = {
     agree: 'I have read and agree to the <terms>Terms of Service</terms> and the <privacy>Privacy Policy</privacy>',
     submit: 'Sign in',
     codeRequired: 'Please enter the verification code',
-    codeFormat: 'The verification code is 6 digits',
     confirmTitle: 'Agree to the terms',
     confirmBody: 'To continue, please read and agree to the Terms of Service and the Privacy Policy.',
     confirmAgree: 'Agree and continue',
     confirmCancel: 'Cancel',
-    welcomeBack: 'Signed in as {{email}}',
+    welcomeBack: 'Sign in successful',
     registered: 'Your account is registered: {{email}}',
   },
   common: {
@@ -115,6 +114,7 @@ export const en = {
     featureMixBody: 'Blend up to three voices with your own weights to create something new.',
     featureApiTitle: 'Developer API',
     featureApiBody: 'Create API keys with spending limits, including an OpenAI-compatible speech endpoint.',
+    officialVoices: '500+ official voices, ready to use in the console and through the API',
   },
   footer: {
     terms: 'Terms of Service',

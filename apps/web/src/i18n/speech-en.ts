@@ -35,6 +35,8 @@ export const speechEn = {
     findVoice: 'Find a {{language}} voice',
     generate: 'Generate',
     stop: 'Stop',
+    generating: 'Generating…',
+    estimateTooLong: 'The text is over the limit: shorten it to see the price.',
     jobNotice: 'Long texts are generated in the background; the audio appears when every sentence is done.',
     result: 'Result',
     emptyTitle: 'Nothing generated yet',

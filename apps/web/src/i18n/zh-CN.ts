@@ -65,12 +65,11 @@ export const zhCN: Messages = {
     agree: '我已阅读并同意<terms>《服务条款》</terms>和<privacy>《隐私政策》</privacy>',
     submit: '登录',
     codeRequired: '请输入验证码',
-    codeFormat: '验证码为 6 位数字',
     confirmTitle: '同意协议',
     confirmBody: '继续之前，请阅读并同意《服务条款》和《隐私政策》。',
     confirmAgree: '同意并继续',
     confirmCancel: '取消',
-    welcomeBack: '已登录：{{email}}',
+    welcomeBack: '登录成功',
     registered: '账户注册成功：{{email}}',
   },
   common: {
@@ -111,6 +110,7 @@ export const zhCN: Messages = {
     featureMixBody: '按自定义权重混合最多三个声音，创造全新的声音。',
     featureApiTitle: '开发者 API',
     featureApiBody: '创建带额度上限的 API 密钥，并提供兼容 OpenAI 的语音接口。',
+    officialVoices: '500+ 官方声音，可在控制台和 API 中直接使用',
   },
   footer: {
     terms: '服务条款',

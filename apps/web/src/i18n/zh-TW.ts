@@ -65,12 +65,11 @@ export const zhTW: Messages = {
     agree: '我已閱讀並同意<terms>《服務條款》</terms>與<privacy>《隱私權政策》</privacy>',
     submit: '登入',
     codeRequired: '請輸入驗證碼',
-    codeFormat: '驗證碼為 6 位數字',
     confirmTitle: '同意條款',
     confirmBody: '繼續之前，請閱讀並同意《服務條款》與《隱私權政策》。',
     confirmAgree: '同意並繼續',
     confirmCancel: '取消',
-    welcomeBack: '已登入：{{email}}',
+    welcomeBack: '登入成功',
     registered: '帳戶註冊成功：{{email}}',
   },
   common: {
@@ -111,6 +110,7 @@ export const zhTW: Messages = {
     featureMixBody: '依自訂權重混合最多三個聲音，創造全新的聲音。',
     featureApiTitle: '開發者 API',
     featureApiBody: '建立帶有額度上限的 API 金鑰，並提供相容 OpenAI 的語音介面。',
+    officialVoices: '500+ 官方聲音，可在主控台與 API 中直接使用',
   },
   footer: {
     terms: '服務條款',

@@ -26,6 +26,7 @@ export function AccountMenu() {
   }
 
   async function signOut() {
+    signIn.reset();
     const done = session.signOut();
     void navigate('/', { replace: true });
     await done;
