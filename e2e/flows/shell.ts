@@ -93,6 +93,10 @@ export function shellTests(suite: Suite): void {
       await title.waitFor();
       assert((await title.innerText()).trim().length > 0, `${name} has a title`);
       assert((await env.page.getByTestId('markdown').innerText()).trim().length > 50, `${name} has content`);
+      const page = await env.page.getByTestId(`doc-${name}`).innerText();
+      const dates = page.match(/last updated/gi)?.length ?? 0;
+      assert(dates <= 1, `${name} states its last-updated date once (${dates})`);
+      assert((await env.page.locator('[data-testid="markdown"] h2').count()) > 0, `${name} has its sections as headings`);
     }
   });
 

@@ -15,6 +15,8 @@ import type { AppContext } from '../context.js';
 import { AppError } from '../platform/errors.js';
 import { coefficientFor } from '../credits/credits-config.js';
 import { randomTextLanguage, randomTextTable, type RandomText } from './random-text.js';
+import { localizeVoice, modelDescription } from './display-texts.js';
+import { requestLocale } from '../http/locale.js';
 import { AVATAR_URL } from './official.js';
 
 const contentDir = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../content');
@@ -33,7 +35,8 @@ export function voiceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
           response: { 200: TtsConfigResponse },
         },
       },
-      async () => {
+      async (request) => {
+        const locale = requestLocale(request);
         const { models, voices } = await ctx.voices.load();
         return {
           models: models.map((m) => {
@@ -45,7 +48,7 @@ export function voiceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
               type: ['tts', ...(m.type === 'standard' ? [] : [m.type])],
               url: `/voice?model=${encodeURIComponent(m.id)}`,
               icon: '/assets/model.svg',
-              description: m.description,
+              description: modelDescription(m, locale),
               languages: m.languages,
               sexs: [...m.genders]
                 .sort((a, b) => GENDER_ORDER.indexOf(a) - GENDER_ORDER.indexOf(b))
@@ -76,8 +79,12 @@ export function voiceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       },
       async (request) => {
         const q = request.query;
-        if (q.id) return (await ctx.voices.get(q.id)).voice;
-        return ctx.voices.list(q);
+        const locale = requestLocale(request);
+        if (q.id) {
+          const found = await ctx.voices.get(q.id);
+          return localizeVoice(found.voice, found.info, locale);
+        }
+        return ctx.voices.list(q, locale);
       },
     );
 

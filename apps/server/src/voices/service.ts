@@ -1,4 +1,4 @@
-import type { Voice } from '@polyvox/contracts';
+import type { MessageLocale, Voice } from '@polyvox/contracts';
 import type { ModelInfo, VoiceInfo } from '@polyvox/speech';
 import { AppError } from '../platform/errors.js';
 import type { Storage } from '../platform/storage.js';
@@ -6,6 +6,7 @@ import type { SpeechHost } from '../synthesis/speech-host.js';
 import { mapSpeechErrors } from '../synthesis/errors.js';
 import { mixableModels, officialVoiceId, toOfficialVoice } from './official.js';
 import { rankVoices } from './ranking.js';
+import { localizeVoice } from './display-texts.js';
 
 export interface VoiceQuery {
   source?: 'official' | 'mine';
@@ -62,9 +63,14 @@ export class VoicesService {
     return this.library;
   }
 
-  async list(q: VoiceQuery): Promise<{ items: Voice[]; total: number; page: number; page_size: number }> {
+  /** `locale`: the display texts' language; a name search matches the English or the shown name. */
+  async list(
+    q: VoiceQuery,
+    locale: MessageLocale = 'en',
+  ): Promise<{ items: Voice[]; total: number; page: number; page_size: number }> {
     if (q.source === 'mine') return { items: [], total: 0, page: q.page, page_size: q.page_size };
-    const { voices } = await this.load();
+    const library = await this.load();
+    const voices = library.voices.map((v) => localizeVoice(v, library.byId.get(v.id)!.info, locale));
     const wanted =
       q.languages
         ?.split(',')
@@ -75,7 +81,7 @@ export class VoicesService {
       (v) =>
         (!q.model || v.model === q.model) &&
         (!q.gender || v.gender === q.gender) &&
-        (!name || v.name.toLowerCase().includes(name)) &&
+        (!name || v.name.toLowerCase().includes(name) || library.byId.get(v.id)!.voice.name.toLowerCase().includes(name)) &&
         (!wanted.length || languageMatches(v.languages, wanted)) &&
         (q.mix !== 'true' || v.mixable === true),
     );

@@ -126,7 +126,6 @@ export const en = {
   docs: {
     loading: 'Loading document…',
     errorTitle: 'The document could not be loaded',
-    updatedAt: 'Last updated {{date}}',
   },
   notFound: {
     title: 'Page not found',

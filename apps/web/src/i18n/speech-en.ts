@@ -32,7 +32,7 @@ export const speechEn = {
     buyCredits: 'Buy credits',
     languageTitle: 'Language mismatch',
     languageDetail: 'The text looks like {{language}}, which {{voice}} does not speak. Choose another voice or change the text.',
-    findVoice: 'Find a {{language}} voice',
+    findVoice: 'Find a voice for {{language}}',
     generate: 'Generate',
     stop: 'Stop',
     generating: 'Generating…',

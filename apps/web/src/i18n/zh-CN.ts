@@ -122,7 +122,6 @@ export const zhCN: Messages = {
   docs: {
     loading: '正在加载文档…',
     errorTitle: '文档加载失败',
-    updatedAt: '最后更新于 {{date}}',
   },
   notFound: {
     title: '页面不存在',

@@ -122,7 +122,6 @@ export const zhTW: Messages = {
   docs: {
     loading: '正在載入文件…',
     errorTitle: '文件載入失敗',
-    updatedAt: '最後更新於 {{date}}',
   },
   notFound: {
     title: '找不到頁面',
