@@ -44,8 +44,6 @@ export default defineConfig({
       output: {
         codeSplitting: {
           groups: [
-            { name: 'mantine', test: /node_modules[\\/](@mantine|@floating-ui)/ },
-            { name: 'icons', test: /node_modules[\\/]@tabler/ },
             {
               name: 'vendor',
               test: /node_modules[\\/](react|react-dom|react-router|scheduler|@tanstack|i18next|react-i18next)[\\/]/,

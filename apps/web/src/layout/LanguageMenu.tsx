@@ -1,4 +1,4 @@
-import { Button, Group, Menu, ScrollArea, Text } from '@mantine/core';
+import { Button, Group, Menu, Text } from '@mantine/core';
 import { IconCheck, IconChevronDown } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { LOCALE_FLAGS } from '@polyvox/contracts';
@@ -79,7 +79,8 @@ export function LanguageMenu() {
         </Button>
       </Menu.Target>
       <Menu.Dropdown>
-        <ScrollArea.Autosize mah={420} type="auto">
+        {/* A plain scrolling box: the menu is on the first page, Mantine's ScrollArea would add to it. */}
+        <div style={{ maxHeight: 420, overflowY: 'auto' }} data-testid="language-list">
           <Menu.Label>{t('language.full')}</Menu.Label>
           {FULL.map((l) => option(l, false))}
           <Menu.Divider />
@@ -90,7 +91,7 @@ export function LanguageMenu() {
             </Text>
           </Menu.Label>
           {MORE.map((l) => option(l, true))}
-        </ScrollArea.Autosize>
+        </div>
       </Menu.Dropdown>
     </Menu>
   );
