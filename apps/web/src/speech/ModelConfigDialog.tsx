@@ -1,16 +1,15 @@
 import { Button, Group, Modal, Text } from '@mantine/core';
 import { IconRefresh } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
-import { useTtsConfig } from './useTtsConfig';
 
 /** Shown by ModelConfigGate once every automatic retry has failed: the user retries by hand. */
-export function ModelConfigDialog() {
+// The retry comes from the gate: a second observer of the config query here would refetch on mount.
+export function ModelConfigDialog({ onRetry }: { onRetry: () => void }) {
   const { t } = useTranslation();
-  const config = useTtsConfig();
   return (
     <Modal
       opened
-      onClose={() => void config.refetch()}
+      onClose={onRetry}
       withCloseButton={false}
       closeOnClickOutside={false}
       closeOnEscape={false}
@@ -22,7 +21,7 @@ export function ModelConfigDialog() {
           {t('modelConfig.failedBody')}
         </Text>
         <Group justify="flex-end" mt="lg">
-          <Button leftSection={<IconRefresh size={16} />} onClick={() => void config.refetch()} data-testid="config-retry">
+          <Button leftSection={<IconRefresh size={16} />} onClick={onRetry} data-testid="config-retry">
             {t('common.retry')}
           </Button>
         </Group>

@@ -12,7 +12,7 @@ export function ModelConfigGate() {
   if (!failed) return null;
   return (
     <Suspense fallback={null}>
-      <RetryDialog />
+      <RetryDialog onRetry={() => void config.refetch()} />
     </Suspense>
   );
 }
