@@ -154,7 +154,8 @@ export function sessionTests(suite: Suite): void {
     assertEqual(me.body.anonymous, true, 'the new session is anonymous');
     assert(me.body.id !== state.registeredId, 'the new session is another account');
     assertEqual((await apiMe(env.server.baseUrl, state.registeredSid!)).status, 401, 'the old session no longer works');
-    // Nothing of the previous user is left in the sign-in form.
+    // Nothing opens by itself, and nothing of the previous user is left in the sign-in form.
+    await env.ui.signInForm().waitFor({ state: 'hidden' });
     await env.ui.openSignInFromHeader();
     assertEqual(await env.page.getByTestId('signin-email').inputValue(), '', 'the email is empty after sign-out');
     assert(!(await env.page.getByTestId('signin-agree').isChecked()), 'the agreement is unticked after sign-out');
