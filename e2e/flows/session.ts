@@ -222,6 +222,10 @@ export function sessionTests(suite: Suite): void {
       assertEqual(res.status(), 429, 'a second code within 60 s is refused');
       const retryAfter = Number(res.headers()['retry-after']);
       assert(retryAfter > 0 && retryAfter <= 60, `retry-after is set (${retryAfter})`);
+      // The answer arrives before the page has shown it: wait for the countdown, then compare.
+      await p.waitForFunction(
+        () => Number(document.querySelector('[data-testid="signin-send"]')?.getAttribute('data-countdown')) > 0,
+      );
       const shown = Number(await p.getByTestId('signin-send').getAttribute('data-countdown'));
       assert(Math.abs(shown - retryAfter) <= 2, `the countdown follows retry-after (${shown} vs ${retryAfter})`);
       assert(await p.getByTestId('signin-send').isDisabled(), 'the send button waits');
