@@ -1,8 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
 
-const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as { version: string };
 const apiTarget = process.env.POLYVOX_API ?? 'http://127.0.0.1:8080';
 
 // Everything the server answers besides the console itself; the console uses hash routes, so only `/` is ours.
@@ -33,19 +31,19 @@ const API_PREFIXES = [
 
 export default defineConfig({
   plugins: [react()],
-  define: { __POLYVOX_CLIENT_VERSION__: JSON.stringify(pkg.version) },
   build: {
     outDir: 'dist',
     emptyOutDir: true,
-    sourcemap: true,
+    // Source maps stay out of the published console: they would hand out the whole source.
+    sourcemap: false,
+    // Flags are fetched when the language menu shows them, not carried inside the first script.
+    assetsInlineLimit: (file) => (file.includes('flag-icons') ? false : undefined),
     rolldownOptions: {
       // The contracts package is pure declarations: let unused schemas (and zod with them) drop out.
       treeshake: { moduleSideEffects: (id) => !id.includes('/packages/contracts/') },
       output: {
         codeSplitting: {
           groups: [
-            { name: 'mantine', test: /node_modules[\\/](@mantine|@floating-ui)/ },
-            { name: 'icons', test: /node_modules[\\/]@tabler/ },
             {
               name: 'vendor',
               test: /node_modules[\\/](react|react-dom|react-router|scheduler|@tanstack|i18next|react-i18next)[\\/]/,

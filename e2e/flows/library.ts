@@ -1,4 +1,4 @@
-import { Console } from '../lib/browser';
+import { Console, menuCode } from '../lib/browser';
 import { env, shot } from '../lib/env';
 import { assert, assertEqual, type Suite } from '../lib/harness';
 import { audioState, chooseOption, waitForPlayback, waitForRowsOfModel } from '../lib/speech';
@@ -32,6 +32,11 @@ export function libraryTests(suite: Suite): void {
 
       await page.getByTestId('filter-clear').click();
       await env.ui.waitForHash('/app/voices');
+      // The route changes before React shows it (navigations are transitions): act on what is shown.
+      await page.getByTestId('filter-clear').waitFor({ state: 'detached' });
+      await page.waitForFunction(
+        () => (document.querySelector('input[data-testid="filter-gender"]') as HTMLInputElement | null)?.value === '',
+      );
       await chooseOption(page, page.getByTestId('filter-model'), 'Flite');
       await waitForRowsOfModel(page, '[data-testid="voices-page"]', 'flite');
       const first = page.locator('[data-testid="voice-row"]').nth(0);
@@ -60,6 +65,38 @@ export function libraryTests(suite: Suite): void {
       await page.locator(`[data-testid="playground-voice"][data-voice-id="${secondId}"]`).waitFor();
     },
   );
+
+  suite.test('in Chinese, the voice library names rare languages and shows no raw locale code', async () => {
+    const page = env.page;
+    for (const lang of ['zh-CN', 'zh-TW'] as const) {
+      await env.ui.chooseLanguage(lang);
+      for (const code of ['en-029', 'smj', 'tlh', 'xex']) {
+        await env.ui.goto(`/app/voices?language=${code}`);
+        const first = (await (await fetch(`${env.server.baseUrl}/voice?languages=${code}&page_size=1`)).json()) as {
+          items: { id: string }[];
+        };
+        const row = page.locator(`[data-testid="voice-row"][data-voice-id="${first.items[0]!.id}"]`).first();
+        await row.waitFor();
+        const text = await row.innerText();
+        assert(/[\u4e00-\u9fff]/.test(text), `a ${code} voice is named in ${lang}: ${text}`);
+        assert(!new RegExp(`(^|[\\s,(])${code}($|[\\s,)])`, 'i').test(text), `no raw ${code} in ${lang}: ${text}`);
+      }
+      await shot(`voices-rare-${lang}`);
+    }
+    // A phone (390 px) view of the voices and the playground, in Chinese.
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      await env.ui.goto('/app/voices?language=en-029');
+      await page.locator('[data-testid="voice-row"]').first().waitFor();
+      await shot('voices-phone-zh-TW');
+      await env.ui.goto('/app/playground');
+      await page.getByTestId('playground-generate').waitFor();
+      await shot('playground-phone-zh-TW');
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+      await env.ui.chooseLanguage('en');
+    }
+  });
 
   suite.test('the models page shows each model, and links to its voices', async () => {
     const page = env.page;
@@ -130,9 +167,9 @@ export function libraryTests(suite: Suite): void {
       for (const lang of ['zh-CN', 'zh-TW']) {
         await p.getByTestId('language-menu').click();
         await p.clock.runFor(20); // the menu's transition
-        await p.getByTestId(`lang-option-${lang}`).click();
+        await p.getByTestId(`lang-option-${menuCode(lang)}`).click();
         await p.clock.runFor(20);
-        await p.locator(`[data-testid="language-menu"][data-locale="${lang}"]`).waitFor();
+        await p.locator(`[data-testid="language-menu"][data-locale="${menuCode(lang)}"]`).waitFor();
       }
       assertEqual(calls.length, 5, 'no reload while the language is still changing');
       await p.clock.runFor(200);

@@ -27,7 +27,8 @@ async function pickSarahFromPicker(): Promise<void> {
   await page.waitForFunction(
     () => document.querySelectorAll('[data-testid="voice-picker"] [data-testid="voice-row"]').length === 1,
   );
-  await row.getByTestId('voice-select').click();
+  // Sarah is the default English voice, so she may already be the selected one.
+  await row.locator('[data-testid="voice-select"], [data-testid="voice-selected"]').click();
   await picker.waitFor({ state: 'detached' });
 }
 
@@ -36,6 +37,8 @@ export function playgroundTests(suite: Suite): void {
     const page = env.page;
     await env.ui.goto('/app/playground');
     await page.getByTestId('playground-page').waitFor();
+    // With no voice chosen yet, English opens on its most intelligible voice (Flite slt), not eSpeak's Caribbean.
+    await page.locator(`[data-testid="playground-voice"][data-voice-id="${SARAH}"]`).waitFor();
     await pickSarahFromPicker();
     await env.ui.waitForHash(`/app/playground?voice=${SARAH}`);
     await page.locator(`[data-testid="playground-voice"][data-voice-id="${SARAH}"]`).waitFor();
@@ -116,6 +119,41 @@ export function playgroundTests(suite: Suite): void {
       bytes.subarray(0, 3).toString('latin1') === 'ID3' || (bytes[0] === 0xff && (bytes[1]! & 0xe0) === 0xe0),
       'the download is an MP3',
     );
+  });
+
+  suite.test('a double click on Generate starts one generation, plays it and charges once', async () => {
+    const page = env.page;
+    await page.locator('[data-testid="playground-generate"][data-state="idle"]').waitFor();
+    await page.locator('[data-testid="playground-estimate"][data-state="ready"]').waitFor();
+    const before = Number(await page.getByTestId('playground-balance').getAttribute('data-credits'));
+    const estimated = Number(await page.getByTestId('playground-estimate').getAttribute('data-credits'));
+    const generate = page.getByTestId('playground-generate');
+    const box = (await generate.boundingBox())!;
+    let sent = 0;
+    const count = (r: Request) => {
+      if (isPath(r, '/tts')) sent++;
+    };
+    page.on('request', count);
+    const answered = page.waitForResponse((r) => isPath(r.request(), '/tts'));
+    await generate.dblclick();
+    assertEqual((await answered).status(), 200, 'POST /tts');
+    // Stop, once shown, sits elsewhere: the place of Generate never turns into Stop.
+    const stop = await page.getByTestId('playground-stop').boundingBox();
+    assert(
+      !stop || stop.x + stop.width <= box.x || stop.x >= box.x + box.width,
+      `Stop (${JSON.stringify(stop)}) does not overlap Generate (${JSON.stringify(box)})`,
+    );
+    await waitForPlayback(page, 'result-audio', 0.3);
+    await page.locator('[data-testid="playground-result"][data-phase="done"]').waitFor({ timeout: 30_000 });
+    await page.locator(`[data-testid="playground-balance"][data-credits="${before - estimated}"]`).waitFor();
+    page.off('request', count);
+    assertEqual(sent, 1, 'one POST /tts for a double click');
+    const session = (await env.ui.storage('polyvox.sid'))!;
+    const me = (await (await fetch(`${env.server.baseUrl}/accounts/me`, { headers: { 'x-sid': session } })).json()) as {
+      vip: { credits: number };
+    };
+    assertEqual(me.vip.credits, before - estimated, 'charged exactly once on the server');
+    await page.getByTestId('result-play').click(); // pause
   });
 
   suite.test('the playground in en, zh-CN and zh-TW (screenshots)', async () => {
@@ -235,12 +273,23 @@ export function playgroundTests(suite: Suite): void {
       .getByText(errorMessage('TEXT_TOO_LONG', 'en', { maxLength: max }), { exact: true })
       .waitFor();
     assert(await page.getByTestId('playground-generate').isDisabled(), 'Generate is disabled over the limit');
+    const hint = page.locator('[data-testid="playground-estimate"][data-state="over"]');
+    await hint.waitFor();
+    assert(!(await hint.innerText()).includes('Type some text'), 'over the limit, the cost line does not ask for text');
+    // In a Chinese interface, an English voice still gets an English text, with no language warning.
+    await env.ui.chooseLanguage('zh-CN');
     const asked = page.waitForRequest((r) => isPath(r, '/api/random/text', 'GET'));
     await page.getByTestId('playground-random').click();
-    assertEqual(new URL((await asked).url()).searchParams.get('lang'), 'en', 'random text in the UI language');
+    const lang = new URL((await asked).url()).searchParams.get('lang') ?? '';
+    assert(lang.toLowerCase().startsWith('en'), `random text in the voice's language, not the interface's (${lang})`);
     await page.waitForFunction(
       () => ((document.querySelector('[data-testid="playground-text"]') as HTMLTextAreaElement | null)?.value.length ?? 0) > 10,
     );
+    const sample = await page.getByTestId('playground-text').inputValue();
+    assert(/^[\x20-\x7e’—–…]+$/.test(sample), `an English sample text: ${sample}`);
+    await page.locator('[data-testid="playground-estimate"][data-state="ready"]').waitFor();
+    assertEqual(await page.getByTestId('language-warning').count(), 0, 'no language warning for the random text');
+    await env.ui.chooseLanguage('en');
     await page.getByTestId('playground-too-long').waitFor({ state: 'hidden' });
   });
 }

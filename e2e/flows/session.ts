@@ -85,7 +85,7 @@ export function sessionTests(suite: Suite): void {
     await form.getByText('Please enter the verification code', { exact: true }).waitFor();
     await env.page.getByTestId('signin-code').fill('123');
     await env.page.getByTestId('signin-submit').click();
-    await form.getByText('The verification code is 6 digits', { exact: true }).waitFor();
+    await form.getByText('Captcha is incorrect, please re-enter', { exact: true }).waitFor();
     await env.page.waitForTimeout(300);
     env.page.off('request', count);
     assertEqual(verificationCalls, 0, 'no code was requested for an invalid email');
@@ -154,6 +154,14 @@ export function sessionTests(suite: Suite): void {
     assertEqual(me.body.anonymous, true, 'the new session is anonymous');
     assert(me.body.id !== state.registeredId, 'the new session is another account');
     assertEqual((await apiMe(env.server.baseUrl, state.registeredSid!)).status, 401, 'the old session no longer works');
+    // Nothing opens by itself, and nothing of the previous user is left in the sign-in form.
+    await env.ui.signInForm().waitFor({ state: 'hidden' });
+    await env.ui.openSignInFromHeader();
+    assertEqual(await env.page.getByTestId('signin-email').inputValue(), '', 'the email is empty after sign-out');
+    assert(!(await env.page.getByTestId('signin-agree').isChecked()), 'the agreement is unticked after sign-out');
+    assertEqual(await env.page.getByTestId('signin-send').getAttribute('data-countdown'), '0', 'no countdown after sign-out');
+    assert(await env.page.getByTestId('signin-send').isEnabled(), 'Send code is available');
+    await env.ui.closeSignIn();
   });
 
   suite.test('a guarded route while anonymous opens the sign-in modal at the root', async () => {
@@ -164,11 +172,16 @@ export function sessionTests(suite: Suite): void {
   });
 
   suite.test('signs in again to the same email with a new code and lands on the remembered page', async () => {
-    // The form opened by the guard in the previous test; the countdown for this email still runs.
+    // The form opened by the guard in the previous test; the server still refuses a resend for this email.
     await env.ui.signInForm().waitFor({ state: 'visible' });
     await env.page.getByTestId('signin-email').fill(email);
     const send = env.page.getByTestId('signin-send');
-    assert(await send.isDisabled(), 'the resend countdown for this email is still running');
+    const refused = env.page.waitForResponse((r) => new URL(r.url()).pathname === '/verification/email');
+    await send.click();
+    assertEqual((await refused).status(), 429, "the server's cooldown for this email");
+    await env.page.waitForFunction(
+      () => Number(document.querySelector('[data-testid="signin-send"]')?.getAttribute('data-countdown')) > 0,
+    );
     await env.page.waitForFunction(
       () => !(document.querySelector('[data-testid="signin-send"]') as HTMLButtonElement | null)?.disabled,
       null,
@@ -183,6 +196,7 @@ export function sessionTests(suite: Suite): void {
     const signIn = env.page.waitForResponse((r) => new URL(r.url()).pathname === '/auth/email');
     await env.page.getByTestId('signin-submit').click();
     assertEqual((await signIn).status(), 200, 'POST /auth/email');
+    await env.page.getByText('Sign in successful', { exact: true }).first().waitFor();
     await env.ui.waitForHash('/app/my-profile');
     await env.page.getByTestId('profile-email').getByText(email).waitFor();
     const sid = await env.ui.waitForSid(state.registeredSid);
@@ -208,6 +222,10 @@ export function sessionTests(suite: Suite): void {
       assertEqual(res.status(), 429, 'a second code within 60 s is refused');
       const retryAfter = Number(res.headers()['retry-after']);
       assert(retryAfter > 0 && retryAfter <= 60, `retry-after is set (${retryAfter})`);
+      // The answer arrives before the page has shown it: wait for the countdown, then compare.
+      await p.waitForFunction(
+        () => Number(document.querySelector('[data-testid="signin-send"]')?.getAttribute('data-countdown')) > 0,
+      );
       const shown = Number(await p.getByTestId('signin-send').getAttribute('data-countdown'));
       assert(Math.abs(shown - retryAfter) <= 2, `the countdown follows retry-after (${shown} vs ${retryAfter})`);
       assert(await p.getByTestId('signin-send').isDisabled(), 'the send button waits');

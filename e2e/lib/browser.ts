@@ -62,11 +62,12 @@ export class Console {
   }
 
   async chooseLanguage(code: string): Promise<void> {
+    const menu = menuCode(code);
     await this.page.getByTestId('language-menu').click();
-    await this.page.getByTestId(`lang-option-${code}`).click();
+    await this.page.getByTestId(`lang-option-${menu}`).click();
     await this.page.waitForFunction(
       (c) => document.querySelector('[data-testid="language-menu"]')?.getAttribute('data-locale') === c,
-      code,
+      menu,
     );
   }
 
@@ -98,4 +99,9 @@ export async function apiMe(
     status: res.status,
     body: res.status === 200 ? ((await res.json()) as { id: string; email: string | null; anonymous: boolean }) : {},
   };
+}
+
+/** The language menu lists the seed's codes: the English and Traditional Chinese translations sit under en-US and zh-HK. */
+export function menuCode(ui: string): string {
+  return ui === 'en' ? 'en-US' : ui === 'zh-TW' ? 'zh-HK' : ui;
 }

@@ -170,7 +170,14 @@ export async function buildApp(
 
   if (fs.existsSync(path.join(config.WEB_DIST, 'index.html'))) {
     // wildcard: files are looked up per request, so a rebuilt console is served without a restart.
-    await app.register(fastifyStatic, { root: config.WEB_DIST, prefix: '/', wildcard: true, index: ['index.html'] });
+    await app.register(fastifyStatic, {
+      root: config.WEB_DIST,
+      prefix: '/',
+      wildcard: true,
+      index: ['index.html'],
+      // Source maps are never published, even if a build left some behind.
+      allowedPath: (pathName) => !pathName.endsWith('.map'),
+    });
   }
 
   // Jobs a dead process left behind are settled or released before the sweeper looks at their holds.

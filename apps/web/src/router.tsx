@@ -1,22 +1,71 @@
+import { lazy, Suspense, type ComponentType, type ReactNode } from 'react';
 import { createHashRouter, Navigate } from 'react-router-dom';
 import { AppGuard, PublicGuard } from './auth/Guards';
-import { ConsoleLayout } from './layout/ConsoleLayout';
+import { FullPageLoader } from './components/FullPageLoader';
 import { PublicLayout } from './layout/PublicLayout';
 import { Root } from './layout/Root';
 import { RouteError } from './layout/RouteError';
-import { DocPage } from './pages/DocPage';
 import { HomePage } from './pages/HomePage';
 import { NotFoundPage } from './pages/NotFoundPage';
-import { PublicPricingPage } from './pages/PricingPage';
-import { ApiKeysPage, AppPricingPage, OrdersPage, UsagePage } from './pages/app/AccountPages';
-import { DashboardPage } from './pages/app/DashboardPage';
-import { MyVoicesPage } from './pages/app/LibraryPages';
-import { ModelsPage } from './pages/app/models/ModelsPage';
-import { PlaygroundPage } from './pages/app/playground/PlaygroundPage';
-import { ProfilePage } from './pages/app/ProfilePage';
-import { TextToVoicePage } from './pages/app/TextToVoicePage';
-import { VoicesPage } from './pages/app/voices/VoicesPage';
-import { VoiceCloningPage } from './pages/app/VoiceCloningPage';
+
+/**
+ * The home page and the shell load at once; every other page is its own chunk, fetched when its
+ * route is opened, so the first page does not carry the console, the waveform or the Markdown renderer.
+ */
+function page<M>(load: () => Promise<M>, pick: (m: M) => ComponentType<Record<string, never>>) {
+  return lazy(async () => ({ default: pick(await load()) }));
+}
+
+const ConsoleLayout = page(
+  () => import('./layout/ConsoleLayout'),
+  (m) => m.ConsoleLayout,
+);
+const DocPage = lazy(async () => ({ default: (await import('./pages/DocPage')).DocPage }));
+const PublicPricingPage = page(
+  () => import('./pages/PricingPage'),
+  (m) => m.PublicPricingPage,
+);
+const accountPages = () => import('./pages/app/AccountPages');
+const ApiKeysPage = page(accountPages, (m) => m.ApiKeysPage);
+const AppPricingPage = page(accountPages, (m) => m.AppPricingPage);
+const OrdersPage = page(accountPages, (m) => m.OrdersPage);
+const UsagePage = page(accountPages, (m) => m.UsagePage);
+const DashboardPage = page(
+  () => import('./pages/app/DashboardPage'),
+  (m) => m.DashboardPage,
+);
+const MyVoicesPage = page(
+  () => import('./pages/app/LibraryPages'),
+  (m) => m.MyVoicesPage,
+);
+const ModelsPage = page(
+  () => import('./pages/app/models/ModelsPage'),
+  (m) => m.ModelsPage,
+);
+const PlaygroundPage = page(
+  () => import('./pages/app/playground/PlaygroundPage'),
+  (m) => m.PlaygroundPage,
+);
+const ProfilePage = page(
+  () => import('./pages/app/ProfilePage'),
+  (m) => m.ProfilePage,
+);
+const TextToVoicePage = page(
+  () => import('./pages/app/TextToVoicePage'),
+  (m) => m.TextToVoicePage,
+);
+const VoicesPage = page(
+  () => import('./pages/app/voices/VoicesPage'),
+  (m) => m.VoicesPage,
+);
+const VoiceCloningPage = page(
+  () => import('./pages/app/VoiceCloningPage'),
+  (m) => m.VoiceCloningPage,
+);
+
+function Load({ children }: { children: ReactNode }) {
+  return <Suspense fallback={<FullPageLoader />}>{children}</Suspense>;
+}
 
 export const router = createHashRouter([
   {
@@ -38,13 +87,36 @@ export const router = createHashRouter([
             path: 'pricing',
             element: (
               <PublicGuard>
-                <PublicPricingPage />
+                <Load>
+                  <PublicPricingPage />
+                </Load>
               </PublicGuard>
             ),
           },
-          { path: 'terms', element: <DocPage key="terms" name="terms" /> },
-          { path: 'privacy', element: <DocPage key="privacy" name="privacy" /> },
-          { path: 'updates', element: <DocPage key="updates" name="updates" /> },
+          {
+            path: 'terms',
+            element: (
+              <Load>
+                <DocPage key="terms" name="terms" />
+              </Load>
+            ),
+          },
+          {
+            path: 'privacy',
+            element: (
+              <Load>
+                <DocPage key="privacy" name="privacy" />
+              </Load>
+            ),
+          },
+          {
+            path: 'updates',
+            element: (
+              <Load>
+                <DocPage key="updates" name="updates" />
+              </Load>
+            ),
+          },
           { path: '*', element: <NotFoundPage /> },
         ],
       },
@@ -52,23 +124,109 @@ export const router = createHashRouter([
         path: 'app',
         element: (
           <AppGuard>
-            <ConsoleLayout />
+            <Load>
+              <ConsoleLayout />
+            </Load>
           </AppGuard>
         ),
         children: [
           { index: true, element: <Navigate to="dashboard" replace /> },
-          { path: 'dashboard', element: <DashboardPage /> },
-          { path: 'playground', element: <PlaygroundPage /> },
-          { path: 'text-to-voice', element: <TextToVoicePage /> },
-          { path: 'voice-cloning', element: <VoiceCloningPage /> },
-          { path: 'my-voices', element: <MyVoicesPage /> },
-          { path: 'models', element: <ModelsPage /> },
-          { path: 'voices', element: <VoicesPage /> },
-          { path: 'pricing', element: <AppPricingPage /> },
-          { path: 'usage', element: <UsagePage /> },
-          { path: 'orders', element: <OrdersPage /> },
-          { path: 'my-profile', element: <ProfilePage /> },
-          { path: 'api-keys', element: <ApiKeysPage /> },
+          {
+            path: 'dashboard',
+            element: (
+              <Load>
+                <DashboardPage />
+              </Load>
+            ),
+          },
+          {
+            path: 'playground',
+            element: (
+              <Load>
+                <PlaygroundPage />
+              </Load>
+            ),
+          },
+          {
+            path: 'text-to-voice',
+            element: (
+              <Load>
+                <TextToVoicePage />
+              </Load>
+            ),
+          },
+          {
+            path: 'voice-cloning',
+            element: (
+              <Load>
+                <VoiceCloningPage />
+              </Load>
+            ),
+          },
+          {
+            path: 'my-voices',
+            element: (
+              <Load>
+                <MyVoicesPage />
+              </Load>
+            ),
+          },
+          {
+            path: 'models',
+            element: (
+              <Load>
+                <ModelsPage />
+              </Load>
+            ),
+          },
+          {
+            path: 'voices',
+            element: (
+              <Load>
+                <VoicesPage />
+              </Load>
+            ),
+          },
+          {
+            path: 'pricing',
+            element: (
+              <Load>
+                <AppPricingPage />
+              </Load>
+            ),
+          },
+          {
+            path: 'usage',
+            element: (
+              <Load>
+                <UsagePage />
+              </Load>
+            ),
+          },
+          {
+            path: 'orders',
+            element: (
+              <Load>
+                <OrdersPage />
+              </Load>
+            ),
+          },
+          {
+            path: 'my-profile',
+            element: (
+              <Load>
+                <ProfilePage />
+              </Load>
+            ),
+          },
+          {
+            path: 'api-keys',
+            element: (
+              <Load>
+                <ApiKeysPage />
+              </Load>
+            ),
+          },
           { path: '*', element: <NotFoundPage /> },
         ],
       },

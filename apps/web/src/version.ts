@@ -1,2 +1,5 @@
-/** The `cv` query parameter of every request. */
-export const CLIENT_VERSION: string = typeof __POLYVOX_CLIENT_VERSION__ === 'string' ? __POLYVOX_CLIENT_VERSION__ : '0.0.0-dev';
+/**
+ * The `cv` query parameter of every request: the console release the server sees, the seed's
+ * numbering (v-prefixed), raised with each console release.
+ */
+export const CLIENT_VERSION = 'v1.1.4';

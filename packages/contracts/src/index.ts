@@ -3,3 +3,4 @@ export * from './locales.js';
 export * from './limits.js';
 export * from './accounts.js';
 export * from './speech.js';
+export * from './language-names.js';

@@ -8,7 +8,7 @@ import { AUDIO_RESPONSE } from '../http/openapi.js';
 import type { AppContext } from '../context.js';
 import { AppError } from '../platform/errors.js';
 import { ttsInput, type Charge, type Prepared } from './service.js';
-import { OPENAI_VOICE_DEFAULTS } from './openai-voices.js';
+import { openAiVoiceId } from './openai-voices.js';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 402: ErrorBody, 404: ErrorBody, 422: ErrorBody, 429: ErrorBody };
 /** Documented as audio by the OpenAPI transform (see http/openapi.ts): the body is bytes, not JSON. */
@@ -179,9 +179,7 @@ export function synthesisRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         const session = await requireSession(request, ctx.sessions);
         const body = request.body;
         const requested = typeof body.voice === 'string' ? body.voice : body.voice.id;
-        const name = requested.toLowerCase();
-        // hasOwn: `__proto__` or `constructor` must not find Object.prototype's members.
-        const voiceId = Object.hasOwn(OPENAI_VOICE_DEFAULTS, name) ? OPENAI_VOICE_DEFAULTS[name]! : requested;
+        const voiceId = openAiVoiceId(requested) ?? requested;
         if (!voiceId.startsWith('voice_')) throw new AppError('NOT_FOUND');
         const prepared = await ctx.synthesis.prepare({
           text: body.input,

@@ -14,14 +14,16 @@ import {
 import type { AppContext } from '../context.js';
 import { AppError } from '../platform/errors.js';
 import { coefficientFor } from '../credits/credits-config.js';
+import { randomTextLanguage, randomTextTable, type RandomText } from './random-text.js';
+import { localizeVoice, modelDescription } from './display-texts.js';
+import { requestLocale } from '../http/locale.js';
 import { AVATAR_URL } from './official.js';
 
 const contentDir = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../content');
 const GENDER_ORDER = ['male', 'female', 'neutral'];
 
 export function voiceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
-  // A Map: the language comes from the query, and a plain object would answer `__proto__` or `constructor`.
-  let randomTexts: Promise<Map<string, { name: string; prompt: string; previewText: string }[]>> | null = null;
+  let randomTexts: Promise<Map<string, RandomText[]>> | null = null;
 
   return async (app) => {
     app.get(
@@ -33,7 +35,8 @@ export function voiceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
           response: { 200: TtsConfigResponse },
         },
       },
-      async () => {
+      async (request) => {
+        const locale = requestLocale(request);
         const { models, voices } = await ctx.voices.load();
         return {
           models: models.map((m) => {
@@ -45,7 +48,7 @@ export function voiceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
               type: ['tts', ...(m.type === 'standard' ? [] : [m.type])],
               url: `/voice?model=${encodeURIComponent(m.id)}`,
               icon: '/assets/model.svg',
-              description: m.description,
+              description: modelDescription(m, locale),
               languages: m.languages,
               sexs: [...m.genders]
                 .sort((a, b) => GENDER_ORDER.indexOf(a) - GENDER_ORDER.indexOf(b))
@@ -76,8 +79,12 @@ export function voiceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       },
       async (request) => {
         const q = request.query;
-        if (q.id) return (await ctx.voices.get(q.id)).voice;
-        return ctx.voices.list(q);
+        const locale = requestLocale(request);
+        if (q.id) {
+          const found = await ctx.voices.get(q.id);
+          return localizeVoice(found.voice, found.info, locale);
+        }
+        return ctx.voices.list(q, locale);
       },
     );
 
@@ -118,13 +125,9 @@ export function voiceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       async (request) => {
         randomTexts ??= fs
           .readFile(path.join(contentDir, 'random-texts.json'), 'utf8')
-          .then(
-            (t) =>
-              new Map(Object.entries(JSON.parse(t) as Record<string, { name: string; prompt: string; previewText: string }[]>)),
-          );
+          .then((t) => randomTextTable(JSON.parse(t) as Record<string, RandomText[]>));
         const all = await randomTexts;
-        const lang = request.query.lang ?? 'en';
-        const key = all.has(lang) ? lang : ([...all.keys()].find((k) => k.split('-')[0] === lang.split('-')[0]) ?? 'en');
+        const key = randomTextLanguage(all, request.query.lang);
         const list = all.get(key)!;
         const pick = list[Math.floor(Math.random() * list.length)]!;
         return { ...pick, lang: key };

@@ -1,10 +1,12 @@
-import type { Voice } from '@polyvox/contracts';
+import type { MessageLocale, Voice } from '@polyvox/contracts';
 import type { ModelInfo, VoiceInfo } from '@polyvox/speech';
 import { AppError } from '../platform/errors.js';
 import type { Storage } from '../platform/storage.js';
 import type { SpeechHost } from '../synthesis/speech-host.js';
 import { mapSpeechErrors } from '../synthesis/errors.js';
 import { mixableModels, officialVoiceId, toOfficialVoice } from './official.js';
+import { rankVoices } from './ranking.js';
+import { localizeVoice } from './display-texts.js';
 
 export interface VoiceQuery {
   source?: 'official' | 'mine';
@@ -52,7 +54,7 @@ export class VoicesService {
       const models = speech.listModels();
       const mixable = mixableModels(models);
       const byId = new Map<string, { voice: Voice; info: VoiceInfo }>();
-      for (const info of speech.listVoices()) {
+      for (const info of rankVoices(speech.listVoices().map((v) => ({ info: v }))).map((v) => v.info)) {
         const voice = toOfficialVoice(info, mixable, this.startedAt);
         byId.set(voice.id, { voice, info });
       }
@@ -61,9 +63,14 @@ export class VoicesService {
     return this.library;
   }
 
-  async list(q: VoiceQuery): Promise<{ items: Voice[]; total: number; page: number; page_size: number }> {
+  /** `locale`: the display texts' language; a name search matches the English or the shown name. */
+  async list(
+    q: VoiceQuery,
+    locale: MessageLocale = 'en',
+  ): Promise<{ items: Voice[]; total: number; page: number; page_size: number }> {
     if (q.source === 'mine') return { items: [], total: 0, page: q.page, page_size: q.page_size };
-    const { voices } = await this.load();
+    const library = await this.load();
+    const voices = library.voices.map((v) => localizeVoice(v, library.byId.get(v.id)!.info, locale));
     const wanted =
       q.languages
         ?.split(',')
@@ -74,7 +81,7 @@ export class VoicesService {
       (v) =>
         (!q.model || v.model === q.model) &&
         (!q.gender || v.gender === q.gender) &&
-        (!name || v.name.toLowerCase().includes(name)) &&
+        (!name || v.name.toLowerCase().includes(name) || library.byId.get(v.id)!.voice.name.toLowerCase().includes(name)) &&
         (!wanted.length || languageMatches(v.languages, wanted)) &&
         (q.mix !== 'true' || v.mixable === true),
     );

@@ -1,3 +1,4 @@
+import { clearCooldowns } from './useCooldown';
 import { createContext, useCallback, useContext, useMemo, useState, type ReactNode } from 'react';
 
 interface SignInState {
@@ -6,6 +7,10 @@ interface SignInState {
   target: string | undefined;
   open: (target?: string) => void;
   close: () => void;
+  /** Changes on every sign-out: the form is rebuilt empty, so nothing of the previous user remains. */
+  epoch: number;
+  /** Forgets everything typed, ticked or counting down: called on sign-out. */
+  reset: () => void;
 }
 
 const SignInContext = createContext<SignInState | null>(null);
@@ -17,8 +22,15 @@ export function SignInProvider({ children }: { children: ReactNode }) {
     setTarget(next);
     setOpened(true);
   }, []);
+  const [epoch, setEpoch] = useState(0);
   const close = useCallback(() => setOpened(false), []);
-  const value = useMemo(() => ({ opened, target, open, close }), [opened, target, open, close]);
+  const reset = useCallback(() => {
+    setOpened(false);
+    setTarget(undefined);
+    clearCooldowns();
+    setEpoch((e) => e + 1);
+  }, []);
+  const value = useMemo(() => ({ opened, target, open, close, epoch, reset }), [opened, target, open, close, epoch, reset]);
   return <SignInContext.Provider value={value}>{children}</SignInContext.Provider>;
 }
 

@@ -1,161 +1,20 @@
-import { useState, type FormEvent } from 'react';
-import { Anchor, Button, Checkbox, Group, Modal, Stack, Text, TextInput } from '@mantine/core';
-import { Trans, useTranslation } from 'react-i18next';
-import { errorMessage, LIMITS } from '@polyvox/contracts';
-import { useLocaleChoice } from '../i18n/hooks';
-import { AgreementDialog } from './AgreementDialog';
+import { lazy, Suspense, useState } from 'react';
 import { useSignIn } from './SignInContext';
-import { useCooldown } from './useCooldown';
-import { useSendCode, useSubmitSignIn } from './useSignInFlow';
-import { checkCode, checkEmail, type CodeProblem, type EmailProblem } from './validation';
 
-interface Problems {
-  email?: EmailProblem;
-  code?: CodeProblem;
-  agreement?: boolean;
-}
+const SignInForm = lazy(async () => ({ default: (await import('./SignInForm')).SignInForm }));
 
+/**
+ * Loaded on first use, so the first page does not carry the form. Rebuilt on every sign-out, so
+ * the next user never sees the previous one's email, tick or countdown.
+ */
 export function SignInModal() {
-  const { t } = useTranslation();
-  const { ui: locale } = useLocaleChoice();
-  const { opened, close } = useSignIn();
-  const [email, setEmail] = useState('');
-  const [code, setCode] = useState('');
-  const [agreed, setAgreed] = useState(false);
-  const [problems, setProblems] = useState<Problems>({});
-  const [confirming, setConfirming] = useState(false);
-  const cooldown = useCooldown(email.trim());
-  const sendCode = useSendCode(cooldown);
-  const submit = useSubmitSignIn(() => {
-    setCode('');
-    setProblems({});
-  });
-
-  const trimmedEmail = email.trim();
-
-  function onSend() {
-    if (sendCode.isPending || cooldown.blocked(trimmedEmail)) return;
-    const emailProblem = checkEmail(trimmedEmail);
-    setProblems((p) => ({ ...p, email: emailProblem ?? undefined }));
-    if (emailProblem) return;
-    sendCode.mutate(trimmedEmail);
-  }
-
-  function proceed() {
-    submit.mutate({ email: trimmedEmail, vcode: code.trim() });
-  }
-
-  function onSubmit(event: FormEvent) {
-    event.preventDefault();
-    if (submit.isPending) return;
-    const next: Problems = {
-      email: checkEmail(trimmedEmail) ?? undefined,
-      code: checkCode(code) ?? undefined,
-    };
-    setProblems(next);
-    if (next.email || next.code) return;
-    if (!agreed) {
-      setConfirming(true);
-      return;
-    }
-    proceed();
-  }
-
-  const codeError = problems.code === 'required' ? t('signIn.codeRequired') : problems.code ? t('signIn.codeFormat') : null;
-
+  const { epoch, opened } = useSignIn();
+  const [used, setUsed] = useState(opened);
+  if (opened && !used) setUsed(true);
+  if (!used) return null;
   return (
-    <Modal
-      opened={opened}
-      onClose={close}
-      title={t('signIn.title')}
-      centered
-      size="md"
-      styles={{ title: { fontWeight: 700, fontSize: 'var(--mantine-font-size-lg)' } }}
-      data-testid="signin-modal"
-    >
-      <form onSubmit={onSubmit} noValidate data-testid="signin-form">
-        <Stack gap="md">
-          <Text size="sm" c="dimmed">
-            {t('signIn.subtitle')}
-          </Text>
-          <TextInput
-            label={t('signIn.email')}
-            placeholder={t('signIn.emailPlaceholder')}
-            type="email"
-            autoComplete="email"
-            value={email}
-            onChange={(e) => {
-              setEmail(e.currentTarget.value);
-              setProblems((p) => ({ ...p, email: undefined }));
-            }}
-            error={problems.email ? errorMessage(problems.email, locale) : null}
-            data-testid="signin-email"
-            data-autofocus
-          />
-          <Group align="flex-start" gap="xs" wrap="nowrap">
-            <TextInput
-              style={{ flex: 1 }}
-              label={t('signIn.code')}
-              placeholder={t('signIn.codePlaceholder')}
-              inputMode="numeric"
-              autoComplete="one-time-code"
-              maxLength={LIMITS.codeLength}
-              value={code}
-              onChange={(e) => {
-                setCode(e.currentTarget.value.replace(/\D/g, ''));
-                setProblems((p) => ({ ...p, code: undefined }));
-              }}
-              error={codeError}
-              data-testid="signin-code"
-            />
-            <Button
-              mt={25}
-              variant="light"
-              miw={128}
-              onClick={onSend}
-              loading={sendCode.isPending}
-              disabled={cooldown.left > 0}
-              data-testid="signin-send"
-              data-countdown={cooldown.left}
-            >
-              {cooldown.left > 0 ? t('signIn.resendIn', { seconds: String(cooldown.left) }) : t('signIn.sendCode')}
-            </Button>
-          </Group>
-          <Checkbox
-            checked={agreed}
-            onChange={(e) => {
-              setAgreed(e.currentTarget.checked);
-              setProblems((p) => ({ ...p, agreement: false }));
-            }}
-            error={problems.agreement ? errorMessage('AGREEMENT_REQUIRED', locale) : null}
-            data-testid="signin-agree"
-            label={
-              <Trans
-                i18nKey="signIn.agree"
-                components={{
-                  terms: <Anchor href="/#/terms" target="_blank" rel="noopener" inherit />,
-                  privacy: <Anchor href="/#/privacy" target="_blank" rel="noopener" inherit />,
-                }}
-              />
-            }
-          />
-          <Button type="submit" fullWidth loading={submit.isPending} data-testid="signin-submit">
-            {t('signIn.submit')}
-          </Button>
-        </Stack>
-      </form>
-      <AgreementDialog
-        opened={confirming}
-        onCancel={() => {
-          setConfirming(false);
-          setProblems((p) => ({ ...p, agreement: true }));
-        }}
-        onAgree={() => {
-          setConfirming(false);
-          setAgreed(true);
-          proceed();
-        }}
-      />
-    </Modal>
+    <Suspense fallback={null}>
+      <SignInForm key={epoch} />
+    </Suspense>
   );
 }

@@ -20,6 +20,10 @@ export class CooldownBook {
     return secondsLeft(this.ends.get(normalizeEmail(email)), now);
   }
 
+  clear(): void {
+    this.ends.clear();
+  }
+
   canSend(email: string, now: number): boolean {
     return this.left(email, now) === 0;
   }

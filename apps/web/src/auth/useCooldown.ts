@@ -4,6 +4,11 @@ import { CooldownBook } from './countdown';
 /** One book for the page: closing and reopening the modal must not reset a running countdown. */
 const book = new CooldownBook();
 
+/** Sign-out: the next user starts without the previous one's countdown (the server still enforces its own). */
+export function clearCooldowns(): void {
+  book.clear();
+}
+
 export interface Cooldown {
   /** Whole seconds before another code may be requested for this email; 0: now. */
   left: number;

@@ -1,93 +1,69 @@
-import { Fragment, useMemo, type ReactNode } from 'react';
-import { Anchor, Blockquote, Code, Divider, List, Table, Text, Title } from '@mantine/core';
-import { parseMarkdown, type Block, type Inline } from '../lib/markdown';
+import ReactMarkdown, { type Components } from 'react-markdown';
+import { Anchor, Blockquote, Code, Divider, List, Text, Title } from '@mantine/core';
 
-function inline(nodes: Inline[]): ReactNode {
-  return nodes.map((node, i) => {
-    switch (node.type) {
-      case 'text':
-        return <Fragment key={i}>{node.value}</Fragment>;
-      case 'code':
-        return <Code key={i}>{node.value}</Code>;
-      case 'strong':
-        return <strong key={i}>{inline(node.children)}</strong>;
-      case 'em':
-        return <em key={i}>{inline(node.children)}</em>;
-      case 'link': {
-        const external = /^(https?:|mailto:)/i.test(node.href);
-        return (
-          <Anchor key={i} href={node.href} {...(external ? { target: '_blank', rel: 'noopener noreferrer' } : {})}>
-            {inline(node.children)}
-          </Anchor>
-        );
-      }
-    }
-  });
-}
+const EXTERNAL = /^(https?:|mailto:)/i;
 
-function block(node: Block, i: number): ReactNode {
-  switch (node.type) {
-    case 'heading':
-      return (
-        <Title key={i} order={node.level} mt={node.level <= 2 ? 'xl' : 'lg'} mb="xs">
-          {inline(node.children)}
-        </Title>
-      );
-    case 'paragraph':
-      return (
-        <Text key={i} mb="sm" style={{ lineHeight: 1.7 }}>
-          {inline(node.children)}
-        </Text>
-      );
-    case 'list':
-      return (
-        <List key={i} type={node.ordered ? 'ordered' : 'unordered'} start={node.start} mb="sm" spacing={4} withPadding>
-          {node.items.map((item, j) => (
-            <List.Item key={j}>{inline(item)}</List.Item>
-          ))}
-        </List>
-      );
-    case 'quote':
-      return (
-        <Blockquote key={i} mb="sm" p="md">
-          {node.children.map(block)}
-        </Blockquote>
-      );
-    case 'code':
-      return (
-        <Code key={i} block mb="sm">
-          {node.value}
-        </Code>
-      );
-    case 'rule':
-      return <Divider key={i} my="lg" />;
-    case 'table':
-      return (
-        <Table.ScrollContainer key={i} minWidth={400} mb="sm">
-          <Table withTableBorder striped>
-            <Table.Thead>
-              <Table.Tr>
-                {node.header.map((cell, j) => (
-                  <Table.Th key={j}>{inline(cell)}</Table.Th>
-                ))}
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {node.rows.map((row, r) => (
-                <Table.Tr key={r}>
-                  {row.map((cell, j) => (
-                    <Table.Td key={j}>{inline(cell)}</Table.Td>
-                  ))}
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
-      );
-  }
-}
+/** Mantine's typography for each Markdown element; raw HTML in a document is never rendered. */
+const components: Components = {
+  h1: ({ children }) => (
+    <Title order={1} mt="xl" mb="xs">
+      {children}
+    </Title>
+  ),
+  h2: ({ children }) => (
+    <Title order={2} mt="xl" mb="xs">
+      {children}
+    </Title>
+  ),
+  h3: ({ children }) => (
+    <Title order={3} mt="lg" mb="xs">
+      {children}
+    </Title>
+  ),
+  h4: ({ children }) => (
+    <Title order={4} mt="lg" mb="xs">
+      {children}
+    </Title>
+  ),
+  p: ({ children }) => (
+    <Text mb="sm" style={{ lineHeight: 1.7 }}>
+      {children}
+    </Text>
+  ),
+  ul: ({ children }) => (
+    <List type="unordered" mb="sm" spacing={4} withPadding>
+      {children}
+    </List>
+  ),
+  ol: ({ children, start }) => (
+    <List type="ordered" start={start} mb="sm" spacing={4} withPadding>
+      {children}
+    </List>
+  ),
+  li: ({ children }) => <List.Item>{children}</List.Item>,
+  blockquote: ({ children }) => (
+    <Blockquote mb="sm" p="md">
+      {children}
+    </Blockquote>
+  ),
+  pre: ({ children }) => <div style={{ marginBottom: 'var(--mantine-spacing-sm)' }}>{children}</div>,
+  code: ({ children, className }) =>
+    className || String(children).includes('\n') ? <Code block>{children}</Code> : <Code>{children}</Code>,
+  hr: () => <Divider my="lg" />,
+  a: ({ href, children }) => (
+    <Anchor href={href} {...(href && EXTERNAL.test(href) ? { target: '_blank', rel: 'noopener noreferrer' } : {})}>
+      {children}
+    </Anchor>
+  ),
+};
 
+/** A server document (terms, privacy, release notes) rendered with react-markdown. */
 export function Markdown({ source }: { source: string }) {
-  const blocks = useMemo(() => parseMarkdown(source), [source]);
-  return <div data-testid="markdown">{blocks.map(block)}</div>;
+  return (
+    <div data-testid="markdown">
+      <ReactMarkdown components={components} skipHtml>
+        {source}
+      </ReactMarkdown>
+    </div>
+  );
 }

@@ -1,9 +1,7 @@
 import i18next from 'i18next';
 import { initReactI18next } from 'react-i18next';
 import type { UiLocale } from '@polyvox/contracts';
-import { en } from './en';
-import { zhCN } from './zh-CN';
-import { zhTW } from './zh-TW';
+import type { Messages } from './types';
 import { LANG_STORAGE_KEY, resolveChoice, type LocaleChoice } from './locale';
 
 function readStored(): string | null {
@@ -17,15 +15,34 @@ function readStored(): string | null {
 let current: LocaleChoice = resolveChoice(readStored());
 const listeners = new Set<() => void>();
 
-void i18next.use(initReactI18next).init({
-  resources: { en: { translation: en }, 'zh-CN': { translation: zhCN }, 'zh-TW': { translation: zhTW } },
-  lng: current.ui,
-  fallbackLng: 'en',
-  supportedLngs: ['en', 'zh-CN', 'zh-TW'],
-  load: 'currentOnly',
-  interpolation: { escapeValue: false },
-  showSupportNotice: false,
-});
+/** Each translation is its own chunk: the first page carries only the one it shows. */
+const LOADERS = new Map<UiLocale, () => Promise<Messages>>([
+  ['en', async () => (await import('./en')).en],
+  ['zh-CN', async () => (await import('./zh-CN')).zhCN],
+  ['zh-TW', async () => (await import('./zh-TW')).zhTW],
+]);
+
+async function loadTranslation(ui: UiLocale): Promise<void> {
+  if (i18next.hasResourceBundle(ui, 'translation')) return;
+  const messages = await LOADERS.get(ui)!();
+  i18next.addResourceBundle(ui, 'translation', messages, true, true);
+}
+
+/** Resolves once the shown translation is in: the console renders after it. */
+export const i18nReady: Promise<unknown> = i18next
+  .use(initReactI18next)
+  .init({
+    resources: {},
+    partialBundledLanguages: true,
+    lng: current.ui,
+    fallbackLng: 'en',
+    supportedLngs: ['en', 'zh-CN', 'zh-TW'],
+    load: 'currentOnly',
+    interpolation: { escapeValue: false },
+    showSupportNotice: false,
+  })
+  .then(() => loadTranslation(current.ui))
+  .then(() => i18next.changeLanguage(current.ui));
 document.documentElement.lang = current.ui;
 
 export const i18n = i18next;
@@ -46,6 +63,7 @@ export function subscribeLocale(listener: () => void): () => void {
 
 export async function chooseLocale(code: string): Promise<void> {
   const next = resolveChoice(code);
+  await loadTranslation(next.ui);
   current = next;
   try {
     localStorage.setItem(LANG_STORAGE_KEY, next.choice);

@@ -32,6 +32,8 @@ export const speechZhCN: SpeechMessages = {
     findVoice: '查找{{language}}声音',
     generate: '生成',
     stop: '停止',
+    generating: '生成中…',
+    estimateTooLong: '文字超出长度上限，请删减后查看价格。',
     jobNotice: '长文本将在后台生成，所有句子完成后即可播放音频。',
     result: '生成结果',
     emptyTitle: '还没有生成内容',

@@ -32,6 +32,8 @@ export const speechZhTW: SpeechMessages = {
     findVoice: '尋找{{language}}聲音',
     generate: '產生',
     stop: '停止',
+    generating: '生成中…',
+    estimateTooLong: '文字超出長度上限，請刪減後查看價格。',
     jobNotice: '長篇文字會在背景產生，所有句子完成後即可播放音訊。',
     result: '產生結果',
     emptyTitle: '尚未產生任何內容',

@@ -26,9 +26,13 @@ export function AccountMenu() {
   }
 
   async function signOut() {
+    signIn.reset();
     const done = session.signOut();
     void navigate('/', { replace: true });
     await done;
+    // The console page being left may have asked for sign-in as the account turned anonymous: the
+    // user chose to leave, so nothing opens by itself.
+    signIn.reset();
     notifyInfo(t('header.signedOut'));
   }
 

@@ -1,13 +1,31 @@
-import { Button, Group, Menu, ScrollArea, Text } from '@mantine/core';
+import { Button, Group, Menu, Text } from '@mantine/core';
 import { IconCheck, IconChevronDown } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { LOCALE_FLAGS } from '@polyvox/contracts';
 import { chooseLocale } from '../i18n';
 import { useLocaleChoice } from '../i18n/hooks';
-import { isUiLocale, localeInfo } from '../i18n/locale';
+import { isTranslated, localeInfo } from '../i18n/locale';
+import { flagUrl } from '../lib/flags';
 
-const FULL = LOCALE_FLAGS.filter((l) => isUiLocale(l.code));
-const MORE = LOCALE_FLAGS.filter((l) => !isUiLocale(l.code));
+const FULL = LOCALE_FLAGS.filter((l) => isTranslated(l.code));
+const MORE = LOCALE_FLAGS.filter((l) => !isTranslated(l.code));
+
+function Flag({ country }: { country: string }) {
+  const src = flagUrl(country);
+  if (!src) return null;
+  return (
+    <img
+      src={src}
+      alt=""
+      aria-hidden="true"
+      width={20}
+      height={15}
+      loading="lazy"
+      data-flag={country}
+      style={{ display: 'block', borderRadius: 2, boxShadow: '0 0 0 1px rgba(0,0,0,0.08)' }}
+    />
+  );
+}
 
 /**
  * Three locales are fully translated; the other 37 can be picked and show English until their
@@ -22,7 +40,7 @@ export function LanguageMenu() {
     <Menu.Item
       key={l.code}
       onClick={() => void chooseLocale(l.code)}
-      leftSection={<span aria-hidden="true">{l.flag}</span>}
+      leftSection={<Flag country={l.flag} />}
       rightSection={l.code === choice ? <IconCheck size={14} /> : null}
       data-testid={`lang-option-${l.code}`}
       title={fallback ? t('language.fallbackHint') : undefined}
@@ -52,8 +70,8 @@ export function LanguageMenu() {
           data-testid="language-menu"
           data-locale={choice}
         >
-          <span aria-hidden="true" style={{ marginRight: 6 }}>
-            {current.flag}
+          <span style={{ marginRight: 6 }}>
+            <Flag country={current.flag} />
           </span>
           <Text size="sm" visibleFrom="sm" span>
             {current.name}
@@ -61,7 +79,8 @@ export function LanguageMenu() {
         </Button>
       </Menu.Target>
       <Menu.Dropdown>
-        <ScrollArea.Autosize mah={420} type="auto">
+        {/* A plain scrolling box: the menu is on the first page, Mantine's ScrollArea would add to it. */}
+        <div style={{ maxHeight: 420, overflowY: 'auto' }} data-testid="language-list">
           <Menu.Label>{t('language.full')}</Menu.Label>
           {FULL.map((l) => option(l, false))}
           <Menu.Divider />
@@ -72,7 +91,7 @@ export function LanguageMenu() {
             </Text>
           </Menu.Label>
           {MORE.map((l) => option(l, true))}
-        </ScrollArea.Autosize>
+        </div>
       </Menu.Dropdown>
     </Menu>
   );

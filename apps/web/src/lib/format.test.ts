@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatBytes, formatClock, formatSeconds } from './format';
+import { formatBytes, formatClock, formatSeconds, playerClock } from './format';
 
 describe('formatBytes', () => {
   it('picks a decimal unit and one decimal', () => {
@@ -25,4 +25,19 @@ describe('formatClock', () => {
 it('formatSeconds keeps one decimal', () => {
   expect(formatSeconds(3.456, 'en')).toBe('3.5');
   expect(formatSeconds(2, 'zh-CN')).toBe('2.0');
+});
+
+describe('playerClock', () => {
+  it('ends a 4.7 s clip on the same second it announces', () => {
+    expect(playerClock(4.7, 4.7, true)).toEqual({ elapsed: '0:05', total: '0:05' });
+    expect(playerClock(4.69, 4.72, false)).toEqual({ elapsed: '0:05', total: '0:05' });
+    expect(playerClock(4.4, 4.72, true)).toEqual({ elapsed: '0:05', total: '0:05' });
+  });
+
+  it('counts up from zero and never passes the total', () => {
+    expect(playerClock(0, 4.7, false)).toEqual({ elapsed: '0:00', total: '0:05' });
+    expect(playerClock(2.2, 4.7, false)).toEqual({ elapsed: '0:02', total: '0:05' });
+    expect(playerClock(9, 4.7, false)).toEqual({ elapsed: '0:05', total: '0:05' });
+    expect(playerClock(1.2, 0, false)).toEqual({ elapsed: '0:01', total: '0:00' });
+  });
 });

@@ -44,6 +44,17 @@ export function formatClock(seconds: number): string {
   return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${rest}` : `${m}:${rest}`;
 }
 
+/**
+ * The player's "elapsed / total": both counted the same way (whole seconds, rounded), and the
+ * elapsed time never passes the total, so a finished 4.7 s clip reads 0:05 / 0:05, not 0:04 / 0:05.
+ */
+export function playerClock(time: number, total: number, ended: boolean): { elapsed: string; total: string } {
+  const whole = (s: number) => (Number.isFinite(s) && s > 0 ? Math.round(s) : 0);
+  const all = whole(total);
+  const at = ended ? all : Math.min(whole(time), all || whole(time));
+  return { elapsed: formatClock(at), total: formatClock(all) };
+}
+
 /** Seconds with one decimal, e.g. "3.4". */
 export function formatSeconds(seconds: number, locale: string): string {
   return new Intl.NumberFormat(locale, { minimumFractionDigits: 1, maximumFractionDigits: 1 }).format(Math.max(0, seconds));

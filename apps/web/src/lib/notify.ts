@@ -1,11 +1,17 @@
-import { notifications } from '@mantine/notifications';
+import type { NotificationData } from '@mantine/notifications';
 import { describeError } from '../api/errors';
 import { currentUiLocale, i18n } from '../i18n';
 
 export const NOTIFY_MS = 5000;
 
+// The notifications package is one module: fetched with the first message, not with the first page.
+// The text is worked out at once (in the language of the moment); only the showing waits.
+function show(data: NotificationData): void {
+  void import('@mantine/notifications').then(({ notifications }) => notifications.show(data));
+}
+
 export function notifyError(error: unknown): void {
-  notifications.show({
+  show({
     color: 'red',
     message: describeError(error, currentUiLocale(), i18n.t('errors.network')),
     autoClose: NOTIFY_MS,
@@ -13,9 +19,9 @@ export function notifyError(error: unknown): void {
 }
 
 export function notifySuccess(message: string): void {
-  notifications.show({ color: 'teal', message, autoClose: NOTIFY_MS });
+  show({ color: 'teal', message, autoClose: NOTIFY_MS });
 }
 
 export function notifyInfo(message: string): void {
-  notifications.show({ color: 'blue', message, autoClose: NOTIFY_MS });
+  show({ color: 'blue', message, autoClose: NOTIFY_MS });
 }

@@ -7,8 +7,7 @@ import { describeError } from '../api/errors';
 import { FullPageLoader } from '../components/FullPageLoader';
 import { Markdown } from '../components/Markdown';
 import { useLocaleChoice } from '../i18n/hooks';
-import { formatDate } from '../lib/format';
-import { stripLeadingTitle } from '../lib/markdown';
+import { stripLeadingTitle } from '../lib/doc-text';
 
 /** /terms, /privacy, /updates: Markdown served by GET /docs/{name}, in the UI language (`lang`). */
 export function DocPage({ name }: { name: DocName }) {
@@ -34,11 +33,7 @@ export function DocPage({ name }: { name: DocName }) {
           <Title order={1} mb={4} data-testid="doc-title">
             {doc.data.title}
           </Title>
-          {doc.data.updated_at && (
-            <Text size="sm" c="dimmed" mb="lg">
-              {t('docs.updatedAt', { date: formatDate(doc.data.updated_at, ui) ?? doc.data.updated_at })}
-            </Text>
-          )}
+          {/* The documents state their own "last updated" date; the file's time would repeat it, wrongly. */}
           <Markdown source={stripLeadingTitle(doc.data.content, doc.data.title)} />
         </Paper>
       )}

@@ -24,6 +24,9 @@ export function HomePage() {
         <Text size="lg" c="dimmed">
           {t('home.heroBody')}
         </Text>
+        <Text fw={600} c="violet" data-testid="home-official-voices">
+          {t('home.officialVoices')}
+        </Text>
         <Group justify="center">
           <Button
             size="md"

@@ -1,6 +1,4 @@
-import { Button, Group, Modal, Text } from '@mantine/core';
-import { IconRefresh } from '@tabler/icons-react';
-import { useTranslation } from 'react-i18next';
+import { lazy, Suspense } from 'react';
 import { useTtsConfig } from './useTtsConfig';
 
 /**
@@ -8,29 +6,15 @@ import { useTtsConfig } from './useTtsConfig';
  * the automatic retries (3, 8, 15 s) have all failed.
  */
 export function ModelConfigGate() {
-  const { t } = useTranslation();
   const config = useTtsConfig();
   const failed = config.isError && !config.isFetching;
+  // The dialog (and the modal code) loads only once the retries have failed.
+  if (!failed) return null;
   return (
-    <Modal
-      opened={failed}
-      onClose={() => void config.refetch()}
-      withCloseButton={false}
-      closeOnClickOutside={false}
-      closeOnEscape={false}
-      centered
-      title={t('modelConfig.failedTitle')}
-    >
-      <div data-testid="config-retry-dialog">
-        <Text size="sm" c="dimmed">
-          {t('modelConfig.failedBody')}
-        </Text>
-        <Group justify="flex-end" mt="lg">
-          <Button leftSection={<IconRefresh size={16} />} onClick={() => void config.refetch()} data-testid="config-retry">
-            {t('common.retry')}
-          </Button>
-        </Group>
-      </div>
-    </Modal>
+    <Suspense fallback={null}>
+      <RetryDialog onRetry={() => void config.refetch()} />
+    </Suspense>
   );
 }
+
+const RetryDialog = lazy(async () => ({ default: (await import('./ModelConfigDialog')).ModelConfigDialog }));

@@ -9,6 +9,25 @@ describe('language names', () => {
     expect(languageName('not a tag!', 'en')).toBe('not a tag!');
   });
 
+  it('names every library code in the three UI languages even where the browser knows none of them', () => {
+    const knowsNothing = { language: () => undefined, region: () => undefined };
+    expect(languageName('smj', 'zh-CN', knowsNothing)).toBe('律勒萨米语');
+    expect(languageName('tlh', 'zh-TW', knowsNothing)).toBe('克林貢語');
+    expect(languageName('xex', 'en', knowsNothing)).toBe('Xextan');
+    expect(languageName('yue', 'zh-CN', knowsNothing)).toBe('粤语');
+    // A known language with a region the browser lacks: spelled out from the tables.
+    const knowsEnglish = { language: (c: string) => (c === 'en' ? '英语' : undefined), region: () => undefined };
+    expect(languageName('en-029', 'zh-CN', knowsEnglish)).toBe('英语（加勒比地区）');
+    expect(languageName('en-GB-x-rp', 'zh-CN', knowsEnglish)).toBe('英语（GB，标准发音）');
+  });
+
+  it('never shows a library code raw in a Chinese UI', () => {
+    const codes = ['en-029', 'smj', 'tlh', 'xex', 'qdb', 'py', 'sjn', 'ca-x-va', 'en-US-x-nyc', 'es-419', 'hyw', 'tlh-Piqd'];
+    for (const ui of ['zh-CN', 'zh-TW', 'en']) {
+      for (const code of codes) expect(languageName(code, ui), `${code} in ${ui}`).not.toBe(code);
+    }
+  });
+
   it('builds unique options labelled with the code, sorted by label', () => {
     const options = languageOptions(['fr', 'en', 'fr', 'qqq', 'de'], 'en');
     expect(options).toEqual([

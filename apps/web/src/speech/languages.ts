@@ -1,26 +1,6 @@
-/** Language codes (BCP 47, as the models list them) shown by name in the UI language. */
-const namesCache = new Map<string, Intl.DisplayNames | null>();
+import { languageName } from '@polyvox/contracts';
 
-function displayNames(uiLocale: string): Intl.DisplayNames | null {
-  if (!namesCache.has(uiLocale)) {
-    let names: Intl.DisplayNames | null = null;
-    try {
-      names = new Intl.DisplayNames([uiLocale, 'en'], { type: 'language', fallback: 'none' });
-    } catch {
-      names = null;
-    }
-    namesCache.set(uiLocale, names);
-  }
-  return namesCache.get(uiLocale) ?? null;
-}
-
-export function languageName(code: string, uiLocale: string): string {
-  try {
-    return displayNames(uiLocale)?.of(code) ?? code;
-  } catch {
-    return code; // not a well-formed tag
-  }
-}
+export { languageName };
 
 export interface LanguageOption {
   value: string;

@@ -9,34 +9,31 @@ import { useLocaleChoice } from '../../i18n/hooks';
 import { formatNumber } from '../../lib/format';
 import { PricingContent } from '../PricingPage';
 
+/**
+ * The balance, which already reflects every charge. The line-by-line records are not served yet, so
+ * the page says they are coming rather than showing empty figures that would claim nothing was used.
+ */
 export function UsagePage() {
   const { t } = useTranslation();
   const { ui } = useLocaleChoice();
   const { account } = useAccount();
-  const stats = [
-    { label: t('usage.balance'), value: account ? formatNumber(account.vip.credits, ui) : t('common.none') },
-    { label: t('usage.today'), value: t('common.none') },
-    { label: t('usage.callsToday'), value: t('common.none') },
-  ];
   return (
     <Stack data-testid="usage-page">
       <PageHeader title={t('usage.title')} description={t('usage.description')} />
       <SimpleGrid cols={{ base: 1, sm: 3 }}>
-        {stats.map((s) => (
-          <Paper key={s.label} withBorder radius="md" p="lg">
-            <Text size="sm" c="dimmed">
-              {s.label}
-            </Text>
-            <Text fz={24} fw={700}>
-              {s.value}
-            </Text>
-          </Paper>
-        ))}
+        <Paper withBorder radius="md" p="lg">
+          <Text size="sm" c="dimmed">
+            {t('usage.balance')}
+          </Text>
+          <Text fz={24} fw={700} data-testid="usage-balance">
+            {account ? formatNumber(account.vip.credits, ui) : t('common.none')}
+          </Text>
+        </Paper>
       </SimpleGrid>
       <EmptyTable
         columns={[t('usage.colTime'), t('usage.colType'), t('usage.colAmount'), t('usage.colBalance'), t('usage.colCharacters')]}
-        title={t('usage.emptyTitle')}
-        body={t('usage.emptyBody')}
+        title={t('usage.recordsComingTitle')}
+        body={t('usage.recordsComingBody')}
       />
     </Stack>
   );

@@ -1,5 +1,5 @@
 import { Button, Card, Group, Paper, SimpleGrid, Skeleton, Stack, Text, ThemeIcon } from '@mantine/core';
-import { IconArrowRight, IconCoins, IconCrown, IconMail } from '@tabler/icons-react';
+import { IconArrowRight, IconBook, IconCoins, IconCrown, IconKey, IconMail, IconPhoneCall } from '@tabler/icons-react';
 import { Link } from 'react-router-dom';
 import { useTranslation } from 'react-i18next';
 import type { ReactNode } from 'react';
@@ -38,6 +38,25 @@ function Stat({ icon, label, value, testId, extra, size = 26 }: StatProps) {
   );
 }
 
+function Step({ n, title, body, children }: { n: number; title: string; body: string; children: ReactNode }) {
+  return (
+    <Paper withBorder radius="md" p="lg" data-testid={`dashboard-step-${n}`}>
+      <Group gap="sm" mb="xs" wrap="nowrap">
+        <ThemeIcon variant="filled" color="violet" radius="xl" size={26}>
+          <Text size="sm" fw={700} c="white">
+            {n}
+          </Text>
+        </ThemeIcon>
+        <Text fw={600}>{title}</Text>
+      </Group>
+      <Text size="sm" c="dimmed" mb="md">
+        {body}
+      </Text>
+      {children}
+    </Paper>
+  );
+}
+
 const QUICK = [
   { nav: NAV.playground, label: 'dashboard.quickPlayground' },
   { nav: NAV.textToVoice, label: 'dashboard.quickDesign' },
@@ -65,12 +84,19 @@ export function DashboardPage() {
           </Button>
         }
       />
-      <SimpleGrid cols={{ base: 1, sm: 3 }}>
+      <SimpleGrid cols={{ base: 1, sm: 2, md: 4 }}>
         <Stat
           icon={<IconCoins size={18} />}
           label={t('dashboard.credits')}
           value={formatNumber(account.vip.credits, ui)}
           testId="dashboard-credits"
+        />
+        <Stat
+          icon={<IconPhoneCall size={18} />}
+          label={t('dashboard.calls')}
+          value={t('dashboard.callsComing')}
+          size={16}
+          testId="dashboard-calls"
         />
         <Stat
           icon={<IconCrown size={18} />}
@@ -95,6 +121,41 @@ export function DashboardPage() {
       </SimpleGrid>
       <Text fw={600} mt="sm">
         {t('dashboard.quickStart')}
+      </Text>
+      <SimpleGrid cols={{ base: 1, md: 3 }} data-testid="dashboard-steps">
+        <Step n={1} title={t('dashboard.step1Title')} body={t('dashboard.step1Body')}>
+          <Button
+            component={Link}
+            to={NAV.apiKeys.path}
+            size="xs"
+            leftSection={<IconKey size={14} />}
+            data-testid="dashboard-create-key"
+          >
+            {t('dashboard.step1Action')}
+          </Button>
+        </Step>
+        <Step n={2} title={t('dashboard.step2Title')} body={t('dashboard.step2Body')}>
+          <Button
+            component="a"
+            href="/reference"
+            target="_blank"
+            rel="noopener"
+            size="xs"
+            variant="light"
+            leftSection={<IconBook size={14} />}
+            data-testid="dashboard-view-docs"
+          >
+            {t('dashboard.step2Action')}
+          </Button>
+        </Step>
+        <Step n={3} title={t('dashboard.step3Title')} body={t('dashboard.step3Body')}>
+          <Button component={Link} to={NAV.playground.path} size="xs" variant="light" data-testid="dashboard-try">
+            {t('dashboard.step3Action')}
+          </Button>
+        </Step>
+      </SimpleGrid>
+      <Text fw={600} mt="sm">
+        {t('dashboard.shortcuts')}
       </Text>
       <SimpleGrid cols={{ base: 1, sm: 2, md: 4 }}>
         {QUICK.map(({ nav, label }) => {

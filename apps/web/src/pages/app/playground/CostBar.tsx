@@ -1,15 +1,19 @@
+import { useEffect, useRef } from 'react';
 import { Anchor, Button, Divider, Group, Loader, Stack, Text } from '@mantine/core';
 import { IconPlayerStopFilled, IconSparkles } from '@tabler/icons-react';
 import { Link } from 'react-router-dom';
 import { useTranslation } from 'react-i18next';
 import { errorMessage } from '@polyvox/contracts';
 import { useLocaleChoice } from '../../../i18n/hooks';
+import { CLICK_GUARD_MS, ClickGuard } from '../../../lib/click-guard';
 import { formatNumber } from '../../../lib/format';
 
 interface Props {
   /** The estimate for the current text, null when there is nothing to price yet. */
   credits: number | null;
   estimating: boolean;
+  /** The text is longer than the limit: the hint says so instead of asking for text. */
+  over: boolean;
   balance: number | undefined;
   canGenerate: boolean;
   busy: boolean;
@@ -21,10 +25,18 @@ interface Props {
 }
 
 /** The price before generating, the balance, and Generate / Stop. */
-export function CostBar({ credits, estimating, balance, canGenerate, busy, jobRunning, asJob, onGenerate, onStop }: Props) {
+export function CostBar({ credits, estimating, over, balance, canGenerate, busy, jobRunning, asJob, onGenerate, onStop }: Props) {
   const { t } = useTranslation();
   const { ui } = useLocaleChoice();
   const short = credits !== null && balance !== undefined && credits > balance;
+  const stoppable = busy && !jobRunning;
+  const generateGuard = useRef(new ClickGuard(CLICK_GUARD_MS));
+  const stopGuard = useRef(new ClickGuard(CLICK_GUARD_MS));
+  // A Stop that has just appeared, or a Generate that has just come back, ignores a click meant for before.
+  useEffect(() => {
+    stopGuard.current.hold(Date.now());
+    generateGuard.current.hold(Date.now());
+  }, [busy]);
   return (
     <Stack gap="xs" mt="md">
       <Divider />
@@ -36,8 +48,8 @@ export function CostBar({ credits, estimating, balance, canGenerate, busy, jobRu
             </Text>
             <Group gap={6} mih={24}>
               {credits === null && !estimating ? (
-                <Text size="sm" c="dimmed" data-testid="playground-estimate" data-credits="">
-                  {t('playground.estimateHint')}
+                <Text size="sm" c="dimmed" data-testid="playground-estimate" data-credits="" data-state={over ? 'over' : 'empty'}>
+                  {over ? t('playground.estimateTooLong') : t('playground.estimateHint')}
                 </Text>
               ) : (
                 <Text
@@ -64,30 +76,36 @@ export function CostBar({ credits, estimating, balance, canGenerate, busy, jobRu
             </Text>
           </Stack>
         </Group>
-        {jobRunning ? (
-          <Button loading leftSection={<IconSparkles size={16} />} data-testid="playground-generate">
-            {t('playground.generate')}
-          </Button>
-        ) : busy ? (
+        <Group gap="sm" wrap="nowrap" justify="flex-end">
+          {/* Stop has its own place, kept even while hidden, so it never appears under a click aimed at Generate. */}
           <Button
             color="red"
             variant="light"
             leftSection={<IconPlayerStopFilled size={16} />}
-            onClick={onStop}
+            onClick={() => {
+              if (stopGuard.current.accept(Date.now())) onStop();
+            }}
+            style={{ visibility: stoppable ? 'visible' : 'hidden' }}
+            aria-hidden={!stoppable}
+            tabIndex={stoppable ? 0 : -1}
             data-testid="playground-stop"
+            data-visible={stoppable}
           >
             {t('playground.stop')}
           </Button>
-        ) : (
           <Button
             leftSection={<IconSparkles size={16} />}
-            onClick={onGenerate}
-            disabled={!canGenerate || short}
+            onClick={() => {
+              if (!busy && generateGuard.current.accept(Date.now())) onGenerate();
+            }}
+            loading={busy}
+            disabled={busy || !canGenerate || short}
             data-testid="playground-generate"
+            data-state={busy ? 'busy' : 'idle'}
           >
-            {t('playground.generate')}
+            {busy ? t('playground.generating') : t('playground.generate')}
           </Button>
-        )}
+        </Group>
       </Group>
       {short && (
         <Text size="sm" c="red" data-testid="playground-short">

@@ -76,9 +76,11 @@ export function PlaygroundPage() {
               onChange={setText}
               state={state}
               disabled={busy}
+              language={voice?.languages[0]}
               footer={
                 <CostBar
                   credits={shown ? shown.credits : null}
+                  over={state.over}
                   estimating={!state.empty && !state.over && !!voice && !estimate.current}
                   balance={account?.vip.credits}
                   canGenerate={canGenerate}

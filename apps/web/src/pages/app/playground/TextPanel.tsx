@@ -16,10 +16,12 @@ interface Props {
   state: TextState;
   disabled?: boolean;
   footer?: ReactNode;
+  /** The chosen voice's language: the random text is in it, so it never conflicts with the voice. */
+  language?: string;
 }
 
 /** The text, its live count against the limit, the over-limit message, and a random sample text. */
-export function TextPanel({ text, onChange, state, disabled, footer }: Props) {
+export function TextPanel({ text, onChange, state, disabled, footer, language }: Props) {
   const { t } = useTranslation();
   const { ui } = useLocaleChoice();
   const [loadingRandom, setLoadingRandom] = useState(false);
@@ -27,7 +29,7 @@ export function TextPanel({ text, onChange, state, disabled, footer }: Props) {
   const random = async () => {
     setLoadingRandom(true);
     try {
-      const sample = await fetchRandomText(currentUiLocale());
+      const sample = await fetchRandomText(language ?? currentUiLocale());
       onChange(sample.previewText);
     } catch (error) {
       notifyError(error);

@@ -36,7 +36,7 @@ export function VoiceCard({ voice, loading, missing, onChange }: Props) {
         <Group wrap="nowrap" gap="sm">
           <Avatar src={voice.avatar} alt="" radius="xl" />
           <Stack gap={2} style={{ flex: 1, minWidth: 0 }}>
-            <Text fw={600} truncate data-testid="playground-voice-name">
+            <Text fw={600} truncate title={voice.name} data-testid="playground-voice-name">
               {voice.name}
             </Text>
             <Group gap={4} wrap="nowrap">

@@ -63,7 +63,13 @@ function PickerBody({ initialFilters, selectedId, onSelect }: Omit<Props, 'opene
         }}
         action={(voice) =>
           voice.id === selectedId ? (
-            <Button size="xs" variant="filled" leftSection={<IconCheck size={14} />} onClick={() => onSelect(voice)}>
+            <Button
+              size="xs"
+              variant="filled"
+              leftSection={<IconCheck size={14} />}
+              onClick={() => onSelect(voice)}
+              data-testid="voice-selected"
+            >
               {t('voicePicker.selected')}
             </Button>
           ) : (

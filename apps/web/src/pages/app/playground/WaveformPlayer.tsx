@@ -3,7 +3,7 @@ import { ActionIcon, Box, Group, Text } from '@mantine/core';
 import { IconPlayerPauseFilled, IconPlayerPlayFilled } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import WaveSurfer from 'wavesurfer.js';
-import { formatClock } from '../../../lib/format';
+import { playerClock } from '../../../lib/format';
 import { previewPlayer, usePreviewState } from '../../../speech/preview-audio';
 
 interface Props {
@@ -30,6 +30,7 @@ export function WaveformPlayer({ src, peaks, duration, autoplay }: Props) {
   const [ws, setWs] = useState<WaveSurfer | null>(null);
   const [playing, setPlaying] = useState(false);
   const [time, setTime] = useState(0);
+  const [ended, setEnded] = useState(false);
   const [mediaDuration, setMediaDuration] = useState(0);
   const [rendered, setRendered] = useState(0);
   const preview = usePreviewState();
@@ -64,6 +65,7 @@ export function WaveformPlayer({ src, peaks, duration, autoplay }: Props) {
     if (!audio) return;
     const sync = () => {
       setTime(audio.currentTime);
+      setEnded(audio.ended);
       setPlaying(!audio.paused && !audio.ended);
       setMediaDuration(Number.isFinite(audio.duration) ? audio.duration : 0);
     };
@@ -103,6 +105,7 @@ export function WaveformPlayer({ src, peaks, duration, autoplay }: Props) {
   }, [preview.status]);
 
   const total = Math.max(duration ?? 0, mediaDuration);
+  const clock = playerClock(time, total, ended);
   const toggle = () => {
     const audio = audioRef.current;
     if (!audio) return;
@@ -133,10 +136,10 @@ export function WaveformPlayer({ src, peaks, duration, autoplay }: Props) {
         />
         <Group justify="space-between" mt={4}>
           <Text size="xs" c="dimmed" ff="monospace" data-testid="result-time">
-            {formatClock(time)}
+            {clock.elapsed}
           </Text>
           <Text size="xs" c="dimmed" ff="monospace" data-testid="result-duration">
-            {formatClock(Math.round(total))}
+            {clock.total}
           </Text>
         </Group>
       </Box>

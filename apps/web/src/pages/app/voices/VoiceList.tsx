@@ -48,7 +48,7 @@ export function VoiceRow({
       <Avatar src={voice.avatar} alt="" radius="xl" size="md" />
       <Stack gap={2} style={{ flex: 1, minWidth: 0 }}>
         <Group gap={6} wrap="nowrap">
-          <Text fw={600} size="sm" truncate data-testid="voice-name">
+          <Text fw={600} size="sm" truncate title={voice.name} data-testid="voice-name">
             {voice.name}
           </Text>
           <Badge size="xs" variant="light" color={GENDER_COLOR[voice.gender]}>
