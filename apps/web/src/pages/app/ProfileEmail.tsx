@@ -127,7 +127,7 @@ export function ProfileEmail({ account }: { account: Account }) {
   }
 
   const codeText = (problem: CodeProblem | undefined) =>
-    problem === 'required' ? t('signIn.codeRequired') : problem ? t('signIn.codeFormat') : null;
+    problem === 'required' ? t('signIn.codeRequired') : problem ? errorMessage('CAPTCHA_INCORRECT', locale) : null;
 
   if (!open) {
     return (
