@@ -130,6 +130,9 @@ async function main(): Promise<void> {
       PORT: String(port),
       DATA_DIR: dataDir,
       CREDITS_CONFIG: path.join(dataDir, 'credits.json'),
+      // Every soak client is 127.0.0.1: the per-address account and trial limits would starve all but the first few.
+      ACCOUNT_LIMIT_PER_IP_HOUR: '1000000',
+      TRIAL_GRANTS_PER_IP_DAY: '1000000',
       LOG_LEVEL: 'warn',
       WEB_DIST: path.join(dataDir, 'none'),
       PREVIEW_PRERENDER: 'false',
