@@ -5,6 +5,7 @@ import { decodeWav, encodeWav, trimSilence } from '../src/dsp/pcm.ts';
 import { resample } from '../src/dsp/resample.ts';
 import { changeSpeedPitch } from '../src/dsp/sonic.ts';
 import { buzz, ffmpegLoudness, tone } from './support/audio.ts';
+import * as reference from './support/loudness-reference.ts';
 
 describe('F0 estimator', () => {
   it('finds the pitch of tones and harmonic signals across the voice range', () => {
@@ -35,6 +36,46 @@ describe('loudness', () => {
     }
   });
 });
+
+describe('fast loudness against the plain reference implementation', () => {
+  const signals = (): [string, Float32Array, number][] => [
+    ['quiet buzz', buzz(120, 3, 22050, 0.01), 22050],
+    ['peaky buzz', buzz(180, 2.3, 24000, 0.99), 24000],
+    ['short tone under one block', tone(440, 0.25, 16000, 0.5), 16000],
+    ['tone at 11,025 Hz (blocks not four steps)', tone(300, 1.7, 11025, 0.3), 11025],
+    ['speech-like bursts and silence', bursts(22050), 22050],
+  ];
+  it('measures the same integrated loudness within 0.1 LU', () => {
+    for (const [, s, rate] of signals())
+      expect(Math.abs(integratedLoudness(s, rate) - reference.integratedLoudness(s, rate))).toBeLessThan(0.1);
+    expect(integratedLoudness(new Float32Array(4000), 16000)).toBe(-Infinity);
+    expect(integratedLoudness(new Float32Array(0), 16000)).toBe(-Infinity);
+  });
+  it('normalizes and limits to the same samples, leaving the input alone', () => {
+    for (const [, s, rate] of signals()) {
+      const before = s.slice();
+      const fast = normalizeLoudness(s, rate);
+      const plain = reference.normalizeLoudness(s.slice(), rate);
+      expect(s).toEqual(before);
+      let diff = 0;
+      for (let i = 0; i < fast.length; i++) diff = Math.max(diff, Math.abs(fast[i]! - plain[i]!));
+      expect(fast.length).toBe(plain.length);
+      expect(diff).toBeLessThan(1e-4);
+      expect(peakDbfs(fast)).toBeLessThanOrEqual(-0.99);
+    }
+  });
+});
+
+/** Loud syllables between pauses, like a sentence: the gates and the limiter both have work. */
+function bursts(rate: number): Float32Array {
+  const out = new Float32Array(rate * 4);
+  for (let k = 0; k < 8; k++) {
+    const at = Math.round(k * 0.5 * rate);
+    const b = buzz(110 + 15 * k, 0.3, rate, k % 3 === 0 ? 0.9 : 0.25);
+    out.set(b.subarray(0, Math.min(b.length, out.length - at)), at);
+  }
+  return out;
+}
 
 describe('resampling, speed and pitch', () => {
   it('resamples keeping duration and pitch', async () => {
