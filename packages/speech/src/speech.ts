@@ -2,15 +2,18 @@
  * The package's high-level API for the server: the voice library, synthesis (whole or streamed),
  * previews, estimates and language checks, behind one object created from config.
  */
-import { EncoderHost } from './audio/encoder-host.ts';
+import { EncoderHost, type StreamEncoder } from './audio/encoder-host.ts';
+import { NATIVE_RATES } from './audio/encoders.ts';
 import { mixVoices, type MixPart } from './catalogue/mix.ts';
 import { concatFloat32 } from './dsp/pcm.ts';
+import { resample } from './dsp/resample.ts';
 import { ElevenLabsEngine, type ElevenLabsConfig } from './engines/elevenlabs.ts';
 import { createLocalEngines } from './engines/local.ts';
 import { OpenAIEngine, type OpenAIConfig } from './engines/openai.ts';
 import { SherpaEngine } from './engines/sherpa.ts';
 import { isSpeechError, SpeechError } from './errors.ts';
 import { synthesizeChunks, type ChunkContext } from './pipeline/chunks.ts';
+import { SPEECH_RESAMPLE_QUALITY } from './pipeline/post-process.ts';
 import { cacheKey, MemoryAudioCache, type AudioCache } from './pipeline/cache.ts';
 import { makePlan, type Plan, type SynthesisRequest } from './pipeline/plan.ts';
 import { WorkerPool } from './pool/pool.ts';
@@ -25,7 +28,10 @@ export interface SpeechOptions {
   remote?: { openai?: OpenAIConfig; elevenlabs?: ElevenLabsConfig };
   /** Worker threads; default os.availableParallelism(). */
   poolSize?: number;
-  /** Output sample rate (default 24 kHz). */
+  /**
+   * Output sample rate (default 24 kHz). Without it, mp3 and Ogg Opus keep an engine's own rate when
+   * the format has it (eSpeak's 22,050 Hz is an MPEG-2 rate): no resampling, nothing filtered away.
+   */
   sampleRate?: number;
   /** Audio cache for whole-file synthesis and streams; false disables it. */
   cache?: AudioCache | false;
@@ -81,6 +87,8 @@ export interface Speech {
 
 export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
   const sampleRate = opts.sampleRate ?? 24_000;
+  const keepRates = (format: AudioFormat): { keepRates?: number[] } =>
+    opts.sampleRate === undefined && (format === 'mp3' || format === 'opus') ? { keepRates: [...NATIVE_RATES[format]] } : {};
   const maxTextLength = opts.maxTextLength ?? 5000;
   const cache = opts.cache === false ? undefined : (opts.cache ?? new MemoryAudioCache());
   const local = createLocalEngines(opts.modelsDir ? { modelsDir: opts.modelsDir } : {});
@@ -152,6 +160,10 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
     return plan;
   };
 
+  /** A sentence at another rate than the file's first one (an engine that changed rate) is brought to it. */
+  const sameRate = (samples: Float32Array, from: number, to: number): Promise<Float32Array> | Float32Array =>
+    from === to ? samples : resample(samples, from, to, SPEECH_RESAMPLE_QUALITY);
+
   async function synthesize(req: SynthesisRequest): Promise<SynthesisResult> {
     const plan = planOf(req);
     // Requests that carry a reference sample are never cached: the key does not cover the sample.
@@ -166,22 +178,27 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
       cacheKey: key,
     };
     const hit = plan.reference ? undefined : await cache?.get(key);
-    if (hit) return { ...base, audio: hit.audio, durationSec: hit.durationSec, words: [], cached: true };
+    if (hit)
+      return { ...base, sampleRate: hit.sampleRate, audio: hit.audio, durationSec: hit.durationSec, words: [], cached: true };
     const parts: Float32Array[] = [];
     const words: WordTiming[] = [];
     let offset = 0;
-    for await (const s of synthesizeChunks(ctx, plan, req.signal, req.onProgress)) {
+    // The first sentence's rate is the file's (an engine's own rate, or the configured one).
+    let rate = 0;
+    for await (const s of synthesizeChunks(ctx, plan, req.signal, req.onProgress, keepRates(plan.format))) {
+      rate ||= s.sampleRate;
       for (const w of s.words ?? []) words.push({ word: w.word, start: w.start + offset, end: w.end + offset });
-      parts.push(s.samples);
+      parts.push(await sameRate(s.samples, s.sampleRate, rate));
       offset += s.samples.length / s.sampleRate;
     }
+    rate ||= sampleRate;
     const pcm = concatFloat32(parts);
     // Read before encoding: the samples' buffer moves to the thread that encodes them.
-    const durationSec = pcm.length / sampleRate;
+    const durationSec = pcm.length / rate;
     // Every format is built in the encoder thread: even a WAV of minutes is work off the event loop.
-    const audio = await encoder.encode(pcm, sampleRate, plan.format);
-    if (!plan.reference) await cache?.set(key, { audio, durationSec, sampleRate });
-    return { ...base, audio, durationSec, words, cached: false };
+    const audio = await encoder.encode(pcm, rate, plan.format);
+    if (!plan.reference) await cache?.set(key, { audio, durationSec, sampleRate: rate });
+    return { ...base, sampleRate: rate, audio, durationSec, words, cached: false };
   }
 
   async function* synthesizeStream(req: SynthesisRequest): AsyncIterable<Buffer> {
@@ -192,30 +209,38 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
       for (let i = 0; i < hit.audio.length; i += 64 * 1024) yield hit.audio.subarray(i, i + 64 * 1024);
       return;
     }
-    const stream = encoder.stream(plan.format, sampleRate);
+    // Opened with the first sentence: its rate (an engine's own, or the configured one) is the stream's.
+    let stream: StreamEncoder | undefined;
+    let rate = 0;
     const out: Buffer[] = [];
     let samples = 0;
     let complete = false;
     try {
       // The first sentence runs alone, so the first bytes come as soon as one sentence could.
-      for await (const s of synthesizeChunks(ctx, plan, req.signal, req.onProgress, { firstAlone: true })) {
-        samples += s.samples.length;
-        for (const b of await stream.write(s.samples)) {
+      const opts = { firstAlone: true, ...keepRates(plan.format) };
+      for await (const s of synthesizeChunks(ctx, plan, req.signal, req.onProgress, opts)) {
+        rate ||= s.sampleRate;
+        stream ??= encoder.stream(plan.format, rate);
+        const pcm = await sameRate(s.samples, s.sampleRate, rate);
+        samples += pcm.length;
+        for (const b of await stream.write(pcm)) {
           out.push(b);
           yield b;
         }
       }
+      rate ||= sampleRate;
+      stream ??= encoder.stream(plan.format, rate);
       for (const b of await stream.end()) {
         out.push(b);
         yield b;
       }
       complete = true;
     } finally {
-      if (!complete) stream.abort();
+      if (!complete) stream?.abort();
     }
     // A streamed WAV has an open-ended header; only formats whose stream equals the file are cached.
     if (!plan.reference && plan.format !== 'wav')
-      await cache?.set(key, { audio: Buffer.concat(out), durationSec: samples / sampleRate, sampleRate });
+      await cache?.set(key, { audio: Buffer.concat(out), durationSec: samples / rate, sampleRate: rate });
   }
 
   return {

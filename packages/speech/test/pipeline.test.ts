@@ -62,6 +62,48 @@ describe('formats', () => {
   });
 });
 
+/** The input rate an Ogg Opus file declares in its OpusHead (first page, one segment). */
+const opusInputRate = (audio: Buffer): number => audio.readUInt32LE(28 + 12);
+
+describe('sample rates', () => {
+  it('keeps the engine rate where mp3 has it (eSpeak, 22,050 Hz), whole and streamed, at the right length', async () => {
+    const r = await speech.synthesize({ text: TEXT, voiceId: 'espeak:en-us', format: 'mp3', speed: 1.1 });
+    expect(r.sampleRate).toBe(22050);
+    const whole = await decodeAudio(r.audio, 'mp3');
+    expect(whole.sampleRate).toBe(22050);
+    expect(Math.abs(whole.samples.length / 22050 - r.durationSec)).toBeLessThan(0.06);
+    const parts: Buffer[] = [];
+    for await (const b of speech.synthesizeStream({ text: TEXT, voiceId: 'espeak:en-us', format: 'mp3', speed: 1.2 }))
+      parts.push(b);
+    const streamed = await decodeAudio(Buffer.concat(parts), 'mp3');
+    expect(streamed.sampleRate).toBe(22050);
+    expect(Math.abs(streamed.samples.length / 22050 - (r.durationSec * 1.1) / 1.2)).toBeLessThan(0.25);
+    expect(estimateF0(streamed.samples, 22050).voicedFraction).toBeGreaterThan(0.2);
+  });
+
+  it('resamples where the format lacks the engine rate (Ogg Opus) and keeps WAV and PCM at the configured rate', async () => {
+    const opus = await speech.synthesize({ text: TEXT, voiceId: 'espeak:en-us', format: 'opus', speed: 1.1 });
+    expect(opus.sampleRate).toBe(24000);
+    expect(opusInputRate(opus.audio)).toBe(24000);
+    const wav = await speech.synthesize({ text: TEXT, voiceId: 'espeak:en-us', format: 'wav', speed: 1.1 });
+    expect(wav.sampleRate).toBe(24000);
+    expect(decodeWav(wav.audio).sampleRate).toBe(24000);
+  });
+
+  it('puts every format at a rate the operator configured', async () => {
+    const fixed = await createSpeech({ poolSize: 1, sampleRate: 24000, cache: false, warmup: false });
+    try {
+      const r = await fixed.synthesize({ text: 'One short sentence here.', voiceId: 'espeak:en-us', format: 'mp3' });
+      expect(r.sampleRate).toBe(24000);
+      const pcm = await decodeAudio(r.audio, 'mp3');
+      expect(pcm.sampleRate).toBe(24000);
+      expect(Math.abs(pcm.samples.length / 24000 - r.durationSec)).toBeLessThan(0.06);
+    } finally {
+      await fixed.close();
+    }
+  });
+});
+
 describe('streaming', () => {
   it('delivers the first chunk before the last sentence is synthesized', async () => {
     const text = Array.from({ length: 12 }, (_, i) => `This is sentence number ${i + 1} of a longer text that is streamed.`).join(

@@ -13,6 +13,8 @@ export interface PostProcessOptions {
   semitones: number;
   loudness: boolean;
   sampleRate: number;
+  /** Rates kept as they come (the encoder takes them): no resampling, no filter, nothing lost. */
+  keepRates?: readonly number[];
 }
 
 export async function postProcess(chunk: PcmChunk, opts: PostProcessOptions): Promise<PcmChunk> {
@@ -25,6 +27,7 @@ export async function postProcess(chunk: PcmChunk, opts: PostProcessOptions): Pr
   if (opts.loudness) samples = normalizeLoudness(samples, chunk.sampleRate);
   // Speex quality 3 (its VoIP setting) costs half of 6 on every sentence; what it gives up lies near
   // the top of the band, above what speech engines put there and what a 64 kb/s mp3 keeps.
-  samples = await resample(samples, chunk.sampleRate, opts.sampleRate, SPEECH_RESAMPLE_QUALITY);
-  return words ? { samples, sampleRate: opts.sampleRate, words } : { samples, sampleRate: opts.sampleRate };
+  const rate = opts.keepRates?.includes(chunk.sampleRate) ? chunk.sampleRate : opts.sampleRate;
+  samples = await resample(samples, chunk.sampleRate, rate, SPEECH_RESAMPLE_QUALITY);
+  return words ? { samples, sampleRate: rate, words } : { samples, sampleRate: rate };
 }
