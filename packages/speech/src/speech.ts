@@ -6,14 +6,13 @@ import { EncoderHost, type StreamEncoder } from './audio/encoder-host.ts';
 import { NATIVE_RATES } from './audio/encoders.ts';
 import { mixVoices, type MixPart } from './catalogue/mix.ts';
 import { concatFloat32 } from './dsp/pcm.ts';
-import { resample } from './dsp/resample.ts';
+import { resamplePolyphase } from './dsp/polyphase.ts';
 import { ElevenLabsEngine, type ElevenLabsConfig } from './engines/elevenlabs.ts';
 import { createLocalEngines } from './engines/local.ts';
 import { OpenAIEngine, type OpenAIConfig } from './engines/openai.ts';
 import { SherpaEngine } from './engines/sherpa.ts';
 import { isSpeechError, SpeechError } from './errors.ts';
 import { synthesizeChunks, type ChunkContext } from './pipeline/chunks.ts';
-import { SPEECH_RESAMPLE_QUALITY } from './pipeline/post-process.ts';
 import { cacheKey, MemoryAudioCache, type AudioCache } from './pipeline/cache.ts';
 import { makePlan, type Plan, type SynthesisRequest } from './pipeline/plan.ts';
 import { WorkerPool } from './pool/pool.ts';
@@ -161,8 +160,7 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
   };
 
   /** A sentence at another rate than the file's first one (an engine that changed rate) is brought to it. */
-  const sameRate = (samples: Float32Array, from: number, to: number): Promise<Float32Array> | Float32Array =>
-    from === to ? samples : resample(samples, from, to, SPEECH_RESAMPLE_QUALITY);
+  const sameRate = (samples: Float32Array, from: number, to: number): Float32Array => resamplePolyphase(samples, from, to);
 
   async function synthesize(req: SynthesisRequest): Promise<SynthesisResult> {
     const plan = planOf(req);
@@ -188,7 +186,7 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
     for await (const s of synthesizeChunks(ctx, plan, req.signal, req.onProgress, keepRates(plan.format))) {
       rate ||= s.sampleRate;
       for (const w of s.words ?? []) words.push({ word: w.word, start: w.start + offset, end: w.end + offset });
-      parts.push(await sameRate(s.samples, s.sampleRate, rate));
+      parts.push(sameRate(s.samples, s.sampleRate, rate));
       offset += s.samples.length / s.sampleRate;
     }
     rate ||= sampleRate;
@@ -221,7 +219,7 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
       for await (const s of synthesizeChunks(ctx, plan, req.signal, req.onProgress, opts)) {
         rate ||= s.sampleRate;
         stream ??= encoder.stream(plan.format, rate);
-        const pcm = await sameRate(s.samples, s.sampleRate, rate);
+        const pcm = sameRate(s.samples, s.sampleRate, rate);
         samples += pcm.length;
         for (const b of await stream.write(pcm)) {
           out.push(b);
