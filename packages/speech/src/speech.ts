@@ -20,6 +20,9 @@ import { checkLanguage, detectLanguage, type DetectedLanguage, type LanguageChec
 import { cleanText, countCharacters } from './text/normalize.ts';
 import { CONTENT_TYPES, type AudioFormat, type Engine, type ModelInfo, type VoiceInfo, type WordTiming } from './types.ts';
 
+/** Seconds of a stream's first sentence encoded and sent ahead of the rest of it. */
+const FIRST_SLICE_SEC = 0.3;
+
 export interface SpeechOptions {
   /** Folder with a sherpa-onnx manifest.json (MODELS_DIR). */
   modelsDir?: string;
@@ -159,6 +162,9 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
     return plan;
   };
 
+  /** The rate each engine's sentences came at, per format: a stream's encoder opens with it. */
+  const streamRates = new Map<string, number>();
+
   /** A sentence at another rate than the file's first one (an engine that changed rate) is brought to it. */
   const sameRate = (samples: Float32Array, from: number, to: number): Float32Array => resamplePolyphase(samples, from, to);
 
@@ -207,9 +213,13 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
       for (let i = 0; i < hit.audio.length; i += 64 * 1024) yield hit.audio.subarray(i, i + 64 * 1024);
       return;
     }
-    // Opened with the first sentence: its rate (an engine's own, or the configured one) is the stream's.
-    let stream: StreamEncoder | undefined;
+    // The stream's rate is its first sentence's (an engine's own, or the configured one). The encoder
+    // is opened at once with the rate this engine gave last time, while the sentence is synthesized,
+    // and opened again only if the guess was wrong.
+    const rateKey = `${plan.voice.engine}\u0000${plan.format}`;
     let rate = 0;
+    let opened = streamRates.get(rateKey) ?? sampleRate;
+    let stream: StreamEncoder = encoder.stream(plan.format, opened);
     const out: Buffer[] = [];
     let samples = 0;
     let complete = false;
@@ -217,24 +227,37 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
       // The first sentence runs alone, so the first bytes come as soon as one sentence could.
       const opts = { firstAlone: true, ...keepRates(plan.format) };
       for await (const s of synthesizeChunks(ctx, plan, req.signal, req.onProgress, opts)) {
-        rate ||= s.sampleRate;
-        stream ??= encoder.stream(plan.format, rate);
+        if (!rate) {
+          rate = s.sampleRate;
+          streamRates.set(rateKey, rate);
+          if (rate !== opened) {
+            stream.abort();
+            stream = encoder.stream(plan.format, rate);
+            opened = rate;
+          }
+        }
         const pcm = sameRate(s.samples, s.sampleRate, rate);
         samples += pcm.length;
-        for (const b of await stream.write(pcm)) {
-          out.push(b);
-          yield b;
-        }
+        // The first sentence goes to the encoder in two writes: the bytes of its first fraction of a
+        // second are out while the rest is encoded, instead of after the whole sentence.
+        const cut = s.index === 0 ? Math.min(pcm.length, Math.round(FIRST_SLICE_SEC * rate)) : pcm.length;
+        const writes = [stream.write(pcm.subarray(0, cut))];
+        if (cut < pcm.length) writes.push(stream.write(pcm.slice(cut)));
+        for (const w of writes) w.catch(() => {});
+        for (const w of writes)
+          for (const b of await w) {
+            out.push(b);
+            yield b;
+          }
       }
-      rate ||= sampleRate;
-      stream ??= encoder.stream(plan.format, rate);
+      rate ||= opened;
       for (const b of await stream.end()) {
         out.push(b);
         yield b;
       }
       complete = true;
     } finally {
-      if (!complete) stream?.abort();
+      if (!complete) stream.abort();
     }
     // A streamed WAV has an open-ended header; only formats whose stream equals the file are cached.
     if (!plan.reference && plan.format !== 'wav')

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeAudio, runFfmpeg } from '../src/audio/ffmpeg.ts';
+import { countFrames } from '../src/audio/mp3-frames.ts';
 import { estimateF0 } from '../src/dsp/f0.ts';
 import { decodeWav } from '../src/dsp/pcm.ts';
 import { createSpeech, type Speech } from '../src/speech.ts';
@@ -105,6 +106,21 @@ describe('sample rates', () => {
 });
 
 describe('streaming', () => {
+  it('sends a fraction of a second of the first sentence ahead of the rest of it, one valid file in all', async () => {
+    const text = 'This single sentence is long enough to take several seconds to say, so its start goes out first.';
+    const parts: Buffer[] = [];
+    for await (const b of speech.synthesizeStream({ text, voiceId: 'espeak:en-us', format: 'mp3', pitch: 3 })) parts.push(b);
+    // The Info frame, then the bytes of the first slice alone (64 kb/s: 8,000 bytes a second), then the rest.
+    expect(parts.length).toBeGreaterThanOrEqual(3);
+    expect(countFrames(parts[0]!)?.frames).toBe(1);
+    expect(parts[1]!.length).toBeGreaterThan(0.1 * 8000);
+    expect(parts[1]!.length).toBeLessThan(0.5 * 8000);
+    expect(parts.slice(2).reduce((n, p) => n + p.length, 0)).toBeGreaterThan(2.5 * 8000);
+    const whole = await decodeAudio(Buffer.concat(parts), 'mp3');
+    expect(whole.samples.length / whole.sampleRate).toBeGreaterThan(3);
+    expect(estimateF0(whole.samples, whole.sampleRate).voicedFraction).toBeGreaterThan(0.2);
+  });
+
   it('delivers the first chunk before the last sentence is synthesized', async () => {
     const text = Array.from({ length: 12 }, (_, i) => `This is sentence number ${i + 1} of a longer text that is streamed.`).join(
       ' ',
