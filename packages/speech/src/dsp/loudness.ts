@@ -201,15 +201,23 @@ export function limit(x: Float32Array, sampleRate: number, ceiling: number): Flo
   // The gain each sample needs, with `la` samples of 1 on both sides so every window is whole.
   const m = n + 2 * la;
   const need = new Float32Array(m).fill(1);
+  // Blocks of w with a sample over the ceiling; every other block's minima are 1 and left as filled.
+  const blocks = Math.ceil(m / w);
+  const loud = new Uint8Array(blocks);
   for (let i = first; i < n; i++) {
     const a = Math.abs(x[i]!);
-    if (a > ceiling) need[i + la] = ceiling / a;
+    if (a > ceiling) {
+      need[i + la] = ceiling / a;
+      loud[((i + la) / w) | 0] = 1;
+    }
   }
   // Sliding minimum over windows of w (van Herk / Gil-Werman): minima from each w-block's start
   // and to its end; a window spans at most two blocks, so its minimum is one of each.
-  const fromStart = new Float32Array(m);
-  const toEnd = new Float32Array(m);
-  for (let start = 0; start < m; start += w) {
+  const fromStart = new Float32Array(m).fill(1);
+  const toEnd = new Float32Array(m).fill(1);
+  for (let b = 0; b < blocks; b++) {
+    if (!loud[b]) continue;
+    const start = b * w;
     const end = Math.min(m, start + w);
     let lo = 1;
     for (let i = start; i < end; i++) fromStart[i] = lo = Math.min(lo, need[i]!);
