@@ -245,15 +245,20 @@ async function main() {
   const server = await startServer();
   const speech = await createSpeech({ cache: false });
   const rows: Row[] = [];
+  // `--only ratios` measures the floor and first-byte rows alone, to compare a change quickly.
+  const onlyAt = process.argv.indexOf('--only');
+  const ratiosOnly = onlyAt >= 0 && process.argv[onlyAt + 1] === 'ratios';
   try {
-    rows.push(...(await engineRtf(speech)));
+    if (!ratiosOnly) rows.push(...(await engineRtf(speech)));
     const floor = await createFloor();
     rows.push(...(await versusFloor(server, floor, 'mp3')));
     rows.push(...(await versusFloor(server, floor, 'opus')));
     rows.push(await firstByte(server, 'mp3'));
     rows.push(await firstByte(server, 'opus'));
-    rows.push(await latencyUnderLoad(server));
-    rows.push(await cache(server));
+    if (!ratiosOnly) {
+      rows.push(await latencyUnderLoad(server));
+      rows.push(await cache(server));
+    }
   } finally {
     await speech.close();
     await server.stop();

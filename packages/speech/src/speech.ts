@@ -2,9 +2,11 @@
  * The package's high-level API for the server: the voice library, synthesis (whole or streamed),
  * previews, estimates and language checks, behind one object created from config.
  */
-import { EncoderHost } from './audio/encoder-host.ts';
+import { EncoderHost, type StreamEncoder } from './audio/encoder-host.ts';
+import { NATIVE_RATES } from './audio/encoders.ts';
 import { mixVoices, type MixPart } from './catalogue/mix.ts';
 import { concatFloat32 } from './dsp/pcm.ts';
+import { resamplePolyphase } from './dsp/polyphase.ts';
 import { ElevenLabsEngine, type ElevenLabsConfig } from './engines/elevenlabs.ts';
 import { createLocalEngines } from './engines/local.ts';
 import { OpenAIEngine, type OpenAIConfig } from './engines/openai.ts';
@@ -18,6 +20,9 @@ import { checkLanguage, detectLanguage, type DetectedLanguage, type LanguageChec
 import { cleanText, countCharacters } from './text/normalize.ts';
 import { CONTENT_TYPES, type AudioFormat, type Engine, type ModelInfo, type VoiceInfo, type WordTiming } from './types.ts';
 
+/** Seconds of a stream's first sentence encoded and sent ahead of the rest of it. */
+const FIRST_SLICE_SEC = 0.3;
+
 export interface SpeechOptions {
   /** Folder with a sherpa-onnx manifest.json (MODELS_DIR). */
   modelsDir?: string;
@@ -25,7 +30,10 @@ export interface SpeechOptions {
   remote?: { openai?: OpenAIConfig; elevenlabs?: ElevenLabsConfig };
   /** Worker threads; default os.availableParallelism(). */
   poolSize?: number;
-  /** Output sample rate (default 24 kHz). */
+  /**
+   * Output sample rate (default 24 kHz). Without it, mp3 and Ogg Opus keep an engine's own rate when
+   * the format has it (eSpeak's 22,050 Hz is an MPEG-2 rate): no resampling, nothing filtered away.
+   */
   sampleRate?: number;
   /** Audio cache for whole-file synthesis and streams; false disables it. */
   cache?: AudioCache | false;
@@ -81,6 +89,8 @@ export interface Speech {
 
 export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
   const sampleRate = opts.sampleRate ?? 24_000;
+  const keepRates = (format: AudioFormat): { keepRates?: number[] } =>
+    opts.sampleRate === undefined && (format === 'mp3' || format === 'opus') ? { keepRates: [...NATIVE_RATES[format]] } : {};
   const maxTextLength = opts.maxTextLength ?? 5000;
   const cache = opts.cache === false ? undefined : (opts.cache ?? new MemoryAudioCache());
   const local = createLocalEngines(opts.modelsDir ? { modelsDir: opts.modelsDir } : {});
@@ -152,6 +162,12 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
     return plan;
   };
 
+  /** The rate each engine's sentences came at, per format: a stream's encoder opens with it. */
+  const streamRates = new Map<string, number>();
+
+  /** A sentence at another rate than the file's first one (an engine that changed rate) is brought to it. */
+  const sameRate = (samples: Float32Array, from: number, to: number): Float32Array => resamplePolyphase(samples, from, to);
+
   async function synthesize(req: SynthesisRequest): Promise<SynthesisResult> {
     const plan = planOf(req);
     // Requests that carry a reference sample are never cached: the key does not cover the sample.
@@ -166,22 +182,27 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
       cacheKey: key,
     };
     const hit = plan.reference ? undefined : await cache?.get(key);
-    if (hit) return { ...base, audio: hit.audio, durationSec: hit.durationSec, words: [], cached: true };
+    if (hit)
+      return { ...base, sampleRate: hit.sampleRate, audio: hit.audio, durationSec: hit.durationSec, words: [], cached: true };
     const parts: Float32Array[] = [];
     const words: WordTiming[] = [];
     let offset = 0;
-    for await (const s of synthesizeChunks(ctx, plan, req.signal, req.onProgress)) {
+    // The first sentence's rate is the file's (an engine's own rate, or the configured one).
+    let rate = 0;
+    for await (const s of synthesizeChunks(ctx, plan, req.signal, req.onProgress, keepRates(plan.format))) {
+      rate ||= s.sampleRate;
       for (const w of s.words ?? []) words.push({ word: w.word, start: w.start + offset, end: w.end + offset });
-      parts.push(s.samples);
+      parts.push(sameRate(s.samples, s.sampleRate, rate));
       offset += s.samples.length / s.sampleRate;
     }
+    rate ||= sampleRate;
     const pcm = concatFloat32(parts);
     // Read before encoding: the samples' buffer moves to the thread that encodes them.
-    const durationSec = pcm.length / sampleRate;
+    const durationSec = pcm.length / rate;
     // Every format is built in the encoder thread: even a WAV of minutes is work off the event loop.
-    const audio = await encoder.encode(pcm, sampleRate, plan.format);
-    if (!plan.reference) await cache?.set(key, { audio, durationSec, sampleRate });
-    return { ...base, audio, durationSec, words, cached: false };
+    const audio = await encoder.encode(pcm, rate, plan.format);
+    if (!plan.reference) await cache?.set(key, { audio, durationSec, sampleRate: rate });
+    return { ...base, sampleRate: rate, audio, durationSec, words, cached: false };
   }
 
   async function* synthesizeStream(req: SynthesisRequest): AsyncIterable<Buffer> {
@@ -192,19 +213,44 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
       for (let i = 0; i < hit.audio.length; i += 64 * 1024) yield hit.audio.subarray(i, i + 64 * 1024);
       return;
     }
-    const stream = encoder.stream(plan.format, sampleRate);
+    // The stream's rate is its first sentence's (an engine's own, or the configured one). The encoder
+    // is opened at once with the rate this engine gave last time, while the sentence is synthesized,
+    // and opened again only if the guess was wrong.
+    const rateKey = `${plan.voice.engine}\u0000${plan.format}`;
+    let rate = 0;
+    let opened = streamRates.get(rateKey) ?? sampleRate;
+    let stream: StreamEncoder = encoder.stream(plan.format, opened);
     const out: Buffer[] = [];
     let samples = 0;
     let complete = false;
     try {
       // The first sentence runs alone, so the first bytes come as soon as one sentence could.
-      for await (const s of synthesizeChunks(ctx, plan, req.signal, req.onProgress, { firstAlone: true })) {
-        samples += s.samples.length;
-        for (const b of await stream.write(s.samples)) {
-          out.push(b);
-          yield b;
+      const opts = { firstAlone: true, ...keepRates(plan.format) };
+      for await (const s of synthesizeChunks(ctx, plan, req.signal, req.onProgress, opts)) {
+        if (!rate) {
+          rate = s.sampleRate;
+          streamRates.set(rateKey, rate);
+          if (rate !== opened) {
+            stream.abort();
+            stream = encoder.stream(plan.format, rate);
+            opened = rate;
+          }
         }
+        const pcm = sameRate(s.samples, s.sampleRate, rate);
+        samples += pcm.length;
+        // The first sentence goes to the encoder in two writes: the bytes of its first fraction of a
+        // second are out while the rest is encoded, instead of after the whole sentence.
+        const cut = s.index === 0 ? Math.min(pcm.length, Math.round(FIRST_SLICE_SEC * rate)) : pcm.length;
+        const writes = [stream.write(pcm.subarray(0, cut))];
+        if (cut < pcm.length) writes.push(stream.write(pcm.slice(cut)));
+        for (const w of writes) w.catch(() => {});
+        for (const w of writes)
+          for (const b of await w) {
+            out.push(b);
+            yield b;
+          }
       }
+      rate ||= opened;
       for (const b of await stream.end()) {
         out.push(b);
         yield b;
@@ -215,7 +261,7 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
     }
     // A streamed WAV has an open-ended header; only formats whose stream equals the file are cached.
     if (!plan.reference && plan.format !== 'wav')
-      await cache?.set(key, { audio: Buffer.concat(out), durationSec: samples / sampleRate, sampleRate });
+      await cache?.set(key, { audio: Buffer.concat(out), durationSec: samples / rate, sampleRate: rate });
   }
 
   return {

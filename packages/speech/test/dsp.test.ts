@@ -3,8 +3,10 @@ import { estimateF0, semitonesBetween } from '../src/dsp/f0.ts';
 import { integratedLoudness, normalizeLoudness, peakDbfs, TARGET_LUFS } from '../src/dsp/loudness.ts';
 import { decodeWav, encodeWav, trimSilence } from '../src/dsp/pcm.ts';
 import { resample } from '../src/dsp/resample.ts';
+import { resamplePolyphase } from '../src/dsp/polyphase.ts';
 import { changeSpeedPitch } from '../src/dsp/sonic.ts';
 import { buzz, ffmpegLoudness, tone } from './support/audio.ts';
+import * as reference from './support/loudness-reference.ts';
 
 describe('F0 estimator', () => {
   it('finds the pitch of tones and harmonic signals across the voice range', () => {
@@ -36,12 +38,86 @@ describe('loudness', () => {
   });
 });
 
+describe('fast loudness against the plain reference implementation', () => {
+  const signals = (): [string, Float32Array, number][] => [
+    ['quiet buzz', buzz(120, 3, 22050, 0.01), 22050],
+    ['peaky buzz', buzz(180, 2.3, 24000, 0.99), 24000],
+    ['short tone under one block', tone(440, 0.25, 16000, 0.5), 16000],
+    ['tone at 11,025 Hz (blocks not four steps)', tone(300, 1.7, 11025, 0.3), 11025],
+    ['speech-like bursts and silence', bursts(22050), 22050],
+  ];
+  it('measures the same integrated loudness within 0.1 LU', () => {
+    for (const [, s, rate] of signals())
+      expect(Math.abs(integratedLoudness(s, rate) - reference.integratedLoudness(s, rate))).toBeLessThan(0.1);
+    expect(integratedLoudness(new Float32Array(4000), 16000)).toBe(-Infinity);
+    expect(integratedLoudness(new Float32Array(0), 16000)).toBe(-Infinity);
+  });
+  it('normalizes and limits to the same samples, leaving the input alone', () => {
+    for (const [, s, rate] of signals()) {
+      const before = s.slice();
+      const fast = normalizeLoudness(s, rate);
+      const plain = reference.normalizeLoudness(s.slice(), rate);
+      expect(s).toEqual(before);
+      let diff = 0;
+      for (let i = 0; i < fast.length; i++) diff = Math.max(diff, Math.abs(fast[i]! - plain[i]!));
+      expect(fast.length).toBe(plain.length);
+      expect(diff).toBeLessThan(1e-4);
+      expect(peakDbfs(fast)).toBeLessThanOrEqual(-0.99);
+    }
+  });
+});
+
+/** Loud syllables between pauses, like a sentence: the gates and the limiter both have work. */
+function bursts(rate: number): Float32Array {
+  const out = new Float32Array(rate * 4);
+  for (let k = 0; k < 8; k++) {
+    const at = Math.round(k * 0.5 * rate);
+    const b = buzz(110 + 15 * k, 0.3, rate, k % 3 === 0 ? 0.9 : 0.25);
+    out.set(b.subarray(0, Math.min(b.length, out.length - at)), at);
+  }
+  return out;
+}
+
 describe('resampling, speed and pitch', () => {
   it('resamples keeping duration and pitch', async () => {
     const s = tone(220, 1, 22050);
     const r = await resample(s, 22050, 24000);
     expect(r.length).toBe(24000);
     expect(estimateF0(r, 24000).median).toBeCloseTo(220, -0.5);
+  });
+  it('resamples with the polyphase filter: same length, tones kept clean up to 70 % of the lower Nyquist', async () => {
+    for (const [from, to] of [
+      [22050, 24000],
+      [16000, 24000],
+      [24000, 16000],
+      [44100, 24000],
+      [22050, 48000],
+    ] as const) {
+      for (const hz of [150, 1000, 4000, 0.35 * Math.min(from, to)]) {
+        const x = Float32Array.from({ length: from }, (_, k) => 0.5 * Math.sin((2 * Math.PI * hz * k) / from));
+        const y = resamplePolyphase(x, from, to);
+        expect(y.length).toBe(to);
+        let err = 0,
+          n = 0;
+        // The edges meet the zeros around the signal; the middle must match the ideal tone.
+        for (let k = 100; k < y.length - 100; k++, n++) err += (y[k]! - 0.5 * Math.sin((2 * Math.PI * hz * k) / to)) ** 2;
+        expect(10 * Math.log10((0.125 * n) / err)).toBeGreaterThan(40);
+      }
+    }
+    // A tone above the output's Nyquist frequency is filtered out, not folded back in.
+    const high = Float32Array.from({ length: 24000 }, (_, k) => 0.5 * Math.sin((2 * Math.PI * 10000 * k) / 24000));
+    const down = resamplePolyphase(high, 24000, 16000);
+    expect(Math.sqrt(down.reduce((a, v) => a + v * v, 0) / down.length)).toBeLessThan(0.005);
+    // Agrees with the Speex resampler on speech-like audio.
+    const b = buzz(140, 1, 22050, 0.3);
+    const ours = resamplePolyphase(b, 22050, 24000);
+    const speex = await resample(b, 22050, 24000, 3);
+    expect(ours.length).toBe(speex.length);
+    let diff = 0;
+    for (let k = 100; k < ours.length - 100; k++) diff += (ours[k]! - speex[k]!) ** 2;
+    expect(Math.sqrt(diff / ours.length)).toBeLessThan(0.01);
+    expect(resamplePolyphase(b, 22050, 22050)).toBe(b);
+    expect(resamplePolyphase(new Float32Array(0), 22050, 24000).length).toBe(0);
   });
   it('shifts pitch by semitones keeping duration, and changes speed keeping pitch', async () => {
     const s = buzz(150, 2, 22050);

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeAudio, runFfmpeg } from '../src/audio/ffmpeg.ts';
+import { countFrames } from '../src/audio/mp3-frames.ts';
 import { estimateF0 } from '../src/dsp/f0.ts';
 import { decodeWav } from '../src/dsp/pcm.ts';
 import { createSpeech, type Speech } from '../src/speech.ts';
@@ -62,7 +63,64 @@ describe('formats', () => {
   });
 });
 
+/** The input rate an Ogg Opus file declares in its OpusHead (first page, one segment). */
+const opusInputRate = (audio: Buffer): number => audio.readUInt32LE(28 + 12);
+
+describe('sample rates', () => {
+  it('keeps the engine rate where mp3 has it (eSpeak, 22,050 Hz), whole and streamed, at the right length', async () => {
+    const r = await speech.synthesize({ text: TEXT, voiceId: 'espeak:en-us', format: 'mp3', speed: 1.1 });
+    expect(r.sampleRate).toBe(22050);
+    const whole = await decodeAudio(r.audio, 'mp3');
+    expect(whole.sampleRate).toBe(22050);
+    expect(Math.abs(whole.samples.length / 22050 - r.durationSec)).toBeLessThan(0.06);
+    const parts: Buffer[] = [];
+    for await (const b of speech.synthesizeStream({ text: TEXT, voiceId: 'espeak:en-us', format: 'mp3', speed: 1.2 }))
+      parts.push(b);
+    const streamed = await decodeAudio(Buffer.concat(parts), 'mp3');
+    expect(streamed.sampleRate).toBe(22050);
+    expect(Math.abs(streamed.samples.length / 22050 - (r.durationSec * 1.1) / 1.2)).toBeLessThan(0.25);
+    expect(estimateF0(streamed.samples, 22050).voicedFraction).toBeGreaterThan(0.2);
+  });
+
+  it('resamples where the format lacks the engine rate (Ogg Opus) and keeps WAV and PCM at the configured rate', async () => {
+    const opus = await speech.synthesize({ text: TEXT, voiceId: 'espeak:en-us', format: 'opus', speed: 1.1 });
+    expect(opus.sampleRate).toBe(24000);
+    expect(opusInputRate(opus.audio)).toBe(24000);
+    const wav = await speech.synthesize({ text: TEXT, voiceId: 'espeak:en-us', format: 'wav', speed: 1.1 });
+    expect(wav.sampleRate).toBe(24000);
+    expect(decodeWav(wav.audio).sampleRate).toBe(24000);
+  });
+
+  it('puts every format at a rate the operator configured', async () => {
+    const fixed = await createSpeech({ poolSize: 1, sampleRate: 24000, cache: false, warmup: false });
+    try {
+      const r = await fixed.synthesize({ text: 'One short sentence here.', voiceId: 'espeak:en-us', format: 'mp3' });
+      expect(r.sampleRate).toBe(24000);
+      const pcm = await decodeAudio(r.audio, 'mp3');
+      expect(pcm.sampleRate).toBe(24000);
+      expect(Math.abs(pcm.samples.length / 24000 - r.durationSec)).toBeLessThan(0.06);
+    } finally {
+      await fixed.close();
+    }
+  });
+});
+
 describe('streaming', () => {
+  it('sends a fraction of a second of the first sentence ahead of the rest of it, one valid file in all', async () => {
+    const text = 'This single sentence is long enough to take several seconds to say, so its start goes out first.';
+    const parts: Buffer[] = [];
+    for await (const b of speech.synthesizeStream({ text, voiceId: 'espeak:en-us', format: 'mp3', pitch: 3 })) parts.push(b);
+    // The Info frame, then the bytes of the first slice alone (64 kb/s: 8,000 bytes a second), then the rest.
+    expect(parts.length).toBeGreaterThanOrEqual(3);
+    expect(countFrames(parts[0]!)?.frames).toBe(1);
+    expect(parts[1]!.length).toBeGreaterThan(0.1 * 8000);
+    expect(parts[1]!.length).toBeLessThan(0.5 * 8000);
+    expect(parts.slice(2).reduce((n, p) => n + p.length, 0)).toBeGreaterThan(2.5 * 8000);
+    const whole = await decodeAudio(Buffer.concat(parts), 'mp3');
+    expect(whole.samples.length / whole.sampleRate).toBeGreaterThan(3);
+    expect(estimateF0(whole.samples, whole.sampleRate).voicedFraction).toBeGreaterThan(0.2);
+  });
+
   it('delivers the first chunk before the last sentence is synthesized', async () => {
     const text = Array.from({ length: 12 }, (_, i) => `This is sentence number ${i + 1} of a longer text that is streamed.`).join(
       ' ',

@@ -69,6 +69,12 @@ async function takeMp3(): Promise<WasmMediaEncoder<'audio/mpeg'>> {
 
 const LAME_RATES = new Set([8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000]);
 
+/** The rates each compressed format encodes as they are (MPEG-1/2/2.5 for mp3; libopus's five). */
+export const NATIVE_RATES: Readonly<Record<'mp3' | 'opus', readonly number[]>> = {
+  mp3: [...LAME_RATES],
+  opus: [...OPUS_RATES],
+};
+
 class Mp3Encoder implements Encoder {
   private lame: WasmMediaEncoder<'audio/mpeg'> | undefined;
   private started = false;

@@ -47,44 +47,115 @@ function kWeighting(fs: number): Biquad[] {
   return [shelf, highpass];
 }
 
-function filter(x: Float32Array | Float64Array, f: Biquad): Float64Array {
-  const y = new Float64Array(x.length);
+const kCache = new Map<number, Biquad[]>();
+const kWeightingAt = (fs: number): Biquad[] => {
+  let k = kCache.get(fs);
+  if (!k) kCache.set(fs, (k = kWeighting(fs)));
+  return k;
+};
+
+/**
+ * K-weighted energy of every `step`-long segment (the last, partial one included), both filter
+ * stages and the squaring in one pass over the samples: no array per stage, nothing per sample
+ * allocated. Runs on every sentence, twice when the limiter had to act.
+ */
+function segmentEnergies(x: Float32Array, sampleRate: number, step: number): Float64Array {
+  const [s, h] = kWeightingAt(sampleRate) as [Biquad, Biquad];
+  const sb0 = s.b0,
+    sb1 = s.b1,
+    sb2 = s.b2,
+    sa1 = s.a1,
+    sa2 = s.a2;
+  const hb0 = h.b0,
+    hb1 = h.b1,
+    hb2 = h.b2,
+    ha1 = h.a1,
+    ha2 = h.a2;
+  const n = x.length;
+  const out = new Float64Array(Math.ceil(n / step));
   let x1 = 0,
     x2 = 0,
+    u1 = 0,
+    u2 = 0,
     y1 = 0,
-    y2 = 0;
-  for (let i = 0; i < x.length; i++) {
+    y2 = 0,
+    e = 0,
+    k = 0,
+    seg = 0;
+  for (let i = 0; i < n; i++) {
     const x0 = x[i]!;
-    const y0 = f.b0 * x0 + f.b1 * x1 + f.b2 * x2 - f.a1 * y1 - f.a2 * y2;
-    y[i] = y0;
+    const u0 = sb0 * x0 + sb1 * x1 + sb2 * x2 - sa1 * u1 - sa2 * u2;
+    const y0 = hb0 * u0 + hb1 * u1 + hb2 * u2 - ha1 * y1 - ha2 * y2;
     x2 = x1;
     x1 = x0;
+    u2 = u1;
+    u1 = u0;
     y2 = y1;
     y1 = y0;
+    e += y0 * y0;
+    if (++k === step) {
+      out[seg++] = e;
+      e = 0;
+      k = 0;
+    }
   }
-  return y;
+  if (k) out[seg] = e;
+  return out;
 }
 
 /** Integrated loudness in LUFS; -Infinity for silence. */
 export function integratedLoudness(samples: Float32Array, sampleRate: number): number {
-  if (samples.length === 0) return -Infinity;
-  let y: Float64Array | Float32Array = samples;
-  for (const f of kWeighting(sampleRate)) y = filter(y, f);
+  const n = samples.length;
+  if (n === 0) return -Infinity;
   const block = Math.round(0.4 * sampleRate);
   const step = Math.round(0.1 * sampleRate);
-  // Prefix sums of squares make every 400 ms block O(1).
-  const prefix = new Float64Array(y.length + 1);
-  for (let i = 0; i < y.length; i++) prefix[i + 1] = prefix[i]! + y[i]! * y[i]!;
-  const powers: number[] = [];
-  if (y.length < block) powers.push(prefix[y.length]! / y.length);
-  else
-    for (let start = 0; start + block <= y.length; start += step) powers.push((prefix[start + block]! - prefix[start]!) / block);
-  const lufs = (p: number): number => -0.691 + 10 * Math.log10(p);
-  const abs = powers.filter((p) => p > 0 && lufs(p) > -70);
-  if (!abs.length) return -Infinity;
-  const relGate = lufs(abs.reduce((a, b) => a + b, 0) / abs.length) - 10;
-  const rel = abs.filter((p) => lufs(p) > relGate);
-  return lufs(rel.reduce((a, b) => a + b, 0) / rel.length);
+  // A 400 ms block is four 100 ms steps at every usual rate; at a rate where rounding breaks that
+  // (11,025 Hz), segments of one sample keep the blocks exact.
+  const unit = block === 4 * step ? step : 1;
+  const perBlock = block / unit;
+  const seg = segmentEnergies(samples, sampleRate, unit);
+  const blocks = n < block ? 1 : Math.floor((n - block) / step) + 1;
+  const powers = new Float64Array(blocks);
+  if (n < block) {
+    let e = 0;
+    for (let i = 0; i < seg.length; i++) e += seg[i]!;
+    powers[0] = e / n;
+  } else {
+    const stride = step / unit;
+    // A running window sum over segments: each block adds one step and drops one.
+    let e = 0;
+    for (let j = 0; j < perBlock; j++) e += seg[j]!;
+    powers[0] = e / block;
+    for (let b = 1; b < blocks; b++) {
+      const from = (b - 1) * stride;
+      for (let j = 0; j < stride; j++) e += seg[from + perBlock + j]! - seg[from + j]!;
+      powers[b] = e / block;
+    }
+  }
+  // Gates compared as powers: -70 LUFS absolute, then 10 LU under the mean of what passed.
+  const toPower = (lufs: number): number => Math.pow(10, (lufs + 0.691) / 10);
+  const absGate = toPower(-70);
+  let sum = 0,
+    count = 0;
+  for (let b = 0; b < blocks; b++) {
+    const p = powers[b]!;
+    if (p > absGate) {
+      sum += p;
+      count++;
+    }
+  }
+  if (!count) return -Infinity;
+  const relGate = (sum / count) * Math.pow(10, -1);
+  let relSum = 0,
+    relCount = 0;
+  for (let b = 0; b < blocks; b++) {
+    const p = powers[b]!;
+    if (p > absGate && p > relGate) {
+      relSum += p;
+      relCount++;
+    }
+  }
+  return -0.691 + 10 * Math.log10(relSum / relCount);
 }
 
 export function peakDbfs(samples: Float32Array): number {
@@ -107,7 +178,8 @@ export function normalizeLoudness(
     const measured = integratedLoudness(out, sampleRate);
     if (!Number.isFinite(measured) || Math.abs(targetLufs - measured) < 0.2) break;
     const gain = Math.pow(10, Math.min(30, targetLufs - measured) / 20);
-    const next = new Float32Array(out.length);
+    // The caller's samples are left alone; the second pass works on the array the first made.
+    const next = out === samples ? new Float32Array(out.length) : out;
     for (let i = 0; i < out.length; i++) next[i] = out[i]! * gain;
     out = limit(next, sampleRate, ceiling);
   }
@@ -116,34 +188,50 @@ export function normalizeLoudness(
 
 /** Look-ahead limiter: the gain at each sample is the minimum needed within ±5 ms, released over 60 ms. */
 export function limit(x: Float32Array, sampleRate: number, ceiling: number): Float32Array {
+  const n = x.length;
+  let first = -1;
+  for (let i = 0; i < n; i++)
+    if (Math.abs(x[i]!) > ceiling) {
+      first = i;
+      break;
+    }
+  if (first < 0) return x;
   const la = Math.max(1, Math.round(0.005 * sampleRate));
-  const need = new Float32Array(x.length);
-  let any = false;
-  for (let i = 0; i < x.length; i++) {
+  const w = 2 * la + 1;
+  // The gain each sample needs, with `la` samples of 1 on both sides so every window is whole.
+  const m = n + 2 * la;
+  const need = new Float32Array(m).fill(1);
+  // Blocks of w with a sample over the ceiling; every other block's minima are 1 and left as filled.
+  const blocks = Math.ceil(m / w);
+  const loud = new Uint8Array(blocks);
+  for (let i = first; i < n; i++) {
     const a = Math.abs(x[i]!);
-    need[i] = a > ceiling ? ceiling / a : 1;
-    if (a > ceiling) any = true;
+    if (a > ceiling) {
+      need[i + la] = ceiling / a;
+      loud[((i + la) / w) | 0] = 1;
+    }
   }
-  if (!any) return x;
-  // Sliding minimum over [i - la, i + la] with a monotonic deque.
-  const g = new Float32Array(x.length);
-  const dq: number[] = [];
-  let head = 0;
-  for (let j = 0; j < x.length + la; j++) {
-    if (j < x.length) {
-      while (dq.length > head && need[dq[dq.length - 1]!]! >= need[j]!) dq.pop();
-      dq.push(j);
-    }
-    const i = j - la;
-    if (i >= 0) {
-      while (dq[head]! < i - la) head++;
-      g[i] = need[dq[head]!]!;
-    }
+  // Sliding minimum over windows of w (van Herk / Gil-Werman): minima from each w-block's start
+  // and to its end; a window spans at most two blocks, so its minimum is one of each.
+  const fromStart = new Float32Array(m).fill(1);
+  const toEnd = new Float32Array(m).fill(1);
+  for (let b = 0; b < blocks; b++) {
+    if (!loud[b]) continue;
+    const start = b * w;
+    const end = Math.min(m, start + w);
+    let lo = 1;
+    for (let i = start; i < end; i++) fromStart[i] = lo = Math.min(lo, need[i]!);
+    lo = 1;
+    for (let i = end - 1; i >= start; i--) toEnd[i] = lo = Math.min(lo, need[i]!);
   }
   const release = 1 - Math.exp(-1 / (0.06 * sampleRate));
   let cur = 1;
-  for (let i = 0; i < x.length; i++) {
-    cur = Math.min(g[i]!, cur + (1 - cur) * release);
+  // Before the window of the first loud sample the gain is 1 and nothing changes.
+  for (let i = Math.max(0, first - la); i < n; i++) {
+    // Window [i - la, i + la] of x is [i, i + 2la] of the padded array.
+    const gi = Math.min(toEnd[i]!, fromStart[i + w - 1]!);
+    cur = cur + (1 - cur) * release;
+    if (gi < cur) cur = gi;
     x[i] = x[i]! * cur;
   }
   return x;

@@ -27,7 +27,7 @@ export async function* synthesizeChunks(
   plan: Plan,
   signal?: AbortSignal,
   onProgress?: (p: { done: number; total: number }) => void,
-  opts: { firstAlone?: boolean } = {},
+  opts: { firstAlone?: boolean; keepRates?: number[] } = {},
 ): AsyncIterable<SentenceAudio> {
   const job = (text: string) => ({
     engine: plan.voice.engine,
@@ -38,6 +38,7 @@ export async function* synthesizeChunks(
     pitch: plan.pitch,
     profile: plan.profile,
     sampleRate: ctx.sampleRate,
+    ...(opts.keepRates ? { keepRates: opts.keepRates } : {}),
     loudness: true,
     ...(plan.reference ? { reference: plan.reference } : {}),
   });

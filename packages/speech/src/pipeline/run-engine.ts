@@ -36,6 +36,7 @@ export async function runEngine(engine: Engine, job: SynthesisJob, signal?: Abor
       semitones: engine.capabilities.nativePitch ? 0 : totalSemitones(req),
       loudness: job.loudness,
       sampleRate: job.sampleRate,
+      ...(job.keepRates ? { keepRates: job.keepRates } : {}),
     },
   );
   return {

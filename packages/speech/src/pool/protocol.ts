@@ -15,6 +15,8 @@ export interface SynthesisJob {
   profile: VoiceProfile;
   /** Output sample rate; the worker resamples. */
   sampleRate: number;
+  /** Engine rates the output format takes as they are (mp3, Ogg Opus): audio at one is not resampled. */
+  keepRates?: number[];
   /** Normalize loudness to the platform target. */
   loudness: boolean;
   reference?: EngineRequest['reference'];
