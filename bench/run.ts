@@ -6,6 +6,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { createSpeech, type AudioFormat, type Speech } from '@polyvox/speech';
+import { bundleRow, measureBundle } from './bundle.js';
 import { createFloor, type Floor } from './floor.js';
 import { startServer, type BenchServer } from './server.js';
 import { median, quantile, time } from './stats.js';
@@ -242,12 +243,14 @@ async function cache(s: BenchServer): Promise<Row> {
 
 async function main() {
   const started = new Date();
+  const ratiosOnly = process.argv.includes('--only') && process.argv[process.argv.indexOf('--only') + 1] === 'ratios';
+  // Built first, from the current sources, so the row measures what a visitor would load now.
+  const bundle = ratiosOnly ? null : bundleRow(measureBundle(undefined, { build: true }));
   const server = await startServer();
   const speech = await createSpeech({ cache: false });
   const rows: Row[] = [];
   // `--only ratios` measures the floor and first-byte rows alone, to compare a change quickly.
-  const onlyAt = process.argv.indexOf('--only');
-  const ratiosOnly = onlyAt >= 0 && process.argv[onlyAt + 1] === 'ratios';
+  if (bundle) rows.push(bundle);
   try {
     if (!ratiosOnly) rows.push(...(await engineRtf(speech)));
     const floor = await createFloor();
