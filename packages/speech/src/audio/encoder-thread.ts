@@ -5,10 +5,6 @@
 import { parentPort } from 'node:worker_threads';
 import { encodeAudio, openEncoder, type Encoder } from './encoders.ts';
 import type { FromEncoder, ToEncoder } from './encoder-protocol.ts';
-import { lowerPriority } from '../pool/priority.ts';
-
-// Encoding is background work like synthesis: the API's event loop gets a core first.
-lowerPriority();
 
 const port = parentPort!;
 const streams = new Map<number, Encoder>();
