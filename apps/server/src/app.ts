@@ -187,6 +187,9 @@ export async function buildApp(
   // In-flight paid work gets a short grace, then stops and releases its hold before the database closes.
   app.addHook('preClose', async () => {
     await ctx.synthesis.stopAll(SHUTDOWN_GRACE_MS);
+    // A reply its client stopped reading (a stream whose bytes sit unread) would keep the server from ever
+    // closing: whatever is still open one more grace later is cut off. Its paid work was released above.
+    setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_GRACE_MS).unref();
   });
   app.addHook('onClose', async () => {
     stopSweeper();
