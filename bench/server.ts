@@ -3,6 +3,7 @@ import fs from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { waitUntilReady } from './wait.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 
@@ -40,17 +41,7 @@ export async function startServer(): Promise<BenchServer> {
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; ; i++) {
-    try {
-      if ((await fetch(`${url}/healthz`)).ok) break;
-    } catch {
-      /* starting */
-    }
-    if (i > 300) throw new Error('server did not start');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  // Wait for the engines to be up, as a running server has them.
-  await fetch(`${url}/tts/config`);
+  await waitUntilReady(url, 300);
   const anon = (await (
     await fetch(`${url}/accounts/anonymous`, {
       method: 'POST',

@@ -12,6 +12,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { waitUntilReady } from '../bench/wait.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 const { values: args } = parseArgs({
@@ -151,16 +152,7 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', () => void stop().then(() => process.exit(130)));
   try {
-    for (let i = 0; ; i++) {
-      try {
-        if ((await fetch(`${url}/healthz`)).ok) break;
-      } catch {
-        /* starting */
-      }
-      if (i > 600) throw new Error('the server did not start');
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    await fetch(`${url}/tts/config`);
+    await waitUntilReady(url, 600);
     const t0 = performance.now();
     const samples: Sample[] = [await sample(server.pid!, t0)];
     const deadline = Date.now() + minutes * 60_000;
