@@ -32,10 +32,12 @@ export function CostBar({ credits, estimating, over, balance, canGenerate, busy,
   const stoppable = busy && !jobRunning;
   const generateGuard = useRef(new ClickGuard(CLICK_GUARD_MS));
   const stopGuard = useRef(new ClickGuard(CLICK_GUARD_MS));
-  // A Stop that has just appeared, or a Generate that has just come back, ignores a click meant for before.
+  // A Stop that has just appeared ignores a click meant for before. Generate needs no such hold: Stop
+  // never sits in its place, and the second press of a double click falls within the window of the
+  // first accepted press however quickly the generation came back; a hold here would swallow a
+  // deliberate click made just after a short generation finished.
   useEffect(() => {
-    stopGuard.current.hold(Date.now());
-    generateGuard.current.hold(Date.now());
+    if (busy) stopGuard.current.hold(Date.now());
   }, [busy]);
   return (
     <Stack gap="xs" mt="md">
