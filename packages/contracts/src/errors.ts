@@ -159,8 +159,39 @@ const RULES = new Map<string, { 'zh-CN': string; 'zh-TW': string }>([
   ['the request headers took too long to arrive', { 'zh-CN': '请求头发送超时', 'zh-TW': '請求標頭傳送逾時' }],
 ]);
 
+/** The rules the server words from a schema's constraint (`ruleOf` in the server), with their number or list. */
+const RULE_PATTERNS: { re: RegExp; 'zh-CN': string; 'zh-TW': string }[] = [
+  { re: /^must be at least (.+) characters long$/, 'zh-CN': '至少须有 $1 个字符', 'zh-TW': '至少須有 $1 個字元' },
+  { re: /^must be at most (.+) characters long$/, 'zh-CN': '最多 $1 个字符', 'zh-TW': '最多 $1 個字元' },
+  { re: /^must have at least (.+) items$/, 'zh-CN': '至少须有 $1 项', 'zh-TW': '至少須有 $1 項' },
+  { re: /^must have at most (.+) items$/, 'zh-CN': '最多 $1 项', 'zh-TW': '最多 $1 項' },
+  { re: /^must be at least (.+)$/, 'zh-CN': '须不小于 $1', 'zh-TW': '須不小於 $1' },
+  { re: /^must be at most (.+)$/, 'zh-CN': '须不大于 $1', 'zh-TW': '須不大於 $1' },
+  { re: /^must be greater than (.+)$/, 'zh-CN': '须大于 $1', 'zh-TW': '須大於 $1' },
+  { re: /^must be less than (.+)$/, 'zh-CN': '须小于 $1', 'zh-TW': '須小於 $1' },
+  { re: /^must be of type (.+)$/, 'zh-CN': '类型须为 $1', 'zh-TW': '類型須為 $1' },
+  { re: /^must be one of: (.*)$/, 'zh-CN': '须为以下之一：$1', 'zh-TW': '須為以下之一：$1' },
+  { re: /^must be a valid (.+)$/, 'zh-CN': '须为有效的 $1', 'zh-TW': '須為有效的 $1' },
+  { re: /^must be a multiple of (.+)$/, 'zh-CN': '须为 $1 的倍数', 'zh-TW': '須為 $1 的倍數' },
+  { re: /^has unknown fields: (.*)$/, 'zh-CN': '包含未知字段：$1', 'zh-TW': '包含未知欄位：$1' },
+  { re: /^has an invalid format$/, 'zh-CN': '格式不正确', 'zh-TW': '格式不正確' },
+  { re: /^has an invalid value$/, 'zh-CN': '值不正确', 'zh-TW': '值不正確' },
+];
+
+/** True when the catalogue translates this rule (a fixed rule or a worded constraint). */
+export function isKnownRule(rule: string): boolean {
+  return RULES.has(rule) || RULE_PATTERNS.some((p) => p.re.test(rule));
+}
+
+function translateRule(rule: string, locale: 'zh-CN' | 'zh-TW'): string | undefined {
+  const fixed = RULES.get(rule)?.[locale];
+  if (fixed) return fixed;
+  const pattern = RULE_PATTERNS.find((p) => p.re.test(rule));
+  return pattern ? rule.replace(pattern.re, pattern[locale]) : undefined;
+}
+
 export function errorMessage(code: ErrorCode, locale: MessageLocale, params: Record<string, string | number> = {}): string {
-  const rule = locale === 'en' || typeof params.rule !== 'string' ? undefined : RULES.get(params.rule)?.[locale];
+  const rule = locale === 'en' || typeof params.rule !== 'string' ? undefined : translateRule(params.rule, locale);
   return formatMessage(ERROR_MESSAGES[locale][code], rule ? { ...params, rule } : params);
 }
 

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { errorMessage, LIMITS, type ErrorCode } from '@polyvox/contracts';
+import { errorMessage, isKnownRule, LIMITS, type ErrorCode } from '@polyvox/contracts';
 import { AppError, isAppError } from '../platform/errors.js';
 import { requestLocale } from './locale.js';
 import { JSON_BODY_LIMIT_TEXT } from './body.js';
@@ -16,8 +16,19 @@ const REQUEST_PART = new Map([
 interface Issue {
   path?: PropertyKey[];
   message?: string;
-  params?: { issue?: Issue };
+  code?: string;
+  origin?: string;
+  minimum?: number | bigint;
+  maximum?: number | bigint;
+  inclusive?: boolean;
+  expected?: string;
+  values?: unknown[];
+  format?: string;
+  divisor?: number;
+  keys?: string[];
+  params?: Omit<Issue, 'params'> & { issue?: Issue };
   instancePath?: string;
+  keyword?: string;
 }
 
 /**
@@ -27,7 +38,8 @@ interface Issue {
  */
 function fromValidation(error: FastifyError, request: FastifyRequest): AppError {
   const first = (error.validation?.[0] ?? {}) as Issue;
-  const issue = first.params?.issue ?? first;
+  // fastify-type-provider-zod hands the zod issue over as {keyword: code, message, params: the rest}.
+  const issue: Issue = first.params?.issue ?? { ...(first.params ?? {}), code: first.keyword, message: first.message };
   const path = issue.path?.map(String) ?? (first.instancePath ?? '').split('/').filter(Boolean);
   const field = path.join('.') || 'body';
   const partName = REQUEST_PART.get(error.validationContext ?? '');
@@ -38,7 +50,42 @@ function fromValidation(error: FastifyError, request: FastifyRequest): AppError 
   );
   // Absent is missing whatever zod calls it (invalid_type for a string, invalid_value for an enum).
   if (value === undefined || (path.length === 0 && value === null)) return new AppError('PARAMETERS_NEEDED', { field });
-  return new AppError('VALIDATION_FAILED', { field, rule: issue.message ?? 'invalid' });
+  return new AppError('VALIDATION_FAILED', { field, rule: ruleOf(issue) });
+}
+
+/**
+ * The rule a zod issue broke, in the fixed English wording that the message catalogue translates (zod's own
+ * messages are English only). A schema's own message that the catalogue knows is kept as written.
+ */
+export function ruleOf(issue: Issue): string {
+  if (issue.message && isKnownRule(issue.message)) return issue.message;
+  const n = (v: number | bigint | undefined) => String(v ?? '');
+  switch (issue.code) {
+    case 'too_small':
+      if (issue.origin === 'string') return `must be at least ${n(issue.minimum)} characters long`;
+      if (issue.origin === 'array' || issue.origin === 'set') return `must have at least ${n(issue.minimum)} items`;
+      return issue.inclusive === false ? `must be greater than ${n(issue.minimum)}` : `must be at least ${n(issue.minimum)}`;
+    case 'too_big':
+      if (issue.origin === 'string') return `must be at most ${n(issue.maximum)} characters long`;
+      if (issue.origin === 'array' || issue.origin === 'set') return `must have at most ${n(issue.maximum)} items`;
+      return issue.inclusive === false ? `must be less than ${n(issue.maximum)}` : `must be at most ${n(issue.maximum)}`;
+    case 'invalid_type':
+      return `must be of type ${issue.expected ?? 'unknown'}`;
+    case 'invalid_value':
+      return `must be one of: ${(issue.values ?? []).map(String).join(', ')}`;
+    case 'invalid_format':
+      return issue.format === 'regex' ? 'has an invalid format' : `must be a valid ${issue.format ?? 'value'}`;
+    case 'not_multiple_of':
+      return `must be a multiple of ${issue.divisor ?? ''}`;
+    case 'unrecognized_keys':
+      return `has unknown fields: ${(issue.keys ?? []).join(', ')}`;
+    case 'invalid_union':
+    case 'invalid_key':
+    case 'invalid_element':
+      return 'has an invalid value';
+    default:
+      return issue.message ?? 'has an invalid value';
+  }
 }
 
 /** Maps framework errors (bad JSON, body too large, media type) onto the closed list. */
