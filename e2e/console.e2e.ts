@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { libraryTests } from './flows/library';
 import { playgroundTests } from './flows/playground';
+import { profileEmailTests } from './flows/profile-email';
 import { sessionTests } from './flows/session';
 import { shellTests } from './flows/shell';
 import { Console, launchBrowser } from './lib/browser';
@@ -22,6 +23,7 @@ sessionTests(suite);
 shellTests(suite);
 playgroundTests(suite);
 libraryTests(suite);
+profileEmailTests(suite);
 
 async function main(): Promise<number> {
   fs.mkdirSync(SHOTS, { recursive: true });

@@ -11,7 +11,14 @@ export class Suite {
   passed = 0;
   failed = 0;
 
+  /** `E2E_ONLY=part,part` keeps the tests whose names contain one of the parts (for working on one flow). */
+  private readonly only = (process.env.E2E_ONLY ?? '')
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
+
   test(name: string, fn: TestFn): void {
+    if (this.only.length > 0 && !this.only.some((part) => name.includes(part))) return;
     this.entries.push({ name, fn });
   }
 

@@ -73,7 +73,14 @@ export async function startServer(timeoutMs = 180_000): Promise<RunningServer> {
   let output = '';
   const child = spawn(process.execPath, [path.join(ROOT, 'scripts/start.mjs')], {
     cwd: ROOT,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, PREVIEW_PRERENDER: 'false' },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      PREVIEW_PRERENDER: 'false',
+      TRUST_PROXY: 'true',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const keep = (chunk: Buffer) => {
