@@ -25,11 +25,26 @@ const PublicPricingPage = page(
   () => import('./pages/PricingPage'),
   (m) => m.PublicPricingPage,
 );
-const accountPages = () => import('./pages/app/AccountPages');
-const ApiKeysPage = page(accountPages, (m) => m.ApiKeysPage);
-const AppPricingPage = page(accountPages, (m) => m.AppPricingPage);
-const OrdersPage = page(accountPages, (m) => m.OrdersPage);
-const UsagePage = page(accountPages, (m) => m.UsagePage);
+const ApiKeysPage = page(
+  () => import('./pages/app/economy/ApiKeysPage'),
+  (m) => m.ApiKeysPage,
+);
+const AppPricingPage = page(
+  () => import('./pages/PricingPage'),
+  (m) => m.PricingContent,
+);
+const OrdersPage = page(
+  () => import('./pages/app/economy/OrdersPage'),
+  (m) => m.OrdersPage,
+);
+const OrderResultPage = page(
+  () => import('./pages/app/economy/OrderResultPage'),
+  (m) => m.OrderResultPage,
+);
+const UsagePage = page(
+  () => import('./pages/app/economy/UsagePage'),
+  (m) => m.UsagePage,
+);
 const DashboardPage = page(
   () => import('./pages/app/DashboardPage'),
   (m) => m.DashboardPage,
@@ -208,6 +223,14 @@ export const router = createHashRouter([
             element: (
               <Load>
                 <OrdersPage />
+              </Load>
+            ),
+          },
+          {
+            path: 'orders/:id/result',
+            element: (
+              <Load>
+                <OrderResultPage />
               </Load>
             ),
           },

@@ -1,0 +1,135 @@
+import { useState } from 'react';
+import { ActionIcon, Button, Menu, Paper, Skeleton, Stack, Table, Text } from '@mantine/core';
+import { IconDots, IconPencil, IconPlus, IconScale, IconTrash } from '@tabler/icons-react';
+import { useTranslation } from 'react-i18next';
+import type { ApiKey } from '../../../api/economy';
+import { EmptyTable } from '../../../components/EmptyTable';
+import { PageHeader } from '../../../components/PageHeader';
+import { useApiKeys } from '../../../economy/queries';
+import { formatDateTime } from '../../../economy/usage';
+import { useLocaleChoice } from '../../../i18n/hooks';
+import { formatNumber } from '../../../lib/format';
+import { CreateKeyDialog, DeleteKeyDialog, EditKeyDialog } from './KeyDialogs';
+
+type Dialog = { kind: 'create' } | { kind: 'name' | 'limit'; key: ApiKey } | { kind: 'delete'; key: ApiKey } | null;
+
+function KeyRow({ apiKey, onAction }: { apiKey: ApiKey; onAction: (d: Dialog) => void }) {
+  const { t } = useTranslation();
+  const { ui } = useLocaleChoice();
+  return (
+    <Table.Tr data-testid="key-row" data-key-id={apiKey.id} data-name={apiKey.name}>
+      <Table.Td fw={600} data-testid="key-row-name">
+        {apiKey.name}
+      </Table.Td>
+      <Table.Td>
+        <Text ff="monospace" size="sm" data-testid="key-row-prefix">
+          {apiKey.prefix}…
+        </Text>
+      </Table.Td>
+      <Table.Td data-testid="key-row-limit">
+        {apiKey.limit == null ? t('apiKeys.noLimit') : formatNumber(apiKey.limit, ui)}
+      </Table.Td>
+      <Table.Td data-testid="key-row-used">{formatNumber(apiKey.used, ui)}</Table.Td>
+      <Table.Td>{formatDateTime(apiKey.created_at, ui)}</Table.Td>
+      <Table.Td data-testid="key-row-last-used">{formatDateTime(apiKey.last_used_at, ui) ?? t('apiKeys.neverUsed')}</Table.Td>
+      <Table.Td>
+        <Menu position="bottom-end" withinPortal>
+          <Menu.Target>
+            <ActionIcon
+              variant="subtle"
+              color="gray"
+              aria-label={t('apiKeys.actions', { name: apiKey.name })}
+              data-testid="key-menu"
+            >
+              <IconDots size={18} />
+            </ActionIcon>
+          </Menu.Target>
+          <Menu.Dropdown>
+            <Menu.Item
+              leftSection={<IconPencil size={14} />}
+              onClick={() => onAction({ kind: 'name', key: apiKey })}
+              data-testid="key-rename"
+            >
+              {t('apiKeys.rename')}
+            </Menu.Item>
+            <Menu.Item
+              leftSection={<IconScale size={14} />}
+              onClick={() => onAction({ kind: 'limit', key: apiKey })}
+              data-testid="key-change-limit"
+            >
+              {t('apiKeys.changeLimit')}
+            </Menu.Item>
+            <Menu.Item
+              color="red"
+              leftSection={<IconTrash size={14} />}
+              onClick={() => onAction({ kind: 'delete', key: apiKey })}
+              data-testid="key-delete"
+            >
+              {t('apiKeys.delete')}
+            </Menu.Item>
+          </Menu.Dropdown>
+        </Menu>
+      </Table.Td>
+    </Table.Tr>
+  );
+}
+
+/** The account's API keys: create (the secret shown once), rename, limit, delete; prefix, use and last use. */
+export function ApiKeysPage() {
+  const { t } = useTranslation();
+  const { data, isPending } = useApiKeys();
+  const [dialog, setDialog] = useState<Dialog>(null);
+  const close = () => setDialog(null);
+  const items = data?.items ?? [];
+  const columns = [
+    t('apiKeys.colName'),
+    t('apiKeys.colKey'),
+    t('apiKeys.colLimit'),
+    t('apiKeys.colUsed'),
+    t('apiKeys.colCreated'),
+    t('apiKeys.colLastUsed'),
+  ];
+
+  return (
+    <Stack data-testid="api-keys-page">
+      <PageHeader
+        title={t('apiKeys.title')}
+        description={t('apiKeys.description')}
+        actions={
+          <Button leftSection={<IconPlus size={16} />} onClick={() => setDialog({ kind: 'create' })} data-testid="key-create">
+            {t('apiKeys.create')}
+          </Button>
+        }
+      />
+      {isPending ? (
+        <Skeleton h={160} radius="md" />
+      ) : items.length === 0 ? (
+        <EmptyTable columns={columns} title={t('apiKeys.emptyTitle')} body={t('apiKeys.emptyBody')} />
+      ) : (
+        <Paper withBorder radius="md">
+          <Table.ScrollContainer minWidth={760}>
+            <Table highlightOnHover data-testid="keys-table">
+              <Table.Thead>
+                <Table.Tr>
+                  {[...columns, t('apiKeys.colActions')].map((c) => (
+                    <Table.Th key={c}>{c}</Table.Th>
+                  ))}
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {items.map((k) => (
+                  <KeyRow key={k.id} apiKey={k} onAction={setDialog} />
+                ))}
+              </Table.Tbody>
+            </Table>
+          </Table.ScrollContainer>
+        </Paper>
+      )}
+      {dialog?.kind === 'create' && <CreateKeyDialog onClose={close} />}
+      {(dialog?.kind === 'name' || dialog?.kind === 'limit') && (
+        <EditKeyDialog key={`${dialog.kind}-${dialog.key.id}`} apiKey={dialog.key} mode={dialog.kind} onClose={close} />
+      )}
+      {dialog?.kind === 'delete' && <DeleteKeyDialog apiKey={dialog.key} onClose={close} />}
+    </Stack>
+  );
+}
