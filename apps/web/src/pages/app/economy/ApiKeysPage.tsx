@@ -1,6 +1,6 @@
 import { useState } from 'react';
-import { ActionIcon, Button, Menu, Paper, Skeleton, Stack, Table, Text } from '@mantine/core';
-import { IconDots, IconPencil, IconPlus, IconScale, IconTrash } from '@tabler/icons-react';
+import { ActionIcon, Button, Group, Paper, Skeleton, Stack, Table, Text, Tooltip } from '@mantine/core';
+import { IconPencil, IconPlus, IconScale, IconTrash } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import type { ApiKey } from '../../../api/economy';
 import { EmptyTable } from '../../../components/EmptyTable';
@@ -33,42 +33,41 @@ function KeyRow({ apiKey, onAction }: { apiKey: ApiKey; onAction: (d: Dialog) =>
       <Table.Td>{formatDateTime(apiKey.created_at, ui)}</Table.Td>
       <Table.Td data-testid="key-row-last-used">{formatDateTime(apiKey.last_used_at, ui) ?? t('apiKeys.neverUsed')}</Table.Td>
       <Table.Td>
-        <Menu position="bottom-end" withinPortal>
-          <Menu.Target>
+        <Group gap={4} wrap="nowrap">
+          <Tooltip label={t('apiKeys.rename')} withArrow>
             <ActionIcon
               variant="subtle"
               color="gray"
-              aria-label={t('apiKeys.actions', { name: apiKey.name })}
-              data-testid="key-menu"
-            >
-              <IconDots size={18} />
-            </ActionIcon>
-          </Menu.Target>
-          <Menu.Dropdown>
-            <Menu.Item
-              leftSection={<IconPencil size={14} />}
+              aria-label={`${t('apiKeys.rename')}: ${apiKey.name}`}
               onClick={() => onAction({ kind: 'name', key: apiKey })}
               data-testid="key-rename"
             >
-              {t('apiKeys.rename')}
-            </Menu.Item>
-            <Menu.Item
-              leftSection={<IconScale size={14} />}
+              <IconPencil size={16} />
+            </ActionIcon>
+          </Tooltip>
+          <Tooltip label={t('apiKeys.changeLimit')} withArrow>
+            <ActionIcon
+              variant="subtle"
+              color="gray"
+              aria-label={`${t('apiKeys.changeLimit')}: ${apiKey.name}`}
               onClick={() => onAction({ kind: 'limit', key: apiKey })}
               data-testid="key-change-limit"
             >
-              {t('apiKeys.changeLimit')}
-            </Menu.Item>
-            <Menu.Item
+              <IconScale size={16} />
+            </ActionIcon>
+          </Tooltip>
+          <Tooltip label={t('apiKeys.delete')} withArrow>
+            <ActionIcon
+              variant="subtle"
               color="red"
-              leftSection={<IconTrash size={14} />}
+              aria-label={`${t('apiKeys.delete')}: ${apiKey.name}`}
               onClick={() => onAction({ kind: 'delete', key: apiKey })}
               data-testid="key-delete"
             >
-              {t('apiKeys.delete')}
-            </Menu.Item>
-          </Menu.Dropdown>
-        </Menu>
+              <IconTrash size={16} />
+            </ActionIcon>
+          </Tooltip>
+        </Group>
       </Table.Td>
     </Table.Tr>
   );

@@ -5,7 +5,7 @@ import {
   Group,
   Pagination,
   Paper,
-  Select,
+  NativeSelect,
   SimpleGrid,
   Skeleton,
   Stack,
@@ -123,13 +123,14 @@ export function UsagePage() {
       </SimpleGrid>
       <CreditsChart />
       <Group align="flex-end" gap="sm" wrap="wrap" data-testid="usage-filters">
-        <Select
+        <NativeSelect
           label={t('usage.filterType')}
-          placeholder={t('usage.allTypes')}
-          data={RECORD_TYPES.map((type) => ({ value: type, label: typeLabel(type) }))}
-          value={filters.type}
-          onChange={(v) => change({ type: v })}
-          clearable
+          data={[
+            { value: '', label: t('usage.allTypes') },
+            ...RECORD_TYPES.map((type) => ({ value: type, label: typeLabel(type) })),
+          ]}
+          value={filters.type ?? ''}
+          onChange={(e) => change({ type: e.currentTarget.value || null })}
           w={220}
           data-testid="filter-type"
         />
@@ -149,13 +150,14 @@ export function UsagePage() {
           w={170}
           data-testid="filter-to"
         />
-        <Select
+        <NativeSelect
           label={t('usage.filterKey')}
-          placeholder={t('usage.allKeys')}
-          data={(keysQuery.data?.items ?? []).map((k) => ({ value: k.id, label: `${k.name} (${k.prefix})` }))}
-          value={filters.apiKey}
-          onChange={(v) => change({ apiKey: v })}
-          clearable
+          data={[
+            { value: '', label: t('usage.allKeys') },
+            ...(keysQuery.data?.items ?? []).map((k) => ({ value: k.id, label: `${k.name} (${k.prefix})` })),
+          ]}
+          value={filters.apiKey ?? ''}
+          onChange={(e) => change({ apiKey: e.currentTarget.value || null })}
           w={240}
           data-testid="filter-key"
         />
