@@ -9,7 +9,7 @@ import type { Config } from './platform/config.js';
 import { migrate, openDatabase, type Db } from './platform/db/database.js';
 import { createMailer, type Mailer } from './platform/mail.js';
 import { localStorage } from './platform/storage.js';
-import { memoryRateLimiter, redisRateLimiter } from './platform/rate-limit.js';
+import { memoryConcurrencyLimiter, memoryRateLimiter, redisConcurrencyLimiter, redisRateLimiter } from './platform/rate-limit.js';
 import { Redis } from 'ioredis';
 import { loadSensitiveWords } from './platform/sensitive-words.js';
 import { loadSecret } from './platform/secret.js';
@@ -42,6 +42,11 @@ import { statsRoutes } from './stats/routes.js';
 import { metrics } from './stats/metrics.js';
 import { startHoldSweeper } from './credits/sweeper.js';
 import { startJobSweeper } from './synthesis/job-sweeper.js';
+import { ApiKeysService } from './api-keys/service.js';
+import { apiKeyRoutes } from './api-keys/routes.js';
+import { UsageService } from './usage/service.js';
+import { usageRoutes } from './usage/routes.js';
+import { elevenLabsRoutes } from './synthesis/elevenlabs-routes.js';
 
 const SHUTDOWN_GRACE_MS = 5000;
 
@@ -101,6 +106,8 @@ export async function buildContext(config: Config, overrides: { mailer?: Mailer;
   const voices = new VoicesService(speech, storage);
   const synthesis = new SynthesisService(speech, voices, credits);
   const jobs = new SynthesisJobs(db.kysely, synthesis, credits, storage);
+  const apiKeys = new ApiKeysService(db.kysely);
+  const concurrency = redis ? redisConcurrencyLimiter(redis, `${config.REDIS_PREFIX}conc:`) : memoryConcurrencyLimiter();
   return {
     config,
     db,
@@ -116,6 +123,10 @@ export async function buildContext(config: Config, overrides: { mailer?: Mailer;
     voices,
     synthesis,
     jobs,
+    apiKeys,
+    usage: new UsageService(db.kysely),
+    keyGate: { keys: apiKeys, rate: limiter, concurrency },
+    limiter,
     limits: { maxTextLength: LIMITS.maxTextLength },
   };
 }
@@ -167,6 +178,9 @@ export async function buildApp(
   await app.register(voiceRoutes(ctx));
   await app.register(synthesisRoutes(ctx));
   await app.register(jobRoutes(ctx));
+  await app.register(elevenLabsRoutes(ctx));
+  await app.register(apiKeyRoutes(ctx));
+  await app.register(usageRoutes(ctx));
 
   if (fs.existsSync(path.join(config.WEB_DIST, 'index.html'))) {
     // wildcard: files are looked up per request, so a rebuilt console is served without a restart.

@@ -12,6 +12,10 @@ import type { SpeechHost } from './synthesis/speech-host.js';
 import type { SynthesisService } from './synthesis/service.js';
 import type { VoicesService } from './voices/service.js';
 import type { SynthesisJobs } from './synthesis/jobs.js';
+import type { ApiKeysService } from './api-keys/service.js';
+import type { UsageService } from './usage/service.js';
+import type { KeyGate } from './http/auth.js';
+import type { RateLimiter } from './platform/rate-limit.js';
 
 /** Everything a route module may delegate to; built once in app.ts. */
 export interface AppContext {
@@ -29,5 +33,10 @@ export interface AppContext {
   voices: VoicesService;
   synthesis: SynthesisService;
   jobs: SynthesisJobs;
+  apiKeys: ApiKeysService;
+  usage: UsageService;
+  /** API keys with their per-minute and concurrency limits, for the public API routes. */
+  keyGate: KeyGate;
+  limiter: RateLimiter;
   limits: { maxTextLength: number };
 }

@@ -15,6 +15,8 @@ export interface EntryDetails {
   order_id?: string | null;
   hold_id?: string | null;
   note?: string | null;
+  /** On a settle entry: what the settled work cost. */
+  charge?: number | null;
 }
 
 /**
@@ -55,6 +57,7 @@ export async function applyEntry(
       api_key_id: details.api_key_id ?? null,
       order_id: details.order_id ?? null,
       note: details.note ?? null,
+      charge: details.charge ?? null,
       created_at: nowIso(),
     })
     .execute();

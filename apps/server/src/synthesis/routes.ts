@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ErrorBody, EstimateRequest, EstimateResponse, OpenAISpeechRequest, TtsRequest } from '@polyvox/contracts';
-import { requireSession } from '../http/auth.js';
+import { assertVoiceAllowed, requireCaller, type Caller } from '../http/auth.js';
 import { AUDIO_RESPONSE } from '../http/openapi.js';
 import type { AppContext } from '../context.js';
 import { AppError } from '../platform/errors.js';
@@ -90,8 +90,9 @@ async function sendStream(
     .send(Readable.from(rest(), { objectMode: false }));
 }
 
-export function synthesisRoutes(ctx: AppContext): FastifyPluginAsyncZod {
-  const speak = async (request: FastifyRequest, reply: FastifyReply, prepared: Prepared, charge: Charge, stream: boolean) => {
+/** Sends prepared speech to the client, paying for it as it is delivered (shared with the ElevenLabs routes). */
+export function speaker(ctx: AppContext) {
+  return async (request: FastifyRequest, reply: FastifyReply, prepared: Prepared, charge: Charge, stream: boolean) => {
     const left = clientLeaves(request, reply);
     if (stream) return sendStream(request, reply, prepared, left, ctx.synthesis.stream(prepared, charge, left));
     let rendered;
@@ -127,7 +128,17 @@ export function synthesisRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       .header('cache-control', 'no-store')
       .send(result.audio);
   };
+}
 
+/** What a caller's calls are charged as: an API key's every call is an `api` record carrying the key. */
+export function chargeOf(caller: Caller, recordType: string): Charge {
+  return caller.key
+    ? { accountId: caller.accountId, apiKeyId: caller.key.id, recordType: 'api' }
+    : { accountId: caller.accountId, recordType };
+}
+
+export function synthesisRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+  const speak = speaker(ctx);
   return async (app) => {
     app.post(
       '/tts',
@@ -140,9 +151,10 @@ export function synthesisRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) => {
-        const session = await requireSession(request, ctx.sessions);
+        const caller = await requireCaller(request, reply, ctx.sessions, ctx.keyGate);
+        assertVoiceAllowed(caller, request.body.voice_id);
         const prepared = await ctx.synthesis.prepare(ttsInput(request.body));
-        return speak(request, reply, prepared, { accountId: session.accountId, recordType: 'tts' }, request.body.stream);
+        return speak(request, reply, prepared, chargeOf(caller, 'tts'), request.body.stream);
       },
     );
 
@@ -156,8 +168,9 @@ export function synthesisRoutes(ctx: AppContext): FastifyPluginAsyncZod {
           response: { 200: EstimateResponse, ...errors },
         },
       },
-      async (request) => {
-        await requireSession(request, ctx.sessions);
+      async (request, reply) => {
+        const caller = await requireCaller(request, reply, ctx.sessions, ctx.keyGate);
+        assertVoiceAllowed(caller, request.body.voice_id);
         return {
           ...(await ctx.synthesis.estimate(request.body.text, request.body.voice_id)),
           max_text_length: ctx.limits.maxTextLength,
@@ -176,11 +189,12 @@ export function synthesisRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) => {
-        const session = await requireSession(request, ctx.sessions);
+        const caller = await requireCaller(request, reply, ctx.sessions, ctx.keyGate);
         const body = request.body;
         const requested = typeof body.voice === 'string' ? body.voice : body.voice.id;
         const voiceId = openAiVoiceId(requested) ?? requested;
         if (!voiceId.startsWith('voice_')) throw new AppError('NOT_FOUND');
+        assertVoiceAllowed(caller, voiceId);
         const prepared = await ctx.synthesis.prepare({
           text: body.input,
           voiceId,
@@ -188,7 +202,7 @@ export function synthesisRoutes(ctx: AppContext): FastifyPluginAsyncZod {
           speed: Math.min(2, Math.max(0.5, body.speed)),
           pitch: 0,
         });
-        return speak(request, reply, prepared, { accountId: session.accountId, recordType: 'api' }, true);
+        return speak(request, reply, prepared, { ...chargeOf(caller, 'api'), recordType: 'api' }, true);
       },
     );
   };

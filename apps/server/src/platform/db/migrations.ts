@@ -150,6 +150,74 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0007_api_keys_usage': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('api_keys')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('secret_hash', 'text', (c) => c.notNull().unique())
+        .addColumn('prefix', 'text', (c) => c.notNull())
+        .addColumn('credit_limit', 'bigint')
+        .addColumn('used', 'bigint', (c) =>
+          c
+            .notNull()
+            .defaultTo(0)
+            .check(sql`used >= 0`),
+        )
+        .addColumn('requests_per_minute', 'integer', (c) => c.notNull())
+        .addColumn('concurrency', 'integer', (c) => c.notNull())
+        .addColumn('voices', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('last_used_at', 'text')
+        .addColumn('deleted_at', 'text')
+        .execute();
+      await db.schema.createIndex('api_keys_account').on('api_keys').columns(['account_id', 'created_at']).execute();
+
+      // A hold remembers the key that took it, so settling or releasing it moves that key's `used` back.
+      await db.schema.alterTable('credit_holds').addColumn('api_key_id', 'text').execute();
+      // What a settled charge cost (the hold minus what its settlement returned): a record's amount.
+      await db.schema.alterTable('credit_ledger').addColumn('charge', 'bigint').execute();
+      await sql`UPDATE credit_ledger SET charge = (SELECT h.amount FROM credit_holds h WHERE h.id = credit_ledger.hold_id) - amount
+        WHERE kind = 'settle'`.execute(db);
+
+      // Records are the settled charges and the credits that came in; holds and releases are internal.
+      // Partial indexes hold only those rows, so paging and counting never walk the holds.
+      await sql`CREATE INDEX credit_records_account ON credit_ledger (account_id, created_at, id)
+        WHERE kind IN ('settle', 'grant', 'purchase', 'refund')`.execute(db);
+      await sql`CREATE INDEX credit_records_type ON credit_ledger (account_id, record_type, created_at, id)
+        WHERE kind IN ('settle', 'grant', 'purchase', 'refund')`.execute(db);
+      await sql`CREATE INDEX credit_records_key ON credit_ledger (api_key_id, created_at, id)
+        WHERE api_key_id IS NOT NULL AND kind IN ('settle', 'grant', 'purchase', 'refund')`.execute(db);
+
+      // Charges per account and UTC day, kept in the settling transaction: statistics read days, not records.
+      await db.schema
+        .createTable('usage_daily')
+        .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+        .addColumn('day', 'text', (c) => c.notNull())
+        .addColumn('credits', 'bigint', (c) => c.notNull().defaultTo(0))
+        .addColumn('calls', 'bigint', (c) => c.notNull().defaultTo(0))
+        .addPrimaryKeyConstraint('usage_daily_pk', ['account_id', 'day'])
+        .execute();
+      await sql`INSERT INTO usage_daily (account_id, day, credits, calls)
+        SELECT account_id, substr(created_at, 1, 10), coalesce(sum(charge), 0), count(*)
+        FROM credit_ledger WHERE kind = 'settle' GROUP BY account_id, substr(created_at, 1, 10)`.execute(db);
+
+      await db.schema
+        .createTable('client_events')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('type', 'text', (c) => c.notNull())
+        .addColumn('event', 'text', (c) => c.notNull())
+        .addColumn('os', 'text', (c) => c.notNull())
+        .addColumn('account_id', 'text')
+        .addColumn('channel', 'text')
+        .addColumn('detail', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('client_events_created').on('client_events').column('created_at').execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

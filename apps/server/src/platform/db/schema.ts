@@ -62,6 +62,8 @@ export interface LedgerTable {
   api_key_id: string | null;
   order_id: string | null;
   note: string | null;
+  /** On a settle entry: the credits the settled work cost (the hold minus what the settlement returned). */
+  charge: number | null;
   created_at: string;
 }
 
@@ -74,6 +76,7 @@ export interface HoldsTable {
   deadline: string;
   created_at: string;
   closed_at: string | null;
+  api_key_id: string | null;
 }
 
 export interface GrantsTable {
@@ -112,6 +115,44 @@ export interface SynthesisJobsTable {
   expires_at: string | null;
 }
 
+export interface ApiKeysTable {
+  id: string;
+  account_id: string;
+  name: string;
+  /** SHA-256 of the secret; the secret itself is never stored. */
+  secret_hash: string;
+  prefix: string;
+  credit_limit: number | null;
+  /** Credits spent through the key, held work included. */
+  used: number;
+  requests_per_minute: number;
+  concurrency: number;
+  /** JSON array of the voice ids the key may use; null: any. */
+  voices: string | null;
+  created_at: string;
+  last_used_at: string | null;
+  deleted_at: string | null;
+}
+
+export interface UsageDailyTable {
+  account_id: string;
+  /** YYYY-MM-DD, UTC. */
+  day: string;
+  credits: number;
+  calls: number;
+}
+
+export interface ClientEventsTable {
+  id: string;
+  type: string;
+  event: string;
+  os: string;
+  account_id: string | null;
+  channel: string | null;
+  detail: string | null;
+  created_at: string;
+}
+
 export interface Database {
   accounts: AccountsTable;
   devices: DevicesTable;
@@ -122,4 +163,7 @@ export interface Database {
   credit_grants: GrantsTable;
   uploads: UploadsTable;
   synthesis_jobs: SynthesisJobsTable;
+  api_keys: ApiKeysTable;
+  usage_daily: UsageDailyTable;
+  client_events: ClientEventsTable;
 }
