@@ -32,7 +32,15 @@ export function ProductCard({ product, onBuy, buyLabel }: { product: Product; on
   const ownVoices = privilege(product, 'own_voices', 'voices', 'max_voices');
 
   return (
-    <Card withBorder radius="md" padding="lg" data-testid={`product-${product.id}`} data-kind={product.kind}>
+    <Card
+      withBorder
+      radius="md"
+      padding="lg"
+      data-testid={`product-${product.id}`}
+      data-kind={product.kind}
+      data-plan={product.plan ?? undefined}
+      data-product-id={product.id}
+    >
       <Stack gap="xs" h="100%">
         <Text fw={700} size="lg" data-testid="product-name">
           {product.name || (plan ? t(`plans.${plan}`) : product.id)}

@@ -143,7 +143,7 @@ export function DashboardPage() {
         <Step n={1} title={t('dashboard.step1Title')} body={t('dashboard.step1Body')}>
           <Button
             component={Link}
-            to={NAV.apiKeys.path}
+            to={`${NAV.apiKeys.path}?create=1`}
             size="xs"
             leftSection={<IconKey size={14} />}
             data-testid="dashboard-create-key"

@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { ActionIcon, Button, Group, Paper, Skeleton, Stack, Table, Text, Tooltip } from '@mantine/core';
 import { IconPencil, IconPlus, IconScale, IconTrash } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
+import { useSearchParams } from 'react-router-dom';
 import type { ApiKey } from '../../../api/economy';
 import { EmptyTable } from '../../../components/EmptyTable';
 import { PageHeader } from '../../../components/PageHeader';
@@ -77,8 +78,16 @@ function KeyRow({ apiKey, onAction }: { apiKey: ApiKey; onAction: (d: Dialog) =>
 export function ApiKeysPage() {
   const { t } = useTranslation();
   const { data, isPending } = useApiKeys();
-  const [dialog, setDialog] = useState<Dialog>(null);
-  const close = () => setDialog(null);
+  // The dashboard's "Create a key" comes here with ?create=1: the dialog opens at once.
+  const [params, setParams] = useSearchParams();
+  const [dialog, setDialog] = useState<Dialog>(() => (params.get('create') === '1' ? { kind: 'create' } : null));
+  const close = () => {
+    setDialog(null);
+    if (params.has('create')) {
+      params.delete('create');
+      setParams(params, { replace: true });
+    }
+  };
   const items = data?.items ?? [];
   const columns = [
     t('apiKeys.colName'),
