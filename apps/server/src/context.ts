@@ -12,6 +12,8 @@ import type { SpeechHost } from './synthesis/speech-host.js';
 import type { SynthesisService } from './synthesis/service.js';
 import type { VoicesService } from './voices/service.js';
 import type { SynthesisJobs } from './synthesis/jobs.js';
+import type { OrdersService } from './orders/service.js';
+import type { PaymentsService } from './payments/service.js';
 
 /** Everything a route module may delegate to; built once in app.ts. */
 export interface AppContext {
@@ -29,5 +31,7 @@ export interface AppContext {
   voices: VoicesService;
   synthesis: SynthesisService;
   jobs: SynthesisJobs;
+  orders: OrdersService;
+  payments: PaymentsService;
   limits: { maxTextLength: number };
 }
