@@ -32,7 +32,7 @@ import { LIMITS } from '@polyvox/contracts';
 import type { AppContext } from './context.js';
 import { handleError, registerErrorHandling } from './http/error-handler.js';
 import { registerOpenApi } from './http/openapi.js';
-import { acceptEmptyJson, JSON_BODY_LIMIT, refuseNul } from './http/body.js';
+import { acceptEmptyJson, acceptForms, JSON_BODY_LIMIT, refuseNul } from './http/body.js';
 import { clientErrorHandler } from './http/client-errors.js';
 import { registerSecurity, requestTimeouts } from './http/security.js';
 import { accountRoutes } from './accounts/routes.js';
@@ -47,6 +47,13 @@ import { apiKeyRoutes } from './api-keys/routes.js';
 import { UsageService } from './usage/service.js';
 import { usageRoutes } from './usage/routes.js';
 import { elevenLabsRoutes } from './synthesis/elevenlabs-routes.js';
+import { OrdersService } from './orders/service.js';
+import { loadProducts } from './orders/products.js';
+import { orderRoutes } from './orders/routes.js';
+import { startOrderSweeper } from './orders/sweeper.js';
+import { PaymentsService } from './payments/service.js';
+import { createProviders } from './payments/providers.js';
+import { paymentRoutes } from './payments/routes.js';
 
 const SHUTDOWN_GRACE_MS = 5000;
 
@@ -108,6 +115,8 @@ export async function buildContext(config: Config, overrides: { mailer?: Mailer;
   const jobs = new SynthesisJobs(db.kysely, synthesis, credits, storage);
   const apiKeys = new ApiKeysService(db.kysely);
   const concurrency = redis ? redisConcurrencyLimiter(redis, `${config.REDIS_PREFIX}conc:`) : memoryConcurrencyLimiter();
+  const orders = new OrdersService(db.kysely, credits, loadProducts(config.PRODUCTS_CONFIG), config.ORDER_TTL_MINUTES);
+  const payments = new PaymentsService(db.kysely, orders, createProviders(config, secret), secret, config.PUBLIC_URL);
   return {
     config,
     db,
@@ -127,6 +136,8 @@ export async function buildContext(config: Config, overrides: { mailer?: Mailer;
     usage: new UsageService(db.kysely),
     keyGate: { keys: apiKeys, rate: limiter, concurrency },
     limiter,
+    orders,
+    payments,
     limits: { maxTextLength: LIMITS.maxTextLength },
   };
 }
@@ -165,6 +176,7 @@ export async function buildApp(
 
   registerErrorHandling(app);
   acceptEmptyJson(app);
+  acceptForms(app);
   refuseNul(app);
   await registerSecurity(app);
   await app.register(cookie);
@@ -181,6 +193,8 @@ export async function buildApp(
   await app.register(elevenLabsRoutes(ctx));
   await app.register(apiKeyRoutes(ctx));
   await app.register(usageRoutes(ctx));
+  await app.register(orderRoutes(ctx));
+  await app.register(paymentRoutes(ctx));
 
   if (fs.existsSync(path.join(config.WEB_DIST, 'index.html'))) {
     // wildcard: files are looked up per request, so a rebuilt console is served without a restart.
@@ -198,6 +212,7 @@ export async function buildApp(
   await ctx.jobs.recover();
   const stopSweeper = startHoldSweeper(ctx.credits, config.HOLD_SWEEP_SECONDS, app.log);
   const stopJobSweeper = startJobSweeper(ctx.jobs, config.HOLD_SWEEP_SECONDS, app.log);
+  const stopOrderSweeper = startOrderSweeper(ctx.orders, config.ORDER_SWEEP_SECONDS, app.log);
   // In-flight paid work gets a short grace, then stops and releases its hold before the database closes.
   app.addHook('preClose', async () => {
     await ctx.synthesis.stopAll(SHUTDOWN_GRACE_MS);
@@ -208,6 +223,7 @@ export async function buildApp(
   app.addHook('onClose', async () => {
     stopSweeper();
     stopJobSweeper();
+    stopOrderSweeper();
     ctx.mailer.close();
     ctx.redis?.disconnect();
     await ctx.jobs.drain();

@@ -6,3 +6,4 @@ export * from './speech.js';
 export * from './language-names.js';
 export * from './usage.js';
 export * from './api-keys.js';
+export * from './orders.js';

@@ -150,6 +150,49 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0006_orders_payments': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('orders')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+        .addColumn('product_id', 'text', (c) => c.notNull())
+        .addColumn('product_kind', 'text', (c) => c.notNull())
+        .addColumn('plan', 'text')
+        .addColumn('vip_level', 'text')
+        .addColumn('period_days', 'integer')
+        .addColumn('credits', 'bigint', (c) => c.notNull())
+        .addColumn('amount', 'bigint', (c) => c.notNull())
+        .addColumn('currency', 'text', (c) => c.notNull())
+        .addColumn('prices', 'text', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('method', 'text')
+        .addColumn('provider_ref', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'text', (c) => c.notNull())
+        .addColumn('paid_at', 'text')
+        .addColumn('refunded_at', 'text')
+        .addColumn('refund_credits', 'bigint')
+        .addColumn('refund_amount', 'bigint')
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('orders_account').on('orders').columns(['account_id', 'created_at']).execute();
+      await db.schema.createIndex('orders_expiry').on('orders').columns(['status', 'expires_at']).execute();
+
+      await db.schema
+        .createTable('payments')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('order_id', 'text', (c) => c.notNull().references('orders.id').onDelete('cascade'))
+        .addColumn('method', 'text', (c) => c.notNull())
+        .addColumn('amount', 'bigint', (c) => c.notNull())
+        .addColumn('currency', 'text', (c) => c.notNull())
+        .addColumn('return_url', 'text', (c) => c.notNull())
+        .addColumn('provider_ref', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('payments_order').on('payments').columns(['order_id', 'method']).execute();
+    },
+  },
   '0007_api_keys_usage': {
     async up(db: Kysely<unknown>) {
       await db.schema

@@ -153,6 +153,45 @@ export interface ClientEventsTable {
   created_at: string;
 }
 
+export interface OrdersTable {
+  id: string;
+  account_id: string;
+  product_id: string;
+  product_kind: string;
+  plan: string | null;
+  vip_level: string | null;
+  period_days: number | null;
+  credits: number;
+  /** Minor units of `currency`; the paid amount once successful. */
+  amount: number;
+  currency: string;
+  /** JSON of the product's price in every currency when the order was made: `{"CNY": …, "USD": …}`. */
+  prices: string;
+  status: string;
+  method: string | null;
+  /** The provider's id of the payment that settled the order (transaction, session or trade number). */
+  provider_ref: string | null;
+  created_at: string;
+  expires_at: string;
+  paid_at: string | null;
+  refunded_at: string | null;
+  refund_credits: number | null;
+  refund_amount: number | null;
+  updated_at: string;
+}
+
+/** One checkout started for an order: what that provider was asked to take, and where it returns. */
+export interface PaymentsTable {
+  id: string;
+  order_id: string;
+  method: string;
+  amount: number;
+  currency: string;
+  return_url: string;
+  provider_ref: string | null;
+  created_at: string;
+}
+
 export interface Database {
   accounts: AccountsTable;
   devices: DevicesTable;
@@ -166,4 +205,6 @@ export interface Database {
   api_keys: ApiKeysTable;
   usage_daily: UsageDailyTable;
   client_events: ClientEventsTable;
+  orders: OrdersTable;
+  payments: PaymentsTable;
 }

@@ -1,0 +1,168 @@
+import type { Kysely, Selectable } from 'kysely';
+import { PAYMENT_METHODS, type Currency, type MessageLocale, type PaymentMethod } from '@polyvox/contracts';
+import { AppError } from '../platform/errors.js';
+import { newId } from '../platform/ids.js';
+import type { Database, PaymentsTable } from '../platform/db/schema.js';
+import type { OrderRow, OrdersService } from '../orders/service.js';
+import type { CheckoutResult, IncomingNotification, NotifyAnswer, PaymentProvider } from './provider.js';
+import { ForgedNotification } from './provider.js';
+import { checkSandboxToken } from './sandbox.js';
+
+export type PaymentRow = Selectable<PaymentsTable>;
+
+export interface NotifyResult {
+  answer: NotifyAnswer;
+  /** Why a notification changed nothing, for the log; absent when it was applied or rightly ignored. */
+  rejected?: { reason: string; [key: string]: unknown };
+  applied?: boolean;
+}
+
+const byMethod = (methods: ReadonlyMap<PaymentMethod, PaymentProvider>, method: string): PaymentProvider | null =>
+  methods.get(method as PaymentMethod) ?? null;
+
+/** Starts checkouts with the configured providers and applies what they report, once. */
+export class PaymentsService {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly orders: OrdersService,
+    private readonly providers: ReadonlyMap<PaymentMethod, PaymentProvider>,
+    private readonly secret: string,
+    private readonly publicUrl: string,
+  ) {}
+
+  methods(): PaymentMethod[] {
+    return PAYMENT_METHODS.filter((m) => this.providers.has(m));
+  }
+
+  async start(
+    accountId: string,
+    orderId: string,
+    method: string,
+    returnUrl: string,
+    locale: MessageLocale,
+  ): Promise<Omit<CheckoutResult, 'providerRef'>> {
+    const order = await this.orders.get(orderId, accountId);
+    const provider = byMethod(this.providers, method);
+    if (!provider) throw new AppError('PAYMENT_METHOD_UNAVAILABLE');
+    if (order.status !== 'pending_payment' || new Date(order.expires_at) <= new Date()) throw new AppError('ORDER_NOT_PAYABLE');
+    const currency: Currency = provider.currencies.includes(order.currency as Currency)
+      ? (order.currency as Currency)
+      : provider.currencies[0]!;
+    const amount = this.orders.priceIn(order, currency);
+    if (amount === null) throw new AppError('PAYMENT_METHOD_UNAVAILABLE');
+    const payment: PaymentRow = {
+      id: newId('payment'),
+      order_id: order.id,
+      method: provider.method,
+      amount,
+      currency,
+      return_url: returnUrl,
+      provider_ref: null,
+      created_at: new Date().toISOString(),
+    };
+    // The attempt is written before the provider hears of it, so its notification always finds it.
+    await this.db.insertInto('payments').values(payment).execute();
+    if (!(await this.orders.startPayment(order.id, provider.method))) throw new AppError('ORDER_NOT_PAYABLE');
+    const product = this.orders.products.get(order.product_id);
+    let result: CheckoutResult;
+    try {
+      result = await provider.checkout({
+        orderId: order.id,
+        paymentId: payment.id,
+        amount,
+        currency,
+        description: product?.name[locale] ?? order.product_id,
+        returnUrl,
+        notifyUrl: `${this.publicUrl.replace(/\/+$/, '')}/payments/${provider.method}/notify`,
+        expiresAt: new Date(order.expires_at),
+        locale,
+      });
+    } catch (cause) {
+      throw new AppError('PAYMENT_METHOD_UNAVAILABLE', {}, { cause });
+    }
+    if (result.providerRef) {
+      await this.db.updateTable('payments').set({ provider_ref: result.providerRef }).where('id', '=', payment.id).execute();
+    }
+    return result.qr_code ? { qr_code: result.qr_code } : { pay_url: result.pay_url ?? '' };
+  }
+
+  /** Verifies a provider's notification and applies it once; the answer is what that provider expects. */
+  async notify(method: string, notification: IncomingNotification): Promise<NotifyResult> {
+    const provider = byMethod(this.providers, method);
+    if (!provider || provider.method === 'sandbox') throw new AppError('NOT_FOUND');
+    let notice;
+    try {
+      notice = await provider.verify(notification);
+    } catch (e) {
+      if (e instanceof ForgedNotification)
+        return { answer: provider.answer(false), rejected: { reason: 'forged', detail: e.message } };
+      throw e;
+    }
+    if (notice.outcome === 'ignored') return { answer: provider.answer(true) };
+    const payment = await this.db
+      .selectFrom('payments')
+      .selectAll()
+      .where('id', '=', notice.paymentId)
+      .where('method', '=', provider.method)
+      .executeTakeFirst();
+    if (!payment)
+      return { answer: provider.answer(false), rejected: { reason: 'unknown payment', payment_id: notice.paymentId } };
+    if (notice.outcome === 'failed') {
+      await this.orders.markFailed(payment.order_id);
+      return { answer: provider.answer(true), applied: true };
+    }
+    if (notice.amount !== Number(payment.amount) || notice.currency !== payment.currency) {
+      return {
+        answer: provider.answer(false),
+        rejected: {
+          reason: 'amount or currency differs from the checkout',
+          order_id: payment.order_id,
+          expected: `${payment.amount} ${payment.currency}`,
+          received: `${notice.amount} ${notice.currency}`,
+        },
+      };
+    }
+    const outcome = await this.orders.settlePaid({
+      orderId: payment.order_id,
+      method: provider.method,
+      amount: notice.amount,
+      currency: payment.currency as Currency,
+      providerRef: notice.providerRef,
+    });
+    return { answer: provider.answer(true), applied: outcome === 'applied' };
+  }
+
+  /** The sandbox attempt a token names for this order; FORBIDDEN for a forged token or another order's. */
+  async sandboxAttempt(orderId: string, token: string): Promise<{ order: OrderRow; payment: PaymentRow }> {
+    if (!this.providers.has('sandbox')) throw new AppError('NOT_FOUND');
+    const paymentId = checkSandboxToken(this.secret, orderId, token);
+    if (!paymentId) throw new AppError('FORBIDDEN');
+    const payment = await this.db
+      .selectFrom('payments')
+      .selectAll()
+      .where('id', '=', paymentId)
+      .where('order_id', '=', orderId)
+      .where('method', '=', 'sandbox')
+      .executeTakeFirst();
+    const order = payment ? await this.orders.find(orderId) : null;
+    if (!payment || !order) throw new AppError('FORBIDDEN');
+    return { order, payment };
+  }
+
+  /** The sandbox's buttons: settles exactly as a verified notification does; returns where the payer goes next. */
+  async sandboxComplete(orderId: string, token: string, outcome: 'success' | 'fail'): Promise<string> {
+    const { payment } = await this.sandboxAttempt(orderId, token);
+    if (outcome === 'success') {
+      await this.orders.settlePaid({
+        orderId,
+        method: 'sandbox',
+        amount: Number(payment.amount),
+        currency: payment.currency as Currency,
+        providerRef: payment.id,
+      });
+    } else {
+      await this.orders.markFailed(orderId);
+    }
+    return payment.return_url;
+  }
+}
