@@ -116,3 +116,15 @@ export async function startTestApp(
   }
   return boot();
 }
+
+/**
+ * A second server process on the first one's database (and Redis, if it has one): another app in this
+ * process with its own pools, caches and limiters, as a second machine behind a load balancer would be.
+ */
+export async function startPeer(first: TestApp): Promise<{ url: string; ctx: AppContext; close(): Promise<void> }> {
+  const { app, ctx } = await buildApp({ ...first.ctx.config, PORT: 0 });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  if (!address || typeof address === 'string') throw new Error('no address');
+  return { url: `http://127.0.0.1:${address.port}`, ctx, close: () => app.close() };
+}
