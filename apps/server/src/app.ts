@@ -47,6 +47,8 @@ import { apiKeyRoutes } from './api-keys/routes.js';
 import { UsageService } from './usage/service.js';
 import { usageRoutes } from './usage/routes.js';
 import { elevenLabsRoutes } from './synthesis/elevenlabs-routes.js';
+import { EventStore } from './stats/store.js';
+import { startEventSweeper } from './stats/sweeper.js';
 
 const SHUTDOWN_GRACE_MS = 5000;
 
@@ -127,6 +129,11 @@ export async function buildContext(config: Config, overrides: { mailer?: Mailer;
     usage: new UsageService(db.kysely),
     keyGate: { keys: apiKeys, rate: limiter, concurrency },
     limiter,
+    events: new EventStore(db.kysely, limiter, {
+      perMinute: config.STATS_EVENTS_PER_MINUTE,
+      retentionDays: config.STATS_RETENTION_DAYS,
+      maxRows: config.STATS_MAX_EVENTS,
+    }),
     limits: { maxTextLength: LIMITS.maxTextLength },
   };
 }
@@ -198,6 +205,7 @@ export async function buildApp(
   await ctx.jobs.recover();
   const stopSweeper = startHoldSweeper(ctx.credits, config.HOLD_SWEEP_SECONDS, app.log);
   const stopJobSweeper = startJobSweeper(ctx.jobs, config.HOLD_SWEEP_SECONDS, app.log);
+  const stopEventSweeper = startEventSweeper(ctx.events, config.HOLD_SWEEP_SECONDS, app.log);
   // In-flight paid work gets a short grace, then stops and releases its hold before the database closes.
   app.addHook('preClose', async () => {
     await ctx.synthesis.stopAll(SHUTDOWN_GRACE_MS);
@@ -208,6 +216,7 @@ export async function buildApp(
   app.addHook('onClose', async () => {
     stopSweeper();
     stopJobSweeper();
+    stopEventSweeper();
     ctx.mailer.close();
     ctx.redis?.disconnect();
     await ctx.jobs.drain();

@@ -16,6 +16,7 @@ import type { ApiKeysService } from './api-keys/service.js';
 import type { UsageService } from './usage/service.js';
 import type { KeyGate } from './http/auth.js';
 import type { RateLimiter } from './platform/rate-limit.js';
+import type { EventStore } from './stats/store.js';
 
 /** Everything a route module may delegate to; built once in app.ts. */
 export interface AppContext {
@@ -38,5 +39,6 @@ export interface AppContext {
   /** API keys with their per-minute and concurrency limits, for the public API routes. */
   keyGate: KeyGate;
   limiter: RateLimiter;
+  events: EventStore;
   limits: { maxTextLength: number };
 }

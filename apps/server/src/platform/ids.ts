@@ -14,6 +14,7 @@ export const ID_PREFIX = {
   code: 'vc',
   device: 'dev',
   job: 'job',
+  event: 'evt',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -78,6 +78,7 @@ export async function startTestApp(
     TRIAL_GRANTS_PER_IP_DAY: '100000',
     PLAN_GRANTS_PER_IP_DAY: '100000',
     EXISTS_LIMIT_PER_IP_MINUTE: '100000',
+    STATS_EVENTS_PER_MINUTE: '100000',
     ...options.env,
   });
   const logs = options.logs;
