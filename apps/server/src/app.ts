@@ -54,6 +54,8 @@ import { startOrderSweeper } from './orders/sweeper.js';
 import { PaymentsService } from './payments/service.js';
 import { createProviders } from './payments/providers.js';
 import { paymentRoutes } from './payments/routes.js';
+import { EventStore } from './stats/store.js';
+import { startEventSweeper } from './stats/sweeper.js';
 
 const SHUTDOWN_GRACE_MS = 5000;
 
@@ -138,6 +140,11 @@ export async function buildContext(config: Config, overrides: { mailer?: Mailer;
     limiter,
     orders,
     payments,
+    events: new EventStore(db.kysely, limiter, {
+      perMinute: config.STATS_EVENTS_PER_MINUTE,
+      retentionDays: config.STATS_RETENTION_DAYS,
+      maxRows: config.STATS_MAX_EVENTS,
+    }),
     limits: { maxTextLength: LIMITS.maxTextLength },
   };
 }
@@ -213,6 +220,7 @@ export async function buildApp(
   const stopSweeper = startHoldSweeper(ctx.credits, config.HOLD_SWEEP_SECONDS, app.log);
   const stopJobSweeper = startJobSweeper(ctx.jobs, config.HOLD_SWEEP_SECONDS, app.log);
   const stopOrderSweeper = startOrderSweeper(ctx.orders, config.ORDER_SWEEP_SECONDS, app.log);
+  const stopEventSweeper = startEventSweeper(ctx.events, config.HOLD_SWEEP_SECONDS, app.log);
   // In-flight paid work gets a short grace, then stops and releases its hold before the database closes.
   app.addHook('preClose', async () => {
     await ctx.synthesis.stopAll(SHUTDOWN_GRACE_MS);
@@ -224,6 +232,7 @@ export async function buildApp(
     stopSweeper();
     stopJobSweeper();
     stopOrderSweeper();
+    stopEventSweeper();
     ctx.mailer.close();
     ctx.redis?.disconnect();
     await ctx.jobs.drain();

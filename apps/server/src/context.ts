@@ -18,6 +18,7 @@ import type { KeyGate } from './http/auth.js';
 import type { RateLimiter } from './platform/rate-limit.js';
 import type { OrdersService } from './orders/service.js';
 import type { PaymentsService } from './payments/service.js';
+import type { EventStore } from './stats/store.js';
 
 /** Everything a route module may delegate to; built once in app.ts. */
 export interface AppContext {
@@ -42,5 +43,6 @@ export interface AppContext {
   limiter: RateLimiter;
   orders: OrdersService;
   payments: PaymentsService;
+  events: EventStore;
   limits: { maxTextLength: number };
 }

@@ -77,6 +77,9 @@ const ConfigSchema = z.object({
   WECHAT_PLATFORM_CERT: z.string().optional(),
   WECHAT_API_BASE: z.string().url().optional(),
   HOLD_SWEEP_SECONDS: z.coerce.number().int().min(1).default(60),
+  STATS_EVENTS_PER_MINUTE: z.coerce.number().int().min(1).default(120),
+  STATS_RETENTION_DAYS: z.coerce.number().int().min(1).default(30),
+  STATS_MAX_EVENTS: z.coerce.number().int().min(1).default(1_000_000),
   REQUEST_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(3600).default(30),
   HEADERS_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(3600).default(10),
 });

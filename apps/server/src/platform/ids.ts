@@ -15,6 +15,7 @@ export const ID_PREFIX = {
   device: 'dev',
   job: 'job',
   payment: 'pay',
+  event: 'evt',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

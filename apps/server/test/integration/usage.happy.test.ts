@@ -1,0 +1,142 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '../support/client.js';
+import { DIALECTS, startTestApp, type TestApp } from '../support/app.js';
+
+const VOICE = 'voice_flite.slt';
+const DAY_MS = 86_400_000;
+const day = (offset: number) => new Date(Date.now() - offset * DAY_MS).toISOString().slice(0, 10);
+
+describe.each(DIALECTS)('usage records and statistics, happy path (%s)', (dialect) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(dialect, { env: { SPEECH_WORKERS: '1', HOLD_SWEEP_SECONDS: '86400' } });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  async function fresh(): Promise<{ c: Client; id: string }> {
+    const c = new Client(t.url);
+    const { account } = await c.anonymous();
+    return { c, id: account.id };
+  }
+
+  it('shows what the user was charged and what came in, never the internal holds', async () => {
+    const { c, id } = await fresh();
+    const start = await c.get('/api/credits/records');
+    expect(start.status).toBe(200);
+    expect(start.body).toMatchObject({ total: 1, page: 1, page_size: 20 });
+    expect(start.body.items[0]).toMatchObject({ type: 'grant', amount: 1000, balance_after: 1000, api_key_id: null });
+
+    const tts = await c.post('/tts', { text: 'Hello records.', voice_id: VOICE });
+    const charged = Number(tts.headers.get('x-credits-charged'));
+    // The charge is settled once the reply is written out: wait for its record.
+    for (let i = 0; i < 100 && (await c.get('/api/credits/records')).body.total < 2; i++)
+      await new Promise((r) => setTimeout(r, 20));
+    // A hold still open is in the balance but not a record; a released one leaves nothing behind.
+    const open = await t.ctx.credits.hold(id, 50, 'preview');
+    const released = await t.ctx.credits.hold(id, 70, 'clone');
+    await t.ctx.credits.release(released.id);
+    await t.ctx.db.kysely.transaction().execute(async (trx) => {
+      await t.ctx.credits.purchase(trx, id, 500, 'ord_test1');
+      await t.ctx.credits.refund(trx, id, 200, 'ord_test1');
+    });
+
+    const res = await c.get('/api/credits/records');
+    expect(res.body.total).toBe(4);
+    expect(
+      res.body.items.map((r: { type: string; amount: number; order_id: string | null }) => [r.type, r.amount, r.order_id]),
+    ).toEqual([
+      ['refund', -200, 'ord_test1'],
+      ['purchase', 500, 'ord_test1'],
+      ['tts', -charged, null],
+      ['grant', 1000, null],
+    ]);
+    const ttsRecord = res.body.items[2];
+    expect(ttsRecord).toMatchObject({ voice_id: VOICE, characters: expect.any(Number), balance_after: 1000 - charged });
+    expect(ttsRecord.id).toMatch(/^rec_/);
+    expect(res.body.items[0].balance_after).toBe(1000 - charged - 50 + 500 - 200);
+    await t.ctx.credits.settle(open.id, 30);
+    const after = await c.get('/api/credits/records?type=preview');
+    expect(after.body.items.map((r: { type: string; amount: number }) => [r.type, r.amount])).toEqual([['preview', -30]]);
+    expect((await c.get('/accounts/me')).body.vip.credits).toBe(1000 - charged - 30 + 300);
+  });
+
+  it('filters by type, time and key, and pages newest first', async () => {
+    const { c, id } = await fresh();
+    const { body: key } = await c.put('/api/authorization', { name: 'k' });
+    for (let i = 0; i < 25; i++) {
+      const hold = await t.ctx.credits.hold(
+        id,
+        30,
+        i % 5 === 0 ? 'api' : 'tts',
+        undefined,
+        i % 5 === 0 ? { apiKeyId: key.id } : {},
+      );
+      await t.ctx.credits.settle(hold.id, i + 1);
+    }
+    const first = await c.get('/api/credits/records');
+    expect(first.body).toMatchObject({ total: 26, page: 1, page_size: 20 });
+    expect(first.body.items).toHaveLength(20);
+    expect(first.body.items[0].amount).toBe(-25);
+    const second = await c.get('/api/credits/records?page=2&page_size=20');
+    expect(second.body.items).toHaveLength(6);
+    expect(second.body.items.at(-1).type).toBe('grant');
+    const ids = new Set([...first.body.items, ...second.body.items].map((r: { id: string }) => r.id));
+    expect(ids.size).toBe(26);
+
+    const api = await c.get('/api/credits/records?type=api');
+    expect(api.body.total).toBe(5);
+    expect(api.body.items.every((r: { api_key_id: string }) => r.api_key_id === key.id)).toBe(true);
+    expect((await c.get(`/api/credits/records?api_key=${key.id}`)).body.total).toBe(5);
+    expect((await c.get('/api/credits/records?type=refund')).body).toMatchObject({ items: [], total: 0 });
+
+    const today = day(0);
+    expect((await c.get(`/api/credits/records?from=${today}&to=${today}`)).body.total).toBe(26);
+    expect((await c.get(`/api/credits/records?to=${day(1)}`)).body.total).toBe(0);
+    expect((await c.get(`/api/credits/records?from=${day(-1)}`)).body.total).toBe(0);
+    const middle = first.body.items[10].created_at as string;
+    const since = await c.get(`/api/credits/records?from=${encodeURIComponent(middle)}&page_size=100`);
+    expect(since.body.items.every((r: { created_at: string }) => r.created_at >= middle)).toBe(true);
+    expect(since.body.total).toBeGreaterThanOrEqual(11);
+    const until = await c.get(`/api/credits/records?to=${encodeURIComponent(middle)}&page_size=100`);
+    expect(until.body.items.every((r: { created_at: string }) => r.created_at <= middle)).toBe(true);
+  });
+
+  it('counts credits and calls per UTC day with missing days as zeros, and the current figures', async () => {
+    const { c, id } = await fresh();
+    for (const amount of [12, 30]) {
+      const hold = await t.ctx.credits.hold(id, amount, 'tts');
+      await t.ctx.credits.settle(hold.id, amount);
+    }
+    const released = await t.ctx.credits.hold(id, 99, 'tts');
+    await t.ctx.credits.release(released.id);
+    // Days before today, as the ledger's daily sums would hold them.
+    await t.ctx.db.kysely
+      .insertInto('usage_daily')
+      .values([
+        { account_id: id, day: day(2), credits: 100, calls: 4 },
+        { account_id: id, day: day(40), credits: 7, calls: 1 },
+      ])
+      .execute();
+
+    const week = await c.get('/api/statistics/day_credits?days=7');
+    expect(week.status).toBe(200);
+    expect(week.body.items).toEqual([
+      { day: day(6), credits: 0, calls: 0 },
+      { day: day(5), credits: 0, calls: 0 },
+      { day: day(4), credits: 0, calls: 0 },
+      { day: day(3), credits: 0, calls: 0 },
+      { day: day(2), credits: 100, calls: 4 },
+      { day: day(1), credits: 0, calls: 0 },
+      { day: day(0), credits: 42, calls: 2 },
+    ]);
+    const month = await c.get('/api/statistics/day_credits');
+    expect(month.body.items).toHaveLength(30);
+    expect(month.body.items.reduce((s: number, d: { credits: number }) => s + d.credits, 0)).toBe(142);
+    expect((await c.get('/api/statistics/day_credits?days=41')).body.items[0]).toEqual({ day: day(40), credits: 7, calls: 1 });
+
+    const current = await c.get('/api/statistics/current');
+    expect(current.body).toEqual({ credits: 1000 - 42, calls_today: 2, credits_today: 42, calls_total: 7 });
+  });
+});
