@@ -5,8 +5,10 @@
  *   C = ceil(U × basic_price × order_credits / (basic_credits × order_amount))
  *       the used credits priced at the basic plan's price per credit, counted in this order's credits
  *   R = max(0, order_credits − C)                        the refundable part of the order, in its credits
- *   M = floor(order_amount × R / order_credits)          money returned, in proportion to R
- *   D = min(balance, max(0, order_credits − U))          credits taken off the balance: what the order left unused
+ *   L = max(0, order_credits − U)                        what the order left unused
+ *   D = min(balance, L)                                  credits taken off the balance
+ *   M = floor(order_amount × R / order_credits)          money returned, in proportion to R;
+ *       when the balance no longer holds all of L (D < L), M is scaled by D / L: money only for credits taken back
  *
  * basic_price is the basic plan's price in the order's currency.
  */
@@ -34,7 +36,9 @@ export function refundFigures(input: RefundInput): RefundFigures {
   const den = big(input.basicCredits) * big(input.orderAmount);
   const usedAtBasic = den === 0n ? input.orderCredits : Number((num + den - 1n) / den);
   const refundableCredits = Math.max(0, input.orderCredits - usedAtBasic);
-  const amount = input.orderCredits > 0 ? Number((big(input.orderAmount) * big(refundableCredits)) / big(input.orderCredits)) : 0;
-  const deducted = Math.max(0, Math.min(input.balance, input.orderCredits - used));
-  return { used, usedAtBasic, refundableCredits, amount, deducted };
+  const left = Math.max(0, input.orderCredits - used);
+  const deducted = Math.max(0, Math.min(input.balance, left));
+  let amount = input.orderCredits > 0 ? (big(input.orderAmount) * big(refundableCredits)) / big(input.orderCredits) : 0n;
+  if (deducted < left) amount = (amount * big(deducted)) / big(left);
+  return { used, usedAtBasic, refundableCredits, amount: Number(amount), deducted };
 }

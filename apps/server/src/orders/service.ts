@@ -252,7 +252,7 @@ export class OrdersService {
         .selectFrom('credit_ledger')
         .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('amount'), eb.lit(0)).as('total'))
         .where('account_id', '=', order.account_id)
-        .where('created_at', '>', order.paid_at ?? now)
+        .where('created_at', '>=', order.paid_at ?? now)
         .where('kind', 'not in', NOT_SPENDING)
         .executeTakeFirstOrThrow();
       const basic = this.products.basic;
