@@ -31,7 +31,8 @@ const only = (process.env.E2E_FLOWS ?? '')
   .split(',')
   .map((f) => f.trim())
   .filter(Boolean);
-for (const name of only) if (!FLOWS.has(name)) throw new Error(`E2E_FLOWS: no flow named ${name} (${[...FLOWS.keys()].join(', ')})`);
+for (const name of only)
+  if (!FLOWS.has(name)) throw new Error(`E2E_FLOWS: no flow named ${name} (${[...FLOWS.keys()].join(', ')})`);
 for (const [name, register] of FLOWS) if (only.length === 0 || only.includes(name)) register(suite);
 
 async function main(): Promise<number> {

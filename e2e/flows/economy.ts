@@ -59,6 +59,8 @@ async function ensureRegistered(page: Page): Promise<void> {
     assertEqual(res.status, 200, 'PUT /accounts/me/email');
     sid = ((await res.json()) as { sid: string }).sid;
     await page.evaluate(([k, v]) => localStorage.setItem(k!, v!), [SID_KEY, sid]);
+    // A new hash alone does not reload the page: the console reads the stored session at start.
+    await page.reload();
     state.registeredSid = sid;
   }
   economy.sid = sid;
@@ -88,7 +90,8 @@ export function economyTests(suite: Suite): void {
       await monthly.waitFor();
       const price = monthly.getByTestId('product-price');
       await page.waitForFunction(
-        ([c]) => document.querySelector('[data-plan="monthly"] [data-testid="product-price"]')?.getAttribute('data-currency') === c,
+        ([c]) =>
+          document.querySelector('[data-plan="monthly"] [data-testid="product-price"]')?.getAttribute('data-currency') === c,
         [CURRENCY[lang]] as const,
       );
       const shown = await price.innerText();
@@ -123,7 +126,7 @@ export function economyTests(suite: Suite): void {
     await page.getByTestId('checkout-pay').click();
     const popup = await popupPromise;
     assertEqual((await paying).status(), 200, 'POST …/payment/sandbox');
-    await dialog.getByTestId('checkout-waiting').waitFor();
+    await dialog.locator('[data-testid="checkout-pending"][data-phase="waiting"]').waitFor();
     await dialog.getByText('Processing, please wait...').first().waitFor();
     await shot('checkout-waiting-en');
     await completeSandbox(popup, 'success');

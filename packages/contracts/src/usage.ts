@@ -21,7 +21,11 @@ export const RecordsQuery = z
     page: z.coerce.number().int().min(1).max(100_000).default(1),
     page_size: z.coerce.number().int().min(1).max(100).default(20),
     type: z.enum(RECORD_TYPES).optional(),
-    from: moment.optional(),
+    // Every console request carries `from=web` (API.md, common rules): that marker is no date filter.
+    from: z
+      .union([z.literal('web'), moment])
+      .optional()
+      .describe('a date or time; `web`, the console marker every request carries, filters nothing'),
     to: moment.optional(),
     api_key: z.string().max(64).optional(),
   })

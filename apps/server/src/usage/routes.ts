@@ -28,7 +28,8 @@ export function usageRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       async (request) => {
         const session = await requireSession(request, ctx.sessions);
         const q = request.query;
-        const { items, total } = await ctx.usage.records(session.accountId, q);
+        const from = q.from === 'web' ? undefined : q.from;
+        const { items, total } = await ctx.usage.records(session.accountId, { ...q, from });
         return { items, total, page: q.page, page_size: q.page_size };
       },
     );

@@ -25,6 +25,7 @@ export interface Product {
   prices?: Money[] | Record<string, number>;
   credits: number;
   period_days: number | null;
+  description?: string;
   privileges?: Record<string, unknown>;
   purchasable?: boolean;
   payment_methods?: PaymentMethod[];
@@ -51,8 +52,9 @@ export interface Order {
   created_at: string;
   paid_at: string | null;
   expires_at: string | null;
-  product_name?: string;
+  plan?: string | null;
   credits?: number;
+  refunded_at?: string | null;
 }
 
 export interface OrderList {

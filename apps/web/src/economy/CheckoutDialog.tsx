@@ -150,7 +150,7 @@ export function CheckoutDialog({ product, onClose }: { product: Product; onClose
         )}
 
         {(phase.kind === 'waiting' || phase.kind === 'blocked') && (
-          <Stack gap="sm" data-testid={`checkout-${phase.kind}`}>
+          <Stack gap="sm" data-testid="checkout-pending" data-phase={phase.kind}>
             {phase.kind === 'blocked' ? (
               <Alert color="yellow" icon={<IconAlertTriangle size={18} />} data-testid="checkout-blocked">
                 {t('checkout.popupBlocked')}

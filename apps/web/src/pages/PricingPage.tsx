@@ -22,7 +22,13 @@ import { notifyInfo } from '../lib/notify';
 export function PricingContent() {
   const { t } = useTranslation();
   const [params, setParams] = useSearchParams();
-  const [kind, setKind] = useState<ProductKind>(params.get('kind') === 'credits' ? 'credits' : 'plan');
+  // The tab is part of the address, so a link (or the return after signing in) opens the right one.
+  const kind: ProductKind = params.get('kind') === 'credits' ? 'credits' : 'plan';
+  const setKind = (next: ProductKind) => {
+    if (next === 'credits') params.set('kind', 'credits');
+    else params.delete('kind');
+    setParams(params, { replace: true });
+  };
   const { signedIn } = useAccount();
   const { open: openSignIn } = useSignIn();
   const products = useProducts(kind);

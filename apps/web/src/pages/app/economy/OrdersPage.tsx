@@ -6,6 +6,7 @@ import { ORDER_STATUSES, PAYMENT_METHODS, type Order } from '../../../api/econom
 import { EmptyTable } from '../../../components/EmptyTable';
 import { PageHeader } from '../../../components/PageHeader';
 import { useLocaleChoice } from '../../../i18n/hooks';
+import { formatNumber, planKey } from '../../../lib/format';
 import { formatMoney } from '../../../economy/money';
 import { useOrders } from '../../../economy/queries';
 import { formatDateTime, pageCount } from '../../../economy/usage';
@@ -36,6 +37,16 @@ function MethodLabel({ method }: { method: string | null }) {
     : method;
 }
 
+/** A plan by its localized name, a credit pack by its credits. */
+function ProductLabel({ order }: { order: Order }) {
+  const { t } = useTranslation();
+  const { ui } = useLocaleChoice();
+  const plan = order.plan ? planKey(order.plan) : null;
+  if (plan) return t(`plans.${plan}`);
+  if (typeof order.credits === 'number') return t('pricing.creditsAmount', { credits: formatNumber(order.credits, ui) });
+  return order.product;
+}
+
 function OrderRow({ order }: { order: Order }) {
   const { t } = useTranslation();
   const { ui } = useLocaleChoice();
@@ -46,7 +57,9 @@ function OrderRow({ order }: { order: Order }) {
           {order.id}
         </Text>
       </Table.Td>
-      <Table.Td>{order.product_name ?? order.product}</Table.Td>
+      <Table.Td>
+        <ProductLabel order={order} />
+      </Table.Td>
       <Table.Td data-testid="order-amount">{formatMoney({ amount: order.amount, currency: order.currency }, ui)}</Table.Td>
       <Table.Td>
         <MethodLabel method={order.method} />
