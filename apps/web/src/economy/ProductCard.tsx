@@ -45,6 +45,11 @@ export function ProductCard({ product, onBuy, buyLabel }: { product: Product; on
         <Text fw={700} size="lg" data-testid="product-name">
           {product.name || (plan ? t(`plans.${plan}`) : product.id)}
         </Text>
+        {product.description && (
+          <Text size="sm" c="dimmed" data-testid="product-description">
+            {product.description}
+          </Text>
+        )}
         <Text fz={30} fw={800} lh={1.2} data-testid="product-price" data-currency={price.currency} data-amount={price.amount}>
           {free ? t('pricing.free') : formatMoney(price, ui)}
         </Text>
@@ -60,7 +65,9 @@ export function ProductCard({ product, onBuy, buyLabel }: { product: Product; on
           {perK && <List.Item>{t('pricing.perThousand', { price: formatMoney(perK, ui) })}</List.Item>}
           {maxText !== null && <List.Item>{t('pricing.maxText', { number: formatNumber(maxText, ui) })}</List.Item>}
           {ownVoices !== null && <List.Item>{t('pricing.ownVoices', { number: formatNumber(ownVoices, ui) })}</List.Item>}
-          {product.kind === 'plan' && <List.Item>{t('pricing.apiAccess')}</List.Item>}
+          {product.kind === 'plan' && product.privileges?.api_access !== false && (
+            <List.Item>{t('pricing.apiAccess')}</List.Item>
+          )}
         </List>
         {free ? (
           <Button variant="default" disabled fullWidth>

@@ -18,7 +18,7 @@ export const economyZhCN: EconomyMessages = {
     buy: '购买',
     subscribe: '订阅',
     free: '免费',
-    freeIncluded: '每个账户都包含',
+    freeIncluded: '已包含',
     signInToBuy: '登录后购买',
     signInFirst: '请先登录：购买的内容归属于你的账户。',
   },

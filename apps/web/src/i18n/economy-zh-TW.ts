@@ -18,7 +18,7 @@ export const economyZhTW: EconomyMessages = {
     buy: '購買',
     subscribe: '訂閱',
     free: '免費',
-    freeIncluded: '每個帳戶皆包含',
+    freeIncluded: '已包含',
     signInToBuy: '登入後購買',
     signInFirst: '請先登入：購買的內容屬於你的帳戶。',
   },

@@ -82,7 +82,7 @@ export function PricingContent() {
       ) : items.length === 0 ? (
         <EmptyState icon={<IconDiamond size={26} />} title={t('pricing.emptyTitle')} body={t('pricing.emptyBody')} />
       ) : (
-        <SimpleGrid cols={{ base: 1, sm: 2, lg: Math.min(4, Math.max(2, items.length)) }} data-testid="product-list">
+        <SimpleGrid cols={{ base: 1, sm: 2, lg: items.length === 4 ? 4 : 3 }} data-testid="product-list">
           {items.map((product) => (
             <ProductCard
               key={product.id}
