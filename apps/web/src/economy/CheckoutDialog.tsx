@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import { Alert, Anchor, Button, Code, Group, Image, Loader, Modal, Radio, Stack, Text } from '@mantine/core';
+import { Alert, Anchor, Button, Group, Image, Loader, Modal, Radio, Stack, Text } from '@mantine/core';
 import { IconAlertTriangle, IconExternalLink } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router-dom';
@@ -9,6 +9,7 @@ import { useLocaleChoice } from '../i18n/hooks';
 import { notifyError } from '../lib/notify';
 import { isFinal, isSafePayUrl, offeredMethods, openCheckoutWindow, returnUrl } from './checkout';
 import { currencyFor, formatMoney, priceIn } from './money';
+import { QrCode } from './QrCode';
 import { useOrder, usePaymentMethods } from './queries';
 
 type Phase =
@@ -179,9 +180,7 @@ export function CheckoutDialog({ product, onClose }: { product: Product; onClose
             {isImage(phase.qr) ? (
               <Image src={phase.qr} alt={t('checkout.qrTitle')} w={200} h={200} />
             ) : (
-              <Code block style={{ wordBreak: 'break-all' }}>
-                {phase.qr}
-              </Code>
+              <QrCode text={phase.qr} label={t('checkout.qrTitle')} />
             )}
             <Text size="sm" c="dimmed" ta="center">
               {t('checkout.qrHint')}

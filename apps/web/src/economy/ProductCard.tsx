@@ -65,9 +65,7 @@ export function ProductCard({ product, onBuy, buyLabel }: { product: Product; on
           {perK && <List.Item>{t('pricing.perThousand', { price: formatMoney(perK, ui) })}</List.Item>}
           {maxText !== null && <List.Item>{t('pricing.maxText', { number: formatNumber(maxText, ui) })}</List.Item>}
           {ownVoices !== null && <List.Item>{t('pricing.ownVoices', { number: formatNumber(ownVoices, ui) })}</List.Item>}
-          {product.kind === 'plan' && product.privileges?.api_access !== false && (
-            <List.Item>{t('pricing.apiAccess')}</List.Item>
-          )}
+          {product.kind === 'plan' && product.privileges?.api_access !== false && <List.Item>{t('pricing.apiAccess')}</List.Item>}
         </List>
         {free ? (
           <Button variant="default" disabled fullWidth>
