@@ -19,13 +19,16 @@ const NOT_SPENDING = ['grant', 'purchase', 'refund'];
 
 export interface PaidNotice {
   orderId: string;
+  /** The payment attempt the provider reported. */
+  paymentId: string;
   method: PaymentMethod;
   amount: number;
   currency: Currency;
   providerRef: string;
 }
 
-export type SettleOutcome = 'applied' | 'already';
+/** applied: this payment settled the order; already: a replay of what settled it; duplicate: a second, distinct payment. */
+export type SettleOutcome = 'applied' | 'already' | 'duplicate';
 
 export interface RefundResult extends RefundFigures {
   order: OrderRow;
@@ -173,7 +176,23 @@ export class OrdersService {
         .where('status', 'in', SETTLEABLE)
         .returningAll()
         .executeTakeFirst();
-      if (!order) return 'already';
+      if (!order) {
+        // Another payment settled the order. If this attempt was never paid before, the payer paid twice: it is
+        // recorded for the operator to return, never credited a second time.
+        const second = await trx
+          .updateTable('payments')
+          .set({ status: 'duplicate', paid_at: now.toISOString(), provider_ref: notice.providerRef })
+          .where('id', '=', notice.paymentId)
+          .where('status', 'in', ['started', 'failed'])
+          .returning('id')
+          .executeTakeFirst();
+        return second ? 'duplicate' : 'already';
+      }
+      await trx
+        .updateTable('payments')
+        .set({ status: 'paid', paid_at: now.toISOString(), provider_ref: notice.providerRef })
+        .where('id', '=', notice.paymentId)
+        .execute();
       // The purchase entry locks the account row first, so the vip read below sees any other settlement's write.
       await this.credits.purchase(trx, order.account_id, Number(order.credits), order.id);
       if (order.product_kind === 'plan' && order.vip_level && order.period_days) {
