@@ -108,7 +108,13 @@ export async function buildContext(config: Config, overrides: { mailer?: Mailer;
   const voices = new VoicesService(speech, storage);
   const synthesis = new SynthesisService(speech, voices, credits);
   const jobs = new SynthesisJobs(db.kysely, synthesis, credits, storage);
-  const orders = new OrdersService(db.kysely, credits, loadProducts(config.PRODUCTS_CONFIG), config.ORDER_TTL_MINUTES);
+  const orders = new OrdersService(
+    db.kysely,
+    credits,
+    loadProducts(config.PRODUCTS_CONFIG),
+    config.ORDER_TTL_MINUTES,
+    config.ORDER_PENDING_LIMIT,
+  );
   const payments = new PaymentsService(db.kysely, orders, createProviders(config, secret), secret, config.PUBLIC_URL);
   return {
     config,

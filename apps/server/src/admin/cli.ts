@@ -86,7 +86,13 @@ export async function runAdmin(argv: string[], env: Record<string, string | unde
   try {
     await migrate(db);
     const credits = new CreditsService(db.kysely, loadCreditsConfig(config.CREDITS_CONFIG));
-    const orders = new OrdersService(db.kysely, credits, loadProducts(config.PRODUCTS_CONFIG), config.ORDER_TTL_MINUTES);
+    const orders = new OrdersService(
+      db.kysely,
+      credits,
+      loadProducts(config.PRODUCTS_CONFIG),
+      config.ORDER_TTL_MINUTES,
+      config.ORDER_PENDING_LIMIT,
+    );
     const emailOf = async (accountId: string) =>
       (await db.kysely.selectFrom('accounts').select('email').where('id', '=', accountId).executeTakeFirst())?.email ?? null;
 

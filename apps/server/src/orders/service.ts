@@ -61,6 +61,7 @@ export class OrdersService {
     private readonly credits: CreditsService,
     readonly products: Catalogue,
     private readonly ttlMinutes: number,
+    private readonly pendingLimit = 20,
   ) {}
 
   async create(accountId: string, productId: string, locale: MessageLocale): Promise<OrderRow> {
@@ -72,8 +73,20 @@ export class OrdersService {
     if (!product) throw new AppError('VALIDATION_FAILED', { field: 'product', rule: 'must be a product id from /products' });
     if (!product.purchasable)
       throw new AppError('VALIDATION_FAILED', { field: 'product', rule: 'the free plan is not for sale' });
-    const currency = currencyFor(locale);
     const now = new Date();
+    // Orders cost nothing to make: a cap on those awaiting payment keeps one account from filling the table.
+    const pending = await this.db
+      .selectFrom('orders')
+      .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min('expires_at').as('first')])
+      .where('account_id', '=', accountId)
+      .where('status', '=', 'pending_payment')
+      .where('expires_at', '>', now.toISOString())
+      .executeTakeFirstOrThrow();
+    if (Number(pending.n) >= this.pendingLimit) {
+      const seconds = Math.max(1, Math.ceil((Date.parse(String(pending.first)) - now.getTime()) / 1000));
+      throw new AppError('RATE_LIMITED', { seconds }, { headers: { 'retry-after': String(seconds) } });
+    }
+    const currency = currencyFor(locale);
     const row: OrderRow = {
       id: newId('order'),
       account_id: accountId,
