@@ -117,7 +117,13 @@ export async function buildContext(config: Config, overrides: { mailer?: Mailer;
   const jobs = new SynthesisJobs(db.kysely, synthesis, credits, storage);
   const apiKeys = new ApiKeysService(db.kysely);
   const concurrency = redis ? redisConcurrencyLimiter(redis, `${config.REDIS_PREFIX}conc:`) : memoryConcurrencyLimiter();
-  const orders = new OrdersService(db.kysely, credits, loadProducts(config.PRODUCTS_CONFIG), config.ORDER_TTL_MINUTES);
+  const orders = new OrdersService(
+    db.kysely,
+    credits,
+    loadProducts(config.PRODUCTS_CONFIG),
+    config.ORDER_TTL_MINUTES,
+    config.ORDER_PENDING_LIMIT,
+  );
   const payments = new PaymentsService(db.kysely, orders, createProviders(config, secret), secret, config.PUBLIC_URL);
   return {
     config,

@@ -24,7 +24,17 @@ export interface Io {
 const money = (minor: number, currency: string) => `${(minor / 100).toFixed(2)} ${currency}`;
 const count = (n: number) => n.toLocaleString('en-US');
 
-function describeOrder(order: OrderRow, email: string | null): string[] {
+interface PaymentLine {
+  id: string;
+  method: string;
+  amount: number;
+  currency: string;
+  status: string;
+  provider_ref: string | null;
+  created_at: string;
+}
+
+function describeOrder(order: OrderRow, email: string | null, payments: PaymentLine[]): string[] {
   const lines = [
     `Order ${order.id}`,
     `  account   ${order.account_id}${email ? ` (${email})` : ''}`,
@@ -39,6 +49,12 @@ function describeOrder(order: OrderRow, email: string | null): string[] {
   if (order.refunded_at) {
     lines.push(
       `  refunded  ${order.refunded_at}: ${count(Number(order.refund_credits ?? 0))} credits deducted, ${money(Number(order.refund_amount ?? 0), order.currency)} to return`,
+    );
+  }
+  for (const p of payments) {
+    const note = p.status === 'duplicate' ? '  ← paid after the order was settled by another payment: return it' : '';
+    lines.push(
+      `  payment   ${p.id} ${p.method} ${money(Number(p.amount), p.currency)} ${p.status}${p.provider_ref ? ` (${p.provider_ref})` : ''}${note}`,
     );
   }
   return lines;
@@ -70,7 +86,13 @@ export async function runAdmin(argv: string[], env: Record<string, string | unde
   try {
     await migrate(db);
     const credits = new CreditsService(db.kysely, loadCreditsConfig(config.CREDITS_CONFIG));
-    const orders = new OrdersService(db.kysely, credits, loadProducts(config.PRODUCTS_CONFIG), config.ORDER_TTL_MINUTES);
+    const orders = new OrdersService(
+      db.kysely,
+      credits,
+      loadProducts(config.PRODUCTS_CONFIG),
+      config.ORDER_TTL_MINUTES,
+      config.ORDER_PENDING_LIMIT,
+    );
     const emailOf = async (accountId: string) =>
       (await db.kysely.selectFrom('accounts').select('email').where('id', '=', accountId).executeTakeFirst())?.email ?? null;
 
@@ -102,7 +124,13 @@ export async function runAdmin(argv: string[], env: Record<string, string | unde
         io.err(`No order ${orderId}.`);
         return EXIT.refused;
       }
-      for (const line of describeOrder(order, await emailOf(order.account_id))) io.out(line);
+      const payments = await db.kysely
+        .selectFrom('payments')
+        .select(['id', 'method', 'amount', 'currency', 'status', 'provider_ref', 'created_at'])
+        .where('order_id', '=', order.id)
+        .orderBy('created_at')
+        .execute();
+      for (const line of describeOrder(order, await emailOf(order.account_id), payments)) io.out(line);
       return EXIT.ok;
     }
 

@@ -48,9 +48,9 @@ export function orderRoutes(ctx: AppContext): FastifyPluginAsyncZod {
           tags: ['orders'],
           summary: 'Order a product; the order waits for payment for 30 minutes',
           description:
-            'Only a registered account buys (an anonymous session answers 401 UNAUTHENTICATED: sign in first). The free plan is granted, not sold. The order is priced in the currency of the request language.',
+            'Only a registered account buys (an anonymous session answers 401 UNAUTHENTICATED: sign in first). The free plan is granted, not sold. The order is priced in the currency of the request language. An account holds at most `ORDER_PENDING_LIMIT` orders awaiting payment at once (429 RATE_LIMITED with `retry-after` beyond).',
           body: CreateOrderRequest,
-          response: { 201: OrderSchema, ...errors },
+          response: { 201: OrderSchema, ...errors, 429: ErrorBody },
         },
       },
       async (request, reply) => {
@@ -77,20 +77,24 @@ export function orderRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       },
     );
 
-    app.get(
-      '/accounts/me/orders/:id',
-      {
-        schema: {
-          tags: ['orders'],
-          summary: 'One of the caller’s orders (the checkout return page polls it)',
-          params: z.object({ id: z.string().max(64) }),
-          response: { 200: OrderSchema, 401: ErrorBody, 404: ErrorBody },
+    // The contract lists orders under /api/; one order answers under both prefixes, as the return page may ask either.
+    for (const url of ['/accounts/me/orders/:id', '/api/accounts/me/orders/:id']) {
+      app.get(
+        url,
+        {
+          schema: {
+            tags: ['orders'],
+            summary: 'One of the caller’s orders (the checkout return page polls it)',
+            description: "Another account's order answers 404, exactly as a missing one.",
+            params: z.object({ id: z.string().max(64) }),
+            response: { 200: OrderSchema, 401: ErrorBody, 404: ErrorBody },
+          },
         },
-      },
-      async (request) => {
-        const session = await requireSession(request, ctx.sessions);
-        return orderView(await ctx.orders.get(request.params.id, session.accountId));
-      },
-    );
+        async (request) => {
+          const session = await requireSession(request, ctx.sessions);
+          return orderView(await ctx.orders.get(request.params.id, session.accountId));
+        },
+      );
+    }
   };
 }

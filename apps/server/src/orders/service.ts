@@ -19,13 +19,16 @@ const NOT_SPENDING = ['grant', 'purchase', 'refund'];
 
 export interface PaidNotice {
   orderId: string;
+  /** The payment attempt the provider reported. */
+  paymentId: string;
   method: PaymentMethod;
   amount: number;
   currency: Currency;
   providerRef: string;
 }
 
-export type SettleOutcome = 'applied' | 'already';
+/** applied: this payment settled the order; already: a replay of what settled it; duplicate: a second, distinct payment. */
+export type SettleOutcome = 'applied' | 'already' | 'duplicate';
 
 export interface RefundResult extends RefundFigures {
   order: OrderRow;
@@ -58,6 +61,7 @@ export class OrdersService {
     private readonly credits: CreditsService,
     readonly products: Catalogue,
     private readonly ttlMinutes: number,
+    private readonly pendingLimit = 20,
   ) {}
 
   async create(accountId: string, productId: string, locale: MessageLocale): Promise<OrderRow> {
@@ -69,8 +73,20 @@ export class OrdersService {
     if (!product) throw new AppError('VALIDATION_FAILED', { field: 'product', rule: 'must be a product id from /products' });
     if (!product.purchasable)
       throw new AppError('VALIDATION_FAILED', { field: 'product', rule: 'the free plan is not for sale' });
-    const currency = currencyFor(locale);
     const now = new Date();
+    // Orders cost nothing to make: a cap on those awaiting payment keeps one account from filling the table.
+    const pending = await this.db
+      .selectFrom('orders')
+      .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min('expires_at').as('first')])
+      .where('account_id', '=', accountId)
+      .where('status', '=', 'pending_payment')
+      .where('expires_at', '>', now.toISOString())
+      .executeTakeFirstOrThrow();
+    if (Number(pending.n) >= this.pendingLimit) {
+      const seconds = Math.max(1, Math.ceil((Date.parse(String(pending.first)) - now.getTime()) / 1000));
+      throw new AppError('RATE_LIMITED', { seconds }, { headers: { 'retry-after': String(seconds) } });
+    }
+    const currency = currencyFor(locale);
     const row: OrderRow = {
       id: newId('order'),
       account_id: accountId,
@@ -173,7 +189,23 @@ export class OrdersService {
         .where('status', 'in', SETTLEABLE)
         .returningAll()
         .executeTakeFirst();
-      if (!order) return 'already';
+      if (!order) {
+        // Another payment settled the order. If this attempt was never paid before, the payer paid twice: it is
+        // recorded for the operator to return, never credited a second time.
+        const second = await trx
+          .updateTable('payments')
+          .set({ status: 'duplicate', paid_at: now.toISOString(), provider_ref: notice.providerRef })
+          .where('id', '=', notice.paymentId)
+          .where('status', 'in', ['started', 'failed'])
+          .returning('id')
+          .executeTakeFirst();
+        return second ? 'duplicate' : 'already';
+      }
+      await trx
+        .updateTable('payments')
+        .set({ status: 'paid', paid_at: now.toISOString(), provider_ref: notice.providerRef })
+        .where('id', '=', notice.paymentId)
+        .execute();
       // The purchase entry locks the account row first, so the vip read below sees any other settlement's write.
       await this.credits.purchase(trx, order.account_id, Number(order.credits), order.id);
       if (order.product_kind === 'plan' && order.vip_level && order.period_days) {

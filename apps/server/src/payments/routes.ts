@@ -136,6 +136,8 @@ export function paymentRoutes(ctx: AppContext): FastifyPluginAsyncZod {
               raw: typeof request.body === 'string' ? request.body : '',
             });
             if (result.rejected) request.log.warn({ method, ...result.rejected }, 'payment notification rejected');
+            else if (result.duplicate)
+              request.log.error({ method, ...result.duplicate }, 'second payment for a paid order: return it');
             else if (result.applied) request.log.info({ method }, 'payment notification applied');
             return reply.status(result.answer.status).header('content-type', result.answer.contentType).send(result.answer.body);
           },

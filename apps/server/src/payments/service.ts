@@ -15,6 +15,8 @@ export interface NotifyResult {
   /** Why a notification changed nothing, for the log; absent when it was applied or rightly ignored. */
   rejected?: { reason: string; [key: string]: unknown };
   applied?: boolean;
+  /** A second, distinct payment for an order another payment already settled: the operator returns it. */
+  duplicate?: { order_id: string; payment_id: string; amount: string; provider_ref: string };
 }
 
 const byMethod = (methods: ReadonlyMap<PaymentMethod, PaymentProvider>, method: string): PaymentProvider | null =>
@@ -58,6 +60,8 @@ export class PaymentsService {
       currency,
       return_url: returnUrl,
       provider_ref: null,
+      status: 'started',
+      paid_at: null,
       created_at: new Date().toISOString(),
     };
     // The attempt is written before the provider hears of it, so its notification always finds it.
@@ -108,6 +112,12 @@ export class PaymentsService {
     if (!payment)
       return { answer: provider.answer(false), rejected: { reason: 'unknown payment', payment_id: notice.paymentId } };
     if (notice.outcome === 'failed') {
+      await this.db
+        .updateTable('payments')
+        .set({ status: 'failed' })
+        .where('id', '=', payment.id)
+        .where('status', '=', 'started')
+        .execute();
       await this.orders.markFailed(payment.order_id);
       return { answer: provider.answer(true), applied: true };
     }
@@ -124,12 +134,26 @@ export class PaymentsService {
     }
     const outcome = await this.orders.settlePaid({
       orderId: payment.order_id,
+      paymentId: payment.id,
       method: provider.method,
       amount: notice.amount,
       currency: payment.currency as Currency,
       providerRef: notice.providerRef,
     });
-    return { answer: provider.answer(true), applied: outcome === 'applied' };
+    return {
+      answer: provider.answer(true),
+      applied: outcome === 'applied',
+      ...(outcome === 'duplicate'
+        ? {
+            duplicate: {
+              order_id: payment.order_id,
+              payment_id: payment.id,
+              amount: `${payment.amount} ${payment.currency}`,
+              provider_ref: notice.providerRef,
+            },
+          }
+        : {}),
+    };
   }
 
   /** The sandbox attempt a token names for this order; FORBIDDEN for a forged token or another order's. */
@@ -155,6 +179,7 @@ export class PaymentsService {
     if (outcome === 'success') {
       await this.orders.settlePaid({
         orderId,
+        paymentId: payment.id,
         method: 'sandbox',
         amount: Number(payment.amount),
         currency: payment.currency as Currency,

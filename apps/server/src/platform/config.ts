@@ -57,6 +57,7 @@ const ConfigSchema = z.object({
   PLAN_GRANTS_PER_IP_DAY: z.coerce.number().int().min(0).default(5),
   PRODUCTS_CONFIG: z.string().optional(),
   ORDER_TTL_MINUTES: z.coerce.number().int().min(1).max(1440).default(30),
+  ORDER_PENDING_LIMIT: z.coerce.number().int().min(1).default(20),
   ORDER_SWEEP_SECONDS: z.coerce.number().int().min(1).default(60),
   PAYMENT_SANDBOX: z
     .enum(['true', 'false'])

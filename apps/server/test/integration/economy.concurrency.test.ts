@@ -51,7 +51,7 @@ describe.each(DIALECTS)('200 concurrent purchases and refunds on one account (%s
     expect(sessions).toHaveLength(ORDERS);
 
     // Every webhook twice, all at once, while paid work spends from the same balance.
-    const spends = Array.from({ length: 100 }, async () => {
+    const spends = Array.from({ length: 100 }, async (): Promise<number> => {
       try {
         const hold = await t.ctx.credits.hold(account.id, 1000, 'tts');
         await t.ctx.credits.settle(hold.id, 700);
@@ -86,7 +86,7 @@ describe.each(DIALECTS)('200 concurrent purchases and refunds on one account (%s
         () => null,
       ),
     );
-    const moreSpends = Array.from({ length: 100 }, async () => {
+    const moreSpends = Array.from({ length: 100 }, async (): Promise<number> => {
       try {
         const hold = await t.ctx.credits.hold(account.id, 500, 'tts');
         await t.ctx.credits.settle(hold.id, 500);

@@ -49,6 +49,18 @@ describe.each(DIALECTS)('products, orders and payments: errors (%s)', (dialect) 
     expect((await client.get('/api/accounts/me/orders')).body.total).toBe(0);
   });
 
+  it('holds at most ORDER_PENDING_LIMIT orders awaiting payment per account (429 with retry-after)', async () => {
+    const { client } = await buyer(t);
+    const first = await newOrder(client);
+    for (let i = 1; i < 20; i++) await newOrder(client);
+    const res = await client.post('/accounts/me/orders', { product: 'credits_100k' });
+    expectError(res, 'RATE_LIMITED');
+    expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(29 * 60);
+    // Paying one makes room for another.
+    expect((await complete(t, first.id, { token: await sandboxToken(client, first.id), outcome: 'success' })).status).toBe(303);
+    expect((await client.post('/accounts/me/orders', { product: 'credits_100k' })).status).toBe(201);
+  });
+
   it('refuses bad paging', async () => {
     const { client } = await buyer(t);
     for (const q of ['limit=0', 'limit=101', 'start=-1', 'limit=abc']) {

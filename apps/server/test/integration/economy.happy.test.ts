@@ -119,6 +119,27 @@ describe.each(DIALECTS)('products, orders and the sandbox checkout (%s)', (diale
     const after = await client.get('/accounts/me');
     expect(Date.parse(after.body.vip.expire) - expire).toBe(30 * 86_400_000);
     expect(after.body.vip.credits).toBe(before + 600000);
+
+    // Once the membership lapses the account is on the free plan again, and a new plan starts from now.
+    const lapsed = new Date(Date.now() - 60_000).toISOString();
+    await t.ctx.db.kysely.updateTable('accounts').set({ vip_expire: lapsed }).where('id', '=', account.id).execute();
+    expect((await client.get('/accounts/me')).body.vip).toMatchObject({ level: 'free', expire: lapsed });
+    const third = await client.post('/accounts/me/orders', { product: 'plan_quarterly' });
+    await paySandbox(client, third.body.id);
+    const renewed = (await client.get('/accounts/me')).body.vip;
+    expect(renewed.level).toBe('quarterly');
+    const paidAt = Date.parse((await client.get(`/accounts/me/orders/${third.body.id}`)).body.paid_at);
+    expect(Date.parse(renewed.expire) - paidAt).toBe(90 * 86_400_000);
+  });
+
+  it('keeps a higher active level when a lower plan is bought, extending its expiry', async () => {
+    const { client } = await buyer();
+    await paySandbox(client, (await client.post('/accounts/me/orders', { product: 'plan_annual' })).body.id);
+    const annual = (await client.get('/accounts/me')).body.vip;
+    await paySandbox(client, (await client.post('/accounts/me/orders', { product: 'plan_monthly' })).body.id);
+    const after = (await client.get('/accounts/me')).body.vip;
+    expect(after.level).toBe('annual');
+    expect(Date.parse(after.expire) - Date.parse(annual.expire)).toBe(30 * 86_400_000);
   });
 
   it('lists orders newest first with paging, and a failed sandbox payment fails the order', async () => {

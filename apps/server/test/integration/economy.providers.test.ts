@@ -307,6 +307,38 @@ describe.each(DIALECTS)('Stripe, Alipay and WeChat Pay against local protocol se
     });
   });
 
+  it('records a second, distinct payment of a paid order for the operator to return, and never credits it', async () => {
+    const { client, order: o } = await order('zh-CN', 'credits_100k');
+    const before = await balance(client);
+    await start(client, o.id, 'wechat');
+    await start(client, o.id, 'card');
+    const wechatPayment = await paymentId(o.id, 'wechat');
+    const session = [...stripe.sessions.values()].find((s) => s.metadata.order_id === o.id)!;
+    const paidByWechat = wechat.paidNotification(wechatPayment);
+    expect((await deliver(t.url, paidByWechat.notifyUrl, paidByWechat.body, paidByWechat.headers)).status).toBe(200);
+    // The payer also finished the card checkout they had left open.
+    const card = stripe.paidEvent(session.id);
+    for (let i = 0; i < 3; i++)
+      expect((await deliver(t.url, 'http://x/payments/card/notify', card.payload, card.headers)).status).toBe(200);
+    expect(await balance(client)).toBe(before + 100000);
+    expect((await client.get(`/accounts/me/orders/${o.id}`)).body).toMatchObject({
+      status: 'successful',
+      method: 'wechat',
+      amount: 1200,
+    });
+    const rows = await t.ctx.db.kysely
+      .selectFrom('payments')
+      .select(['method', 'status'])
+      .where('order_id', '=', o.id)
+      .orderBy('method')
+      .execute();
+    expect(rows).toEqual([
+      { method: 'card', status: 'duplicate' },
+      { method: 'wechat', status: 'paid' },
+    ]);
+    expect(logs.filter((l) => l.msg === 'second payment for a paid order: return it' && l.order_id === o.id)).toHaveLength(1);
+  });
+
   it('credits a verified payment that arrives after its order expired: the money was taken', async () => {
     const { client, order: o } = await order('zh-CN', 'credits_100k');
     const before = await balance(client);

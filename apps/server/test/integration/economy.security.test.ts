@@ -20,6 +20,8 @@ describe.each(DIALECTS)('products, orders and payments: security (%s)', (dialect
     const theirs = await stranger.client.get(`/accounts/me/orders/${order.id}`);
     const missing = await stranger.client.get('/accounts/me/orders/ord_0000000000000000000000000');
     expectError(theirs, 'NOT_FOUND');
+    expectError(await stranger.client.get(`/api/accounts/me/orders/${order.id}`), 'NOT_FOUND');
+    expect((await owner.client.get(`/api/accounts/me/orders/${order.id}`)).body.id).toBe(order.id);
     expect({ ...theirs.body.error, request_id: '' }).toEqual({ ...missing.body.error, request_id: '' });
     expectError(
       await stranger.client.post(`/accounts/me/orders/${order.id}/payment/sandbox`, { pay_platform: 'web', return_url: '/' }),

@@ -188,6 +188,8 @@ const migrations: Record<string, Migration> = {
         .addColumn('currency', 'text', (c) => c.notNull())
         .addColumn('return_url', 'text', (c) => c.notNull())
         .addColumn('provider_ref', 'text')
+        .addColumn('status', 'text', (c) => c.notNull().defaultTo('started'))
+        .addColumn('paid_at', 'text')
         .addColumn('created_at', 'text', (c) => c.notNull())
         .execute();
       await db.schema.createIndex('payments_order').on('payments').columns(['order_id', 'method']).execute();

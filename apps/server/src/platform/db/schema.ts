@@ -189,6 +189,9 @@ export interface PaymentsTable {
   currency: string;
   return_url: string;
   provider_ref: string | null;
+  /** started; paid (it settled the order); duplicate (paid after another payment settled the order: return it); failed. */
+  status: string;
+  paid_at: string | null;
   created_at: string;
 }
 
