@@ -12,6 +12,7 @@ import pg from 'pg';
 import { migrate, openDatabase, type Db } from '../apps/server/src/platform/db/database.ts';
 import type { Database } from '../apps/server/src/platform/db/schema.ts';
 import { UsageService, type RecordsFilter } from '../apps/server/src/usage/service.ts';
+import { RECORD_DAYS_BACKFILL } from '../apps/server/src/platform/db/migrations.ts';
 import { median, quantile } from './stats.js';
 
 export interface UsageRow {
@@ -109,14 +110,8 @@ async function seed(db: Kysely<Database>, dialect: Dialect): Promise<void> {
        FROM s`,
     )
     .execute(db);
-  // The daily sums, as migration 0007 backfills them from the ledger.
-  await sql
-    .raw(
-      `INSERT INTO usage_daily (account_id, day, credits, calls)
-       SELECT account_id, substr(created_at, 1, 10), coalesce(sum(charge), 0), count(*)
-       FROM credit_ledger WHERE kind = 'settle' GROUP BY account_id, substr(created_at, 1, 10)`,
-    )
-    .execute(db);
+  // The daily counts, as migration 0007 backfills them from the ledger.
+  await sql.raw(RECORD_DAYS_BACKFILL).execute(db);
   // What autovacuum (PostgreSQL) and ANALYZE would have done on a live database.
   await sql.raw(dialect === 'postgres' ? 'VACUUM ANALYZE' : 'ANALYZE').execute(db);
 }

@@ -16,18 +16,20 @@ function isMoment(s: string): boolean {
 }
 const moment = z.string().max(40).refine(isMoment, 'must be a date (YYYY-MM-DD) or an ISO-8601 time');
 
+/** A filter left empty (`type=`) is no filter. */
+const optional = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === '' ? undefined : v), schema.optional());
+
 export const RecordsQuery = z
   .object({
     page: z.coerce.number().int().min(1).max(100_000).default(1),
     page_size: z.coerce.number().int().min(1).max(100).default(20),
-    type: z.enum(RECORD_TYPES).optional(),
+    type: optional(z.enum(RECORD_TYPES)),
     // Every console request carries `from=web` (API.md, common rules): that marker is no date filter.
     from: z
-      .union([z.literal('web'), moment])
-      .optional()
-      .describe('a date or time; `web`, the console marker every request carries, filters nothing'),
-    to: moment.optional(),
-    api_key: z.string().max(64).optional(),
+      .preprocess((v) => (v === '' || v === 'web' ? undefined : v), moment.optional())
+      .describe('a date or time; `web`, the marker every console request carries, filters nothing'),
+    to: optional(moment),
+    api_key: optional(z.string().max(64)),
   })
   .passthrough();
 

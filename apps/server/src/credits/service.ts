@@ -86,7 +86,6 @@ export class CreditsService {
         note: `charged ${take}`,
       });
       if (hold.api_key_id) await returnKeyCredits(trx, hold.api_key_id, hold.amount - take);
-      await countUsage(trx, hold.account_id, take);
       return true;
     });
   }
@@ -195,19 +194,4 @@ export class CreditsService {
       .executeTakeFirst()
       .then((row) => (row ? { ...row, amount: Number(row.amount) } : undefined));
   }
-}
-
-/** Adds one settled charge to its account's day (UTC), in the settling transaction: statistics read these days. */
-async function countUsage(trx: Executor, accountId: string, credits: number): Promise<void> {
-  const day = nowIso().slice(0, 10);
-  await trx
-    .insertInto('usage_daily')
-    .values({ account_id: accountId, day, credits, calls: 1 })
-    .onConflict((oc) =>
-      oc.columns(['account_id', 'day']).doUpdateSet((eb) => ({
-        credits: eb('usage_daily.credits', '+', credits),
-        calls: eb('usage_daily.calls', '+', 1),
-      })),
-    )
-    .execute();
 }

@@ -9,7 +9,27 @@ import { localizeVoice } from '../voices/display-texts.js';
 import type { AppContext } from '../context.js';
 import { AppError } from '../platform/errors.js';
 import { chargeOf, speaker } from './routes.js';
-import { elevenLabsFormat, ELEVENLABS_FORMATS } from './elevenlabs-formats.js';
+import { elevenLabsFormat, ELEVENLABS_FORMATS, PCM_RATE } from './elevenlabs-formats.js';
+import { PcmResampler } from './pcm-resample.js';
+
+/** A stream's PCM at another rate; returning it returns the synthesis under it (which releases its hold). */
+async function* resampled(chunks: AsyncGenerator<Buffer, boolean>, resampler: PcmResampler): AsyncGenerator<Buffer, boolean> {
+  try {
+    let next = await chunks.next();
+    while (!next.done) {
+      const out = resampler.write(next.value);
+      if (out.length > 0) yield out;
+      next = await chunks.next();
+    }
+    if (next.value === true) {
+      const tail = resampler.end();
+      if (tail.length > 0) yield tail;
+    }
+    return next.value;
+  } finally {
+    await chunks.return(false);
+  }
+}
 
 const audio = z.string().meta({ description: AUDIO_RESPONSE });
 const errors = { 400: ErrorBody, 401: ErrorBody, 402: ErrorBody, 403: ErrorBody, 404: ErrorBody, 422: ErrorBody, 429: ErrorBody };
@@ -87,6 +107,13 @@ export function elevenLabsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       ...(body.language_code ? { language: body.language_code } : {}),
     });
     void reply.header('character-cost', String(prepared.characters));
+    const rate = format.resampleTo;
+    // PCM at another rate is resampled as it streams (a whole answer is sent in chunks too, as ElevenLabs does).
+    if (rate !== null) {
+      return speak(request, reply, prepared, chargeOf(caller, 'api'), true, (chunks) =>
+        resampled(chunks, new PcmResampler(PCM_RATE, rate)),
+      );
+    }
     return speak(request, reply, prepared, chargeOf(caller, 'api'), stream);
   };
 

@@ -92,9 +92,17 @@ async function sendStream(
 
 /** Sends prepared speech to the client, paying for it as it is delivered (shared with the ElevenLabs routes). */
 export function speaker(ctx: AppContext) {
-  return async (request: FastifyRequest, reply: FastifyReply, prepared: Prepared, charge: Charge, stream: boolean) => {
+  return async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    prepared: Prepared,
+    charge: Charge,
+    stream: boolean,
+    /** Changes a stream's chunks on their way out (the ElevenLabs routes resample PCM). */
+    reshape: (chunks: AsyncGenerator<Buffer, boolean>) => AsyncGenerator<Buffer, boolean> = (chunks) => chunks,
+  ) => {
     const left = clientLeaves(request, reply);
-    if (stream) return sendStream(request, reply, prepared, left, ctx.synthesis.stream(prepared, charge, left));
+    if (stream) return sendStream(request, reply, prepared, left, reshape(ctx.synthesis.stream(prepared, charge, left)));
     let rendered;
     try {
       rendered = await ctx.synthesis.render(prepared, charge, { signal: left });

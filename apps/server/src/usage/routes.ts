@@ -28,8 +28,7 @@ export function usageRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       async (request) => {
         const session = await requireSession(request, ctx.sessions);
         const q = request.query;
-        const from = q.from === 'web' ? undefined : q.from;
-        const { items, total } = await ctx.usage.records(session.accountId, { ...q, from });
+        const { items, total } = await ctx.usage.records(session.accountId, q);
         return { items, total, page: q.page, page_size: q.page_size };
       },
     );

@@ -1,13 +1,14 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { RECORD_TYPES, type CreditRecord, type RecordType } from '@polyvox/contracts';
 import type { Database } from '../platform/db/schema.js';
 
 /**
  * The ledger entries a user calls records: settled charges (shown as what the work cost), grants,
  * purchases and refunds. A hold and its release are internal: the price held while work runs is visible
- * only in the balance, and the charge appears once, when the work is settled.
+ * only in the balance, and the charge appears once, when the work is settled. Written out literally, so
+ * SQLite sees the partial indexes' own condition (a bound parameter would hide it from the planner).
  */
-export const RECORD_KINDS = ['settle', 'grant', 'purchase', 'refund'] as const;
+const IS_RECORD = sql<boolean>`kind IN ('settle', 'grant', 'purchase', 'refund')`;
 
 const TYPES = new Set<string>(RECORD_TYPES);
 const DAY_MS = 86_400_000;
@@ -15,10 +16,10 @@ const DAY_MS = 86_400_000;
 export interface RecordsFilter {
   page: number;
   page_size: number;
-  type?: RecordType;
-  from?: string;
-  to?: string;
-  api_key?: string;
+  type?: RecordType | undefined;
+  from?: string | undefined;
+  to?: string | undefined;
+  api_key?: string | undefined;
 }
 
 /** A `from` bound: a day starts at its midnight (UTC). */
@@ -31,26 +32,65 @@ export function upperBound(value: string): string {
   return new Date(Date.parse(value) + 1).toISOString();
 }
 
-function utcDay(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
-}
+const utcDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
+const midnight = (day: string): string => `${day}T00:00:00.000Z`;
+const nextDay = (day: string): string => utcDay(Date.parse(midnight(day)) + DAY_MS);
 
-/** Records and statistics: read-only views of the ledger and of the per-day usage kept beside it. */
+/** Records and statistics: read-only views of the ledger and of the daily counts kept beside it. */
 export class UsageService {
   constructor(private readonly db: Kysely<Database>) {}
 
-  async records(accountId: string, f: RecordsFilter): Promise<{ items: CreditRecord[]; total: number }> {
-    let where = this.db
-      .selectFrom('credit_ledger')
-      .where('account_id', '=', accountId)
-      .where('kind', 'in', [...RECORD_KINDS]);
-    if (f.type) where = where.where('record_type', '=', f.type);
-    if (f.from) where = where.where('created_at', '>=', lowerBound(f.from));
-    if (f.to) where = where.where('created_at', '<', upperBound(f.to));
+  private ledger(accountId: string, f: Omit<RecordsFilter, 'page' | 'page_size'>, lo: string | null, hi: string | null) {
+    let q = this.db.selectFrom('credit_ledger').where('account_id', '=', accountId).where(IS_RECORD);
+    if (f.type) q = q.where('record_type', '=', f.type);
     // Filtered within the account: another account's key id simply matches nothing.
-    if (f.api_key) where = where.where('api_key_id', '=', f.api_key);
-    const [rows, count] = await Promise.all([
-      where
+    if (f.api_key) q = q.where('api_key_id', '=', f.api_key);
+    if (lo !== null) q = q.where('created_at', '>=', lo);
+    if (hi !== null) q = q.where('created_at', '<', hi);
+    return q;
+  }
+
+  private async exactCount(accountId: string, f: RecordsFilter, lo: string | null, hi: string | null): Promise<number> {
+    const row = await this.ledger(accountId, f, lo, hi)
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  /**
+   * The number of records a filter matches, without counting them one by one: whole days come from
+   * `record_days`; only the part-days at the edges of a `from`/`to` given as times are counted in the ledger.
+   */
+  async total(accountId: string, f: RecordsFilter): Promise<number> {
+    const lo = f.from ? lowerBound(f.from) : null;
+    const hi = f.to ? upperBound(f.to) : null;
+    if (lo !== null && hi !== null && lo >= hi) return 0;
+    const firstWhole = lo === null ? null : lo === midnight(lo.slice(0, 10)) ? lo.slice(0, 10) : nextDay(lo.slice(0, 10));
+    const endWhole = hi === null ? null : hi.slice(0, 10);
+    if (firstWhole !== null && endWhole !== null && firstWhole >= endWhole) return this.exactCount(accountId, f, lo, hi);
+    let days = this.db
+      .selectFrom('record_days')
+      .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('records'), eb.lit(0)).as('n'))
+      .where('account_id', '=', accountId);
+    if (f.type) days = days.where('type', '=', f.type);
+    if (f.api_key) days = days.where('api_key_id', '=', f.api_key);
+    if (firstWhole !== null) days = days.where('day', '>=', firstWhole);
+    if (endWhole !== null) days = days.where('day', '<', endWhole);
+    const [whole, head, tail] = await Promise.all([
+      days.executeTakeFirstOrThrow(),
+      lo !== null && firstWhole !== null && lo !== midnight(firstWhole)
+        ? this.exactCount(accountId, f, lo, midnight(firstWhole))
+        : 0,
+      hi !== null && endWhole !== null && hi !== midnight(endWhole) ? this.exactCount(accountId, f, midnight(endWhole), hi) : 0,
+    ]);
+    return Number(whole.n) + head + tail;
+  }
+
+  async records(accountId: string, f: RecordsFilter): Promise<{ items: CreditRecord[]; total: number }> {
+    const lo = f.from ? lowerBound(f.from) : null;
+    const hi = f.to ? upperBound(f.to) : null;
+    const [rows, total] = await Promise.all([
+      this.ledger(accountId, f, lo, hi)
         .select([
           'id',
           'kind',
@@ -69,7 +109,7 @@ export class UsageService {
         .limit(f.page_size)
         .offset((f.page - 1) * f.page_size)
         .execute(),
-      where.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+      this.total(accountId, f),
     ]);
     const items = rows.map((r) => {
       const type = (
@@ -87,7 +127,7 @@ export class UsageService {
         created_at: r.created_at,
       };
     });
-    return { items, total: Number(count.n) };
+    return { items, total };
   }
 
   /** Credits charged and calls per UTC day, the last `days` days up to today, missing days as zeros; oldest first. */
@@ -98,10 +138,11 @@ export class UsageService {
   ): Promise<{ day: string; credits: number; calls: number }[]> {
     const first = utcDay(now - (days - 1) * DAY_MS);
     const rows = await this.db
-      .selectFrom('usage_daily')
-      .select(['day', 'credits', 'calls'])
+      .selectFrom('record_days')
+      .select((eb) => ['day', eb.fn.sum<number>('credits').as('credits'), eb.fn.sum<number>('calls').as('calls')])
       .where('account_id', '=', accountId)
       .where('day', '>=', first)
+      .groupBy('day')
       .execute();
     const byDay = new Map(rows.map((r) => [r.day, r]));
     const items = [];
@@ -117,24 +158,22 @@ export class UsageService {
     accountId: string,
     now = Date.now(),
   ): Promise<{ calls_today: number; credits_today: number; calls_total: number }> {
-    const today = utcDay(now);
-    const [day, total] = await Promise.all([
-      this.db
-        .selectFrom('usage_daily')
-        .select(['credits', 'calls'])
-        .where('account_id', '=', accountId)
-        .where('day', '=', today)
-        .executeTakeFirst(),
-      this.db
-        .selectFrom('usage_daily')
-        .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('calls'), eb.lit(0)).as('calls'))
-        .where('account_id', '=', accountId)
-        .executeTakeFirstOrThrow(),
-    ]);
+    const sums = (day?: string) => {
+      let q = this.db
+        .selectFrom('record_days')
+        .select((eb) => [
+          eb.fn.coalesce(eb.fn.sum<number>('calls'), eb.lit(0)).as('calls'),
+          eb.fn.coalesce(eb.fn.sum<number>('credits'), eb.lit(0)).as('credits'),
+        ])
+        .where('account_id', '=', accountId);
+      if (day) q = q.where('day', '=', day);
+      return q.executeTakeFirstOrThrow();
+    };
+    const [today, all] = await Promise.all([sums(utcDay(now)), sums()]);
     return {
-      calls_today: Number(day?.calls ?? 0),
-      credits_today: Number(day?.credits ?? 0),
-      calls_total: Number(total.calls),
+      calls_today: Number(today.calls),
+      credits_today: Number(today.credits),
+      calls_total: Number(all.calls),
     };
   }
 }

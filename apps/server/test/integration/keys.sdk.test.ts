@@ -106,6 +106,27 @@ describe.each(DIALECTS)('official SDKs pointed at Polyvox (%s)', (dialect) => {
     ).toBe(true);
   });
 
+  it('ElevenLabs pcm_<rate> formats are 16-bit PCM at that rate, whole or streamed', async () => {
+    const at24 = await drain(await eleven.textToSpeech.convert('voice_flite.slt', { text: TEXT, outputFormat: 'pcm_24000' }));
+    const seconds = at24.bytes.length / 2 / 24000;
+    for (const [rate, stream] of [
+      [16000, false],
+      [8000, true],
+      [44100, false],
+    ] as const) {
+      const call = stream
+        ? eleven.textToSpeech.stream.bind(eleven.textToSpeech)
+        : eleven.textToSpeech.convert.bind(eleven.textToSpeech);
+      const out = await drain(await call('voice_flite.slt', { text: TEXT, outputFormat: `pcm_${rate}` }));
+      expect(out.bytes.length % 2).toBe(0);
+      expect(Math.abs(out.bytes.length / 2 / rate - seconds)).toBeLessThan(0.01);
+      // Real speech, not silence: the level of the 24 kHz original survives.
+      let sum = 0;
+      for (let i = 0; i < out.bytes.length; i += 2) sum += (out.bytes.readInt16LE(i) / 32768) ** 2;
+      expect(Math.sqrt(sum / (out.bytes.length / 2))).toBeGreaterThan(0.02);
+    }
+  });
+
   it('ElevenLabs voices.getAll lists the library in ElevenLabs shape', async () => {
     const { voices } = await eleven.voices.getAll();
     expect(voices.length).toBeGreaterThan(500);

@@ -63,7 +63,7 @@ describe.each(DIALECTS)('client events (%s)', (dialect) => {
       if (res.status === 429) break;
     }
     expect(res!.status).toBe(429);
-    const body = await res!.json();
+    const body = (await res!.json()) as { error: { code: string } };
     expect(body.error.code).toBe('RATE_LIMITED');
     expectRetryAfter({ status: 429, headers: res!.headers, body }, 1, 60);
   });

@@ -99,8 +99,23 @@ describe.each(DIALECTS)('usage records and statistics, happy path (%s)', (dialec
     const since = await c.get(`/api/credits/records?from=${encodeURIComponent(middle)}&page_size=100`);
     expect(since.body.items.every((r: { created_at: string }) => r.created_at >= middle)).toBe(true);
     expect(since.body.total).toBeGreaterThanOrEqual(11);
+    expect(since.body.total).toBe(since.body.items.length);
     const until = await c.get(`/api/credits/records?to=${encodeURIComponent(middle)}&page_size=100`);
     expect(until.body.items.every((r: { created_at: string }) => r.created_at <= middle)).toBe(true);
+    expect(until.body.total).toBe(until.body.items.length);
+    // Totals over whole days and part-days agree with the records themselves, for every filter.
+    const yesterday = `${day(1)}T12:00:00Z`;
+    const tomorrow = `${day(-1)}T12:00:00Z`;
+    for (const q of [
+      `from=${yesterday}`,
+      `to=${tomorrow}`,
+      `from=${yesterday}&to=${tomorrow}&type=api`,
+      `from=${day(3)}&api_key=${key.id}`,
+    ]) {
+      const res = await c.get(`/api/credits/records?${q}&page_size=100`);
+      expect(res.body.total, q).toBe(res.body.items.length);
+    }
+    expect((await c.get('/api/credits/records?type=&api_key=&from=')).body.total).toBe(26);
   });
 
   it('counts credits and calls per UTC day with missing days as zeros, and the current figures', async () => {
@@ -113,10 +128,12 @@ describe.each(DIALECTS)('usage records and statistics, happy path (%s)', (dialec
     await t.ctx.credits.release(released.id);
     // Days before today, as the ledger's daily sums would hold them.
     await t.ctx.db.kysely
-      .insertInto('usage_daily')
+      .insertInto('record_days')
       .values([
-        { account_id: id, day: day(2), credits: 100, calls: 4 },
-        { account_id: id, day: day(40), credits: 7, calls: 1 },
+        { account_id: id, day: day(2), type: 'tts', api_key_id: '', records: 3, calls: 3, credits: 60 },
+        { account_id: id, day: day(2), type: 'api', api_key_id: 'key_x', records: 1, calls: 1, credits: 40 },
+        { account_id: id, day: day(40), type: 'preview', api_key_id: '', records: 1, calls: 1, credits: 7 },
+        { account_id: id, day: day(40), type: 'purchase', api_key_id: '', records: 1, calls: 0, credits: 0 },
       ])
       .execute();
 

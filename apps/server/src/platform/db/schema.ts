@@ -134,12 +134,19 @@ export interface ApiKeysTable {
   deleted_at: string | null;
 }
 
-export interface UsageDailyTable {
+export interface RecordDaysTable {
   account_id: string;
   /** YYYY-MM-DD, UTC. */
   day: string;
-  credits: number;
+  /** The record type (`record_type`, else the entry's kind). */
+  type: string;
+  /** The key of the records, '' for none. */
+  api_key_id: string;
+  records: number;
+  /** Settled charges among them. */
   calls: number;
+  /** What those charges cost. */
+  credits: number;
 }
 
 export interface ClientEventsTable {
@@ -206,7 +213,7 @@ export interface Database {
   uploads: UploadsTable;
   synthesis_jobs: SynthesisJobsTable;
   api_keys: ApiKeysTable;
-  usage_daily: UsageDailyTable;
+  record_days: RecordDaysTable;
   client_events: ClientEventsTable;
   orders: OrdersTable;
   payments: PaymentsTable;
