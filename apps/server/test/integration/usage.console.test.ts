@@ -31,4 +31,11 @@ describe.each(DIALECTS)('usage records as the console asks for them (%s)', (dial
     expect(bad.status).toBe(400);
     expect(bad.body.error.code).toBe('VALIDATION_FAILED');
   });
+
+  it('documents the from parameter in the OpenAPI document', async () => {
+    const doc = await new Client(t.url).get('/openapi.json');
+    expect(doc.status).toBe(200);
+    const params = doc.body.paths['/api/credits/records'].get.parameters as { name: string; description?: string }[];
+    expect(params.find((p) => p.name === 'from')?.description).toContain('web');
+  });
 });
