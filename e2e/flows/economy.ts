@@ -80,6 +80,30 @@ function numberIn(text: string): number {
 }
 
 export function economyTests(suite: Suite): void {
+  suite.test('an anonymous visitor sees public prices and is asked to sign in to buy', async () => {
+    // A fresh browser context: its own anonymous account, nothing shared with the signed-in page.
+    const context = await env.browser.newContext({ viewport: { width: 1280, height: 800 } });
+    try {
+      const page = await context.newPage();
+      page.setDefaultTimeout(15_000);
+      await page.goto(`${env.server.baseUrl}/#/pricing`);
+      const monthly = page.locator('[data-plan="monthly"]');
+      await monthly.waitFor();
+      // The first visit speaks zh-CN: prices in yuan.
+      assertEqual(await monthly.getByTestId('product-price').getAttribute('data-currency'), 'CNY', 'zh-CN shows CNY');
+      let orders = 0;
+      page.on('request', (r) => {
+        if (new URL(r.url()).pathname === '/accounts/me/orders') orders++;
+      });
+      await monthly.getByTestId('product-buy').click();
+      await page.getByTestId('signin-form').waitFor();
+      assertEqual(orders, 0, 'no order is placed before signing in');
+      assertEqual(await page.getByTestId('checkout-dialog').count(), 0, 'no checkout for an anonymous visitor');
+    } finally {
+      await context.close();
+    }
+  });
+
   suite.test('pricing lists plans and credit packs in the currency of the language (screenshots)', async () => {
     const page = env.page;
     await ensureRegistered(page);

@@ -98,7 +98,7 @@ export function shellTests(suite: Suite): void {
     await shot('dashboard-steps-en');
     await env.page.getByTestId('dashboard-create-key').click();
     await env.ui.waitForHash('/app/api-keys?create=1');
-    await env.page.getByTestId('key-dialog').waitFor();
+    await env.page.getByTestId('key-name').waitFor();
     await env.page.keyboard.press('Escape');
 
     await env.ui.goto('/app/usage');
