@@ -21,30 +21,14 @@ const ConsoleLayout = page(
   (m) => m.ConsoleLayout,
 );
 const DocPage = lazy(async () => ({ default: (await import('./pages/DocPage')).DocPage }));
-const PublicPricingPage = page(
-  () => import('./pages/PricingPage'),
-  (m) => m.PublicPricingPage,
-);
-const ApiKeysPage = page(
-  () => import('./pages/app/economy/ApiKeysPage'),
-  (m) => m.ApiKeysPage,
-);
-const AppPricingPage = page(
-  () => import('./pages/PricingPage'),
-  (m) => m.PricingContent,
-);
-const OrdersPage = page(
-  () => import('./pages/app/economy/OrdersPage'),
-  (m) => m.OrdersPage,
-);
-const OrderResultPage = page(
-  () => import('./pages/app/economy/OrderResultPage'),
-  (m) => m.OrderResultPage,
-);
-const UsagePage = page(
-  () => import('./pages/app/economy/UsagePage'),
-  (m) => m.UsagePage,
-);
+const pricingPage = () => import('./pages/PricingPage');
+const PublicPricingPage = page(pricingPage, (m) => m.PublicPricingPage);
+const economyPages = () => import('./pages/app/economy');
+const ApiKeysPage = page(economyPages, (m) => m.ApiKeysPage);
+const AppPricingPage = page(pricingPage, (m) => m.PricingContent);
+const OrdersPage = page(economyPages, (m) => m.OrdersPage);
+const OrderResultPage = page(economyPages, (m) => m.OrderResultPage);
+const UsagePage = page(economyPages, (m) => m.UsagePage);
 const DashboardPage = page(
   () => import('./pages/app/DashboardPage'),
   (m) => m.DashboardPage,

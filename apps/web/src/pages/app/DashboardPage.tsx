@@ -8,7 +8,7 @@ import { PageHeader } from '../../components/PageHeader';
 import { useLocaleChoice } from '../../i18n/hooks';
 import { formatDate, formatNumber } from '../../lib/format';
 import { NAV } from '../../layout/nav';
-import { CreditsChart } from '../../economy/CreditsChart';
+import { LazyCreditsChart } from '../../economy/LazyCreditsChart';
 import { useCurrentStats } from '../../economy/queries';
 import { usePlanLabel } from './usePlanLabel';
 
@@ -135,7 +135,7 @@ export function DashboardPage() {
           testId="dashboard-email"
         />
       </SimpleGrid>
-      <CreditsChart />
+      <LazyCreditsChart />
       <Text fw={600} mt="sm">
         {t('dashboard.quickStart')}
       </Text>

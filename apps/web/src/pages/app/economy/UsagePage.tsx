@@ -18,7 +18,7 @@ import { RECORD_TYPES, type ApiKey, type CreditRecord } from '../../../api/econo
 import { useAccount } from '../../../auth/hooks';
 import { EmptyTable } from '../../../components/EmptyTable';
 import { PageHeader } from '../../../components/PageHeader';
-import { CreditsChart } from '../../../economy/CreditsChart';
+import { LazyCreditsChart } from '../../../economy/LazyCreditsChart';
 import { useApiKeys, useCurrentStats, useRecords } from '../../../economy/queries';
 import { EMPTY_FILTERS, formatDateTime, pageCount, recordQuery, type UsageFilterState } from '../../../economy/usage';
 import { useLocaleChoice } from '../../../i18n/hooks';
@@ -121,7 +121,7 @@ export function UsagePage() {
         <Figure label={t('usage.callsToday')} value={figure(stats.data?.calls_today)} testId="usage-calls-today" />
         <Figure label={t('usage.callsTotal')} value={figure(stats.data?.calls_total)} testId="usage-calls-total" />
       </SimpleGrid>
-      <CreditsChart />
+      <LazyCreditsChart />
       <Group align="flex-end" gap="sm" wrap="wrap" data-testid="usage-filters">
         <NativeSelect
           label={t('usage.filterType')}
