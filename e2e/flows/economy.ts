@@ -327,6 +327,18 @@ export function economyTests(suite: Suite): void {
       return rows.length === 1 && rows[0]!.getAttribute('data-type') === 'api';
     });
     assert((await apiRow.innerText()).includes('e2e server'), 'the record names its key');
+    const charged = -Number(await apiRow.getAttribute('data-amount'));
+
+    // The chart and the dashboard count the call and its credits.
+    await page.waitForFunction(
+      (n) => Number(document.querySelector('[data-testid="credits-chart"]')?.getAttribute('data-total')) >= n,
+      charged,
+    );
+    await env.ui.goto('/app/dashboard');
+    await page.waitForFunction(() => Number(document.querySelector('[data-testid="dashboard-calls"]')?.textContent) >= 1);
+    await page.getByTestId('credits-chart').waitFor();
+    await page.locator('.recharts-surface').first().waitFor();
+    await shot('dashboard-stats-en');
   });
 
   suite.test('the copy button says so when the browser refuses the clipboard', async () => {
