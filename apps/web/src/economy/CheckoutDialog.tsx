@@ -31,12 +31,21 @@ function isImage(qr: string): boolean {
  * its payment page opens in a new tab (opened during the click, so no popup blocker stops it; if one
  * does, a link). The dialog follows the order and goes to its result page once it is final.
  */
-export function CheckoutDialog({ product, onClose }: { product: Product; onClose: () => void }) {
+export function CheckoutDialog({
+  product,
+  listed,
+  onClose,
+}: {
+  product: Product;
+  /** The methods `GET /products` listed, used when `GET /payments/methods` does not answer. */
+  listed?: readonly string[];
+  onClose: () => void;
+}) {
   const { t } = useTranslation();
   const { ui } = useLocaleChoice();
   const navigate = useNavigate();
   const methodsQuery = usePaymentMethods(true);
-  const fromServer = methodsQuery.data ?? product.payment_methods;
+  const fromServer = methodsQuery.data ?? listed ?? product.payment_methods;
   const methods = methodsQuery.isPending ? [] : offeredMethods(fromServer);
   const [method, setMethod] = useState<PaymentMethod | null>(null);
   const chosen = method && methods.includes(method) ? method : (methods[0] ?? null);

@@ -93,7 +93,7 @@ export function PricingContent() {
           ))}
         </SimpleGrid>
       )}
-      {shown && <CheckoutDialog key={shown.id} product={shown} onClose={close} />}
+      {shown && <CheckoutDialog key={shown.id} product={shown} listed={products.data?.payment_methods} onClose={close} />}
     </div>
   );
 }
