@@ -179,6 +179,11 @@ export async function usageRows(dialects: Dialect[] = ['sqlite', 'postgres'], ro
         ['records, 1M, type=api', () => usage.records(HEAVY, page({ type: 'api' }))],
         ['records, 1M, api_key filter', () => usage.records(HEAVY, page({ api_key: KEY }))],
         ['records, 1M, from a month ago to a week ago', () => usage.records(HEAVY, page({ from: monthAgo, to: weekAgo }))],
+        [
+          'records, 1M, from/to as times (part-days counted in the ledger)',
+          () => usage.records(HEAVY, page({ from: `${monthAgo}T12:34:56Z`, to: `${weekAgo}T08:00:00Z` })),
+        ],
+        ['records, 1M, page 50000 (the last page: offset 999,980)', () => usage.records(HEAVY, page({ page: 50_000 }))],
         ['records, 1M, from one month, type=purchase', () => usage.records(HEAVY, page({ from: monthAgo, type: 'purchase' }))],
         ['records, one of 10k accounts (1M rows across)', () => usage.records(light, page({}))],
         ['day_credits days=30, 1M account', () => usage.dayCredits(HEAVY, 30)],

@@ -10,7 +10,15 @@ import { AppError } from '../platform/errors.js';
 import { ttsInput, type Charge, type Prepared } from './service.js';
 import { openAiVoiceId } from './openai-voices.js';
 
-const errors = { 400: ErrorBody, 401: ErrorBody, 402: ErrorBody, 404: ErrorBody, 422: ErrorBody, 429: ErrorBody };
+/** A session, or an API key as a Bearer token or in `xi-api-key`. */
+export const KEY_OR_SESSION: { [scheme: string]: string[] }[] = [
+  { session: [] },
+  { cookie: [] },
+  { bearer: [] },
+  { xiApiKey: [] },
+];
+
+const errors = { 400: ErrorBody, 401: ErrorBody, 402: ErrorBody, 403: ErrorBody, 404: ErrorBody, 422: ErrorBody, 429: ErrorBody };
 /** Documented as audio by the OpenAPI transform (see http/openapi.ts): the body is bytes, not JSON. */
 const audio = z.string().meta({ description: AUDIO_RESPONSE });
 
@@ -154,6 +162,7 @@ export function synthesisRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         schema: {
           tags: ['synthesis'],
           summary: 'Synthesize speech; with `stream: true` the audio arrives in chunks as it is made',
+          security: KEY_OR_SESSION,
           body: TtsRequest,
           response: { 200: audio, ...errors },
         },
@@ -172,6 +181,7 @@ export function synthesisRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         schema: {
           tags: ['synthesis'],
           summary: 'The price of a text before generating',
+          security: KEY_OR_SESSION,
           body: EstimateRequest,
           response: { 200: EstimateResponse, ...errors },
         },
@@ -192,6 +202,7 @@ export function synthesisRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         schema: {
           tags: ['synthesis'],
           summary: "OpenAI-compatible speech: OpenAI's voice names map to default voices; our voice ids work too",
+          security: KEY_OR_SESSION,
           body: OpenAISpeechRequest,
           response: { 200: audio, ...errors },
         },

@@ -74,6 +74,7 @@ export function voiceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         schema: {
           tags: ['voices'],
           summary: "The voice library (`source=official`) or the account's own voices (`source=mine`); with `id`, one voice",
+          security: [{}, { session: [] }, { bearer: [] }, { xiApiKey: [] }],
           querystring: VoiceListQuery,
           response: {
             200: z.union([VoiceListResponse, VoiceSchema]),
