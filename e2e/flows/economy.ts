@@ -195,6 +195,28 @@ export function economyTests(suite: Suite): void {
     await env.ui.chooseLanguage('en');
   });
 
+  suite.test('a payment refused at the checkout ends as a failed order, nothing credited (zh-CN)', async () => {
+    const page = env.page;
+    const before = await balance();
+    await env.ui.goto('/app/pricing?kind=credits');
+    await env.ui.chooseLanguage('zh-CN');
+    const pack = page.locator('[data-kind="credits"]').first();
+    await pack.waitFor();
+    await pack.getByTestId('product-buy').click();
+    const popupPromise = page.context().waitForEvent('page');
+    await page.getByTestId('checkout-pay').click();
+    const popup = await popupPromise;
+    await page.getByText('处理中，请稍候...').first().waitFor();
+    await completeSandbox(popup, 'fail');
+    await popup.waitForURL(/#\/app\/orders\/[^/]+\/result$/);
+    await popup.close();
+    await page.locator('[data-testid="order-result"][data-status="failed"]').waitFor();
+    assertEqual(await page.getByTestId('order-result-title').innerText(), '支付失败', 'the failure in Chinese');
+    assertEqual(await balance(), before, 'nothing was credited');
+    await shot('order-failed-zh-CN');
+    await env.ui.chooseLanguage('en');
+  });
+
   suite.test('a blocked checkout tab is offered as a link; an unconfigured method says to try another', async () => {
     const page = env.page;
     await env.ui.goto('/app/pricing?kind=credits');
