@@ -252,6 +252,29 @@ export function economyTests(suite: Suite): void {
     await page.keyboard.press('Escape');
   });
 
+  suite.test('an order left awaiting payment is paid later from the orders page', async () => {
+    const page = env.page;
+    await page.reload(); // the popup blocker of the test before is gone
+    await env.ui.goto('/app/orders');
+    const pending = page.locator('[data-testid="order-row"]:has([data-status="pending_payment"])').first();
+    await pending.waitFor();
+    assertEqual(await pending.getByTestId('order-status').innerText(), 'AWAITING PAYMENT', 'status in English');
+    const id = await pending.getAttribute('data-order-id');
+    const before = await balance();
+    await pending.getByRole('link').first().click();
+    await env.ui.waitForHash(`/app/orders/${id}/result`);
+    await page.getByTestId('order-pay').click();
+    const popupPromise = page.context().waitForEvent('page');
+    await page.getByTestId('checkout-pay').click();
+    const popup = await popupPromise;
+    await completeSandbox(popup, 'success');
+    await popup.close();
+    await page.locator('[data-testid="order-result"][data-status="successful"]').waitFor();
+    assert((await balance()) > before, 'the credits of the order were added');
+    const orders = await api<{ items: { id: string; status: string }[] }>('GET', '/api/accounts/me/orders?limit=100');
+    assertEqual(orders.body.items.find((o) => o.id === id)?.status, 'successful', 'the same order was paid, no new one');
+  });
+
   suite.test('usage shows the purchase in its records, filters by type, and charts credits per day (screenshots)', async () => {
     const page = env.page;
     await env.ui.goto('/app/usage');

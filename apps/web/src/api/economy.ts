@@ -52,6 +52,7 @@ export interface Order {
   created_at: string;
   paid_at: string | null;
   expires_at: string | null;
+  product_kind?: ProductKind;
   plan?: string | null;
   credits?: number;
   refunded_at?: string | null;

@@ -33,10 +33,13 @@ function isImage(qr: string): boolean {
  */
 export function CheckoutDialog({
   product,
+  order: existing,
   listed,
   onClose,
 }: {
   product: Product;
+  /** An order already placed and still awaiting payment: paid rather than a new one placed. */
+  order?: Order;
   /** The methods `GET /products` listed, used when `GET /payments/methods` does not answer. */
   listed?: readonly string[];
   onClose: () => void;
@@ -52,7 +55,7 @@ export function CheckoutDialog({
   const [phase, setPhase] = useState<Phase>({ kind: 'choose' });
   const [problem, setProblem] = useState<string | null>(null);
   // One order per dialog: trying another method pays the same order rather than placing a second one.
-  const orderRef = useRef<Order | null>(null);
+  const orderRef = useRef<Order | null>(existing ?? null);
 
   const followed = 'orderId' in phase ? phase.orderId : '';
   const order = useOrder(followed);

@@ -48,6 +48,7 @@ export const economyEn = {
     viewOrder: 'Follow the order',
     resultTitle: 'Payment result',
     pending: 'Waiting for the payment to be confirmed…',
+    payNow: 'Choose a payment method',
     successfulTitle: 'Payment successful',
     successfulBody: '{{credits}} credits were added to your account.',
     successfulPlain: 'Your purchase has been added to your account.',

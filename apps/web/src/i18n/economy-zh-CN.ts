@@ -45,6 +45,7 @@ export const economyZhCN: EconomyMessages = {
     viewOrder: '查看订单进度',
     resultTitle: '支付结果',
     pending: '正在等待支付确认…',
+    payNow: '选择支付方式',
     successfulTitle: '支付成功',
     successfulBody: '已向你的账户添加 {{credits}} 积分。',
     successfulPlain: '购买的内容已添加到你的账户。',

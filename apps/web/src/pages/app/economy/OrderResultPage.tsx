@@ -1,4 +1,4 @@
-import { useEffect } from 'react';
+import { useEffect, useState } from 'react';
 import { Button, Group, Loader, Paper, Stack, Text, ThemeIcon, Title } from '@mantine/core';
 import { IconCircleCheck, IconCircleX, IconClockX, IconSearch } from '@tabler/icons-react';
 import { useQueryClient } from '@tanstack/react-query';
@@ -10,13 +10,35 @@ import { useLocaleChoice } from '../../../i18n/hooks';
 import { formatNumber } from '../../../lib/format';
 import { isFinal } from '../../../economy/checkout';
 import { formatMoney } from '../../../economy/money';
-import { ECONOMY_KEY, useOrder } from '../../../economy/queries';
+import { CheckoutDialog } from '../../../economy/CheckoutDialog';
+import { ECONOMY_KEY, useOrder, useProducts } from '../../../economy/queries';
+import type { Order } from '../../../api/economy';
 
 const LOOK = {
   successful: { color: 'teal', icon: IconCircleCheck },
   failed: { color: 'red', icon: IconCircleX },
   expired: { color: 'gray', icon: IconClockX },
 } as const;
+
+/** An order still awaiting payment (its tab was closed, or the buyer came from the orders page) can be paid from here. */
+function PayAgain({ order }: { order: Order }) {
+  const { t } = useTranslation();
+  const kind = order.product_kind === 'credits' ? 'credits' : 'plan';
+  const products = useProducts(kind);
+  const product = products.data?.items.find((p) => p.id === order.product);
+  const [open, setOpen] = useState(false);
+  if (!product) return null;
+  return (
+    <>
+      <Button variant="light" onClick={() => setOpen(true)} data-testid="order-pay">
+        {t('checkout.payNow')}
+      </Button>
+      {open && (
+        <CheckoutDialog product={product} order={order} listed={products.data?.payment_methods} onClose={() => setOpen(false)} />
+      )}
+    </>
+  );
+}
 
 /**
  * Where a payment provider sends the buyer back (`return_url`): follows the order until it is final,
@@ -65,6 +87,7 @@ export function OrderResultPage() {
           <Text size="sm" c="dimmed">
             {t('checkout.processing')}
           </Text>
+          {data && <PayAgain order={data} />}
         </Stack>
       </Paper>
     );
