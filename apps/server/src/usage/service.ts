@@ -38,7 +38,49 @@ const nextDay = (day: string): string => utcDay(Date.parse(midnight(day)) + DAY_
 
 /** Records and statistics: read-only views of the ledger and of the daily counts kept beside it. */
 export class UsageService {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    /** Pages deeper than this many records start from the day they fall in, found in `record_days`. */
+    private readonly seekAfter = 1000,
+  ) {}
+
+  /**
+   * Where a deep page starts: OFFSET walks every record before it, so with a million records the last
+   * page would read them all. The day counts tell which day the page's first record falls in; the page
+   * is then read from that day's end with the small offset left. Null when the plain offset is short.
+   */
+  private async seek(
+    accountId: string,
+    f: RecordsFilter,
+    lo: string | null,
+    hi: string | null,
+  ): Promise<{ before: string; offset: number } | null> {
+    const offset = (f.page - 1) * f.page_size;
+    if (offset <= this.seekAfter) return null;
+    const endWhole = hi === null ? null : hi.slice(0, 10);
+    // Records of the part-day before `hi` are counted exactly; the whole days before it come from the counts.
+    let left = offset;
+    if (hi !== null && endWhole !== null && hi !== midnight(endWhole)) {
+      const tail = await this.exactCount(accountId, f, lo === null || lo < midnight(endWhole) ? midnight(endWhole) : lo, hi);
+      if (left < tail) return null;
+      left -= tail;
+    }
+    let days = this.db
+      .selectFrom('record_days')
+      .select((eb) => ['day', eb.fn.sum<number>('records').as('n')])
+      .where('account_id', '=', accountId);
+    if (f.type) days = days.where('type', '=', f.type);
+    if (f.api_key) days = days.where('api_key_id', '=', f.api_key);
+    if (endWhole !== null) days = days.where('day', '<', endWhole);
+    if (lo !== null) days = days.where('day', '>=', lo.slice(0, 10));
+    const rows = await days.groupBy('day').orderBy('day', 'desc').execute();
+    for (const row of rows) {
+      const n = Number(row.n);
+      if (left < n) return { before: midnight(nextDay(row.day)), offset: left };
+      left -= n;
+    }
+    return null;
+  }
 
   private ledger(accountId: string, f: Omit<RecordsFilter, 'page' | 'page_size'>, lo: string | null, hi: string | null) {
     let q = this.db.selectFrom('credit_ledger').where('account_id', '=', accountId).where(IS_RECORD);
@@ -89,8 +131,10 @@ export class UsageService {
   async records(accountId: string, f: RecordsFilter): Promise<{ items: CreditRecord[]; total: number }> {
     const lo = f.from ? lowerBound(f.from) : null;
     const hi = f.to ? upperBound(f.to) : null;
+    const start = await this.seek(accountId, f, lo, hi);
+    const until = start && (hi === null || start.before < hi) ? start.before : hi;
     const [rows, total] = await Promise.all([
-      this.ledger(accountId, f, lo, hi)
+      this.ledger(accountId, f, lo, until)
         .select([
           'id',
           'kind',
@@ -107,7 +151,7 @@ export class UsageService {
         .orderBy('created_at', 'desc')
         .orderBy('id', 'desc')
         .limit(f.page_size)
-        .offset((f.page - 1) * f.page_size)
+        .offset(start ? start.offset : (f.page - 1) * f.page_size)
         .execute(),
       this.total(accountId, f),
     ]);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '../support/client.js';
 import { DIALECTS, startTestApp, type TestApp } from '../support/app.js';
+import { UsageService, type RecordsFilter } from '../../src/usage/service.js';
 
 const VOICE = 'voice_flite.slt';
 const DAY_MS = 86_400_000;
@@ -155,5 +156,82 @@ describe.each(DIALECTS)('usage records and statistics, happy path (%s)', (dialec
 
     const current = await c.get('/api/statistics/current');
     expect(current.body).toEqual({ credits: 1000 - 42, calls_today: 2, credits_today: 42, calls_total: 7 });
+  });
+
+  it('reads deep pages from the day they fall in, exactly as plain paging would', async () => {
+    const { id } = await fresh();
+    const db = t.ctx.db.kysely;
+    await db.deleteFrom('record_days').where('account_id', '=', id).execute();
+    await db.deleteFrom('credit_ledger').where('account_id', '=', id).execute();
+    // 90 records over six days, several in the same millisecond, of two types and two keys.
+    const rows = Array.from({ length: 90 }, (_, i) => {
+      const at = new Date(
+        Date.now() - Math.floor(i / 15) * 86_400_000 - (i % 15) * 3_600_000 + (i % 4 === 0 ? 0 : i),
+      ).toISOString();
+      return {
+        id: `rec_deep${String(i).padStart(4, '0')}`,
+        account_id: id,
+        kind: 'settle',
+        amount: 0,
+        balance_after: 1000,
+        hold_id: null,
+        record_type: i % 3 === 0 ? 'api' : 'tts',
+        characters: 10,
+        voice_id: 'voice_flite.slt',
+        api_key_id: i % 3 === 0 ? (i % 2 ? 'key_a' : 'key_b') : null,
+        order_id: null,
+        note: null,
+        charge: i + 1,
+        created_at: at,
+      };
+    });
+    await db.insertInto('credit_ledger').values(rows).execute();
+    const counts = new Map<
+      string,
+      { account_id: string; day: string; type: string; api_key_id: string; records: number; calls: number; credits: number }
+    >();
+    for (const r of rows) {
+      const key = `${r.created_at.slice(0, 10)}|${r.record_type}|${r.api_key_id ?? ''}`;
+      const c = counts.get(key) ?? {
+        account_id: id,
+        day: r.created_at.slice(0, 10),
+        type: r.record_type,
+        api_key_id: r.api_key_id ?? '',
+        records: 0,
+        calls: 0,
+        credits: 0,
+      };
+      c.records += 1;
+      c.calls += 1;
+      c.credits += r.charge;
+      counts.set(key, c);
+    }
+    await db
+      .insertInto('record_days')
+      .values([...counts.values()])
+      .execute();
+
+    const seeking = new UsageService(db, 0);
+    const plain = new UsageService(db, Number.MAX_SAFE_INTEGER);
+    const filters: Partial<RecordsFilter>[] = [
+      {},
+      { type: 'api' },
+      { api_key: 'key_a' },
+      { from: day(3), to: day(1) },
+      { from: `${day(4)}T10:00:00Z`, to: `${day(0)}T03:30:00Z` },
+      { to: `${day(2)}T13:00:00Z`, type: 'tts' },
+    ];
+    for (const f of filters) {
+      const all = await plain.records(id, { page: 1, page_size: 100, ...f });
+      expect(all.total, JSON.stringify(f)).toBe(all.items.length);
+      for (let page = 1; (page - 1) * 7 < all.total + 7; page++) {
+        const got = await seeking.records(id, { page, page_size: 7, ...f });
+        expect(got.total).toBe(all.total);
+        expect(
+          got.items.map((r) => r.id),
+          `${JSON.stringify(f)} page ${page}`,
+        ).toEqual(all.items.slice((page - 1) * 7, page * 7).map((r) => r.id));
+      }
+    }
   });
 });

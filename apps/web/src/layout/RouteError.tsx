@@ -4,13 +4,14 @@ import { useRouteError } from 'react-router-dom';
 import { useTranslation } from 'react-i18next';
 import { errorMessage } from '@polyvox/contracts';
 import { currentUiLocale } from '../i18n';
-import { stats } from '../lib/stats-instance';
 
 /** A render error anywhere in the tree: say so plainly and offer a reload. */
 export function RouteError() {
   const { t } = useTranslation();
   const error = useRouteError();
-  useEffect(() => void stats.error(error), [error]);
+  useEffect(() => {
+    void import('../lib/stats-instance').then(({ stats }) => stats.error(error));
+  }, [error]);
   return (
     <Container size="sm" py={96}>
       <Stack align="center" ta="center">
