@@ -196,7 +196,7 @@ export class OrdersService {
           .updateTable('payments')
           .set({ status: 'duplicate', paid_at: now.toISOString(), provider_ref: notice.providerRef })
           .where('id', '=', notice.paymentId)
-          .where('status', 'in', ['started', 'failed'])
+          .where('status', 'in', ['started', 'closed', 'failed'])
           .returning('id')
           .executeTakeFirst();
         return second ? 'duplicate' : 'already';

@@ -95,6 +95,17 @@ export function alipayProvider(settings: AlipaySettings): PaymentProvider {
       }
       return { outcome: 'ignored' };
     },
+    async close(attempt) {
+      const res = await sdk.exec(
+        'alipay.trade.close',
+        { bizContent: { out_trade_no: attempt.paymentId } },
+        { validateSign: true },
+      );
+      // A trade the payer never opened does not exist at Alipay: nothing to close.
+      if (res.code !== '10000' && res.subCode !== 'ACQ.TRADE_NOT_EXIST') {
+        throw new Error(`alipay.trade.close: ${res.code} ${res.subCode ?? ''} ${res.subMsg ?? res.msg}`);
+      }
+    },
     answer(accepted: boolean): NotifyAnswer {
       // Alipay stops retrying only on the plain text `success`.
       return { status: 200, contentType: 'text/plain; charset=utf-8', body: accepted ? 'success' : 'failure' };

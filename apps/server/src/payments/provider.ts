@@ -54,4 +54,9 @@ export interface PaymentProvider {
   /** Verifies the signature (throws ForgedNotification when it fails) and reads the notice. */
   verify(notification: IncomingNotification): Promise<VerifiedNotice>;
   answer(accepted: boolean): NotifyAnswer;
+  /**
+   * Closes a checkout that was started but is no longer wanted (its order was paid another way), so the payer
+   * cannot pay twice. Resolves when the provider closed it or never knew it; throws when it could not.
+   */
+  close?(attempt: { paymentId: string; providerRef: string | null }): Promise<void>;
 }

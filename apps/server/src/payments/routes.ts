@@ -107,8 +107,13 @@ export function paymentRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) => {
-        const next = await ctx.payments.sandboxComplete(request.params.order_id, request.body.token, request.body.outcome);
-        return reply.header('cache-control', 'no-store').redirect(next, 303);
+        const { returnUrl, unclosed } = await ctx.payments.sandboxComplete(
+          request.params.order_id,
+          request.body.token,
+          request.body.outcome,
+        );
+        if (unclosed.length) request.log.warn({ unclosed }, 'checkouts left open after the order was paid');
+        return reply.header('cache-control', 'no-store').redirect(returnUrl, 303);
       },
     );
 
@@ -136,7 +141,9 @@ export function paymentRoutes(ctx: AppContext): FastifyPluginAsyncZod {
               raw: typeof request.body === 'string' ? request.body : '',
             });
             if (result.rejected) request.log.warn({ method, ...result.rejected }, 'payment notification rejected');
-            else if (result.duplicate)
+            if (result.unclosed)
+              request.log.warn({ method, unclosed: result.unclosed }, 'checkouts left open after the order was paid');
+            if (result.duplicate)
               request.log.error({ method, ...result.duplicate }, 'second payment for a paid order: return it');
             else if (result.applied) request.log.info({ method }, 'payment notification applied');
             return reply.status(result.answer.status).header('content-type', result.answer.contentType).send(result.answer.body);

@@ -15,6 +15,8 @@ export interface NotifyResult {
   /** Why a notification changed nothing, for the log; absent when it was applied or rightly ignored. */
   rejected?: { reason: string; [key: string]: unknown };
   applied?: boolean;
+  /** Other checkouts of the order that could not be closed after it was paid (the payer could still pay them). */
+  unclosed?: { payment_id: string; method: string; error: string }[];
   /** A second, distinct payment for an order another payment already settled: the operator returns it. */
   duplicate?: { order_id: string; payment_id: string; amount: string; provider_ref: string };
 }
@@ -140,9 +142,11 @@ export class PaymentsService {
       currency: payment.currency as Currency,
       providerRef: notice.providerRef,
     });
+    const unclosed = outcome === 'applied' ? await this.closeOthers(payment.order_id, payment.id) : [];
     return {
       answer: provider.answer(true),
       applied: outcome === 'applied',
+      ...(unclosed.length ? { unclosed } : {}),
       ...(outcome === 'duplicate'
         ? {
             duplicate: {
@@ -154,6 +158,36 @@ export class PaymentsService {
           }
         : {}),
     };
+  }
+
+  /**
+   * Closes the order's other checkouts once one payment settled it, so the payer cannot pay a second time through a
+   * page left open. Returns those that could not be closed (their payment, should it come, is recorded as duplicate).
+   */
+  async closeOthers(orderId: string, settledBy: string): Promise<{ payment_id: string; method: string; error: string }[]> {
+    const open = await this.db
+      .selectFrom('payments')
+      .select(['id', 'method', 'provider_ref'])
+      .where('order_id', '=', orderId)
+      .where('status', '=', 'started')
+      .where('id', '!=', settledBy)
+      .execute();
+    const failed: { payment_id: string; method: string; error: string }[] = [];
+    for (const attempt of open) {
+      const provider = byMethod(this.providers, attempt.method);
+      try {
+        await provider?.close?.({ paymentId: attempt.id, providerRef: attempt.provider_ref });
+        await this.db
+          .updateTable('payments')
+          .set({ status: 'closed' })
+          .where('id', '=', attempt.id)
+          .where('status', '=', 'started')
+          .execute();
+      } catch (e) {
+        failed.push({ payment_id: attempt.id, method: attempt.method, error: (e as Error).message });
+      }
+    }
+    return failed;
   }
 
   /** The sandbox attempt a token names for this order; FORBIDDEN for a forged token or another order's. */
@@ -174,10 +208,15 @@ export class PaymentsService {
   }
 
   /** The sandbox's buttons: settles exactly as a verified notification does; returns where the payer goes next. */
-  async sandboxComplete(orderId: string, token: string, outcome: 'success' | 'fail'): Promise<string> {
+  async sandboxComplete(
+    orderId: string,
+    token: string,
+    outcome: 'success' | 'fail',
+  ): Promise<{ returnUrl: string; unclosed: { payment_id: string; method: string; error: string }[] }> {
     const { payment } = await this.sandboxAttempt(orderId, token);
+    let unclosed: { payment_id: string; method: string; error: string }[] = [];
     if (outcome === 'success') {
-      await this.orders.settlePaid({
+      const settled = await this.orders.settlePaid({
         orderId,
         paymentId: payment.id,
         method: 'sandbox',
@@ -185,9 +224,10 @@ export class PaymentsService {
         currency: payment.currency as Currency,
         providerRef: payment.id,
       });
+      if (settled === 'applied') unclosed = await this.closeOthers(orderId, payment.id);
     } else {
       await this.orders.markFailed(orderId);
     }
-    return payment.return_url;
+    return { returnUrl: payment.return_url, unclosed };
   }
 }

@@ -101,6 +101,12 @@ export function stripeProvider(settings: StripeSettings): PaymentProvider {
       }
       return { outcome: 'ignored' };
     },
+    async close(attempt) {
+      if (!attempt.providerRef) return;
+      const session = await stripe.checkout.sessions.retrieve(attempt.providerRef);
+      if (session.status === 'complete') throw new Error(`Checkout Session ${session.id} is already complete`);
+      if (session.status === 'open') await stripe.checkout.sessions.expire(attempt.providerRef);
+    },
     answer(accepted: boolean): NotifyAnswer {
       return accepted
         ? { status: 200, contentType: 'application/json', body: '{"received":true}' }

@@ -155,6 +155,11 @@ export function wechatProvider(settings: WechatSettings): PaymentProvider {
         providerRef: plain.transaction_id ?? '',
       };
     },
+    async close(attempt) {
+      const res = await pay.close(attempt.paymentId);
+      if (res.status !== 204 && res.status !== 200)
+        throw new Error(`WeChat Pay close failed: ${res.status} ${JSON.stringify(res.error)}`);
+    },
     answer(accepted: boolean): NotifyAnswer {
       return accepted
         ? { status: 200, contentType: 'application/json', body: '{"code":"SUCCESS","message":"OK"}' }

@@ -60,7 +60,7 @@ interface StripeSession {
   amount_total: number;
   currency: string;
   payment_status: 'unpaid' | 'paid';
-  status: 'open' | 'complete';
+  status: 'open' | 'complete' | 'expired';
   success_url: string;
   expires_at: number;
 }
@@ -126,6 +126,19 @@ export async function fakeStripe(options: { secretKey: string; webhookSecret: st
       sessions.set(id, session);
       return json(200, session);
     }
+    const one = /^\/v1\/checkout\/sessions\/(cs_test_\w+)(\/expire)?$/.exec(req.url ?? '');
+    const found = one ? sessions.get(one[1]!) : undefined;
+    if (one && !found) return json(404, { error: { type: 'invalid_request_error', code: 'resource_missing' } });
+    if (found && req.method === 'GET' && !one![2]) return json(200, found);
+    if (found && req.method === 'POST' && one![2]) {
+      if (found.status !== 'open') {
+        return json(400, {
+          error: { type: 'invalid_request_error', message: `Only Checkout Sessions with a status of open can be expired.` },
+        });
+      }
+      found.status = 'expired';
+      return json(200, found);
+    }
     refused.push(`unknown route ${req.method} ${req.url}`);
     return json(404, { error: { type: 'invalid_request_error', message: 'Unrecognized request URL' } });
   });
@@ -138,7 +151,10 @@ export async function fakeStripe(options: { secretKey: string; webhookSecret: st
     paidEvent(sessionId: string, override: Partial<StripeSession> = {}, secret = options.webhookSecret) {
       const session = sessions.get(sessionId);
       if (!session) throw new Error(`no session ${sessionId}`);
-      const object = { ...session, payment_status: 'paid', status: 'complete', ...override };
+      if (session.status === 'expired') throw new Error(`session ${sessionId} expired: it cannot be paid`);
+      session.status = 'complete';
+      session.payment_status = 'paid';
+      const object = { ...session, ...override };
       const payload = JSON.stringify({
         id: `evt_${randomBytes(12).toString('hex')}`,
         object: 'event',
@@ -167,6 +183,7 @@ function alipaySignContent(params: Record<string, string>, omit: string[]): stri
 }
 
 export interface AlipayTrade {
+  closed?: boolean;
   out_trade_no: string;
   total_amount: string;
   subject: string;
@@ -177,8 +194,33 @@ export interface AlipayTrade {
 export async function fakeAlipay(options: { appId: string; appPublicPem: string; alipayPrivatePem: string }) {
   const trades = new Map<string, AlipayTrade>();
   const refused: string[] = [];
-  const server = await listen((req, _body, res) => {
+  const server = await listen((req, body, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
+    if (req.method === 'POST' && url.pathname === '/gateway.do') {
+      // An OpenAPI call: system parameters in the query, the rest in the form body, all under one signature.
+      const params = { ...Object.fromEntries(url.searchParams), ...Object.fromEntries(new URLSearchParams(body)) };
+      const key = `${(params.method ?? '').replaceAll('.', '_')}_response`;
+      const signedAnswer = (value: Record<string, string>) => {
+        const text = JSON.stringify(value);
+        const sign = createSign('RSA-SHA256').update(text, 'utf8').sign(options.alipayPrivatePem, 'base64');
+        res.writeHead(200, { 'content-type': 'application/json;charset=utf-8' }).end(`{"${key}":${text},"sign":"${sign}"}`);
+      };
+      const ok = createVerify('RSA-SHA256')
+        .update(alipaySignContent(params, ['sign']), 'utf8')
+        .verify(options.appPublicPem, params.sign ?? '', 'base64');
+      if (!ok || params.app_id !== options.appId) {
+        refused.push(`bad OpenAPI call ${JSON.stringify(params)}`);
+        return signedAnswer({ code: '40002', msg: 'Invalid Arguments', sub_code: 'isv.invalid-signature', sub_msg: '验签出错' });
+      }
+      if (params.method !== 'alipay.trade.close')
+        return signedAnswer({ code: '40004', msg: 'Business Failed', sub_code: 'isv.missing-method' });
+      const biz = JSON.parse(params.biz_content ?? '{}') as Record<string, string>;
+      const trade = trades.get(biz.out_trade_no ?? '');
+      if (!trade)
+        return signedAnswer({ code: '40004', msg: 'Business Failed', sub_code: 'ACQ.TRADE_NOT_EXIST', sub_msg: '交易不存在' });
+      trade.closed = true;
+      return signedAnswer({ code: '10000', msg: 'Success', out_trade_no: trade.out_trade_no, trade_no: '2025000000' });
+    }
     if (req.method !== 'GET' || url.pathname !== '/gateway.do') {
       refused.push(`unknown route ${req.method} ${url.pathname}`);
       res.writeHead(404).end();
@@ -217,6 +259,7 @@ export async function fakeAlipay(options: { appId: string; appPublicPem: string;
     paidNotification(outTradeNo: string, override: Record<string, string> = {}, signWith = options.alipayPrivatePem) {
       const trade = trades.get(outTradeNo);
       if (!trade) throw new Error(`no trade ${outTradeNo}`);
+      if (trade.closed) throw new Error(`trade ${outTradeNo} is closed: it cannot be paid`);
       const now = new Date(Date.now() + 8 * 3_600_000).toISOString().replace('T', ' ').slice(0, 19);
       const params: Record<string, string> = {
         gmt_create: now,
@@ -258,6 +301,7 @@ export async function fakeAlipay(options: { appId: string; appPublicPem: string;
 // ---------------------------------------------------------------- WeChat Pay
 
 export interface WechatOrder {
+  closed?: boolean;
   out_trade_no: string;
   total: number;
   currency: string;
@@ -340,6 +384,16 @@ export async function fakeWechat(options: {
       });
       return answer(200, { code_url });
     }
+    const close = /^\/v3\/pay\/transactions\/out-trade-no\/([\w-]+)\/close$/.exec(req.url ?? '');
+    if (req.method === 'POST' && close) {
+      const order = orders.get(close[1]!);
+      if ((JSON.parse(body) as { mchid?: string }).mchid !== options.mchId)
+        return answer(400, { code: 'PARAM_ERROR', message: '参数错误' });
+      if (!order) return answer(404, { code: 'ORDER_NOT_EXIST', message: '订单不存在' });
+      order.closed = true;
+      res.writeHead(204, { 'request-id': randomBytes(8).toString('hex'), ...signedHeaders('') }).end();
+      return;
+    }
     refused.push(`unknown route ${req.method} ${req.url}`);
     return answer(404, { code: 'NOT_FOUND', message: '无此接口' });
   });
@@ -356,6 +410,7 @@ export async function fakeWechat(options: {
     ) {
       const order = orders.get(outTradeNo);
       if (!order) throw new Error(`no order ${outTradeNo}`);
+      if (order.closed) throw new Error(`order ${outTradeNo} is closed: it cannot be paid`);
       const plain = JSON.stringify({
         mchid: override.mchid ?? options.mchId,
         appid: options.appId,

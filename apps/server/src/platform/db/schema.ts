@@ -196,7 +196,10 @@ export interface PaymentsTable {
   currency: string;
   return_url: string;
   provider_ref: string | null;
-  /** started; paid (it settled the order); duplicate (paid after another payment settled the order: return it); failed. */
+  /**
+   * started; paid (it settled the order); closed (given up once another payment settled the order); failed;
+   * duplicate (paid after another payment settled the order: return it).
+   */
   status: string;
   paid_at: string | null;
   created_at: string;
