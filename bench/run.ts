@@ -10,6 +10,7 @@ import { bundleRow, measureBundle } from './bundle.js';
 import { createFloor, type Floor } from './floor.js';
 import { startServer, type BenchServer } from './server.js';
 import { median, quantile, time } from './stats.js';
+import { usageRows } from './usage.js';
 
 const TEXT_100 = 'Polyvox turns written text into natural speech for podcasts, lessons, games and accessible apps.';
 const SENTENCE = 'The morning train left the station slowly, carrying travellers towards the distant mountains.';
@@ -243,7 +244,10 @@ async function cache(s: BenchServer): Promise<Row> {
 
 async function main() {
   const started = new Date();
-  const ratiosOnly = process.argv.includes('--only') && process.argv[process.argv.indexOf('--only') + 1] === 'ratios';
+  const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
+  const ratiosOnly = only === 'ratios';
+  // `--only usage`: the records and statistics queries at a million records, on both databases, alone.
+  if (only === 'usage') return report(started, await usageRows(), 'usage');
   // Built first, from the current sources, so the row measures what a visitor would load now.
   const bundle = ratiosOnly ? null : bundleRow(measureBundle(undefined, { build: true }));
   const server = await startServer();
@@ -266,6 +270,10 @@ async function main() {
     await speech.close();
     await server.stop();
   }
+  await report(started, rows);
+}
+
+async function report(started: Date, rows: Row[], name = 'bench'): Promise<void> {
   console.table(
     rows.map((r) => ({
       metric: r.metric,
@@ -277,7 +285,7 @@ async function main() {
   );
   const dir = path.join(import.meta.dirname, 'results');
   await fs.mkdir(dir, { recursive: true });
-  const file = path.join(dir, `bench-${started.toISOString().replace(/[:.]/g, '-')}.json`);
+  const file = path.join(dir, `${name}-${started.toISOString().replace(/[:.]/g, '-')}.json`);
   const report = {
     started_at: started.toISOString(),
     node: process.version,
@@ -285,7 +293,7 @@ async function main() {
     rows,
   };
   await fs.writeFile(file, JSON.stringify(report, null, 2));
-  await fs.writeFile(path.join(dir, 'latest.json'), JSON.stringify(report, null, 2));
+  await fs.writeFile(path.join(dir, name === 'bench' ? 'latest.json' : `${name}-latest.json`), JSON.stringify(report, null, 2));
   console.log(`written ${path.relative(process.cwd(), file)}`);
 }
 

@@ -36,6 +36,9 @@ export default defineConfig({
     emptyOutDir: true,
     // Source maps stay out of the published console: they would hand out the whole source.
     sourcemap: false,
+    // Every browser the console supports preloads modules itself (Chromium, Firefox 115+, Safari 17+):
+    // the polyfill would only add to the first page.
+    modulePreload: { polyfill: false },
     // Flags are fetched when the language menu shows them, not carried inside the first script.
     assetsInlineLimit: (file) => (file.includes('flag-icons') ? false : undefined),
     rolldownOptions: {

@@ -9,7 +9,7 @@ import type { Config } from './platform/config.js';
 import { migrate, openDatabase, type Db } from './platform/db/database.js';
 import { createMailer, type Mailer } from './platform/mail.js';
 import { localStorage } from './platform/storage.js';
-import { memoryRateLimiter, redisRateLimiter } from './platform/rate-limit.js';
+import { memoryConcurrencyLimiter, memoryRateLimiter, redisConcurrencyLimiter, redisRateLimiter } from './platform/rate-limit.js';
 import { Redis } from 'ioredis';
 import { loadSensitiveWords } from './platform/sensitive-words.js';
 import { loadSecret } from './platform/secret.js';
@@ -32,7 +32,7 @@ import { LIMITS } from '@polyvox/contracts';
 import type { AppContext } from './context.js';
 import { handleError, registerErrorHandling } from './http/error-handler.js';
 import { registerOpenApi } from './http/openapi.js';
-import { acceptEmptyJson, JSON_BODY_LIMIT, refuseNul } from './http/body.js';
+import { acceptEmptyJson, acceptForms, JSON_BODY_LIMIT, refuseNul } from './http/body.js';
 import { clientErrorHandler } from './http/client-errors.js';
 import { registerSecurity, requestTimeouts } from './http/security.js';
 import { accountRoutes } from './accounts/routes.js';
@@ -42,6 +42,20 @@ import { statsRoutes } from './stats/routes.js';
 import { metrics } from './stats/metrics.js';
 import { startHoldSweeper } from './credits/sweeper.js';
 import { startJobSweeper } from './synthesis/job-sweeper.js';
+import { ApiKeysService } from './api-keys/service.js';
+import { apiKeyRoutes } from './api-keys/routes.js';
+import { UsageService } from './usage/service.js';
+import { usageRoutes } from './usage/routes.js';
+import { elevenLabsRoutes } from './synthesis/elevenlabs-routes.js';
+import { OrdersService } from './orders/service.js';
+import { loadProducts } from './orders/products.js';
+import { orderRoutes } from './orders/routes.js';
+import { startOrderSweeper } from './orders/sweeper.js';
+import { PaymentsService } from './payments/service.js';
+import { createProviders } from './payments/providers.js';
+import { paymentRoutes } from './payments/routes.js';
+import { EventStore } from './stats/store.js';
+import { startEventSweeper } from './stats/sweeper.js';
 
 const SHUTDOWN_GRACE_MS = 5000;
 
@@ -101,6 +115,16 @@ export async function buildContext(config: Config, overrides: { mailer?: Mailer;
   const voices = new VoicesService(speech, storage);
   const synthesis = new SynthesisService(speech, voices, credits);
   const jobs = new SynthesisJobs(db.kysely, synthesis, credits, storage);
+  const apiKeys = new ApiKeysService(db.kysely);
+  const concurrency = redis ? redisConcurrencyLimiter(redis, `${config.REDIS_PREFIX}conc:`) : memoryConcurrencyLimiter();
+  const orders = new OrdersService(
+    db.kysely,
+    credits,
+    loadProducts(config.PRODUCTS_CONFIG),
+    config.ORDER_TTL_MINUTES,
+    config.ORDER_PENDING_LIMIT,
+  );
+  const payments = new PaymentsService(db.kysely, orders, createProviders(config, secret), secret, config.PUBLIC_URL);
   return {
     config,
     db,
@@ -116,6 +140,17 @@ export async function buildContext(config: Config, overrides: { mailer?: Mailer;
     voices,
     synthesis,
     jobs,
+    apiKeys,
+    usage: new UsageService(db.kysely),
+    keyGate: { keys: apiKeys, rate: limiter, concurrency },
+    limiter,
+    orders,
+    payments,
+    events: new EventStore(db.kysely, limiter, {
+      perMinute: config.STATS_EVENTS_PER_MINUTE,
+      retentionDays: config.STATS_RETENTION_DAYS,
+      maxRows: config.STATS_MAX_EVENTS,
+    }),
     limits: { maxTextLength: LIMITS.maxTextLength },
   };
 }
@@ -154,6 +189,7 @@ export async function buildApp(
 
   registerErrorHandling(app);
   acceptEmptyJson(app);
+  acceptForms(app);
   refuseNul(app);
   await registerSecurity(app);
   await app.register(cookie);
@@ -167,6 +203,11 @@ export async function buildApp(
   await app.register(voiceRoutes(ctx));
   await app.register(synthesisRoutes(ctx));
   await app.register(jobRoutes(ctx));
+  await app.register(elevenLabsRoutes(ctx));
+  await app.register(apiKeyRoutes(ctx));
+  await app.register(usageRoutes(ctx));
+  await app.register(orderRoutes(ctx));
+  await app.register(paymentRoutes(ctx));
 
   if (fs.existsSync(path.join(config.WEB_DIST, 'index.html'))) {
     // wildcard: files are looked up per request, so a rebuilt console is served without a restart.
@@ -184,6 +225,8 @@ export async function buildApp(
   await ctx.jobs.recover();
   const stopSweeper = startHoldSweeper(ctx.credits, config.HOLD_SWEEP_SECONDS, app.log);
   const stopJobSweeper = startJobSweeper(ctx.jobs, config.HOLD_SWEEP_SECONDS, app.log);
+  const stopOrderSweeper = startOrderSweeper(ctx.orders, config.ORDER_SWEEP_SECONDS, app.log);
+  const stopEventSweeper = startEventSweeper(ctx.events, config.HOLD_SWEEP_SECONDS, app.log);
   // In-flight paid work gets a short grace, then stops and releases its hold before the database closes.
   app.addHook('preClose', async () => {
     await ctx.synthesis.stopAll(SHUTDOWN_GRACE_MS);
@@ -194,6 +237,8 @@ export async function buildApp(
   app.addHook('onClose', async () => {
     stopSweeper();
     stopJobSweeper();
+    stopOrderSweeper();
+    stopEventSweeper();
     ctx.mailer.close();
     ctx.redis?.disconnect();
     await ctx.jobs.drain();

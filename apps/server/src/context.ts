@@ -12,6 +12,13 @@ import type { SpeechHost } from './synthesis/speech-host.js';
 import type { SynthesisService } from './synthesis/service.js';
 import type { VoicesService } from './voices/service.js';
 import type { SynthesisJobs } from './synthesis/jobs.js';
+import type { ApiKeysService } from './api-keys/service.js';
+import type { UsageService } from './usage/service.js';
+import type { KeyGate } from './http/auth.js';
+import type { RateLimiter } from './platform/rate-limit.js';
+import type { OrdersService } from './orders/service.js';
+import type { PaymentsService } from './payments/service.js';
+import type { EventStore } from './stats/store.js';
 
 /** Everything a route module may delegate to; built once in app.ts. */
 export interface AppContext {
@@ -29,5 +36,13 @@ export interface AppContext {
   voices: VoicesService;
   synthesis: SynthesisService;
   jobs: SynthesisJobs;
+  apiKeys: ApiKeysService;
+  usage: UsageService;
+  /** API keys with their per-minute and concurrency limits, for the public API routes. */
+  keyGate: KeyGate;
+  limiter: RateLimiter;
+  orders: OrdersService;
+  payments: PaymentsService;
+  events: EventStore;
   limits: { maxTextLength: number };
 }

@@ -15,6 +15,11 @@ import { theme } from './theme';
 
 // Start-up runs once, outside React: every request waits in the queue until it is done.
 void session.start();
+// Page views and errors go out on their own, never in the way of the page (a chunk of their own, loaded after it).
+void import('./lib/stats-instance').then(({ stats, trackRouter, trackUncaughtErrors }) => {
+  trackRouter(stats, router);
+  trackUncaughtErrors(stats);
+});
 
 // Messages shown before it arrives wait in the notifications store; the first page does not need its code.
 const Notifications = lazy(async () => ({ default: (await import('@mantine/notifications')).Notifications }));

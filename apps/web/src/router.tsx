@@ -21,15 +21,14 @@ const ConsoleLayout = page(
   (m) => m.ConsoleLayout,
 );
 const DocPage = lazy(async () => ({ default: (await import('./pages/DocPage')).DocPage }));
-const PublicPricingPage = page(
-  () => import('./pages/PricingPage'),
-  (m) => m.PublicPricingPage,
-);
-const accountPages = () => import('./pages/app/AccountPages');
-const ApiKeysPage = page(accountPages, (m) => m.ApiKeysPage);
-const AppPricingPage = page(accountPages, (m) => m.AppPricingPage);
-const OrdersPage = page(accountPages, (m) => m.OrdersPage);
-const UsagePage = page(accountPages, (m) => m.UsagePage);
+const pricingPage = () => import('./pages/PricingPage');
+const PublicPricingPage = page(pricingPage, (m) => m.PublicPricingPage);
+const economyPages = () => import('./pages/app/economy');
+const ApiKeysPage = page(economyPages, (m) => m.ApiKeysPage);
+const AppPricingPage = page(pricingPage, (m) => m.PricingContent);
+const OrdersPage = page(economyPages, (m) => m.OrdersPage);
+const OrderResultPage = page(economyPages, (m) => m.OrderResultPage);
+const UsagePage = page(economyPages, (m) => m.UsagePage);
 const DashboardPage = page(
   () => import('./pages/app/DashboardPage'),
   (m) => m.DashboardPage,
@@ -208,6 +207,14 @@ export const router = createHashRouter([
             element: (
               <Load>
                 <OrdersPage />
+              </Load>
+            ),
+          },
+          {
+            path: 'orders/:id/result',
+            element: (
+              <Load>
+                <OrderResultPage />
               </Load>
             ),
           },

@@ -142,6 +142,9 @@ export function formatMessage(template: string, params: Record<string, string | 
 const RULES = new Map<string, { 'zh-CN': string; 'zh-TW': string }>([
   ['must not contain NUL characters', { 'zh-CN': '不能包含 NUL 字符', 'zh-TW': '不能包含 NUL 字元' }],
   ['must not be empty', { 'zh-CN': '不能为空', 'zh-TW': '不能為空' }],
+  ['must be a product id from /products', { 'zh-CN': '须为 /products 中的商品编号', 'zh-TW': '須為 /products 中的商品編號' }],
+  ['the free plan is not for sale', { 'zh-CN': '免费版无需购买', 'zh-TW': '免費版無需購買' }],
+  ['must be a path or a URL of this site', { 'zh-CN': '须为本站的路径或网址', 'zh-TW': '須為本站的路徑或網址' }],
   ['must contain words', { 'zh-CN': '须包含文字', 'zh-TW': '須包含文字' }],
   ['must be valid JSON', { 'zh-CN': '须为有效的 JSON', 'zh-TW': '須為有效的 JSON' }],
   [

@@ -4,3 +4,6 @@ export * from './limits.js';
 export * from './accounts.js';
 export * from './speech.js';
 export * from './language-names.js';
+export * from './usage.js';
+export * from './api-keys.js';
+export * from './orders.js';

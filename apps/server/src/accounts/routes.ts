@@ -13,7 +13,7 @@ import {
   UpdateProfileRequest,
 } from '@polyvox/contracts';
 import type { AppContext } from '../context.js';
-import { clearSessionCookie, presentedSid, requireSession, setSessionCookie } from '../http/auth.js';
+import { clearSessionCookie, presentedKey, presentedSid, requireCaller, requireSession, setSessionCookie } from '../http/auth.js';
 import { requestLocale } from '../http/locale.js';
 import { normalizeEmail } from '../auth/service.js';
 import { AppError } from '../platform/errors.js';
@@ -163,7 +163,13 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsyncZod {
           response: { 200: ApiMeResponse, 401: ErrorBody },
         },
       },
-      async (request) => {
+      async (request, reply) => {
+        // An API key (Bearer or xi-api-key) answers for its account, like a session's Bearer token.
+        if (presentedKey(request) !== null) {
+          const caller = await requireCaller(request, reply, ctx.sessions, ctx.keyGate);
+          const row = await ctx.accounts.get(caller.accountId);
+          return { id: row.id, email: row.email, anonymous: row.anonymous === 1 };
+        }
         const authz = request.headers.authorization;
         if (!authz?.startsWith('Bearer ')) throw new AppError('UNAUTHENTICATED');
         const session = await ctx.sessions.resolve(authz.slice(7).trim());

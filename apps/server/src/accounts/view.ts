@@ -12,7 +12,12 @@ export function toAccount(
     id: row.id,
     sid,
     code: row.referral_code,
-    vip: { level: row.vip_level, credits: Number(row.credits), expire: row.vip_expire },
+    // A plan's level holds until its expiry; after it, the account is back on the free plan.
+    vip: {
+      level: row.vip_expire && Date.parse(row.vip_expire) <= Date.now() ? 'free' : row.vip_level,
+      credits: Number(row.credits),
+      expire: row.vip_expire,
+    },
     create_at: row.created_at,
     name: row.name,
     email: row.email,

@@ -5,6 +5,7 @@ import type { Database } from '../platform/db/schema.js';
 import { nowIso } from '../platform/db/database.js';
 import { applyEntry, type EntryDetails } from './ledger.js';
 import type { CreditsConfig } from './credits-config.js';
+import { reserveKeyCredits, returnKeyCredits } from '../api-keys/usage.js';
 
 type Executor = Kysely<Database> | Transaction<Database>;
 
@@ -12,6 +13,7 @@ export interface Hold {
   id: string;
   accountId: string;
   amount: number;
+  apiKeyId?: string | null;
 }
 
 /** Credits move only here: grants, holds and their settlement or release, purchases and refunds. */
@@ -35,13 +37,22 @@ export class CreditsService {
   }
 
   /** Locks `amount` credits until settled or released; throws INSUFFICIENT_BALANCE when they are not there. */
-  async hold(accountId: string, amount: number, recordType: string, ttlSeconds = this.config.hold_ttl_seconds): Promise<Hold> {
+  async hold(
+    accountId: string,
+    amount: number,
+    recordType: string,
+    ttlSeconds = this.config.hold_ttl_seconds,
+    opts: { apiKeyId?: string | null } = {},
+  ): Promise<Hold> {
     if (!Number.isInteger(amount) || amount < 0) throw new Error(`invalid hold amount ${amount}`);
     const id = newId('hold');
     const now = new Date();
+    const apiKeyId = opts.apiKeyId ?? null;
     await this.db.transaction().execute(async (trx) => {
       // The balance moves first: a missing account or a short balance fails before any hold exists.
-      await applyEntry(trx, accountId, 'hold', -amount, { hold_id: id, record_type: recordType });
+      await applyEntry(trx, accountId, 'hold', -amount, { hold_id: id, record_type: recordType, api_key_id: apiKeyId });
+      // The key's limit is counted in the same transaction, so the balance and the limit hold or fail together.
+      if (apiKeyId) await reserveKeyCredits(trx, apiKeyId, amount);
       await trx
         .insertInto('credit_holds')
         .values({
@@ -53,10 +64,11 @@ export class CreditsService {
           deadline: new Date(now.getTime() + ttlSeconds * 1000).toISOString(),
           created_at: now.toISOString(),
           closed_at: null,
+          api_key_id: apiKeyId,
         })
         .execute();
     });
-    return { id, accountId, amount };
+    return { id, accountId, amount, apiKeyId };
   }
 
   /** Charges `charged` (at most the held amount) and returns the rest; a closed hold is left alone. */
@@ -69,8 +81,11 @@ export class CreditsService {
         ...details,
         hold_id: holdId,
         record_type: details.record_type ?? hold.record_type,
+        api_key_id: details.api_key_id ?? hold.api_key_id,
+        charge: take,
         note: `charged ${take}`,
       });
+      if (hold.api_key_id) await returnKeyCredits(trx, hold.api_key_id, hold.amount - take);
       return true;
     });
   }
@@ -103,14 +118,16 @@ export class CreditsService {
         .set({ status: 'held', closed_at: null, deadline: new Date(Date.now() + ttlSeconds * 1000).toISOString() })
         .where('id', '=', holdId)
         .where('status', '=', 'released')
-        .returning(['account_id', 'amount', 'record_type'])
+        .returning(['account_id', 'amount', 'record_type', 'api_key_id'])
         .executeTakeFirst();
       if (!hold) return false;
       await applyEntry(trx, hold.account_id, 'hold', -Number(hold.amount), {
         hold_id: holdId,
         record_type: hold.record_type,
+        api_key_id: hold.api_key_id,
         note: 'reclaimed after release',
       });
+      if (hold.api_key_id) await reserveKeyCredits(trx, hold.api_key_id, Number(hold.amount));
       return true;
     });
   }
@@ -120,7 +137,13 @@ export class CreditsService {
     return this.db.transaction().execute(async (trx) => {
       const hold = await this.close(trx, holdId, 'released');
       if (!hold) return false;
-      await applyEntry(trx, hold.account_id, 'release', hold.amount, { hold_id: holdId, record_type: hold.record_type, note });
+      await applyEntry(trx, hold.account_id, 'release', hold.amount, {
+        hold_id: holdId,
+        record_type: hold.record_type,
+        api_key_id: hold.api_key_id,
+        note,
+      });
+      if (hold.api_key_id) await returnKeyCredits(trx, hold.api_key_id, hold.amount);
       return true;
     });
   }
@@ -167,7 +190,7 @@ export class CreditsService {
       .set({ status, closed_at: nowIso() })
       .where('id', '=', holdId)
       .where('status', '=', 'held')
-      .returning(['id', 'account_id', 'amount', 'record_type'])
+      .returning(['id', 'account_id', 'amount', 'record_type', 'api_key_id'])
       .executeTakeFirst()
       .then((row) => (row ? { ...row, amount: Number(row.amount) } : undefined));
   }

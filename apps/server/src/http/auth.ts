@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LIMITS } from '@polyvox/contracts';
 import { AppError } from '../platform/errors.js';
+import type { ConcurrencyLimiter, RateLimiter } from '../platform/rate-limit.js';
 
 /** What a request's session resolves to; the auth module's sessions satisfy it (http/ never imports a domain module). */
 export interface SessionInfo {
@@ -41,4 +42,76 @@ export function setSessionCookie(reply: FastifyReply, sid: string, secure: boole
 
 export function clearSessionCookie(reply: FastifyReply): void {
   void reply.clearCookie('sid', { path: '/' });
+}
+
+/** What an API key resolves to; the api-keys module satisfies the resolver. */
+export interface KeyInfo {
+  id: string;
+  accountId: string;
+  requestsPerMinute: number;
+  concurrency: number;
+  /** The only voices the key may use; null: any. */
+  voices: readonly string[] | null;
+}
+export interface KeyResolver {
+  resolve(secret: string): Promise<KeyInfo | null>;
+}
+export interface KeyGate {
+  keys: KeyResolver;
+  rate: RateLimiter;
+  concurrency: ConcurrencyLimiter;
+}
+
+/** Who pays for a public API call: a session's account, or an API key's. */
+export interface Caller {
+  accountId: string;
+  key: KeyInfo | null;
+}
+
+/** Every API key starts with this, so a Bearer token is told apart from a session id without a lookup. */
+export const API_KEY_PREFIX = 'pvx_';
+
+/** The API key a request presents: `xi-api-key` (ElevenLabs' header), else a Bearer token that is a key. */
+export function presentedKey(request: FastifyRequest): string | null {
+  const xi = request.headers['xi-api-key'];
+  if (typeof xi === 'string' && xi.trim()) return xi.trim();
+  const authz = request.headers.authorization;
+  if (authz?.startsWith('Bearer ')) {
+    const token = authz.slice(7).trim();
+    if (token.startsWith(API_KEY_PREFIX)) return token;
+  }
+  return null;
+}
+
+/**
+ * Resolves the caller of a public API route: a presented API key (checked against the database on every
+ * request, so a deleted key fails at once in every process), else the session. A key's requests per
+ * minute and its work in flight are limited here; the slot is given back when the response closes.
+ */
+export async function requireCaller(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  sessions: SessionResolver,
+  gate: KeyGate,
+): Promise<Caller> {
+  const secret = presentedKey(request);
+  if (secret === null) {
+    const session = await requireSession(request, sessions);
+    return { accountId: session.accountId, key: null };
+  }
+  const key = await gate.keys.resolve(secret);
+  if (!key) throw new AppError('UNAUTHENTICATED');
+  const wait = await gate.rate.hit(`key:rpm:${key.id}`, key.requestsPerMinute, 60);
+  if (wait > 0) throw new AppError('RATE_LIMITED', { seconds: wait }, { headers: { 'retry-after': String(wait) } });
+  const release = await gate.concurrency.acquire(`key:conc:${key.id}`, key.concurrency);
+  if (!release) throw new AppError('RATE_LIMITED', { seconds: 1 }, { headers: { 'retry-after': '1' } });
+  const res = reply.raw;
+  if (res.writableFinished || res.destroyed) release();
+  else res.once('close', release);
+  return { accountId: key.accountId, key };
+}
+
+/** A key with a voice allowlist may use only those voices: any other is refused with FORBIDDEN. */
+export function assertVoiceAllowed(caller: Caller, voiceId: string): void {
+  if (caller.key?.voices && !caller.key.voices.includes(voiceId)) throw new AppError('FORBIDDEN');
 }

@@ -53,3 +53,14 @@ export function refuseNul(app: FastifyInstance): void {
     }
   });
 }
+
+/**
+ * HTML forms post `application/x-www-form-urlencoded` (the sandbox checkout's buttons): read as a flat object of
+ * strings. Object.fromEntries defines every key as an own property, so `__proto__` stays an ordinary key.
+ */
+export function acceptForms(app: FastifyInstance): void {
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    done(null, Object.fromEntries(new URLSearchParams(text)));
+  });
+}

@@ -38,7 +38,8 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
         securitySchemes: {
           session: { type: 'apiKey', in: 'header', name: 'x-sid' },
           cookie: { type: 'apiKey', in: 'cookie', name: 'sid' },
-          bearer: { type: 'http', scheme: 'bearer' },
+          bearer: { type: 'http', scheme: 'bearer', description: 'a session id, or an API key (`pvx_…`)' },
+          xiApiKey: { type: 'apiKey', in: 'header', name: 'xi-api-key', description: 'an API key (`pvx_…`)' },
         },
       },
       security: [{ session: [] }, { cookie: [] }],

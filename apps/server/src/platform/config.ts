@@ -55,7 +55,32 @@ const ConfigSchema = z.object({
   ACCOUNT_LIMIT_PER_IP_HOUR: z.coerce.number().int().min(1).default(30),
   TRIAL_GRANTS_PER_IP_DAY: z.coerce.number().int().min(0).default(10),
   PLAN_GRANTS_PER_IP_DAY: z.coerce.number().int().min(0).default(5),
+  PRODUCTS_CONFIG: z.string().optional(),
+  ORDER_TTL_MINUTES: z.coerce.number().int().min(1).max(1440).default(30),
+  ORDER_PENDING_LIMIT: z.coerce.number().int().min(1).default(20),
+  ORDER_SWEEP_SECONDS: z.coerce.number().int().min(1).default(60),
+  PAYMENT_SANDBOX: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((v) => v === 'true'),
+  STRIPE_SECRET_KEY: z.string().optional(),
+  STRIPE_WEBHOOK_SECRET: z.string().optional(),
+  STRIPE_API_BASE: z.string().url().optional(),
+  ALIPAY_APP_ID: z.string().optional(),
+  ALIPAY_PRIVATE_KEY: z.string().optional(),
+  ALIPAY_PUBLIC_KEY: z.string().optional(),
+  ALIPAY_GATEWAY: z.string().url().optional(),
+  WECHAT_MCH_ID: z.string().optional(),
+  WECHAT_APP_ID: z.string().optional(),
+  WECHAT_API_V3_KEY: z.string().length(32, 'must be the 32-character APIv3 key').optional(),
+  WECHAT_PRIVATE_KEY: z.string().optional(),
+  WECHAT_SERIAL_NO: z.string().optional(),
+  WECHAT_PLATFORM_CERT: z.string().optional(),
+  WECHAT_API_BASE: z.string().url().optional(),
   HOLD_SWEEP_SECONDS: z.coerce.number().int().min(1).default(60),
+  STATS_EVENTS_PER_MINUTE: z.coerce.number().int().min(1).default(120),
+  STATS_RETENTION_DAYS: z.coerce.number().int().min(1).default(30),
+  STATS_MAX_EVENTS: z.coerce.number().int().min(1).default(1_000_000),
   REQUEST_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(3600).default(30),
   HEADERS_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(3600).default(10),
 });
@@ -67,11 +92,21 @@ export interface Config extends RawConfig {
   PUBLIC_URL: string;
   WEB_DIST: string;
   CREDITS_CONFIG: string;
+  PRODUCTS_CONFIG: string;
 }
 
 export class ConfigError extends Error {}
 
-const SECRET_SETTINGS = new Set(['SECRET', 'OPENAI_TTS_KEY', 'ELEVENLABS_KEY']);
+const SECRET_SETTINGS = new Set([
+  'SECRET',
+  'OPENAI_TTS_KEY',
+  'ELEVENLABS_KEY',
+  'STRIPE_SECRET_KEY',
+  'STRIPE_WEBHOOK_SECRET',
+  'ALIPAY_PRIVATE_KEY',
+  'WECHAT_API_V3_KEY',
+  'WECHAT_PRIVATE_KEY',
+]);
 
 /** A rejected value as the error shows it: secrets hidden, passwords in URLs masked. */
 function shown(name: string, value: string): string {
@@ -106,5 +141,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     PUBLIC_URL: raw.PUBLIC_URL ?? `http://${raw.HOST.includes(':') ? `[${raw.HOST}]` : raw.HOST}:${raw.PORT}`,
     WEB_DIST: path.resolve(raw.WEB_DIST ?? path.join(repoRoot, 'apps/web/dist')),
     CREDITS_CONFIG: path.resolve(raw.CREDITS_CONFIG ?? path.join(repoRoot, 'apps/server/config/credits.json')),
+    PRODUCTS_CONFIG: path.resolve(raw.PRODUCTS_CONFIG ?? path.join(repoRoot, 'apps/server/config/products.json')),
   };
 }

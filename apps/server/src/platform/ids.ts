@@ -14,6 +14,8 @@ export const ID_PREFIX = {
   code: 'vc',
   device: 'dev',
   job: 'job',
+  payment: 'pay',
+  event: 'evt',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -66,3 +66,56 @@ export function requesterKey(ip: string): string {
     .map((g) => g.replace(/^0+(?=.)/, ''))
     .join(':')}::/64`;
 }
+
+/** Counts work in flight per key, so one caller runs at most `limit` requests at once. */
+export interface ConcurrencyLimiter {
+  /** Takes a slot; returns a function that gives it back (call it once), or null when all slots are taken. */
+  acquire(key: string, limit: number): Promise<(() => void) | null>;
+}
+
+export function memoryConcurrencyLimiter(): ConcurrencyLimiter {
+  const counts = new Map<string, number>();
+  return {
+    acquire(key, limit) {
+      const n = counts.get(key) ?? 0;
+      if (n >= limit) return Promise.resolve(null);
+      counts.set(key, n + 1);
+      let released = false;
+      return Promise.resolve(() => {
+        if (released) return;
+        released = true;
+        const left = (counts.get(key) ?? 1) - 1;
+        if (left <= 0) counts.delete(key);
+        else counts.set(key, left);
+      });
+    },
+  };
+}
+
+// Takes a slot when one is free; the expiry is renewed on every take, so slots a dead process held
+// are given back within `ttl` (the longest a request may run).
+const ACQUIRE_SCRIPT = `
+local n = redis.call('INCR', KEYS[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+if n > tonumber(ARGV[1]) then redis.call('DECR', KEYS[1]) return 0 end
+return 1`;
+const RELEASE_SCRIPT = `
+local n = redis.call('DECR', KEYS[1])
+if n <= 0 then redis.call('DEL', KEYS[1]) end
+return n`;
+
+/** Slots shared by several server processes, kept in Redis (REDIS_URL). */
+export function redisConcurrencyLimiter(redis: RedisLike, prefix: string, ttlSeconds = 600): ConcurrencyLimiter {
+  return {
+    async acquire(key, limit) {
+      const taken = Number(await redis.eval(ACQUIRE_SCRIPT, 1, prefix + key, limit, ttlSeconds * 1000));
+      if (taken !== 1) return null;
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        void redis.eval(RELEASE_SCRIPT, 1, prefix + key).catch(() => undefined);
+      };
+    },
+  };
+}

@@ -1,24 +1,51 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../context.js';
+import { ErrorBody } from '@polyvox/contracts';
 import { metrics } from './metrics.js';
+import { DETAIL_MAX } from './store.js';
+import { presentedSid } from '../http/auth.js';
 
 export function statsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
     app.post(
       '/stats/api/:t/:e',
       {
+        // An event is small: anything larger is refused before it is parsed.
+        bodyLimit: 4096,
         schema: {
           tags: ['operations'],
-          summary: 'Record a client event',
-          params: z.object({ t: z.string().max(64), e: z.string().max(64) }),
+          summary:
+            'Record a client event (a page view, a caught error …): kept for `STATS_RETENTION_DAYS`, at most `STATS_EVENTS_PER_MINUTE` per requester and per account',
+          params: z.object({ t: z.string().min(1).max(64), e: z.string().min(1).max(64) }),
           querystring: z.object({ os: z.string().max(32).optional() }).passthrough(),
-          body: z.object({ user_id: z.string().max(64).optional(), channel: z.string().max(64).optional() }).nullish(),
-          response: { 204: z.null() },
+          body: z
+            .object({
+              user_id: z.string().max(64).optional(),
+              channel: z.string().max(64).optional(),
+              detail: z.string().max(DETAIL_MAX).optional().describe('a page path, or an error message'),
+            })
+            .nullish(),
+          response: { 204: z.null(), 400: ErrorBody, 413: ErrorBody, 429: ErrorBody },
         },
       },
       async (request, reply) => {
-        metrics.clientEvent(request.params.t, request.params.e, request.query.os ?? 'unknown');
+        const { t, e } = request.params;
+        const os = request.query.os ?? 'unknown';
+        const sid = presentedSid(request);
+        const session = sid ? await ctx.sessions.resolve(sid) : null;
+        await ctx.events.record(
+          {
+            type: t,
+            event: e,
+            os,
+            accountId: session?.accountId ?? null,
+            channel: request.body?.channel ?? null,
+            detail: request.body?.detail ?? null,
+          },
+          request.ip,
+        );
+        metrics.clientEvent(t, e, os);
         return reply.status(204).send(null);
       },
     );

@@ -15,6 +15,8 @@ export const OPENAI_VOICE_DEFAULTS: Readonly<Record<string, string>> = Object.fr
   sage: 'voice_flite.slt',
   shimmer: 'voice_flite.slt',
   verse: 'voice_flite.kal16',
+  marin: 'voice_flite.slt',
+  cedar: 'voice_flite.rms',
 });
 
 /** The official voice for an OpenAI voice name, or undefined for any other name (own keys only). */

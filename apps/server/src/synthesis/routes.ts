@@ -3,14 +3,22 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ErrorBody, EstimateRequest, EstimateResponse, OpenAISpeechRequest, TtsRequest } from '@polyvox/contracts';
-import { requireSession } from '../http/auth.js';
+import { assertVoiceAllowed, requireCaller, type Caller } from '../http/auth.js';
 import { AUDIO_RESPONSE } from '../http/openapi.js';
 import type { AppContext } from '../context.js';
 import { AppError } from '../platform/errors.js';
 import { ttsInput, type Charge, type Prepared } from './service.js';
 import { openAiVoiceId } from './openai-voices.js';
 
-const errors = { 400: ErrorBody, 401: ErrorBody, 402: ErrorBody, 404: ErrorBody, 422: ErrorBody, 429: ErrorBody };
+/** A session, or an API key as a Bearer token or in `xi-api-key`. */
+export const KEY_OR_SESSION: { [scheme: string]: string[] }[] = [
+  { session: [] },
+  { cookie: [] },
+  { bearer: [] },
+  { xiApiKey: [] },
+];
+
+const errors = { 400: ErrorBody, 401: ErrorBody, 402: ErrorBody, 403: ErrorBody, 404: ErrorBody, 422: ErrorBody, 429: ErrorBody };
 /** Documented as audio by the OpenAPI transform (see http/openapi.ts): the body is bytes, not JSON. */
 const audio = z.string().meta({ description: AUDIO_RESPONSE });
 
@@ -90,10 +98,19 @@ async function sendStream(
     .send(Readable.from(rest(), { objectMode: false }));
 }
 
-export function synthesisRoutes(ctx: AppContext): FastifyPluginAsyncZod {
-  const speak = async (request: FastifyRequest, reply: FastifyReply, prepared: Prepared, charge: Charge, stream: boolean) => {
+/** Sends prepared speech to the client, paying for it as it is delivered (shared with the ElevenLabs routes). */
+export function speaker(ctx: AppContext) {
+  return async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    prepared: Prepared,
+    charge: Charge,
+    stream: boolean,
+    /** Changes a stream's chunks on their way out (the ElevenLabs routes resample PCM). */
+    reshape: (chunks: AsyncGenerator<Buffer, boolean>) => AsyncGenerator<Buffer, boolean> = (chunks) => chunks,
+  ) => {
     const left = clientLeaves(request, reply);
-    if (stream) return sendStream(request, reply, prepared, left, ctx.synthesis.stream(prepared, charge, left));
+    if (stream) return sendStream(request, reply, prepared, left, reshape(ctx.synthesis.stream(prepared, charge, left)));
     let rendered;
     try {
       rendered = await ctx.synthesis.render(prepared, charge, { signal: left });
@@ -127,7 +144,17 @@ export function synthesisRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       .header('cache-control', 'no-store')
       .send(result.audio);
   };
+}
 
+/** What a caller's calls are charged as: an API key's every call is an `api` record carrying the key. */
+export function chargeOf(caller: Caller, recordType: string): Charge {
+  return caller.key
+    ? { accountId: caller.accountId, apiKeyId: caller.key.id, recordType: 'api' }
+    : { accountId: caller.accountId, recordType };
+}
+
+export function synthesisRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+  const speak = speaker(ctx);
   return async (app) => {
     app.post(
       '/tts',
@@ -135,14 +162,16 @@ export function synthesisRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         schema: {
           tags: ['synthesis'],
           summary: 'Synthesize speech; with `stream: true` the audio arrives in chunks as it is made',
+          security: KEY_OR_SESSION,
           body: TtsRequest,
           response: { 200: audio, ...errors },
         },
       },
       async (request, reply) => {
-        const session = await requireSession(request, ctx.sessions);
+        const caller = await requireCaller(request, reply, ctx.sessions, ctx.keyGate);
+        assertVoiceAllowed(caller, request.body.voice_id);
         const prepared = await ctx.synthesis.prepare(ttsInput(request.body));
-        return speak(request, reply, prepared, { accountId: session.accountId, recordType: 'tts' }, request.body.stream);
+        return speak(request, reply, prepared, chargeOf(caller, 'tts'), request.body.stream);
       },
     );
 
@@ -152,12 +181,14 @@ export function synthesisRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         schema: {
           tags: ['synthesis'],
           summary: 'The price of a text before generating',
+          security: KEY_OR_SESSION,
           body: EstimateRequest,
           response: { 200: EstimateResponse, ...errors },
         },
       },
-      async (request) => {
-        await requireSession(request, ctx.sessions);
+      async (request, reply) => {
+        const caller = await requireCaller(request, reply, ctx.sessions, ctx.keyGate);
+        assertVoiceAllowed(caller, request.body.voice_id);
         return {
           ...(await ctx.synthesis.estimate(request.body.text, request.body.voice_id)),
           max_text_length: ctx.limits.maxTextLength,
@@ -171,16 +202,18 @@ export function synthesisRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         schema: {
           tags: ['synthesis'],
           summary: "OpenAI-compatible speech: OpenAI's voice names map to default voices; our voice ids work too",
+          security: KEY_OR_SESSION,
           body: OpenAISpeechRequest,
           response: { 200: audio, ...errors },
         },
       },
       async (request, reply) => {
-        const session = await requireSession(request, ctx.sessions);
+        const caller = await requireCaller(request, reply, ctx.sessions, ctx.keyGate);
         const body = request.body;
         const requested = typeof body.voice === 'string' ? body.voice : body.voice.id;
         const voiceId = openAiVoiceId(requested) ?? requested;
         if (!voiceId.startsWith('voice_')) throw new AppError('NOT_FOUND');
+        assertVoiceAllowed(caller, voiceId);
         const prepared = await ctx.synthesis.prepare({
           text: body.input,
           voiceId,
@@ -188,7 +221,7 @@ export function synthesisRoutes(ctx: AppContext): FastifyPluginAsyncZod {
           speed: Math.min(2, Math.max(0.5, body.speed)),
           pitch: 0,
         });
-        return speak(request, reply, prepared, { accountId: session.accountId, recordType: 'api' }, true);
+        return speak(request, reply, prepared, { ...chargeOf(caller, 'api'), recordType: 'api' }, true);
       },
     );
   };

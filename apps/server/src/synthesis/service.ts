@@ -57,6 +57,8 @@ export interface Synthesized {
 export interface Prepared {
   request: SynthesisRequest;
   voice: VoiceInfo;
+  /** The voice's public id (`voice_…`), as records name it. */
+  voiceId?: string;
   characters: number;
   credits: number;
   contentType: string;
@@ -90,6 +92,7 @@ export class SynthesisService {
     return {
       request,
       voice: info,
+      voiceId: input.voiceId,
       characters: plan.characters,
       credits: priceOf(this.credits.config, info.model, info.engine, plan.characters),
       contentType: plan.contentType,
@@ -114,10 +117,12 @@ export class SynthesisService {
 
   /** Holds the price (402 before any work) as a piece of work the shutdown can stop and wait for. */
   async hold(prepared: Prepared, charge: Charge, signal?: AbortSignal): Promise<HeldWork> {
-    const hold = await this.credits.hold(charge.accountId, prepared.credits, charge.recordType);
+    const hold = await this.credits.hold(charge.accountId, prepared.credits, charge.recordType, undefined, {
+      apiKeyId: charge.apiKeyId ?? null,
+    });
     const details = {
       characters: prepared.characters,
-      voice_id: prepared.voice.id,
+      voice_id: prepared.voiceId ?? prepared.voice.id,
       api_key_id: charge.apiKeyId ?? null,
       record_type: charge.recordType,
     };

@@ -18,6 +18,7 @@ import { randomTextLanguage, randomTextTable, type RandomText } from './random-t
 import { localizeVoice, modelDescription } from './display-texts.js';
 import { requestLocale } from '../http/locale.js';
 import { AVATAR_URL } from './official.js';
+import { presentedKey, requireCaller } from '../http/auth.js';
 
 const contentDir = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../content');
 const GENDER_ORDER = ['male', 'female', 'neutral'];
@@ -73,13 +74,22 @@ export function voiceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         schema: {
           tags: ['voices'],
           summary: "The voice library (`source=official`) or the account's own voices (`source=mine`); with `id`, one voice",
+          security: [{}, { session: [] }, { bearer: [] }, { xiApiKey: [] }],
           querystring: VoiceListQuery,
-          response: { 200: z.union([VoiceListResponse, VoiceSchema]), 400: ErrorBody, 401: ErrorBody, 404: ErrorBody },
+          response: {
+            200: z.union([VoiceListResponse, VoiceSchema]),
+            400: ErrorBody,
+            401: ErrorBody,
+            404: ErrorBody,
+            429: ErrorBody,
+          },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         const q = request.query;
         const locale = requestLocale(request);
+        // The library is public; a presented API key must still be a live one, within its rate.
+        if (presentedKey(request) !== null) await requireCaller(request, reply, ctx.sessions, ctx.keyGate);
         if (q.id) {
           const found = await ctx.voices.get(q.id);
           return localizeVoice(found.voice, found.info, locale);

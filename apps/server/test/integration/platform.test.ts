@@ -24,6 +24,16 @@ const CONTRACT_ROUTES: [string, string][] = [
   ['post', '/stats/api/{t}/{e}'],
   ['get', '/healthz'],
   ['get', '/metrics'],
+  ['get', '/api/authorization'],
+  ['put', '/api/authorization'],
+  ['patch', '/api/authorization'],
+  ['delete', '/api/authorization'],
+  ['get', '/api/credits/records'],
+  ['get', '/api/statistics/day_credits'],
+  ['get', '/api/statistics/current'],
+  ['post', '/v1/text-to-speech/{voice_id}'],
+  ['post', '/v1/text-to-speech/{voice_id}/stream'],
+  ['get', '/v1/voices'],
 ];
 
 describe.each(DIALECTS)('platform routes (%s)', (dialect) => {
@@ -53,6 +63,9 @@ describe.each(DIALECTS)('platform routes (%s)', (dialect) => {
       'audio/ogg',
       'audio/pcm',
     ]);
+    expect(Object.keys(res.body.paths['/v1/text-to-speech/{voice_id}/stream'].post.responses['200'].content)).toContain(
+      'audio/mpeg',
+    );
   });
 
   it('serves the interactive reference with its script from this server', async () => {

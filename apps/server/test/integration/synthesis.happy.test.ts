@@ -108,7 +108,7 @@ describe.each(DIALECTS)('voices and synthesis, happy path (%s)', (dialect) => {
       .where('kind', '=', 'settle')
       .where('record_type', '=', 'tts')
       .execute();
-    expect(rows.at(-1)).toMatchObject({ characters: estimate.body.characters, voice_id: 'espeak:en-us', amount: 0 });
+    expect(rows.at(-1)).toMatchObject({ characters: estimate.body.characters, voice_id: 'voice_espeak.en-us', amount: 0 });
   });
 
   it('streams audio in chunks and settles when the stream ends', async () => {

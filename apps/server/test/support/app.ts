@@ -78,6 +78,7 @@ export async function startTestApp(
     TRIAL_GRANTS_PER_IP_DAY: '100000',
     PLAN_GRANTS_PER_IP_DAY: '100000',
     EXISTS_LIMIT_PER_IP_MINUTE: '100000',
+    STATS_EVENTS_PER_MINUTE: '100000',
     ...options.env,
   });
   const logs = options.logs;
@@ -115,4 +116,16 @@ export async function startTestApp(
     };
   }
   return boot();
+}
+
+/**
+ * A second server process on the first one's database (and Redis, if it has one): another app in this
+ * process with its own pools, caches and limiters, as a second machine behind a load balancer would be.
+ */
+export async function startPeer(first: TestApp): Promise<{ url: string; ctx: AppContext; close(): Promise<void> }> {
+  const { app, ctx } = await buildApp({ ...first.ctx.config, PORT: 0 });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  if (!address || typeof address === 'string') throw new Error('no address');
+  return { url: `http://127.0.0.1:${address.port}`, ctx, close: () => app.close() };
 }

@@ -3,6 +3,7 @@
  * (see `Messages` in ./types.ts). Interpolations use i18next's {{name}} form; tags such as
  * <terms>…</terms> are filled by <Trans components>.
  */
+import { economyEn } from './economy-en';
 import { speechEn } from './speech-en';
 
 export const en = {
@@ -131,14 +132,6 @@ export const en = {
     title: 'Page not found',
     body: 'The page you are looking for does not exist or has moved.',
   },
-  pricing: {
-    title: 'Pricing',
-    subtitle: 'Subscribe to a plan or top up credits. Credits are spent per character synthesized.',
-    plans: 'Plans',
-    credits: 'Credit packs',
-    emptyTitle: 'No plans are on sale yet',
-    emptyBody: 'Plans and credit packs will be listed here as soon as they are available.',
-  },
   dashboard: {
     title: 'Dashboard',
     welcome: 'Welcome, {{name}}',
@@ -153,7 +146,6 @@ export const en = {
     quickClone: 'Clone a voice from a sample',
     quickKeys: 'Create an API key',
     calls: 'API calls',
-    callsComing: 'Call statistics are coming soon',
     step1Title: 'Create an API key',
     step1Body: 'Keys let your code call Polyvox; give each one a spending limit.',
     step1Action: 'Create a key',
@@ -206,43 +198,6 @@ export const en = {
     emptyTitle: 'You have no voices yet',
     emptyBody: 'Design, clone or mix a voice and it will be listed here.',
   },
-  usage: {
-    title: 'Usage',
-    description: 'Your credit balance and how it was spent.',
-    balance: 'Balance',
-    colTime: 'Time',
-    colType: 'Type',
-    colAmount: 'Credits',
-    colBalance: 'Balance after',
-    colCharacters: 'Characters',
-    recordsComingTitle: 'Usage records are coming soon',
-    recordsComingBody:
-      'Your balance already includes every generation, purchase and grant; the line-by-line history will appear here once it is ready.',
-  },
-  orders: {
-    title: 'Orders',
-    description: 'Your purchases and their payment status.',
-    colOrder: 'Order',
-    colProduct: 'Product',
-    colAmount: 'Amount',
-    colStatus: 'Status',
-    colCreated: 'Created',
-    emptyTitle: 'No orders yet',
-    emptyBody: 'Orders you place from the pricing page will be listed here.',
-  },
-  apiKeys: {
-    title: 'API keys',
-    description: 'Keys let your programs call the Polyvox API on behalf of your account.',
-    create: 'Create key',
-    colName: 'Name',
-    colKey: 'Key',
-    colLimit: 'Credit limit',
-    colUsed: 'Used',
-    colCreated: 'Created',
-    colLastUsed: 'Last used',
-    emptyTitle: 'No API keys yet',
-    emptyBody: 'API keys you create will be listed here. The secret is shown only once, when a key is created.',
-  },
   emailChange: {
     hint: 'Sign in with another email from now on',
     open: 'Change email',
@@ -256,4 +211,5 @@ export const en = {
     done: 'Your email is now {{email}}. Other devices have been signed out.',
   },
   ...speechEn,
+  ...economyEn,
 } as const;

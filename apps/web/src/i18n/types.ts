@@ -1,4 +1,5 @@
 import type { en } from './en';
+import type { economyEn } from './economy-en';
 import type { speechEn } from './speech-en';
 
 /** The shape of `en` with every leaf widened to `string`: each translation must match it key for key. */
@@ -7,3 +8,6 @@ export type Messages = Widen<typeof en>;
 
 /** The synthesis screens' part of `Messages`, translated in ./speech-zh-CN.ts and ./speech-zh-TW.ts. */
 export type SpeechMessages = Widen<typeof speechEn>;
+
+/** The economy screens' part of `Messages`, translated in ./economy-zh-CN.ts and ./economy-zh-TW.ts. */
+export type EconomyMessages = Widen<typeof economyEn>;

@@ -1,3 +1,4 @@
+import { economyZhCN } from './economy-zh-CN';
 import { speechZhCN } from './speech-zh-CN';
 import type { Messages } from './types';
 
@@ -127,14 +128,6 @@ export const zhCN: Messages = {
     title: '页面不存在',
     body: '你访问的页面不存在或已被移动。',
   },
-  pricing: {
-    title: '价格',
-    subtitle: '订阅会员或充值积分。积分按合成的字符数扣除。',
-    plans: '会员套餐',
-    credits: '积分包',
-    emptyTitle: '暂无在售套餐',
-    emptyBody: '会员套餐和积分包上架后会在这里列出。',
-  },
   dashboard: {
     title: '控制台',
     welcome: '欢迎，{{name}}',
@@ -149,7 +142,6 @@ export const zhCN: Messages = {
     quickClone: '用录音克隆一个声音',
     quickKeys: '创建 API 密钥',
     calls: 'API 调用',
-    callsComing: '调用统计即将上线',
     step1Title: '创建 API 密钥',
     step1Body: '密钥让你的代码调用 Polyvox；可为每个密钥设置额度上限。',
     step1Action: '创建密钥',
@@ -202,42 +194,6 @@ export const zhCN: Messages = {
     emptyTitle: '你还没有声音',
     emptyBody: '设计、克隆或混合一个声音后，它会显示在这里。',
   },
-  usage: {
-    title: '用量',
-    description: '你的积分余额及其使用明细。',
-    balance: '余额',
-    colTime: '时间',
-    colType: '类型',
-    colAmount: '积分',
-    colBalance: '变动后余额',
-    colCharacters: '字符数',
-    recordsComingTitle: '用量明细即将上线',
-    recordsComingBody: '你的余额已包含每一次生成、购买和赠送；逐条明细准备好后将显示在这里。',
-  },
-  orders: {
-    title: '订单',
-    description: '你的购买记录及支付状态。',
-    colOrder: '订单',
-    colProduct: '商品',
-    colAmount: '金额',
-    colStatus: '状态',
-    colCreated: '创建时间',
-    emptyTitle: '暂无订单',
-    emptyBody: '你在价格页面下的订单会显示在这里。',
-  },
-  apiKeys: {
-    title: 'API 密钥',
-    description: '密钥可让你的程序以你的账户身份调用 Polyvox API。',
-    create: '创建密钥',
-    colName: '名称',
-    colKey: '密钥',
-    colLimit: '积分上限',
-    colUsed: '已用',
-    colCreated: '创建时间',
-    colLastUsed: '最近使用',
-    emptyTitle: '暂无 API 密钥',
-    emptyBody: '你创建的 API 密钥会显示在这里。密钥只在创建时显示一次。',
-  },
   emailChange: {
     hint: '此后改用另一个邮箱登录',
     open: '更换邮箱',
@@ -250,4 +206,5 @@ export const zhCN: Messages = {
     done: '你的邮箱已更换为 {{email}}，其他设备已退出登录。',
   },
   ...speechZhCN,
+  ...economyZhCN,
 };

@@ -1,3 +1,4 @@
+import { economyZhTW } from './economy-zh-TW';
 import { speechZhTW } from './speech-zh-TW';
 import type { Messages } from './types';
 
@@ -127,14 +128,6 @@ export const zhTW: Messages = {
     title: '找不到頁面',
     body: '你造訪的頁面不存在或已被移動。',
   },
-  pricing: {
-    title: '價格',
-    subtitle: '訂閱會員或儲值點數。點數依合成的字元數扣除。',
-    plans: '會員方案',
-    credits: '點數包',
-    emptyTitle: '目前沒有販售中的方案',
-    emptyBody: '會員方案與點數包上架後會列在這裡。',
-  },
   dashboard: {
     title: '主控台',
     welcome: '歡迎，{{name}}',
@@ -149,7 +142,6 @@ export const zhTW: Messages = {
     quickClone: '用錄音複製一個聲音',
     quickKeys: '建立 API 金鑰',
     calls: 'API 呼叫',
-    callsComing: '呼叫統計即將推出',
     step1Title: '建立 API 金鑰',
     step1Body: '金鑰讓你的程式呼叫 Polyvox；可為每個金鑰設定額度上限。',
     step1Action: '建立金鑰',
@@ -202,42 +194,6 @@ export const zhTW: Messages = {
     emptyTitle: '你還沒有聲音',
     emptyBody: '設計、複製或混合一個聲音後，它會顯示在這裡。',
   },
-  usage: {
-    title: '用量',
-    description: '你的點數餘額及使用明細。',
-    balance: '餘額',
-    colTime: '時間',
-    colType: '類型',
-    colAmount: '點數',
-    colBalance: '異動後餘額',
-    colCharacters: '字元數',
-    recordsComingTitle: '用量明細即將推出',
-    recordsComingBody: '你的餘額已包含每一次生成、購買與贈送；逐筆明細準備好後將顯示在這裡。',
-  },
-  orders: {
-    title: '訂單',
-    description: '你的購買紀錄及付款狀態。',
-    colOrder: '訂單',
-    colProduct: '商品',
-    colAmount: '金額',
-    colStatus: '狀態',
-    colCreated: '建立時間',
-    emptyTitle: '目前沒有訂單',
-    emptyBody: '你在價格頁面建立的訂單會顯示在這裡。',
-  },
-  apiKeys: {
-    title: 'API 金鑰',
-    description: '金鑰可讓你的程式以你的帳戶身分呼叫 Polyvox API。',
-    create: '建立金鑰',
-    colName: '名稱',
-    colKey: '金鑰',
-    colLimit: '點數上限',
-    colUsed: '已使用',
-    colCreated: '建立時間',
-    colLastUsed: '最近使用',
-    emptyTitle: '目前沒有 API 金鑰',
-    emptyBody: '你建立的 API 金鑰會顯示在這裡。金鑰只在建立時顯示一次。',
-  },
   emailChange: {
     hint: '此後改用另一個電子郵件登入',
     open: '變更電子郵件',
@@ -251,4 +207,5 @@ export const zhTW: Messages = {
     done: '你的電子郵件已變更為 {{email}}，其他裝置已登出。',
   },
   ...speechZhTW,
+  ...economyZhTW,
 };

@@ -1,5 +1,12 @@
 import { sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 
+/** Migration 0007 fills the daily record counts from the ledger (the benchmark seeds them the same way). */
+export const RECORD_DAYS_BACKFILL = `INSERT INTO record_days (account_id, day, type, api_key_id, records, calls, credits)
+  SELECT account_id, substr(created_at, 1, 10), coalesce(record_type, kind), coalesce(api_key_id, ''), count(*),
+    sum(CASE WHEN kind = 'settle' THEN 1 ELSE 0 END), coalesce(sum(CASE WHEN kind = 'settle' THEN charge ELSE 0 END), 0)
+  FROM credit_ledger WHERE kind IN ('settle', 'grant', 'purchase', 'refund')
+  GROUP BY account_id, substr(created_at, 1, 10), coalesce(record_type, kind), coalesce(api_key_id, '')`;
+
 /** One ordered set of migrations, written with the portable schema builder for SQLite and PostgreSQL. */
 const migrations: Record<string, Migration> = {
   '0001_accounts_and_sign_in': {
@@ -148,6 +155,121 @@ const migrations: Record<string, Migration> = {
         .alterTable('verification_codes')
         .addColumn('foreign_attempts', 'integer', (c) => c.notNull().defaultTo(0))
         .execute();
+    },
+  },
+  '0006_orders_payments': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('orders')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+        .addColumn('product_id', 'text', (c) => c.notNull())
+        .addColumn('product_kind', 'text', (c) => c.notNull())
+        .addColumn('plan', 'text')
+        .addColumn('vip_level', 'text')
+        .addColumn('period_days', 'integer')
+        .addColumn('credits', 'bigint', (c) => c.notNull())
+        .addColumn('amount', 'bigint', (c) => c.notNull())
+        .addColumn('currency', 'text', (c) => c.notNull())
+        .addColumn('prices', 'text', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('method', 'text')
+        .addColumn('provider_ref', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'text', (c) => c.notNull())
+        .addColumn('paid_at', 'text')
+        .addColumn('refunded_at', 'text')
+        .addColumn('refund_credits', 'bigint')
+        .addColumn('refund_amount', 'bigint')
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('orders_account').on('orders').columns(['account_id', 'created_at']).execute();
+      await db.schema.createIndex('orders_expiry').on('orders').columns(['status', 'expires_at']).execute();
+
+      await db.schema
+        .createTable('payments')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('order_id', 'text', (c) => c.notNull().references('orders.id').onDelete('cascade'))
+        .addColumn('method', 'text', (c) => c.notNull())
+        .addColumn('amount', 'bigint', (c) => c.notNull())
+        .addColumn('currency', 'text', (c) => c.notNull())
+        .addColumn('return_url', 'text', (c) => c.notNull())
+        .addColumn('provider_ref', 'text')
+        .addColumn('status', 'text', (c) => c.notNull().defaultTo('started'))
+        .addColumn('paid_at', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('payments_order').on('payments').columns(['order_id', 'method']).execute();
+    },
+  },
+  '0007_api_keys_usage': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('api_keys')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('secret_hash', 'text', (c) => c.notNull().unique())
+        .addColumn('prefix', 'text', (c) => c.notNull())
+        .addColumn('credit_limit', 'bigint')
+        .addColumn('used', 'bigint', (c) =>
+          c
+            .notNull()
+            .defaultTo(0)
+            .check(sql`used >= 0`),
+        )
+        .addColumn('requests_per_minute', 'integer', (c) => c.notNull())
+        .addColumn('concurrency', 'integer', (c) => c.notNull())
+        .addColumn('voices', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('last_used_at', 'text')
+        .addColumn('deleted_at', 'text')
+        .execute();
+      await db.schema.createIndex('api_keys_account').on('api_keys').columns(['account_id', 'created_at']).execute();
+
+      // A hold remembers the key that took it, so settling or releasing it moves that key's `used` back.
+      await db.schema.alterTable('credit_holds').addColumn('api_key_id', 'text').execute();
+      // What a settled charge cost (the hold minus what its settlement returned): a record's amount.
+      await db.schema.alterTable('credit_ledger').addColumn('charge', 'bigint').execute();
+      await sql`UPDATE credit_ledger SET charge = (SELECT h.amount FROM credit_holds h WHERE h.id = credit_ledger.hold_id) - amount
+        WHERE kind = 'settle'`.execute(db);
+
+      // Records are the settled charges and the credits that came in; holds and releases are internal.
+      // Partial indexes hold only those rows, so paging and counting never walk the holds.
+      await sql`CREATE INDEX credit_records_account ON credit_ledger (account_id, created_at, id)
+        WHERE kind IN ('settle', 'grant', 'purchase', 'refund')`.execute(db);
+      await sql`CREATE INDEX credit_records_type ON credit_ledger (account_id, record_type, created_at, id)
+        WHERE kind IN ('settle', 'grant', 'purchase', 'refund')`.execute(db);
+      await sql`CREATE INDEX credit_records_key ON credit_ledger (api_key_id, created_at, id)
+        WHERE api_key_id IS NOT NULL AND kind IN ('settle', 'grant', 'purchase', 'refund')`.execute(db);
+
+      // Records per account, UTC day, type and key, kept by applyEntry in the entry's own transaction:
+      // totals and statistics add up days instead of counting a million records.
+      await db.schema
+        .createTable('record_days')
+        .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+        .addColumn('day', 'text', (c) => c.notNull())
+        .addColumn('type', 'text', (c) => c.notNull())
+        .addColumn('api_key_id', 'text', (c) => c.notNull())
+        .addColumn('records', 'bigint', (c) => c.notNull().defaultTo(0))
+        .addColumn('calls', 'bigint', (c) => c.notNull().defaultTo(0))
+        .addColumn('credits', 'bigint', (c) => c.notNull().defaultTo(0))
+        .addPrimaryKeyConstraint('record_days_pk', ['account_id', 'day', 'type', 'api_key_id'])
+        .execute();
+      await sql`${sql.raw(RECORD_DAYS_BACKFILL)}`.execute(db);
+
+      await db.schema
+        .createTable('client_events')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('type', 'text', (c) => c.notNull())
+        .addColumn('event', 'text', (c) => c.notNull())
+        .addColumn('os', 'text', (c) => c.notNull())
+        .addColumn('account_id', 'text')
+        .addColumn('channel', 'text')
+        .addColumn('detail', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('client_events_created').on('client_events').column('created_at').execute();
     },
   },
 };

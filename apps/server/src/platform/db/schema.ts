@@ -62,6 +62,8 @@ export interface LedgerTable {
   api_key_id: string | null;
   order_id: string | null;
   note: string | null;
+  /** On a settle entry: the credits the settled work cost (the hold minus what the settlement returned). */
+  charge: number | null;
   created_at: string;
 }
 
@@ -74,6 +76,7 @@ export interface HoldsTable {
   deadline: string;
   created_at: string;
   closed_at: string | null;
+  api_key_id: string | null;
 }
 
 export interface GrantsTable {
@@ -112,6 +115,96 @@ export interface SynthesisJobsTable {
   expires_at: string | null;
 }
 
+export interface ApiKeysTable {
+  id: string;
+  account_id: string;
+  name: string;
+  /** SHA-256 of the secret; the secret itself is never stored. */
+  secret_hash: string;
+  prefix: string;
+  credit_limit: number | null;
+  /** Credits spent through the key, held work included. */
+  used: number;
+  requests_per_minute: number;
+  concurrency: number;
+  /** JSON array of the voice ids the key may use; null: any. */
+  voices: string | null;
+  created_at: string;
+  last_used_at: string | null;
+  deleted_at: string | null;
+}
+
+export interface RecordDaysTable {
+  account_id: string;
+  /** YYYY-MM-DD, UTC. */
+  day: string;
+  /** The record type (`record_type`, else the entry's kind). */
+  type: string;
+  /** The key of the records, '' for none. */
+  api_key_id: string;
+  records: number;
+  /** Settled charges among them. */
+  calls: number;
+  /** What those charges cost. */
+  credits: number;
+}
+
+export interface ClientEventsTable {
+  id: string;
+  type: string;
+  event: string;
+  os: string;
+  account_id: string | null;
+  channel: string | null;
+  detail: string | null;
+  created_at: string;
+}
+
+export interface OrdersTable {
+  id: string;
+  account_id: string;
+  product_id: string;
+  product_kind: string;
+  plan: string | null;
+  vip_level: string | null;
+  period_days: number | null;
+  credits: number;
+  /** Minor units of `currency`; the paid amount once successful. */
+  amount: number;
+  currency: string;
+  /** JSON of the product's price in every currency when the order was made: `{"CNY": …, "USD": …}`. */
+  prices: string;
+  status: string;
+  method: string | null;
+  /** The provider's id of the payment that settled the order (transaction, session or trade number). */
+  provider_ref: string | null;
+  created_at: string;
+  expires_at: string;
+  paid_at: string | null;
+  refunded_at: string | null;
+  refund_credits: number | null;
+  refund_amount: number | null;
+  updated_at: string;
+}
+
+/** One checkout started for an order: what that provider was asked to take, and where it returns. */
+export interface PaymentsTable {
+  id: string;
+  order_id: string;
+  method: string;
+  amount: number;
+  currency: string;
+  return_url: string;
+  provider_ref: string | null;
+  /**
+   * started; paid (it settled the order); closed (given up once another payment settled the order); failed;
+   * duplicate (paid after another payment settled the order: return it).
+   */
+  status: string;
+  paid_at: string | null;
+  created_at: string;
+}
+
 export interface Database {
   accounts: AccountsTable;
   devices: DevicesTable;
@@ -122,4 +215,9 @@ export interface Database {
   credit_grants: GrantsTable;
   uploads: UploadsTable;
   synthesis_jobs: SynthesisJobsTable;
+  api_keys: ApiKeysTable;
+  record_days: RecordDaysTable;
+  client_events: ClientEventsTable;
+  orders: OrdersTable;
+  payments: PaymentsTable;
 }

@@ -8,6 +8,8 @@ import { PageHeader } from '../../components/PageHeader';
 import { useLocaleChoice } from '../../i18n/hooks';
 import { formatDate, formatNumber } from '../../lib/format';
 import { NAV } from '../../layout/nav';
+import { LazyCreditsChart } from '../../economy/LazyCreditsChart';
+import { useCurrentStats } from '../../economy/queries';
 import { usePlanLabel } from './usePlanLabel';
 
 interface StatProps {
@@ -69,6 +71,7 @@ export function DashboardPage() {
   const { ui } = useLocaleChoice();
   const { account } = useAccount();
   const planLabel = usePlanLabel();
+  const stats = useCurrentStats();
 
   if (!account) return <Skeleton h={160} radius="md" />;
   const expires = formatDate(account.vip.expire, ui);
@@ -90,13 +93,26 @@ export function DashboardPage() {
           label={t('dashboard.credits')}
           value={formatNumber(account.vip.credits, ui)}
           testId="dashboard-credits"
+          extra={
+            stats.data && (
+              <Text size="xs" c="dimmed" data-testid="dashboard-credits-today">
+                {t('stats.creditsTodayShort', { credits: formatNumber(stats.data.credits_today, ui) })}
+              </Text>
+            )
+          }
         />
         <Stat
           icon={<IconPhoneCall size={18} />}
           label={t('dashboard.calls')}
-          value={t('dashboard.callsComing')}
-          size={16}
+          value={stats.data ? formatNumber(stats.data.calls_total, ui) : t('common.none')}
           testId="dashboard-calls"
+          extra={
+            stats.data && (
+              <Text size="xs" c="dimmed" data-testid="dashboard-calls-today">
+                {t('stats.callsTodayShort', { number: formatNumber(stats.data.calls_today, ui) })}
+              </Text>
+            )
+          }
         />
         <Stat
           icon={<IconCrown size={18} />}
@@ -119,6 +135,7 @@ export function DashboardPage() {
           testId="dashboard-email"
         />
       </SimpleGrid>
+      <LazyCreditsChart />
       <Text fw={600} mt="sm">
         {t('dashboard.quickStart')}
       </Text>
@@ -126,7 +143,7 @@ export function DashboardPage() {
         <Step n={1} title={t('dashboard.step1Title')} body={t('dashboard.step1Body')}>
           <Button
             component={Link}
-            to={NAV.apiKeys.path}
+            to={`${NAV.apiKeys.path}?create=1`}
             size="xs"
             leftSection={<IconKey size={14} />}
             data-testid="dashboard-create-key"

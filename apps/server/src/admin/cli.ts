@@ -1,0 +1,173 @@
+import { pathToFileURL } from 'node:url';
+import { ConfigError, loadConfig } from '../platform/config.js';
+import { migrate, openDatabase } from '../platform/db/database.js';
+import { isAppError } from '../platform/errors.js';
+import { newId } from '../platform/ids.js';
+import { CreditsService } from '../credits/service.js';
+import { loadCreditsConfig } from '../credits/credits-config.js';
+import { OrdersService, type OrderRow } from '../orders/service.js';
+import { loadProducts } from '../orders/products.js';
+
+/** Exit codes: 0 done, 1 refused (no such account or order, not refundable), 2 wrong usage or settings. */
+export const EXIT = { ok: 0, refused: 1, usage: 2 } as const;
+
+const USAGE = `Usage: npm run admin -- <command>
+  grant <email> <credits>   add credits to the account of <email> (recorded in its ledger as a grant)
+  refund <order id>         refund a successful order once: deducts the credits it left unused, prints the money to return
+  order <order id>          show an order`;
+
+export interface Io {
+  out: (line: string) => void;
+  err: (line: string) => void;
+}
+
+const money = (minor: number, currency: string) => `${(minor / 100).toFixed(2)} ${currency}`;
+const count = (n: number) => n.toLocaleString('en-US');
+
+interface PaymentLine {
+  id: string;
+  method: string;
+  amount: number;
+  currency: string;
+  status: string;
+  provider_ref: string | null;
+  created_at: string;
+}
+
+function describeOrder(order: OrderRow, email: string | null, payments: PaymentLine[]): string[] {
+  const lines = [
+    `Order ${order.id}`,
+    `  account   ${order.account_id}${email ? ` (${email})` : ''}`,
+    `  product   ${order.product_id} (${order.product_kind}${order.plan ? ` ${order.plan}` : ''}), ${count(Number(order.credits))} credits`,
+    `  amount    ${money(Number(order.amount), order.currency)}`,
+    `  status    ${order.status}${order.method ? ` via ${order.method}` : ''}`,
+    `  created   ${order.created_at}`,
+  ];
+  if (order.paid_at)
+    lines.push(`  paid      ${order.paid_at}${order.provider_ref ? ` (provider ref ${order.provider_ref})` : ''}`);
+  else lines.push(`  expires   ${order.expires_at}`);
+  if (order.refunded_at) {
+    lines.push(
+      `  refunded  ${order.refunded_at}: ${count(Number(order.refund_credits ?? 0))} credits deducted, ${money(Number(order.refund_amount ?? 0), order.currency)} to return`,
+    );
+  }
+  for (const p of payments) {
+    const note = p.status === 'duplicate' ? '  ← paid after the order was settled by another payment: return it' : '';
+    lines.push(
+      `  payment   ${p.id} ${p.method} ${money(Number(p.amount), p.currency)} ${p.status}${p.provider_ref ? ` (${p.provider_ref})` : ''}${note}`,
+    );
+  }
+  return lines;
+}
+
+/** The operator's commands, on the same settings and database as the server. */
+export async function runAdmin(argv: string[], env: Record<string, string | undefined>, io: Io): Promise<number> {
+  const [command, ...args] = argv;
+  const known = new Map([
+    ['grant', 2],
+    ['refund', 1],
+    ['order', 1],
+  ]);
+  if (!command || !known.has(command) || args.length !== known.get(command)) {
+    io.err(USAGE);
+    return EXIT.usage;
+  }
+  let config;
+  try {
+    config = loadConfig(env);
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      io.err(e.message);
+      return EXIT.usage;
+    }
+    throw e;
+  }
+  const db = openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
+  try {
+    await migrate(db);
+    const credits = new CreditsService(db.kysely, loadCreditsConfig(config.CREDITS_CONFIG));
+    const orders = new OrdersService(
+      db.kysely,
+      credits,
+      loadProducts(config.PRODUCTS_CONFIG),
+      config.ORDER_TTL_MINUTES,
+      config.ORDER_PENDING_LIMIT,
+    );
+    const emailOf = async (accountId: string) =>
+      (await db.kysely.selectFrom('accounts').select('email').where('id', '=', accountId).executeTakeFirst())?.email ?? null;
+
+    if (command === 'grant') {
+      const email = args[0]!.trim().toLowerCase();
+      const amount = Number(args[1]);
+      if (!/^\d{1,12}$/.test(args[1]!) || amount <= 0) {
+        io.err(`Credits must be a whole number above zero, not "${args[1]}".`);
+        return EXIT.usage;
+      }
+      const account = await db.kysely.selectFrom('accounts').select('id').where('email', '=', email).executeTakeFirst();
+      if (!account) {
+        io.err(`No account has the email ${email}.`);
+        return EXIT.refused;
+      }
+      await db.kysely
+        .transaction()
+        .execute((trx) => credits.grantOnce(trx, account.id, `admin:${newId('record')}`, amount, 'granted by an operator'));
+      io.out(
+        `Granted ${count(amount)} credits to ${email} (${account.id}). Balance: ${count(await credits.balance(account.id))}.`,
+      );
+      return EXIT.ok;
+    }
+
+    const orderId = args[0]!;
+    if (command === 'order') {
+      const order = await orders.find(orderId);
+      if (!order) {
+        io.err(`No order ${orderId}.`);
+        return EXIT.refused;
+      }
+      const payments = await db.kysely
+        .selectFrom('payments')
+        .select(['id', 'method', 'amount', 'currency', 'status', 'provider_ref', 'created_at'])
+        .where('order_id', '=', order.id)
+        .orderBy('created_at')
+        .execute();
+      for (const line of describeOrder(order, await emailOf(order.account_id), payments)) io.out(line);
+      return EXIT.ok;
+    }
+
+    try {
+      const result = await orders.refund(orderId);
+      io.out(`Refunded ${orderId}.`);
+      io.out(
+        `  credits used since payment: ${count(result.used)} (${count(result.usedAtBasic)} of this order's credits at the basic plan's price)`,
+      );
+      io.out(`  credits deducted:           ${count(result.deducted)} (balance now ${count(result.balance)})`);
+      io.out(
+        `  money to return:            ${money(result.amount, result.currency)} of ${money(Number(result.order.amount), result.currency)}`,
+      );
+      io.out(
+        `  Return it through ${result.order.method ?? 'the provider'} (provider ref ${result.order.provider_ref ?? 'none'}).`,
+      );
+      return EXIT.ok;
+    } catch (e) {
+      if (!isAppError(e)) throw e;
+      const order = await orders.find(orderId);
+      if (!order) io.err(`No order ${orderId}.`);
+      else if (order.refunded_at) io.err(`Order ${orderId} was already refunded at ${order.refunded_at}.`);
+      else if (order.status !== 'successful') io.err(`Order ${orderId} is ${order.status}: only a successful order is refunded.`);
+      else io.err(`Order ${orderId} could not be refunded: ${e.code}.`);
+      return EXIT.refused;
+    }
+  } finally {
+    await db.close();
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  runAdmin(process.argv.slice(2), process.env, { out: (l) => console.log(l), err: (l) => console.error(l) }).then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+}

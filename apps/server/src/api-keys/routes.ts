@@ -1,0 +1,86 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import {
+  ApiKeyListResponse,
+  ApiKeySchema,
+  CreateApiKeyRequest,
+  CreatedApiKeyResponse,
+  DeleteApiKeyQuery,
+  ErrorBody,
+  UpdateApiKeyRequest,
+} from '@polyvox/contracts';
+import { requireSession } from '../http/auth.js';
+import type { AppContext } from '../context.js';
+
+const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody };
+
+/** Keys are managed with a session only: a key can neither see nor change keys (nor the account). */
+export function apiKeyRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.get(
+      '/api/authorization',
+      {
+        schema: {
+          tags: ['api keys'],
+          summary: "The account's API keys (never their secrets)",
+          response: { 200: ApiKeyListResponse, ...errors },
+        },
+      },
+      async (request) => {
+        const session = await requireSession(request, ctx.sessions);
+        return { items: await ctx.apiKeys.list(session.accountId) };
+      },
+    );
+
+    app.put(
+      '/api/authorization',
+      {
+        schema: {
+          tags: ['api keys'],
+          summary: 'Create an API key; the answer holds its secret, shown this once',
+          body: CreateApiKeyRequest,
+          response: { 201: CreatedApiKeyResponse, ...errors },
+        },
+      },
+      async (request, reply) => {
+        const session = await requireSession(request, ctx.sessions);
+        const created = await ctx.apiKeys.create(session.accountId, request.body);
+        return reply.status(201).header('cache-control', 'no-store').send(created);
+      },
+    );
+
+    app.patch(
+      '/api/authorization',
+      {
+        schema: {
+          tags: ['api keys'],
+          summary: 'Rename a key, or change its credit limit, rate, concurrency or voices',
+          body: UpdateApiKeyRequest,
+          response: { 200: ApiKeySchema, ...errors },
+        },
+      },
+      async (request) => {
+        const session = await requireSession(request, ctx.sessions);
+        const { id, ...changes } = request.body;
+        return ctx.apiKeys.update(session.accountId, id, changes);
+      },
+    );
+
+    app.delete(
+      '/api/authorization',
+      {
+        schema: {
+          tags: ['api keys'],
+          summary: 'Delete a key: it stops working at once',
+          querystring: DeleteApiKeyQuery,
+          response: { 204: z.null(), ...errors },
+        },
+      },
+      async (request, reply) => {
+        const session = await requireSession(request, ctx.sessions);
+        await ctx.apiKeys.remove(session.accountId, request.query.id);
+        return reply.status(204).send(null);
+      },
+    );
+  };
+}

@@ -1,0 +1,157 @@
+import type { Kysely } from 'kysely';
+import { API_KEY_LIMITS, type ApiKey } from '@polyvox/contracts';
+import { AppError } from '../platform/errors.js';
+import { newId, randomToken } from '../platform/ids.js';
+import { sha256 } from '../platform/crypto.js';
+import { nowIso } from '../platform/db/database.js';
+import type { ApiKeysTable, Database } from '../platform/db/schema.js';
+import { API_KEY_PREFIX, type KeyInfo, type KeyResolver } from '../http/auth.js';
+
+/** Characters of the secret shown after creation, so its owner can recognise it. */
+const SHOWN_PREFIX = API_KEY_PREFIX.length + 8;
+
+export interface KeyChanges {
+  name?: string;
+  limit?: number | null;
+  requests_per_minute?: number;
+  concurrency?: number;
+  voices?: string[] | null;
+}
+
+function view(row: ApiKeysTable): ApiKey {
+  return {
+    id: row.id,
+    name: row.name,
+    limit: row.credit_limit === null ? null : Number(row.credit_limit),
+    used: Number(row.used),
+    prefix: row.prefix,
+    requests_per_minute: row.requests_per_minute,
+    concurrency: row.concurrency,
+    voices: row.voices === null ? null : (JSON.parse(row.voices) as string[]),
+    created_at: row.created_at,
+    last_used_at: row.last_used_at,
+  };
+}
+
+const voicesColumn = (voices: string[] | null | undefined) => (voices ? JSON.stringify([...new Set(voices)]) : null);
+
+/**
+ * API keys: a 256-bit secret shown once and stored as its SHA-256; every call looks the hash up in the
+ * database, so a deleted key stops at once in every server process (no cache to outlive it).
+ */
+export class ApiKeysService implements KeyResolver {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async list(accountId: string): Promise<ApiKey[]> {
+    const rows = await this.db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('deleted_at', 'is', null)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .execute();
+    return rows.map(view);
+  }
+
+  async create(accountId: string, input: KeyChanges & { name: string }): Promise<ApiKey & { key: string }> {
+    const count = await this.db
+      .selectFrom('api_keys')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('account_id', '=', accountId)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirstOrThrow();
+    if (Number(count.n) >= API_KEY_LIMITS.maxKeys) {
+      throw new AppError('VALIDATION_FAILED', { field: 'name', rule: `at most ${API_KEY_LIMITS.maxKeys} keys` });
+    }
+    const key = API_KEY_PREFIX + randomToken(32);
+    const row: ApiKeysTable = {
+      id: newId('apiKey'),
+      account_id: accountId,
+      name: input.name,
+      secret_hash: sha256(key),
+      prefix: key.slice(0, SHOWN_PREFIX),
+      credit_limit: input.limit ?? null,
+      used: 0,
+      requests_per_minute: input.requests_per_minute ?? API_KEY_LIMITS.defaultRequestsPerMinute,
+      concurrency: input.concurrency ?? API_KEY_LIMITS.defaultConcurrency,
+      voices: voicesColumn(input.voices),
+      created_at: nowIso(),
+      last_used_at: null,
+      deleted_at: null,
+    };
+    await this.db.insertInto('api_keys').values(row).execute();
+    return { ...view(row), key };
+  }
+
+  /** Another account's key, or a deleted one, is NOT_FOUND exactly like a missing one. */
+  async update(accountId: string, id: string, changes: KeyChanges): Promise<ApiKey> {
+    const set: Partial<ApiKeysTable> = {};
+    if (changes.name !== undefined) set.name = changes.name;
+    if (changes.limit !== undefined) set.credit_limit = changes.limit;
+    if (changes.requests_per_minute !== undefined) set.requests_per_minute = changes.requests_per_minute;
+    if (changes.concurrency !== undefined) set.concurrency = changes.concurrency;
+    if (changes.voices !== undefined) set.voices = voicesColumn(changes.voices);
+    const query = this.db
+      .updateTable('api_keys')
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
+      .where('deleted_at', 'is', null);
+    const row =
+      Object.keys(set).length > 0
+        ? await query.set(set).returningAll().executeTakeFirst()
+        : await this.db
+            .selectFrom('api_keys')
+            .selectAll()
+            .where('id', '=', id)
+            .where('account_id', '=', accountId)
+            .where('deleted_at', 'is', null)
+            .executeTakeFirst();
+    if (!row) throw new AppError('NOT_FOUND');
+    return view(row);
+  }
+
+  /** The row stays (records name their key) without its secret's hash: nothing can match it again. */
+  async remove(accountId: string, id: string): Promise<void> {
+    const row = await this.db
+      .updateTable('api_keys')
+      .set({ deleted_at: nowIso(), secret_hash: `deleted:${id}` })
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
+      .where('deleted_at', 'is', null)
+      .returning('id')
+      .executeTakeFirst();
+    if (!row) throw new AppError('NOT_FOUND');
+  }
+
+  /** The key a secret belongs to, marked as used now; null for an unknown or deleted key. */
+  async resolve(secret: string): Promise<KeyInfo | null> {
+    if (!secret.startsWith(API_KEY_PREFIX) || secret.length > 200) return null;
+    const row = await this.db
+      .updateTable('api_keys')
+      .set({ last_used_at: nowIso() })
+      .where('secret_hash', '=', sha256(secret))
+      .where('deleted_at', 'is', null)
+      .returning(['id', 'account_id', 'requests_per_minute', 'concurrency', 'voices'])
+      .executeTakeFirst();
+    if (!row) return null;
+    return {
+      id: row.id,
+      accountId: row.account_id,
+      requestsPerMinute: row.requests_per_minute,
+      concurrency: row.concurrency,
+      voices: row.voices === null ? null : (JSON.parse(row.voices) as string[]),
+    };
+  }
+
+  /** Whether `id` is one of the account's keys, deleted ones included (records keep naming them). */
+  async owns(accountId: string, id: string): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('api_keys')
+      .select('id')
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+}

@@ -1,0 +1,310 @@
+import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { Currency, MessageLocale, Order, OrderStatus, PaymentMethod, ProductKind } from '@polyvox/contracts';
+import { AppError } from '../platform/errors.js';
+import { newId } from '../platform/ids.js';
+import type { Database, OrdersTable } from '../platform/db/schema.js';
+import { nowIso } from '../platform/db/database.js';
+import type { CreditsService } from '../credits/service.js';
+import type { Catalogue } from './products.js';
+import { currencyFor } from './products.js';
+import { refundFigures, type RefundFigures } from './refund.js';
+
+export type OrderRow = Selectable<OrdersTable>;
+type Executor = Kysely<Database> | Transaction<Database>;
+
+/** Statuses a verified payment may still turn into `successful`: money was taken, so it is credited. */
+const SETTLEABLE: OrderStatus[] = ['pending_payment', 'expired', 'failed'];
+/** Ledger kinds that are not spending: everything else (holds, their settlement and release) is. */
+const NOT_SPENDING = ['grant', 'purchase', 'refund'];
+
+export interface PaidNotice {
+  orderId: string;
+  /** The payment attempt the provider reported. */
+  paymentId: string;
+  method: PaymentMethod;
+  amount: number;
+  currency: Currency;
+  providerRef: string;
+}
+
+/** applied: this payment settled the order; already: a replay of what settled it; duplicate: a second, distinct payment. */
+export type SettleOutcome = 'applied' | 'already' | 'duplicate';
+
+export interface RefundResult extends RefundFigures {
+  order: OrderRow;
+  currency: string;
+  balance: number;
+}
+
+export function orderView(row: OrderRow): Order {
+  return {
+    id: row.id,
+    product: row.product_id,
+    product_kind: row.product_kind as ProductKind,
+    plan: row.plan as Order['plan'],
+    credits: Number(row.credits),
+    amount: Number(row.amount),
+    currency: row.currency as Currency,
+    status: row.status as OrderStatus,
+    method: row.method as PaymentMethod | null,
+    created_at: row.created_at,
+    paid_at: row.paid_at,
+    expires_at: row.expires_at,
+    refunded_at: row.refunded_at,
+  };
+}
+
+/** Orders from creation to payment, expiry and refund; credits move through the ledger only. */
+export class OrdersService {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly credits: CreditsService,
+    readonly products: Catalogue,
+    private readonly ttlMinutes: number,
+    private readonly pendingLimit = 20,
+  ) {}
+
+  async create(accountId: string, productId: string, locale: MessageLocale): Promise<OrderRow> {
+    const account = await this.db.selectFrom('accounts').select(['anonymous']).where('id', '=', accountId).executeTakeFirst();
+    if (!account) throw new AppError('NOT_FOUND');
+    // A purchase belongs to a mailbox that can sign in again: an anonymous account lives in one browser's storage.
+    if (account.anonymous === 1) throw new AppError('UNAUTHENTICATED');
+    const product = this.products.get(productId);
+    if (!product) throw new AppError('VALIDATION_FAILED', { field: 'product', rule: 'must be a product id from /products' });
+    if (!product.purchasable)
+      throw new AppError('VALIDATION_FAILED', { field: 'product', rule: 'the free plan is not for sale' });
+    const now = new Date();
+    // Orders cost nothing to make: a cap on those awaiting payment keeps one account from filling the table.
+    const pending = await this.db
+      .selectFrom('orders')
+      .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min('expires_at').as('first')])
+      .where('account_id', '=', accountId)
+      .where('status', '=', 'pending_payment')
+      .where('expires_at', '>', now.toISOString())
+      .executeTakeFirstOrThrow();
+    if (Number(pending.n) >= this.pendingLimit) {
+      const seconds = Math.max(1, Math.ceil((Date.parse(String(pending.first)) - now.getTime()) / 1000));
+      throw new AppError('RATE_LIMITED', { seconds }, { headers: { 'retry-after': String(seconds) } });
+    }
+    const currency = currencyFor(locale);
+    const row: OrderRow = {
+      id: newId('order'),
+      account_id: accountId,
+      product_id: product.id,
+      product_kind: product.kind,
+      plan: product.plan,
+      vip_level: product.vipLevel,
+      period_days: product.periodDays,
+      credits: product.credits,
+      amount: product.prices[currency],
+      currency,
+      prices: JSON.stringify(product.prices),
+      status: 'pending_payment',
+      method: null,
+      provider_ref: null,
+      created_at: now.toISOString(),
+      expires_at: new Date(now.getTime() + this.ttlMinutes * 60_000).toISOString(),
+      paid_at: null,
+      refunded_at: null,
+      refund_credits: null,
+      refund_amount: null,
+      updated_at: now.toISOString(),
+    };
+    await this.db.insertInto('orders').values(row).execute();
+    return row;
+  }
+
+  async list(accountId: string, start: number, limit: number): Promise<{ items: OrderRow[]; total: number }> {
+    const [items, count] = await Promise.all([
+      this.db
+        .selectFrom('orders')
+        .selectAll()
+        .where('account_id', '=', accountId)
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .offset(start)
+        .limit(limit)
+        .execute(),
+      this.db
+        .selectFrom('orders')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('account_id', '=', accountId)
+        .executeTakeFirstOrThrow(),
+    ]);
+    return { items, total: Number(count.n) };
+  }
+
+  /** The caller's order; another account's answers NOT_FOUND exactly as a missing one. */
+  async get(orderId: string, accountId: string): Promise<OrderRow> {
+    const row = await this.find(orderId);
+    if (!row || row.account_id !== accountId) throw new AppError('NOT_FOUND');
+    return row;
+  }
+
+  async find(orderId: string, trx: Executor = this.db): Promise<OrderRow | null> {
+    return (await trx.selectFrom('orders').selectAll().where('id', '=', orderId).executeTakeFirst()) ?? null;
+  }
+
+  /** The order's price in `currency`, from the prices it was made with. */
+  priceIn(order: OrderRow, currency: Currency): number | null {
+    if (order.currency === currency) return Number(order.amount);
+    const prices = JSON.parse(order.prices) as Record<string, unknown>;
+    const price = Object.hasOwn(prices, currency) ? prices[currency] : undefined;
+    return typeof price === 'number' && price > 0 ? price : null;
+  }
+
+  /** Marks a pending order as being paid by `method` (shown in the order until it is settled). */
+  async startPayment(orderId: string, method: PaymentMethod): Promise<boolean> {
+    const row = await this.db
+      .updateTable('orders')
+      .set({ method, updated_at: nowIso() })
+      .where('id', '=', orderId)
+      .where('status', '=', 'pending_payment')
+      .where('expires_at', '>', nowIso())
+      .returning('id')
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /**
+   * Applies a verified payment once: the conditional UPDATE to `successful` decides who applies it, and the
+   * credits, the vip level and its expiry change in the same transaction. A payment that arrives after the
+   * order expired or failed is still credited: the payer's money was taken.
+   */
+  async settlePaid(notice: PaidNotice): Promise<SettleOutcome> {
+    return this.db.transaction().execute(async (trx) => {
+      const now = new Date();
+      const order = await trx
+        .updateTable('orders')
+        .set({
+          status: 'successful',
+          paid_at: now.toISOString(),
+          method: notice.method,
+          amount: notice.amount,
+          currency: notice.currency,
+          provider_ref: notice.providerRef,
+          updated_at: now.toISOString(),
+        })
+        .where('id', '=', notice.orderId)
+        .where('status', 'in', SETTLEABLE)
+        .returningAll()
+        .executeTakeFirst();
+      if (!order) {
+        // Another payment settled the order. If this attempt was never paid before, the payer paid twice: it is
+        // recorded for the operator to return, never credited a second time.
+        const second = await trx
+          .updateTable('payments')
+          .set({ status: 'duplicate', paid_at: now.toISOString(), provider_ref: notice.providerRef })
+          .where('id', '=', notice.paymentId)
+          .where('status', 'in', ['started', 'closed', 'failed'])
+          .returning('id')
+          .executeTakeFirst();
+        return second ? 'duplicate' : 'already';
+      }
+      await trx
+        .updateTable('payments')
+        .set({ status: 'paid', paid_at: now.toISOString(), provider_ref: notice.providerRef })
+        .where('id', '=', notice.paymentId)
+        .execute();
+      // The purchase entry locks the account row first, so the vip read below sees any other settlement's write.
+      await this.credits.purchase(trx, order.account_id, Number(order.credits), order.id);
+      if (order.product_kind === 'plan' && order.vip_level && order.period_days) {
+        const account = await trx
+          .selectFrom('accounts')
+          .select(['vip_level', 'vip_expire'])
+          .where('id', '=', order.account_id)
+          .executeTakeFirstOrThrow();
+        const current = account.vip_expire ? new Date(account.vip_expire) : null;
+        const active = current !== null && current > now;
+        const from = active ? current : now;
+        const expire = new Date(from.getTime() + Number(order.period_days) * 86_400_000).toISOString();
+        const keepLevel = active && this.products.rankOf(account.vip_level) > this.products.rankOf(order.vip_level);
+        await trx
+          .updateTable('accounts')
+          .set({ vip_level: keepLevel ? account.vip_level : order.vip_level, vip_expire: expire, updated_at: now.toISOString() })
+          .where('id', '=', order.account_id)
+          .execute();
+      }
+      return 'applied';
+    });
+  }
+
+  /** A provider said the payment failed: only a pending order becomes `failed`. */
+  async markFailed(orderId: string): Promise<boolean> {
+    const row = await this.db
+      .updateTable('orders')
+      .set({ status: 'failed', updated_at: nowIso() })
+      .where('id', '=', orderId)
+      .where('status', '=', 'pending_payment')
+      .returning('id')
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /** One conditional UPDATE: safe however many server processes sweep at once. */
+  async sweepExpired(now = new Date()): Promise<number> {
+    const rows = await this.db
+      .updateTable('orders')
+      .set({ status: 'expired', updated_at: now.toISOString() })
+      .where('status', '=', 'pending_payment')
+      .where('expires_at', '<=', now.toISOString())
+      .returning('id')
+      .execute();
+    return rows.length;
+  }
+
+  /**
+   * Refunds a successful order once (the conditional update on `refunded_at` decides), deducting the credits it
+   * left unused in the same transaction. The money figure is for the operator to return through the provider.
+   */
+  async refund(orderId: string): Promise<RefundResult> {
+    return this.db.transaction().execute(async (trx) => {
+      const now = nowIso();
+      const order = await trx
+        .updateTable('orders')
+        .set({ refunded_at: now, updated_at: now })
+        .where('id', '=', orderId)
+        .where('status', '=', 'successful')
+        .where('refunded_at', 'is', null)
+        .returningAll()
+        .executeTakeFirst();
+      if (!order) {
+        const existing = await this.find(orderId, trx);
+        if (!existing) throw new AppError('NOT_FOUND');
+        throw new AppError('ORDER_NOT_PAYABLE');
+      }
+      // Lock the account row before reading its balance and spending, so a concurrent spend cannot slip between.
+      await trx.updateTable('accounts').set({ updated_at: now }).where('id', '=', order.account_id).execute();
+      const account = await trx
+        .selectFrom('accounts')
+        .select('credits')
+        .where('id', '=', order.account_id)
+        .executeTakeFirstOrThrow();
+      const spent = await trx
+        .selectFrom('credit_ledger')
+        .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('amount'), eb.lit(0)).as('total'))
+        .where('account_id', '=', order.account_id)
+        .where('created_at', '>=', order.paid_at ?? now)
+        .where('kind', 'not in', NOT_SPENDING)
+        .executeTakeFirstOrThrow();
+      const basic = this.products.basic;
+      const figures = refundFigures({
+        orderCredits: Number(order.credits),
+        orderAmount: Number(order.amount),
+        used: -Number(spent.total),
+        basicCredits: basic.credits,
+        basicPrice: basic.prices[order.currency as Currency],
+        balance: Number(account.credits),
+      });
+      // Recorded even when nothing is left to deduct, so the ledger shows every refund.
+      const balance = await this.credits.refund(trx, order.account_id, figures.deducted, order.id);
+      const updated = await trx
+        .updateTable('orders')
+        .set({ refund_credits: figures.deducted, refund_amount: figures.amount })
+        .where('id', '=', order.id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return { ...figures, order: updated, currency: order.currency, balance };
+    });
+  }
+}

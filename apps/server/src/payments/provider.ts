@@ -1,0 +1,62 @@
+import type { Currency, MessageLocale, PaymentMethod } from '@polyvox/contracts';
+
+/** What a checkout is asked to take: one payment attempt of one order. */
+export interface CheckoutRequest {
+  orderId: string;
+  /** Our reference the provider echoes back in its notification (out_trade_no, client_reference_id …). */
+  paymentId: string;
+  amount: number;
+  currency: Currency;
+  description: string;
+  /** Absolute URL the payer returns to. */
+  returnUrl: string;
+  /** Absolute URL the provider notifies. */
+  notifyUrl: string;
+  expiresAt: Date;
+  locale: MessageLocale;
+}
+
+export interface CheckoutResult {
+  pay_url?: string;
+  qr_code?: string;
+  /** The provider's id of the checkout, when it gives one at creation. */
+  providerRef?: string;
+}
+
+/** A notification whose signature checked out, reduced to what settles an order. */
+export type VerifiedNotice =
+  | { outcome: 'paid'; paymentId: string; amount: number; currency: string; providerRef: string }
+  | { outcome: 'failed'; paymentId: string; providerRef: string }
+  /** Signed and genuine, but about something that changes no order (another event type, a pending trade). */
+  | { outcome: 'ignored' };
+
+export interface IncomingNotification {
+  headers: Record<string, string | string[] | undefined>;
+  /** The body exactly as it arrived: signatures cover these bytes. */
+  raw: string;
+}
+
+/** The answer a provider expects, so it stops (or keeps) retrying. */
+export interface NotifyAnswer {
+  status: number;
+  contentType: string;
+  body: string;
+}
+
+export class ForgedNotification extends Error {}
+
+/** One payment provider; chosen from the settings by `createProviders`. */
+export interface PaymentProvider {
+  readonly method: PaymentMethod;
+  /** Currencies it takes, best first; an order in another currency is charged its price in the first one. */
+  readonly currencies: readonly Currency[];
+  checkout(request: CheckoutRequest): Promise<CheckoutResult>;
+  /** Verifies the signature (throws ForgedNotification when it fails) and reads the notice. */
+  verify(notification: IncomingNotification): Promise<VerifiedNotice>;
+  answer(accepted: boolean): NotifyAnswer;
+  /**
+   * Closes a checkout that was started but is no longer wanted (its order was paid another way), so the payer
+   * cannot pay twice. Resolves when the provider closed it or never knew it; throws when it could not.
+   */
+  close?(attempt: { paymentId: string; providerRef: string | null }): Promise<void>;
+}

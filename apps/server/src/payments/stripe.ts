@@ -1,0 +1,116 @@
+import Stripe from 'stripe';
+import type {
+  CheckoutRequest,
+  CheckoutResult,
+  IncomingNotification,
+  NotifyAnswer,
+  PaymentProvider,
+  VerifiedNotice,
+} from './provider.js';
+import { ForgedNotification } from './provider.js';
+
+export interface StripeSettings {
+  secretKey: string;
+  webhookSecret: string;
+  /** Another base URL speaking Stripe's REST protocol (a local server in tests). */
+  apiBase?: string;
+}
+
+const STRIPE_LOCALES = new Map([
+  ['en', 'en'],
+  ['zh-CN', 'zh'],
+  ['zh-TW', 'zh-TW'],
+] as const);
+
+/** Card payments through Stripe Checkout; the webhook is verified with the endpoint's signing secret. */
+export function stripeProvider(settings: StripeSettings): PaymentProvider {
+  const base = settings.apiBase ? new URL(settings.apiBase) : null;
+  const stripe = new Stripe(settings.secretKey, {
+    maxNetworkRetries: 1,
+    timeout: 20_000,
+    telemetry: false,
+    ...(base
+      ? {
+          host: base.hostname,
+          port: base.port || (base.protocol === 'https:' ? 443 : 80),
+          protocol: base.protocol === 'https:' ? 'https' : 'http',
+        }
+      : {}),
+  });
+  return {
+    method: 'card',
+    currencies: ['USD', 'CNY'],
+    async checkout(request: CheckoutRequest): Promise<CheckoutResult> {
+      // Stripe wants a session to live at least 30 minutes; a shorter order still refuses the payment itself.
+      const expiresAt = Math.max(Math.floor(request.expiresAt.getTime() / 1000), Math.floor(Date.now() / 1000) + 1860);
+      const session = await stripe.checkout.sessions.create(
+        {
+          mode: 'payment',
+          client_reference_id: request.paymentId,
+          metadata: { order_id: request.orderId, payment_id: request.paymentId },
+          line_items: [
+            {
+              quantity: 1,
+              price_data: {
+                currency: request.currency.toLowerCase(),
+                unit_amount: request.amount,
+                product_data: { name: request.description },
+              },
+            },
+          ],
+          success_url: request.returnUrl,
+          cancel_url: request.returnUrl,
+          expires_at: expiresAt,
+          locale: STRIPE_LOCALES.get(request.locale) ?? 'auto',
+        },
+        { idempotencyKey: `checkout-${request.paymentId}` },
+      );
+      if (!session.url) throw new Error('Stripe returned a Checkout Session without a url');
+      return { pay_url: session.url, providerRef: session.id };
+    },
+    async verify(notification: IncomingNotification): Promise<VerifiedNotice> {
+      const header = notification.headers['stripe-signature'];
+      if (typeof header !== 'string') throw new ForgedNotification('no Stripe-Signature header');
+      let event: Stripe.Event;
+      try {
+        event = stripe.webhooks.constructEvent(notification.raw, header, settings.webhookSecret);
+      } catch (e) {
+        throw new ForgedNotification((e as Error).message);
+      }
+      if (
+        event.type === 'checkout.session.completed' ||
+        event.type === 'checkout.session.async_payment_succeeded' ||
+        event.type === 'checkout.session.async_payment_failed' ||
+        event.type === 'checkout.session.expired'
+      ) {
+        const session = event.data.object;
+        const paymentId = session.client_reference_id ?? session.metadata?.payment_id;
+        if (!paymentId) return { outcome: 'ignored' };
+        if (event.type === 'checkout.session.async_payment_failed') {
+          return { outcome: 'failed', paymentId, providerRef: session.id };
+        }
+        // An expired session is only the end of that checkout: the order itself may still be paid another way.
+        if (event.type === 'checkout.session.expired' || session.payment_status !== 'paid') return { outcome: 'ignored' };
+        return {
+          outcome: 'paid',
+          paymentId,
+          amount: session.amount_total ?? -1,
+          currency: (session.currency ?? '').toUpperCase(),
+          providerRef: session.id,
+        };
+      }
+      return { outcome: 'ignored' };
+    },
+    async close(attempt) {
+      if (!attempt.providerRef) return;
+      const session = await stripe.checkout.sessions.retrieve(attempt.providerRef);
+      if (session.status === 'complete') throw new Error(`Checkout Session ${session.id} is already complete`);
+      if (session.status === 'open') await stripe.checkout.sessions.expire(attempt.providerRef);
+    },
+    answer(accepted: boolean): NotifyAnswer {
+      return accepted
+        ? { status: 200, contentType: 'application/json', body: '{"received":true}' }
+        : { status: 400, contentType: 'application/json', body: '{"received":false}' };
+    },
+  };
+}

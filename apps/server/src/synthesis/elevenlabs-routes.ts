@@ -1,0 +1,194 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { ErrorBody, LIMITS } from '@polyvox/contracts';
+import { assertVoiceAllowed, requireCaller } from '../http/auth.js';
+import { AUDIO_RESPONSE } from '../http/openapi.js';
+import { requestLocale } from '../http/locale.js';
+import { localizeVoice } from '../voices/display-texts.js';
+import type { AppContext } from '../context.js';
+import { AppError } from '../platform/errors.js';
+import { chargeOf, speaker } from './routes.js';
+import { elevenLabsFormat, ELEVENLABS_FORMATS, PCM_RATE } from './elevenlabs-formats.js';
+import { PcmResampler } from './pcm-resample.js';
+
+/** A stream's PCM at another rate; returning it returns the synthesis under it (which releases its hold). */
+async function* resampled(chunks: AsyncGenerator<Buffer, boolean>, resampler: PcmResampler): AsyncGenerator<Buffer, boolean> {
+  try {
+    let next = await chunks.next();
+    while (!next.done) {
+      const out = resampler.write(next.value);
+      if (out.length > 0) yield out;
+      next = await chunks.next();
+    }
+    if (next.value === true) {
+      const tail = resampler.end();
+      if (tail.length > 0) yield tail;
+    }
+    return next.value;
+  } finally {
+    await chunks.return(false);
+  }
+}
+
+const audio = z.string().meta({ description: AUDIO_RESPONSE });
+const errors = { 400: ErrorBody, 401: ErrorBody, 402: ErrorBody, 403: ErrorBody, 404: ErrorBody, 422: ErrorBody, 429: ErrorBody };
+
+const OutputFormat = z
+  .string()
+  .max(32)
+  .refine((f) => elevenLabsFormat(f) !== null, `must be one of ${ELEVENLABS_FORMATS.join(', ')}`);
+
+/** ElevenLabs' request body; fields this platform has no use for (seed, previous_text …) are accepted and ignored. */
+const ElevenLabsSpeechRequest = z.object({
+  text: z
+    .string()
+    .max(LIMITS.maxTextLength * 2)
+    .refine((s) => s.trim() !== '', 'must not be empty'),
+  model_id: z.string().max(128).optional(),
+  language_code: z.string().max(35).nullish(),
+  voice_settings: z
+    .object({
+      stability: z.number().nullish(),
+      similarity_boost: z.number().nullish(),
+      style: z.number().nullish(),
+      use_speaker_boost: z.boolean().nullish(),
+      speed: z.number().min(0.5).max(2).nullish(),
+    })
+    .nullish(),
+  output_format: OutputFormat.optional(),
+});
+const SpeechParams = z.object({ voice_id: z.string().min(1).max(128) });
+const SpeechQuery = z
+  .object({
+    output_format: OutputFormat.optional(),
+    enable_logging: z.string().max(8).optional(),
+    optimize_streaming_latency: z.string().max(8).optional(),
+  })
+  .passthrough();
+
+const ElevenLabsVoice = z.object({
+  voice_id: z.string(),
+  name: z.string(),
+  category: z.enum(['premade', 'cloned', 'generated']),
+  labels: z.record(z.string(), z.string()),
+  description: z.string().nullable(),
+  preview_url: z.string().nullable(),
+  available_for_tiers: z.array(z.string()),
+  high_quality_base_model_ids: z.array(z.string()),
+});
+const ElevenLabsVoices = z.object({ voices: z.array(ElevenLabsVoice) });
+
+/**
+ * ElevenLabs' text-to-speech and voice list, so its official SDK works unchanged against Polyvox with a
+ * Polyvox key in `xi-api-key`. Errors carry ElevenLabs' `detail` beside the contract's `error`.
+ */
+export function elevenLabsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+  const speak = speaker(ctx);
+
+  const synthesize = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    stream: boolean,
+    voiceId: string,
+    body: z.infer<typeof ElevenLabsSpeechRequest>,
+    query: z.infer<typeof SpeechQuery>,
+  ) => {
+    const caller = await requireCaller(request, reply, ctx.sessions, ctx.keyGate);
+    if (!voiceId.startsWith('voice_')) throw new AppError('NOT_FOUND');
+    assertVoiceAllowed(caller, voiceId);
+    const format = elevenLabsFormat(query.output_format ?? body.output_format ?? 'mp3_44100_128')!;
+    const prepared = await ctx.synthesis.prepare({
+      text: body.text,
+      voiceId,
+      format: format.format,
+      speed: body.voice_settings?.speed ?? 1,
+      pitch: 0,
+      ...(body.language_code ? { language: body.language_code } : {}),
+    });
+    void reply.header('character-cost', String(prepared.characters));
+    const rate = format.resampleTo;
+    // PCM at another rate is resampled as it streams (a whole answer is sent in chunks too, as ElevenLabs does).
+    if (rate !== null) {
+      return speak(request, reply, prepared, chargeOf(caller, 'api'), true, (chunks) =>
+        resampled(chunks, new PcmResampler(PCM_RATE, rate)),
+      );
+    }
+    return speak(request, reply, prepared, chargeOf(caller, 'api'), stream);
+  };
+
+  return async (app) => {
+    // ElevenLabs' SDK reads `detail` from an error body; the contract's `error` stays beside it.
+    app.addHook('onSend', async (request, reply, payload) => {
+      if (reply.statusCode < 400 || typeof payload !== 'string') return payload;
+      try {
+        const body = JSON.parse(payload) as { error?: { code: string; message: string } };
+        if (!body.error) return payload;
+        return JSON.stringify({ ...body, detail: { status: body.error.code.toLowerCase(), message: body.error.message } });
+      } catch {
+        return payload;
+      }
+    });
+
+    for (const stream of [false, true]) {
+      app.post(
+        stream ? '/v1/text-to-speech/:voice_id/stream' : '/v1/text-to-speech/:voice_id',
+        {
+          schema: {
+            tags: ['elevenlabs'],
+            summary: stream
+              ? 'ElevenLabs-compatible streaming speech: the audio arrives in chunks as it is made'
+              : "ElevenLabs-compatible speech: ElevenLabs' body and `output_format` (query or body), a Polyvox voice id and key (`xi-api-key`)",
+            security: [{ xiApiKey: [] }, { bearer: [] }],
+            params: SpeechParams,
+            querystring: SpeechQuery,
+            body: ElevenLabsSpeechRequest,
+            response: { 200: audio, ...errors },
+          },
+        },
+        async (request, reply) => synthesize(request, reply, stream, request.params.voice_id, request.body, request.query),
+      );
+    }
+
+    app.get(
+      '/v1/voices',
+      {
+        schema: {
+          tags: ['elevenlabs'],
+          summary: "ElevenLabs-compatible voice list: the official library (and the account's own voices)",
+          security: [{ xiApiKey: [] }, { bearer: [] }],
+          response: { 200: ElevenLabsVoices, 401: ErrorBody, 429: ErrorBody },
+        },
+      },
+      async (request, reply) => {
+        const caller = await requireCaller(request, reply, ctx.sessions, ctx.keyGate);
+        const { voices, byId } = await ctx.voices.load();
+        const locale = requestLocale(request);
+        const allowed = caller.key?.voices ? new Set(caller.key.voices) : null;
+        return {
+          voices: voices
+            .filter((v) => !allowed || allowed.has(v.id))
+            .map((official) => {
+              const info = byId.get(official.id)!.info;
+              const v = localizeVoice(official, info, locale);
+              return {
+                voice_id: v.id,
+                name: v.name,
+                category: v.source === 'mine' ? ('cloned' as const) : ('premade' as const),
+                labels: {
+                  gender: v.gender,
+                  language: v.languages[0] ?? '',
+                  model: v.model,
+                  engine: info.engine,
+                },
+                description: v.description ?? null,
+                preview_url: v.preview_url,
+                available_for_tiers: [],
+                high_quality_base_model_ids: [v.model],
+              };
+            }),
+        };
+      },
+    );
+  };
+}

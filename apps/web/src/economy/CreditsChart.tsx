@@ -1,0 +1,62 @@
+import '@mantine/charts/styles.css';
+import { useState } from 'react';
+import { BarChart } from '@mantine/charts';
+import { Group, Paper, SegmentedControl, Skeleton, Text } from '@mantine/core';
+import { useTranslation } from 'react-i18next';
+import { useLocaleChoice } from '../i18n/hooks';
+import { formatNumber } from '../lib/format';
+import { useDayCredits } from './queries';
+import { dayLabel } from './usage';
+
+const RANGES = [7, 30, 90] as const;
+
+/** Credits spent per day (UTC days, as the statistics count them), with the day's calls in the tooltip. */
+export function CreditsChart({ initialDays = 30 }: { initialDays?: (typeof RANGES)[number] }) {
+  const { t } = useTranslation();
+  const { ui } = useLocaleChoice();
+  const [days, setDays] = useState<number>(initialDays);
+  const { data, isPending } = useDayCredits(days);
+  const items = data?.items ?? [];
+  const rows = items.map((d) => ({ day: dayLabel(d.day, ui), credits: d.credits, calls: d.calls }));
+  const spent = items.reduce((sum, d) => sum + d.credits, 0);
+
+  return (
+    <Paper withBorder radius="md" p="lg" data-testid="credits-chart" data-days={days} data-total={spent}>
+      <Group justify="space-between" mb="md" wrap="wrap">
+        <Text fw={600}>{t('stats.chartTitle')}</Text>
+        <SegmentedControl
+          size="xs"
+          value={String(days)}
+          onChange={(v) => setDays(Number(v))}
+          data={RANGES.map((d) => ({ value: String(d), label: t('stats.chartRange', { days: String(d) }) }))}
+          data-testid="chart-range"
+        />
+      </Group>
+      {isPending ? (
+        <Skeleton h={240} />
+      ) : (
+        <>
+          <BarChart
+            h={240}
+            data={rows}
+            dataKey="day"
+            series={[
+              { name: 'credits', label: t('stats.credits'), color: 'violet.6' },
+              { name: 'calls', label: t('stats.calls'), color: 'teal.5' },
+            ]}
+            valueFormatter={(v) => formatNumber(v, ui)}
+            tickLine="y"
+            gridAxis="y"
+            withLegend
+            maxBarWidth={28}
+          />
+          {spent === 0 && (
+            <Text size="sm" c="dimmed" ta="center" mt="xs" data-testid="chart-empty">
+              {t('stats.chartEmpty')}
+            </Text>
+          )}
+        </>
+      )}
+    </Paper>
+  );
+}

@@ -1,0 +1,82 @@
+import { Badge, Button, Card, List, Stack, Text } from '@mantine/core';
+import { IconCheck } from '@tabler/icons-react';
+import { useTranslation } from 'react-i18next';
+import type { Product } from '../api/economy';
+import { useLocaleChoice } from '../i18n/hooks';
+import { formatNumber, planKey } from '../lib/format';
+import { currencyFor, formatMoney, priceIn, pricePerThousand } from './money';
+
+function privilege(product: Product, ...keys: string[]): number | null {
+  const p = product.privileges;
+  if (!p) return null;
+  for (const key of keys) {
+    if (Object.hasOwn(p, key) && typeof p[key] === 'number') return p[key];
+  }
+  return null;
+}
+
+export function isFreeProduct(product: Product): boolean {
+  return product.plan === 'free' || product.price.amount === 0 || product.purchasable === false;
+}
+
+/** One plan or credit pack: price in the currency of the interface's language, what it gives, and Buy. */
+export function ProductCard({ product, onBuy, buyLabel }: { product: Product; onBuy: () => void; buyLabel: string }) {
+  const { t } = useTranslation();
+  const { ui } = useLocaleChoice();
+  const currency = currencyFor(ui);
+  const price = priceIn(product, currency);
+  const perK = product.kind === 'credits' ? pricePerThousand(product, currency) : null;
+  const free = isFreeProduct(product);
+  const plan = product.plan ? planKey(product.plan) : null;
+  const maxText = privilege(product, 'max_text_length', 'maxTextLength');
+  const ownVoices = privilege(product, 'own_voices', 'voices', 'max_voices');
+
+  return (
+    <Card
+      withBorder
+      radius="md"
+      padding="lg"
+      data-testid={`product-${product.id}`}
+      data-kind={product.kind}
+      data-plan={product.plan ?? undefined}
+      data-product-id={product.id}
+    >
+      <Stack gap="xs" h="100%">
+        <Text fw={700} size="lg" data-testid="product-name">
+          {product.name || (plan ? t(`plans.${plan}`) : product.id)}
+        </Text>
+        {product.description && (
+          <Text size="sm" c="dimmed" data-testid="product-description">
+            {product.description}
+          </Text>
+        )}
+        <Text fz={30} fw={800} lh={1.2} data-testid="product-price" data-currency={price.currency} data-amount={price.amount}>
+          {free ? t('pricing.free') : formatMoney(price, ui)}
+        </Text>
+        {product.period_days ? (
+          <Text size="sm" c="dimmed">
+            {t('pricing.period', { days: formatNumber(product.period_days, ui) })}
+          </Text>
+        ) : null}
+        <Badge variant="light" color="violet" size="lg" w="fit-content" data-testid="product-credits">
+          {t('pricing.creditsAmount', { credits: formatNumber(product.credits, ui) })}
+        </Badge>
+        <List size="sm" spacing={4} icon={<IconCheck size={14} color="var(--mantine-color-teal-6)" />} style={{ flex: 1 }}>
+          {perK && <List.Item>{t('pricing.perThousand', { price: formatMoney(perK, ui) })}</List.Item>}
+          {maxText !== null && <List.Item>{t('pricing.maxText', { number: formatNumber(maxText, ui) })}</List.Item>}
+          {ownVoices !== null && <List.Item>{t('pricing.ownVoices', { number: formatNumber(ownVoices, ui) })}</List.Item>}
+          {product.kind === 'plan' && product.privileges?.api_access !== false && <List.Item>{t('pricing.apiAccess')}</List.Item>}
+        </List>
+        {free ? (
+          <Button variant="default" disabled fullWidth>
+            {t('pricing.freeIncluded')}
+          </Button>
+        ) : (
+          <Button fullWidth onClick={onBuy} data-testid="product-buy">
+            {buyLabel}
+          </Button>
+        )}
+      </Stack>
+    </Card>
+  );
+}

@@ -1,0 +1,240 @@
+import { useState } from 'react';
+import { Alert, Button, Code, Group, Modal, Stack, Text, TextInput } from '@mantine/core';
+import { IconAlertTriangle, IconCheck, IconCopy } from '@tabler/icons-react';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useTranslation } from 'react-i18next';
+import { createApiKey, deleteApiKey, updateApiKey, type ApiKey, type CreatedKey } from '../../../api/economy';
+import { copyText } from '../../../economy/clipboard';
+import { cleanName, curlExample, parseLimit } from '../../../economy/keys';
+import { ECONOMY_KEY } from '../../../economy/queries';
+import { notifySuccess } from '../../../lib/notify';
+
+function useRefreshKeys() {
+  const queryClient = useQueryClient();
+  return () => queryClient.invalidateQueries({ queryKey: [ECONOMY_KEY, 'keys'] });
+}
+
+/** Name and limit fields shared by the create and edit dialogs; errors are the console's own, before any request. */
+function useKeyFields(initial: { name?: string; limit?: number | null }) {
+  const { t } = useTranslation();
+  const [name, setName] = useState(initial.name ?? '');
+  const [limit, setLimit] = useState(initial.limit == null ? '' : String(initial.limit));
+  const [nameError, setNameError] = useState<string | null>(null);
+  const [limitError, setLimitError] = useState<string | null>(null);
+  const read = () => {
+    const cleanedName = cleanName(name);
+    const parsed = parseLimit(limit);
+    setNameError(cleanedName ? null : t('apiKeys.nameRequired'));
+    setLimitError(parsed === 'invalid' ? t('apiKeys.limitInvalid') : null);
+    return { name: cleanedName, limit: parsed };
+  };
+  const nameInput = (
+    <TextInput
+      label={t('apiKeys.name')}
+      placeholder={t('apiKeys.namePlaceholder')}
+      value={name}
+      onChange={(e) => setName(e.currentTarget.value)}
+      error={nameError}
+      maxLength={100}
+      data-autofocus
+      data-testid="key-name"
+    />
+  );
+  const limitInput = (
+    <TextInput
+      label={t('apiKeys.limit')}
+      description={t('apiKeys.limitHint')}
+      placeholder={t('apiKeys.noLimit')}
+      inputMode="numeric"
+      value={limit}
+      onChange={(e) => setLimit(e.currentTarget.value)}
+      error={limitError}
+      data-testid="key-limit"
+    />
+  );
+  return { read, nameInput, limitInput };
+}
+
+/** The secret, shown this once, with a copy button that says so when the browser refuses to copy. */
+function CreatedKeyView({ created, onDone }: { created: CreatedKey; onDone: () => void }) {
+  const { t } = useTranslation();
+  const [copy, setCopy] = useState<'idle' | 'copied' | 'denied'>('idle');
+  return (
+    <Stack gap="sm" data-testid="key-created">
+      <Alert color="yellow" icon={<IconAlertTriangle size={18} />}>
+        {t('apiKeys.createdBody')}
+      </Alert>
+      <Group gap="xs" wrap="nowrap" align="flex-end">
+        <TextInput
+          readOnly
+          value={created.key}
+          onFocus={(e) => e.currentTarget.select()}
+          style={{ flex: 1 }}
+          styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }}
+          data-testid="key-secret"
+        />
+        <Button
+          leftSection={copy === 'copied' ? <IconCheck size={16} /> : <IconCopy size={16} />}
+          color={copy === 'copied' ? 'teal' : undefined}
+          onClick={() => void copyText(created.key).then(setCopy)}
+          data-testid="key-copy"
+          data-state={copy}
+        >
+          {copy === 'copied' ? t('common.copied') : t('apiKeys.copy')}
+        </Button>
+      </Group>
+      {copy === 'copied' && (
+        <Text size="sm" c="teal" data-testid="key-copied">
+          {t('apiKeys.copied')}
+        </Text>
+      )}
+      {copy === 'denied' && (
+        <Alert color="red" data-testid="key-copy-denied">
+          {t('apiKeys.clipboardDenied')}
+        </Alert>
+      )}
+      <Text size="sm" c="dimmed">
+        {t('apiKeys.usageExample')}
+      </Text>
+      <Code block style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-all' }}>
+        {curlExample(window.location.origin, created.key)}
+      </Code>
+      <Group justify="flex-end">
+        <Button onClick={onDone} data-testid="key-done">
+          {t('apiKeys.savedIt')}
+        </Button>
+      </Group>
+    </Stack>
+  );
+}
+
+export function CreateKeyDialog({ onClose }: { onClose: () => void }) {
+  const { t } = useTranslation();
+  const refresh = useRefreshKeys();
+  const fields = useKeyFields({});
+  const [created, setCreated] = useState<CreatedKey | null>(null);
+  const create = useMutation({
+    mutationFn: ({ name, limit }: { name: string; limit: number | null }) => createApiKey(name, limit),
+    onSuccess: (key) => {
+      setCreated(key);
+      void refresh();
+    },
+  });
+  const submit = () => {
+    const { name, limit } = fields.read();
+    if (!name || limit === 'invalid') return;
+    create.mutate({ name, limit });
+  };
+  return (
+    <Modal
+      opened
+      onClose={onClose}
+      title={created ? t('apiKeys.createdTitle') : t('apiKeys.createTitle')}
+      centered
+      size="lg"
+      // The secret is never shown again: closing by a stray click outside would lose it.
+      closeOnClickOutside={!created}
+      data-testid="key-dialog"
+    >
+      {created ? (
+        <CreatedKeyView created={created} onDone={onClose} />
+      ) : (
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            submit();
+          }}
+        >
+          <Stack gap="sm">
+            {fields.nameInput}
+            {fields.limitInput}
+            <Group justify="flex-end" mt="sm">
+              <Button variant="default" onClick={onClose}>
+                {t('common.cancel')}
+              </Button>
+              <Button type="submit" loading={create.isPending} data-testid="key-create-submit">
+                {t('apiKeys.createSubmit')}
+              </Button>
+            </Group>
+          </Stack>
+        </form>
+      )}
+    </Modal>
+  );
+}
+
+/** Rename (`mode: 'name'`) or change the credit limit (`mode: 'limit'`) of one key. */
+export function EditKeyDialog({ apiKey, mode, onClose }: { apiKey: ApiKey; mode: 'name' | 'limit'; onClose: () => void }) {
+  const { t } = useTranslation();
+  const refresh = useRefreshKeys();
+  const fields = useKeyFields({ name: apiKey.name, limit: apiKey.limit });
+  const save = useMutation({
+    mutationFn: (patch: { id: string; name?: string; limit?: number | null }) => updateApiKey(patch),
+    onSuccess: () => {
+      notifySuccess(t('apiKeys.saved'));
+      void refresh();
+      onClose();
+    },
+  });
+  const submit = () => {
+    const { name, limit } = fields.read();
+    if (mode === 'name' && name) save.mutate({ id: apiKey.id, name });
+    if (mode === 'limit' && limit !== 'invalid') save.mutate({ id: apiKey.id, limit });
+  };
+  return (
+    <Modal
+      opened
+      onClose={onClose}
+      title={mode === 'name' ? t('apiKeys.renameTitle') : t('apiKeys.limitTitle')}
+      centered
+      data-testid="key-edit-dialog"
+    >
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          submit();
+        }}
+      >
+        <Stack gap="sm">
+          {mode === 'name' ? fields.nameInput : fields.limitInput}
+          <Group justify="flex-end" mt="sm">
+            <Button variant="default" onClick={onClose}>
+              {t('common.cancel')}
+            </Button>
+            <Button type="submit" loading={save.isPending} data-testid="key-edit-submit">
+              {t('common.save')}
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </Modal>
+  );
+}
+
+export function DeleteKeyDialog({ apiKey, onClose }: { apiKey: ApiKey; onClose: () => void }) {
+  const { t } = useTranslation();
+  const refresh = useRefreshKeys();
+  const remove = useMutation({
+    mutationFn: () => deleteApiKey(apiKey.id),
+    onSuccess: () => {
+      notifySuccess(t('apiKeys.deleted'));
+      void refresh();
+      onClose();
+    },
+  });
+  return (
+    <Modal opened onClose={onClose} title={t('apiKeys.deleteTitle')} centered data-testid="key-delete-dialog">
+      <Stack gap="md">
+        <Text>{t('apiKeys.deleteBody', { name: apiKey.name })}</Text>
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onClose}>
+            {t('common.cancel')}
+          </Button>
+          <Button color="red" loading={remove.isPending} onClick={() => remove.mutate()} data-testid="key-delete-confirm">
+            {t('apiKeys.deleteConfirm')}
+          </Button>
+        </Group>
+      </Stack>
+    </Modal>
+  );
+}

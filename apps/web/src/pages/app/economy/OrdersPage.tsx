@@ -1,0 +1,131 @@
+import { useState } from 'react';
+import { Badge, Group, Pagination, Paper, Skeleton, Stack, Table, Text } from '@mantine/core';
+import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router-dom';
+import { ORDER_STATUSES, PAYMENT_METHODS, type Order } from '../../../api/economy';
+import { EmptyTable } from '../../../components/EmptyTable';
+import { PageHeader } from '../../../components/PageHeader';
+import { useLocaleChoice } from '../../../i18n/hooks';
+import { formatNumber, planKey } from '../../../lib/format';
+import { formatMoney } from '../../../economy/money';
+import { useOrders } from '../../../economy/queries';
+import { formatDateTime, pageCount } from '../../../economy/usage';
+
+const PAGE_SIZE = 20;
+const STATUS_COLOR: Record<string, string> = {
+  pending_payment: 'yellow',
+  successful: 'teal',
+  failed: 'red',
+  expired: 'gray',
+};
+
+function StatusBadge({ status }: { status: string }) {
+  const { t } = useTranslation();
+  const known = (ORDER_STATUSES as readonly string[]).includes(status);
+  return (
+    <Badge variant="light" color={STATUS_COLOR[status] ?? 'gray'} data-testid="order-status" data-status={status}>
+      {known ? t(`orders.status.${status as (typeof ORDER_STATUSES)[number]}`) : status}
+    </Badge>
+  );
+}
+
+function MethodLabel({ method }: { method: string | null }) {
+  const { t } = useTranslation();
+  if (!method) return t('common.none');
+  return (PAYMENT_METHODS as readonly string[]).includes(method)
+    ? t(`checkout.methods.${method as (typeof PAYMENT_METHODS)[number]}`)
+    : method;
+}
+
+/** A plan by its localized name, a credit pack by its credits. */
+function ProductLabel({ order }: { order: Order }) {
+  const { t } = useTranslation();
+  const { ui } = useLocaleChoice();
+  const plan = order.plan ? planKey(order.plan) : null;
+  if (plan) return t(`plans.${plan}`);
+  if (typeof order.credits === 'number') return t('pricing.creditsAmount', { credits: formatNumber(order.credits, ui) });
+  return order.product;
+}
+
+function OrderRow({ order }: { order: Order }) {
+  const { t } = useTranslation();
+  const { ui } = useLocaleChoice();
+  return (
+    <Table.Tr data-testid="order-row" data-order-id={order.id}>
+      <Table.Td>
+        <Text component={Link} to={`/app/orders/${encodeURIComponent(order.id)}/result`} size="sm" ff="monospace" c="violet">
+          {order.id}
+        </Text>
+      </Table.Td>
+      <Table.Td>
+        <ProductLabel order={order} />
+      </Table.Td>
+      <Table.Td data-testid="order-amount">{formatMoney({ amount: order.amount, currency: order.currency }, ui)}</Table.Td>
+      <Table.Td>
+        <MethodLabel method={order.method} />
+      </Table.Td>
+      <Table.Td>
+        <StatusBadge status={order.status} />
+      </Table.Td>
+      <Table.Td>{formatDateTime(order.created_at, ui)}</Table.Td>
+      <Table.Td>{formatDateTime(order.paid_at, ui) ?? t('common.none')}</Table.Td>
+    </Table.Tr>
+  );
+}
+
+/** The account's orders, newest first, a page at a time (`start`, `limit`). */
+export function OrdersPage() {
+  const { t } = useTranslation();
+  const [page, setPage] = useState(1);
+  const { data, isPending } = useOrders((page - 1) * PAGE_SIZE, PAGE_SIZE);
+  const columns = [
+    t('orders.colOrder'),
+    t('orders.colProduct'),
+    t('orders.colAmount'),
+    t('orders.colMethod'),
+    t('orders.colStatus'),
+    t('orders.colCreated'),
+    t('orders.colPaid'),
+  ];
+  const items = data?.items ?? [];
+
+  return (
+    <Stack data-testid="orders-page">
+      <PageHeader title={t('orders.title')} description={t('orders.description')} />
+      {isPending ? (
+        <Skeleton h={200} radius="md" />
+      ) : items.length === 0 ? (
+        <EmptyTable columns={columns} title={t('orders.emptyTitle')} body={t('orders.emptyBody')} />
+      ) : (
+        <Paper withBorder radius="md">
+          <Table.ScrollContainer minWidth={760}>
+            <Table striped highlightOnHover data-testid="orders-table" data-total={data?.total ?? 0}>
+              <Table.Thead>
+                <Table.Tr>
+                  {columns.map((c) => (
+                    <Table.Th key={c}>{c}</Table.Th>
+                  ))}
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {items.map((order) => (
+                  <OrderRow key={order.id} order={order} />
+                ))}
+              </Table.Tbody>
+            </Table>
+          </Table.ScrollContainer>
+        </Paper>
+      )}
+      {(data?.total ?? 0) > PAGE_SIZE && (
+        <Group justify="flex-end">
+          <Pagination
+            total={pageCount(data?.total ?? 0, PAGE_SIZE)}
+            value={page}
+            onChange={setPage}
+            data-testid="orders-pagination"
+          />
+        </Group>
+      )}
+    </Stack>
+  );
+}
