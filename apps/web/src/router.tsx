@@ -38,6 +38,10 @@ const MyVoicesPage = page(
   () => import('./pages/app/LibraryPages'),
   (m) => m.MyVoicesPage,
 );
+const MixPage = page(
+  () => import('./pages/app/design/MixPage'),
+  (m) => m.MixPage,
+);
 const ModelsPage = page(
   () => import('./pages/app/models/ModelsPage'),
   (m) => m.ModelsPage,
@@ -160,6 +164,14 @@ export const router = createHashRouter([
             element: (
               <Load>
                 <VoiceCloningPage />
+              </Load>
+            ),
+          },
+          {
+            path: 'mix',
+            element: (
+              <Load>
+                <MixPage />
               </Load>
             ),
           },

@@ -3,6 +3,7 @@
  * (see `Messages` in ./types.ts). Interpolations use i18next's {{name}} form; tags such as
  * <terms>…</terms> are filled by <Trans components>.
  */
+import { designEn } from './design-en';
 import { speechEn } from './speech-en';
 
 export const en = {
@@ -21,6 +22,7 @@ export const en = {
     playground: 'Playground',
     textToVoice: 'Text to voice',
     voiceCloning: 'Voice cloning',
+    mix: 'Mix voices',
     usage: 'Usage',
     orders: 'Orders',
     profile: 'Profile',
@@ -256,4 +258,5 @@ export const en = {
     done: 'Your email is now {{email}}. Other devices have been signed out.',
   },
   ...speechEn,
+  ...designEn,
 } as const;

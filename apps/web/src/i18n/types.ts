@@ -1,3 +1,4 @@
+import type { designEn } from './design-en';
 import type { en } from './en';
 import type { speechEn } from './speech-en';
 
@@ -7,3 +8,6 @@ export type Messages = Widen<typeof en>;
 
 /** The synthesis screens' part of `Messages`, translated in ./speech-zh-CN.ts and ./speech-zh-TW.ts. */
 export type SpeechMessages = Widen<typeof speechEn>;
+
+/** The voice-design screens' part of `Messages`, translated in ./design-zh-CN.ts and ./design-zh-TW.ts. */
+export type DesignMessages = Widen<typeof designEn>;

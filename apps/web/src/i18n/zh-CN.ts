@@ -1,3 +1,4 @@
+import { designZhCN } from './design-zh-CN';
 import { speechZhCN } from './speech-zh-CN';
 import type { Messages } from './types';
 
@@ -17,6 +18,7 @@ export const zhCN: Messages = {
     playground: '语音合成',
     textToVoice: '文字生成声音',
     voiceCloning: '声音克隆',
+    mix: '混合声音',
     usage: '用量',
     orders: '订单',
     profile: '个人资料',
@@ -250,4 +252,5 @@ export const zhCN: Messages = {
     done: '你的邮箱已更换为 {{email}}，其他设备已退出登录。',
   },
   ...speechZhCN,
+  ...designZhCN,
 };

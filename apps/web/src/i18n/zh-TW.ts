@@ -1,3 +1,4 @@
+import { designZhTW } from './design-zh-TW';
 import { speechZhTW } from './speech-zh-TW';
 import type { Messages } from './types';
 
@@ -17,6 +18,7 @@ export const zhTW: Messages = {
     playground: '語音合成',
     textToVoice: '文字產生聲音',
     voiceCloning: '聲音複製',
+    mix: '混合聲音',
     usage: '用量',
     orders: '訂單',
     profile: '個人資料',
@@ -251,4 +253,5 @@ export const zhTW: Messages = {
     done: '你的電子郵件已變更為 {{email}}，其他裝置已登出。',
   },
   ...speechZhTW,
+  ...designZhTW,
 };

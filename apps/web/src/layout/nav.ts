@@ -7,6 +7,7 @@ import {
   IconLayoutDashboard,
   IconMicrophone,
   IconReceipt,
+  IconArrowsShuffle,
   IconSparkles,
   IconUser,
   IconUserCircle,
@@ -19,6 +20,7 @@ export type NavKey =
   | 'playground'
   | 'textToVoice'
   | 'voiceCloning'
+  | 'mix'
   | 'myVoices'
   | 'voices'
   | 'models'
@@ -47,6 +49,7 @@ export const NAV: Record<NavKey, NavItem> = {
   playground: item('playground', '/app/playground', IconWaveSine),
   textToVoice: item('textToVoice', '/app/text-to-voice', IconSparkles),
   voiceCloning: item('voiceCloning', '/app/voice-cloning', IconMicrophone),
+  mix: item('mix', '/app/mix', IconArrowsShuffle),
   myVoices: item('myVoices', '/app/my-voices', IconUserCircle),
   voices: item('voices', '/app/voices', IconVolume),
   models: item('models', '/app/models', IconCpu),
@@ -62,7 +65,7 @@ export const HEADER_NAV: NavKey[] = ['models', 'dashboard', 'voices', 'myVoices'
 
 /** The console's side bar, grouped. */
 export const SIDEBAR: ReadonlyArray<{ section: 'sectionCreate' | 'sectionLibrary' | 'sectionAccount'; items: NavKey[] }> = [
-  { section: 'sectionCreate', items: ['playground', 'textToVoice', 'voiceCloning'] },
+  { section: 'sectionCreate', items: ['playground', 'textToVoice', 'voiceCloning', 'mix'] },
   { section: 'sectionLibrary', items: ['voices', 'myVoices', 'models'] },
   { section: 'sectionAccount', items: ['usage', 'orders', 'apiKeys', 'pricing', 'profile'] },
 ];
