@@ -1,11 +1,18 @@
 import fs from 'node:fs/promises';
-import { fileTypeFromFile } from 'file-type';
 import { parseFile } from 'music-metadata';
-import { LIMITS } from '@polyvox/contracts';
-import { decodeAudio, estimateF0, isSpeechError, type VoiceInfo, type VoiceProfile } from '@polyvox/speech';
+import {
+  analyzeSample,
+  cloneProfile,
+  promptVoice,
+  type SampleFormat,
+  type VoiceInfo,
+  type VoiceMeasures,
+  type VoiceProfile,
+} from '@polyvox/speech';
 import { AppError } from '../platform/errors.js';
+import { toAppError } from '../synthesis/errors.js';
 
-export type SampleFormat = 'mp3' | 'm4a' | 'wav';
+export type { SampleFormat };
 
 /** What the server keeps of a sample's analysis. */
 export interface SampleAnalysis {
@@ -13,22 +20,37 @@ export interface SampleAnalysis {
   durationSec: number;
   sampleRate: number;
   /** The analysis' measures as it gave them (stored as JSON, handed back to clone a voice). */
-  measures: Record<string, unknown>;
+  measures: VoiceMeasures;
   summary: { f0_median_hz: number | null; snr_db: number | null; noisy: boolean; speech_seconds: number | null };
 }
 
-/** The containers a sample may come in, judged from the bytes. */
-const FORMATS = new Map<string, SampleFormat>([
-  ['audio/mpeg', 'mp3'],
-  ['audio/x-m4a', 'm4a'],
-  ['audio/mp4', 'm4a'],
-  ['video/mp4', 'm4a'],
-  ['audio/wav', 'wav'],
-  ['audio/x-wav', 'wav'],
-  ['audio/vnd.wave', 'wav'],
-]);
+const round = (v: number, digits = 1) => (Number.isFinite(v) ? Math.round(v * 10 ** digits) / 10 ** digits : null);
 
-const unsupported = (cause?: unknown) => new AppError('UNSUPPORTED_FILE_TYPE', {}, cause ? { cause } : {});
+/** Whether an mp3 says how many frames it holds (a Xing, Info or VBRI header): only then is its declared length exact. */
+async function mp3DeclaresLength(file: string): Promise<boolean> {
+  const fh = await fs.open(file, 'r');
+  try {
+    const head = Buffer.alloc(64 * 1024);
+    const { bytesRead } = await fh.read(head, 0, head.length, 0);
+    const text = head.subarray(0, bytesRead).toString('latin1');
+    return /Xing|Info|VBRI/.test(text);
+  } finally {
+    await fh.close();
+  }
+}
+
+/**
+ * A file cut short still decodes (ffmpeg stops where the bytes stop), so its decoded length is held
+ * against what its own header says it holds, where that header is exact: a WAV's data size, an m4a's
+ * duration, an mp3's frame count.
+ */
+async function cutShort(file: string, format: SampleFormat, decodedSec: number): Promise<boolean> {
+  if (format === 'mp3' && !(await mp3DeclaresLength(file))) return false;
+  const declared = await parseFile(file, { duration: false, skipCovers: true })
+    .then((m) => m.format.duration)
+    .catch(() => undefined);
+  return declared !== undefined && decodedSec < declared * 0.97 - 0.2;
+}
 
 /**
  * Judges an uploaded sample by its bytes (never its name or declared type), decodes it and measures
@@ -36,55 +58,42 @@ const unsupported = (cause?: unknown) => new AppError('UNSUPPORTED_FILE_TYPE', {
  * is UNSUPPORTED_FILE_TYPE; a decoded length outside 10 s to 5 min is AUDIO_TOO_SHORT / AUDIO_TOO_LONG.
  */
 export async function analyzeUpload(file: string): Promise<SampleAnalysis> {
-  const { size } = await fs.stat(file);
-  if (size === 0) throw unsupported();
-  const sniffed = await fileTypeFromFile(file).catch(() => undefined);
-  const format = sniffed ? FORMATS.get(sniffed.mime) : undefined;
-  if (!format) throw unsupported();
-  // The container's own claim of its length: a file cut short decodes to less than it says it holds.
-  const declared = await parseFile(file, { duration: false, skipCovers: true })
-    .then((m) => m.format.duration)
-    .catch((e: unknown) => {
-      throw unsupported(e);
-    });
-  let pcm: { samples: Float32Array; sampleRate: number };
+  let analysis: Awaited<ReturnType<typeof analyzeSample>>;
   try {
-    pcm = await decodeAudio(await fs.readFile(file), format, 16_000);
+    analysis = await analyzeSample(file);
   } catch (e) {
-    if (isSpeechError(e) || e instanceof Error) throw unsupported(e);
-    throw e;
+    throw toAppError(e);
   }
-  const durationSec = pcm.samples.length / pcm.sampleRate;
-  if (durationSec <= 0) throw unsupported();
-  if (declared && durationSec < declared * 0.97 - 0.1) throw unsupported(new Error(`decoded ${durationSec}s of ${declared}s`));
-  if (durationSec < LIMITS.cloneMinSeconds) throw new AppError('AUDIO_TOO_SHORT');
-  if (durationSec > LIMITS.cloneMaxSeconds) throw new AppError('AUDIO_TOO_LONG');
-  const sampleRate = (await parseFile(file, { duration: false, skipCovers: true })).format.sampleRate ?? pcm.sampleRate;
-  const f0 = estimateF0(pcm.samples, pcm.sampleRate);
-  const measures = { f0MedianHz: f0.median || null, f0P10Hz: f0.p10 || null, f0P90Hz: f0.p90 || null };
+  const { probe, measures } = analysis;
+  if (await cutShort(file, probe.format, probe.durationSec)) {
+    throw new AppError('UNSUPPORTED_FILE_TYPE', {}, { cause: new Error('the file is cut short') });
+  }
   return {
-    format,
-    durationSec,
-    sampleRate: Math.round(sampleRate),
+    format: probe.format,
+    durationSec: probe.durationSec,
+    sampleRate: Math.round(probe.sampleRate),
     measures,
-    summary: { f0_median_hz: f0.median || null, snr_db: null, noisy: false, speech_seconds: null },
+    summary: {
+      f0_median_hz: measures.f0MedianHz > 0 ? round(measures.f0MedianHz) : null,
+      snr_db: round(measures.snrDb),
+      noisy: measures.noisy,
+      speech_seconds: round(measures.speechSec, 2),
+    },
   };
 }
 
-/** The profile that reproduces a sample's measures on `base` (until the analysis module's cloneProfile is merged). */
-export function cloneOnBase(measures: Record<string, unknown>, base: VoiceInfo): VoiceProfile {
-  const f0 = typeof measures.f0MedianHz === 'number' ? measures.f0MedianHz : null;
-  return { ...base.profile, ...(f0 ? { pitchHz: f0 } : {}) };
+/** The profile that reproduces a sample's measures on `base`. */
+export function cloneOnBase(measures: VoiceMeasures, base: VoiceInfo): VoiceProfile {
+  return cloneProfile(measures, base);
 }
 
-/** The voice a description asks for (until the analysis module's prompt reader is merged). */
+/** The voice a description asks for, among `candidates`; `seed` varies repeated previews a little. */
 export function designFromPrompt(
   prompt: string,
   candidates: VoiceInfo[],
-  _seed: number,
-  _language: string,
+  seed: number,
+  language: string,
 ): { base: VoiceInfo; profile: VoiceProfile } {
-  const female = /\b(female|woman|girl)\b|女/i.test(prompt);
-  const base = candidates.find((v) => v.gender === (female ? 'female' : 'male')) ?? candidates[0]!;
-  return { base, profile: base.profile };
+  const { base, profile } = promptVoice(prompt, candidates, seed, language);
+  return { base, profile };
 }

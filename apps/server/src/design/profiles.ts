@@ -1,4 +1,4 @@
-import type { ModelInfo, VoiceInfo, VoiceProfile } from '@polyvox/speech';
+import type { ModelInfo, VoiceInfo, VoiceMeasures, VoiceProfile } from '@polyvox/speech';
 import { LIMITS } from '@polyvox/contracts';
 import { AppError } from '../platform/errors.js';
 import type { SpeechHost } from '../synthesis/speech-host.js';
@@ -61,7 +61,7 @@ export class Designer {
   }
 
   /** A profile that reproduces a sample's measures on the model's default voice for the language. */
-  async clone(modelId: string, language: string, measures: Record<string, unknown>): Promise<Design> {
+  async clone(modelId: string, language: string, measures: VoiceMeasures): Promise<Design> {
     await this.model(modelId);
     const candidates = await this.voices.candidates(modelId, language);
     const base = candidates[0];

@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { LIMITS } from '@polyvox/contracts';
+import type { VoiceMeasures } from '@polyvox/speech';
 import { AppError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { nowIso } from '../platform/db/database.js';
@@ -95,10 +96,10 @@ export class SamplesService {
   }
 
   /** The account's sample and its measures; another account's answers NOT_FOUND like a missing one. */
-  async get(accountId: string, id: string): Promise<{ row: VoiceSamplesTable; measures: Record<string, unknown> }> {
+  async get(accountId: string, id: string): Promise<{ row: VoiceSamplesTable; measures: VoiceMeasures }> {
     const row = await this.repo.sample(accountId, id);
     if (!row) throw new AppError('NOT_FOUND');
-    const stored = JSON.parse(row.measures) as { measures?: Record<string, unknown> };
-    return { row, measures: stored.measures ?? {} };
+    const stored = JSON.parse(row.measures) as { measures: VoiceMeasures };
+    return { row, measures: stored.measures };
   }
 }
