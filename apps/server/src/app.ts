@@ -42,6 +42,12 @@ import { statsRoutes } from './stats/routes.js';
 import { metrics } from './stats/metrics.js';
 import { startHoldSweeper } from './credits/sweeper.js';
 import { startJobSweeper } from './synthesis/job-sweeper.js';
+import { DesignRepository } from './design/repository.js';
+import { Designer } from './design/profiles.js';
+import { SamplesService } from './design/samples.js';
+import { PreviewsService } from './design/previews.js';
+import { OwnVoicesService } from './design/own-voices.js';
+import { designRoutes } from './design/routes.js';
 
 const SHUTDOWN_GRACE_MS = 5000;
 
@@ -101,6 +107,12 @@ export async function buildContext(config: Config, overrides: { mailer?: Mailer;
   const voices = new VoicesService(speech, storage);
   const synthesis = new SynthesisService(speech, voices, credits);
   const jobs = new SynthesisJobs(db.kysely, synthesis, credits, storage);
+  const designRepo = new DesignRepository(db.kysely);
+  const designer = new Designer(speech, voices);
+  const samples = new SamplesService(designRepo, storage, path.join(config.DATA_DIR, 'tmp', 'uploads'));
+  const previews = new PreviewsService(designRepo, storage, synthesis, designer, samples, words);
+  const ownVoices = new OwnVoicesService(designRepo, storage, credits, voices, designer, speech, words);
+  voices.setOwnVoices(ownVoices);
   return {
     config,
     db,
@@ -116,6 +128,7 @@ export async function buildContext(config: Config, overrides: { mailer?: Mailer;
     voices,
     synthesis,
     jobs,
+    design: { samples, previews, ownVoices },
     limits: { maxTextLength: LIMITS.maxTextLength },
   };
 }
@@ -167,6 +180,7 @@ export async function buildApp(
   await app.register(voiceRoutes(ctx));
   await app.register(synthesisRoutes(ctx));
   await app.register(jobRoutes(ctx));
+  await app.register(designRoutes(ctx));
 
   if (fs.existsSync(path.join(config.WEB_DIST, 'index.html'))) {
     // wildcard: files are looked up per request, so a rebuilt console is served without a restart.

@@ -12,6 +12,9 @@ import type { SpeechHost } from './synthesis/speech-host.js';
 import type { SynthesisService } from './synthesis/service.js';
 import type { VoicesService } from './voices/service.js';
 import type { SynthesisJobs } from './synthesis/jobs.js';
+import type { SamplesService } from './design/samples.js';
+import type { PreviewsService } from './design/previews.js';
+import type { OwnVoicesService } from './design/own-voices.js';
 
 /** Everything a route module may delegate to; built once in app.ts. */
 export interface AppContext {
@@ -29,5 +32,6 @@ export interface AppContext {
   voices: VoicesService;
   synthesis: SynthesisService;
   jobs: SynthesisJobs;
+  design: { samples: SamplesService; previews: PreviewsService; ownVoices: OwnVoicesService };
   limits: { maxTextLength: number };
 }

@@ -4,3 +4,4 @@ export * from './limits.js';
 export * from './accounts.js';
 export * from './speech.js';
 export * from './language-names.js';
+export * from './design.js';

@@ -18,6 +18,15 @@ export interface VoiceProfile {
   gainDb: number;
   /** A weighted blend of speakers' voice vectors, for models that carry them (Kokoro, Kitten). */
   blend?: { sid: number; weight: number }[];
+  /**
+   * Conversion (cloned and designed voices): the long-term average spectrum to match, in dB on
+   * `LTAS_BANDS` (analysis/ltas.ts). The DSP stage equalizes each sentence towards it.
+   */
+  ltasDb?: number[];
+  /** Spectral tilt in dB per octave around 1 kHz (positive: brighter). */
+  tiltDb?: number;
+  /** Seed of the conversion's noise (breathiness), so one profile always sounds the same. */
+  seed?: number;
 }
 
 export interface VoiceInfo {

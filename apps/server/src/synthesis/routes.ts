@@ -18,7 +18,7 @@ const audio = z.string().meta({ description: AUDIO_RESPONSE });
  * Calls `onLeft` once if the client goes away before the whole response is written: the response
  * closes unfinished, or the connection closes (a pipelined reply waiting its turn sees only that).
  */
-function whenClientLeaves(request: FastifyRequest, reply: FastifyReply, onLeft: () => void): void {
+export function whenClientLeaves(request: FastifyRequest, reply: FastifyReply, onLeft: () => void): void {
   const res = reply.raw;
   const socket = request.raw.socket;
   const stop = () => {
@@ -36,14 +36,14 @@ function whenClientLeaves(request: FastifyRequest, reply: FastifyReply, onLeft: 
   socket?.once('close', check);
 }
 
-function clientLeaves(request: FastifyRequest, reply: FastifyReply): AbortSignal {
+export function clientLeaves(request: FastifyRequest, reply: FastifyReply): AbortSignal {
   const controller = new AbortController();
   whenClientLeaves(request, reply, () => controller.abort(new Error('client left')));
   return controller.signal;
 }
 
 /** Nothing more is sent to a client that left: no error of ours, nothing in the log above info. */
-function abandon(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+export function abandon(request: FastifyRequest, reply: FastifyReply): FastifyReply {
   request.log.info('client left before the response');
   reply.hijack();
   reply.raw.destroy();
@@ -141,7 +141,7 @@ export function synthesisRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       },
       async (request, reply) => {
         const session = await requireSession(request, ctx.sessions);
-        const prepared = await ctx.synthesis.prepare(ttsInput(request.body));
+        const prepared = await ctx.synthesis.prepare(ttsInput(request.body, session.accountId));
         return speak(request, reply, prepared, { accountId: session.accountId, recordType: 'tts' }, request.body.stream);
       },
     );
@@ -157,9 +157,9 @@ export function synthesisRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         },
       },
       async (request) => {
-        await requireSession(request, ctx.sessions);
+        const session = await requireSession(request, ctx.sessions);
         return {
-          ...(await ctx.synthesis.estimate(request.body.text, request.body.voice_id)),
+          ...(await ctx.synthesis.estimate(request.body.text, request.body.voice_id, session.accountId)),
           max_text_length: ctx.limits.maxTextLength,
         };
       },
@@ -184,6 +184,7 @@ export function synthesisRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         const prepared = await ctx.synthesis.prepare({
           text: body.input,
           voiceId,
+          accountId: session.accountId,
           format: body.response_format,
           speed: Math.min(2, Math.max(0.5, body.speed)),
           pitch: 0,
