@@ -1,14 +1,19 @@
-import { http } from '../api/client';
+import { http, requestQueue } from '../api/client';
 import type { QueryValue } from '../api/http';
+import { getSid } from '../api/storage';
+import { currentUiLocale } from '../i18n';
 import type { VoiceList } from '../speech/types';
-import type { PreviewBody, PreviewCreated, PreviewList, RenameVoiceBody, SaveVoiceBody, Voice } from './types';
+import type { CloneSample, PreviewAnswer, PreviewBody, PreviewList, RenameVoiceBody, SaveVoiceBody, Voice } from './types';
+
+import { sendSample, type UploadProgress, type UploadXhr } from './upload';
 
 export * from './types';
+export type { UploadProgress };
 
 export const PREVIEWS_KEY = 'voice-previews';
 export const MY_VOICES_KEY = 'my-voices';
 
-export function createPreview(body: PreviewBody, signal?: AbortSignal): Promise<PreviewCreated> {
+export function createPreview(body: PreviewBody, signal?: AbortSignal): Promise<PreviewAnswer> {
   return http('POST', '/voice/previews', { json: body, signal });
 }
 
@@ -45,4 +50,22 @@ export async function fetchPreviewAudio(url: string, signal?: AbortSignal): Prom
   path.searchParams.forEach((v, k) => (query[k] = v));
   const res = await http<Response>('GET', path.pathname, { query, raw: true, signal });
   return res.blob();
+}
+
+/** The console's upload: waits for the session like every request, then sends with progress. */
+export function uploadSample(file: File, onProgress: (p: UploadProgress) => void, signal?: AbortSignal): Promise<CloneSample> {
+  return requestQueue.enqueue(() =>
+    sendSample(
+      file,
+      file.name,
+      onProgress,
+      {
+        xhr: () => new XMLHttpRequest() as unknown as UploadXhr,
+        baseUrl: window.location.origin,
+        sid: getSid(),
+        lang: currentUiLocale(),
+      },
+      signal,
+    ),
+  );
 }

@@ -61,14 +61,12 @@ export function missingFields(form: DesignForm, type: PreviewType): DesignField[
 }
 
 /**
- * The models a kind of design runs on: those whose `type` names it, when any does; otherwise
- * every model (the server answers for a model that cannot).
+ * The models a kind of design runs on: a mix only on the models `/tts/config` marks `mixing`; a
+ * prompt or a clone on every model (a clone's profile is reproduced on any engine's base voice).
  */
 export function modelsFor(config: TtsConfig | undefined, kind: 'prompt' | 'clone' | 'mixing'): ModelInfo[] {
   const models = config?.models ?? [];
-  const marked = models.filter((m) => m.type.includes(kind));
-  if (kind === 'mixing') return marked;
-  return marked.length > 0 ? marked : models;
+  return kind === 'mixing' ? models.filter((m) => m.type.includes('mixing')) : models;
 }
 
 /** The languages the chosen models share, else all of theirs. */

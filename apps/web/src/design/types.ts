@@ -1,80 +1,34 @@
 /**
- * The voice-design shapes of the contract ("Models and voices" in the HTTP contract): previews,
- * clone samples, mixes. Types only, so no zod reaches the bundle.
+ * The voice-design shapes of the contract ("Models and voices"): previews, clone samples, mixes.
+ * Types only, so no zod reaches the bundle.
  */
+import type { z } from 'zod';
+import type {
+  CreateVoiceRequest,
+  MixEntry as MixEntrySchema,
+  PatchVoiceRequest,
+  PreviewListResponse,
+  PreviewRequest,
+  PreviewResponse,
+  PreviewSchema,
+  PreviewVersion,
+  SampleUploadResponse,
+} from '@polyvox/contracts';
 import type { Voice } from '../speech/types';
 
 export type { Voice };
 
-export const PREVIEW_TYPES = ['prompt', 'clone', 'mix'] as const;
-export type PreviewType = (typeof PREVIEW_TYPES)[number];
+/** The contract's preview types, repeated as a plain array (types.test.ts checks they stay equal). */
+export const PREVIEW_TYPE_VALUES = ['mix', 'prompt', 'clone'] as const;
+export type PreviewType = (typeof PREVIEW_TYPE_VALUES)[number];
 
-export interface MixEntry {
-  voice_id: string;
-  weight: number;
-}
-
-/** POST /voice/previews */
-export interface PreviewBody {
-  type: PreviewType;
-  model: string;
-  language: string;
-  preview_text: string;
-  prompt?: string;
-  file_id?: string;
-  mix?: MixEntry[];
-}
-
-/** POST /voice/previews' answer (201); the fee fields are read when the server sends them. */
-export interface PreviewCreated {
-  id: string;
-  version: number;
-  audio_url: string;
-  duration: number;
-  credits: number;
-  activation_credits?: number | null;
-}
-
-/** One entry of GET /voice/previews: the version and what produced it. */
-export interface Preview extends PreviewCreated {
-  type: PreviewType;
-  model: string;
-  language: string;
-  preview_text: string;
-  prompt?: string | null;
-  file_id?: string | null;
-  sample_index?: number | null;
-  mix?: MixEntry[] | null;
-  voice_id?: string | null;
-  created_at: string;
-}
-
-export interface PreviewList {
-  items: Preview[];
-  total: number;
-  page: number;
-  page_size: number;
-}
-
-/** POST /files_upload?type=clone's answer; `noisy` when the measured signal-to-noise ratio is low. */
-export interface CloneSample {
-  id: string;
-  index: number;
-  format: string;
-  size: number;
-  duration: number;
-  sample_rate: number;
-  noisy?: boolean;
-  snr_db?: number | null;
-}
-
-/** PUT /voice */
-export type SaveVoiceBody =
-  | { type: 'mix'; name: string; model: string; mix: MixEntry[] }
-  | { type: 'prompt' | 'clone'; name: string; preview_id: string };
-
-/** PATCH /voice */
-export interface RenameVoiceBody {
-  id: string;
-  name: string;
-}
+export type MixEntry = z.infer<typeof MixEntrySchema>;
+export type PreviewBody = z.input<typeof PreviewRequest>;
+/** One version made by a preview request; a fee on it is read when the server sends one. */
+export type PreviewCreated = z.infer<typeof PreviewVersion> & { activation_credits?: number | null };
+export type PreviewAnswer = z.infer<typeof PreviewResponse>;
+export type Preview = z.infer<typeof PreviewSchema> & { voice_id?: string | null; activation_credits?: number | null };
+export type PreviewList = z.infer<typeof PreviewListResponse>;
+export type CloneSample = z.infer<typeof SampleUploadResponse>;
+export type SaveVoiceBody = z.input<typeof CreateVoiceRequest>;
+export type RenameVoiceBody = Pick<z.input<typeof PatchVoiceRequest>, 'id' | 'name'>;

@@ -1,8 +1,5 @@
-import { requestQueue } from '../api/client';
 import { ApiError, parseRetryAfter } from '../api/errors';
 import { buildUrl } from '../api/http';
-import { getSid } from '../api/storage';
-import { currentUiLocale } from '../i18n';
 import { CLIENT_VERSION } from '../version';
 import type { CloneSample } from './types';
 
@@ -63,12 +60,7 @@ export function sendSample(
   signal?: AbortSignal,
 ): Promise<CloneSample> {
   return new Promise((resolve, reject) => {
-    const url = buildUrl(
-      deps.baseUrl,
-      '/files_upload',
-      { from: 'web', cv: CLIENT_VERSION, lang: deps.lang },
-      { type: 'clone' },
-    );
+    const url = buildUrl(deps.baseUrl, '/files_upload', { from: 'web', cv: CLIENT_VERSION, lang: deps.lang }, { type: 'clone' });
     const form = new FormData();
     // The consent field comes before the file, so the server reads it before the bytes.
     form.append('consent', 'true');
@@ -98,22 +90,4 @@ export function sendSample(
     }
     xhr.send(form);
   });
-}
-
-/** The console's upload: waits for the session like every request, then sends with progress. */
-export function uploadSample(file: File, onProgress: (p: UploadProgress) => void, signal?: AbortSignal): Promise<CloneSample> {
-  return requestQueue.enqueue(() =>
-    sendSample(
-      file,
-      file.name,
-      onProgress,
-      {
-        xhr: () => new XMLHttpRequest() as unknown as UploadXhr,
-        baseUrl: window.location.origin,
-        sid: getSid(),
-        lang: currentUiLocale(),
-      },
-      signal,
-    ),
-  );
 }

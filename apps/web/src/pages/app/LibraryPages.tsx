@@ -16,7 +16,15 @@ import {
   TextInput,
   Tooltip,
 } from '@mantine/core';
-import { IconArrowsShuffle, IconMicrophone, IconPencil, IconSparkles, IconTrash, IconUserCircle, IconWaveSine } from '@tabler/icons-react';
+import {
+  IconArrowsShuffle,
+  IconMicrophone,
+  IconPencil,
+  IconSparkles,
+  IconTrash,
+  IconUserCircle,
+  IconWaveSine,
+} from '@tabler/icons-react';
 import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query';
 import { Link, useSearchParams } from 'react-router-dom';
 import { useTranslation } from 'react-i18next';
@@ -62,7 +70,13 @@ export function MyVoicesPage() {
       <Button component={Link} to="/app/voice-cloning" variant="light" leftSection={<IconMicrophone size={16} />}>
         {t('nav.voiceCloning')}
       </Button>
-      <Button component={Link} to="/app/mix" variant="light" leftSection={<IconArrowsShuffle size={16} />} data-testid="my-voices-mix">
+      <Button
+        component={Link}
+        to="/app/mix"
+        variant="light"
+        leftSection={<IconArrowsShuffle size={16} />}
+        data-testid="my-voices-mix"
+      >
         {t('nav.mix')}
       </Button>
     </Group>
@@ -70,7 +84,11 @@ export function MyVoicesPage() {
 
   return (
     <Stack data-testid="my-voices-page">
-      <PageHeader title={t('myVoices.title')} description={t('myVoices.description')} actions={list.data && total > 0 ? actions : undefined} />
+      <PageHeader
+        title={t('myVoices.title')}
+        description={t('myVoices.description')}
+        actions={list.data && total > 0 ? actions : undefined}
+      />
       {list.isError && !list.data ? (
         <Alert color="red" variant="light">
           {describeError(list.error, ui, t('errors.network'))}
@@ -128,7 +146,12 @@ export function MyVoicesPage() {
                       {t('voices.use')}
                     </Button>
                     <Tooltip label={t('design.rename')}>
-                      <ActionIcon variant="subtle" onClick={() => setRenaming(voice)} aria-label={t('design.rename')} data-testid="my-voice-rename">
+                      <ActionIcon
+                        variant="subtle"
+                        onClick={() => setRenaming(voice)}
+                        aria-label={t('design.rename')}
+                        data-testid="my-voice-rename"
+                      >
                         <IconPencil size={16} />
                       </ActionIcon>
                     </Tooltip>

@@ -20,13 +20,8 @@ export function TextToVoicePage() {
   const generate = () => {
     if (!validate() || pending) return;
     void start(
-      form.models.map((model) => ({
-        type: 'prompt' as const,
-        model,
-        language: form.language!,
-        preview_text: form.previewText.trim(),
-        prompt: form.prompt.trim(),
-      })),
+      { type: 'prompt', language: form.language!, preview_text: form.previewText.trim(), prompt: form.prompt.trim() },
+      form.models,
     );
   };
 
@@ -55,14 +50,7 @@ export function TextToVoicePage() {
               withAsterisk
               data-testid="ttv-prompt"
             />
-            <DesignFields
-              value={form}
-              onChange={update}
-              errors={errors}
-              models={models}
-              languages={languages}
-              withPrompt
-            />
+            <DesignFields value={form} onChange={update} errors={errors} models={models} languages={languages} withPrompt />
             <Group justify="flex-end">
               <Button type="submit" loading={pending} leftSection={<IconSparkles size={16} />} data-testid="design-generate">
                 {t('textToVoice.generate')}

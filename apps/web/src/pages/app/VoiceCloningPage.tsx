@@ -7,7 +7,7 @@ import { describeError } from '../../api/errors';
 import { PageHeader } from '../../components/PageHeader';
 import type { CloneSample } from '../../design/api';
 import { checkCloneFile } from '../../design/rules';
-import { uploadSample, type UploadProgress } from '../../design/upload';
+import { uploadSample, type UploadProgress } from '../../design/api';
 import { useLocaleChoice } from '../../i18n/hooks';
 import { formatBytes } from '../../lib/format';
 import { ActivateDialog, type ActivationTarget } from './design/ActivateDialog';
@@ -86,21 +86,19 @@ export function VoiceCloningPage() {
     if (!upload.sample) setNeedSample(true);
     if (!ok || !upload.sample || pending) return;
     const fileId = upload.sample.id;
-    void start(
-      form.models.map((model) => ({
-        type: 'clone' as const,
-        model,
-        language: form.language!,
-        preview_text: form.previewText.trim(),
-        file_id: fileId,
-      })),
-    );
+    void start({ type: 'clone', language: form.language!, preview_text: form.previewText.trim(), file_id: fileId }, form.models);
   };
 
   return (
     <Stack data-testid="voice-cloning-page">
       <PageHeader title={t('voiceCloning.title')} description={t('voiceCloning.description')} />
-      <Alert color="blue" variant="light" icon={<IconBulb size={18} />} title={t('design.adviceTitle')} data-testid="clone-advice">
+      <Alert
+        color="blue"
+        variant="light"
+        icon={<IconBulb size={18} />}
+        title={t('design.adviceTitle')}
+        data-testid="clone-advice"
+      >
         <List size="sm" spacing={2}>
           <List.Item>{t('design.adviceLength')}</List.Item>
           <List.Item>{t('design.adviceSpeaker')}</List.Item>

@@ -89,9 +89,7 @@ function ActivateBody({ target, onClose }: { target: ActivationTarget; onClose: 
       />
       <Alert color="violet" variant="light" icon={<IconCoin size={18} />} data-testid="activate-cost">
         <Text size="sm">
-          {fee === null
-            ? t('design.activateCostUnknown')
-            : t('design.activateCost', { credits: formatNumber(fee, ui) })}
+          {fee === null ? t('design.activateCostUnknown') : t('design.activateCost', { credits: formatNumber(fee, ui) })}
         </Text>
         {balance !== undefined && (
           <Text size="sm" c="dimmed" mt={4} data-testid="activate-balance" data-credits={balance}>

@@ -127,7 +127,7 @@ export function MixPage() {
   const preview = () => {
     setSubmitted(true);
     if (!model || slots.length === 0 || !previewText.trim() || !language || pending) return;
-    void start([{ type: 'mix', model, language, preview_text: previewText.trim(), mix: payload }]);
+    void start({ type: 'mix', language, preview_text: previewText.trim(), mix: payload }, [model]);
   };
 
   const save = useMutation({

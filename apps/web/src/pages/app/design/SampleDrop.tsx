@@ -20,7 +20,17 @@ interface Props {
 }
 
 /** A native drop zone (and a file picker): the consent first, then the file, with the upload's real progress. */
-export function SampleDrop({ consent, onConsent, consentError, onFile, uploading, progress, fileName, onCancel, fileError }: Props) {
+export function SampleDrop({
+  consent,
+  onConsent,
+  consentError,
+  onFile,
+  uploading,
+  progress,
+  fileName,
+  onCancel,
+  fileError,
+}: Props) {
   const { t } = useTranslation();
   const { ui } = useLocaleChoice();
   const input = useRef<HTMLInputElement>(null);

@@ -39,9 +39,7 @@ export function useDesignForm(kind: Exclude<PreviewType, 'mix'>) {
     language: t('design.languageRequired'),
     name: t('design.nameRequired'),
   };
-  const errors: Partial<Record<DesignField, string>> = submitted
-    ? Object.fromEntries(missing.map((f) => [f, messages[f]]))
-    : {};
+  const errors: Partial<Record<DesignField, string>> = submitted ? Object.fromEntries(missing.map((f) => [f, messages[f]])) : {};
 
   return {
     form,

@@ -10,28 +10,31 @@ export interface PreviewResult {
 }
 
 /**
- * One preview per chosen model, all at once (the A/B columns); each is its own version and charge,
- * so one model failing leaves the others' previews standing.
+ * Previews on the chosen models (up to three, side by side): one request with `models`, each
+ * model its own version and charge. A failure shows in every column it concerns.
  */
 export function useDesignPreviews() {
   const [results, setResults] = useState<PreviewResult[]>([]);
   const [pending, setPending] = useState(false);
   const run = useRef(0);
 
-  const start = useCallback(async (bodies: PreviewBody[]) => {
+  const start = useCallback(async (body: Omit<PreviewBody, 'model' | 'models'>, models: string[]) => {
     const id = ++run.current;
     setPending(true);
-    setResults(bodies.map((b) => ({ model: b.model })));
-    const settled = await Promise.allSettled(bodies.map((b) => createPreview(b)));
-    if (id !== run.current) return;
-    setResults(
-      settled.map((s, i) =>
-        s.status === 'fulfilled' ? { model: bodies[i]!.model, preview: s.value } : { model: bodies[i]!.model, error: s.reason },
-      ),
-    );
-    setPending(false);
-    void queryClient.invalidateQueries({ queryKey: ME_KEY });
-    void queryClient.invalidateQueries({ queryKey: [PREVIEWS_KEY] });
+    setResults(models.map((model) => ({ model })));
+    try {
+      const answer = await createPreview({ ...body, model: models[0]!, ...(models.length > 1 ? { models } : {}) });
+      if (id !== run.current) return;
+      const items = answer.items?.length ? answer.items : [answer];
+      setResults(items.map((preview) => ({ model: preview.model, preview })));
+    } catch (error) {
+      if (id !== run.current) return;
+      setResults(models.map((model) => ({ model, error })));
+    } finally {
+      if (id === run.current) setPending(false);
+      void queryClient.invalidateQueries({ queryKey: ME_KEY });
+      void queryClient.invalidateQueries({ queryKey: [PREVIEWS_KEY] });
+    }
   }, []);
 
   return { results, pending, start };

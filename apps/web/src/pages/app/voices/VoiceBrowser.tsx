@@ -25,15 +25,7 @@ interface Props {
 }
 
 /** Filters, one page of voices, and the pager: the voices page and the playground's picker. */
-export function VoiceBrowser({
-  filters,
-  page,
-  onChange,
-  action,
-  selectedId,
-  pageSize = VOICES_PAGE_SIZE,
-  extraQuery,
-}: Props) {
+export function VoiceBrowser({ filters, page, onChange, action, selectedId, pageSize = VOICES_PAGE_SIZE, extraQuery }: Props) {
   const { t } = useTranslation();
   const { ui } = useLocaleChoice();
   const config = useTtsConfig().data;
