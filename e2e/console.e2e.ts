@@ -1,11 +1,13 @@
 /**
  * Browser tests of the console, in Chromium driven by playwright-core, against the real server
  * started on a free port with a fresh DATA_DIR. Run: `npx tsx e2e/console.e2e.ts`.
+ * `E2E_FLOWS=design,library` runs only the named flows (session, shell, playground, library, design).
  * Screenshots go to artifacts/screenshots/. The last line printed is "N passed, M failed";
  * the exit code is non-zero when any test failed.
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { designTests } from './flows/design';
 import { libraryTests } from './flows/library';
 import { playgroundTests } from './flows/playground';
 import { sessionTests } from './flows/session';
@@ -15,13 +17,24 @@ import { env, SHOTS } from './lib/env';
 import { Suite } from './lib/harness';
 import { ensureConsoleBuild, startServer } from './lib/server';
 
+const FLOWS: Record<string, (suite: Suite) => void> = {
+  session: sessionTests,
+  shell: shellTests,
+  playground: playgroundTests,
+  library: libraryTests,
+  design: designTests,
+};
+// E2E_FLOWS=design (a comma list) runs only those flows, in the order above; unset, all of them.
+const only = (process.env.E2E_FLOWS ?? '')
+  .split(',')
+  .map((f) => f.trim())
+  .filter(Boolean);
+for (const name of only) if (!Object.hasOwn(FLOWS, name)) throw new Error(`E2E_FLOWS: no flow named ${name}`);
+
 const suite = new Suite();
-// Order matters: the session flow registers, signs out and back in; the shell, playground and
-// library tests use that account (the playground tests follow one another on one page).
-sessionTests(suite);
-shellTests(suite);
-playgroundTests(suite);
-libraryTests(suite);
+// Order matters: the session flow registers, signs out and back in; the shell, playground,
+// library and design tests use that account (the playground tests follow one another on one page).
+for (const [name, register] of Object.entries(FLOWS)) if (only.length === 0 || only.includes(name)) register(suite);
 
 async function main(): Promise<number> {
   fs.mkdirSync(SHOTS, { recursive: true });
