@@ -12,7 +12,7 @@ import { mapSpeechErrors } from '../synthesis/errors.js';
 import { AVATAR_URL, officialVoiceId } from '../voices/official.js';
 import type { FoundVoice, OwnVoiceSource, VoicesService } from '../voices/service.js';
 import type { Designer, MixInput } from './profiles.js';
-import type { DesignRepository } from './repository.js';
+import { isUniqueViolation, type DesignRepository } from './repository.js';
 
 /** The ledger's record type of each activation fee. */
 const FEE_RECORD = new Map([
@@ -165,6 +165,8 @@ export class OwnVoicesService implements OwnVoiceSource {
       });
     } catch (e) {
       await this.storage.delete(audioKey).catch(() => {});
+      // This preview already made a voice (a repeated or concurrent activation): nothing was charged.
+      if (isUniqueViolation(e)) throw new AppError('PREVIEW_REQUIRED');
       throw e;
     }
     return ownVoiceView(row);

@@ -108,6 +108,7 @@ export class PreviewsService {
     const planned: { model: string; design: Design; prepared: Prepared }[] = [];
     for (const model of models) {
       const design = await this.design(accountId, input, model, seed);
+      await this.designer.checkText(design.base, input.preview_text);
       const prepared = await this.synthesis.prepareFor(
         { info: design.base, profile: design.profile },
         { text: input.preview_text, language: input.language, format: 'mp3', speed: 1, pitch: 0 },
