@@ -42,7 +42,8 @@ export function designRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         let saved;
         try {
           if (!file) throw new AppError('PARAMETERS_NEEDED', { field: 'file' });
-          if (fields.get('consent') !== 'true') throw new AppError('VALIDATION_FAILED', { field: 'consent', rule: 'must be true' });
+          if (fields.get('consent') !== 'true')
+            throw new AppError('VALIDATION_FAILED', { field: 'consent', rule: 'must be true' });
           saved = await samples.save(session.accountId, file, { ip: request.ip });
         } finally {
           // Gone before the answer: the temp folder only ever holds uploads in progress.

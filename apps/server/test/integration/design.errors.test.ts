@@ -156,7 +156,8 @@ describe.each(DIALECTS)('voice design, errors (%s)', (dialect) => {
         while (sent < upTo && sentWhenAnswered < 0) {
           const ok = req.write(chunk);
           sent += chunk.length;
-          if (!ok) await Promise.race([new Promise((r) => req.once('drain', r)), answer, new Promise((r) => setTimeout(r, 3000))]);
+          if (!ok)
+            await Promise.race([new Promise((r) => req.once('drain', r)), answer, new Promise((r) => setTimeout(r, 3000))]);
         }
         await Promise.race([answer, new Promise((r) => setTimeout(r, 10_000))]);
         if (sentWhenAnswered < 0) {
@@ -178,7 +179,9 @@ describe.each(DIALECTS)('voice design, errors (%s)', (dialect) => {
       const watch = setInterval(() => {
         void fs
           .readdir(tempDir())
-          .then((files) => Promise.all(files.map((f) => fs.stat(path.join(tempDir(), f)).then((s) => (largest = Math.max(largest, s.size))))))
+          .then((files) =>
+            Promise.all(files.map((f) => fs.stat(path.join(tempDir(), f)).then((s) => (largest = Math.max(largest, s.size))))),
+          )
           .catch(() => {});
       }, 5);
       // 20.5 MB go out; the last half MB waits for the answer, which must come without it.
@@ -212,7 +215,14 @@ describe.each(DIALECTS)('voice design, errors (%s)', (dialect) => {
 
   describe('POST /voice/previews', () => {
     const preview = (body: Record<string, unknown>, client = c) =>
-      client.post('/voice/previews', { type: 'prompt', model: 'flite', language: 'en', preview_text: TEXT, prompt: 'a calm voice', ...body });
+      client.post('/voice/previews', {
+        type: 'prompt',
+        model: 'flite',
+        language: 'en',
+        preview_text: TEXT,
+        prompt: 'a calm voice',
+        ...body,
+      });
 
     it('names what is missing or wrong, before any charge', async () => {
       const before = await balance();
@@ -229,7 +239,10 @@ describe.each(DIALECTS)('voice design, errors (%s)', (dialect) => {
       expectError(await preview({ prompt: 'a voice that says fuck' }), 'SENSITIVE_WORDS');
       expectError(await preview({ type: 'mix', model: 'espeak-ng', prompt: undefined }), 'PARAMETERS_NEEDED');
       const four = ['voice_espeak.en-us', 'voice_espeak.en-us~f2', 'voice_espeak.en-us~m3', 'voice_espeak.en-us~f2'];
-      expectError(await preview({ type: 'mix', model: 'espeak-ng', mix: four.map((voice_id) => ({ voice_id, weight: 1 })) }), 'MIX_LIMIT');
+      expectError(
+        await preview({ type: 'mix', model: 'espeak-ng', mix: four.map((voice_id) => ({ voice_id, weight: 1 })) }),
+        'MIX_LIMIT',
+      );
       expectError(
         await preview({ type: 'mix', model: 'flite', mix: [{ voice_id: 'voice_flite.slt', weight: 1 }] }),
         'VALIDATION_FAILED',
@@ -238,7 +251,10 @@ describe.each(DIALECTS)('voice design, errors (%s)', (dialect) => {
         await preview({ type: 'mix', model: 'espeak-ng', mix: [{ voice_id: 'voice_flite.slt', weight: 1 }] }),
         'VALIDATION_FAILED',
       );
-      expectError(await preview({ type: 'mix', model: 'espeak-ng', mix: [{ voice_id: 'voice_espeak.en-us', weight: 0 }] }), 'VALIDATION_FAILED');
+      expectError(
+        await preview({ type: 'mix', model: 'espeak-ng', mix: [{ voice_id: 'voice_espeak.en-us', weight: 0 }] }),
+        'VALIDATION_FAILED',
+      );
       expectError(await preview({ preview_text: '这是一段中文的试听文本。' }), 'LANGUAGE_UNSUPPORTED');
       expectError(await preview({ language: 'zh-CN' }), 'LANGUAGE_UNSUPPORTED');
       expectError(await preview({ type: 'clone', prompt: undefined, file_id: 'file_missing' }), 'NOT_FOUND');
@@ -281,7 +297,10 @@ describe.each(DIALECTS)('voice design, errors (%s)', (dialect) => {
       expectError(await mix(['voice_flite.slt'], 'flite'), 'VALIDATION_FAILED');
       expectError(await mix(['voice_espeak.en-us', 'voice_flite.slt']), 'VALIDATION_FAILED');
       expectError(await mix(['voice_nope']), 'NOT_FOUND');
-      expectError(await c.put('/voice', { type: 'mix', name: 'Mix', mix: [{ voice_id: 'voice_espeak.en-us', weight: 1 }] }), 'PARAMETERS_NEEDED');
+      expectError(
+        await c.put('/voice', { type: 'mix', name: 'Mix', mix: [{ voice_id: 'voice_espeak.en-us', weight: 1 }] }),
+        'PARAMETERS_NEEDED',
+      );
       expectError(await c.put('/voice', { type: 'mix', model: 'espeak-ng', mix: [] }), 'PARAMETERS_NEEDED');
       expect((await c.get('/voice?source=mine')).body.total).toBe(0);
     });
@@ -301,7 +320,10 @@ describe.each(DIALECTS)('voice design, errors (%s)', (dialect) => {
         c.put('/voice', { type: 'prompt', name: 'Twice B', preview_id: prompt.id }),
       ]);
       expect(both.map((r) => r.status).sort()).toEqual([201, 409]);
-      expectError(both.find((r) => r.status === 409)!, 'PREVIEW_REQUIRED');
+      expectError(
+        both.find((r) => r.status === 409)!,
+        'PREVIEW_REQUIRED',
+      );
       expect(await balance()).toBe(afterPreview - t.ctx.credits.config.activation_fees.text_to_voice);
       expect(await t.ctx.credits.ledgerSum(accountId)).toBe(await balance());
     });
@@ -313,7 +335,12 @@ describe.each(DIALECTS)('voice design, errors (%s)', (dialect) => {
       expectError(await c.put('/voice', { type: 'prompt', name: '   ', preview_id: prompt.id }), 'VALIDATION_FAILED');
       expectError(await c.put('/voice', { type: 'prompt', name: 'x'.repeat(41), preview_id: prompt.id }), 'VALIDATION_FAILED');
       expectError(
-        await c.put('/voice', { type: 'mix', name: '傻逼', model: 'espeak-ng', mix: [{ voice_id: 'voice_espeak.en-us', weight: 1 }] }),
+        await c.put('/voice', {
+          type: 'mix',
+          name: '傻逼',
+          model: 'espeak-ng',
+          mix: [{ voice_id: 'voice_espeak.en-us', weight: 1 }],
+        }),
         'SENSITIVE_WORDS',
       );
       expect(await balance()).toBe(before);
@@ -371,7 +398,10 @@ describe.each(DIALECTS)('voice design, errors (%s)', (dialect) => {
   it('answers 401 without a session on every design route', async () => {
     const anon = new Client(t.url);
     expectError(await anon.post('/files_upload?type=clone', new FormData()), 'UNAUTHENTICATED');
-    expectError(await anon.post('/voice/previews', { type: 'prompt', model: 'flite', language: 'en', preview_text: TEXT, prompt: 'x' }), 'UNAUTHENTICATED');
+    expectError(
+      await anon.post('/voice/previews', { type: 'prompt', model: 'flite', language: 'en', preview_text: TEXT, prompt: 'x' }),
+      'UNAUTHENTICATED',
+    );
     expectError(await anon.get('/voice/previews'), 'UNAUTHENTICATED');
     expectError(await anon.get('/voice/previews/prv_x/audio'), 'UNAUTHENTICATED');
     expectError(await anon.put('/voice', { type: 'prompt', name: 'x', preview_id: 'prv_x' }), 'UNAUTHENTICATED');

@@ -31,7 +31,13 @@ describe.each(DIALECTS)('voice design, happy path (%s)', (dialect) => {
     const wav = await fs.readFile(JFK_WAV);
     const first = await uploadSample(c, wav, 'jfk.wav');
     expect(first.status).toBe(201);
-    expect(first.body).toMatchObject({ id: expect.stringMatching(/^file_/), index: 1, format: 'wav', size: wav.length, sample_rate: 16000 });
+    expect(first.body).toMatchObject({
+      id: expect.stringMatching(/^file_/),
+      index: 1,
+      format: 'wav',
+      size: wav.length,
+      sample_rate: 16000,
+    });
     expect(first.body.duration).toBeCloseTo(11, 0);
     expect(first.body.measures.f0_median_hz).toBeGreaterThan(80);
     expect(typeof first.body.noisy).toBe('boolean');
@@ -39,7 +45,11 @@ describe.each(DIALECTS)('voice design, happy path (%s)', (dialect) => {
     const second = await uploadSample(c, await fs.readFile(JFK_MP3), 'jfk.wav');
     expect(second.status).toBe(201);
     expect(second.body).toMatchObject({ index: 2, format: 'mp3' });
-    const row = await t.ctx.db.kysely.selectFrom('voice_samples').selectAll().where('id', '=', first.body.id).executeTakeFirstOrThrow();
+    const row = await t.ctx.db.kysely
+      .selectFrom('voice_samples')
+      .selectAll()
+      .where('id', '=', first.body.id)
+      .executeTakeFirstOrThrow();
     expect(row).toMatchObject({ account_id: accountId, consent_ip: expect.stringMatching(/127\.0\.0\.1/) });
     expect(Date.parse(row.consent_at)).toBeGreaterThan(Date.now() - 60_000);
     expect(JSON.parse(row.measures).measures.ltas.length).toBeGreaterThan(0);
@@ -49,7 +59,13 @@ describe.each(DIALECTS)('voice design, happy path (%s)', (dialect) => {
   it('previews a clone as a charged, numbered version whose audio only its owner hears', async () => {
     const sample = (await uploadSample(c, await fs.readFile(JFK_WAV), 'jfk.wav')).body;
     const before = await balance();
-    const res = await c.post('/voice/previews', { type: 'clone', model: 'flite', language: 'en', preview_text: TEXT, file_id: sample.id });
+    const res = await c.post('/voice/previews', {
+      type: 'clone',
+      model: 'flite',
+      language: 'en',
+      preview_text: TEXT,
+      file_id: sample.id,
+    });
     expect(res.status).toBe(201);
     const price = (await c.post('/tts/estimate', { text: TEXT, voice_id: 'voice_flite.slt' })).body.credits;
     expect(res.body).toMatchObject({ id: expect.stringMatching(/^prv_/), model: 'flite', credits: price });
@@ -107,7 +123,14 @@ describe.each(DIALECTS)('voice design, happy path (%s)', (dialect) => {
     expect(list.status).toBe(200);
     const items = list.body.items as { version: number; type: string; file_id: string | null; sample_index: number | null }[];
     expect(items.map((i) => i.version)).toEqual([...items.map((i) => i.version)].sort((a, b) => b - a));
-    expect(items[0]).toMatchObject({ id: mix.body.id, type: 'mix', model: 'espeak-ng', language: 'en', preview_text: TEXT, prompt: null });
+    expect(items[0]).toMatchObject({
+      id: mix.body.id,
+      type: 'mix',
+      model: 'espeak-ng',
+      language: 'en',
+      preview_text: TEXT,
+      prompt: null,
+    });
     expect((items[0] as unknown as { mix: unknown }).mix).toHaveLength(2);
     const prompt = items.find((i) => i.type === 'prompt') as unknown as { prompt: string };
     expect(prompt.prompt).toBe('a deep calm older man, slow');
@@ -116,7 +139,9 @@ describe.each(DIALECTS)('voice design, happy path (%s)', (dialect) => {
     expect(clone.sample_index).toBeGreaterThan(0);
     expect(list.body.total).toBe(items.length);
     const page = await c.get('/voice/previews?page=2&page_size=2');
-    expect(page.body.items.map((i: { id: string }) => i.id)).toEqual(items.slice(2, 4).map((i) => (i as unknown as { id: string }).id));
+    expect(page.body.items.map((i: { id: string }) => i.id)).toEqual(
+      items.slice(2, 4).map((i) => (i as unknown as { id: string }).id),
+    );
   });
 
   async function activate(type: 'clone' | 'prompt') {
@@ -139,7 +164,13 @@ describe.each(DIALECTS)('voice design, happy path (%s)', (dialect) => {
 
   it('activates a clone from its preview, charging the fee with it, and the voice speaks everywhere', async () => {
     const { voice } = await activate('clone');
-    expect(voice).toMatchObject({ id: expect.stringMatching(/^voice_/), type: 'clone', source: 'mine', model: 'flite', status: 'active' });
+    expect(voice).toMatchObject({
+      id: expect.stringMatching(/^voice_/),
+      type: 'clone',
+      source: 'mine',
+      model: 'flite',
+      status: 'active',
+    });
     const fees = await t.ctx.db.kysely
       .selectFrom('credit_ledger')
       .select(['amount', 'voice_id'])
@@ -218,7 +249,12 @@ describe.each(DIALECTS)('voice design, happy path (%s)', (dialect) => {
     // The same prompt again is no change.
     const same = await c.request('PATCH', '/voice', { id: voice.id, prompt: 'a bright young woman, fast' });
     expect(same.status).toBe(200);
-    const mix = await c.put('/voice', { type: 'mix', name: 'Two', model: 'espeak-ng', mix: [{ voice_id: 'voice_espeak.en-us', weight: 1 }] });
+    const mix = await c.put('/voice', {
+      type: 'mix',
+      name: 'Two',
+      model: 'espeak-ng',
+      mix: [{ voice_id: 'voice_espeak.en-us', weight: 1 }],
+    });
     const changed = await c.request('PATCH', '/voice', {
       id: mix.body.id,
       mix: [
@@ -233,12 +269,18 @@ describe.each(DIALECTS)('voice design, happy path (%s)', (dialect) => {
   it('deletes a voice with its audio, previews and sample; its id then answers 404 everywhere', async () => {
     const { voice, sample, preview } = await activate('clone');
     const row = await t.ctx.db.kysely.selectFrom('own_voices').selectAll().where('id', '=', voice.id).executeTakeFirstOrThrow();
-    const sampleRow = await t.ctx.db.kysely.selectFrom('voice_samples').selectAll().where('id', '=', sample!.id).executeTakeFirstOrThrow();
+    const sampleRow = await t.ctx.db.kysely
+      .selectFrom('voice_samples')
+      .selectAll()
+      .where('id', '=', sample!.id)
+      .executeTakeFirstOrThrow();
     const res = await c.delete(`/voice?id=${voice.id}`);
     expect(res.status).toBe(204);
     expect(await t.ctx.storage.get(row.audio_key!)).toBeNull();
     expect(await t.ctx.storage.get(sampleRow.storage_key)).toBeNull();
-    expect(await t.ctx.db.kysely.selectFrom('voice_previews').select('id').where('file_id', '=', sample!.id).execute()).toEqual([]);
+    expect(await t.ctx.db.kysely.selectFrom('voice_previews').select('id').where('file_id', '=', sample!.id).execute()).toEqual(
+      [],
+    );
     expect((await c.get(`/voice?id=${voice.id}`)).status).toBe(404);
     expect((await c.get(`/voice/previews/${preview.id}/audio`)).status).toBe(404);
     expect((await c.post('/tts', { text: 'Gone?', voice_id: voice.id })).status).toBe(404);
@@ -248,14 +290,29 @@ describe.each(DIALECTS)('voice design, happy path (%s)', (dialect) => {
     expect((await c.post('/v1/audio/speech', { model: 'tts-1', input: 'Gone?', voice: voice.id })).status).toBe(404);
     expect((await c.get(`/voice/preview/${voice.id}.mp3`)).status).toBe(404);
     expect((await c.delete(`/voice?id=${voice.id}`)).status).toBe(404);
-    expect((await c.post('/voice/previews', { type: 'clone', model: 'flite', language: 'en', preview_text: TEXT, file_id: sample!.id })).status).toBe(404);
+    expect(
+      (
+        await c.post('/voice/previews', {
+          type: 'clone',
+          model: 'flite',
+          language: 'en',
+          preview_text: TEXT,
+          file_id: sample!.id,
+        })
+      ).status,
+    ).toBe(404);
   });
 
   it('offers a prompt and preview text in English and Chinese that the prompt reader understands', async () => {
     for (const lang of ['en', 'zh-CN', 'zh-TW']) {
       const res = await c.get(`/api/random/text?lang=${lang}`);
       expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ lang, name: expect.any(String), prompt: expect.any(String), previewText: expect.any(String) });
+      expect(res.body).toMatchObject({
+        lang,
+        name: expect.any(String),
+        prompt: expect.any(String),
+        previewText: expect.any(String),
+      });
     }
   });
 

@@ -27,11 +27,23 @@ describe.each(DIALECTS)('voice design, security (%s)', (dialect) => {
     await other.anonymous();
     otherId = (await signIn(other, t.outbox, `design-other-${dialect}@example.com`)).id;
     sampleId = (await uploadSample(owner, await fs.readFile(JFK_WAV), 'jfk.wav')).body.id;
-    const preview = await owner.post('/voice/previews', { type: 'clone', model: 'flite', language: 'en', preview_text: TEXT, file_id: sampleId });
+    const preview = await owner.post('/voice/previews', {
+      type: 'clone',
+      model: 'flite',
+      language: 'en',
+      preview_text: TEXT,
+      file_id: sampleId,
+    });
     previewId = preview.body.id;
     // A second preview stays unactivated, for the other account to try.
     voiceId = (await owner.put('/voice', { type: 'clone', name: 'Owner voice', preview_id: previewId })).body.id;
-    const spare = await owner.post('/voice/previews', { type: 'prompt', model: 'flite', language: 'en', preview_text: TEXT, prompt: 'a calm man' });
+    const spare = await owner.post('/voice/previews', {
+      type: 'prompt',
+      model: 'flite',
+      language: 'en',
+      preview_text: TEXT,
+      prompt: 'a calm man',
+    });
     previewId = spare.body.id;
   });
   afterAll(async () => {
@@ -39,7 +51,10 @@ describe.each(DIALECTS)('voice design, security (%s)', (dialect) => {
   });
 
   /** Another account's object answers exactly as a missing one: same status, code and message. */
-  async function sameAsMissing(theirs: Promise<{ status: number; body: any; headers: Headers }>, missing: Promise<{ status: number; body: any; headers: Headers }>) {
+  async function sameAsMissing(
+    theirs: Promise<{ status: number; body: any; headers: Headers }>,
+    missing: Promise<{ status: number; body: any; headers: Headers }>,
+  ) {
     const [a, b] = await Promise.all([theirs, missing]);
     expectError(a, b.body.error.code);
     expect({ status: a.status, code: a.body.error.code, message: a.body.error.message }).toEqual({
@@ -53,22 +68,35 @@ describe.each(DIALECTS)('voice design, security (%s)', (dialect) => {
   it("answers another account's voice, preview and sample as missing ones", async () => {
     const missingVoice = 'voice_0mwvmxd0n000x44xlzb3mqia';
     expect((await sameAsMissing(other.get(`/voice?id=${voiceId}`), other.get(`/voice?id=${missingVoice}`))).status).toBe(404);
-    await sameAsMissing(other.request('PATCH', '/voice', { id: voiceId, name: 'Stolen' }), other.request('PATCH', '/voice', { id: missingVoice, name: 'Stolen' }));
+    await sameAsMissing(
+      other.request('PATCH', '/voice', { id: voiceId, name: 'Stolen' }),
+      other.request('PATCH', '/voice', { id: missingVoice, name: 'Stolen' }),
+    );
     await sameAsMissing(other.delete(`/voice?id=${voiceId}`), other.delete(`/voice?id=${missingVoice}`));
     await sameAsMissing(other.get(`/voice/preview/${voiceId}.mp3`), other.get(`/voice/preview/${missingVoice}.mp3`));
     await sameAsMissing(other.get(`/voice/previews/${previewId}/audio`), other.get('/voice/previews/prv_missing/audio'));
-    await sameAsMissing(other.post('/tts', { text: 'Not yours.', voice_id: voiceId }), other.post('/tts', { text: 'Not yours.', voice_id: missingVoice }));
+    await sameAsMissing(
+      other.post('/tts', { text: 'Not yours.', voice_id: voiceId }),
+      other.post('/tts', { text: 'Not yours.', voice_id: missingVoice }),
+    );
     await sameAsMissing(
       other.post('/tts', { text: 'Not yours.', voice_id: voiceId, stream: true }),
       other.post('/tts', { text: 'Not yours.', voice_id: missingVoice, stream: true }),
     );
-    await sameAsMissing(other.post('/tts/jobs', { text: 'Not yours.', voice_id: voiceId }), other.post('/tts/jobs', { text: 'Not yours.', voice_id: missingVoice }));
-    await sameAsMissing(other.post('/tts/estimate', { text: 'Not yours.', voice_id: voiceId }), other.post('/tts/estimate', { text: 'Not yours.', voice_id: missingVoice }));
+    await sameAsMissing(
+      other.post('/tts/jobs', { text: 'Not yours.', voice_id: voiceId }),
+      other.post('/tts/jobs', { text: 'Not yours.', voice_id: missingVoice }),
+    );
+    await sameAsMissing(
+      other.post('/tts/estimate', { text: 'Not yours.', voice_id: voiceId }),
+      other.post('/tts/estimate', { text: 'Not yours.', voice_id: missingVoice }),
+    );
     await sameAsMissing(
       other.post('/v1/audio/speech', { model: 'tts-1', input: 'Not yours.', voice: voiceId }),
       other.post('/v1/audio/speech', { model: 'tts-1', input: 'Not yours.', voice: missingVoice }),
     );
-    const clone = (file_id: string) => other.post('/voice/previews', { type: 'clone', model: 'flite', language: 'en', preview_text: TEXT, file_id });
+    const clone = (file_id: string) =>
+      other.post('/voice/previews', { type: 'clone', model: 'flite', language: 'en', preview_text: TEXT, file_id });
     await sameAsMissing(clone(sampleId), clone('file_missing'));
     // Activation from another account's preview is refused like activation without one.
     const before = await t.ctx.credits.balance(otherId);
@@ -82,6 +110,7 @@ describe.each(DIALECTS)('voice design, security (%s)', (dialect) => {
     // Nothing of the owner's changed.
     expect((await owner.get(`/voice?id=${voiceId}`)).body.name).toBe('Owner voice');
     expect((await owner.get(`/voice/previews/${previewId}/audio`)).status).toBe(200);
+    expect(await t.ctx.credits.ledgerSum(ownerId)).toBe(await t.ctx.credits.balance(ownerId));
   });
 
   it('keeps prototype names out of every lookup', async () => {
@@ -92,14 +121,32 @@ describe.each(DIALECTS)('voice design, security (%s)', (dialect) => {
       expectError(await owner.get(`/voice/previews/${id}/audio`), 'NOT_FOUND');
       expectError(await owner.put('/voice', { type: 'clone', name: 'x', preview_id: id }), 'PREVIEW_REQUIRED');
       expectError(await owner.post('/tts', { text: 'Hello.', voice_id: id }), 'NOT_FOUND');
-      expectError(await owner.post('/voice/previews', { type: 'clone', model: 'flite', language: 'en', preview_text: TEXT, file_id: id }), 'NOT_FOUND');
-      expectError(await owner.post('/voice/previews', { type: 'prompt', model: id, language: 'en', preview_text: TEXT, prompt: 'a voice' }), 'VALIDATION_FAILED');
       expectError(
-        await owner.post('/voice/previews', { type: 'mix', model: 'espeak-ng', language: 'en', preview_text: TEXT, mix: [{ voice_id: id, weight: 1 }] }),
+        await owner.post('/voice/previews', { type: 'clone', model: 'flite', language: 'en', preview_text: TEXT, file_id: id }),
+        'NOT_FOUND',
+      );
+      expectError(
+        await owner.post('/voice/previews', { type: 'prompt', model: id, language: 'en', preview_text: TEXT, prompt: 'a voice' }),
+        'VALIDATION_FAILED',
+      );
+      expectError(
+        await owner.post('/voice/previews', {
+          type: 'mix',
+          model: 'espeak-ng',
+          language: 'en',
+          preview_text: TEXT,
+          mix: [{ voice_id: id, weight: 1 }],
+        }),
         'NOT_FOUND',
       );
     }
-    const proto = await owner.request('PUT', '/voice', JSON.parse('{"type":"mix","name":"P","model":"espeak-ng","mix":[{"voice_id":"voice_espeak.en-us","weight":1}],"__proto__":{"type":"prompt"}}'));
+    const proto = await owner.request(
+      'PUT',
+      '/voice',
+      JSON.parse(
+        '{"type":"mix","name":"P","model":"espeak-ng","mix":[{"voice_id":"voice_espeak.en-us","weight":1}],"__proto__":{"type":"prompt"}}',
+      ),
+    );
     expect([201, 400]).toContain(proto.status);
     if (proto.status === 201) expect(proto.body.type).toBe('mix');
   });
@@ -107,11 +154,23 @@ describe.each(DIALECTS)('voice design, security (%s)', (dialect) => {
   it('refuses NUL characters and oversized fields before any work', async () => {
     expectError(await owner.put('/voice', { type: 'prompt', name: 'a\u0000b', preview_id: previewId }), 'VALIDATION_FAILED');
     expectError(
-      await owner.post('/voice/previews', { type: 'prompt', model: 'flite', language: 'en', preview_text: TEXT, prompt: 'calm\u0000' }),
+      await owner.post('/voice/previews', {
+        type: 'prompt',
+        model: 'flite',
+        language: 'en',
+        preview_text: TEXT,
+        prompt: 'calm\u0000',
+      }),
       'VALIDATION_FAILED',
     );
     expectError(
-      await owner.post('/voice/previews', { type: 'prompt', model: 'flite', language: 'en', preview_text: TEXT, prompt: 'x'.repeat(LIMITS.promptMaxLength + 1) }),
+      await owner.post('/voice/previews', {
+        type: 'prompt',
+        model: 'flite',
+        language: 'en',
+        preview_text: TEXT,
+        prompt: 'x'.repeat(LIMITS.promptMaxLength + 1),
+      }),
       'VALIDATION_FAILED',
     );
     expectError(await owner.request('PATCH', '/voice', { id: voiceId, name: 'y'.repeat(41) }), 'VALIDATION_FAILED');
@@ -133,7 +192,13 @@ describe.each(DIALECTS)('voice design, security (%s)', (dialect) => {
     await c.anonymous();
     const id = (await signIn(c, t.outbox, `design-many-${dialect}@example.com`)).id;
     const make = (i: number) =>
-      c.post('/voice/previews', { type: 'prompt', model: 'espeak-ng', language: 'en', preview_text: `Preview number ${i % 5}.`, prompt: 'a calm voice' });
+      c.post('/voice/previews', {
+        type: 'prompt',
+        model: 'espeak-ng',
+        language: 'en',
+        preview_text: `Preview number ${i % 5}.`,
+        prompt: 'a calm voice',
+      });
     const first = await make(0);
     expect(first.status).toBe(201);
     const made: number[] = [first.body.version];
@@ -168,7 +233,12 @@ describe.each(DIALECTS)('voice design, security (%s)', (dialect) => {
     const id = (await signIn(c, t.outbox, `design-leaver-${dialect}@example.com`)).id;
     const before = await t.ctx.credits.balance(id);
     const long = Array.from({ length: 12 }, (_, i) => `Sentence ${i + 1} of a preview nobody waits for.`).join(' ');
-    const { req } = rawPost(t.url, '/voice/previews', { type: 'prompt', model: 'gnuspeech', language: 'en', preview_text: long.slice(0, 300), prompt: 'an old man' }, { 'x-sid': c.sid! });
+    const { req } = rawPost(
+      t.url,
+      '/voice/previews',
+      { type: 'prompt', model: 'gnuspeech', language: 'en', preview_text: long.slice(0, 300), prompt: 'an old man' },
+      { 'x-sid': c.sid! },
+    );
     req.on('error', () => {});
     expect(await eventually(async () => (await heldHolds(t, id)).length === 1, 300, 10)).toBe(true);
     req.destroy();

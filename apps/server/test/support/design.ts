@@ -42,7 +42,16 @@ export async function ffmpegMake(args: string[], ext: string): Promise<Buffer> {
 /** `seconds` of a voiced tone (a pulse-rich sawtooth at 150 Hz with a little noise) as 16 kHz WAV. */
 export function toneWav(seconds: number): Promise<Buffer> {
   return ffmpegMake(
-    ['-f', 'lavfi', '-i', `aevalsrc=0.3*(2*mod(150*t\\,1)-1)+0.01*(random(0)-0.5):s=16000:d=${seconds}`, '-ac', '1', '-c:a', 'pcm_s16le'],
+    [
+      '-f',
+      'lavfi',
+      '-i',
+      `aevalsrc=0.3*(2*mod(150*t\\,1)-1)+0.01*(random(0)-0.5):s=16000:d=${seconds}`,
+      '-ac',
+      '1',
+      '-c:a',
+      'pcm_s16le',
+    ],
     'wav',
   );
 }
