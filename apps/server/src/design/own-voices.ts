@@ -12,7 +12,7 @@ import { mapSpeechErrors } from '../synthesis/errors.js';
 import { AVATAR_URL, officialVoiceId } from '../voices/official.js';
 import type { FoundVoice, OwnVoiceSource, VoicesService } from '../voices/service.js';
 import type { Designer, MixInput } from './profiles.js';
-import type { DesignRepository } from './repository.js';
+import { isUniqueViolation, type DesignRepository } from './repository.js';
 
 /** The ledger's record type of each activation fee. */
 const FEE_RECORD = new Map([
@@ -91,7 +91,10 @@ export class OwnVoicesService implements OwnVoiceSource {
     return out;
   }
 
-  async createMix(accountId: string, input: { name: string; model?: string | undefined; mix?: MixInput[] | undefined }): Promise<Voice> {
+  async createMix(
+    accountId: string,
+    input: { name: string; model?: string | undefined; mix?: MixInput[] | undefined },
+  ): Promise<Voice> {
     const name = this.checkName(input.name);
     if (!input.model) throw new AppError('PARAMETERS_NEEDED', { field: 'model' });
     const design = await this.designer.mix(input.model, input.mix);
@@ -124,7 +127,10 @@ export class OwnVoicesService implements OwnVoiceSource {
    * PREVIEW_REQUIRED otherwise, another account's preview included). The fee and the voice are one
    * transaction: no balance means no voice, and a failed insert charges nothing.
    */
-  async activate(accountId: string, input: { type: 'prompt' | 'clone'; name: string; preview_id?: string | undefined }): Promise<Voice> {
+  async activate(
+    accountId: string,
+    input: { type: 'prompt' | 'clone'; name: string; preview_id?: string | undefined },
+  ): Promise<Voice> {
     const name = this.checkName(input.name);
     if (!input.preview_id) throw new AppError('PREVIEW_REQUIRED');
     const preview = await this.repo.preview(accountId, input.preview_id);
@@ -165,6 +171,8 @@ export class OwnVoicesService implements OwnVoiceSource {
       });
     } catch (e) {
       await this.storage.delete(audioKey).catch(() => {});
+      // This preview already made a voice (a repeated or concurrent activation): nothing was charged.
+      if (isUniqueViolation(e)) throw new AppError('PREVIEW_REQUIRED');
       throw e;
     }
     return ownVoiceView(row);
@@ -179,7 +187,13 @@ export class OwnVoicesService implements OwnVoiceSource {
   /** Renames; a mix's voices may change; an activated voice's prompt or sample may not (VOICE_LOCKED). */
   async patch(
     accountId: string,
-    input: { id: string; name?: string | undefined; prompt?: string | undefined; file_id?: string | undefined; mix?: MixInput[] | undefined },
+    input: {
+      id: string;
+      name?: string | undefined;
+      prompt?: string | undefined;
+      file_id?: string | undefined;
+      mix?: MixInput[] | undefined;
+    },
   ): Promise<Voice> {
     if (await this.voices.isOfficial(input.id)) throw new AppError('FORBIDDEN');
     const row = await this.repo.voice(accountId, input.id);
@@ -190,7 +204,10 @@ export class OwnVoicesService implements OwnVoiceSource {
     const sampleChanges = input.file_id !== undefined && input.file_id !== row.file_id;
     if (promptChanges || sampleChanges) {
       if (row.type === 'prompt' || row.type === 'clone') throw new AppError('VOICE_LOCKED');
-      throw new AppError('VALIDATION_FAILED', { field: promptChanges ? 'prompt' : 'file_id', rule: 'only for prompt or clone voices' });
+      throw new AppError('VALIDATION_FAILED', {
+        field: promptChanges ? 'prompt' : 'file_id',
+        rule: 'only for prompt or clone voices',
+      });
     }
     if (input.mix !== undefined) {
       if (row.type !== 'mix') throw new AppError('VOICE_LOCKED');
@@ -219,7 +236,14 @@ export class OwnVoicesService implements OwnVoiceSource {
       if (!row) throw new AppError('NOT_FOUND');
       if (row.audio_key) keys.push(row.audio_key);
       const sampleFree = row.file_id && !(await this.repo.sampleInUse(trx, accountId, row.file_id));
-      keys.push(...(await this.repo.deletePreviews(trx, accountId, row.preview_id ? [row.preview_id] : [], sampleFree ? row.file_id : null)));
+      keys.push(
+        ...(await this.repo.deletePreviews(
+          trx,
+          accountId,
+          row.preview_id ? [row.preview_id] : [],
+          sampleFree ? row.file_id : null,
+        )),
+      );
       if (sampleFree && row.file_id) {
         const sample = await this.repo.deleteSample(trx, accountId, row.file_id);
         if (sample) keys.push(sample.storage_key);
@@ -244,7 +268,14 @@ export class OwnVoicesService implements OwnVoiceSource {
         const speech = await this.host.get();
         const { info, profile } = found;
         const result = await mapSpeechErrors(() =>
-          speech.synthesize({ text: info.previewText, voice: info, ...(profile ? { profile } : {}), format: 'mp3', language: info.languages[0]!, checkLanguage: false }),
+          speech.synthesize({
+            text: info.previewText,
+            voice: info,
+            ...(profile ? { profile } : {}),
+            format: 'mp3',
+            language: info.languages[0]!,
+            checkLanguage: false,
+          }),
         );
         const key = `${OWN_VOICE_FOLDER}/${id}.mp3`;
         await this.storage.put(key, result.audio);

@@ -102,12 +102,14 @@ export class PreviewsService {
     if (input.type === 'prompt' && input.prompt && this.words.find(input.prompt)) throw new AppError('SENSITIVE_WORDS');
     if (this.words.find(input.preview_text)) throw new AppError('SENSITIVE_WORDS');
     const models = input.models?.length ? input.models : [input.model];
-    if (new Set(models).size !== models.length) throw new AppError('VALIDATION_FAILED', { field: 'models', rule: 'distinct models' });
+    if (new Set(models).size !== models.length)
+      throw new AppError('VALIDATION_FAILED', { field: 'models', rule: 'distinct models' });
     // A random seed per request: repeated previews of one prompt are slightly different versions to pick from.
     const seed = randomInt(1, 2 ** 31);
     const planned: { model: string; design: Design; prepared: Prepared }[] = [];
     for (const model of models) {
       const design = await this.design(accountId, input, model, seed);
+      await this.designer.checkText(design.base, input.preview_text);
       const prepared = await this.synthesis.prepareFor(
         { info: design.base, profile: design.profile },
         { text: input.preview_text, language: input.language, format: 'mp3', speed: 1, pitch: 0 },
@@ -128,7 +130,11 @@ export class PreviewsService {
     try {
       for (const p of planned) works.push(await this.synthesis.hold(p.prepared, { accountId, recordType: 'preview' }, signal));
       for (const [i, p] of planned.entries()) {
-        const { result } = await this.synthesis.render(p.prepared, { accountId, recordType: 'preview' }, { signal, work: works[i]! });
+        const { result } = await this.synthesis.render(
+          p.prepared,
+          { accountId, recordType: 'preview' },
+          { signal, work: works[i]! },
+        );
         const id = newId('preview');
         const key = `${PREVIEW_FOLDER}/${id}.mp3`;
         await this.storage.put(key, result.audio);
@@ -197,7 +203,12 @@ export class PreviewsService {
     const { rows, total } = await this.repo.previews(accountId, page, pageSize);
     const samples = await this.repo.samplesByIds(accountId, [...new Set(rows.flatMap((r) => (r.file_id ? [r.file_id] : [])))]);
     const items = rows.map((r) => previewView(r, r.file_id ? (samples.get(r.file_id)?.idx ?? null) : null));
-    return { items: items.map((i) => ({ ...i, sample_index: i.sample_index === null ? null : Number(i.sample_index) })), total, page, page_size: pageSize };
+    return {
+      items: items.map((i) => ({ ...i, sample_index: i.sample_index === null ? null : Number(i.sample_index) })),
+      total,
+      page,
+      page_size: pageSize,
+    };
   }
 
   /** A preview's audio, for its owner only. */

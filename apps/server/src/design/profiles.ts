@@ -31,6 +31,13 @@ export class Designer {
     return model;
   }
 
+  /** The preview text must be in a language the base voice speaks (LANGUAGE_UNSUPPORTED otherwise). */
+  async checkText(base: VoiceInfo, text: string): Promise<void> {
+    const speech = await this.host.get();
+    const check = await mapSpeechErrors(async () => speech.checkLanguage(text, base.id));
+    if (!check.ok) throw new AppError('LANGUAGE_UNSUPPORTED');
+  }
+
   /** 1 to 3 library voices of one mixable model (MIX_LIMIT past 3), blended by weight. */
   async mix(modelId: string, parts: MixInput[] | undefined): Promise<Design> {
     if (!parts?.length) throw new AppError('PARAMETERS_NEEDED', { field: 'mix' });

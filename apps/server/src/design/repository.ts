@@ -13,11 +13,7 @@ export function isUniqueViolation(e: unknown): boolean {
  * Inserts a row numbered 1, 2, … per account: the next number after the account's highest, taken
  * again when a concurrent insert got there first (the unique key on (account, number) decides).
  */
-export async function insertNumbered<T>(
-  next: () => Promise<number>,
-  insert: (n: number) => Promise<T>,
-  tries = 20,
-): Promise<T> {
+export async function insertNumbered<T>(next: () => Promise<number>, insert: (n: number) => Promise<T>, tries = 20): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     const n = await next();
     try {

@@ -39,13 +39,17 @@ export function designRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       async (request, reply) => {
         const session = await requireSession(request, ctx.sessions);
         const { file, fields } = await receiveUpload(request, () => samples.tempFile());
+        let saved;
         try {
           if (!file) throw new AppError('PARAMETERS_NEEDED', { field: 'file' });
-          if (fields.get('consent') !== 'true') throw new AppError('VALIDATION_FAILED', { field: 'consent', rule: 'must be true' });
-          return reply.status(201).send(await samples.save(session.accountId, file, { ip: request.ip }));
+          if (fields.get('consent') !== 'true')
+            throw new AppError('VALIDATION_FAILED', { field: 'consent', rule: 'must be true' });
+          saved = await samples.save(session.accountId, file, { ip: request.ip });
         } finally {
+          // Gone before the answer: the temp folder only ever holds uploads in progress.
           if (file) await fs.rm(file, { force: true });
         }
+        return reply.status(201).send(saved);
       },
     );
 

@@ -9,7 +9,11 @@ const FRAMING_ALLOWANCE = 64 * 1024;
 
 /** FILE_TOO_LARGE that also closes the connection, so the rest of the body is never read. */
 function tooLarge(): AppError {
-  return new AppError('FILE_TOO_LARGE', { limit: `${LIMITS.cloneMaxBytes / (1024 * 1024)} MB` }, { headers: { connection: 'close' } });
+  return new AppError(
+    'FILE_TOO_LARGE',
+    { limit: `${LIMITS.cloneMaxBytes / (1024 * 1024)} MB` },
+    { headers: { connection: 'close' } },
+  );
 }
 
 /**

@@ -30,14 +30,17 @@ export interface ResolvedVoice {
 }
 
 /** The contract's request body (snake_case) as the service's input. */
-export function ttsInput(body: {
-  text: string;
-  voice_id: string;
-  language?: string;
-  format: AudioFormat;
-  speed: number;
-  pitch: number;
-}, accountId?: string): TtsInput {
+export function ttsInput(
+  body: {
+    text: string;
+    voice_id: string;
+    language?: string;
+    format: AudioFormat;
+    speed: number;
+    pitch: number;
+  },
+  accountId?: string,
+): TtsInput {
   return {
     ...(accountId ? { accountId } : {}),
     text: body.text,

@@ -96,7 +96,10 @@ export class VoicesService {
     const library = await this.load();
     return this.filter(
       q,
-      library.voices.map((v) => ({ voice: localizeVoice(v, library.byId.get(v.id)!.info, locale), info: library.byId.get(v.id)!.info })),
+      library.voices.map((v) => ({
+        voice: localizeVoice(v, library.byId.get(v.id)!.info, locale),
+        info: library.byId.get(v.id)!.info,
+      })),
       library.byId,
     );
   }

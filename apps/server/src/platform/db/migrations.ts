@@ -214,6 +214,8 @@ const migrations: Record<string, Migration> = {
         .addColumn('updated_at', 'text', (c) => c.notNull())
         .execute();
       await db.schema.createIndex('own_voices_account').on('own_voices').columns(['account_id', 'created_at']).execute();
+      // One preview activates one voice at most: a repeated or concurrent activation is not charged twice.
+      await db.schema.createIndex('own_voices_preview').on('own_voices').columns(['account_id', 'preview_id']).unique().execute();
     },
   },
 };
