@@ -3,7 +3,11 @@ import type { TtsConfig } from '../speech/types';
 import { activationFee } from './fee';
 
 const config = (extra: Record<string, unknown>) =>
-  ({ models: [], limits: { max_text_length: 1, mix_max: 3, preview_versions: 50, job_threshold: 1 }, ...extra }) as TtsConfig;
+  ({
+    models: [],
+    limits: { max_text_length: 1, mix_max: 3, preview_versions: 50, job_threshold: 1 },
+    ...extra,
+  }) as unknown as TtsConfig;
 
 describe('activationFee', () => {
   it("takes the preview's own fee first", () => {

@@ -25,6 +25,5 @@ export function activationFee(
   if (type === 'mix') return 0;
   const own = preview?.activation_credits;
   if (typeof own === 'number' && Number.isFinite(own) && own >= 0) return own;
-  const fees = (config as { activation_fees?: unknown } | undefined)?.activation_fees;
-  return feeIn(fees, FEE_USAGE[type]);
+  return feeIn(config?.activation_fees, FEE_USAGE[type]);
 }

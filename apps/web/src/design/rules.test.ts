@@ -32,6 +32,7 @@ const config: TtsConfig = {
     model('kokoro', ['tts', 'mixing'], ['en-US', 'ja']),
   ],
   limits: { max_text_length: 5000, mix_max: 3, preview_versions: 50, job_threshold: 1000 },
+  activation_fees: { text_to_voice: 500, clone: 1000 },
 };
 
 describe('checkCloneFile', () => {

@@ -56,6 +56,7 @@ export function DesignFields({ value, onChange, errors, models, languages, withP
           value={value.models}
           onChange={(next) => onChange({ models: next.slice(0, AB_MAX) })}
           maxValues={AB_MAX}
+          searchable
           error={errors.models}
           withAsterisk
           disabled={disabled}

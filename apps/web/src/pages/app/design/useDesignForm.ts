@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { defaultLanguage, languagesOf, missingFields, modelsFor, type DesignField, type DesignForm } from '../../../design/rules';
 import type { PreviewType } from '../../../design/types';
@@ -21,9 +21,14 @@ export function useDesignForm(kind: Exclude<PreviewType, 'mix'>) {
   const [submitted, setSubmitted] = useState(false);
   const languages = useMemo(() => languagesOf(config, form.models), [config, form.models]);
 
+  // The first model once the models are known (they may come after the page): once, so a user
+  // who clears the field is not overruled.
+  const defaulted = useRef(false);
   useEffect(() => {
-    if (form.models.length === 0 && models.length > 0 && !submitted) setForm((f) => ({ ...f, models: [models[0]!.model] }));
-  }, [models, form.models.length, submitted]);
+    if (defaulted.current || models.length === 0) return;
+    defaulted.current = true;
+    setForm((f) => (f.models.length === 0 ? { ...f, models: [models[0]!.model] } : f));
+  }, [models]);
   // Keep the language one the chosen models speak.
   useEffect(() => {
     if (languages.length === 0) return;
