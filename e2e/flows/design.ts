@@ -67,6 +67,8 @@ async function ensureRegistered(): Promise<void> {
   assertEqual(res.status, 200, 'PUT /accounts/me/email');
   const body = (await res.json()) as { sid: string };
   await env.page.evaluate(([k, v]) => localStorage.setItem(k!, v!), [SID_KEY, body.sid]);
+  // The cookie the sign-in form's answer would have set (audio elements send it, not the header).
+  await env.page.context().addCookies([{ name: 'sid', value: body.sid, url: env.server.baseUrl }]);
   state.registeredSid = body.sid;
   await env.page.reload();
   await env.page.getByTestId('dashboard-page').or(env.page.getByTestId('page-title')).first().waitFor();
@@ -361,7 +363,12 @@ export function designTests(suite: Suite): void {
     await row.waitFor({ state: 'detached' });
     const gone = await fetch(`${env.server.baseUrl}/voice?id=${made.mixId}`, { headers: { 'x-sid': await sid() } });
     assertEqual(gone.status, 404, 'the deleted voice answers 404');
-    await page.locator(`[data-testid="my-voice-row"][data-voice-id="${made.cloneId}"]`).waitFor();
+    // The clone's own preview plays from the list.
+    const clone = page.locator(`[data-testid="my-voice-row"][data-voice-id="${made.cloneId}"]`);
+    await clone.getByTestId('voice-preview').click();
+    await waitForPlayback(page, 'preview-audio', 0.2);
+    await clone.getByTestId('voice-preview').click();
+    await clone.locator('[data-testid="voice-preview"][data-state="idle"]').waitFor();
 
     for (const lang of LANGS) {
       await env.ui.chooseLanguage(lang);
