@@ -7,7 +7,6 @@ import {
   IconLayoutDashboard,
   IconMicrophone,
   IconReceipt,
-  IconArrowsShuffle,
   IconSparkles,
   IconUser,
   IconUserCircle,
@@ -20,7 +19,6 @@ export type NavKey =
   | 'playground'
   | 'textToVoice'
   | 'voiceCloning'
-  | 'mix'
   | 'myVoices'
   | 'voices'
   | 'models'
@@ -49,7 +47,6 @@ export const NAV: Record<NavKey, NavItem> = {
   playground: item('playground', '/app/playground', IconWaveSine),
   textToVoice: item('textToVoice', '/app/text-to-voice', IconSparkles),
   voiceCloning: item('voiceCloning', '/app/voice-cloning', IconMicrophone),
-  mix: item('mix', '/app/mix', IconArrowsShuffle),
   myVoices: item('myVoices', '/app/my-voices', IconUserCircle),
   voices: item('voices', '/app/voices', IconVolume),
   models: item('models', '/app/models', IconCpu),
@@ -65,7 +62,7 @@ export const HEADER_NAV: NavKey[] = ['models', 'dashboard', 'voices', 'myVoices'
 
 /** The console's side bar, grouped. */
 export const SIDEBAR: ReadonlyArray<{ section: 'sectionCreate' | 'sectionLibrary' | 'sectionAccount'; items: NavKey[] }> = [
-  { section: 'sectionCreate', items: ['playground', 'textToVoice', 'voiceCloning', 'mix'] },
+  { section: 'sectionCreate', items: ['playground', 'textToVoice', 'voiceCloning'] },
   { section: 'sectionLibrary', items: ['voices', 'myVoices', 'models'] },
   { section: 'sectionAccount', items: ['usage', 'orders', 'apiKeys', 'pricing', 'profile'] },
 ];
