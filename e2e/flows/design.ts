@@ -33,6 +33,27 @@ function later<T>(promise: Promise<T>): Promise<T> {
 
 const made: { cloneId?: string; cloneName: string; mixId?: string } = { cloneName: `JFK clone ${Date.now() % 100000}` };
 
+/** A 16 kHz mono 16-bit WAV of a quiet 200 Hz tone, `seconds` long. */
+function toneWav(seconds: number): Buffer {
+  const rate = 16000;
+  const samples = rate * seconds;
+  const out = Buffer.alloc(44 + samples * 2);
+  out.write('RIFF', 0, 'latin1');
+  out.writeUInt32LE(36 + samples * 2, 4);
+  out.write('WAVEfmt ', 8, 'latin1');
+  out.writeUInt32LE(16, 16);
+  out.writeUInt16LE(1, 20);
+  out.writeUInt16LE(1, 22);
+  out.writeUInt32LE(rate, 24);
+  out.writeUInt32LE(rate * 2, 28);
+  out.writeUInt16LE(2, 32);
+  out.writeUInt16LE(16, 34);
+  out.write('data', 36, 'latin1');
+  out.writeUInt32LE(samples * 2, 40);
+  for (let i = 0; i < samples; i++) out.writeInt16LE(Math.round(3000 * Math.sin((2 * Math.PI * 200 * i) / rate)), 44 + i * 2);
+  return out;
+}
+
 async function sid(): Promise<string> {
   return (await env.ui.storage(SID_KEY))!;
 }
@@ -100,6 +121,23 @@ export function designTests(suite: Suite): void {
     assertEqual(refused, errorMessage('UNSUPPORTED_FILE_TYPE', 'en'), 'the type is refused in the page');
     page.off('request', count);
     assertEqual(uploads, 0, 'nothing was uploaded');
+
+    // What passes the page's checks is judged by the server, whose refusals show in the user's language.
+    const judged = async (
+      name: string,
+      buffer: Buffer,
+      code: 'UNSUPPORTED_FILE_TYPE' | 'AUDIO_TOO_SHORT',
+      lang: 'en' | 'zh-TW',
+    ) => {
+      const answered = later(page.waitForResponse((r) => isPath(r.request(), '/files_upload')));
+      await page.getByTestId('clone-file').setInputFiles({ name, mimeType: 'audio/wav', buffer });
+      assertEqual((await answered).status(), code === 'AUDIO_TOO_SHORT' ? 422 : 415, `POST /files_upload of ${name}`);
+      await page.getByTestId('clone-file-error').getByText(errorMessage(code, lang), { exact: true }).waitFor();
+    };
+    await judged('renamed.wav', Buffer.from('this is a text file, not audio\n'.repeat(20)), 'UNSUPPORTED_FILE_TYPE', 'en');
+    await env.ui.chooseLanguage('zh-TW');
+    await judged('short.wav', toneWav(3), 'AUDIO_TOO_SHORT', 'zh-TW');
+    await env.ui.chooseLanguage('en');
 
     // The progress bar's values as the upload goes (watched in the page, as they may pass quickly).
     await page.evaluate(`(() => {
