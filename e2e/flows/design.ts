@@ -323,63 +323,76 @@ export function designTests(suite: Suite): void {
     },
   );
 
-  suite.test('a library voice opens the mixer; two voices with weights preview and save as my voice', async () => {
-    const page = env.page;
-    await env.ui.goto('/app/voices?model=espeak-ng');
-    const first = page.locator('[data-testid="voice-row"][data-model="espeak-ng"]').first();
-    await first.waitFor();
-    const firstId = await first.getAttribute('data-voice-id');
-    await first.getByTestId('voice-mix').click();
-    await env.ui.waitForHash(`/app/mix?voice=${encodeURIComponent(firstId!)}`);
-    await page.locator(`[data-testid="mix-slot"][data-voice-id="${firstId}"]`).waitFor();
+  suite.test(
+    'the playground and a library voice open the mixer; two voices with weights preview and save as my voice',
+    async () => {
+      const page = env.page;
+      // From the playground's voice card: the voice in use seeds the mix.
+      const english = 'voice_espeak.en-us';
+      await env.ui.goto(`/app/playground?voice=${english}`);
+      await page.locator(`[data-testid="playground-voice"][data-voice-id="${english}"]`).waitFor();
+      await page.getByTestId('playground-mix').click();
+      await env.ui.waitForHash(`/app/mix?voice=${english}`);
+      await page.locator(`[data-testid="mix-slot"][data-voice-id="${english}"]`).waitFor();
 
-    await page.getByTestId('mix-add').click();
-    const picker = page.getByTestId('mix-picker');
-    await picker.waitFor();
-    const pick = picker
-      .locator('[data-testid="voice-row"]')
-      .filter({ has: page.locator('[data-testid="mix-pick"]:enabled') })
-      .first();
-    await pick.waitFor();
-    const secondId = await pick.getAttribute('data-voice-id');
-    await pick.getByTestId('mix-pick').click();
-    await picker.waitFor({ state: 'detached' });
-    await page.locator(`[data-testid="mix-slot"][data-voice-id="${secondId}"]`).waitFor();
-    // 50/50, then the first slider up: the first becomes the base voice.
-    await page.getByTestId('mix-slot').nth(0).getByRole('slider').focus();
-    for (let i = 0; i < 25; i++) await page.keyboard.press('ArrowRight');
-    assertEqual(await page.getByTestId('mix-percent').nth(0).innerText(), '60%', 'the first weighs 75 of 125');
-    await page.locator(`[data-testid="mix-slot"][data-voice-id="${firstId}"] [data-testid="mix-base"]`).waitFor();
+      // From the library: a voice's Mix action.
+      await env.ui.goto('/app/voices?model=espeak-ng');
+      const first = page.locator('[data-testid="voice-row"][data-model="espeak-ng"]').first();
+      await first.waitFor();
+      const firstId = await first.getAttribute('data-voice-id');
+      await first.getByTestId('voice-mix').click();
+      await env.ui.waitForHash(`/app/mix?voice=${encodeURIComponent(firstId!)}`);
+      await page.locator(`[data-testid="mix-slot"][data-voice-id="${firstId}"]`).waitFor();
 
-    await page.getByTestId('mix-random').click();
-    await page.waitForFunction(
-      () => ((document.querySelector('[data-testid="mix-preview-text"]') as HTMLTextAreaElement | null)?.value.length ?? 0) > 10,
-    );
-    const sent = later(page.waitForRequest((r) => isPath(r, '/voice/previews')));
-    await page.getByTestId('mix-preview').click();
-    const body = (await sent).postDataJSON() as { type: string; model: string; mix: { voice_id: string; weight: number }[] };
-    assertEqual(body.type, 'mix', 'a mix preview');
-    assertEqual(body.model, 'espeak-ng', 'of the voices’ model');
-    assertEqual(
-      JSON.stringify(body.mix),
-      JSON.stringify([
-        { voice_id: firstId, weight: 0.6 },
-        { voice_id: secondId, weight: 0.4 },
-      ]),
-      'the weights',
-    );
-    await page.getByTestId('preview-result').waitFor({ timeout: 60_000 });
-    await waitForWaveform(page);
-    await page.getByTestId('result-play').click();
+      await page.getByTestId('mix-add').click();
+      const picker = page.getByTestId('mix-picker');
+      await picker.waitFor();
+      const pick = picker
+        .locator('[data-testid="voice-row"]')
+        .filter({ has: page.locator('[data-testid="mix-pick"]:enabled') })
+        .first();
+      await pick.waitFor();
+      const secondId = await pick.getAttribute('data-voice-id');
+      await pick.getByTestId('mix-pick').click();
+      await picker.waitFor({ state: 'detached' });
+      await page.locator(`[data-testid="mix-slot"][data-voice-id="${secondId}"]`).waitFor();
+      // 50/50, then the first slider up: the first becomes the base voice.
+      await page.getByTestId('mix-slot').nth(0).getByRole('slider').focus();
+      for (let i = 0; i < 25; i++) await page.keyboard.press('ArrowRight');
+      assertEqual(await page.getByTestId('mix-percent').nth(0).innerText(), '60%', 'the first weighs 75 of 125');
+      await page.locator(`[data-testid="mix-slot"][data-voice-id="${firstId}"] [data-testid="mix-base"]`).waitFor();
 
-    await page.getByTestId('mix-name').fill('Blend');
-    const saved = later(page.waitForResponse((r) => isPath(r.request(), '/voice', 'PUT')));
-    await page.getByTestId('mix-save').click();
-    const res = await saved;
-    assertEqual(res.status(), 201, 'PUT /voice (mix)');
-    made.mixId = ((await res.json()) as { id: string }).id;
-    await page.locator(`[data-testid="my-voice-row"][data-voice-id="${made.mixId}"][data-type="mix"]`).waitFor();
-  });
+      await page.getByTestId('mix-random').click();
+      await page.waitForFunction(
+        () =>
+          ((document.querySelector('[data-testid="mix-preview-text"]') as HTMLTextAreaElement | null)?.value.length ?? 0) > 10,
+      );
+      const sent = later(page.waitForRequest((r) => isPath(r, '/voice/previews')));
+      await page.getByTestId('mix-preview').click();
+      const body = (await sent).postDataJSON() as { type: string; model: string; mix: { voice_id: string; weight: number }[] };
+      assertEqual(body.type, 'mix', 'a mix preview');
+      assertEqual(body.model, 'espeak-ng', 'of the voices’ model');
+      assertEqual(
+        JSON.stringify(body.mix),
+        JSON.stringify([
+          { voice_id: firstId, weight: 0.6 },
+          { voice_id: secondId, weight: 0.4 },
+        ]),
+        'the weights',
+      );
+      await page.getByTestId('preview-result').waitFor({ timeout: 60_000 });
+      await waitForWaveform(page);
+      await page.getByTestId('result-play').click();
+
+      await page.getByTestId('mix-name').fill('Blend');
+      const saved = later(page.waitForResponse((r) => isPath(r.request(), '/voice', 'PUT')));
+      await page.getByTestId('mix-save').click();
+      const res = await saved;
+      assertEqual(res.status(), 201, 'PUT /voice (mix)');
+      made.mixId = ((await res.json()) as { id: string }).id;
+      await page.locator(`[data-testid="my-voice-row"][data-voice-id="${made.mixId}"][data-type="mix"]`).waitFor();
+    },
+  );
 
   suite.test('my voices: rename, delete after a confirmation, and the pages in three languages', async () => {
     const page = env.page;
