@@ -17,6 +17,11 @@ export const EQ_LIMIT_DB = 12;
 /** Largest cut, dB: a sample recorded band-limited (a phone, an old tape) has its top bands 40 dB down. */
 export const EQ_CUT_DB = 30;
 const FLOOR_DB = -119;
+/**
+ * Breath noise at breathiness 1, relative to the frame's local power (its mean over ±250 Hz, so
+ * harmonics and the valleys between them together): at 1 the noise matches the voice there.
+ */
+const BREATH_LEVEL = 1;
 
 export interface Conversion {
   /** Formant warp factor (> 1 moves formants up). */
@@ -143,7 +148,7 @@ export function convertVoice(samples: Float32Array, sampleRate: number, c: Conve
   const spectra: Float64Array[] = [];
   const energy = new Float64Array(frames);
   const envelopes: Float64Array[] = [];
-  const needEnv = Math.abs(c.formantScale - 1) > 1e-3 || c.breathiness > 1e-3;
+  const needEnv = Math.abs(c.formantScale - 1) > 1e-3;
   const lifter = Math.max(8, Math.round(0.0015 * sampleRate));
   const frame = new Float64Array(n);
   const spec = fft.createComplexArray() as number[];
@@ -248,9 +253,11 @@ export function convertVoice(samples: Float32Array, sampleRate: number, c: Conve
   const breathGain = new Float64Array(half);
   for (let k = 0; k < half; k++) {
     const f = k * binHz;
-    // Aspiration noise sits above about 1 kHz: a raised-cosine ramp from 500 Hz to 2 kHz.
-    breathGain[k] = f <= 500 ? 0 : f >= 2000 ? 1 : 0.5 - 0.5 * Math.cos((Math.PI * (f - 500)) / 1500);
+    // Aspiration noise: little under 300 Hz (the voicing stays), full from 1.2 kHz (a raised-cosine ramp).
+    breathGain[k] = f <= 300 ? 0 : f >= 1200 ? 1 : 0.5 - 0.5 * Math.cos((Math.PI * (f - 300)) / 900);
   }
+  const cumulative = new Float64Array(half + 1);
+  const spread = Math.max(1, Math.round(250 / binHz));
   for (let f = 0; f < frames; f++) {
     const s = spectra[f]!;
     if (eq)
@@ -258,24 +265,28 @@ export function convertVoice(samples: Float32Array, sampleRate: number, c: Conve
         s[2 * k]! *= eq[k]!;
         s[2 * k + 1]! *= eq[k]!;
       }
-    const env = envelopes[f]!;
-    if (c.breathiness > 1e-3 && env.length && active(f)) {
+    if (c.breathiness > 1e-3 && active(f)) {
       // Voiced frames only: loud and low-pitched (most energy under 1 kHz).
       let low = 0;
       let all = 0;
       for (let k = 0; k < half; k++) {
         const p = s[2 * k]! ** 2 + s[2 * k + 1]! ** 2;
+        cumulative[k + 1] = cumulative[k]! + p;
         all += p;
         if (k * binHz < 1000) low += p;
       }
       const voiced = all > 0 && low / all > 0.5 ? 1 : 0;
-      const keep = 1 - whisper * voiced;
-      for (let k = 0; k < half; k++) {
-        const eqk = eq ? eq[k]! : 1;
-        const amp = voiced * c.breathiness * 0.6 * Math.exp(env[k]!) * breathGain[k]! * eqk * tilt[k]! * (1 + whisper);
-        const ph = 2 * Math.PI * rnd();
-        s[2 * k] = s[2 * k]! * keep + amp * Math.cos(ph);
-        s[2 * k + 1] = s[2 * k + 1]! * keep + amp * Math.sin(ph);
+      if (voiced) {
+        const keep = 1 - whisper;
+        for (let k = 0; k < half; k++) {
+          const a = Math.max(0, k - spread);
+          const b = Math.min(half - 1, k + spread);
+          const local = (cumulative[b + 1]! - cumulative[a]!) / (b - a + 1);
+          const amp = c.breathiness * BREATH_LEVEL * (1 + whisper) * Math.sqrt(local) * breathGain[k]!;
+          const ph = 2 * Math.PI * rnd();
+          s[2 * k] = s[2 * k]! * keep + amp * Math.cos(ph);
+          s[2 * k + 1] = s[2 * k + 1]! * keep + amp * Math.sin(ph);
+        }
       }
     }
     // Inverse: rebuild the full conjugate-symmetric spectrum.
