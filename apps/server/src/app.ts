@@ -194,6 +194,7 @@ export async function buildApp(
     });
   }
 
+  await ctx.design.samples.clearTemp();
   // Jobs a dead process left behind are settled or released before the sweeper looks at their holds.
   await ctx.jobs.recover();
   const stopSweeper = startHoldSweeper(ctx.credits, config.HOLD_SWEEP_SECONDS, app.log);

@@ -51,6 +51,11 @@ export class SamplesService {
     readonly tempDir: string,
   ) {}
 
+  /** At start: uploads a dead process left half-received are removed. */
+  async clearTemp(): Promise<void> {
+    await fs.rm(this.tempDir, { recursive: true, force: true });
+  }
+
   /** A fresh temp path for one upload; the folder is the server's alone. */
   async tempFile(): Promise<string> {
     await fs.mkdir(this.tempDir, { recursive: true, mode: PRIVATE_DIR_MODE });

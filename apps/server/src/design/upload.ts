@@ -44,9 +44,15 @@ export async function receiveUpload(
         fields.set(part.fieldname, String(part.value));
         continue;
       }
-      if (part.fieldname !== 'file' || file) {
-        part.file.resume();
-        continue;
+      if (part.fieldname !== 'file') {
+        // Another file part is refused at once rather than read through: it could be of any size.
+        request.raw.unpipe();
+        request.raw.pause();
+        throw new AppError(
+          'VALIDATION_FAILED',
+          { field: part.fieldname, rule: 'field name not allowed' },
+          { headers: { connection: 'close' } },
+        );
       }
       file = await target();
       const out = await fs.open(file, 'wx', PRIVATE_FILE_MODE);

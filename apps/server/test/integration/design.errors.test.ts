@@ -79,6 +79,10 @@ describe.each(DIALECTS)('voice design, errors (%s)', (dialect) => {
       const form = new FormData();
       form.append('consent', 'true');
       expectError(await c.post('/files_upload?type=clone', form), 'PARAMETERS_NEEDED');
+      const renamed = new FormData();
+      renamed.append('consent', 'true');
+      renamed.append('sample', new Blob([new Uint8Array(wav)]), 'jfk.wav');
+      expectError(await c.post('/files_upload?type=clone', renamed), 'VALIDATION_FAILED');
       expectError(await uploadSample(c, wav, 'jfk.wav', { type: 'avatar' }), 'VALIDATION_FAILED');
       expectError(await c.post('/files_upload', new FormData()), 'PARAMETERS_NEEDED');
       expectError(await c.post('/files_upload?type=clone', { file: 'x' }), 'UNSUPPORTED_FILE_TYPE');

@@ -4,7 +4,9 @@ import { Client, signIn } from '../support/client.js';
 import { DIALECTS, startTestApp, type TestApp } from '../support/app.js';
 import { decodedSeconds } from '../support/audio.js';
 import { eventually } from '../support/leave.js';
+import { decodeWav, measurePcm, semitonesBetween } from '@polyvox/speech';
 import { JFK_MP3, JFK_WAV, uploadSample } from '../support/design.js';
+import { officialVoiceId } from '../../src/voices/official.js';
 
 const SPEECH_ENV = { SPEECH_WORKERS: '1' };
 const TEXT = 'A quick preview of this voice.';
@@ -211,13 +213,45 @@ describe.each(DIALECTS)('voice design, happy path (%s)', (dialect) => {
     await ledgerOk();
   });
 
-  it('a saved voice sounds like its profile, not its base voice', async () => {
-    const { voice } = await activate('prompt');
-    const own = await c.post('/tts', { text: 'Which voice is this one?', voice_id: voice.id, format: 'wav' });
-    const found = await t.ctx.voices.get(voice.id, accountId);
-    expect(found.profile).toBeDefined();
-    expect(found.info.model).toBe('flite');
-    expect(own.status).toBe(200);
+  it("a saved clone speaks at its sample's pitch, not its base voice's", async () => {
+    const { voice, sample } = await activate('clone');
+    // A few sentences: enough voiced speech for a stable median.
+    const text =
+      'And so, my fellow Americans, ask not what your country can do for you, ask what you can do for your country. ' +
+      'Printing, in the only sense with which we are at present concerned, differs from most if not from all the arts and crafts.';
+    const f0 = async (voice_id: string) => {
+      const res = await fetch(new URL('/tts', t.url), {
+        method: 'POST',
+        headers: { 'x-sid': c.sid!, 'content-type': 'application/json' },
+        body: JSON.stringify({ text, voice_id, format: 'wav' }),
+      });
+      expect(res.status).toBe(200);
+      const pcm = decodeWav(Buffer.from(await res.arrayBuffer()));
+      // The measure the sample was judged by, taken on the output.
+      return measurePcm(pcm.samples, pcm.sampleRate).f0MedianHz;
+    };
+    const target = sample!.measures.f0_median_hz as number;
+    const base = (await t.ctx.voices.get(voice.id, accountId)).info.id;
+    const own = await f0(voice.id);
+    const plain = await f0(officialVoiceId(base));
+    expect(Math.abs(semitonesBetween(own, target))).toBeLessThan(1);
+    expect(Math.abs(semitonesBetween(own, target))).toBeLessThan(Math.abs(semitonesBetween(plain, target)));
+  });
+
+  it('lists own voices with the library filters, apart from the official ones', async () => {
+    const all = (await c.get('/voice?source=mine&page_size=100')).body;
+    expect(all.total).toBeGreaterThan(0);
+    expect(all.items.every((v: { source: string }) => v.source === 'mine')).toBe(true);
+    const flite = (await c.get('/voice?source=mine&model=flite&page_size=100')).body;
+    expect(flite.items.every((v: { model: string }) => v.model === 'flite')).toBe(true);
+    const named = (await c.get(`/voice?source=mine&name=${encodeURIComponent(all.items[0].name.slice(3))}`)).body;
+    expect(named.items.map((v: { id: string }) => v.id)).toContain(all.items[0].id);
+    const page = (await c.get('/voice?source=mine&page=1&page_size=1')).body;
+    expect(page).toMatchObject({ total: all.total, page: 1, page_size: 1 });
+    expect(page.items).toHaveLength(1);
+    expect((await c.get('/voice?source=mine&mix=true')).body.total).toBe(0);
+    const official = (await c.get('/voice?page_size=100')).body;
+    expect(official.items.some((v: { source: string }) => v.source === 'mine')).toBe(false);
   });
 
   it('saves a mix of up to three voices and uses it', async () => {

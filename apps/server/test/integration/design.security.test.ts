@@ -1,4 +1,6 @@
 import fs from 'node:fs/promises';
+import http from 'node:http';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIMITS } from '@polyvox/contracts';
 import { Client, signIn } from '../support/client.js';
@@ -248,5 +250,28 @@ describe.each(DIALECTS)('voice design, security (%s)', (dialect) => {
     expect(await t.ctx.storage.list('voice-previews').then((keys) => keys.length)).toBe(
       (await t.ctx.db.kysely.selectFrom('voice_previews').select('id').execute()).length,
     );
+  });
+
+  it('removes a half-received upload when the client leaves, and one a dead process left at the next start', async () => {
+    const tempDir = path.join(t.dataDir, 'tmp', 'uploads');
+    const boundary = '----polyvoxleave';
+    const req = http.request(new URL('/files_upload?type=clone', t.url), {
+      method: 'POST',
+      headers: { 'x-sid': owner.sid!, 'content-type': `multipart/form-data; boundary=${boundary}` },
+    });
+    req.on('error', () => {});
+    req.write(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\nContent-Type: audio/wav\r\n\r\n`,
+    );
+    req.write(Buffer.alloc(2 * 1024 * 1024, 0x41));
+    const growing = async () => (await fs.readdir(tempDir).catch(() => [])).length === 1;
+    expect(await eventually(growing, 300, 10)).toBe(true);
+    req.destroy();
+    expect(await eventually(async () => (await fs.readdir(tempDir).catch(() => [])).length === 0)).toBe(true);
+
+    await fs.writeFile(path.join(tempDir, 'file_left_by_a_crash.upload'), 'half');
+    // Last in the file: the clients above speak to the old port.
+    t = await t.restart();
+    expect(await fs.readdir(tempDir).catch(() => [])).toEqual([]);
   });
 });

@@ -4,7 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { readPrompt } from '@polyvox/speech';
 
 const file = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../content/random-texts.json');
-const table = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, { name: string; prompt: string; previewText: string }[]>;
+const table = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<
+  string,
+  { name: string; prompt: string; previewText: string }[]
+>;
 
 describe('the random prompts offered to try', () => {
   it('exist in English, Simplified and Traditional Chinese', () => {

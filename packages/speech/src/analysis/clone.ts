@@ -17,8 +17,8 @@ const REFERENCE_FORMANTS: Record<'male' | 'female' | 'neutral' | 'child', [numbe
   child: [680, 2000, 3300],
 };
 
-/** Syllables per second of the engines at rate 1 (about 175 words a minute). */
-const BASE_SYLLABLE_RATE = 4.2;
+/** Syllables per second of the engines at rate 1, by the same count (measured on Flite slt: 3.76). */
+const BASE_SYLLABLE_RATE = 3.8;
 
 const clamp = (v: number, lo: number, hi: number): number => Math.min(hi, Math.max(lo, v));
 
@@ -29,17 +29,29 @@ function baseFormants(base: VoiceInfo): [number, number, number] {
 }
 
 /**
- * F0 spread of a profile as its engine reads `range`: Flite takes a standard deviation in Hz; the
- * others a 0–100 scale where 50 is their default of about 6 semitones from the 10th to the 90th
- * percentile.
+ * Flite's F0 target (mean and standard deviation, Hz) for a wanted median and p10–p90 range, as
+ * measured on its output: the spread of its contours (p10 to p90) comes out at about 0.092
+ * semitones per Hz of standard deviation, and their median falls about 0.0275 semitones per Hz
+ * under the mean (the contours are skewed upwards). Measured on slt over 100–300 Hz and
+ * deviations of 7–90 Hz.
  */
-function rangeFor(base: VoiceInfo, pitchHz: number, semitones: number): number {
-  if (base.engine === 'flite') {
-    // p10..p90 of a normal distribution spans 2.563 σ.
-    const sigma = semitones / 2.563;
-    return Math.round(pitchHz * (2 ** (sigma / 12) - 1) * 10) / 10;
+function fliteTarget(median: number, semitones: number): { pitchHz: number; range: number } {
+  let sd = semitones / 0.092;
+  let mean = median;
+  for (let i = 0; i < 3; i++) {
+    sd = Math.min(sd, 0.4 * mean);
+    mean = median * 2 ** ((0.0275 * sd) / 12);
   }
-  return Math.round(clamp((50 * semitones) / 6, 10, 100));
+  return { pitchHz: mean, range: sd };
+}
+
+/**
+ * The base voice's pitch settings for a wanted median and range: Flite by its measured response,
+ * the others by their 0–100 range scale, where 50 is their default of about 6 semitones.
+ */
+function pitchFor(base: VoiceInfo, median: number, semitones: number): { pitchHz: number; range: number } {
+  if (base.engine === 'flite') return fliteTarget(median, semitones);
+  return { pitchHz: median, range: clamp((50 * semitones) / 6, 10, 100) };
 }
 
 /** A deterministic seed from the measures, so one sample always gives the same profile. */
@@ -54,17 +66,20 @@ function seedOf(m: VoiceMeasures): number {
 
 export function cloneProfile(measures: VoiceMeasures, base: VoiceInfo): VoiceProfile {
   const own = base.profile;
-  const pitchHz = measures.f0MedianHz > 0 ? clamp(measures.f0MedianHz, 50, 500) : own.pitchHz;
+  const median = measures.f0MedianHz > 0 ? clamp(measures.f0MedianHz, 50, 500) : own.pitchHz;
+  const pitch =
+    measures.f0MedianHz > 0 && measures.f0RangeSemitones > 0
+      ? pitchFor(base, median, measures.f0RangeSemitones)
+      : { pitchHz: median, range: own.range };
   const ref = baseFormants(base);
   const ratios = measures.formantsHz.map((f, i) => (f > 0 ? f / ref[i]! : 1));
   const formantScale = clamp(Math.exp(ratios.reduce((a, r) => a + Math.log(r), 0) / ratios.length), 0.85, 1.18);
   const rate = measures.speakingRate > 0 ? own.rate * clamp(measures.speakingRate / BASE_SYLLABLE_RATE, 0.75, 1.33) : own.rate;
   // A clean modal voice has an HNR over 15 dB; breathy and rough voices fall well below.
   const breathiness = clamp((12 - measures.hnrDb) / 20, 0, 0.5);
-  const range = measures.f0RangeSemitones > 0 ? rangeFor(base, pitchHz, measures.f0RangeSemitones) : own.range;
   return {
-    pitchHz: Math.round(pitchHz * 10) / 10,
-    range,
+    pitchHz: Math.round(clamp(pitch.pitchHz, 50, 500) * 10) / 10,
+    range: Math.round(pitch.range * 10) / 10,
     rate: Math.round(rate * 1000) / 1000,
     formantScale: Math.round(formantScale * 1000) / 1000,
     breathiness: Math.round(Math.max(own.breathiness, breathiness) * 1000) / 1000,

@@ -168,6 +168,12 @@ function hashText(s: string): number {
 }
 
 const clamp = (v: number, lo: number, hi: number): number => Math.min(hi, Math.max(lo, v));
+/**
+ * Bounds of a designed voice's pitch: under about 75 Hz the engines fall into creak (eSpeak's
+ * Mandarin goes below 60 Hz and breaks up), and over 420 Hz into a whistle.
+ */
+const PITCH_FLOOR_HZ = 75;
+const PITCH_CEILING_HZ = 420;
 const family = (tag: string): string => tag.toLowerCase().split('-')[0]!.replace(/^cmn$/, 'zh');
 
 /** How well a candidate fits the traits; the best base voice has the highest score. */
@@ -178,6 +184,8 @@ function score(v: VoiceInfo, t: PromptTraits, language: string | undefined): num
     const fam = v.languages.some((l) => family(l) === family(language));
     s += exact ? 8 : fam ? 6 : 0;
     if (family(v.languages[0] ?? '') === family(language)) s += 1;
+    // A main dialect before a regional one (en-US before en-US-x-nyc).
+    if ((v.languages[0] ?? '').toLowerCase() === language.toLowerCase()) s += 1;
   }
   const child = v.age === 'child' || v.age === 'baby';
   if (t.gender) s += v.gender === t.gender ? 4 : v.gender === 'neutral' ? 1 : 0;
@@ -239,9 +247,9 @@ export function promptVoice(
   formantScale *= 1 + (rnd() - 0.5) * 0.04;
 
   let breathiness = own.breathiness;
-  if (traits.tones.includes('breathy')) breathiness = Math.max(breathiness, 0.35);
+  if (traits.tones.includes('breathy')) breathiness = Math.max(breathiness, 0.45);
   if (traits.tones.includes('raspy')) breathiness = Math.max(breathiness, 0.25);
-  if (traits.tones.includes('whisper')) breathiness = Math.max(breathiness, 0.7);
+  if (traits.tones.includes('whisper')) breathiness = Math.max(breathiness, 0.9);
   if (traits.age === 'senior') breathiness = Math.max(breathiness, 0.12);
 
   let range = own.range;
@@ -254,7 +262,7 @@ export function promptVoice(
   if (traits.tones.includes('raspy')) tiltDb += 1;
 
   const profile: VoiceProfile = {
-    pitchHz: Math.round(clamp(own.pitchHz * 2 ** (st / 12), 50, 500) * 10) / 10,
+    pitchHz: Math.round(clamp(own.pitchHz * 2 ** (st / 12), PITCH_FLOOR_HZ, PITCH_CEILING_HZ) * 10) / 10,
     range: Math.round(range * 10) / 10,
     rate: Math.round(clamp(rate, 0.6, 1.6) * 1000) / 1000,
     formantScale: Math.round(clamp(formantScale, 0.8, 1.25) * 1000) / 1000,

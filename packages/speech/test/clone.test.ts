@@ -1,0 +1,176 @@
+/**
+ * Cloning fidelity, judged by the analysis module on synthesized audio: clones of jfk.wav and of
+ * the LJ speaker on the default English voice (Flite slt, the library's first English voice) must
+ * land within a semitone of the sample's F0 median and at most half the base voice's LTAS
+ * distance, and still read the text. Also: the plain path untouched, and the zero-shot path.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { analyzeSample, cloneProfile, referenceFromSample, type VoiceMeasures } from '../src/analysis/index.ts';
+import { ltasDistance } from '../src/analysis/ltas.ts';
+import { conversionOf } from '../src/dsp/convert.ts';
+import { runEngine } from '../src/pipeline/run-engine.ts';
+import { createSpeech, type Speech } from '../src/speech.ts';
+import type { Engine, EngineRequest, PcmChunk, VoiceInfo } from '../src/types.ts';
+import { fixture, JFK_TEXT, joinedLj } from './support/fixtures.ts';
+import { envelopeCorrelation, measureWav, semitones } from './support/judge.ts';
+
+/** The library's default English voice (the server ranks Flite slt first: voices/ranking.ts). */
+const DEFAULT_ENGLISH = 'flite:slt';
+const TEXT = `${JFK_TEXT} Printing, in the only sense with which we are at present concerned, differs from most if not from all the arts and crafts.`;
+const OTHER_TEXT =
+  'The morning train left the station slowly, carrying travellers towards the distant mountains and the sea beyond them.';
+
+let speech: Speech;
+let base: VoiceInfo;
+beforeAll(async () => {
+  speech = await createSpeech({ poolSize: 2, cache: false });
+  base = speech.getVoice(DEFAULT_ENGLISH)!;
+}, 90_000);
+afterAll(() => speech.close());
+
+const render = async (text: string, profile?: VoiceInfo['profile']) =>
+  measureWav((await speech.synthesize({ text, voice: base, ...(profile ? { profile } : {}), format: 'wav' })).audio);
+
+describe.each([
+  ['jfk.wav (adult male)', () => fixture('jfk.wav')],
+  ['the LJ speaker (eight files joined)', () => joinedLj()],
+])('a clone of %s on the default English voice', (_, sample) => {
+  let measures: VoiceMeasures;
+  let plain: Awaited<ReturnType<typeof render>>;
+  let clone: Awaited<ReturnType<typeof render>>;
+  let rate: number;
+  beforeAll(async () => {
+    measures = (await analyzeSample(sample())).measures;
+    const profile = cloneProfile(measures, base);
+    rate = profile.rate;
+    [plain, clone] = await Promise.all([render(TEXT), render(TEXT, profile)]);
+  }, 60_000);
+
+  it("speaks within 1 semitone of the sample's F0 median", () => {
+    const error = semitones(clone.f0MedianHz, measures.f0MedianHz);
+    console.log(
+      `F0: sample ${measures.f0MedianHz.toFixed(1)} Hz, clone ${clone.f0MedianHz.toFixed(1)} Hz (${error.toFixed(2)} st), base ${plain.f0MedianHz.toFixed(1)} Hz`,
+    );
+    expect(Math.abs(error)).toBeLessThan(1);
+    // The base voice was not already there: the clone moved.
+    expect(Math.abs(semitones(plain.f0MedianHz, measures.f0MedianHz))).toBeGreaterThan(1.5);
+  });
+
+  it("has at most half the base voice's LTAS distance to the sample", () => {
+    const before = ltasDistance(plain.ltas, measures.ltas);
+    const after = ltasDistance(clone.ltas, measures.ltas);
+    console.log(
+      `LTAS distance: base ${before.toFixed(2)} dB, clone ${after.toFixed(2)} dB, ratio ${(after / before).toFixed(3)}`,
+    );
+    expect(after).toBeLessThanOrEqual(0.5 * before);
+  });
+
+  it('still reads the text: the same syllables, rising and falling with the base voice reading it', async () => {
+    // Its duration is the base's over the clone's rate, give or take a tenth.
+    const expected = plain.durationSec / rate;
+    expect(Math.abs(clone.durationSec - expected) / expected).toBeLessThan(0.12);
+    // As many energy nuclei (syllables) as the base voice finds in the same text, within a fifth.
+    const syllables = (m: typeof plain) => m.speakingRate * m.speechSec;
+    expect(Math.abs(syllables(clone) - syllables(plain)) / syllables(plain)).toBeLessThan(0.2);
+    const same = envelopeCorrelation(plain.samples, plain.sampleRate, clone.samples, clone.sampleRate);
+    const other = await render(OTHER_TEXT);
+    const different = envelopeCorrelation(plain.samples, plain.sampleRate, other.samples, other.sampleRate);
+    console.log(`envelope correlation with the base reading: same text ${same.toFixed(2)}, another text ${different.toFixed(2)}`);
+    expect(same).toBeGreaterThan(0.6);
+    expect(same).toBeGreaterThan(different + 0.3);
+  });
+});
+
+describe('the plain path', () => {
+  it('a profile without conversion fields gives byte-identical audio to none at all', async () => {
+    const text = 'Nothing about this voice was changed.';
+    const plain = await speech.synthesize({ text, voiceId: DEFAULT_ENGLISH, format: 'wav' });
+    const same = await speech.synthesize({ text, voice: base, profile: { ...base.profile }, format: 'wav' });
+    expect(same.audio.equals(plain.audio)).toBe(true);
+    // GnuSpeech is deterministic too (eSpeak is not: two identical requests differ in their noise).
+    const gnu = speech.getVoice('gnuspeech:female')!;
+    const a = await speech.synthesize({ text, voiceId: gnu.id, format: 'wav' });
+    const b = await speech.synthesize({ text, voice: gnu, profile: JSON.parse(JSON.stringify(gnu.profile)), format: 'wav' });
+    expect(b.audio.equals(a.audio)).toBe(true);
+  });
+
+  it('no library voice asks for conversion with its own profile', () => {
+    const asking = speech.listVoices().filter((v) => conversionOf(v.profile, v.profile));
+    expect(asking.map((v) => v.id)).toEqual([]);
+  });
+
+  it('a clone profile is plain JSON and survives a round trip unchanged', async () => {
+    const { measures } = await analyzeSample(fixture('jfk.wav'));
+    const profile = cloneProfile(measures, base);
+    expect(JSON.parse(JSON.stringify(profile))).toEqual(profile);
+    expect(conversionOf(profile, base.profile)).toBeDefined();
+    // The same sample gives the same profile.
+    expect(cloneProfile(measures, base)).toEqual(profile);
+  });
+});
+
+describe('a zero-shot cloning model gets the sample itself', () => {
+  /** An engine that clones natively, at the engine interface: it records what it was given. */
+  class FakeZeroShot implements Engine {
+    readonly id = 'fake-zero-shot';
+    readonly capabilities = {
+      languages: ['en'],
+      mixable: false,
+      nativeCloning: true,
+      ssml: false,
+      wordTimings: false,
+      nativePitch: true,
+      nativeSpeed: true,
+    };
+    seen: EngineRequest[] = [];
+    output = new Float32Array(24000).map((_, i) => 0.3 * Math.sin((2 * Math.PI * 180 * i) / 24000));
+    listVoices = () => [];
+    listModels = () => [];
+    async *synthesize(req: EngineRequest): AsyncIterable<PcmChunk> {
+      this.seen.push(req);
+      yield { samples: this.output.slice(), sampleRate: 24000 };
+    }
+  }
+
+  it('passes the decoded, trimmed sample and its transcript through EngineRequest.reference, unconverted', async () => {
+    const reference = await referenceFromSample(fixture('jfk.wav'), { transcript: ` ${JFK_TEXT} ` });
+    expect(reference.sampleRate).toBe(24000);
+    expect(reference.text).toBe(JFK_TEXT);
+    // At most 15 s, and the leading silence gone (jfk.wav starts with a breath of quiet).
+    expect(reference.samples.length / 24000).toBeLessThanOrEqual(15);
+    expect(reference.samples.length / 24000).toBeGreaterThan(9);
+
+    const engine = new FakeZeroShot();
+    const voice: VoiceInfo = { ...base, id: 'fake-zero-shot:clone', engine: engine.id, model: 'fake', variant: 'clone' };
+    const { measures } = await analyzeSample(fixture('jfk.wav'));
+    const profile = cloneProfile(measures, voice);
+    const job = {
+      engine: engine.id,
+      voice,
+      text: 'Hello there.',
+      speed: 1,
+      pitch: 0,
+      profile,
+      sampleRate: 24000,
+      loudness: false,
+    };
+    const withRef = await runEngine(engine, { ...job, reference });
+    expect(engine.seen[0]!.reference).toBe(reference);
+    expect(engine.seen[0]!.reference!.text).toBe(JFK_TEXT);
+    // The model imitates the sample itself: no conversion on top of it.
+    expect(Buffer.from(withRef.samples.buffer).equals(Buffer.from(engine.output.buffer))).toBe(true);
+    // Without a reference, the same profile goes through the conversion stage.
+    const converted = await runEngine(engine, job);
+    expect(engine.seen[1]!.reference).toBeUndefined();
+    expect(Buffer.from(converted.samples.buffer).equals(Buffer.from(engine.output.buffer))).toBe(false);
+  });
+
+  it('no transcript means no text, and an undecodable sample is refused as a file type', async () => {
+    const reference = await referenceFromSample(fixture('jfk.mp3'), { transcript: '   ', sampleRate: 16000 });
+    expect(reference.text).toBeUndefined();
+    expect(reference.sampleRate).toBe(16000);
+    await expect(referenceFromSample(new URL(import.meta.url).pathname)).rejects.toMatchObject({
+      code: 'UNSUPPORTED_FILE_TYPE',
+    });
+  });
+});
