@@ -350,6 +350,27 @@ describe.each(DIALECTS)('voice design, happy path (%s)', (dialect) => {
     }
   });
 
+  it('documents every design route in the OpenAPI document, the side-by-side `models` field included', async () => {
+    const doc = (await c.get('/openapi.json')).body;
+    for (const [route, method] of [
+      ['/files_upload', 'post'],
+      ['/voice/previews', 'post'],
+      ['/voice/previews', 'get'],
+      ['/voice/previews/{id}/audio', 'get'],
+      ['/voice', 'put'],
+      ['/voice', 'patch'],
+      ['/voice', 'delete'],
+    ] as const) {
+      expect(doc.paths[route]?.[method], `${method} ${route}`).toBeDefined();
+    }
+    const body = doc.paths['/voice/previews'].post.requestBody.content['application/json'].schema;
+    expect(body.properties.models).toMatchObject({
+      type: 'array',
+      maxItems: 3,
+      description: expect.stringMatching(/side by side/),
+    });
+  });
+
   it('names the mixable models and the limits in /tts/config', async () => {
     const res = await c.get('/tts/config');
     const espeak = res.body.models.find((m: { model: string }) => m.model === 'espeak-ng');
