@@ -78,6 +78,19 @@ describe('probeSample: the container from the bytes, the duration from the decod
     expect(probed.durationSec).toBeGreaterThan(10.5);
   });
 
+  it('reads an m4a of several megabytes whose index comes after its audio (ALAC)', async () => {
+    const big = path.join(dir, 'long.m4a');
+    execFileSync(FFMPEG, [
+      ...['-loglevel', 'error', '-y', '-f', 'lavfi', '-i', 'anoisesrc=sample_rate=44100:duration=60:amplitude=0.3'],
+      ...['-ac', '2', '-c:a', 'alac', big],
+    ]);
+    expect(readFileSync(big).length).toBeGreaterThan(5_000_000);
+    const probed = await probeSample(big);
+    expect(probed).toMatchObject({ format: 'm4a', sampleRate: 44100, channels: 2 });
+    expect(probed.codec).toMatch(/alac/i);
+    expect(probed.durationSec).toBeCloseTo(60, 1);
+  });
+
   it('judges by the bytes, not the name: an mp3 named .wav is an mp3, a text file named .mp3 is refused', async () => {
     const renamed = path.join(dir, 'really-mp3.wav');
     copyFileSync(fixture('jfk.mp3'), renamed);

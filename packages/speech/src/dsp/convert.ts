@@ -9,6 +9,7 @@
  */
 import FFT from 'fft.js';
 import type { VoiceProfile } from '../types.ts';
+import { levinson } from './lpc.ts';
 
 /** Third-octave band centres the LTAS target is given on (the same as analysis/ltas.ts). */
 const BANDS = [100, 125, 160, 200, 250, 315, 400, 500, 630, 800, 1000, 1250, 1600, 2000, 2500, 3150, 4000, 5000, 6300];
@@ -60,6 +61,7 @@ export function conversionOf(profile: VoiceProfile, own: VoiceProfile): Conversi
   };
 }
 
+let lagWidth = 0;
 const ffts = new Map<number, FFT>();
 const fftOf = (n: number): FFT => {
   let f = ffts.get(n);
@@ -100,33 +102,36 @@ function bandGainsToBins(gainsDb: number[], bins: number, binHz: number): Float6
 }
 
 /**
- * The cepstrally smoothed log-magnitude envelope of one frame (natural log), `half` bins: the
- * harmonics removed by keeping quefrencies under `lifter` samples.
+ * The spectral envelope of one frame (natural log of its magnitude, `half` bins) by linear
+ * prediction: autocorrelations from the frame's power spectrum, Levinson-Durbin, and −log|A| on
+ * the bins. Unlike a cepstrally smoothed spectrum it keeps narrow formant peaks at their height,
+ * so the warp moves the formants rather than leaving part of them behind.
  */
-function envelope(
-  logMag: Float64Array,
+function lpcEnvelope(
+  s: Float64Array,
   half: number,
   n: number,
   fft: FFT,
-  lifter: number,
+  order: number,
   buf: number[],
   out: number[],
-): Float64Array {
-  // The log spectrum is real and even: its inverse transform is the real cepstrum.
+): Float64Array | undefined {
   for (let k = 0; k < n; k++) {
-    const kk = k <= half - 1 ? k : n - k;
-    buf[2 * k] = logMag[kk]!;
+    const kk = k < half ? k : n - k;
+    buf[2 * k] = s[2 * kk]! ** 2 + s[2 * kk + 1]! ** 2;
     buf[2 * k + 1] = 0;
   }
   fft.inverseTransform(out, buf);
-  for (let q = 0; q < n; q++) {
-    const keep = q < lifter || n - q < lifter ? 1 : 0;
-    buf[2 * q] = out[2 * q]! * keep;
-    buf[2 * q + 1] = 0;
-  }
-  fft.transform(out, buf);
+  const r = new Float64Array(order + 1);
+  // A lag window (Gaussian, 40 Hz) widens the poles a little, so no harmonic is taken for a formant.
+  for (let i = 0; i <= order; i++) r[i] = out[2 * i]! * Math.exp(-0.5 * (i * lagWidth) ** 2);
+  const a = levinson(r, order);
+  if (!a) return undefined;
+  const frame = new Float64Array(n);
+  frame.set(a);
+  fft.realTransform(out, frame);
   const env = new Float64Array(half);
-  for (let k = 0; k < half; k++) env[k] = out[2 * k]!;
+  for (let k = 0; k < half; k++) env[k] = -0.5 * Math.log(out[2 * k]! ** 2 + out[2 * k + 1]! ** 2 + 1e-20);
   return env;
 }
 
@@ -147,14 +152,13 @@ export function convertVoice(samples: Float32Array, sampleRate: number, c: Conve
   const frames = Math.ceil((samples.length + n) / hop);
   const spectra: Float64Array[] = [];
   const energy = new Float64Array(frames);
-  const envelopes: Float64Array[] = [];
   const needEnv = Math.abs(c.formantScale - 1) > 1e-3;
-  const lifter = Math.max(8, Math.round(0.0015 * sampleRate));
+  // Two poles per kHz of bandwidth, and a few for the glottal source and the radiation.
+  const order = Math.round(sampleRate / 1000) + 4;
   const frame = new Float64Array(n);
   const spec = fft.createComplexArray() as number[];
   const buf = fft.createComplexArray() as number[];
   const tmp = fft.createComplexArray() as number[];
-  const logMag = new Float64Array(half);
 
   const tilt = new Float64Array(half);
   for (let k = 0; k < half; k++) {
@@ -163,7 +167,7 @@ export function convertVoice(samples: Float32Array, sampleRate: number, c: Conve
     tilt[k] = 10 ** (g / 20);
   }
 
-  // Pass 1: analysis, formant warp and tilt; the envelope kept for the breath noise.
+  // Pass 1: analysis, formant warp and tilt.
   for (let f = 0; f < frames; f++) {
     const o = f * hop;
     for (let i = 0; i < n; i++) frame[i] = (padded[o + i] ?? 0) * win[i]!;
@@ -177,9 +181,9 @@ export function convertVoice(samples: Float32Array, sampleRate: number, c: Conve
     }
     energy[f] = e;
     if (needEnv && e > 1e-12) {
-      for (let k = 0; k < half; k++) logMag[k] = 0.5 * Math.log(s[2 * k]! ** 2 + s[2 * k + 1]! ** 2 + 1e-12);
-      const env = envelope(logMag, half, n, fft, lifter, buf, tmp);
-      if (Math.abs(c.formantScale - 1) > 1e-3) {
+      lagWidth = (2 * Math.PI * 40) / sampleRate;
+      const env = lpcEnvelope(s, half, n, fft, order, buf, tmp);
+      if (env) {
         // New envelope at f is the old one at f / α: the ratio, bounded to ±20 dB, scales each bin.
         const warped = new Float64Array(half);
         for (let k = 0; k < half; k++) {
@@ -193,9 +197,8 @@ export function convertVoice(samples: Float32Array, sampleRate: number, c: Conve
           s[2 * k]! *= g;
           s[2 * k + 1]! *= g;
         }
-        envelopes.push(warped);
-      } else envelopes.push(env);
-    } else envelopes.push(new Float64Array(0));
+      }
+    }
     if (c.tiltDb)
       for (let k = 0; k < half; k++) {
         s[2 * k]! *= tilt[k]!;
