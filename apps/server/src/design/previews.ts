@@ -10,7 +10,7 @@ import type { HeldWork } from '../synthesis/held-work.js';
 import type { Prepared, SynthesisService } from '../synthesis/service.js';
 import type { Design, Designer, MixInput } from './profiles.js';
 import type { SamplesService } from './samples.js';
-import { insertNumbered, type DesignRepository } from './repository.js';
+import type { DesignRepository } from './repository.js';
 
 export type PreviewType = 'mix' | 'prompt' | 'clone';
 
@@ -139,32 +139,27 @@ export class PreviewsService {
         const key = `${PREVIEW_FOLDER}/${id}.mp3`;
         await this.storage.put(key, result.audio);
         try {
-          const row = await insertNumbered(
-            () => this.repo.nextPreviewVersion(accountId),
-            async (version) => {
-              const row: VoicePreviewsTable = {
-                id,
-                account_id: accountId,
-                version,
-                type: input.type,
-                model: p.model,
-                language: input.language,
-                preview_text: input.preview_text,
-                prompt: input.type === 'prompt' ? (input.prompt ?? null) : null,
-                file_id: input.type === 'clone' ? (input.file_id ?? null) : null,
-                mix: input.type === 'mix' ? JSON.stringify(input.mix) : null,
-                base_voice: p.design.base.id,
-                profile: JSON.stringify(p.design.profile),
-                gender: p.design.base.gender,
-                credits: p.prepared.credits,
-                duration: result.durationSec,
-                storage_key: key,
-                created_at: nowIso(),
-              };
-              await this.repo.insertPreview(row);
-              return row;
-            },
-          );
+          const version = await this.repo.nextNumber(accountId, 'preview');
+          const row: VoicePreviewsTable = {
+            id,
+            account_id: accountId,
+            version,
+            type: input.type,
+            model: p.model,
+            language: input.language,
+            preview_text: input.preview_text,
+            prompt: input.type === 'prompt' ? (input.prompt ?? null) : null,
+            file_id: input.type === 'clone' ? (input.file_id ?? null) : null,
+            mix: input.type === 'mix' ? JSON.stringify(input.mix) : null,
+            base_voice: p.design.base.id,
+            profile: JSON.stringify(p.design.profile),
+            gender: p.design.base.gender,
+            credits: p.prepared.credits,
+            duration: result.durationSec,
+            storage_key: key,
+            created_at: nowIso(),
+          };
+          await this.repo.insertPreview(row);
           made.push({ row });
         } catch (e) {
           await this.storage.delete(key).catch(() => {});

@@ -8,7 +8,7 @@ import { nowIso } from '../platform/db/database.js';
 import { PRIVATE_DIR_MODE, type Storage } from '../platform/storage.js';
 import type { VoiceSamplesTable } from '../platform/db/schema.js';
 import { analyzeUpload, type SampleAnalysis } from './analysis.js';
-import { insertNumbered, type DesignRepository } from './repository.js';
+import type { DesignRepository } from './repository.js';
 
 export interface SampleView {
   id: string;
@@ -71,28 +71,23 @@ export class SamplesService {
     await this.storage.put(key, await fs.readFile(file));
     const now = nowIso();
     try {
-      const row = await insertNumbered(
-        () => this.repo.nextSampleIndex(accountId),
-        async (idx) => {
-          const row: VoiceSamplesTable = {
-            id,
-            account_id: accountId,
-            idx,
-            format: analysis.format,
-            size,
-            duration: analysis.durationSec,
-            sample_rate: analysis.sampleRate,
-            measures: JSON.stringify({ measures: analysis.measures, summary: analysis.summary }),
-            noisy: analysis.summary.noisy ? 1 : 0,
-            storage_key: key,
-            consent_at: now,
-            consent_ip: consent.ip,
-            created_at: now,
-          };
-          await this.repo.insertSample(row);
-          return row;
-        },
-      );
+      const idx = await this.repo.nextNumber(accountId, 'sample');
+      const row: VoiceSamplesTable = {
+        id,
+        account_id: accountId,
+        idx,
+        format: analysis.format,
+        size,
+        duration: analysis.durationSec,
+        sample_rate: analysis.sampleRate,
+        measures: JSON.stringify({ measures: analysis.measures, summary: analysis.summary }),
+        noisy: analysis.summary.noisy ? 1 : 0,
+        storage_key: key,
+        consent_at: now,
+        consent_ip: consent.ip,
+        created_at: now,
+      };
+      await this.repo.insertSample(row);
       return sampleView(row);
     } catch (e) {
       await this.storage.delete(key).catch(() => {});

@@ -324,6 +324,17 @@ describe.each(DIALECTS)('voice design, happy path (%s)', (dialect) => {
     expect((await c.post('/v1/audio/speech', { model: 'tts-1', input: 'Gone?', voice: voice.id })).status).toBe(404);
     expect((await c.get(`/voice/preview/${voice.id}.mp3`)).status).toBe(404);
     expect((await c.delete(`/voice?id=${voice.id}`)).status).toBe(404);
+    // Its numbers are not given again: the next sample and preview come after them.
+    const next = await uploadSample(c, await fs.readFile(JFK_WAV), 'jfk.wav');
+    expect(next.body.index).toBe(sample!.index + 1);
+    const again = await c.post('/voice/previews', {
+      type: 'clone',
+      model: 'flite',
+      language: 'en',
+      preview_text: TEXT,
+      file_id: next.body.id,
+    });
+    expect(again.body.version).toBe(preview.version + 1);
     expect(
       (
         await c.post('/voice/previews', {
