@@ -9,6 +9,7 @@ import { PRIVATE_DIR_MODE, type Storage } from '../platform/storage.js';
 import type { VoiceSamplesTable } from '../platform/db/schema.js';
 import { analyzeUpload, type SampleAnalysis } from './analysis.js';
 import type { DesignRepository } from './repository.js';
+import type { RateLimiter } from '../platform/rate-limit.js';
 
 export interface SampleView {
   id: string;
@@ -49,7 +50,14 @@ export class SamplesService {
     private readonly repo: DesignRepository,
     private readonly storage: Storage,
     readonly tempDir: string,
+    private readonly limits: { limiter: RateLimiter; perAccountHour: number },
   ) {}
+
+  /** Each upload is decoded and measured: an account may send so many an hour (RATE_LIMITED past that). */
+  async admit(accountId: string): Promise<void> {
+    const wait = await this.limits.limiter.hit(`sample-upload:${accountId}`, this.limits.perAccountHour, 3600);
+    if (wait > 0) throw new AppError('RATE_LIMITED', { seconds: wait }, { headers: { 'retry-after': String(wait) } });
+  }
 
   /** At start: uploads a dead process left half-received are removed. */
   async clearTemp(): Promise<void> {

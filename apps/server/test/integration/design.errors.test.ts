@@ -19,7 +19,7 @@ describe.each(DIALECTS)('voice design, errors (%s)', (dialect) => {
   let n = 0;
   let sampleId: string;
   beforeAll(async () => {
-    t = await startTestApp(dialect, { env: { SPEECH_WORKERS: '1' } });
+    t = await startTestApp(dialect, { env: { SPEECH_WORKERS: '1', SAMPLE_UPLOADS_PER_ACCOUNT_HOUR: '1000' } });
     c = new Client(t.url);
     await c.anonymous();
     accountId = (await signIn(c, t.outbox, `design-errors-${dialect}@example.com`)).id;
