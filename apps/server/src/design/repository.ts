@@ -53,6 +53,18 @@ export class DesignRepository {
     return new Map(rows.map((r) => [r.id, r]));
   }
 
+  /** Which of these previews activated a voice, and which. */
+  async voicesByPreview(accountId: string, previewIds: string[]): Promise<Map<string, string>> {
+    if (!previewIds.length) return new Map();
+    const rows = await this.db
+      .selectFrom('own_voices')
+      .select(['id', 'preview_id'])
+      .where('account_id', '=', accountId)
+      .where('preview_id', 'in', previewIds)
+      .execute();
+    return new Map(rows.map((r) => [r.preview_id!, r.id]));
+  }
+
   async deleteSample(trx: Executor, accountId: string, id: string): Promise<VoiceSamplesTable | undefined> {
     return trx
       .deleteFrom('voice_samples')
