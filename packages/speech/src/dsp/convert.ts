@@ -4,7 +4,7 @@
  * spectral-envelope matching towards a target LTAS (an equalizer from the difference of the
  * sentence's LTAS and the target, level-aligned, smoothed across bands and bounded), and
  * breathiness (noise shaped by the envelope, above 1 kHz, in voiced frames). All of it in one
- * short-time Fourier pass (fft.js): 75 % overlapping √Hann frames, the engine's phases kept.
+ * short-time Fourier pass (fft.js): half-overlapping √Hann frames, the engine's phases kept.
  * Pitch is not here: engines set it natively (or Sonic does), before this step.
  */
 import FFT from 'fft.js';
@@ -42,7 +42,9 @@ export interface Conversion {
  * absolute (every engine voice is 1); breathiness counts beyond the voice's own.
  */
 export function conversionOf(profile: VoiceProfile, own: VoiceProfile): Conversion | undefined {
-  const formantScale = Number.isFinite(profile.formantScale) ? Math.min(1.5, Math.max(0.67, profile.formantScale)) : 1;
+  const asked = Number.isFinite(profile.formantScale) ? Math.min(1.5, Math.max(0.67, profile.formantScale)) : 1;
+  // Formants moved by under 1 % are not heard apart: not worth a pass of linear prediction per frame.
+  const formantScale = Math.abs(asked - 1) < 0.01 ? 1 : asked;
   const breathiness = Math.min(1, Math.max(0, (profile.breathiness || 0) - (own.breathiness || 0)));
   const ltasDb =
     Array.isArray(profile.ltasDb) &&
@@ -138,21 +140,21 @@ function lpcEnvelope(
 export function convertVoice(samples: Float32Array, sampleRate: number, c: Conversion): Float32Array {
   // About 32 to 46 ms frames: long enough for a low voice's harmonics, short enough for formant moves.
   const n = sampleRate > 32_000 ? 2048 : sampleRate > 17_000 ? 1024 : 512;
-  const hop = n / 4;
+  // Half-overlapping √Hann frames: their squares sum to one, and each sample is in two frames only.
+  const hop = n / 2;
   const half = n / 2 + 1;
   if (samples.length === 0) return samples;
   const fft = fftOf(n);
   const win = new Float64Array(n);
   for (let i = 0; i < n; i++) win[i] = Math.sqrt(0.5 - 0.5 * Math.cos((2 * Math.PI * i) / n));
-  // √Hann analysis and synthesis at 75 % overlap sum to 2.
-  const norm = 1 / 2;
+  const norm = 1;
   const binHz = sampleRate / n;
   const padded = new Float32Array(samples.length + 2 * n);
   padded.set(samples, n);
   const frames = Math.ceil((samples.length + n) / hop);
   const spectra: Float64Array[] = [];
   const energy = new Float64Array(frames);
-  const needEnv = Math.abs(c.formantScale - 1) > 1e-3;
+  const needEnv = c.formantScale !== 1;
   // Two poles per kHz of bandwidth, and a few for the glottal source and the radiation.
   const order = Math.round(sampleRate / 1000) + 4;
   const frame = new Float64Array(n);
