@@ -86,6 +86,20 @@ describe.each([
   });
 });
 
+describe.each(['espeak:en-us+f4', 'gnuspeech:female', 'flite:awb'])('a clone of jfk.wav on %s, another engine', (id) => {
+  it('lands within 1 semitone of the F0 median and at most half the LTAS distance', async () => {
+    const voice = speech.getVoice(id)!;
+    const { measures } = await analyzeSample(fixture('jfk.wav'));
+    const [plain, clone] = await Promise.all(
+      [undefined, cloneProfile(measures, voice)].map(async (profile) =>
+        measureWav((await speech.synthesize({ text: TEXT, voice, ...(profile ? { profile } : {}), format: 'wav' })).audio),
+      ),
+    );
+    expect(Math.abs(semitones(clone!.f0MedianHz, measures.f0MedianHz))).toBeLessThan(1);
+    expect(ltasDistance(clone!.ltas, measures.ltas)).toBeLessThanOrEqual(0.5 * ltasDistance(plain!.ltas, measures.ltas));
+  });
+});
+
 describe('the plain path', () => {
   it('a profile without conversion fields gives byte-identical audio to none at all', async () => {
     const text = 'Nothing about this voice was changed.';

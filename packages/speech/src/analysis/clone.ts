@@ -87,5 +87,6 @@ export function cloneProfile(measures: VoiceMeasures, base: VoiceInfo): VoicePro
     ...(own.blend ? { blend: own.blend } : {}),
     ltasDb: measures.ltas.length === LTAS_BANDS.length ? measures.ltas.map((v) => Math.round(v * 10) / 10) : [],
     seed: seedOf(measures),
+    ...(measures.f0MedianHz > 0 ? { f0MedianHz: Math.round(clamp(measures.f0MedianHz, 50, 500) * 10) / 10 } : {}),
   };
 }

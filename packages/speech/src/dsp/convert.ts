@@ -5,10 +5,12 @@
  * sentence's LTAS and the target, level-aligned, smoothed across bands and bounded), and
  * breathiness (noise shaped by the envelope, above 1 kHz, in voiced frames). All of it in one
  * short-time Fourier pass (fft.js): half-overlapping √Hann frames, the engine's phases kept.
- * Pitch is not here: engines set it natively (or Sonic does), before this step.
+ * Pitch is set by the engines natively (or Sonic), before this step; a clone's F0 median is then
+ * checked per sentence (`correctF0`) and the sentence shifted onto it when an engine missed it.
  */
 import FFT from 'fft.js';
 import type { VoiceProfile } from '../types.ts';
+import { estimateF0 } from './f0.ts';
 import { levinson } from './lpc.ts';
 
 /** Third-octave band centres the LTAS target is given on (the same as analysis/ltas.ts). */
@@ -34,6 +36,8 @@ export interface Conversion {
   /** dB per octave around 1 kHz. */
   tiltDb: number;
   seed: number;
+  /** F0 median each sentence is brought to (Hz), or undefined. */
+  f0TargetHz?: number;
 }
 
 /**
@@ -41,7 +45,7 @@ export interface Conversion {
  * profile): undefined when nothing, so a plain request is not touched at all. Formant scale is
  * absolute (every engine voice is 1); breathiness counts beyond the voice's own.
  */
-export function conversionOf(profile: VoiceProfile, own: VoiceProfile): Conversion | undefined {
+export function conversionOf(profile: VoiceProfile, own: VoiceProfile, pitchSemitones = 0): Conversion | undefined {
   const asked = Number.isFinite(profile.formantScale) ? Math.min(1.5, Math.max(0.67, profile.formantScale)) : 1;
   // Formants moved by under 1 % are not heard apart: not worth a pass of linear prediction per frame.
   const formantScale = Math.abs(asked - 1) < 0.01 ? 1 : asked;
@@ -53,8 +57,13 @@ export function conversionOf(profile: VoiceProfile, own: VoiceProfile): Conversi
       ? profile.ltasDb
       : undefined;
   const tiltDb = typeof profile.tiltDb === 'number' && Number.isFinite(profile.tiltDb) ? profile.tiltDb : 0;
-  if (Math.abs(formantScale - 1) < 1e-3 && breathiness < 1e-3 && !ltasDb && Math.abs(tiltDb) < 1e-3) return undefined;
+  const f0 =
+    typeof profile.f0MedianHz === 'number' && profile.f0MedianHz >= 50 && profile.f0MedianHz <= 500
+      ? profile.f0MedianHz * 2 ** ((Number.isFinite(pitchSemitones) ? pitchSemitones : 0) / 12)
+      : undefined;
+  if (Math.abs(formantScale - 1) < 1e-3 && breathiness < 1e-3 && !ltasDb && Math.abs(tiltDb) < 1e-3 && !f0) return undefined;
   return {
+    ...(f0 ? { f0TargetHz: f0 } : {}),
     formantScale,
     breathiness,
     ...(ltasDb ? { ltasDb } : {}),
@@ -310,4 +319,21 @@ export function convertVoice(samples: Float32Array, sampleRate: number, c: Conve
     for (let i = 0; i < n && o + i < out.length; i++) out[o + i] = out[o + i]! + tmp[2 * i]! * win[i]! * norm;
   }
   return out.slice(n, n + samples.length);
+}
+
+/** F0 error (semitones) under which a sentence is left as the engine made it. */
+const F0_TOLERANCE_ST = 0.5;
+/** The largest correction: an engine missing its target by more is not fixed by a shift. */
+const F0_MAX_SHIFT_ST = 6;
+
+/**
+ * The semitones that bring a sentence's F0 median onto `targetHz`, or 0 when it is within half a
+ * semitone, or has too little voicing (under 0.2 s) to tell.
+ */
+export function f0Correction(samples: Float32Array, sampleRate: number, targetHz: number): number {
+  const f0 = estimateF0(samples, sampleRate, { minHz: 60, maxHz: 500, hopSec: 0.02, targetRate: 4000, voicingThreshold: 0.5 });
+  if (f0.track.length < 10 || !(f0.median > 0)) return 0;
+  const st = 12 * Math.log2(targetHz / f0.median);
+  if (Math.abs(st) < F0_TOLERANCE_ST) return 0;
+  return Math.max(-F0_MAX_SHIFT_ST, Math.min(F0_MAX_SHIFT_ST, st));
 }
