@@ -72,7 +72,6 @@ export function conversionOf(profile: VoiceProfile, own: VoiceProfile, pitchSemi
   };
 }
 
-let lagWidth = 0;
 const ffts = new Map<number, FFT>();
 const fftOf = (n: number): FFT => {
   let f = ffts.get(n);
@@ -120,6 +119,7 @@ function bandGainsToBins(gainsDb: number[], bins: number, binHz: number): Float6
  */
 function lpcEnvelope(
   s: Float64Array,
+  lagWidth: number,
   half: number,
   n: number,
   fft: FFT,
@@ -156,7 +156,6 @@ export function convertVoice(samples: Float32Array, sampleRate: number, c: Conve
   const fft = fftOf(n);
   const win = new Float64Array(n);
   for (let i = 0; i < n; i++) win[i] = Math.sqrt(0.5 - 0.5 * Math.cos((2 * Math.PI * i) / n));
-  const norm = 1;
   const binHz = sampleRate / n;
   const padded = new Float32Array(samples.length + 2 * n);
   padded.set(samples, n);
@@ -164,6 +163,8 @@ export function convertVoice(samples: Float32Array, sampleRate: number, c: Conve
   const spectra: Float64Array[] = [];
   const energy = new Float64Array(frames);
   const needEnv = c.formantScale !== 1;
+  // A Gaussian lag window of 40 Hz on the autocorrelations.
+  const lagWidth = (2 * Math.PI * 40) / sampleRate;
   // Two poles per kHz of bandwidth, and a few for the glottal source and the radiation.
   const order = Math.round(sampleRate / 1000) + 4;
   const frame = new Float64Array(n);
@@ -192,19 +193,18 @@ export function convertVoice(samples: Float32Array, sampleRate: number, c: Conve
     }
     energy[f] = e;
     if (needEnv && e > 1e-12) {
-      lagWidth = (2 * Math.PI * 40) / sampleRate;
-      const env = lpcEnvelope(s, half, n, fft, order, buf, tmp);
+      const env = lpcEnvelope(s, lagWidth, half, n, fft, order, buf, tmp);
       if (env) {
         // New envelope at f is the old one at f / α: the ratio, bounded to ±20 dB, scales each bin.
-        const warped = new Float64Array(half);
+        // Past the top bin (α < 1) the old envelope is taken as falling away, 17 dB under its last value.
         for (let k = 0; k < half; k++) {
           const src = k / c.formantScale;
           const i0 = Math.floor(src);
           const t = src - i0;
           const a = env[Math.min(half - 1, i0)]!;
           const b = env[Math.min(half - 1, i0 + 1)]!;
-          warped[k] = i0 >= half - 1 ? env[half - 1]! - 2 : a * (1 - t) + b * t;
-          const g = Math.exp(Math.max(-2.3, Math.min(2.3, warped[k]! - env[k]!)));
+          const warped = i0 >= half - 1 ? env[half - 1]! - 2 : a * (1 - t) + b * t;
+          const g = Math.exp(Math.max(-2.3, Math.min(2.3, warped - env[k]!)));
           s[2 * k]! *= g;
           s[2 * k + 1]! *= g;
         }
@@ -316,7 +316,7 @@ export function convertVoice(samples: Float32Array, sampleRate: number, c: Conve
     }
     fft.inverseTransform(tmp, buf);
     const o = f * hop;
-    for (let i = 0; i < n && o + i < out.length; i++) out[o + i] = out[o + i]! + tmp[2 * i]! * win[i]! * norm;
+    for (let i = 0; i < n && o + i < out.length; i++) out[o + i] = out[o + i]! + tmp[2 * i]! * win[i]!;
   }
   return out.slice(n, n + samples.length);
 }
