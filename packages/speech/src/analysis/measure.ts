@@ -196,12 +196,8 @@ export function measurePcm(samples: Float32Array, sampleRate: number): VoiceMeas
   // Percentiles of F0 settle long before 3,000 frames: a long sample is read at a wider hop.
   const hopSec = Math.max(0.02, speechSec / 3000);
   const f0 = estimateF0(speech, VAD_RATE, { minHz: 60, maxHz: 500, hopSec, targetRate: 4000, voicingThreshold: 0.5 });
-  // The F0 track has no times: voiced frames for LPC are the speech frames whose own periodicity is high.
-  const voicedStarts: number[] = [];
-  {
-    const voiced = estimateF0Frames(speech);
-    for (const t of voiced) voicedStarts.push(t);
-  }
+  // Formants are read on vowels: the loud, low-pitched frames of the speech.
+  const voicedStarts = vowelFrames(speech);
   const strengths = f0.strengths.map((r) => Math.min(0.999, Math.max(0.001, r)));
   const hnrDb = strengths.length ? median(strengths.map((r) => 10 * Math.log10(r / (1 - r)))) : 0;
   const p10 = f0.p10;
@@ -226,9 +222,9 @@ export function measurePcm(samples: Float32Array, sampleRate: number): VoiceMeas
 
 /**
  * Start times (s) of 25 ms frames, every 20 ms, that are loud (within 15 dB of the 90th percentile)
- * and dominated by low frequencies (zero-crossing rate under 3 kHz): vowels, where formants are.
+ * and dominated by low frequencies (zero crossings as of a tone under 1.5 kHz): vowels, where formants are.
  */
-function estimateF0Frames(x: Float32Array): number[] {
+function vowelFrames(x: Float32Array): number[] {
   const size = Math.round(0.025 * VAD_RATE);
   const hop = Math.round(0.02 * VAD_RATE);
   const powers: number[] = [];
