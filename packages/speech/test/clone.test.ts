@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyzeSample, cloneProfile, referenceFromSample, type VoiceMeasures } from '../src/analysis/index.ts';
-import { ltasDistance } from '../src/analysis/ltas.ts';
+import { LTAS_BANDS, ltasDistance } from '../src/analysis/ltas.ts';
 import { conversionOf, convertVoice } from '../src/dsp/convert.ts';
 import { measurePcm } from '../src/analysis/measure.ts';
 import { runEngine } from '../src/pipeline/run-engine.ts';
@@ -116,6 +116,38 @@ describe('the plain path', () => {
   it('no library voice asks for conversion with its own profile', () => {
     const asking = speech.listVoices().filter((v) => conversionOf(v.profile, v.profile));
     expect(asking.map((v) => v.id)).toEqual([]);
+  });
+
+  it('a clone profile from damaged stored measures is still a valid profile', () => {
+    const damaged = [
+      JSON.parse('{"f0MedianHz": null, "ltas": "x", "formantsHz": {"__proto__": 1}, "hnrDb": "loud"}'),
+      {
+        f0MedianHz: Number.NaN,
+        f0RangeSemitones: Infinity,
+        speakingRate: -3,
+        formantsHz: [1e9, -1, 0],
+        ltas: [1, 2],
+        hnrDb: Number.NaN,
+      },
+      {
+        f0MedianHz: 9000,
+        f0RangeSemitones: 300,
+        speakingRate: 1e6,
+        formantsHz: [500, 1500, 2500],
+        ltas: LTAS_BANDS.map(() => Number.NaN),
+        hnrDb: -50,
+      },
+      {},
+    ] as unknown as VoiceMeasures[];
+    for (const m of damaged) {
+      const p = cloneProfile(m, base);
+      for (const v of [p.pitchHz, p.range, p.rate, p.formantScale, p.breathiness, p.gainDb])
+        expect(Number.isFinite(v)).toBe(true);
+      expect(p.pitchHz).toBeGreaterThanOrEqual(50);
+      expect(p.pitchHz).toBeLessThanOrEqual(500);
+      expect(p.ltasDb === undefined || p.ltasDb.every((v) => Number.isFinite(v))).toBe(true);
+      expect(JSON.parse(JSON.stringify(p))).toEqual(p);
+    }
   });
 
   it('a clone profile is plain JSON and survives a round trip unchanged', async () => {
