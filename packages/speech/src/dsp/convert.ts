@@ -72,6 +72,10 @@ export function conversionOf(profile: VoiceProfile, own: VoiceProfile, pitchSemi
   };
 }
 
+/** Random phases for the breath noise come from a table: 1,024 steps round the circle are plenty for noise. */
+const PHASES = 1024;
+const COS = Float64Array.from({ length: PHASES }, (_, i) => Math.cos((2 * Math.PI * i) / PHASES));
+const SIN = Float64Array.from({ length: PHASES }, (_, i) => Math.sin((2 * Math.PI * i) / PHASES));
 const ffts = new Map<number, FFT>();
 const fftOf = (n: number): FFT => {
   let f = ffts.get(n);
@@ -112,35 +116,32 @@ function bandGainsToBins(gainsDb: number[], bins: number, binHz: number): Float6
 }
 
 /**
- * The spectral envelope of one frame (natural log of its magnitude, `half` bins) by linear
- * prediction: autocorrelations from the frame's power spectrum, Levinson-Durbin, and −log|A| on
- * the bins. Unlike a cepstrally smoothed spectrum it keeps narrow formant peaks at their height,
- * so the warp moves the formants rather than leaving part of them behind.
+ * The spectral envelope of one windowed frame (natural log of its magnitude, `half` bins) by linear
+ * prediction: autocorrelations of the frame, a lag window, Levinson-Durbin, and −log|A| on the
+ * bins. Unlike a cepstrally smoothed spectrum it keeps narrow formant peaks at their height, so
+ * the warp moves the formants rather than leaving part of them behind.
  */
 function lpcEnvelope(
-  s: Float64Array,
-  lagWidth: number,
+  frame: Float64Array,
+  lagWindow: Float64Array,
   half: number,
-  n: number,
   fft: FFT,
-  order: number,
-  buf: number[],
+  scratch: Float64Array,
   out: number[],
 ): Float64Array | undefined {
-  for (let k = 0; k < n; k++) {
-    const kk = k < half ? k : n - k;
-    buf[2 * k] = s[2 * kk]! ** 2 + s[2 * kk + 1]! ** 2;
-    buf[2 * k + 1] = 0;
-  }
-  fft.inverseTransform(out, buf);
+  const order = lagWindow.length - 1;
+  const n = frame.length;
   const r = new Float64Array(order + 1);
-  // A lag window (Gaussian, 40 Hz) widens the poles a little, so no harmonic is taken for a formant.
-  for (let i = 0; i <= order; i++) r[i] = out[2 * i]! * Math.exp(-0.5 * (i * lagWidth) ** 2);
+  for (let lag = 0; lag <= order; lag++) {
+    let acc = 0;
+    for (let i = lag; i < n; i++) acc += frame[i]! * frame[i - lag]!;
+    r[lag] = acc * lagWindow[lag]!;
+  }
   const a = levinson(r, order);
   if (!a) return undefined;
-  const frame = new Float64Array(n);
-  frame.set(a);
-  fft.realTransform(out, frame);
+  scratch.fill(0);
+  scratch.set(a);
+  fft.realTransform(out, scratch);
   const env = new Float64Array(half);
   for (let k = 0; k < half; k++) env[k] = -0.5 * Math.log(out[2 * k]! ** 2 + out[2 * k + 1]! ** 2 + 1e-20);
   return env;
@@ -163,10 +164,11 @@ export function convertVoice(samples: Float32Array, sampleRate: number, c: Conve
   const spectra: Float64Array[] = [];
   const energy = new Float64Array(frames);
   const needEnv = c.formantScale !== 1;
-  // A Gaussian lag window of 40 Hz on the autocorrelations.
-  const lagWidth = (2 * Math.PI * 40) / sampleRate;
-  // Two poles per kHz of bandwidth, and a few for the glottal source and the radiation.
+  // Two poles per kHz of bandwidth and a few for the glottal source and the radiation, and a
+  // Gaussian lag window of 40 Hz that widens the poles a little, so no harmonic is taken for a formant.
   const order = Math.round(sampleRate / 1000) + 4;
+  const lagWindow = new Float64Array(order + 1).map((_, i) => Math.exp(-0.5 * ((i * 2 * Math.PI * 40) / sampleRate) ** 2));
+  const scratch = new Float64Array(n);
   const frame = new Float64Array(n);
   const spec = fft.createComplexArray() as number[];
   const buf = fft.createComplexArray() as number[];
@@ -193,7 +195,7 @@ export function convertVoice(samples: Float32Array, sampleRate: number, c: Conve
     }
     energy[f] = e;
     if (needEnv && e > 1e-12) {
-      const env = lpcEnvelope(s, lagWidth, half, n, fft, order, buf, tmp);
+      const env = lpcEnvelope(frame, lagWindow, half, fft, scratch, tmp);
       if (env) {
         // New envelope at f is the old one at f / α: the ratio, bounded to ±20 dB, scales each bin.
         // Past the top bin (α < 1) the old envelope is taken as falling away, 17 dB under its last value.
@@ -297,9 +299,9 @@ export function convertVoice(samples: Float32Array, sampleRate: number, c: Conve
           const b = Math.min(half - 1, k + spread);
           const local = (cumulative[b + 1]! - cumulative[a]!) / (b - a + 1);
           const amp = c.breathiness * BREATH_LEVEL * (1 + whisper) * Math.sqrt(local) * breathGain[k]!;
-          const ph = 2 * Math.PI * rnd();
-          s[2 * k] = s[2 * k]! * keep + amp * Math.cos(ph);
-          s[2 * k + 1] = s[2 * k + 1]! * keep + amp * Math.sin(ph);
+          const ph = (rnd() * PHASES) | 0;
+          s[2 * k] = s[2 * k]! * keep + amp * COS[ph]!;
+          s[2 * k + 1] = s[2 * k + 1]! * keep + amp * SIN[ph]!;
         }
       }
     }
