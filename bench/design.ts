@@ -84,7 +84,7 @@ export async function designRows(speech: Speech): Promise<DesignRow[]> {
     if (!voice) throw new Error(`${BASE} is not in the library`);
     const samples: [string, string][] = [
       ['the LJ speaker, 50 s', ljFile],
-      ['jfk.wav, 11 s: slower speech, so about a third more audio', path.join(FIXTURES, 'jfk.wav')],
+      ['jfk.wav, 11 s, a slower speaker', path.join(FIXTURES, 'jfk.wav')],
     ];
     for (const [label, file] of samples) {
       const profile = cloneProfile((await analyzeSample(file)).measures, voice);
@@ -105,11 +105,20 @@ async function previewRatio(speech: Speech, voice: VoiceInfo, profile: VoiceProf
   }
   const plain: number[] = [];
   const clone: number[] = [];
+  let plainSec = 0;
+  let cloneSec = 0;
   const N = 20;
   for (let i = 0; i < N; i++) {
-    const p = async () => plain.push((await time(() => speech.synthesize({ text: text(i, 'p'), voice, format: 'mp3' }))).ms);
-    const c = async () =>
-      clone.push((await time(() => speech.synthesize({ text: text(i, 'c'), voice, profile, format: 'mp3' }))).ms);
+    const p = async () => {
+      const r = await time(() => speech.synthesize({ text: text(i, 'p'), voice, format: 'mp3' }));
+      plain.push(r.ms);
+      plainSec = r.value.durationSec;
+    };
+    const c = async () => {
+      const r = await time(() => speech.synthesize({ text: text(i, 'c'), voice, profile, format: 'mp3' }));
+      clone.push(r.ms);
+      cloneSec = r.value.durationSec;
+    };
     if (i % 2) {
       await p();
       await c();
@@ -120,7 +129,7 @@ async function previewRatio(speech: Speech, voice: VoiceInfo, profile: VoiceProf
   }
   const ratio = median(clone) / median(plain);
   return {
-    metric: `clone preview of 100 chars (${label}) vs plain synthesis on ${voice.id} (median ${median(clone).toFixed(1)} vs ${median(plain).toFixed(1)} ms; ${N} interleaved runs, mp3)`,
+    metric: `clone preview of 100 chars (${label}) vs plain synthesis on ${voice.id} (median ${median(clone).toFixed(1)} vs ${median(plain).toFixed(1)} ms for ${cloneSec.toFixed(1)} vs ${plainSec.toFixed(1)} s of audio; ${N} interleaved runs, mp3)`,
     value: ratio,
     unit: 'ratio',
     target: '≤ 1.5',

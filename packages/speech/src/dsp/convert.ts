@@ -161,7 +161,8 @@ export function convertVoice(samples: Float32Array, sampleRate: number, c: Conve
   const padded = new Float32Array(samples.length + 2 * n);
   padded.set(samples, n);
   const frames = Math.ceil((samples.length + n) / hop);
-  const spectra: Float64Array[] = [];
+  // Every frame's half spectrum in one buffer: one allocation rather than one per frame.
+  const store = new Float64Array(frames * 2 * half);
   const energy = new Float64Array(frames);
   const needEnv = c.formantScale !== 1;
   // Two poles per kHz of bandwidth and a few for the glottal source and the radiation, and a
@@ -186,7 +187,7 @@ export function convertVoice(samples: Float32Array, sampleRate: number, c: Conve
     const o = f * hop;
     for (let i = 0; i < n; i++) frame[i] = (padded[o + i] ?? 0) * win[i]!;
     fft.realTransform(spec, frame);
-    const s = new Float64Array(2 * half);
+    const s = store.subarray(f * 2 * half, (f + 1) * 2 * half);
     let e = 0;
     for (let k = 0; k < half; k++) {
       s[2 * k] = spec[2 * k]!;
@@ -217,7 +218,6 @@ export function convertVoice(samples: Float32Array, sampleRate: number, c: Conve
         s[2 * k]! *= tilt[k]!;
         s[2 * k + 1]! *= tilt[k]!;
       }
-    spectra.push(s);
   }
 
   let maxEnergy = 0;
@@ -232,7 +232,7 @@ export function convertVoice(samples: Float32Array, sampleRate: number, c: Conve
     let count = 0;
     for (let f = 0; f < frames; f++) {
       if (!active(f)) continue;
-      const s = spectra[f]!;
+      const s = store.subarray(f * 2 * half, (f + 1) * 2 * half);
       for (let k = 0; k < half; k++) power[k] = power[k]! + s[2 * k]! ** 2 + s[2 * k + 1]! ** 2;
       count++;
     }
@@ -275,7 +275,7 @@ export function convertVoice(samples: Float32Array, sampleRate: number, c: Conve
   const cumulative = new Float64Array(half + 1);
   const spread = Math.max(1, Math.round(250 / binHz));
   for (let f = 0; f < frames; f++) {
-    const s = spectra[f]!;
+    const s = store.subarray(f * 2 * half, (f + 1) * 2 * half);
     if (eq)
       for (let k = 0; k < half; k++) {
         s[2 * k]! *= eq[k]!;
