@@ -172,7 +172,6 @@ export function convertVoice(samples: Float32Array, sampleRate: number, c: Conve
   const scratch = new Float64Array(n);
   const frame = new Float64Array(n);
   const spec = fft.createComplexArray() as number[];
-  const buf = fft.createComplexArray() as number[];
   const tmp = fft.createComplexArray() as number[];
 
   const tilt = new Float64Array(half);
@@ -263,6 +262,10 @@ export function convertVoice(samples: Float32Array, sampleRate: number, c: Conve
   }
 
   // Pass 2: equalizer, breath noise, synthesis.
+  const halfFft = fftOf(n / 2);
+  const halfBuf = halfFft.createComplexArray() as number[];
+  const twCos = new Float64Array(n / 2).map((_, k) => Math.cos((2 * Math.PI * k) / n));
+  const twSin = new Float64Array(n / 2).map((_, k) => Math.sin((2 * Math.PI * k) / n));
   const rnd = random(c.seed ^ samples.length);
   const out = new Float32Array(padded.length);
   const whisper = Math.max(0, Math.min(0.9, (c.breathiness - 0.5) * 2));
@@ -305,20 +308,25 @@ export function convertVoice(samples: Float32Array, sampleRate: number, c: Conve
         }
       }
     }
-    // Inverse: rebuild the full conjugate-symmetric spectrum.
-    for (let k = 0; k < half; k++) {
-      buf[2 * k] = s[2 * k]!;
-      buf[2 * k + 1] = s[2 * k + 1]!;
+    // Inverse of a real signal by one complex transform of half the size: the even and odd samples
+    // are the real and imaginary parts of the inverse of E + iO (E, O their own spectra, from X).
+    s[1] = 0;
+    s[2 * (half - 1) + 1] = 0;
+    for (let k = 0; k < n / 2; k++) {
+      const xr = s[2 * k]!;
+      const xi = s[2 * k + 1]!;
+      const yr = s[n - 2 * k]!;
+      const yi = -s[n - 2 * k + 1]!;
+      const dr = 0.5 * (xr - yr);
+      const di = 0.5 * (xi - yi);
+      const or = dr * twCos[k]! - di * twSin[k]!;
+      const oi = dr * twSin[k]! + di * twCos[k]!;
+      halfBuf[2 * k] = 0.5 * (xr + yr) - oi;
+      halfBuf[2 * k + 1] = 0.5 * (xi + yi) + or;
     }
-    buf[1] = 0;
-    buf[2 * (half - 1) + 1] = 0;
-    for (let k = half; k < n; k++) {
-      buf[2 * k] = s[2 * (n - k)]!;
-      buf[2 * k + 1] = -s[2 * (n - k) + 1]!;
-    }
-    fft.inverseTransform(tmp, buf);
+    halfFft.inverseTransform(tmp, halfBuf);
     const o = f * hop;
-    for (let i = 0; i < n && o + i < out.length; i++) out[o + i] = out[o + i]! + tmp[2 * i]! * win[i]!;
+    for (let i = 0; i < n && o + i < out.length; i++) out[o + i] = out[o + i]! + tmp[i]! * win[i]!;
   }
   return out.slice(n, n + samples.length);
 }
@@ -333,8 +341,9 @@ const F0_MAX_SHIFT_ST = 6;
  * semitone, or has too little voicing (under 0.2 s) to tell.
  */
 export function f0Correction(samples: Float32Array, sampleRate: number, targetHz: number): number {
-  const f0 = estimateF0(samples, sampleRate, { minHz: 60, maxHz: 500, hopSec: 0.02, targetRate: 4000, voicingThreshold: 0.5 });
-  if (f0.track.length < 10 || !(f0.median > 0)) return 0;
+  // A 40 ms hop: a sentence's median needs no more, and the check runs on every sentence of a clone.
+  const f0 = estimateF0(samples, sampleRate, { minHz: 60, maxHz: 500, hopSec: 0.04, targetRate: 4000, voicingThreshold: 0.5 });
+  if (f0.track.length < 5 || !(f0.median > 0)) return 0;
   const st = 12 * Math.log2(targetHz / f0.median);
   if (Math.abs(st) < F0_TOLERANCE_ST) return 0;
   return Math.max(-F0_MAX_SHIFT_ST, Math.min(F0_MAX_SHIFT_ST, st));
