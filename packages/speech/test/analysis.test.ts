@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyzeSample, decodeToPcm, measurePcm, probeSample, sniffFormat } from '../src/analysis/index.ts';
 import { LTAS_BANDS, ltas, ltasDistance } from '../src/analysis/ltas.ts';
+import { measureInThread } from '../src/analysis/thread.ts';
 import { FFMPEG } from '../src/audio/ffmpeg.ts';
 import { encodeWav } from '../src/dsp/pcm.ts';
 import { isSpeechError } from '../src/errors.ts';
@@ -283,6 +284,19 @@ describe('analyzeSample on real speech', () => {
     expect(m.formantsHz[2]).toBeLessThan(3200);
     expect(m.loudnessLufs).toBeGreaterThan(-30);
     expect(m.noisy).toBe(false);
+  });
+
+  it('measures in its own thread exactly what measurePcm measures here, and stops when aborted', async () => {
+    const { measures } = await analyzeSample(fixture('jfk.wav'));
+    const { samples, sampleRate } = await decodeToPcm(fixture('jfk.wav'), 16000);
+    expect(measures).toEqual(measurePcm(samples, sampleRate));
+    // Aborted while the thread measures: the thread is ended with its work.
+    const ac = new AbortController();
+    const running = measureInThread(samples.slice(), sampleRate, ac.signal);
+    ac.abort(new Error('client left'));
+    await expect(running).rejects.toThrow('client left');
+    // The thread that was stopped is replaced: the next analysis works.
+    expect((await analyzeSample(fixture('jfk.wav'))).measures).toEqual(measures);
   });
 
   it('the mp3 of the same recording measures the same voice', async () => {

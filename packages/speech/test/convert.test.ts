@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { measurePcm } from '../src/analysis/measure.ts';
 import { ltas, ltasDistance, LTAS_BANDS } from '../src/analysis/ltas.ts';
-import { conversionOf, convertVoice, type Conversion } from '../src/dsp/convert.ts';
+import { conversionOf, convertVoice, f0Correction, type Conversion } from '../src/dsp/convert.ts';
 import { DEFAULT_PROFILE, type VoiceProfile } from '../src/types.ts';
 
 function vowel(f0: number, formants: [number, number][], seconds: number, rate: number): Float32Array {
@@ -158,5 +158,24 @@ describe('convertVoice', () => {
     // Silence stays silence: no hiss where nothing is voiced.
     const quiet = convertVoice(new Float32Array(rate), rate, { ...none, breathiness: 1 });
     expect(quiet.every((v) => v === 0)).toBe(true);
+  });
+});
+
+describe('f0Correction', () => {
+  it("gives the semitones onto a clone's F0 median, nothing within half a semitone or without voicing", () => {
+    const rate = 16000;
+    const x = vowel(150, [[700, 80]], 1, rate);
+    expect(f0Correction(x, rate, 170)).toBeCloseTo(12 * Math.log2(170 / 150), 1);
+    expect(f0Correction(x, rate, 120)).toBeCloseTo(12 * Math.log2(120 / 150), 1);
+    expect(f0Correction(x, rate, 153)).toBe(0);
+    expect(f0Correction(x, rate, 400)).toBe(6);
+    expect(f0Correction(noise(1, rate), rate, 200)).toBe(0);
+    expect(f0Correction(vowel(150, [[700, 80]], 0.1, rate), rate, 200)).toBe(0);
+  });
+
+  it("is asked for by a profile with a measured F0 median, moved by the request's own pitch", () => {
+    expect(conversionOf({ ...DEFAULT_PROFILE, f0MedianHz: 200 }, DEFAULT_PROFILE)?.f0TargetHz).toBe(200);
+    expect(conversionOf({ ...DEFAULT_PROFILE, f0MedianHz: 200 }, DEFAULT_PROFILE, 12)?.f0TargetHz).toBeCloseTo(400);
+    expect(conversionOf({ ...DEFAULT_PROFILE, f0MedianHz: 5000 }, DEFAULT_PROFILE)).toBeUndefined();
   });
 });
