@@ -109,8 +109,11 @@ export async function buildContext(config: Config, overrides: { mailer?: Mailer;
   const jobs = new SynthesisJobs(db.kysely, synthesis, credits, storage);
   const designRepo = new DesignRepository(db.kysely);
   const designer = new Designer(speech, voices);
-  const samples = new SamplesService(designRepo, storage, path.join(config.DATA_DIR, 'tmp', 'uploads'));
-  const previews = new PreviewsService(designRepo, storage, synthesis, designer, samples, words);
+  const samples = new SamplesService(designRepo, storage, path.join(config.DATA_DIR, 'tmp', 'uploads'), {
+    limiter,
+    perAccountHour: config.SAMPLE_UPLOADS_PER_ACCOUNT_HOUR,
+  });
+  const previews = new PreviewsService(designRepo, storage, credits.config.activation_fees, synthesis, designer, samples, words);
   const ownVoices = new OwnVoicesService(designRepo, storage, credits, voices, designer, speech, words);
   voices.setOwnVoices(ownVoices);
   return {

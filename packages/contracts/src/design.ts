@@ -67,6 +67,7 @@ export const PreviewVersion = z.object({
   audio_url: z.string(),
   duration: z.number(),
   credits: z.number().int(),
+  activation_credits: z.number().int().describe('what activating this version as a voice costs (a mix: 0)'),
 });
 
 export const PreviewResponse = PreviewVersion.extend({
@@ -86,8 +87,10 @@ export const PreviewSchema = z
     sample_index: z.number().int().nullable(),
     mix: z.array(MixEntry).nullable(),
     credits: z.number().int(),
+    activation_credits: z.number().int(),
     duration: z.number(),
     audio_url: z.string(),
+    voice_id: z.string().nullable().describe('the voice activated from this version, if any'),
     created_at: z.string(),
   })
   .meta({ id: 'VoicePreview' });

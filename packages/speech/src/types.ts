@@ -27,6 +27,11 @@ export interface VoiceProfile {
   tiltDb?: number;
   /** Seed of the conversion's noise (breathiness), so one profile always sounds the same. */
   seed?: number;
+  /**
+   * A clone's measured F0 median (Hz): each sentence whose own median the engine put more than half a
+   * semitone away is shifted onto it (engines follow a pitch target only roughly).
+   */
+  f0MedianHz?: number;
 }
 
 export interface VoiceInfo {

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyzeSample, decodeToPcm, measurePcm, probeSample, sniffFormat } from '../src/analysis/index.ts';
 import { LTAS_BANDS, ltas, ltasDistance } from '../src/analysis/ltas.ts';
+import { measureInThread } from '../src/analysis/thread.ts';
 import { FFMPEG } from '../src/audio/ffmpeg.ts';
 import { encodeWav } from '../src/dsp/pcm.ts';
 import { isSpeechError } from '../src/errors.ts';
@@ -76,6 +77,19 @@ describe('probeSample: the container from the bytes, the duration from the decod
     expect(probed.format).toBe('m4a');
     expect(probed.codec).toMatch(/aac/i);
     expect(probed.durationSec).toBeGreaterThan(10.5);
+  });
+
+  it('reads an m4a of several megabytes whose index comes after its audio (ALAC)', async () => {
+    const big = path.join(dir, 'long.m4a');
+    execFileSync(FFMPEG, [
+      ...['-loglevel', 'error', '-y', '-f', 'lavfi', '-i', 'anoisesrc=sample_rate=44100:duration=60:amplitude=0.3'],
+      ...['-ac', '2', '-c:a', 'alac', big],
+    ]);
+    expect(readFileSync(big).length).toBeGreaterThan(5_000_000);
+    const probed = await probeSample(big);
+    expect(probed).toMatchObject({ format: 'm4a', sampleRate: 44100, channels: 2 });
+    expect(probed.codec).toMatch(/alac/i);
+    expect(probed.durationSec).toBeCloseTo(60, 1);
   });
 
   it('judges by the bytes, not the name: an mp3 named .wav is an mp3, a text file named .mp3 is refused', async () => {
@@ -270,6 +284,19 @@ describe('analyzeSample on real speech', () => {
     expect(m.formantsHz[2]).toBeLessThan(3200);
     expect(m.loudnessLufs).toBeGreaterThan(-30);
     expect(m.noisy).toBe(false);
+  });
+
+  it('measures in its own thread exactly what measurePcm measures here, and stops when aborted', async () => {
+    const { measures } = await analyzeSample(fixture('jfk.wav'));
+    const { samples, sampleRate } = await decodeToPcm(fixture('jfk.wav'), 16000);
+    expect(measures).toEqual(measurePcm(samples, sampleRate));
+    // Aborted while the thread measures: the thread is ended with its work.
+    const ac = new AbortController();
+    const running = measureInThread(samples.slice(), sampleRate, ac.signal);
+    ac.abort(new Error('client left'));
+    await expect(running).rejects.toThrow('client left');
+    // The thread that was stopped is replaced: the next analysis works.
+    expect((await analyzeSample(fixture('jfk.wav'))).measures).toEqual(measures);
   });
 
   it('the mp3 of the same recording measures the same voice', async () => {

@@ -38,6 +38,10 @@ describe('readPrompt', () => {
     expect(readPrompt('a woman').gender).toBe('female');
     expect(readPrompt('raspy whisper, warm').tones).toEqual(['warm', 'raspy', 'whisper']);
     expect(readPrompt('a high-pitched little girl').pitch).toBeGreaterThan(0);
+    expect(readPrompt('a high-pitched little girl')).toMatchObject({ gender: 'female', age: 'child' });
+    // "a little" is an amount, not a child.
+    expect(readPrompt('a deep voice, a little raspy').age).toBeUndefined();
+    expect(readPrompt('a cheerful boy').age).toBe('young');
   });
 
   it('reads Chinese descriptions', () => {
@@ -53,6 +57,9 @@ describe('readPrompt', () => {
     expect(t.tones).toEqual(expect.arrayContaining(['warm', 'bright', 'breathy', 'raspy', 'energetic']));
     expect(readPrompt('耳语').tones).toEqual(['whisper']);
     expect(readPrompt('粤语').language).toBe('yue');
+    expect(readPrompt('一位温柔的老师').age).toBeUndefined();
+    expect(readPrompt('一位温柔的老奶奶')).toMatchObject({ age: 'senior', gender: 'female' });
+    expect(readPrompt('小孩的声音').age).toBe('child');
   });
 
   it('finds nothing in nothing, and survives hostile input', () => {

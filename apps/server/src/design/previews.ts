@@ -10,7 +10,7 @@ import type { HeldWork } from '../synthesis/held-work.js';
 import type { Prepared, SynthesisService } from '../synthesis/service.js';
 import type { Design, Designer, MixInput } from './profiles.js';
 import type { SamplesService } from './samples.js';
-import { insertNumbered, type DesignRepository } from './repository.js';
+import type { DesignRepository } from './repository.js';
 
 export type PreviewType = 'mix' | 'prompt' | 'clone';
 
@@ -32,6 +32,7 @@ export interface PreviewVersionView {
   audio_url: string;
   duration: number;
   credits: number;
+  activation_credits: number;
 }
 
 export const PREVIEW_FOLDER = 'voice-previews';
@@ -46,7 +47,7 @@ export interface MadePreviews {
   discard(note: string): Promise<void>;
 }
 
-export function previewView(row: VoicePreviewsTable, sampleIndex: number | null) {
+export function previewView(row: VoicePreviewsTable, sampleIndex: number | null, activation: number, voiceId: string | null) {
   return {
     id: row.id,
     version: Number(row.version),
@@ -59,8 +60,10 @@ export function previewView(row: VoicePreviewsTable, sampleIndex: number | null)
     sample_index: sampleIndex,
     mix: row.mix ? (JSON.parse(row.mix) as MixInput[]) : null,
     credits: Number(row.credits),
+    activation_credits: activation,
     duration: Math.round(Number(row.duration) * 1000) / 1000,
     audio_url: previewAudioUrl(row.id),
+    voice_id: voiceId,
     created_at: row.created_at,
   };
 }
@@ -73,11 +76,17 @@ export class PreviewsService {
   constructor(
     private readonly repo: DesignRepository,
     private readonly storage: Storage,
+    private readonly fees: { text_to_voice: number; clone: number },
     private readonly synthesis: SynthesisService,
     private readonly designer: Designer,
     private readonly samples: SamplesService,
     private readonly words: SensitiveWords,
   ) {}
+
+  /** What activating a preview of this type costs (a mix is saved free). */
+  activationFee(type: string): number {
+    return type === 'prompt' ? this.fees.text_to_voice : type === 'clone' ? this.fees.clone : 0;
+  }
 
   private async design(accountId: string, input: PreviewInput, model: string, seed: number): Promise<Design> {
     switch (input.type) {
@@ -139,32 +148,27 @@ export class PreviewsService {
         const key = `${PREVIEW_FOLDER}/${id}.mp3`;
         await this.storage.put(key, result.audio);
         try {
-          const row = await insertNumbered(
-            () => this.repo.nextPreviewVersion(accountId),
-            async (version) => {
-              const row: VoicePreviewsTable = {
-                id,
-                account_id: accountId,
-                version,
-                type: input.type,
-                model: p.model,
-                language: input.language,
-                preview_text: input.preview_text,
-                prompt: input.type === 'prompt' ? (input.prompt ?? null) : null,
-                file_id: input.type === 'clone' ? (input.file_id ?? null) : null,
-                mix: input.type === 'mix' ? JSON.stringify(input.mix) : null,
-                base_voice: p.design.base.id,
-                profile: JSON.stringify(p.design.profile),
-                gender: p.design.base.gender,
-                credits: p.prepared.credits,
-                duration: result.durationSec,
-                storage_key: key,
-                created_at: nowIso(),
-              };
-              await this.repo.insertPreview(row);
-              return row;
-            },
-          );
+          const version = await this.repo.nextNumber(accountId, 'preview');
+          const row: VoicePreviewsTable = {
+            id,
+            account_id: accountId,
+            version,
+            type: input.type,
+            model: p.model,
+            language: input.language,
+            preview_text: input.preview_text,
+            prompt: input.type === 'prompt' ? (input.prompt ?? null) : null,
+            file_id: input.type === 'clone' ? (input.file_id ?? null) : null,
+            mix: input.type === 'mix' ? JSON.stringify(input.mix) : null,
+            base_voice: p.design.base.id,
+            profile: JSON.stringify(p.design.profile),
+            gender: p.design.base.gender,
+            credits: p.prepared.credits,
+            duration: result.durationSec,
+            storage_key: key,
+            created_at: nowIso(),
+          };
+          await this.repo.insertPreview(row);
           made.push({ row });
         } catch (e) {
           await this.storage.delete(key).catch(() => {});
@@ -188,6 +192,7 @@ export class PreviewsService {
         audio_url: previewAudioUrl(row.id),
         duration: Math.round(Number(row.duration) * 1000) / 1000,
         credits: Number(row.credits),
+        activation_credits: this.activationFee(row.type),
       })),
       settle: async () => {
         for (const w of works) await w.settle();
@@ -202,7 +207,18 @@ export class PreviewsService {
   async list(accountId: string, page: number, pageSize: number) {
     const { rows, total } = await this.repo.previews(accountId, page, pageSize);
     const samples = await this.repo.samplesByIds(accountId, [...new Set(rows.flatMap((r) => (r.file_id ? [r.file_id] : [])))]);
-    const items = rows.map((r) => previewView(r, r.file_id ? (samples.get(r.file_id)?.idx ?? null) : null));
+    const voices = await this.repo.voicesByPreview(
+      accountId,
+      rows.map((r) => r.id),
+    );
+    const items = rows.map((r) =>
+      previewView(
+        r,
+        r.file_id ? (samples.get(r.file_id)?.idx ?? null) : null,
+        this.activationFee(r.type),
+        voices.get(r.id) ?? null,
+      ),
+    );
     return {
       items: items.map((i) => ({ ...i, sample_index: i.sample_index === null ? null : Number(i.sample_index) })),
       total,

@@ -9,32 +9,24 @@ export function isUniqueViolation(e: unknown): boolean {
   return err?.code === '23505' || err?.code === 'SQLITE_CONSTRAINT_UNIQUE' || /UNIQUE constraint failed/.test(err?.message ?? '');
 }
 
-/**
- * Inserts a row numbered 1, 2, … per account: the next number after the account's highest, taken
- * again when a concurrent insert got there first (the unique key on (account, number) decides).
- */
-export async function insertNumbered<T>(next: () => Promise<number>, insert: (n: number) => Promise<T>, tries = 20): Promise<T> {
-  for (let attempt = 0; ; attempt++) {
-    const n = await next();
-    try {
-      return await insert(n);
-    } catch (e) {
-      if (!isUniqueViolation(e) || attempt >= tries) throw e;
-    }
-  }
-}
-
 /** The SQL of voice design: samples, previews and own voices, always scoped to their account. */
 export class DesignRepository {
   constructor(readonly db: Kysely<Database>) {}
 
-  async nextSampleIndex(accountId: string): Promise<number> {
+  /**
+   * The account's next number of a kind (1, 2, …): one atomic upsert, so concurrent requests each get
+   * their own, and a number whose object was deleted is never given again.
+   */
+  async nextNumber(accountId: string, name: 'sample' | 'preview'): Promise<number> {
     const row = await this.db
-      .selectFrom('voice_samples')
-      .select((eb) => eb.fn.max('idx').as('top'))
-      .where('account_id', '=', accountId)
-      .executeTakeFirst();
-    return Number(row?.top ?? 0) + 1;
+      .insertInto('account_counters')
+      .values({ account_id: accountId, name, value: 1 })
+      .onConflict((oc) =>
+        oc.columns(['account_id', 'name']).doUpdateSet((eb) => ({ value: eb('account_counters.value', '+', 1) })),
+      )
+      .returning('value')
+      .executeTakeFirstOrThrow();
+    return Number(row.value);
   }
 
   async insertSample(row: VoiceSamplesTable): Promise<void> {
@@ -61,6 +53,18 @@ export class DesignRepository {
     return new Map(rows.map((r) => [r.id, r]));
   }
 
+  /** Which of these previews activated a voice, and which. */
+  async voicesByPreview(accountId: string, previewIds: string[]): Promise<Map<string, string>> {
+    if (!previewIds.length) return new Map();
+    const rows = await this.db
+      .selectFrom('own_voices')
+      .select(['id', 'preview_id'])
+      .where('account_id', '=', accountId)
+      .where('preview_id', 'in', previewIds)
+      .execute();
+    return new Map(rows.map((r) => [r.preview_id!, r.id]));
+  }
+
   async deleteSample(trx: Executor, accountId: string, id: string): Promise<VoiceSamplesTable | undefined> {
     return trx
       .deleteFrom('voice_samples')
@@ -68,15 +72,6 @@ export class DesignRepository {
       .where('account_id', '=', accountId)
       .returningAll()
       .executeTakeFirst();
-  }
-
-  async nextPreviewVersion(accountId: string): Promise<number> {
-    const row = await this.db
-      .selectFrom('voice_previews')
-      .select((eb) => eb.fn.max('version').as('top'))
-      .where('account_id', '=', accountId)
-      .executeTakeFirst();
-    return Number(row?.top ?? 0) + 1;
   }
 
   async insertPreview(row: VoicePreviewsTable): Promise<void> {

@@ -33,11 +33,12 @@ export function designRoutes(ctx: AppContext): FastifyPluginAsyncZod {
             'Upload a voice sample to clone (multipart `file`: mp3, m4a or wav judged from its bytes, at most 20 MB, 10 s to 5 min; field `consent=true`: you have the right to clone this voice)',
           consumes: ['multipart/form-data'],
           querystring: z.object({ type: z.enum(['clone']) }).passthrough(),
-          response: { 201: SampleUploadResponse, ...errors, 413: ErrorBody, 415: ErrorBody },
+          response: { 201: SampleUploadResponse, ...errors, 413: ErrorBody, 415: ErrorBody, 429: ErrorBody },
         },
       },
       async (request, reply) => {
         const session = await requireSession(request, ctx.sessions);
+        await samples.admit(session.accountId);
         const { file, fields } = await receiveUpload(request, () => samples.tempFile());
         let saved;
         try {

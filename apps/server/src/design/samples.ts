@@ -8,7 +8,8 @@ import { nowIso } from '../platform/db/database.js';
 import { PRIVATE_DIR_MODE, type Storage } from '../platform/storage.js';
 import type { VoiceSamplesTable } from '../platform/db/schema.js';
 import { analyzeUpload, type SampleAnalysis } from './analysis.js';
-import { insertNumbered, type DesignRepository } from './repository.js';
+import type { DesignRepository } from './repository.js';
+import type { RateLimiter } from '../platform/rate-limit.js';
 
 export interface SampleView {
   id: string;
@@ -49,7 +50,14 @@ export class SamplesService {
     private readonly repo: DesignRepository,
     private readonly storage: Storage,
     readonly tempDir: string,
+    private readonly limits: { limiter: RateLimiter; perAccountHour: number },
   ) {}
+
+  /** Each upload is decoded and measured: an account may send so many an hour (RATE_LIMITED past that). */
+  async admit(accountId: string): Promise<void> {
+    const wait = await this.limits.limiter.hit(`sample-upload:${accountId}`, this.limits.perAccountHour, 3600);
+    if (wait > 0) throw new AppError('RATE_LIMITED', { seconds: wait }, { headers: { 'retry-after': String(wait) } });
+  }
 
   /** At start: uploads a dead process left half-received are removed. */
   async clearTemp(): Promise<void> {
@@ -71,28 +79,23 @@ export class SamplesService {
     await this.storage.put(key, await fs.readFile(file));
     const now = nowIso();
     try {
-      const row = await insertNumbered(
-        () => this.repo.nextSampleIndex(accountId),
-        async (idx) => {
-          const row: VoiceSamplesTable = {
-            id,
-            account_id: accountId,
-            idx,
-            format: analysis.format,
-            size,
-            duration: analysis.durationSec,
-            sample_rate: analysis.sampleRate,
-            measures: JSON.stringify({ measures: analysis.measures, summary: analysis.summary }),
-            noisy: analysis.summary.noisy ? 1 : 0,
-            storage_key: key,
-            consent_at: now,
-            consent_ip: consent.ip,
-            created_at: now,
-          };
-          await this.repo.insertSample(row);
-          return row;
-        },
-      );
+      const idx = await this.repo.nextNumber(accountId, 'sample');
+      const row: VoiceSamplesTable = {
+        id,
+        account_id: accountId,
+        idx,
+        format: analysis.format,
+        size,
+        duration: analysis.durationSec,
+        sample_rate: analysis.sampleRate,
+        measures: JSON.stringify({ measures: analysis.measures, summary: analysis.summary }),
+        noisy: analysis.summary.noisy ? 1 : 0,
+        storage_key: key,
+        consent_at: now,
+        consent_ip: consent.ip,
+        created_at: now,
+      };
+      await this.repo.insertSample(row);
       return sampleView(row);
     } catch (e) {
       await this.storage.delete(key).catch(() => {});

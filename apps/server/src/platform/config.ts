@@ -55,6 +55,7 @@ const ConfigSchema = z.object({
   ACCOUNT_LIMIT_PER_IP_HOUR: z.coerce.number().int().min(1).default(30),
   TRIAL_GRANTS_PER_IP_DAY: z.coerce.number().int().min(0).default(10),
   PLAN_GRANTS_PER_IP_DAY: z.coerce.number().int().min(0).default(5),
+  SAMPLE_UPLOADS_PER_ACCOUNT_HOUR: z.coerce.number().int().min(1).default(30),
   HOLD_SWEEP_SECONDS: z.coerce.number().int().min(1).default(60),
   REQUEST_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(3600).default(30),
   HEADERS_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(3600).default(10),

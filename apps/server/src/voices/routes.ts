@@ -64,7 +64,7 @@ export function voiceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
             preview_versions: LIMITS.previewVersions,
             job_threshold: LIMITS.jobThreshold,
           },
-          activation_fees: ctx.credits.config.activation_fees,
+          activation_fees: { ...ctx.credits.config.activation_fees },
         };
       },
     );

@@ -19,7 +19,7 @@ describe.each(DIALECTS)('voice design, errors (%s)', (dialect) => {
   let n = 0;
   let sampleId: string;
   beforeAll(async () => {
-    t = await startTestApp(dialect, { env: { SPEECH_WORKERS: '1' } });
+    t = await startTestApp(dialect, { env: { SPEECH_WORKERS: '1', SAMPLE_UPLOADS_PER_ACCOUNT_HOUR: '1000' } });
     c = new Client(t.url);
     await c.anonymous();
     accountId = (await signIn(c, t.outbox, `design-errors-${dialect}@example.com`)).id;
@@ -276,6 +276,29 @@ describe.each(DIALECTS)('voice design, errors (%s)', (dialect) => {
       expect(await heldHolds(t, id)).toEqual([]);
       expect((await p.get('/voice/previews')).body.total).toBe(0);
       expect(await t.ctx.credits.ledgerSum(id)).toBe(price + 1);
+    });
+    it('releases every hold and keeps no version when a later model fails', async () => {
+      const before = await balance();
+      const versions = (await c.get('/voice/previews')).body.total as number;
+      const files = (await t.ctx.storage.list('voice-previews')).length;
+      const put = t.ctx.storage.put.bind(t.ctx.storage);
+      let previews = 0;
+      const spy = vi.spyOn(t.ctx.storage, 'put').mockImplementation(async (key, data) => {
+        // The first model's audio is kept; the second one's cannot be written.
+        if (key.startsWith('voice-previews/') && ++previews === 2) throw new Error('disk full');
+        return put(key, data);
+      });
+      try {
+        expectError(await preview({ models: ['flite', 'espeak-ng'] }), 'INTERNAL');
+      } finally {
+        spy.mockRestore();
+      }
+      expect(previews).toBe(2);
+      expect(await balance()).toBe(before);
+      expect(await heldHolds(t, accountId)).toEqual([]);
+      expect((await c.get('/voice/previews')).body.total).toBe(versions);
+      expect((await t.ctx.storage.list('voice-previews')).length).toBe(files);
+      expect(await t.ctx.credits.ledgerSum(accountId)).toBe(await balance());
     });
   });
 

@@ -74,6 +74,7 @@ describe.each(DIALECTS)('voice design, happy path (%s)', (dialect) => {
     expect(price).toBeGreaterThan(0);
     const { items, ...first } = res.body;
     expect(items).toEqual([first]);
+    expect(first.activation_credits).toBe(t.ctx.credits.config.activation_fees.clone);
     expect(await eventually(async () => (await balance()) === before - res.body.credits)).toBe(true);
     const audio = await fetch(new URL(res.body.audio_url, t.url), { headers: { 'x-sid': c.sid! } });
     expect(audio.status).toBe(200);
@@ -132,6 +133,8 @@ describe.each(DIALECTS)('voice design, happy path (%s)', (dialect) => {
       language: 'en',
       preview_text: TEXT,
       prompt: null,
+      activation_credits: 0,
+      voice_id: null,
     });
     expect((items[0] as unknown as { mix: unknown }).mix).toHaveLength(2);
     const prompt = items.find((i) => i.type === 'prompt') as unknown as { prompt: string };
@@ -161,6 +164,11 @@ describe.each(DIALECTS)('voice design, happy path (%s)', (dialect) => {
     expect(res.status).toBe(201);
     const fee = t.ctx.credits.config.activation_fees[type === 'clone' ? 'clone' : 'text_to_voice'];
     expect(await balance()).toBe(before - fee);
+    // The history says which voice each version became, and what activating it cost.
+    const listed = (await c.get('/voice/previews?page_size=100')).body.items.find(
+      (i: { id: string }) => i.id === preview.body.id,
+    );
+    expect(listed).toMatchObject({ voice_id: res.body.id, activation_credits: fee });
     return { voice: res.body, sample, preview: preview.body };
   }
 
@@ -324,6 +332,17 @@ describe.each(DIALECTS)('voice design, happy path (%s)', (dialect) => {
     expect((await c.post('/v1/audio/speech', { model: 'tts-1', input: 'Gone?', voice: voice.id })).status).toBe(404);
     expect((await c.get(`/voice/preview/${voice.id}.mp3`)).status).toBe(404);
     expect((await c.delete(`/voice?id=${voice.id}`)).status).toBe(404);
+    // Its numbers are not given again: the next sample and preview come after them.
+    const next = await uploadSample(c, await fs.readFile(JFK_WAV), 'jfk.wav');
+    expect(next.body.index).toBe(sample!.index + 1);
+    const again = await c.post('/voice/previews', {
+      type: 'clone',
+      model: 'flite',
+      language: 'en',
+      preview_text: TEXT,
+      file_id: next.body.id,
+    });
+    expect(again.body.version).toBe(preview.version + 1);
     expect(
       (
         await c.post('/voice/previews', {
@@ -350,10 +369,32 @@ describe.each(DIALECTS)('voice design, happy path (%s)', (dialect) => {
     }
   });
 
+  it('documents every design route in the OpenAPI document, the side-by-side `models` field included', async () => {
+    const doc = (await c.get('/openapi.json')).body;
+    for (const [route, method] of [
+      ['/files_upload', 'post'],
+      ['/voice/previews', 'post'],
+      ['/voice/previews', 'get'],
+      ['/voice/previews/{id}/audio', 'get'],
+      ['/voice', 'put'],
+      ['/voice', 'patch'],
+      ['/voice', 'delete'],
+    ] as const) {
+      expect(doc.paths[route]?.[method], `${method} ${route}`).toBeDefined();
+    }
+    const body = doc.paths['/voice/previews'].post.requestBody.content['application/json'].schema;
+    expect(body.properties.models).toMatchObject({
+      type: 'array',
+      maxItems: 3,
+      description: expect.stringMatching(/side by side/),
+    });
+  });
+
   it('names the mixable models and the limits in /tts/config', async () => {
     const res = await c.get('/tts/config');
     const espeak = res.body.models.find((m: { model: string }) => m.model === 'espeak-ng');
     expect(espeak.type).toContain('mixing');
     expect(res.body.limits).toMatchObject({ mix_max: 3, preview_versions: 50 });
+    expect(res.body.activation_fees).toEqual(t.ctx.credits.config.activation_fees);
   });
 });

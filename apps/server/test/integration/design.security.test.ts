@@ -275,3 +275,27 @@ describe.each(DIALECTS)('voice design, security (%s)', (dialect) => {
     expect(await fs.readdir(tempDir).catch(() => [])).toEqual([]);
   });
 });
+
+describe.each(DIALECTS)('voice design, upload limit (%s)', (dialect) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(dialect, { env: { SPEECH_WORKERS: '1', SAMPLE_UPLOADS_PER_ACCOUNT_HOUR: '2' } });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('limits sample uploads per account, whoever else uploads', async () => {
+    const c = new Client(t.url);
+    await c.anonymous();
+    const wav = await fs.readFile(JFK_WAV);
+    expect((await uploadSample(c, wav, 'jfk.wav')).status).toBe(201);
+    expectError(await uploadSample(c, Buffer.from('not audio'), 'a.wav'), 'UNSUPPORTED_FILE_TYPE');
+    const refused = await uploadSample(c, wav, 'jfk.wav');
+    expectError(refused, 'RATE_LIMITED');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    const d = new Client(t.url);
+    await d.anonymous();
+    expect((await uploadSample(d, wav, 'jfk.wav')).status).toBe(201);
+  });
+});

@@ -55,7 +55,7 @@ function pitchFor(base: VoiceInfo, median: number, semitones: number): { pitchHz
 }
 
 /** A deterministic seed from the measures, so one sample always gives the same profile. */
-function seedOf(m: VoiceMeasures): number {
+function seedOf(m: Pick<VoiceMeasures, 'f0MedianHz' | 'speakingRate' | 'formantsHz' | 'ltas'>): number {
   let h = 2166136261;
   for (const v of [m.f0MedianHz, m.speakingRate, ...m.formantsHz, ...m.ltas]) {
     h ^= Math.round(v * 100) | 0;
@@ -64,12 +64,26 @@ function seedOf(m: VoiceMeasures): number {
   return h >>> 0;
 }
 
-export function cloneProfile(measures: VoiceMeasures, base: VoiceInfo): VoiceProfile {
+/** A finite number from stored measures, or 0 (which every rule below reads as "not measured"). */
+const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+
+export function cloneProfile(stored: VoiceMeasures, base: VoiceInfo): VoiceProfile {
+  // Measures come back from storage as JSON: anything missing or not a finite number counts as unmeasured.
+  const formantsIn = Array.isArray(stored.formantsHz) ? stored.formantsHz : [];
+  const ltasIn = Array.isArray(stored.ltas) ? stored.ltas.map(num) : [];
+  const measures = {
+    f0MedianHz: num(stored.f0MedianHz),
+    f0RangeSemitones: num(stored.f0RangeSemitones),
+    speakingRate: num(stored.speakingRate),
+    formantsHz: [0, 1, 2].map((i) => num(formantsIn[i])) as [number, number, number],
+    hnrDb: typeof stored.hnrDb === 'number' && Number.isFinite(stored.hnrDb) ? stored.hnrDb : 20,
+    ltas: ltasIn.length === LTAS_BANDS.length && ltasIn.every((v, i) => v === stored.ltas[i]) ? ltasIn : [],
+  };
   const own = base.profile;
   const median = measures.f0MedianHz > 0 ? clamp(measures.f0MedianHz, 50, 500) : own.pitchHz;
   const pitch =
     measures.f0MedianHz > 0 && measures.f0RangeSemitones > 0
-      ? pitchFor(base, median, measures.f0RangeSemitones)
+      ? pitchFor(base, median, Math.min(measures.f0RangeSemitones, 24))
       : { pitchHz: median, range: own.range };
   const ref = baseFormants(base);
   const ratios = measures.formantsHz.map((f, i) => (f > 0 ? f / ref[i]! : 1));
@@ -85,7 +99,8 @@ export function cloneProfile(measures: VoiceMeasures, base: VoiceInfo): VoicePro
     breathiness: Math.round(Math.max(own.breathiness, breathiness) * 1000) / 1000,
     gainDb: 0,
     ...(own.blend ? { blend: own.blend } : {}),
-    ltasDb: measures.ltas.length === LTAS_BANDS.length ? measures.ltas.map((v) => Math.round(v * 10) / 10) : [],
+    ...(measures.ltas.length ? { ltasDb: measures.ltas.map((v) => Math.round(v * 10) / 10) } : {}),
     seed: seedOf(measures),
+    ...(measures.f0MedianHz > 0 ? { f0MedianHz: Math.round(median * 10) / 10 } : {}),
   };
 }

@@ -3,7 +3,8 @@
  * database: the server stores the probe, the measures and the profiles these return (plain JSON).
  */
 import { loadSample, type SampleProbe } from './probe.ts';
-import { measurePcm, type VoiceMeasures } from './measure.ts';
+import type { VoiceMeasures } from './measure.ts';
+import { measureInThread } from './thread.ts';
 
 export { probeSample, decodeToPcm, sniffFormat, SAMPLE_MIN_SEC, SAMPLE_MAX_SEC } from './probe.ts';
 export type { SampleFormat, SampleProbe } from './probe.ts';
@@ -18,12 +19,11 @@ export { referenceFromSample } from './reference.ts';
 /** Rate the analysis works at: the WebRTC VAD's, and enough for F0, formants and the LTAS bands. */
 export const ANALYSIS_RATE = 16_000;
 
-/** Probes (throws the upload's errors), decodes once at 16 kHz and measures. */
+/** Probes (throws the upload's errors), decodes once at 16 kHz and measures, in the analysis thread. */
 export async function analyzeSample(
   file: string,
   opts: { signal?: AbortSignal } = {},
 ): Promise<{ probe: SampleProbe; measures: VoiceMeasures }> {
   const { probe, pcm } = await loadSample(file, ANALYSIS_RATE, opts);
-  if (opts.signal?.aborted) throw opts.signal.reason ?? new Error('aborted');
-  return { probe, measures: measurePcm(pcm.samples, pcm.sampleRate) };
+  return { probe, measures: await measureInThread(pcm.samples, pcm.sampleRate, opts.signal) };
 }

@@ -52,14 +52,17 @@ export function bandLevels(power: Float64Array, size: number, sampleRate: number
   });
 }
 
-/** LTAS of `samples` (speech only: trim silence first), dB per band. */
-export function ltas(samples: Float32Array, sampleRate: number, size = 1024): number[] {
+/**
+ * LTAS of `samples` (speech only: trim silence first), dB per band: Hann frames of `size`, half
+ * overlapping, or spread evenly over a long signal so that at most `maxFrames` are averaged.
+ */
+export function ltas(samples: Float32Array, sampleRate: number, size = 1024, maxFrames = Infinity): number[] {
   const fft = fftOf(size);
   const win = hann(size);
   const frame = new Float64Array(size);
   const spec = fft.createComplexArray() as number[];
   const power = new Float64Array(size / 2 + 1);
-  const hop = size / 2;
+  const hop = Math.max(size / 2, Math.floor((samples.length - size) / maxFrames));
   let frames = 0;
   for (let o = 0; o + size <= samples.length; o += hop) {
     for (let i = 0; i < size; i++) frame[i] = samples[o + i]! * win[i]!;

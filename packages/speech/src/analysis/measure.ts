@@ -152,17 +152,23 @@ function countNuclei(x: Float32Array, rate: number): number {
   return count;
 }
 
-/** Median F1..F3 over at most 400 voiced frames spread evenly (a median settles long before that). */
+/**
+ * Median F1..F3 over at most 400 voiced frames spread evenly (a median settles long before that).
+ * Only those frames are brought to the LPC rate, each with a margin for the resampling filter.
+ */
 function formants(x16k: Float32Array, voicedStarts: number[]): [number, number, number] {
-  const x = resamplePolyphase(x16k, VAD_RATE, LPC_RATE);
   const size = Math.round(0.025 * LPC_RATE);
-  const picks =
-    voicedStarts.length > 400 ? voicedStarts.filter((_, i) => i % Math.ceil(voicedStarts.length / 400) === 0) : voicedStarts;
+  const margin = 64;
+  const span = Math.ceil((size * VAD_RATE) / LPC_RATE) + 2 * margin;
+  const step = Math.max(1, Math.ceil(voicedStarts.length / 400));
   const f: [number[], number[], number[]] = [[], [], []];
-  for (const t of picks) {
-    const start = Math.round(t * LPC_RATE);
-    if (start + size > x.length) continue;
-    const fs = frameFormants(x, start, size);
+  for (let i = 0; i < voicedStarts.length; i += step) {
+    const start = Math.round(voicedStarts[i]! * VAD_RATE) - margin;
+    if (start < 0 || start + span > x16k.length) continue;
+    const chunk = resamplePolyphase(x16k.subarray(start, start + span), VAD_RATE, LPC_RATE);
+    const offset = Math.round((margin * LPC_RATE) / VAD_RATE);
+    if (offset + size > chunk.length) continue;
+    const fs = frameFormants(chunk, offset, size);
     // F1 of speech lies above 200 Hz: a lower root is the glottal source, not a formant.
     const cand = fs.filter((v) => v > 200);
     if (cand.length < 3) continue;
@@ -187,13 +193,11 @@ export function measurePcm(samples: Float32Array, sampleRate: number): VoiceMeas
   const speech = speechOnly(x, flags);
   const speechSec = speech.length / VAD_RATE;
 
-  const f0 = estimateF0(speech, VAD_RATE, { minHz: 60, maxHz: 500, hopSec: 0.02, targetRate: 4000, voicingThreshold: 0.5 });
-  // The F0 track has no times: voiced frames for LPC are the speech frames whose own periodicity is high.
-  const voicedStarts: number[] = [];
-  {
-    const voiced = estimateF0Frames(speech);
-    for (const t of voiced) voicedStarts.push(t);
-  }
+  // Percentiles of F0 settle long before 3,000 frames: a long sample is read at a wider hop.
+  const hopSec = Math.max(0.02, speechSec / 3000);
+  const f0 = estimateF0(speech, VAD_RATE, { minHz: 60, maxHz: 500, hopSec, targetRate: 4000, voicingThreshold: 0.5 });
+  // Formants are read on vowels: the loud, low-pitched frames of the speech.
+  const voicedStarts = vowelFrames(speech);
   const strengths = f0.strengths.map((r) => Math.min(0.999, Math.max(0.001, r)));
   const hnrDb = strengths.length ? median(strengths.map((r) => 10 * Math.log10(r / (1 - r)))) : 0;
   const p10 = f0.p10;
@@ -205,7 +209,7 @@ export function measurePcm(samples: Float32Array, sampleRate: number): VoiceMeas
     f0RangeSemitones: p10 > 0 ? 12 * Math.log2(p90 / p10) : 0,
     speakingRate: speechSec > 0 ? countNuclei(speech, VAD_RATE) / speechSec : 0,
     formantsHz: formants(speech, voicedStarts),
-    ltas: ltas(speech, VAD_RATE),
+    ltas: ltas(speech, VAD_RATE, 1024, 4000),
     loudnessLufs,
     snrDb,
     noisy,
@@ -218,9 +222,9 @@ export function measurePcm(samples: Float32Array, sampleRate: number): VoiceMeas
 
 /**
  * Start times (s) of 25 ms frames, every 20 ms, that are loud (within 15 dB of the 90th percentile)
- * and dominated by low frequencies (zero-crossing rate under 3 kHz): vowels, where formants are.
+ * and dominated by low frequencies (zero crossings as of a tone under 1.5 kHz): vowels, where formants are.
  */
-function estimateF0Frames(x: Float32Array): number[] {
+function vowelFrames(x: Float32Array): number[] {
   const size = Math.round(0.025 * VAD_RATE);
   const hop = Math.round(0.02 * VAD_RATE);
   const powers: number[] = [];

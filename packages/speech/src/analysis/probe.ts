@@ -5,10 +5,11 @@
  * file cannot steer it to another parser.
  */
 import { spawn } from 'node:child_process';
-import { mkdtemp, open, readFile, rm } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { mkdtemp, open, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { parseBuffer } from 'music-metadata';
+import { parseStream } from 'music-metadata';
 import { FFMPEG } from '../audio/ffmpeg.ts';
 import { SpeechError } from '../errors.ts';
 import { lowerPriority } from '../pool/priority.ts';
@@ -186,9 +187,15 @@ export async function loadSample(
   const format = await sniffFile(file);
   let meta;
   try {
-    // The header is read with the parser of the sniffed container, not one picked from the name.
-    const head = await readHead(file, 4 * 1024 * 1024);
-    meta = await parseBuffer(head, { mimeType: MIME[format] }, { duration: false, skipCovers: true });
+    // Read with the parser of the sniffed container, not one picked from the name; as a stream, so
+    // an m4a whose index comes after its audio is read to the end.
+    const { size } = await stat(file);
+    const stream = createReadStream(file);
+    try {
+      meta = await parseStream(stream, { mimeType: MIME[format], size }, { duration: false, skipCovers: true });
+    } finally {
+      stream.destroy();
+    }
   } catch (e) {
     throw unsupported('unreadable header', e);
   }

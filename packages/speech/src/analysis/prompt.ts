@@ -35,24 +35,24 @@ const tone = (name: Tone) => (t: PromptTraits) => void (t.tones.includes(name) |
 const RULES: Rule[] = [
   {
     en: w('male|man|men|boy|guy|gentleman|father|dad|husband|he|his|masculine'),
-    zh: ['男', '他', '先生', '爸', '叔'],
+    zh: ['男', '他', '先生', '爸', '叔', '爷', '哥', '伯'],
     apply: (t) => void (t.gender = 'male'),
   },
   {
     en: w('female|woman|women|girl|lady|mother|mom|wife|she|her|feminine'),
-    zh: ['女', '她', '姐', '妈', '阿姨', '姑娘'],
+    zh: ['女', '她', '姐', '妈', '阿姨', '姑娘', '奶奶', '婆', '妹', '姥'],
     apply: (t) => void (t.gender = 'female'),
   },
   { en: w('neutral|androgynous|genderless|robot|robotic'), zh: ['中性'], apply: (t) => void (t.gender = 'neutral') },
   {
-    en: w('child|kid|little|boy|girl|toddler|childlike'),
-    zh: ['孩', '儿童', '童声', '小朋友', '宝宝', '萝莉', '正太'],
-    apply: (t) => void (t.age = 'child'),
-  },
-  {
-    en: w('young|youthful|teen|teenage|teenager|student'),
+    en: w('young|youthful|teen|teenage|teenager|student|boy|girl'),
     zh: ['年轻', '青年', '少年', '少女', '学生'],
     apply: (t) => void (t.age = 'young'),
+  },
+  {
+    en: w('child|children|kid|kids|toddler|childlike|little girl|little boy|baby'),
+    zh: ['孩', '儿童', '童声', '小朋友', '宝宝', '萝莉', '正太'],
+    apply: (t) => void (t.age = 'child'),
   },
   { en: w('adult|middle-aged|mature'), zh: ['中年', '成熟', '成年'], apply: (t) => void (t.age = 'adult') },
   {
@@ -133,8 +133,10 @@ const LANGUAGES: [RegExp | string, string][] = [
 ];
 
 export function readPrompt(prompt: string): PromptTraits {
-  const text = typeof prompt === 'string' ? prompt.normalize('NFKC').slice(0, 2000) : '';
+  const raw = typeof prompt === 'string' ? prompt.normalize('NFKC').slice(0, 2000) : '';
   const t: PromptTraits = { tones: [] };
+  // 老 alone says old, but not in 老师 (teacher), 老板 (boss), 老公/老婆 (husband/wife) and the like.
+  const text = raw.replace(/老(?=[师板公婆乡虎鼠外兄弟])/g, '');
   for (const r of RULES) if (r.en?.test(text) || r.zh?.some((z) => text.includes(z))) r.apply(t);
   // "very"/"非常" strengthens a pitch or pace word.
   if (/\b(?:very|extremely|really)\b|非常|很|特别/i.test(text)) {

@@ -31,7 +31,7 @@ export async function runEngine(engine: Engine, job: SynthesisJob, signal?: Abor
   }
   const t1 = performance.now();
   // A zero-shot model imitates its reference itself: converting its output as well would overshoot.
-  const convert = req.reference ? undefined : conversionOf(req.profile, req.voice.profile);
+  const convert = req.reference ? undefined : conversionOf(req.profile, req.voice.profile, req.pitch);
   const out = await postProcess(
     { samples: concatFloat32(parts), sampleRate: rate || job.sampleRate, words },
     {

@@ -152,6 +152,15 @@ const migrations: Record<string, Migration> = {
   },
   '0005_voice_design': {
     async up(db: Kysely<unknown>) {
+      // Per-account numbers (sample index, preview version): only ever go up, so a number is never given twice.
+      await db.schema
+        .createTable('account_counters')
+        .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('value', 'integer', (c) => c.notNull())
+        .addPrimaryKeyConstraint('account_counters_pk', ['account_id', 'name'])
+        .execute();
+
       // Uploaded voice samples, with the uploader's consent (account, time, address) kept beside them.
       await db.schema
         .createTable('voice_samples')

@@ -112,6 +112,13 @@ export interface SynthesisJobsTable {
   expires_at: string | null;
 }
 
+export interface AccountCountersTable {
+  account_id: string;
+  /** `sample`, `preview`. */
+  name: string;
+  value: number;
+}
+
 export interface VoiceSamplesTable {
   id: string;
   account_id: string;
@@ -186,6 +193,7 @@ export interface Database {
   credit_grants: GrantsTable;
   uploads: UploadsTable;
   synthesis_jobs: SynthesisJobsTable;
+  account_counters: AccountCountersTable;
   voice_samples: VoiceSamplesTable;
   voice_previews: VoicePreviewsTable;
   own_voices: OwnVoicesTable;
