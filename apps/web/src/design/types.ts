@@ -24,10 +24,11 @@ export type PreviewType = (typeof PREVIEW_TYPE_VALUES)[number];
 
 export type MixEntry = z.infer<typeof MixEntrySchema>;
 export type PreviewBody = z.input<typeof PreviewRequest>;
-/** One version made by a preview request; a fee on it is read when the server sends one. */
-export type PreviewCreated = z.infer<typeof PreviewVersion> & { activation_credits?: number | null };
+/** One version made by a preview request, with what activating it costs. */
+export type PreviewCreated = z.infer<typeof PreviewVersion>;
 export type PreviewAnswer = z.infer<typeof PreviewResponse>;
-export type Preview = z.infer<typeof PreviewSchema> & { voice_id?: string | null; activation_credits?: number | null };
+/** A version in the history: what produced it, and the voice activated from it, if any. */
+export type Preview = z.infer<typeof PreviewSchema>;
 export type PreviewList = z.infer<typeof PreviewListResponse>;
 export type CloneSample = z.infer<typeof SampleUploadResponse>;
 export type SaveVoiceBody = z.input<typeof CreateVoiceRequest>;

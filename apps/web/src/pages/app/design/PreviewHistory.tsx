@@ -68,7 +68,7 @@ export function PreviewHistory({ type, onActivate }: Props) {
   const max = config?.limits.preview_versions ?? LIMITS.previewVersions;
 
   const sampleLabel = (index: number) => t('design.sampleN', { index: String(index) });
-  const items = ((list.data?.items ?? []) as Preview[]).filter((p) => p.type === type);
+  const items = (list.data?.items ?? []).filter((p) => p.type === type);
   const compared = compare.map((id) => items.find((p) => p.id === id)).filter((p): p is Preview => !!p);
 
   const toggleCompare = (id: string) =>
