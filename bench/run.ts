@@ -7,6 +7,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { createSpeech, type AudioFormat, type Speech } from '@polyvox/speech';
 import { bundleRow, measureBundle } from './bundle.js';
+import { designRows } from './design.js';
 import { createFloor, type Floor } from './floor.js';
 import { startServer, type BenchServer } from './server.js';
 import { median, quantile, time } from './stats.js';
@@ -248,27 +249,39 @@ async function main() {
   const ratiosOnly = only === 'ratios';
   // `--only usage`: the records and statistics queries at a million records, on both databases, alone.
   if (only === 'usage') return report(started, await usageRows(), 'usage');
-  // Built first, from the current sources, so the row measures what a visitor would load now.
-  const bundle = ratiosOnly ? null : bundleRow(measureBundle(undefined, { build: true }));
-  const server = await startServer();
-  const speech = await createSpeech({ cache: false });
+  const designOnly = only === 'design';
   const rows: Row[] = [];
-  // `--only ratios` measures the floor and first-byte rows alone, to compare a change quickly.
-  if (bundle) rows.push(bundle);
-  try {
-    if (!ratiosOnly) rows.push(...(await engineRtf(speech)));
-    const floor = await createFloor();
-    rows.push(...(await versusFloor(server, floor, 'mp3')));
-    rows.push(...(await versusFloor(server, floor, 'opus')));
-    rows.push(await firstByte(server, 'mp3'));
-    rows.push(await firstByte(server, 'opus'));
-    if (!ratiosOnly) {
-      rows.push(await latencyUnderLoad(server));
-      rows.push(await cache(server));
+  // `--only design` measures the voice-design rows alone: no server, no bundle.
+  if (designOnly) {
+    const speech = await createSpeech({ cache: false });
+    try {
+      rows.push(...(await designRows(speech)));
+    } finally {
+      await speech.close();
     }
-  } finally {
-    await speech.close();
-    await server.stop();
+  } else {
+    // Built first, from the current sources, so the row measures what a visitor would load now.
+    const bundle = ratiosOnly ? null : bundleRow(measureBundle(undefined, { build: true }));
+    const server = await startServer();
+    const speech = await createSpeech({ cache: false });
+    // `--only ratios` measures the floor and first-byte rows alone, to compare a change quickly.
+    if (bundle) rows.push(bundle);
+    try {
+      if (!ratiosOnly) rows.push(...(await engineRtf(speech)));
+      const floor = await createFloor();
+      rows.push(...(await versusFloor(server, floor, 'mp3')));
+      rows.push(...(await versusFloor(server, floor, 'opus')));
+      rows.push(await firstByte(server, 'mp3'));
+      rows.push(await firstByte(server, 'opus'));
+      if (!ratiosOnly) {
+        rows.push(await latencyUnderLoad(server));
+        rows.push(await cache(server));
+        rows.push(...(await designRows(speech)));
+      }
+    } finally {
+      await speech.close();
+      await server.stop();
+    }
   }
   await report(started, rows);
 }

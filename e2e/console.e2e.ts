@@ -1,12 +1,14 @@
 /**
  * Browser tests of the console, in Chromium driven by playwright-core, against the real server
  * started on a free port with a fresh DATA_DIR. Run: `npx tsx e2e/console.e2e.ts`.
- * `E2E_FLOWS=economy` (a comma list) runs only those flows. Screenshots go to artifacts/screenshots/. The last line printed is "N passed, M failed";
+ * `E2E_FLOWS=design,economy` (a comma list) runs only the named flows. Screenshots go to artifacts/screenshots/.
+ * The last line printed is "N passed, M failed";
  * the exit code is non-zero when any test failed.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { economyTests } from './flows/economy';
+import { designTests } from './flows/design';
 import { libraryTests } from './flows/library';
 import { playgroundTests } from './flows/playground';
 import { profileEmailTests } from './flows/profile-email';
@@ -17,25 +19,26 @@ import { env, SHOTS } from './lib/env';
 import { Suite } from './lib/harness';
 import { ensureConsoleBuild, startServer } from './lib/server';
 
-const suite = new Suite();
-// Order matters: the session flow registers, signs out and back in; the shell, playground,
-// library and economy tests use that account (the playground tests follow one another on one page).
-// E2E_FLOWS=economy,shell runs only those flows (a flow that needs a registered account registers one).
-const FLOWS = new Map([
-  ['session', sessionTests],
-  ['shell', shellTests],
-  ['playground', playgroundTests],
-  ['library', libraryTests],
-  ['economy', economyTests],
-  ['profile-email', profileEmailTests],
-]);
+const FLOWS: Record<string, (suite: Suite) => void> = {
+  session: sessionTests,
+  shell: shellTests,
+  playground: playgroundTests,
+  library: libraryTests,
+  economy: economyTests,
+  design: designTests,
+  'profile-email': profileEmailTests,
+};
+// E2E_FLOWS=design (a comma list) runs only those flows, in the order above; unset, all of them.
 const only = (process.env.E2E_FLOWS ?? '')
   .split(',')
   .map((f) => f.trim())
   .filter(Boolean);
-for (const name of only)
-  if (!FLOWS.has(name)) throw new Error(`E2E_FLOWS: no flow named ${name} (${[...FLOWS.keys()].join(', ')})`);
-for (const [name, register] of FLOWS) if (only.length === 0 || only.includes(name)) register(suite);
+for (const name of only) if (!Object.hasOwn(FLOWS, name)) throw new Error(`E2E_FLOWS: no flow named ${name}`);
+
+const suite = new Suite();
+// Order matters: the session flow registers, signs out and back in; the shell, playground,
+// library, economy, design and profile tests use that account (the playground tests follow one another on one page).
+for (const [name, register] of Object.entries(FLOWS)) if (only.length === 0 || only.includes(name)) register(suite);
 
 async function main(): Promise<number> {
   fs.mkdirSync(SHOTS, { recursive: true });

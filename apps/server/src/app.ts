@@ -56,6 +56,12 @@ import { createProviders } from './payments/providers.js';
 import { paymentRoutes } from './payments/routes.js';
 import { EventStore } from './stats/store.js';
 import { startEventSweeper } from './stats/sweeper.js';
+import { DesignRepository } from './design/repository.js';
+import { Designer } from './design/profiles.js';
+import { SamplesService } from './design/samples.js';
+import { PreviewsService } from './design/previews.js';
+import { OwnVoicesService } from './design/own-voices.js';
+import { designRoutes } from './design/routes.js';
 
 const SHUTDOWN_GRACE_MS = 5000;
 
@@ -125,6 +131,15 @@ export async function buildContext(config: Config, overrides: { mailer?: Mailer;
     config.ORDER_PENDING_LIMIT,
   );
   const payments = new PaymentsService(db.kysely, orders, createProviders(config, secret), secret, config.PUBLIC_URL);
+  const designRepo = new DesignRepository(db.kysely);
+  const designer = new Designer(speech, voices);
+  const samples = new SamplesService(designRepo, storage, path.join(config.DATA_DIR, 'tmp', 'uploads'), {
+    limiter,
+    perAccountHour: config.SAMPLE_UPLOADS_PER_ACCOUNT_HOUR,
+  });
+  const previews = new PreviewsService(designRepo, storage, credits.config.activation_fees, synthesis, designer, samples, words);
+  const ownVoices = new OwnVoicesService(designRepo, storage, credits, voices, designer, speech, words);
+  voices.setOwnVoices(ownVoices);
   return {
     config,
     db,
@@ -151,6 +166,7 @@ export async function buildContext(config: Config, overrides: { mailer?: Mailer;
       retentionDays: config.STATS_RETENTION_DAYS,
       maxRows: config.STATS_MAX_EVENTS,
     }),
+    design: { samples, previews, ownVoices },
     limits: { maxTextLength: LIMITS.maxTextLength },
   };
 }
@@ -208,6 +224,7 @@ export async function buildApp(
   await app.register(usageRoutes(ctx));
   await app.register(orderRoutes(ctx));
   await app.register(paymentRoutes(ctx));
+  await app.register(designRoutes(ctx));
 
   if (fs.existsSync(path.join(config.WEB_DIST, 'index.html'))) {
     // wildcard: files are looked up per request, so a rebuilt console is served without a restart.
@@ -221,6 +238,7 @@ export async function buildApp(
     });
   }
 
+  await ctx.design.samples.clearTemp();
   // Jobs a dead process left behind are settled or released before the sweeper looks at their holds.
   await ctx.jobs.recover();
   const stopSweeper = startHoldSweeper(ctx.credits, config.HOLD_SWEEP_SECONDS, app.log);

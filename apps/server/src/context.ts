@@ -19,6 +19,9 @@ import type { RateLimiter } from './platform/rate-limit.js';
 import type { OrdersService } from './orders/service.js';
 import type { PaymentsService } from './payments/service.js';
 import type { EventStore } from './stats/store.js';
+import type { SamplesService } from './design/samples.js';
+import type { PreviewsService } from './design/previews.js';
+import type { OwnVoicesService } from './design/own-voices.js';
 
 /** Everything a route module may delegate to; built once in app.ts. */
 export interface AppContext {
@@ -44,5 +47,6 @@ export interface AppContext {
   orders: OrdersService;
   payments: PaymentsService;
   events: EventStore;
+  design: { samples: SamplesService; previews: PreviewsService; ownVoices: OwnVoicesService };
   limits: { maxTextLength: number };
 }

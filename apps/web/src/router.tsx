@@ -37,6 +37,10 @@ const MyVoicesPage = page(
   () => import('./pages/app/LibraryPages'),
   (m) => m.MyVoicesPage,
 );
+const MixPage = page(
+  () => import('./pages/app/design/MixPage'),
+  (m) => m.MixPage,
+);
 const ModelsPage = page(
   () => import('./pages/app/models/ModelsPage'),
   (m) => m.ModelsPage,
@@ -159,6 +163,14 @@ export const router = createHashRouter([
             element: (
               <Load>
                 <VoiceCloningPage />
+              </Load>
+            ),
+          },
+          {
+            path: 'mix',
+            element: (
+              <Load>
+                <MixPage />
               </Load>
             ),
           },

@@ -160,6 +160,16 @@ const RULES = new Map<string, { 'zh-CN': string; 'zh-TW': string }>([
   ['request headers are too large', { 'zh-CN': '请求头过大', 'zh-TW': '請求標頭過大' }],
   ['the request took too long to arrive', { 'zh-CN': '请求发送超时', 'zh-TW': '請求傳送逾時' }],
   ['the request headers took too long to arrive', { 'zh-CN': '请求头发送超时', 'zh-TW': '請求標頭傳送逾時' }],
+  ['must be true', { 'zh-CN': '须为 true', 'zh-TW': '須為 true' }],
+  ['unknown model', { 'zh-CN': '未知的模型', 'zh-TW': '未知的模型' }],
+  ['must be a mixing model', { 'zh-CN': '须为可混合的模型', 'zh-TW': '須為可混合的模型' }],
+  ['voices of the chosen model', { 'zh-CN': '须为所选模型的声音', 'zh-TW': '須為所選模型的聲音' }],
+  ['distinct models', { 'zh-CN': '模型不能重复', 'zh-TW': '模型不能重複' }],
+  ['only for prompt or clone voices', { 'zh-CN': '仅适用于描述生成或克隆的声音', 'zh-TW': '僅適用於描述生成或複製的聲音' }],
+  ['mixable model', { 'zh-CN': '须为可混合的模型', 'zh-TW': '須為可混合的模型' }],
+  ['one model', { 'zh-CN': '混合的声音须属于同一模型', 'zh-TW': '混合的聲音須屬於同一模型' }],
+  ['> 0', { 'zh-CN': '须大于 0', 'zh-TW': '須大於 0' }],
+  ['at least 1', { 'zh-CN': '至少 1 个', 'zh-TW': '至少 1 個' }],
 ]);
 
 /** The rules the server words from a schema's constraint (`ruleOf` in the server), with their number or list. */

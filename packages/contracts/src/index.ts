@@ -7,3 +7,4 @@ export * from './language-names.js';
 export * from './usage.js';
 export * from './api-keys.js';
 export * from './orders.js';
+export * from './design.js';

@@ -16,6 +16,10 @@ export const LIMITS = {
   cloneMaxBytes: 20 * 1024 * 1024,
   cloneMinSeconds: 10,
   cloneMaxSeconds: 300,
+  /** A preview reads a sentence or two. */
+  previewTextMaxLength: 300,
+  /** A voice description. */
+  promptMaxLength: 500,
 } as const;
 
 export const DEVICE_OS = ['android', 'ios', 'osx', 'windows', 'other'] as const;

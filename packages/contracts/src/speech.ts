@@ -69,6 +69,9 @@ export const TtsConfigResponse = z.object({
     preview_versions: z.number().int(),
     job_threshold: z.number().int(),
   }),
+  activation_fees: z
+    .object({ text_to_voice: z.number().int(), clone: z.number().int() })
+    .describe('credits charged once when a voice designed from a prompt (text_to_voice) or cloned (clone) is activated'),
 });
 
 export const TtsRequest = z.object({

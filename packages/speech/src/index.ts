@@ -26,3 +26,23 @@ export { parseManifest, readManifest, SHERPA_MODEL_TYPES } from './engines/sherp
 export type { SherpaModelEntry, SherpaSpeaker } from './engines/sherpa-manifest.ts';
 export type { OpenAIConfig } from './engines/openai.ts';
 export type { ElevenLabsConfig } from './engines/elevenlabs.ts';
+export {
+  analyzeSample,
+  probeSample,
+  decodeToPcm,
+  sniffFormat,
+  measurePcm,
+  cloneProfile,
+  readPrompt,
+  promptVoice,
+  referenceFromSample,
+  ltas,
+  ltasDistance,
+  LTAS_BANDS,
+  NOISY_SNR_DB,
+  SAMPLE_MIN_SEC,
+  SAMPLE_MAX_SEC,
+  ANALYSIS_RATE,
+  TONES,
+} from './analysis/index.ts';
+export type { SampleFormat, SampleProbe, VoiceMeasures, PromptTraits, Age, Tone } from './analysis/index.ts';

@@ -15,3 +15,11 @@ declare module '@echogarden/gnuspeech-wasm/wasm/gnuspeech.js' {
   const init: () => Promise<any>;
   export default init;
 }
+declare module '@echogarden/fvad-wasm' {
+  const init: () => Promise<any>;
+  export default init;
+}
+declare module '@echogarden/rnnoise-wasm' {
+  const init: () => Promise<any>;
+  export default init;
+}

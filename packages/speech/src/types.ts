@@ -18,6 +18,20 @@ export interface VoiceProfile {
   gainDb: number;
   /** A weighted blend of speakers' voice vectors, for models that carry them (Kokoro, Kitten). */
   blend?: { sid: number; weight: number }[];
+  /**
+   * Conversion (cloned and designed voices): the long-term average spectrum to match, in dB on
+   * `LTAS_BANDS` (analysis/ltas.ts). The DSP stage equalizes each sentence towards it.
+   */
+  ltasDb?: number[];
+  /** Spectral tilt in dB per octave around 1 kHz (positive: brighter). */
+  tiltDb?: number;
+  /** Seed of the conversion's noise (breathiness), so one profile always sounds the same. */
+  seed?: number;
+  /**
+   * A clone's measured F0 median (Hz): each sentence whose own median the engine put more than half a
+   * semitone away is shifted onto it (engines follow a pitch target only roughly).
+   */
+  f0MedianHz?: number;
 }
 
 export interface VoiceInfo {

@@ -7,6 +7,10 @@ const CreditsConfigSchema = z.object({
   hold_ttl_seconds: z.number().int().min(1),
   model_coefficients: z.object({ default: z.number().positive() }).catchall(z.union([z.number().positive(), z.string()])),
   coefficient_by_engine: z.record(z.string(), z.number().positive()).default({}),
+  /** Charged once when a designed (text_to_voice) or cloned voice is activated. */
+  activation_fees: z
+    .object({ text_to_voice: z.number().int().min(0), clone: z.number().int().min(0) })
+    .default({ text_to_voice: 500, clone: 1000 }),
 });
 export type CreditsConfig = z.infer<typeof CreditsConfigSchema>;
 

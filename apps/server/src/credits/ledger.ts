@@ -4,7 +4,7 @@ import { newId } from '../platform/ids.js';
 import type { Database } from '../platform/db/schema.js';
 import { nowIso } from '../platform/db/database.js';
 
-export type LedgerKind = 'grant' | 'hold' | 'settle' | 'release' | 'purchase' | 'refund';
+export type LedgerKind = 'grant' | 'hold' | 'settle' | 'release' | 'purchase' | 'refund' | 'charge';
 type Executor = Kysely<Database> | Transaction<Database>;
 
 /**

@@ -148,6 +148,15 @@ export class CreditsService {
     });
   }
 
+  /**
+   * Takes a fee at once, in the caller's transaction (an activation fee with the voice it creates):
+   * INSUFFICIENT_BALANCE rolls the whole transaction back.
+   */
+  async charge(trx: Executor, accountId: string, amount: number, details: EntryDetails): Promise<number> {
+    if (!Number.isInteger(amount) || amount < 0) throw new Error(`invalid charge ${amount}`);
+    return applyEntry(trx, accountId, 'charge', -amount, details);
+  }
+
   async purchase(trx: Executor, accountId: string, amount: number, orderId: string): Promise<number> {
     return applyEntry(trx, accountId, 'purchase', amount, { order_id: orderId, record_type: 'purchase' });
   }

@@ -23,6 +23,12 @@ export function presentedSid(request: FastifyRequest): string | null {
   return null;
 }
 
+/** The request's session when it presents a valid one, else null (for routes open to anyone). */
+export async function optionalSession(request: FastifyRequest, sessions: SessionResolver): Promise<SessionInfo | null> {
+  const sid = presentedSid(request);
+  return sid ? sessions.resolve(sid) : null;
+}
+
 export async function requireSession(request: FastifyRequest, sessions: SessionResolver): Promise<SessionInfo> {
   const sid = presentedSid(request);
   const session = sid ? await sessions.resolve(sid) : null;

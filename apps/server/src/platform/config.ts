@@ -77,6 +77,7 @@ const ConfigSchema = z.object({
   WECHAT_SERIAL_NO: z.string().optional(),
   WECHAT_PLATFORM_CERT: z.string().optional(),
   WECHAT_API_BASE: z.string().url().optional(),
+  SAMPLE_UPLOADS_PER_ACCOUNT_HOUR: z.coerce.number().int().min(1).default(30),
   HOLD_SWEEP_SECONDS: z.coerce.number().int().min(1).default(60),
   STATS_EVENTS_PER_MINUTE: z.coerce.number().int().min(1).default(120),
   STATS_RETENTION_DAYS: z.coerce.number().int().min(1).default(30),

@@ -101,6 +101,7 @@ export function elevenLabsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     const prepared = await ctx.synthesis.prepare({
       text: body.text,
       voiceId,
+      accountId: caller.accountId,
       format: format.format,
       speed: body.voice_settings?.speed ?? 1,
       pitch: 0,
@@ -165,12 +166,19 @@ export function elevenLabsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         const { voices, byId } = await ctx.voices.load();
         const locale = requestLocale(request);
         const allowed = caller.key?.voices ? new Set(caller.key.voices) : null;
+        // The account's own voices first, as ElevenLabs lists a user's cloned voices, then the library.
+        const own = await ctx.voices.ownVoices(caller.accountId);
+        const entries = [
+          ...own.map(({ voice, info }) => ({ v: voice, info })),
+          ...voices.map((official) => {
+            const info = byId.get(official.id)!.info;
+            return { v: localizeVoice(official, info, locale), info };
+          }),
+        ];
         return {
-          voices: voices
-            .filter((v) => !allowed || allowed.has(v.id))
-            .map((official) => {
-              const info = byId.get(official.id)!.info;
-              const v = localizeVoice(official, info, locale);
+          voices: entries
+            .filter(({ v }) => !allowed || allowed.has(v.id))
+            .map(({ v, info }) => {
               return {
                 voice_id: v.id,
                 name: v.name,

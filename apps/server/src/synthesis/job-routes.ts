@@ -37,7 +37,7 @@ export function jobRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       },
       async (request, reply) => {
         const session = await requireSession(request, ctx.sessions);
-        const prepared = await ctx.synthesis.prepare(ttsInput(request.body));
+        const prepared = await ctx.synthesis.prepare(ttsInput(request.body, session.accountId));
         const job = await ctx.jobs.create(prepared, { accountId: session.accountId, recordType: 'tts' });
         return reply.status(202).send(view(job, requestLocale(request)));
       },

@@ -26,7 +26,7 @@ const audio = z.string().meta({ description: AUDIO_RESPONSE });
  * Calls `onLeft` once if the client goes away before the whole response is written: the response
  * closes unfinished, or the connection closes (a pipelined reply waiting its turn sees only that).
  */
-function whenClientLeaves(request: FastifyRequest, reply: FastifyReply, onLeft: () => void): void {
+export function whenClientLeaves(request: FastifyRequest, reply: FastifyReply, onLeft: () => void): void {
   const res = reply.raw;
   const socket = request.raw.socket;
   const stop = () => {
@@ -44,14 +44,14 @@ function whenClientLeaves(request: FastifyRequest, reply: FastifyReply, onLeft: 
   socket?.once('close', check);
 }
 
-function clientLeaves(request: FastifyRequest, reply: FastifyReply): AbortSignal {
+export function clientLeaves(request: FastifyRequest, reply: FastifyReply): AbortSignal {
   const controller = new AbortController();
   whenClientLeaves(request, reply, () => controller.abort(new Error('client left')));
   return controller.signal;
 }
 
 /** Nothing more is sent to a client that left: no error of ours, nothing in the log above info. */
-function abandon(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+export function abandon(request: FastifyRequest, reply: FastifyReply): FastifyReply {
   request.log.info('client left before the response');
   reply.hijack();
   reply.raw.destroy();
@@ -170,7 +170,7 @@ export function synthesisRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       async (request, reply) => {
         const caller = await requireCaller(request, reply, ctx.sessions, ctx.keyGate);
         assertVoiceAllowed(caller, request.body.voice_id);
-        const prepared = await ctx.synthesis.prepare(ttsInput(request.body));
+        const prepared = await ctx.synthesis.prepare(ttsInput(request.body, caller.accountId));
         return speak(request, reply, prepared, chargeOf(caller, 'tts'), request.body.stream);
       },
     );
@@ -190,7 +190,7 @@ export function synthesisRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         const caller = await requireCaller(request, reply, ctx.sessions, ctx.keyGate);
         assertVoiceAllowed(caller, request.body.voice_id);
         return {
-          ...(await ctx.synthesis.estimate(request.body.text, request.body.voice_id)),
+          ...(await ctx.synthesis.estimate(request.body.text, request.body.voice_id, caller.accountId)),
           max_text_length: ctx.limits.maxTextLength,
         };
       },
@@ -217,6 +217,7 @@ export function synthesisRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         const prepared = await ctx.synthesis.prepare({
           text: body.input,
           voiceId,
+          accountId: caller.accountId,
           format: body.response_format,
           speed: Math.min(2, Math.max(0.5, body.speed)),
           pitch: 0,

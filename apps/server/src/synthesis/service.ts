@@ -1,4 +1,4 @@
-import type { AudioFormat, SynthesisRequest, VoiceInfo } from '@polyvox/speech';
+import type { AudioFormat, SynthesisRequest, VoiceInfo, VoiceProfile } from '@polyvox/speech';
 import { CONTENT_TYPES } from '@polyvox/speech';
 import type { CreditsService } from '../credits/service.js';
 import { priceOf } from '../credits/credits-config.js';
@@ -18,18 +18,31 @@ export interface TtsInput {
   format: AudioFormat;
   speed: number;
   pitch: number;
+  /** The caller's account: its own voices (`voice_…` ids it saved) resolve only for it. */
+  accountId?: string;
+}
+
+/** The voice a request speaks with: an engine voice and, for a saved or designed voice, its profile. */
+export interface ResolvedVoice {
+  info: VoiceInfo;
+  profile?: VoiceProfile;
+  reference?: SynthesisRequest['reference'];
 }
 
 /** The contract's request body (snake_case) as the service's input. */
-export function ttsInput(body: {
-  text: string;
-  voice_id: string;
-  language?: string;
-  format: AudioFormat;
-  speed: number;
-  pitch: number;
-}): TtsInput {
+export function ttsInput(
+  body: {
+    text: string;
+    voice_id: string;
+    language?: string;
+    format: AudioFormat;
+    speed: number;
+    pitch: number;
+  },
+  accountId?: string,
+): TtsInput {
   return {
+    ...(accountId ? { accountId } : {}),
     text: body.text,
     voiceId: body.voice_id,
     format: body.format,
@@ -78,11 +91,21 @@ export class SynthesisService {
 
   /** Validates the request exactly as synthesis will and prices it; throws the contract's errors. */
   async prepare(input: TtsInput): Promise<Prepared> {
-    const { info } = await this.voices.get(input.voiceId);
+    return this.prepareFor(await this.voices.get(input.voiceId, input.accountId), input);
+  }
+
+  /** As `prepare`, for a voice already resolved (a designed voice being previewed). */
+  async prepareFor(
+    voice: ResolvedVoice,
+    input: Omit<TtsInput, 'voiceId' | 'accountId'> & { voiceId?: string },
+  ): Promise<Prepared> {
+    const { info } = voice;
     const speech = await this.host.get();
     const request: SynthesisRequest = {
       text: input.text,
       voice: info,
+      ...(voice.profile ? { profile: voice.profile } : {}),
+      ...(voice.reference ? { reference: voice.reference } : {}),
       format: input.format,
       speed: input.speed,
       pitch: input.pitch,
@@ -92,7 +115,7 @@ export class SynthesisService {
     return {
       request,
       voice: info,
-      voiceId: input.voiceId,
+      ...(input.voiceId ? { voiceId: input.voiceId } : {}),
       characters: plan.characters,
       credits: priceOf(this.credits.config, info.model, info.engine, plan.characters),
       contentType: plan.contentType,
@@ -102,8 +125,9 @@ export class SynthesisService {
   async estimate(
     text: string,
     voiceId: string,
+    accountId?: string,
   ): Promise<{ credits: number; characters: number; language: string; language_supported: boolean }> {
-    const { info } = await this.voices.get(voiceId);
+    const { info } = await this.voices.get(voiceId, accountId);
     const speech = await this.host.get();
     const plan = await mapSpeechErrors(async () => speech.prepare({ text, voice: info, checkLanguage: false }));
     const check = speech.checkLanguage(text, info.id);

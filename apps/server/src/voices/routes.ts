@@ -17,6 +17,7 @@ import { coefficientFor } from '../credits/credits-config.js';
 import { randomTextLanguage, randomTextTable, type RandomText } from './random-text.js';
 import { localizeVoice, modelDescription } from './display-texts.js';
 import { requestLocale } from '../http/locale.js';
+import { optionalSession, requireSession } from '../http/auth.js';
 import { AVATAR_URL } from './official.js';
 import { presentedKey, requireCaller } from '../http/auth.js';
 
@@ -64,6 +65,7 @@ export function voiceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
             preview_versions: LIMITS.previewVersions,
             job_threshold: LIMITS.jobThreshold,
           },
+          activation_fees: { ...ctx.credits.config.activation_fees },
         };
       },
     );
@@ -91,8 +93,18 @@ export function voiceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         // The library is public; a presented API key must still be a live one, within its rate.
         if (presentedKey(request) !== null) await requireCaller(request, reply, ctx.sessions, ctx.keyGate);
         if (q.id) {
-          const found = await ctx.voices.get(q.id);
-          return localizeVoice(found.voice, found.info, locale);
+          if (await ctx.voices.isOfficial(q.id)) {
+            const found = await ctx.voices.get(q.id);
+            return localizeVoice(found.voice, found.info, locale);
+          }
+          // Not official: one of the caller's own voices, or not found (another account's answers the same).
+          const session = await optionalSession(request, ctx.sessions);
+          if (!session) throw new AppError('NOT_FOUND');
+          return ctx.design.ownVoices.get(session.accountId, q.id);
+        }
+        if (q.source === 'mine') {
+          const session = await requireSession(request, ctx.sessions);
+          return ctx.voices.list(q, locale, session.accountId);
         }
         return ctx.voices.list(q, locale);
       },
@@ -109,6 +121,13 @@ export function voiceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       },
       async (request, reply) => {
         const id = request.params.file.replace(/\.mp3$/, '');
+        if (!(await ctx.voices.isOfficial(id))) {
+          // An own voice's preview is its owner's alone.
+          const session = await optionalSession(request, ctx.sessions);
+          if (!session) throw new AppError('NOT_FOUND');
+          const audio = await ctx.design.ownVoices.previewAudio(session.accountId, id);
+          return reply.header('content-type', 'audio/mpeg').header('cache-control', 'private, no-cache').send(audio);
+        }
         const audio = await ctx.voices.preview(id);
         return reply.header('content-type', 'audio/mpeg').header('cache-control', 'public, max-age=86400').send(audio);
       },

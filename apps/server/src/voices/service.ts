@@ -1,5 +1,5 @@
 import type { MessageLocale, Voice } from '@polyvox/contracts';
-import type { ModelInfo, VoiceInfo } from '@polyvox/speech';
+import type { ModelInfo, SynthesisRequest, VoiceInfo, VoiceProfile } from '@polyvox/speech';
 import { AppError } from '../platform/errors.js';
 import type { Storage } from '../platform/storage.js';
 import type { SpeechHost } from '../synthesis/speech-host.js';
@@ -17,6 +17,20 @@ export interface VoiceQuery {
   gender?: string;
   name?: string;
   mix?: 'true' | 'false';
+}
+
+/** A voice as a request uses it: an official one, or one of the caller's own with its profile. */
+export interface FoundVoice {
+  voice: Voice;
+  info: VoiceInfo;
+  profile?: VoiceProfile;
+  reference?: SynthesisRequest['reference'];
+}
+
+/** The caller's own voices (saved mixes, designed and cloned voices), kept by the design module. */
+export interface OwnVoiceSource {
+  find(accountId: string, id: string): Promise<FoundVoice | null>;
+  list(accountId: string): Promise<{ voice: Voice; info: VoiceInfo }[]>;
 }
 
 interface Library {
@@ -42,12 +56,18 @@ function languageMatches(voiceLanguages: string[], wanted: string[]): boolean {
 export class VoicesService {
   private library: Promise<Library> | null = null;
   private readonly previews = new Map<string, Promise<Buffer>>();
+  private own: OwnVoiceSource | null = null;
 
   constructor(
     private readonly host: SpeechHost,
     private readonly storage: Storage,
     private readonly startedAt = new Date().toISOString(),
   ) {}
+
+  /** Wired once at start: the design module answers for voices that are not official. */
+  setOwnVoices(source: OwnVoiceSource): void {
+    this.own = source;
+  }
 
   load(): Promise<Library> {
     this.library ??= this.host.get().then((speech) => {
@@ -64,13 +84,38 @@ export class VoicesService {
   }
 
   /** `locale`: the display texts' language; a name search matches the English or the shown name. */
+  /** The account's own voices (none without the design module). */
+  async ownVoices(accountId: string): Promise<{ voice: Voice; info: VoiceInfo }[]> {
+    return this.own ? this.own.list(accountId) : [];
+  }
+
   async list(
     q: VoiceQuery,
     locale: MessageLocale = 'en',
+    accountId?: string,
   ): Promise<{ items: Voice[]; total: number; page: number; page_size: number }> {
-    if (q.source === 'mine') return { items: [], total: 0, page: q.page, page_size: q.page_size };
+    if (q.source === 'mine') {
+      const mine = accountId && this.own ? await this.own.list(accountId) : [];
+      return this.filter(q, mine, new Map(mine.map((v) => [v.voice.id, v])));
+    }
     const library = await this.load();
-    const voices = library.voices.map((v) => localizeVoice(v, library.byId.get(v.id)!.info, locale));
+    return this.filter(
+      q,
+      library.voices.map((v) => ({
+        voice: localizeVoice(v, library.byId.get(v.id)!.info, locale),
+        info: library.byId.get(v.id)!.info,
+      })),
+      library.byId,
+    );
+  }
+
+  /** The library's filters and paging, over official or own voices alike. */
+  private filter(
+    q: VoiceQuery,
+    entries: { voice: Voice; info: VoiceInfo }[],
+    byId: Map<string, { voice: Voice }>,
+  ): { items: Voice[]; total: number; page: number; page_size: number } {
+    const voices = entries.map((e) => e.voice);
     const wanted =
       q.languages
         ?.split(',')
@@ -81,7 +126,7 @@ export class VoicesService {
       (v) =>
         (!q.model || v.model === q.model) &&
         (!q.gender || v.gender === q.gender) &&
-        (!name || v.name.toLowerCase().includes(name) || library.byId.get(v.id)!.voice.name.toLowerCase().includes(name)) &&
+        (!name || v.name.toLowerCase().includes(name) || byId.get(v.id)!.voice.name.toLowerCase().includes(name)) &&
         (!wanted.length || languageMatches(v.languages, wanted)) &&
         (q.mix !== 'true' || v.mixable === true),
     );
@@ -89,10 +134,32 @@ export class VoicesService {
     return { items: filtered.slice(start, start + q.page_size), total: filtered.length, page: q.page, page_size: q.page_size };
   }
 
-  async get(id: string): Promise<{ voice: Voice; info: VoiceInfo }> {
+  /**
+   * A voice by its public id: the official library first (a map lookup), then, for a caller, its own
+   * voices. Another account's voice answers NOT_FOUND, as a missing one does.
+   */
+  async get(id: string, accountId?: string): Promise<FoundVoice> {
     const found = (await this.load()).byId.get(id);
-    if (!found) throw new AppError('NOT_FOUND');
-    return found;
+    if (found) return found;
+    const own = accountId && this.own ? await this.own.find(accountId, id) : null;
+    if (!own) throw new AppError('NOT_FOUND');
+    return own;
+  }
+
+  /** Whether the id names an official voice (those cannot be renamed or deleted). */
+  async isOfficial(id: string): Promise<boolean> {
+    return (await this.load()).byId.has(id);
+  }
+
+  /**
+   * The voices of a model that speak a language, best first: the bases a designed or cloned voice
+   * is built on.
+   */
+  async candidates(model: string, language: string): Promise<VoiceInfo[]> {
+    const want = family(language);
+    const all = [...(await this.load()).byId.values()].map((v) => v.info).filter((v) => v.model === model);
+    const exact = all.filter((v) => v.languages.some((l) => l.toLowerCase() === language.toLowerCase()));
+    return exact.length ? exact : all.filter((v) => v.languages.some((l) => family(l) === want));
   }
 
   /** Renders every missing preview, one at a time, so the library's play buttons answer at once. */
@@ -114,7 +181,9 @@ export class VoicesService {
 
   /** A voice's preview, rendered once and kept in storage. */
   async preview(id: string): Promise<Buffer> {
-    const { info } = await this.get(id);
+    const found = (await this.load()).byId.get(id);
+    if (!found) throw new AppError('NOT_FOUND');
+    const { info } = found;
     const key = `previews/${officialVoiceId(info.id).replace(/[^a-zA-Z0-9_-]/g, '_')}.mp3`;
     let pending = this.previews.get(key);
     if (!pending) {

@@ -37,6 +37,7 @@ describe.each(DIALECTS)('voices and synthesis, happy path (%s)', (dialect) => {
     expect(byId['flite']!.languages).toContain('en');
     for (const m of models) for (const s of m.sexs) expect(s.icon).toMatch(/\.svg$/);
     expect(res.body.limits).toEqual({ max_text_length: 5000, mix_max: 3, preview_versions: 50, job_threshold: 1000 });
+    expect(res.body.activation_fees).toEqual(t.ctx.credits.config.activation_fees);
   });
 
   it('lists at least 500 distinct official voices, 20 a page, with filters', async () => {

@@ -15,6 +15,7 @@ const config: CreditsConfig = {
   hold_ttl_seconds: 60,
   model_coefficients: { default: 1, espeak: 0.5 },
   coefficient_by_engine: { flite: 0.25 },
+  activation_fees: { text_to_voice: 1, clone: 1 },
 };
 
 describe('lookups keyed by user input ignore the prototype', () => {

@@ -4,6 +4,7 @@
  * <terms>…</terms> are filled by <Trans components>.
  */
 import { economyEn } from './economy-en';
+import { designEn } from './design-en';
 import { speechEn } from './speech-en';
 
 export const en = {
@@ -22,6 +23,7 @@ export const en = {
     playground: 'Playground',
     textToVoice: 'Text to voice',
     voiceCloning: 'Voice cloning',
+    mix: 'Mix voices',
     usage: 'Usage',
     orders: 'Orders',
     profile: 'Profile',
@@ -212,4 +214,5 @@ export const en = {
   },
   ...speechEn,
   ...economyEn,
+  ...designEn,
 } as const;

@@ -1,3 +1,4 @@
+import type { designEn } from './design-en';
 import type { en } from './en';
 import type { economyEn } from './economy-en';
 import type { speechEn } from './speech-en';
@@ -11,3 +12,5 @@ export type SpeechMessages = Widen<typeof speechEn>;
 
 /** The economy screens' part of `Messages`, translated in ./economy-zh-CN.ts and ./economy-zh-TW.ts. */
 export type EconomyMessages = Widen<typeof economyEn>;
+/** The voice-design screens' part of `Messages`, translated in ./design-zh-CN.ts and ./design-zh-TW.ts. */
+export type DesignMessages = Widen<typeof designEn>;

@@ -1,4 +1,5 @@
 import { economyZhCN } from './economy-zh-CN';
+import { designZhCN } from './design-zh-CN';
 import { speechZhCN } from './speech-zh-CN';
 import type { Messages } from './types';
 
@@ -18,6 +19,7 @@ export const zhCN: Messages = {
     playground: '语音合成',
     textToVoice: '文字生成声音',
     voiceCloning: '声音克隆',
+    mix: '混合声音',
     usage: '用量',
     orders: '订单',
     profile: '个人资料',
@@ -207,4 +209,5 @@ export const zhCN: Messages = {
   },
   ...speechZhCN,
   ...economyZhCN,
+  ...designZhCN,
 };

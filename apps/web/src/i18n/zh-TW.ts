@@ -1,4 +1,5 @@
 import { economyZhTW } from './economy-zh-TW';
+import { designZhTW } from './design-zh-TW';
 import { speechZhTW } from './speech-zh-TW';
 import type { Messages } from './types';
 
@@ -18,6 +19,7 @@ export const zhTW: Messages = {
     playground: '語音合成',
     textToVoice: '文字產生聲音',
     voiceCloning: '聲音複製',
+    mix: '混合聲音',
     usage: '用量',
     orders: '訂單',
     profile: '個人資料',
@@ -208,4 +210,5 @@ export const zhTW: Messages = {
   },
   ...speechZhTW,
   ...economyZhTW,
+  ...designZhTW,
 };

@@ -81,6 +81,11 @@ export function playgroundPath(voiceId: string): string {
   return `/app/playground?${new URLSearchParams({ voice: voiceId }).toString()}`;
 }
 
+/** The mixer, opened with this voice as its first. */
+export function mixPath(voiceId: string): string {
+  return `/app/mix?${new URLSearchParams({ voice: voiceId }).toString()}`;
+}
+
 export function pageCount(total: number, pageSize: number): number {
   return Math.max(1, Math.ceil(total / Math.max(1, pageSize)));
 }

@@ -1,4 +1,8 @@
-/** The DSP stage after an engine: speed and pitch it could not do, loudness, resampling. */
+/**
+ * The DSP stage after an engine: speed and pitch it could not do, voice conversion (cloned and
+ * designed voices only), loudness, resampling.
+ */
+import { convertVoice, f0Correction, type Conversion } from '../dsp/convert.ts';
 import { normalizeLoudness } from '../dsp/loudness.ts';
 import { resamplePolyphase } from '../dsp/polyphase.ts';
 import { changeSpeedPitch } from '../dsp/sonic.ts';
@@ -13,6 +17,8 @@ export interface PostProcessOptions {
   sampleRate: number;
   /** Rates kept as they come (the encoder takes them): no resampling, no filter, nothing lost. */
   keepRates?: readonly number[];
+  /** Formant warp, tilt, LTAS matching and breathiness a profile asks for (absent: none, nothing touched). */
+  convert?: Conversion;
 }
 
 export async function postProcess(chunk: PcmChunk, opts: PostProcessOptions): Promise<PcmChunk> {
@@ -22,6 +28,12 @@ export async function postProcess(chunk: PcmChunk, opts: PostProcessOptions): Pr
     samples = await changeSpeedPitch(samples, chunk.sampleRate, opts.speed, opts.semitones);
     if (words) words = words.map((w) => ({ ...w, start: w.start / opts.speed, end: w.end / opts.speed }));
   }
+  // After pitch and speed, so the equalizer sees the spectrum that is heard; before loudness, which levels the result.
+  if (opts.convert?.f0TargetHz) {
+    const st = f0Correction(samples, chunk.sampleRate, opts.convert.f0TargetHz);
+    if (st) samples = await changeSpeedPitch(samples, chunk.sampleRate, 1, st);
+  }
+  if (opts.convert) samples = convertVoice(samples, chunk.sampleRate, opts.convert);
   if (opts.loudness) samples = normalizeLoudness(samples, chunk.sampleRate);
   // A 32-tap polyphase filter in JS: Speex's WebAssembly build at quality 3 cost about twice as
   // much on every sentence, for a difference far under what the encoders keep.

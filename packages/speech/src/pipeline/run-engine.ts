@@ -1,5 +1,6 @@
 /** One sentence through one engine and the DSP stage: the unit of work of the pool. */
 import { totalSemitones, totalSpeed } from '../engines/pitch.ts';
+import { conversionOf } from '../dsp/convert.ts';
 import { concatFloat32 } from '../dsp/pcm.ts';
 import type { Engine, EngineRequest, WordTiming } from '../types.ts';
 import type { SynthesisJob, SynthesisResult } from '../pool/protocol.ts';
@@ -29,6 +30,8 @@ export async function runEngine(engine: Engine, job: SynthesisJob, signal?: Abor
     offset += chunk.samples.length / chunk.sampleRate;
   }
   const t1 = performance.now();
+  // A zero-shot model imitates its reference itself: converting its output as well would overshoot.
+  const convert = req.reference ? undefined : conversionOf(req.profile, req.voice.profile, req.pitch);
   const out = await postProcess(
     { samples: concatFloat32(parts), sampleRate: rate || job.sampleRate, words },
     {
@@ -37,6 +40,7 @@ export async function runEngine(engine: Engine, job: SynthesisJob, signal?: Abor
       loudness: job.loudness,
       sampleRate: job.sampleRate,
       ...(job.keepRates ? { keepRates: job.keepRates } : {}),
+      ...(convert ? { convert } : {}),
     },
   );
   return {

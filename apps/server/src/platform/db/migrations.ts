@@ -157,6 +157,83 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0005_voice_design': {
+    async up(db: Kysely<unknown>) {
+      // Per-account numbers (sample index, preview version): only ever go up, so a number is never given twice.
+      await db.schema
+        .createTable('account_counters')
+        .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('value', 'integer', (c) => c.notNull())
+        .addPrimaryKeyConstraint('account_counters_pk', ['account_id', 'name'])
+        .execute();
+
+      // Uploaded voice samples, with the uploader's consent (account, time, address) kept beside them.
+      await db.schema
+        .createTable('voice_samples')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+        .addColumn('idx', 'integer', (c) => c.notNull())
+        .addColumn('format', 'text', (c) => c.notNull())
+        .addColumn('size', 'integer', (c) => c.notNull())
+        .addColumn('duration', 'double precision', (c) => c.notNull())
+        .addColumn('sample_rate', 'integer', (c) => c.notNull())
+        .addColumn('measures', 'text', (c) => c.notNull())
+        .addColumn('noisy', 'integer', (c) => c.notNull())
+        .addColumn('storage_key', 'text', (c) => c.notNull())
+        .addColumn('consent_at', 'text', (c) => c.notNull())
+        .addColumn('consent_ip', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addUniqueConstraint('voice_samples_account_idx', ['account_id', 'idx'])
+        .execute();
+
+      await db.schema
+        .createTable('voice_previews')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+        .addColumn('version', 'integer', (c) => c.notNull())
+        .addColumn('type', 'text', (c) => c.notNull())
+        .addColumn('model', 'text', (c) => c.notNull())
+        .addColumn('language', 'text', (c) => c.notNull())
+        .addColumn('preview_text', 'text', (c) => c.notNull())
+        .addColumn('prompt', 'text')
+        .addColumn('file_id', 'text')
+        .addColumn('mix', 'text')
+        .addColumn('base_voice', 'text', (c) => c.notNull())
+        .addColumn('profile', 'text', (c) => c.notNull())
+        .addColumn('gender', 'text', (c) => c.notNull())
+        .addColumn('credits', 'bigint', (c) => c.notNull())
+        .addColumn('duration', 'double precision', (c) => c.notNull())
+        .addColumn('storage_key', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addUniqueConstraint('voice_previews_account_version', ['account_id', 'version'])
+        .execute();
+
+      await db.schema
+        .createTable('own_voices')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('type', 'text', (c) => c.notNull())
+        .addColumn('model', 'text', (c) => c.notNull())
+        .addColumn('gender', 'text', (c) => c.notNull())
+        .addColumn('languages', 'text', (c) => c.notNull())
+        .addColumn('base_voice', 'text', (c) => c.notNull())
+        .addColumn('profile', 'text', (c) => c.notNull())
+        .addColumn('mix', 'text')
+        .addColumn('prompt', 'text')
+        .addColumn('file_id', 'text')
+        .addColumn('preview_id', 'text')
+        .addColumn('audio_key', 'text')
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('own_voices_account').on('own_voices').columns(['account_id', 'created_at']).execute();
+      // One preview activates one voice at most: a repeated or concurrent activation is not charged twice.
+      await db.schema.createIndex('own_voices_preview').on('own_voices').columns(['account_id', 'preview_id']).unique().execute();
+    },
+  },
   '0006_orders_payments': {
     async up(db: Kysely<unknown>) {
       await db.schema

@@ -205,6 +205,77 @@ export interface PaymentsTable {
   created_at: string;
 }
 
+export interface AccountCountersTable {
+  account_id: string;
+  /** `sample`, `preview`. */
+  name: string;
+  value: number;
+}
+
+export interface VoiceSamplesTable {
+  id: string;
+  account_id: string;
+  /** 1, 2, … per account, in upload order. */
+  idx: number;
+  format: string;
+  size: number;
+  duration: number;
+  sample_rate: number;
+  /** JSON of the analysis' measures. */
+  measures: string;
+  noisy: number;
+  storage_key: string;
+  /** The uploader's consent to clone this voice: the account is the row's, with the time and client address. */
+  consent_at: string;
+  consent_ip: string;
+  created_at: string;
+}
+
+export interface VoicePreviewsTable {
+  id: string;
+  account_id: string;
+  /** 1, 2, … per account; only the newest 50 are kept. */
+  version: number;
+  type: string;
+  model: string;
+  language: string;
+  preview_text: string;
+  prompt: string | null;
+  file_id: string | null;
+  /** JSON of the mix entries. */
+  mix: string | null;
+  /** The engine voice the profile is applied to. */
+  base_voice: string;
+  /** JSON of the voice profile. */
+  profile: string;
+  gender: string;
+  credits: number;
+  duration: number;
+  storage_key: string;
+  created_at: string;
+}
+
+export interface OwnVoicesTable {
+  id: string;
+  account_id: string;
+  name: string;
+  type: string;
+  model: string;
+  gender: string;
+  /** JSON array of BCP-47 tags. */
+  languages: string;
+  base_voice: string;
+  profile: string;
+  mix: string | null;
+  prompt: string | null;
+  file_id: string | null;
+  preview_id: string | null;
+  audio_key: string | null;
+  status: string;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Database {
   accounts: AccountsTable;
   devices: DevicesTable;
@@ -220,4 +291,8 @@ export interface Database {
   client_events: ClientEventsTable;
   orders: OrdersTable;
   payments: PaymentsTable;
+  account_counters: AccountCountersTable;
+  voice_samples: VoiceSamplesTable;
+  voice_previews: VoicePreviewsTable;
+  own_voices: OwnVoicesTable;
 }

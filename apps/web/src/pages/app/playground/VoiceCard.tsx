@@ -1,10 +1,12 @@
 import { Alert, Avatar, Badge, Button, Group, Paper, Skeleton, Stack, Text } from '@mantine/core';
-import { IconSwitchHorizontal } from '@tabler/icons-react';
+import { IconArrowsShuffle, IconSwitchHorizontal } from '@tabler/icons-react';
+import { Link } from 'react-router-dom';
 import { useTranslation } from 'react-i18next';
 import { useLocaleChoice } from '../../../i18n/hooks';
 import type { Voice } from '../../../speech/api';
 import { languageSummary } from '../../../speech/languages';
 import { findModel, useTtsConfig } from '../../../speech/useTtsConfig';
+import { mixPath } from '../../../speech/voice-query';
 import { PreviewButton } from '../voices/PreviewButton';
 
 interface Props {
@@ -65,6 +67,17 @@ export function VoiceCard({ voice, loading, missing, onChange }: Props) {
         data-testid="playground-change-voice"
       >
         {voice ? t('playground.changeVoice') : t('playground.chooseVoice')}
+      </Button>
+      <Button
+        component={Link}
+        to={voice?.mixable ? mixPath(voice.id) : '/app/mix'}
+        fullWidth
+        variant="subtle"
+        mt="xs"
+        leftSection={<IconArrowsShuffle size={16} />}
+        data-testid="playground-mix"
+      >
+        {t('design.mixWithOthers')}
       </Button>
     </Paper>
   );

@@ -18,6 +18,9 @@ interface Props {
 
 const COLORS = { wave: '#b197fc', progress: '#7048e8', cursor: '#5f3dc4' };
 
+/** Every player on the page: one starting pauses the others (previews compared side by side). */
+const players = new Set<HTMLAudioElement>();
+
 /**
  * The result's waveform (wavesurfer.js driving our own <audio>), redrawn from the peaks as they
  * grow while the audio streams in; play/pause and the time. The preview player and this one
@@ -71,11 +74,18 @@ export function WaveformPlayer({ src, peaks, duration, autoplay }: Props) {
     };
     const events = ['timeupdate', 'play', 'pause', 'ended', 'durationchange', 'emptied'] as const;
     events.forEach((e) => audio.addEventListener(e, sync));
-    const onPlay = () => previewPlayer.stop();
+    const onPlay = () => {
+      previewPlayer.stop();
+      players.forEach((other) => {
+        if (other !== audio) other.pause();
+      });
+    };
     audio.addEventListener('play', onPlay);
+    players.add(audio);
     return () => {
       events.forEach((e) => audio.removeEventListener(e, sync));
       audio.removeEventListener('play', onPlay);
+      players.delete(audio);
     };
   }, []);
 

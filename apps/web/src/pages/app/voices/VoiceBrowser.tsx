@@ -2,6 +2,7 @@ import type { ReactNode } from 'react';
 import { Alert, Center, Group, Loader, Pagination, Stack, Text } from '@mantine/core';
 import { IconMoodEmpty } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
+import type { QueryValue } from '../../../api/http';
 import { EmptyState } from '../../../components/EmptyState';
 import { useLocaleChoice } from '../../../i18n/hooks';
 import { formatNumber } from '../../../lib/format';
@@ -19,14 +20,16 @@ interface Props {
   action: (voice: Voice) => ReactNode;
   selectedId?: string | null;
   pageSize?: number;
+  /** Fixed conditions added to the query (only mixable voices). */
+  extraQuery?: Record<string, QueryValue>;
 }
 
 /** Filters, one page of voices, and the pager: the voices page and the playground's picker. */
-export function VoiceBrowser({ filters, page, onChange, action, selectedId, pageSize = VOICES_PAGE_SIZE }: Props) {
+export function VoiceBrowser({ filters, page, onChange, action, selectedId, pageSize = VOICES_PAGE_SIZE, extraQuery }: Props) {
   const { t } = useTranslation();
   const { ui } = useLocaleChoice();
   const config = useTtsConfig().data;
-  const list = useVoiceList(filters, page, pageSize);
+  const list = useVoiceList(filters, page, pageSize, extraQuery);
   const total = list.data?.total ?? 0;
   const pages = pageCount(total, pageSize);
 

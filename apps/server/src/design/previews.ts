@@ -1,0 +1,237 @@
+import { randomInt } from 'node:crypto';
+import { LIMITS } from '@polyvox/contracts';
+import { AppError } from '../platform/errors.js';
+import { newId } from '../platform/ids.js';
+import { nowIso } from '../platform/db/database.js';
+import type { Storage } from '../platform/storage.js';
+import type { VoicePreviewsTable } from '../platform/db/schema.js';
+import type { SensitiveWords } from '../platform/sensitive-words.js';
+import type { HeldWork } from '../synthesis/held-work.js';
+import type { Prepared, SynthesisService } from '../synthesis/service.js';
+import type { Design, Designer, MixInput } from './profiles.js';
+import type { SamplesService } from './samples.js';
+import type { DesignRepository } from './repository.js';
+
+export type PreviewType = 'mix' | 'prompt' | 'clone';
+
+export interface PreviewInput {
+  type: PreviewType;
+  model: string;
+  models?: string[] | undefined;
+  language: string;
+  preview_text: string;
+  prompt?: string | undefined;
+  file_id?: string | undefined;
+  mix?: MixInput[] | undefined;
+}
+
+export interface PreviewVersionView {
+  id: string;
+  version: number;
+  model: string;
+  audio_url: string;
+  duration: number;
+  credits: number;
+  activation_credits: number;
+}
+
+export const PREVIEW_FOLDER = 'voice-previews';
+export const previewAudioUrl = (id: string) => `/voice/previews/${id}/audio`;
+
+/** What a preview request made: its versions, with their holds still open until the answer is delivered. */
+export interface MadePreviews {
+  items: PreviewVersionView[];
+  /** Settles every hold: the answer reached the client. */
+  settle(): Promise<void>;
+  /** Releases every hold and removes the versions: the client left before the answer. */
+  discard(note: string): Promise<void>;
+}
+
+export function previewView(row: VoicePreviewsTable, sampleIndex: number | null, activation: number, voiceId: string | null) {
+  return {
+    id: row.id,
+    version: Number(row.version),
+    type: row.type as PreviewType,
+    model: row.model,
+    language: row.language,
+    preview_text: row.preview_text,
+    prompt: row.prompt,
+    file_id: row.file_id,
+    sample_index: sampleIndex,
+    mix: row.mix ? (JSON.parse(row.mix) as MixInput[]) : null,
+    credits: Number(row.credits),
+    activation_credits: activation,
+    duration: Math.round(Number(row.duration) * 1000) / 1000,
+    audio_url: previewAudioUrl(row.id),
+    voice_id: voiceId,
+    created_at: row.created_at,
+  };
+}
+
+/**
+ * Previews of designed voices. Each is charged as an audio preview through the same hold → synthesize
+ * → settle path as synthesis, is a numbered version of its account, and only the newest 50 are kept.
+ */
+export class PreviewsService {
+  constructor(
+    private readonly repo: DesignRepository,
+    private readonly storage: Storage,
+    private readonly fees: { text_to_voice: number; clone: number },
+    private readonly synthesis: SynthesisService,
+    private readonly designer: Designer,
+    private readonly samples: SamplesService,
+    private readonly words: SensitiveWords,
+  ) {}
+
+  /** What activating a preview of this type costs (a mix is saved free). */
+  activationFee(type: string): number {
+    return type === 'prompt' ? this.fees.text_to_voice : type === 'clone' ? this.fees.clone : 0;
+  }
+
+  private async design(accountId: string, input: PreviewInput, model: string, seed: number): Promise<Design> {
+    switch (input.type) {
+      case 'mix':
+        return this.designer.mix(model, input.mix);
+      case 'prompt':
+        return this.designer.prompt(model, input.language, input.prompt, seed);
+      case 'clone': {
+        if (!input.file_id) throw new AppError('PARAMETERS_NEEDED', { field: 'file_id' });
+        const { measures } = await this.samples.get(accountId, input.file_id);
+        return this.designer.clone(model, input.language, measures);
+      }
+    }
+  }
+
+  /**
+   * Makes one version per model (up to 3). Every price is held before any audio is made (402 first),
+   * and a failure releases every hold and keeps no version.
+   */
+  async create(accountId: string, input: PreviewInput, signal: AbortSignal): Promise<MadePreviews> {
+    if (!input.preview_text.trim()) throw new AppError('PARAMETERS_NEEDED', { field: 'preview_text' });
+    if (input.type === 'prompt' && input.prompt && this.words.find(input.prompt)) throw new AppError('SENSITIVE_WORDS');
+    if (this.words.find(input.preview_text)) throw new AppError('SENSITIVE_WORDS');
+    const models = input.models?.length ? input.models : [input.model];
+    if (new Set(models).size !== models.length)
+      throw new AppError('VALIDATION_FAILED', { field: 'models', rule: 'distinct models' });
+    // A random seed per request: repeated previews of one prompt are slightly different versions to pick from.
+    const seed = randomInt(1, 2 ** 31);
+    const planned: { model: string; design: Design; prepared: Prepared }[] = [];
+    for (const model of models) {
+      const design = await this.design(accountId, input, model, seed);
+      await this.designer.checkText(design.base, input.preview_text);
+      const prepared = await this.synthesis.prepareFor(
+        { info: design.base, profile: design.profile },
+        { text: input.preview_text, language: input.language, format: 'mp3', speed: 1, pitch: 0 },
+      );
+      planned.push({ model, design, prepared });
+    }
+    const works: HeldWork[] = [];
+    const made: { row: VoicePreviewsTable }[] = [];
+    const releaseAll = async (note: string) => {
+      for (const w of works) await w.release(note);
+    };
+    const removeAll = async () => {
+      for (const { row } of made) {
+        await this.repo.db.deleteFrom('voice_previews').where('id', '=', row.id).execute();
+        await this.storage.delete(row.storage_key).catch(() => {});
+      }
+    };
+    try {
+      for (const p of planned) works.push(await this.synthesis.hold(p.prepared, { accountId, recordType: 'preview' }, signal));
+      for (const [i, p] of planned.entries()) {
+        const { result } = await this.synthesis.render(
+          p.prepared,
+          { accountId, recordType: 'preview' },
+          { signal, work: works[i]! },
+        );
+        const id = newId('preview');
+        const key = `${PREVIEW_FOLDER}/${id}.mp3`;
+        await this.storage.put(key, result.audio);
+        try {
+          const version = await this.repo.nextNumber(accountId, 'preview');
+          const row: VoicePreviewsTable = {
+            id,
+            account_id: accountId,
+            version,
+            type: input.type,
+            model: p.model,
+            language: input.language,
+            preview_text: input.preview_text,
+            prompt: input.type === 'prompt' ? (input.prompt ?? null) : null,
+            file_id: input.type === 'clone' ? (input.file_id ?? null) : null,
+            mix: input.type === 'mix' ? JSON.stringify(input.mix) : null,
+            base_voice: p.design.base.id,
+            profile: JSON.stringify(p.design.profile),
+            gender: p.design.base.gender,
+            credits: p.prepared.credits,
+            duration: result.durationSec,
+            storage_key: key,
+            created_at: nowIso(),
+          };
+          await this.repo.insertPreview(row);
+          made.push({ row });
+        } catch (e) {
+          await this.storage.delete(key).catch(() => {});
+          throw e;
+        }
+      }
+    } catch (e) {
+      await releaseAll(signal.aborted ? 'client left before the preview' : 'preview failed');
+      await removeAll();
+      throw e;
+    }
+    // Older versions go now, with their audio; concurrent requests delete each row once.
+    for (const key of await this.repo.prunePreviews(accountId, LIMITS.previewVersions)) {
+      await this.storage.delete(key).catch(() => {});
+    }
+    return {
+      items: made.map(({ row }) => ({
+        id: row.id,
+        version: Number(row.version),
+        model: row.model,
+        audio_url: previewAudioUrl(row.id),
+        duration: Math.round(Number(row.duration) * 1000) / 1000,
+        credits: Number(row.credits),
+        activation_credits: this.activationFee(row.type),
+      })),
+      settle: async () => {
+        for (const w of works) await w.settle();
+      },
+      discard: async (note) => {
+        await releaseAll(note);
+        await removeAll();
+      },
+    };
+  }
+
+  async list(accountId: string, page: number, pageSize: number) {
+    const { rows, total } = await this.repo.previews(accountId, page, pageSize);
+    const samples = await this.repo.samplesByIds(accountId, [...new Set(rows.flatMap((r) => (r.file_id ? [r.file_id] : [])))]);
+    const voices = await this.repo.voicesByPreview(
+      accountId,
+      rows.map((r) => r.id),
+    );
+    const items = rows.map((r) =>
+      previewView(
+        r,
+        r.file_id ? (samples.get(r.file_id)?.idx ?? null) : null,
+        this.activationFee(r.type),
+        voices.get(r.id) ?? null,
+      ),
+    );
+    return {
+      items: items.map((i) => ({ ...i, sample_index: i.sample_index === null ? null : Number(i.sample_index) })),
+      total,
+      page,
+      page_size: pageSize,
+    };
+  }
+
+  /** A preview's audio, for its owner only. */
+  async audio(accountId: string, id: string): Promise<Buffer> {
+    const row = await this.repo.preview(accountId, id);
+    const audio = row ? await this.storage.get(row.storage_key) : null;
+    if (!audio) throw new AppError('NOT_FOUND');
+    return audio;
+  }
+}

@@ -1,0 +1,78 @@
+import type { ModelInfo, VoiceInfo, VoiceMeasures, VoiceProfile } from '@polyvox/speech';
+import { LIMITS } from '@polyvox/contracts';
+import { AppError } from '../platform/errors.js';
+import type { SpeechHost } from '../synthesis/speech-host.js';
+import { mapSpeechErrors } from '../synthesis/errors.js';
+import type { VoicesService } from '../voices/service.js';
+import { cloneOnBase, designFromPrompt } from './analysis.js';
+
+export interface MixInput {
+  voice_id: string;
+  weight: number;
+}
+
+/** A designed voice: the engine voice it is built on and the profile that makes it itself. */
+export interface Design {
+  base: VoiceInfo;
+  profile: VoiceProfile;
+}
+
+/** Builds the voice a mix, a prompt or a sample describes, on one model. */
+export class Designer {
+  constructor(
+    private readonly host: SpeechHost,
+    private readonly voices: VoicesService,
+  ) {}
+
+  async model(id: string, field = 'model'): Promise<ModelInfo> {
+    const { models } = await this.voices.load();
+    const model = models.find((m) => m.id === id);
+    if (!model) throw new AppError('VALIDATION_FAILED', { field, rule: 'unknown model' });
+    return model;
+  }
+
+  /** The preview text must be in a language the base voice speaks (LANGUAGE_UNSUPPORTED otherwise). */
+  async checkText(base: VoiceInfo, text: string): Promise<void> {
+    const speech = await this.host.get();
+    const check = await mapSpeechErrors(async () => speech.checkLanguage(text, base.id));
+    if (!check.ok) throw new AppError('LANGUAGE_UNSUPPORTED');
+  }
+
+  /** 1 to 3 library voices of one mixable model (MIX_LIMIT past 3), blended by weight. */
+  async mix(modelId: string, parts: MixInput[] | undefined): Promise<Design> {
+    if (!parts?.length) throw new AppError('PARAMETERS_NEEDED', { field: 'mix' });
+    if (parts.length > LIMITS.mixMax) throw new AppError('MIX_LIMIT');
+    const model = await this.model(modelId);
+    if (model.type !== 'mixing') throw new AppError('VALIDATION_FAILED', { field: 'model', rule: 'must be a mixing model' });
+    const infos: VoiceInfo[] = [];
+    for (const part of parts) {
+      // Only library voices are mixed: an own voice is already a profile on top of one.
+      const { info } = await this.voices.get(part.voice_id);
+      if (info.model !== model.id) throw new AppError('VALIDATION_FAILED', { field: 'mix', rule: 'voices of the chosen model' });
+      infos.push(info);
+    }
+    const speech = await this.host.get();
+    const mixed = await mapSpeechErrors(async () =>
+      speech.mix(infos.map((info, i) => ({ voiceId: info.id, weight: parts[i]!.weight }))),
+    );
+    return { base: mixed.base, profile: mixed.profile };
+  }
+
+  /** The voice a description asks for, on the chosen model; `seed` varies repeated previews a little. */
+  async prompt(modelId: string, language: string, prompt: string | undefined, seed: number): Promise<Design> {
+    if (!prompt?.trim()) throw new AppError('PARAMETERS_NEEDED', { field: 'prompt' });
+    await this.model(modelId);
+    const candidates = await this.voices.candidates(modelId, language);
+    if (!candidates.length) throw new AppError('LANGUAGE_UNSUPPORTED');
+    return designFromPrompt(prompt, candidates, seed, language);
+  }
+
+  /** A profile that reproduces a sample's measures on the model's default voice for the language. */
+  async clone(modelId: string, language: string, measures: VoiceMeasures): Promise<Design> {
+    await this.model(modelId);
+    const candidates = await this.voices.candidates(modelId, language);
+    const base = candidates[0];
+    if (!base) throw new AppError('LANGUAGE_UNSUPPORTED');
+    return { base, profile: cloneOnBase(measures, base) };
+  }
+}

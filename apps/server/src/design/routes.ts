@@ -1,0 +1,179 @@
+import fs from 'node:fs/promises';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import {
+  CreateVoiceRequest,
+  ErrorBody,
+  PatchVoiceRequest,
+  PreviewListQuery,
+  PreviewListResponse,
+  PreviewRequest,
+  PreviewResponse,
+  SampleUploadResponse,
+  VoiceIdQuery,
+  VoiceSchema,
+} from '@polyvox/contracts';
+import type { AppContext } from '../context.js';
+import { requireSession } from '../http/auth.js';
+import { AppError } from '../platform/errors.js';
+import { abandon, clientLeaves, whenClientLeaves } from '../synthesis/routes.js';
+import { receiveUpload } from './upload.js';
+
+const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody, 409: ErrorBody, 422: ErrorBody };
+
+export function designRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+  const { samples, previews, ownVoices } = ctx.design;
+  return async (app) => {
+    app.post(
+      '/files_upload',
+      {
+        schema: {
+          tags: ['voice design'],
+          summary:
+            'Upload a voice sample to clone (multipart `file`: mp3, m4a or wav judged from its bytes, at most 20 MB, 10 s to 5 min; field `consent=true`: you have the right to clone this voice)',
+          consumes: ['multipart/form-data'],
+          querystring: z.object({ type: z.enum(['clone']) }).passthrough(),
+          response: { 201: SampleUploadResponse, ...errors, 413: ErrorBody, 415: ErrorBody, 429: ErrorBody },
+        },
+      },
+      async (request, reply) => {
+        const session = await requireSession(request, ctx.sessions);
+        await samples.admit(session.accountId);
+        const { file, fields } = await receiveUpload(request, () => samples.tempFile());
+        let saved;
+        try {
+          if (!file) throw new AppError('PARAMETERS_NEEDED', { field: 'file' });
+          if (fields.get('consent') !== 'true')
+            throw new AppError('VALIDATION_FAILED', { field: 'consent', rule: 'must be true' });
+          saved = await samples.save(session.accountId, file, { ip: request.ip });
+        } finally {
+          // Gone before the answer: the temp folder only ever holds uploads in progress.
+          if (file) await fs.rm(file, { force: true });
+        }
+        return reply.status(201).send(saved);
+      },
+    );
+
+    app.post(
+      '/voice/previews',
+      {
+        schema: {
+          tags: ['voice design'],
+          summary:
+            'Preview a mixed, designed (prompt) or cloned voice, charged as an audio preview; each is a numbered version, the newest 50 are kept. `models` previews on up to 3 models at once, each its own version and charge.',
+          body: PreviewRequest,
+          response: { 201: PreviewResponse, ...errors, 402: ErrorBody },
+        },
+      },
+      async (request, reply) => {
+        const session = await requireSession(request, ctx.sessions);
+        const left = clientLeaves(request, reply);
+        let made;
+        try {
+          made = await previews.create(session.accountId, request.body, left);
+        } catch (e) {
+          if (left.aborted) return abandon(request, reply);
+          throw e;
+        }
+        if (left.aborted) {
+          await made.discard('client left before the preview');
+          return abandon(request, reply);
+        }
+        // Paid once the answer is out; a client that leaves before has neither the versions nor the charge.
+        const logFailure = (err: unknown) => request.log.error({ err }, 'closing a preview hold failed');
+        reply.raw.once('finish', () => void made.settle().catch(logFailure));
+        whenClientLeaves(request, reply, () => void made.discard('client left during the answer').catch(logFailure));
+        const [first] = made.items;
+        return reply.status(201).send({ ...first!, items: made.items });
+      },
+    );
+
+    app.get(
+      '/voice/previews',
+      {
+        schema: {
+          tags: ['voice design'],
+          summary: "The account's preview versions, newest first, with what made each",
+          querystring: PreviewListQuery,
+          response: { 200: PreviewListResponse, 400: ErrorBody, 401: ErrorBody },
+        },
+      },
+      async (request) => {
+        const session = await requireSession(request, ctx.sessions);
+        return previews.list(session.accountId, request.query.page, request.query.page_size);
+      },
+    );
+
+    app.get(
+      '/voice/previews/:id/audio',
+      {
+        schema: {
+          tags: ['voice design'],
+          summary: "A preview's audio (mp3), for the account that made it",
+          params: z.object({ id: z.string().max(100) }),
+        },
+      },
+      async (request, reply) => {
+        const session = await requireSession(request, ctx.sessions);
+        const audio = await previews.audio(session.accountId, request.params.id);
+        return reply.header('content-type', 'audio/mpeg').header('cache-control', 'private, max-age=3600').send(audio);
+      },
+    );
+
+    app.put(
+      '/voice',
+      {
+        schema: {
+          tags: ['voice design'],
+          summary:
+            'Save a mix (`type: mix`, 1 to 3 voices of one mixable model) or activate a prompt or clone voice from one of your previews (its activation fee is charged with it)',
+          body: CreateVoiceRequest,
+          response: { 201: VoiceSchema, ...errors, 402: ErrorBody },
+        },
+      },
+      async (request, reply) => {
+        const session = await requireSession(request, ctx.sessions);
+        const body = request.body;
+        const voice =
+          body.type === 'mix'
+            ? await ownVoices.createMix(session.accountId, body)
+            : await ownVoices.activate(session.accountId, { type: body.type, name: body.name, preview_id: body.preview_id });
+        return reply.status(201).send(voice);
+      },
+    );
+
+    app.patch(
+      '/voice',
+      {
+        schema: {
+          tags: ['voice design'],
+          summary: "Rename one of your voices or change a mix's voices; an activated voice's prompt or sample cannot change",
+          body: PatchVoiceRequest,
+          response: { 200: VoiceSchema, ...errors, 403: ErrorBody },
+        },
+      },
+      async (request) => {
+        const session = await requireSession(request, ctx.sessions);
+        return ownVoices.patch(session.accountId, request.body);
+      },
+    );
+
+    app.delete(
+      '/voice',
+      {
+        schema: {
+          tags: ['voice design'],
+          summary: 'Delete one of your voices with its audio, previews and sample; official voices cannot be deleted',
+          querystring: VoiceIdQuery.passthrough(),
+          response: { 204: z.null(), ...errors, 403: ErrorBody },
+        },
+      },
+      async (request, reply) => {
+        const session = await requireSession(request, ctx.sessions);
+        if (!request.query.id) throw new AppError('PARAMETERS_NEEDED', { field: 'id' });
+        await ownVoices.delete(session.accountId, request.query.id);
+        return reply.status(204).send(null);
+      },
+    );
+  };
+}

@@ -1,0 +1,113 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { LIMITS } from '@polyvox/contracts';
+import type { VoiceMeasures } from '@polyvox/speech';
+import { AppError } from '../platform/errors.js';
+import { newId } from '../platform/ids.js';
+import { nowIso } from '../platform/db/database.js';
+import { PRIVATE_DIR_MODE, type Storage } from '../platform/storage.js';
+import type { VoiceSamplesTable } from '../platform/db/schema.js';
+import { analyzeUpload, type SampleAnalysis } from './analysis.js';
+import type { DesignRepository } from './repository.js';
+import type { RateLimiter } from '../platform/rate-limit.js';
+
+export interface SampleView {
+  id: string;
+  index: number;
+  format: 'mp3' | 'm4a' | 'wav';
+  size: number;
+  duration: number;
+  sample_rate: number;
+  measures: SampleAnalysis['summary'];
+  noisy: boolean;
+  created_at: string;
+}
+
+export function sampleView(row: VoiceSamplesTable): SampleView {
+  const stored = JSON.parse(row.measures) as { summary?: SampleAnalysis['summary'] };
+  const summary = stored.summary ?? { f0_median_hz: null, snr_db: null, noisy: row.noisy === 1, speech_seconds: null };
+  return {
+    id: row.id,
+    index: Number(row.idx),
+    format: row.format as SampleView['format'],
+    size: Number(row.size),
+    duration: Math.round(Number(row.duration) * 1000) / 1000,
+    sample_rate: Number(row.sample_rate),
+    measures: summary,
+    noisy: row.noisy === 1,
+    created_at: row.created_at,
+  };
+}
+
+export const SAMPLE_FOLDER = 'samples';
+
+/**
+ * Voice samples for cloning: the upload arrives in a temp file (the route streams it there and stops
+ * at the size limit), is judged and measured, then kept in storage with its consent.
+ */
+export class SamplesService {
+  constructor(
+    private readonly repo: DesignRepository,
+    private readonly storage: Storage,
+    readonly tempDir: string,
+    private readonly limits: { limiter: RateLimiter; perAccountHour: number },
+  ) {}
+
+  /** Each upload is decoded and measured: an account may send so many an hour (RATE_LIMITED past that). */
+  async admit(accountId: string): Promise<void> {
+    const wait = await this.limits.limiter.hit(`sample-upload:${accountId}`, this.limits.perAccountHour, 3600);
+    if (wait > 0) throw new AppError('RATE_LIMITED', { seconds: wait }, { headers: { 'retry-after': String(wait) } });
+  }
+
+  /** At start: uploads a dead process left half-received are removed. */
+  async clearTemp(): Promise<void> {
+    await fs.rm(this.tempDir, { recursive: true, force: true });
+  }
+
+  /** A fresh temp path for one upload; the folder is the server's alone. */
+  async tempFile(): Promise<string> {
+    await fs.mkdir(this.tempDir, { recursive: true, mode: PRIVATE_DIR_MODE });
+    return path.join(this.tempDir, `${newId('file')}.upload`);
+  }
+
+  async save(accountId: string, file: string, consent: { ip: string }): Promise<SampleView> {
+    const { size } = await fs.stat(file);
+    if (size > LIMITS.cloneMaxBytes) throw new AppError('FILE_TOO_LARGE', { limit: '20 MB' });
+    const analysis = await analyzeUpload(file);
+    const id = newId('file');
+    const key = `${SAMPLE_FOLDER}/${id}.${analysis.format}`;
+    await this.storage.put(key, await fs.readFile(file));
+    const now = nowIso();
+    try {
+      const idx = await this.repo.nextNumber(accountId, 'sample');
+      const row: VoiceSamplesTable = {
+        id,
+        account_id: accountId,
+        idx,
+        format: analysis.format,
+        size,
+        duration: analysis.durationSec,
+        sample_rate: analysis.sampleRate,
+        measures: JSON.stringify({ measures: analysis.measures, summary: analysis.summary }),
+        noisy: analysis.summary.noisy ? 1 : 0,
+        storage_key: key,
+        consent_at: now,
+        consent_ip: consent.ip,
+        created_at: now,
+      };
+      await this.repo.insertSample(row);
+      return sampleView(row);
+    } catch (e) {
+      await this.storage.delete(key).catch(() => {});
+      throw e;
+    }
+  }
+
+  /** The account's sample and its measures; another account's answers NOT_FOUND like a missing one. */
+  async get(accountId: string, id: string): Promise<{ row: VoiceSamplesTable; measures: VoiceMeasures }> {
+    const row = await this.repo.sample(accountId, id);
+    if (!row) throw new AppError('NOT_FOUND');
+    const stored = JSON.parse(row.measures) as { measures: VoiceMeasures };
+    return { row, measures: stored.measures };
+  }
+}

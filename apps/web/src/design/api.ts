@@ -1,0 +1,71 @@
+import { http, requestQueue } from '../api/client';
+import type { QueryValue } from '../api/http';
+import { getSid } from '../api/storage';
+import { currentUiLocale } from '../i18n';
+import type { VoiceList } from '../speech/types';
+import type { CloneSample, PreviewAnswer, PreviewBody, PreviewList, RenameVoiceBody, SaveVoiceBody, Voice } from './types';
+
+import { sendSample, type UploadProgress, type UploadXhr } from './upload';
+
+export * from './types';
+export type { UploadProgress };
+
+export const PREVIEWS_KEY = 'voice-previews';
+export const MY_VOICES_KEY = 'my-voices';
+
+export function createPreview(body: PreviewBody, signal?: AbortSignal): Promise<PreviewAnswer> {
+  return http('POST', '/voice/previews', { json: body, signal });
+}
+
+export function listPreviews(page: number, pageSize: number, signal?: AbortSignal): Promise<PreviewList> {
+  return http('GET', '/voice/previews', { query: { page, page_size: pageSize }, signal });
+}
+
+export function saveVoice(body: SaveVoiceBody): Promise<Voice> {
+  return http('PUT', '/voice', { json: body });
+}
+
+export function renameVoice(body: RenameVoiceBody): Promise<Voice> {
+  return http('PATCH', '/voice', { json: body });
+}
+
+export function deleteVoice(id: string): Promise<void> {
+  return http('DELETE', '/voice', { query: { id } });
+}
+
+export function listMyVoices(query: Record<string, QueryValue>, signal?: AbortSignal): Promise<VoiceList> {
+  return http('GET', '/voice', { query: { ...query, source: 'mine' }, signal });
+}
+
+/** A preview's audio, fetched with the session (the waveform is drawn from its bytes). */
+export async function fetchPreviewAudio(url: string, signal?: AbortSignal): Promise<Blob> {
+  const path = new URL(url, window.location.origin);
+  if (path.origin !== window.location.origin) {
+    // Audio kept in a bucket: a signed address, fetched as it is.
+    const res = await fetch(path, { signal });
+    if (!res.ok) throw new Error(`audio ${res.status}`);
+    return res.blob();
+  }
+  const query: Record<string, string> = {};
+  path.searchParams.forEach((v, k) => (query[k] = v));
+  const res = await http<Response>('GET', path.pathname, { query, raw: true, signal });
+  return res.blob();
+}
+
+/** The console's upload: waits for the session like every request, then sends with progress. */
+export function uploadSample(file: File, onProgress: (p: UploadProgress) => void, signal?: AbortSignal): Promise<CloneSample> {
+  return requestQueue.enqueue(() =>
+    sendSample(
+      file,
+      file.name,
+      onProgress,
+      {
+        xhr: () => new XMLHttpRequest() as unknown as UploadXhr,
+        baseUrl: window.location.origin,
+        sid: getSid(),
+        lang: currentUiLocale(),
+      },
+      signal,
+    ),
+  );
+}

@@ -1,0 +1,29 @@
+/**
+ * Voice analysis, cloning and prompt reading: what the design studio builds on. No HTTP, no
+ * database: the server stores the probe, the measures and the profiles these return (plain JSON).
+ */
+import { loadSample, type SampleProbe } from './probe.ts';
+import type { VoiceMeasures } from './measure.ts';
+import { measureInThread } from './thread.ts';
+
+export { probeSample, decodeToPcm, sniffFormat, SAMPLE_MIN_SEC, SAMPLE_MAX_SEC } from './probe.ts';
+export type { SampleFormat, SampleProbe } from './probe.ts';
+export { measurePcm, NOISY_SNR_DB } from './measure.ts';
+export type { VoiceMeasures } from './measure.ts';
+export { LTAS_BANDS, ltas, ltasDistance } from './ltas.ts';
+export { cloneProfile } from './clone.ts';
+export { readPrompt, promptVoice, TONES } from './prompt.ts';
+export type { PromptTraits, Age, Tone } from './prompt.ts';
+export { referenceFromSample } from './reference.ts';
+
+/** Rate the analysis works at: the WebRTC VAD's, and enough for F0, formants and the LTAS bands. */
+export const ANALYSIS_RATE = 16_000;
+
+/** Probes (throws the upload's errors), decodes once at 16 kHz and measures, in the analysis thread. */
+export async function analyzeSample(
+  file: string,
+  opts: { signal?: AbortSignal } = {},
+): Promise<{ probe: SampleProbe; measures: VoiceMeasures }> {
+  const { probe, pcm } = await loadSample(file, ANALYSIS_RATE, opts);
+  return { probe, measures: await measureInThread(pcm.samples, pcm.sampleRate, opts.signal) };
+}

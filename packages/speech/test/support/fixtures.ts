@@ -1,0 +1,27 @@
+/** The real speech recordings beside the repository (`../shared/fixtures/speech`), and samples made from them. */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { FFMPEG } from '../../src/audio/ffmpeg.ts';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
+export const SPEECH_FIXTURES = path.resolve(repoRoot, '../shared/fixtures/speech');
+export const fixture = (name: string): string => path.join(SPEECH_FIXTURES, name);
+
+export const LJ_FILES = Array.from({ length: 8 }, (_, i) => fixture(`LJ001-000${i + 1}.wav`));
+export const JFK_TEXT =
+  'And so my fellow Americans, ask not what your country can do for you, ask what you can do for your country.';
+
+/** The eight LJ files joined into one sample of about 50 s (ffmpeg's concat filter), made once per run. */
+export function joinedLj(dir = path.join(tmpdir(), `polyvox-fixtures-${process.pid}`)): string {
+  mkdirSync(dir, { recursive: true });
+  const out = path.join(dir, 'lj-joined.wav');
+  if (!existsSync(out)) {
+    const inputs = LJ_FILES.flatMap((f) => ['-i', f]);
+    const filter = `${LJ_FILES.map((_, i) => `[${i}:a]`).join('')}concat=n=${LJ_FILES.length}:v=0:a=1`;
+    execFileSync(FFMPEG, ['-hide_banner', '-loglevel', 'error', '-y', ...inputs, '-filter_complex', filter, out]);
+  }
+  return out;
+}
