@@ -2,12 +2,15 @@
  * The encoder thread: whole files and open streams, each stream's encoder kept here by id, so
  * encoding never runs on the server's event loop and never waits behind synthesis in the pool.
  */
-import { parentPort } from 'node:worker_threads';
-import { encodeAudio, openEncoder, type Encoder } from './encoders.ts';
-import type { FromEncoder, ToEncoder } from './encoder-protocol.ts';
+import { parentPort, type MessagePort } from 'node:worker_threads';
+import { checkedFile, encodeAudio, openEncoder, type Encoder } from './encoders.ts';
+import type { FromEncoder, ToEncoder, ToFileSink } from './encoder-protocol.ts';
+import type { AudioFormat } from '../types.ts';
 
 const port = parentPort!;
 const streams = new Map<number, Encoder>();
+/** Files being made from a pool worker's samples, by id: closing one drops it. */
+const files = new Map<number, () => void>();
 
 function owned(parts: Uint8Array[]): Uint8Array[] {
   return parts.map((p) => (p.byteOffset === 0 && p.byteLength === p.buffer.byteLength ? p : p.slice()));
@@ -23,7 +26,73 @@ function reply(msg: FromEncoder): void {
   port.postMessage(msg, transfer);
 }
 
+/**
+ * A whole file whose samples come from a pool worker on `sink`, encoded as they arrive; the file
+ * (or an error) goes to the host under `id`.
+ */
+function receiveFile(id: number, format: AudioFormat, sink: MessagePort): void {
+  let enc: Encoder | undefined;
+  let rate = 0;
+  let samples = 0;
+  let parts: Uint8Array[] = [];
+  let closed = false;
+  const close = (): void => {
+    if (closed) return;
+    closed = true;
+    files.delete(id);
+    enc?.free();
+    enc = undefined;
+    parts = [];
+    sink.close();
+  };
+  files.set(id, close);
+  const handle = async (m: ToFileSink): Promise<void> => {
+    if (closed) return;
+    if (m.type === 'open') {
+      rate = m.sampleRate;
+      enc = await openEncoder(format, rate, true);
+    } else if (m.type === 'pcm') {
+      if (!enc) throw new Error('samples before the file was opened');
+      samples += m.samples.length;
+      parts.push(...(await enc.write(m.samples)));
+    } else if (m.type === 'end') {
+      if (!enc) throw new Error('a file ended before it was opened');
+      const out = checkedFile(format, Buffer.concat([...parts, ...enc.end()]), samples, rate);
+      enc = undefined;
+      close();
+      reply({ type: 'encoded', id, audio: owned([out])[0]! });
+    } else if (m.type === 'whole') {
+      enc?.free();
+      enc = undefined;
+      const out = await encodeAudio(m.samples, m.sampleRate, format);
+      close();
+      reply({ type: 'encoded', id, audio: owned([out])[0]! });
+    } else {
+      close();
+    }
+  };
+  let chain = Promise.resolve();
+  sink.on('message', (m: ToFileSink) => {
+    chain = chain.then(
+      () => handle(m),
+      () => {},
+    );
+    chain.catch((e: unknown) => {
+      if (closed) return;
+      close();
+      const err = e as { name?: string; message?: string; code?: string };
+      reply({
+        type: 'error',
+        id,
+        error: { name: err.name ?? 'Error', message: err.message ?? String(e), ...(err.code ? { code: err.code } : {}) },
+      });
+    });
+  });
+}
+
 port.on('message', async (msg: ToEncoder) => {
+  if (msg.type === 'file') return receiveFile(msg.id, msg.format, msg.port);
+  if (msg.type === 'drop') return files.get(msg.file)?.();
   try {
     if (msg.type === 'encode') {
       const [audio] = owned([await encodeAudio(msg.samples, msg.sampleRate, msg.format)]);

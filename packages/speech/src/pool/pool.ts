@@ -4,13 +4,13 @@
  * replaced.
  */
 import os from 'node:os';
-import { Worker } from 'node:worker_threads';
+import { Worker, type MessagePort, type Transferable } from 'node:worker_threads';
 import { SpeechError, reviveError } from '../errors.ts';
 import type { AudioFormat } from '../types.ts';
 import type { FromWorker, SynthesisJob, SynthesisResult, ToWorker, WorkerConfig } from './protocol.ts';
 
 type Pending = { resolve: (v: any) => void; reject: (e: Error) => void };
-type Task = { msg: ToWorker; transfer: ArrayBuffer[]; pending: Pending };
+type Task = { msg: ToWorker; transfer: Transferable[]; pending: Pending };
 
 interface Slot {
   worker: Worker;
@@ -83,7 +83,7 @@ export class WorkerPool {
     for (const slot of this.slots) if (!slot.busy) slot.worker.unref();
   }
 
-  private submit<T>(make: (id: number) => ToWorker, transfer: ArrayBuffer[] = []): Promise<T> {
+  private submit<T>(make: (id: number) => ToWorker, transfer: Transferable[] = []): Promise<T> {
     if (this.closed) return Promise.reject(new SpeechError('INTERNAL', 'the synthesis pool is closed'));
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ msg: make(++this.seq), transfer, pending: { resolve, reject } });
@@ -93,6 +93,14 @@ export class WorkerPool {
 
   synthesize(job: SynthesisJob): Promise<SynthesisResult> {
     return this.submit((id) => ({ type: 'synthesize', id, job }));
+  }
+
+  /**
+   * Synthesizes one sentence straight into a file encoder: the worker sends the samples on `sink`
+   * (see streamed.ts) and resolves with the words and the sample count only.
+   */
+  synthesizeInto(job: SynthesisJob, sink: MessagePort): Promise<SynthesisResult> {
+    return this.submit((id) => ({ type: 'synthesize', id, job, sink }), [sink]);
   }
 
   /** Encodes PCM in a worker; the samples' buffer is transferred, so the caller must not reuse it. */
