@@ -264,25 +264,49 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
         encodedAhead: one.encodedAhead,
       };
     }
-    const parts: Float32Array[] = [];
     const words: WordTiming[] = [];
     let offset = 0;
     // The first sentence's rate is the file's (an engine's own rate, or the configured one).
     let rate = 0;
-    for await (const s of synthesizeChunks(ctx, plan, req.signal, req.onProgress, keepRates(plan.format))) {
-      rate ||= s.sampleRate;
-      for (const w of s.words ?? []) words.push({ word: w.word, start: w.start + offset, end: w.end + offset });
-      parts.push(sameRate(s.samples, s.sampleRate, rate));
-      offset += s.samples.length / s.sampleRate;
+    let length = 0;
+    // mp3 and Ogg Opus are encoded sentence by sentence as they come, in the encoder thread: the
+    // file is ready soon after its last sentence, and no PCM is gathered on this thread.
+    const piecewise = plan.format === 'mp3' || plan.format === 'opus';
+    const parts: Float32Array[] = [];
+    let file: StreamEncoder | undefined;
+    const writes: Promise<Buffer[]>[] = [];
+    try {
+      for await (const s of synthesizeChunks(ctx, plan, req.signal, req.onProgress, keepRates(plan.format))) {
+        rate ||= s.sampleRate;
+        for (const w of s.words ?? []) words.push({ word: w.word, start: w.start + offset, end: w.end + offset });
+        const pcm = sameRate(s.samples, s.sampleRate, rate);
+        offset += s.samples.length / s.sampleRate;
+        length += pcm.length;
+        if (!piecewise) {
+          parts.push(pcm);
+          continue;
+        }
+        file ??= encoder.stream(plan.format, rate, true);
+        const w = file.write(pcm);
+        w.catch(() => {});
+        writes.push(w);
+      }
+      rate ||= sampleRate;
+      let audio: Buffer;
+      if (file) {
+        await Promise.all(writes);
+        audio = Buffer.concat(await file.end());
+      } else {
+        // Every format is built in the encoder thread: even a WAV of minutes is work off the event loop.
+        audio = await encoder.encode(concatFloat32(parts), rate, plan.format);
+      }
+      const durationSec = length / rate;
+      if (!plan.reference) await cache?.set(key, { audio, durationSec, sampleRate: rate });
+      return { ...base, sampleRate: rate, audio, durationSec, words, cached: false };
+    } catch (e) {
+      file?.abort();
+      throw e;
     }
-    rate ||= sampleRate;
-    const pcm = concatFloat32(parts);
-    // Read before encoding: the samples' buffer moves to the thread that encodes them.
-    const durationSec = pcm.length / rate;
-    // Every format is built in the encoder thread: even a WAV of minutes is work off the event loop.
-    const audio = await encoder.encode(pcm, rate, plan.format);
-    if (!plan.reference) await cache?.set(key, { audio, durationSec, sampleRate: rate });
-    return { ...base, sampleRate: rate, audio, durationSec, words, cached: false };
   }
 
   async function* synthesizeStream(req: SynthesisRequest): AsyncIterable<Buffer> {

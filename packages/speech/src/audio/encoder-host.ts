@@ -105,10 +105,14 @@ export class EncoderHost {
     };
   }
 
-  /** Opens a stream whose bytes, concatenated, are one valid file. */
-  stream(format: AudioFormat, sampleRate: number): StreamEncoder {
+  /**
+   * Opens a stream whose bytes, concatenated, are one valid file. With `whole`, writes return
+   * nothing and `end` returns the whole file, checked like `encode`'s (an mp3's Info frame then
+   * carries the exact length): a file encoded piece by piece as its samples come.
+   */
+  stream(format: AudioFormat, sampleRate: number, whole = false): StreamEncoder {
     const stream = ++this.streams;
-    const opened = this.call({ type: 'open', stream, format, sampleRate });
+    const opened = this.call({ type: 'open', stream, format, sampleRate, ...(whole ? { whole } : {}) });
     opened.catch(() => {});
     let done = false;
     const chunks = (r: FromEncoder): Buffer[] => (r.type === 'bytes' ? r.chunks.map(toBuffer) : []);

@@ -4,7 +4,8 @@ import type { AudioFormat } from '../types.ts';
 
 export type ToEncoder =
   | { type: 'encode'; id: number; samples: Float32Array; sampleRate: number; format: AudioFormat }
-  | { type: 'open'; id: number; stream: number; format: AudioFormat; sampleRate: number }
+  /** `whole`: the stream's bytes are kept in the thread and come out as one checked file at `end`. */
+  | { type: 'open'; id: number; stream: number; format: AudioFormat; sampleRate: number; whole?: boolean }
   | { type: 'write'; id: number; stream: number; samples: Float32Array }
   | { type: 'end'; id: number; stream: number }
   | { type: 'free'; stream: number }

@@ -9,6 +9,8 @@ import type { AudioFormat } from '../types.ts';
 
 const port = parentPort!;
 const streams = new Map<number, Encoder>();
+/** Streams opened `whole`: their bytes so far, the samples written and the rate. */
+const wholes = new Map<number, { format: AudioFormat; parts: Uint8Array[]; samples: number; rate: number }>();
 /** Files being made from a pool worker's samples, by id: closing one drops it. */
 const files = new Map<number, () => void>();
 
@@ -98,26 +100,40 @@ port.on('message', async (msg: ToEncoder) => {
       const [audio] = owned([await encodeAudio(msg.samples, msg.sampleRate, msg.format)]);
       reply({ type: 'encoded', id: msg.id, audio: audio! });
     } else if (msg.type === 'open') {
-      streams.set(msg.stream, await openEncoder(msg.format, msg.sampleRate));
+      streams.set(msg.stream, await openEncoder(msg.format, msg.sampleRate, msg.whole));
+      if (msg.whole) wholes.set(msg.stream, { format: msg.format, parts: [], samples: 0, rate: msg.sampleRate });
       reply({ type: 'bytes', id: msg.id, chunks: [] });
     } else if (msg.type === 'write') {
       const enc = streams.get(msg.stream);
       if (!enc) throw new Error(`no open stream ${msg.stream}`);
-      reply({ type: 'bytes', id: msg.id, chunks: owned(await enc.write(msg.samples)) });
+      const bytes = await enc.write(msg.samples);
+      const whole = wholes.get(msg.stream);
+      if (whole) {
+        whole.parts.push(...bytes);
+        whole.samples += msg.samples.length;
+        reply({ type: 'bytes', id: msg.id, chunks: [] });
+      } else reply({ type: 'bytes', id: msg.id, chunks: owned(bytes) });
     } else if (msg.type === 'end') {
       const enc = streams.get(msg.stream);
+      const whole = wholes.get(msg.stream);
       streams.delete(msg.stream);
+      wholes.delete(msg.stream);
       if (!enc) throw new Error(`no open stream ${msg.stream}`);
-      reply({ type: 'bytes', id: msg.id, chunks: owned(enc.end()) });
+      if (whole) {
+        const file = checkedFile(whole.format, Buffer.concat([...whole.parts, ...enc.end()]), whole.samples, whole.rate);
+        reply({ type: 'bytes', id: msg.id, chunks: owned([file]) });
+      } else reply({ type: 'bytes', id: msg.id, chunks: owned(enc.end()) });
     } else {
       streams.get(msg.stream)?.free();
       streams.delete(msg.stream);
+      wholes.delete(msg.stream);
     }
   } catch (e) {
     if (msg.type === 'free') return;
     if (msg.type !== 'encode') {
       streams.get(msg.stream)?.free();
       streams.delete(msg.stream);
+      wholes.delete(msg.stream);
     }
     const err = e as { name?: string; message?: string; code?: string };
     reply({

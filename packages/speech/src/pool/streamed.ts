@@ -159,10 +159,9 @@ async function piecewiseInto(engine: Engine, job: SynthesisJob, sink: MessagePor
   queue(resampler!.end());
   flush();
   const measured = integratedLoudness(concatFloat32(limited), rate);
-  const learntGain = Number.isFinite(measured) ? gainDb! + (TARGET_LUFS - measured) : undefined;
   if (Math.abs(measured - TARGET_LUFS) <= LOUDNESS_TOLERANCE_LU) {
     send(sink, { type: 'end' });
-    return finish(sent, outRate, true, learntGain);
+    return finish(sent, outRate, true, gainDb! + (TARGET_LUFS - measured));
   }
   // Too far from the target: the sentence is normalized as always and the file made again.
   const out = await postProcess(
@@ -177,7 +176,8 @@ async function piecewiseInto(engine: Engine, job: SynthesisJob, sink: MessagePor
   );
   const length = out.samples.length;
   send(sink, { type: 'whole', samples: owned(out.samples), sampleRate: out.sampleRate });
-  return finish(length, out.sampleRate, false, learntGain);
+  // Far off, the limiter's part is not first-order: the gain is learnt from the sentence itself.
+  return finish(length, out.sampleRate, false, gainFor(raw, rate));
 
   function finish(length: number, sampleRate: number, streamed: boolean, learnt: number | undefined): SynthesisResult {
     return {
