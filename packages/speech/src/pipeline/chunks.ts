@@ -52,7 +52,7 @@ export async function* synthesizeChunks(
   const run = remote
     ? (text: string) => runEngine(remote, job(text), signal)
     : ctx.localEngines.has(plan.voice.engine)
-      ? (text: string) => ctx.pool.synthesize(job(text))
+      ? (text: string) => ctx.pool.synthesize(job(text), { urgent: opts.firstAlone === true && next === 0 })
       : undefined;
   if (!run) throw new Error(`engine ${plan.voice.engine} is not configured`);
 

@@ -4,6 +4,8 @@ import type { AudioFormat, EngineRequest, VoiceInfo, VoiceProfile, WordTiming } 
 
 export interface WorkerConfig {
   modelsDir?: string;
+  /** The pool's interactive lane: keeps normal priority (see pool.ts). */
+  interactive?: boolean;
 }
 
 export interface SynthesisJob {

@@ -7,10 +7,13 @@ import type { FromWorker, ToWorker, WorkerConfig } from './protocol.ts';
 import { lowerPriority } from './priority.ts';
 import { synthesizeInto } from './streamed.ts';
 
-lowerPriority();
+const config = workerData as WorkerConfig;
+// Background workers yield the cores to the API; the interactive lane runs one waited-on sentence
+// at a time at normal priority, like the encoder thread.
+if (!config.interactive) lowerPriority();
 
 const port = parentPort!;
-const engines = createLocalEngines(workerData as WorkerConfig);
+const engines = createLocalEngines(config.modelsDir ? { modelsDir: config.modelsDir } : {});
 
 /**
  * eSpeak is asm.js: its first runs are 10–20× slower than once the JIT has optimized it, so a
