@@ -237,3 +237,37 @@ it('gains a quiet sentence exactly as the normalizer does when the guess is righ
   const normalized = normalizeLoudness(x, 22050);
   expect(Math.abs(integratedLoudness(out, 22050) - integratedLoudness(normalized, 22050))).toBeLessThan(0.01);
 });
+
+describe('the interactive lane', () => {
+  it('runs a waited-on sentence beside busy background workers, and never runs background work', async () => {
+    const { WorkerPool } = await import('../src/pool/pool.ts');
+    const pool = new WorkerPool({ size: 1 });
+    try {
+      await pool.warmup();
+      const engine = new EspeakEngine();
+      const voice = engine.listVoices().find((v) => v.id === 'espeak:en-us')!;
+      const job = (text: string): SynthesisJob => ({
+        engine: 'espeak',
+        voice,
+        text,
+        speed: 1,
+        pitch: 0,
+        profile: voice.profile,
+        sampleRate: 24000,
+        loudness: true,
+      });
+      const long = 'A long background sentence that keeps the only background worker busy for a while, '.repeat(6);
+      const order: string[] = [];
+      const background = [1, 2, 3].map((i) => pool.synthesize(job(`${long} ${i}.`)).then(() => order.push(`background ${i}`)));
+      // Background work waits for the background worker: the lane stays free.
+      expect(pool.busy).toBe(1);
+      expect(pool.queued).toBe(2);
+      const urgent = pool.synthesize(job('Short and waited for.'), { urgent: true }).then(() => order.push('urgent'));
+      expect(pool.busy).toBe(2);
+      await Promise.all([...background, urgent]);
+      expect(order.indexOf('urgent')).toBeLessThan(order.indexOf('background 2'));
+    } finally {
+      await pool.close();
+    }
+  }, 60_000);
+});
