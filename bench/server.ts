@@ -25,21 +25,25 @@ async function freePort(): Promise<number> {
 }
 
 /** Starts the real server as its own process (SQLite, fresh DATA_DIR) and signs in an account with credits. */
-export async function startServer(): Promise<BenchServer> {
+export async function startServer(opts: { execArgv?: string[] } = {}): Promise<BenchServer> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'polyvox-bench-'));
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'apps/server/src/main.ts')], {
-    cwd: root,
-    env: {
-      ...process.env,
-      PORT: String(port),
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'warn',
-      WEB_DIST: path.join(dataDir, 'none'),
-      PREVIEW_PRERENDER: 'false',
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [...(opts.execArgv ?? []), '--import', 'tsx', path.join(root, 'apps/server/src/main.ts')],
+    {
+      cwd: root,
+      env: {
+        ...process.env,
+        PORT: String(port),
+        DATA_DIR: dataDir,
+        LOG_LEVEL: 'warn',
+        WEB_DIST: path.join(dataDir, 'none'),
+        PREVIEW_PRERENDER: 'false',
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
     },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  );
   const url = `http://127.0.0.1:${port}`;
   await waitUntilReady(url, 300);
   const anon = (await (

@@ -12,16 +12,19 @@ import { createLocalEngines } from './engines/local.ts';
 import { OpenAIEngine, type OpenAIConfig } from './engines/openai.ts';
 import { SherpaEngine } from './engines/sherpa.ts';
 import { isSpeechError, SpeechError } from './errors.ts';
-import { synthesizeChunks, type ChunkContext } from './pipeline/chunks.ts';
+import { sentenceJob, synthesizeChunks, type ChunkContext } from './pipeline/chunks.ts';
 import { cacheKey, MemoryAudioCache, type AudioCache } from './pipeline/cache.ts';
 import { makePlan, type Plan, type SynthesisRequest } from './pipeline/plan.ts';
 import { WorkerPool } from './pool/pool.ts';
+import { MessageChannel } from 'node:worker_threads';
 import { checkLanguage, detectLanguage, type DetectedLanguage, type LanguageCheck } from './text/detect-language.ts';
 import { cleanText, countCharacters } from './text/normalize.ts';
 import { CONTENT_TYPES, type AudioFormat, type Engine, type ModelInfo, type VoiceInfo, type WordTiming } from './types.ts';
 
 /** Seconds of a stream's first sentence encoded and sent ahead of the rest of it. */
 const FIRST_SLICE_SEC = 0.3;
+/** How far each sentence moves a voice's learnt loudness gain (an exponential average). */
+const GAIN_SMOOTHING = 0.25;
 
 export interface SpeechOptions {
   /** Folder with a sherpa-onnx manifest.json (MODELS_DIR). */
@@ -54,6 +57,11 @@ export interface SynthesisResult {
   words: WordTiming[];
   cacheKey: string;
   cached: boolean;
+  /**
+   * The file was encoded while its engine still ran, gained with the voice's learnt loudness gain
+   * (and came within the loudness tolerance); false when it was normalized and encoded afterwards.
+   */
+  encodedAhead?: boolean;
 }
 
 export interface VoiceFilter {
@@ -168,6 +176,59 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
   /** A sentence at another rate than the file's first one (an engine that changed rate) is brought to it. */
   const sameRate = (samples: Float32Array, from: number, to: number): Float32Array => resamplePolyphase(samples, from, to);
 
+  /**
+   * The loudness gain each voice (with its profile, speed and pitch) needed, smoothed over its
+   * recent sentences: a one-sentence file is gained with it while its engine still runs.
+   */
+  const gains = new Map<string, number>();
+  const gainKey = (plan: Plan): string => JSON.stringify([plan.voice.id, plan.profile, plan.language, plan.speed, plan.pitch]);
+  const learnGain = (key: string, db: number | undefined): void => {
+    if (db === undefined || !Number.isFinite(db)) return;
+    const before = gains.get(key);
+    if (gains.size >= 4096 && before === undefined) gains.clear();
+    gains.set(key, before === undefined ? db : before + GAIN_SMOOTHING * (db - before));
+  };
+
+  /**
+   * A one-sentence mp3 or Ogg Opus file from a local engine: the pool worker sends the samples
+   * straight to the encoder thread, which encodes them as the engine makes them (pool/streamed.ts).
+   */
+  async function synthesizeOne(
+    plan: Plan,
+    req: SynthesisRequest,
+  ): Promise<{ audio: Buffer; rate: number; length: number; words: WordTiming[]; encodedAhead: boolean }> {
+    req.signal?.throwIfAborted();
+    const key = gainKey(plan);
+    const known = gains.get(key);
+    const job = {
+      ...sentenceJob(ctx, plan, plan.sentences[0]!, keepRates(plan.format)),
+      ...(known !== undefined ? { gainDb: known } : {}),
+    };
+    const { port1, port2 } = new MessageChannel();
+    const file = encoder.file(plan.format, port1);
+    // Awaited once the sentence is done; a drop or failure before that must not go unhandled.
+    file.audio.catch(() => {});
+    const sentence = pool.synthesizeInto(job, port2);
+    const stop = (): void => file.drop();
+    req.signal?.addEventListener('abort', stop, { once: true });
+    try {
+      const r = await sentence.catch((e: unknown) => {
+        file.drop();
+        throw e;
+      });
+      learnGain(key, r.gainDb);
+      req.onProgress?.({ done: 1, total: 1 });
+      const audio = await file.audio;
+      req.signal?.throwIfAborted();
+      return { audio, rate: r.sampleRate, length: r.length ?? 0, words: r.words, encodedAhead: r.streamed === true };
+    } catch (e) {
+      req.signal?.throwIfAborted();
+      throw e;
+    } finally {
+      req.signal?.removeEventListener('abort', stop);
+    }
+  }
+
   async function synthesize(req: SynthesisRequest): Promise<SynthesisResult> {
     const plan = planOf(req);
     // Requests that carry a reference sample are never cached: the key does not cover the sample.
@@ -184,25 +245,68 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
     const hit = plan.reference ? undefined : await cache?.get(key);
     if (hit)
       return { ...base, sampleRate: hit.sampleRate, audio: hit.audio, durationSec: hit.durationSec, words: [], cached: true };
-    const parts: Float32Array[] = [];
+    if (
+      plan.sentences.length === 1 &&
+      (plan.format === 'mp3' || plan.format === 'opus') &&
+      ctx.localEngines.has(plan.voice.engine) &&
+      !remote.has(plan.voice.engine)
+    ) {
+      const one = await synthesizeOne(plan, req);
+      const durationSec = one.length / one.rate;
+      if (!plan.reference) await cache?.set(key, { audio: one.audio, durationSec, sampleRate: one.rate });
+      return {
+        ...base,
+        sampleRate: one.rate,
+        audio: one.audio,
+        durationSec,
+        words: one.words,
+        cached: false,
+        encodedAhead: one.encodedAhead,
+      };
+    }
     const words: WordTiming[] = [];
     let offset = 0;
     // The first sentence's rate is the file's (an engine's own rate, or the configured one).
     let rate = 0;
-    for await (const s of synthesizeChunks(ctx, plan, req.signal, req.onProgress, keepRates(plan.format))) {
-      rate ||= s.sampleRate;
-      for (const w of s.words ?? []) words.push({ word: w.word, start: w.start + offset, end: w.end + offset });
-      parts.push(sameRate(s.samples, s.sampleRate, rate));
-      offset += s.samples.length / s.sampleRate;
+    let length = 0;
+    // mp3 and Ogg Opus are encoded sentence by sentence as they come, in the encoder thread: the
+    // file is ready soon after its last sentence, and no PCM is gathered on this thread.
+    const piecewise = plan.format === 'mp3' || plan.format === 'opus';
+    const parts: Float32Array[] = [];
+    let file: StreamEncoder | undefined;
+    const writes: Promise<Buffer[]>[] = [];
+    try {
+      for await (const s of synthesizeChunks(ctx, plan, req.signal, req.onProgress, keepRates(plan.format))) {
+        rate ||= s.sampleRate;
+        for (const w of s.words ?? []) words.push({ word: w.word, start: w.start + offset, end: w.end + offset });
+        const pcm = sameRate(s.samples, s.sampleRate, rate);
+        offset += s.samples.length / s.sampleRate;
+        length += pcm.length;
+        if (!piecewise) {
+          parts.push(pcm);
+          continue;
+        }
+        file ??= encoder.stream(plan.format, rate, true);
+        const w = file.write(pcm);
+        w.catch(() => {});
+        writes.push(w);
+      }
+      rate ||= sampleRate;
+      let audio: Buffer;
+      if (file) {
+        await Promise.all(writes);
+        audio = Buffer.concat(await file.end());
+      } else {
+        // Every format is built in the encoder thread: even a WAV of minutes is work off the event loop.
+        audio = await encoder.encode(concatFloat32(parts), rate, plan.format);
+      }
+      const durationSec = length / rate;
+      if (!plan.reference) await cache?.set(key, { audio, durationSec, sampleRate: rate });
+      return { ...base, sampleRate: rate, audio, durationSec, words, cached: false };
+    } catch (e) {
+      file?.abort();
+      throw e;
     }
-    rate ||= sampleRate;
-    const pcm = concatFloat32(parts);
-    // Read before encoding: the samples' buffer moves to the thread that encodes them.
-    const durationSec = pcm.length / rate;
-    // Every format is built in the encoder thread: even a WAV of minutes is work off the event loop.
-    const audio = await encoder.encode(pcm, rate, plan.format);
-    if (!plan.reference) await cache?.set(key, { audio, durationSec, sampleRate: rate });
-    return { ...base, sampleRate: rate, audio, durationSec, words, cached: false };
   }
 
   async function* synthesizeStream(req: SynthesisRequest): AsyncIterable<Buffer> {

@@ -105,6 +105,12 @@ export interface EngineRequest {
   /** A reference sample for engines that clone natively. */
   reference?: { samples: Float32Array; sampleRate: number; text?: string };
   signal?: AbortSignal;
+  /**
+   * Called synchronously with each piece of audio as soon as the engine has made it, by engines
+   * that make a sentence piece by piece inside one call (eSpeak, when it needs no stretching
+   * afterwards). The pieces, in order, are exactly the samples the engine then yields.
+   */
+  onAudio?: (samples: Float32Array, sampleRate: number) => void;
 }
 
 export interface Engine {

@@ -162,6 +162,10 @@ export class SynthesisService {
   /**
    * Holds the price, synthesizes, and returns the audio with its hold still open: the caller settles
    * once the audio is delivered and releases if it is not. A failure releases the hold here.
+   *
+   * Without a hold of the caller's (`opts.work`, a job's), the hold is taken while synthesis
+   * already runs: nothing is returned before the hold exists, a refused hold (402) stops the
+   * synthesis and is what the caller gets, and a synthesis that fails releases the hold.
    */
   async render(
     prepared: Prepared,
@@ -172,12 +176,31 @@ export class SynthesisService {
     // A caller that left while the request was prepared is not held, let alone charged.
     opts.signal?.throwIfAborted();
     const t0 = performance.now();
-    const work = opts.work ?? (await this.hold(prepared, charge, opts.signal));
-    const held = performance.now() - t0;
+    // Stops the synthesis when the hold is refused, or when the held work is stopped.
+    const stop = new AbortController();
+    const request = {
+      ...prepared.request,
+      signal: opts.work ? opts.work.signal : opts.signal ? AbortSignal.any([opts.signal, stop.signal]) : stop.signal,
+      ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
+    };
+    const synthesized = opts.work ? undefined : speech.synthesize(request);
+    // Awaited below once the hold is taken; a refused hold leaves its failure unread.
+    synthesized?.catch(() => {});
+    let work: HeldWork;
     try {
-      const t1 = performance.now();
-      const request = { ...prepared.request, signal: work.signal, ...(opts.onProgress ? { onProgress: opts.onProgress } : {}) };
-      const result = await speech.synthesize(request);
+      work = opts.work ?? (await this.hold(prepared, charge, opts.signal));
+    } catch (e) {
+      stop.abort(e);
+      throw e;
+    }
+    const held = performance.now() - t0;
+    const stopWith = () => stop.abort(work.signal.reason);
+    if (work.signal.aborted) stopWith();
+    else work.signal.addEventListener('abort', stopWith, { once: true });
+    try {
+      // Synthesis time counts from its start, which a concurrent hold did not hold back.
+      const t1 = synthesized ? t0 : performance.now();
+      const result = await (synthesized ?? speech.synthesize(request));
       // A cache hit never looks at the signal; a caller that left must not pay for it either.
       work.signal.throwIfAborted();
       const t2 = performance.now();
@@ -187,6 +210,8 @@ export class SynthesisService {
     } catch (e) {
       await work.release(work.signal.aborted ? 'stopped before delivery' : 'synthesis failed');
       throw toAppError(e);
+    } finally {
+      work.signal.removeEventListener('abort', stopWith);
     }
   }
 

@@ -62,6 +62,18 @@ describe.each(DIALECTS)('synthesis errors (%s)', (dialect) => {
     expect(await ledgerRows()).toBe(rows);
   });
 
+  it('stops the synthesis that ran beside a refused hold: nothing of it is kept for anyone', async () => {
+    await new Client(t.url).anonymous('web-raced-device');
+    const broke = new Client(t.url);
+    await broke.anonymous('web-raced-device');
+    const body = { text: 'A sentence nobody paid for must not be made for free.', voice_id: 'voice_espeak.en-us' };
+    expect((await broke.post('/tts', body)).status).toBe(402);
+    // Synthesis starts while the price is held; the refusal stopped it before it reached the cache.
+    const paid = await c.post('/tts', body);
+    expect(paid.status).toBe(200);
+    expect(paid.headers.get('x-cache')).toBe('miss');
+  });
+
   it("refuses text over the limit with TEXT_TOO_LONG naming the limit, in the caller's language", async () => {
     const res = await c.post('/tts?lang=zh-CN', { text: 'a'.repeat(5001), voice_id: 'voice_espeak.en-us' });
     expect(res.status).toBe(422);

@@ -3,7 +3,7 @@
  * message. The thread starts on first use; if it dies, its pending work fails and the next call
  * starts a new one.
  */
-import { Worker } from 'node:worker_threads';
+import { Worker, type MessagePort } from 'node:worker_threads';
 import { SpeechError, reviveError } from '../errors.ts';
 import type { AudioFormat } from '../types.ts';
 import type { FromEncoder, ToEncoder } from './encoder-protocol.ts';
@@ -60,7 +60,10 @@ export class EncoderHost {
     return worker;
   }
 
-  private call(msg: WithoutId<Exclude<ToEncoder, { type: 'free' }>>, transfer: ArrayBuffer[] = []): Promise<FromEncoder> {
+  private call(
+    msg: WithoutId<Exclude<ToEncoder, { type: 'free' } | { type: 'drop' }>>,
+    transfer: (ArrayBuffer | MessagePort)[] = [],
+  ): Promise<FromEncoder> {
     if (this.closed) return Promise.reject(new SpeechError('INTERNAL', 'the encoder is closed'));
     const id = ++this.seq;
     const worker = this.thread();
@@ -79,10 +82,37 @@ export class EncoderHost {
     return toBuffer(r.audio);
   }
 
-  /** Opens a stream whose bytes, concatenated, are one valid file. */
-  stream(format: AudioFormat, sampleRate: number): StreamEncoder {
+  /**
+   * A whole file whose samples a pool worker sends on the other end of `port` (see
+   * pool/streamed.ts), encoded in the encoder thread as they arrive. `drop()` gives it up.
+   */
+  file(format: AudioFormat, port: MessagePort): { audio: Promise<Buffer>; drop(): void } {
+    const id = this.seq + 1;
+    const audio = this.call({ type: 'file', format, port }, [port]).then((r) => {
+      if (r.type !== 'encoded') throw new SpeechError('INTERNAL', 'unexpected encoder reply');
+      return toBuffer(r.audio);
+    });
+    return {
+      audio,
+      drop: () => {
+        const p = this.pending.get(id);
+        if (!p) return;
+        this.pending.delete(id);
+        p.reject(new SpeechError('INTERNAL', 'the file was dropped'));
+        this.worker?.postMessage({ type: 'drop', file: id } satisfies ToEncoder);
+        if (!this.pending.size) this.worker?.unref();
+      },
+    };
+  }
+
+  /**
+   * Opens a stream whose bytes, concatenated, are one valid file. With `whole`, writes return
+   * nothing and `end` returns the whole file, checked like `encode`'s (an mp3's Info frame then
+   * carries the exact length): a file encoded piece by piece as its samples come.
+   */
+  stream(format: AudioFormat, sampleRate: number, whole = false): StreamEncoder {
     const stream = ++this.streams;
-    const opened = this.call({ type: 'open', stream, format, sampleRate });
+    const opened = this.call({ type: 'open', stream, format, sampleRate, ...(whole ? { whole } : {}) });
     opened.catch(() => {});
     let done = false;
     const chunks = (r: FromEncoder): Buffer[] => (r.type === 'bytes' ? r.chunks.map(toBuffer) : []);

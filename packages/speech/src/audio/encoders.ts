@@ -78,8 +78,11 @@ export const NATIVE_RATES: Readonly<Record<'mp3' | 'opus', readonly number[]>> =
 class Mp3Encoder implements Encoder {
   private lame: WasmMediaEncoder<'audio/mpeg'> | undefined;
   private started = false;
+  /** A whole file's frames so far, and the samples they hold. */
+  private kept: Uint8Array[] = [];
+  private samplesIn = 0;
 
-  /** `whole`: the caller sends all samples in one write, so the Info frame can carry the exact length. */
+  /** `whole`: the file is given out at `end`, all at once, so its Info frame can carry the exact length. */
   constructor(
     lame: WasmMediaEncoder<'audio/mpeg'>,
     private readonly sampleRate: number,
@@ -100,14 +103,9 @@ class Mp3Encoder implements Encoder {
     // The result is a view into the WebAssembly heap, valid until the next call.
     const out = this.lame.encode([samples]).slice();
     if (this.whole) {
-      const tail = this.finish();
-      const all = new Uint8Array(out.length + tail.length);
-      all.set(out);
-      all.set(tail, out.length);
-      const walked = countFrames(all);
-      if (!walked) throw new SpeechError('INTERNAL', 'the mp3 encoder wrote something that is not whole mp3 frames');
-      const samplesOut = Math.round((samples.length * walked.first.sampleRate) / this.sampleRate);
-      return [infoFrame(walked.first, { frames: walked.frames, bytes: all.length, samples: samplesOut }), all];
+      this.kept.push(out);
+      this.samplesIn += samples.length;
+      return [];
     }
     if (!out.length) return [];
     const first = this.started ? [] : [this.infoFor(out)];
@@ -131,6 +129,14 @@ class Mp3Encoder implements Encoder {
   }
 
   end(): Uint8Array[] {
+    if (this.whole) {
+      const all = concatBytes([...this.kept, this.finish()]);
+      this.kept = [];
+      const walked = countFrames(all);
+      if (!walked) throw new SpeechError('INTERNAL', 'the mp3 encoder wrote something that is not whole mp3 frames');
+      const samplesOut = Math.round((this.samplesIn * walked.first.sampleRate) / this.sampleRate);
+      return [infoFrame(walked.first, { frames: walked.frames, bytes: all.length, samples: samplesOut }), all];
+    }
     const out = this.finish();
     if (!out.length) return [];
     const first = this.started ? [] : [this.infoFor(out)];
@@ -141,6 +147,7 @@ class Mp3Encoder implements Encoder {
   free(): void {
     // A half-finished instance is dropped, not reused.
     this.lame = undefined;
+    this.kept = [];
   }
 }
 
@@ -245,11 +252,20 @@ class ResamplingEncoder implements Encoder {
   }
 }
 
+function concatBytes(parts: Uint8Array[]): Uint8Array {
+  const all = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let o = 0;
+  for (const p of parts) {
+    all.set(p, o);
+    o += p.length;
+  }
+  return all;
+}
+
 /** Encodes a whole file, checking that the result has its format's header and a plausible size. */
 export async function encodeAudio(samples: Float32Array, sampleRate: number, format: AudioFormat): Promise<Buffer> {
   if (format === 'pcm') return floatToInt16(samples);
   if (format === 'wav') return encodeWav(samples, sampleRate);
-  const seconds = samples.length / sampleRate;
   const enc = await openEncoder(format, sampleRate, true);
   let parts: Uint8Array[];
   try {
@@ -258,7 +274,16 @@ export async function encodeAudio(samples: Float32Array, sampleRate: number, for
     enc.free();
     throw e;
   }
-  const out = Buffer.concat(parts);
+  return checkedFile(format, Buffer.concat(parts), samples.length, sampleRate);
+}
+
+/**
+ * A whole file encoded from pieces (written one after another to an encoder opened with
+ * `whole`), checked like `encodeAudio`'s: the format's header and a plausible size.
+ */
+export function checkedFile(format: AudioFormat, out: Buffer, samples: number, sampleRate: number): Buffer {
+  if (format === 'pcm' || format === 'wav') return out;
+  const seconds = samples / sampleRate;
   const min = minimumBytes(format, seconds, sampleRate);
   if (out.length < Math.max(1, min) || !looksLike(format, out))
     throw new SpeechError(

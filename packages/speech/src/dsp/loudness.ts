@@ -236,3 +236,88 @@ export function limit(x: Float32Array, sampleRate: number, ceiling: number): Flo
   }
   return x;
 }
+
+/**
+ * `limit` for audio that arrives piece by piece: the same gain curve, sample for sample, each
+ * sample given out once the 5 ms after it have arrived (a sliding minimum kept in a monotonic
+ * queue). `push` returns the samples that are final; `end` the rest.
+ */
+export class LimiterStream {
+  private readonly la: number;
+  private readonly release: number;
+  private x = new Float32Array(4096);
+  /** Samples received. */
+  private n = 0;
+  /** Next sample to give out. */
+  private i = 0;
+  private cur = 1;
+  /** The monotonic queue of needed gains under 1 (index, gain), oldest first. */
+  private qIdx: number[] = [];
+  private qVal: number[] = [];
+  private qHead = 0;
+
+  constructor(
+    sampleRate: number,
+    private readonly ceiling: number,
+  ) {
+    this.la = Math.max(1, Math.round(0.005 * sampleRate));
+    this.release = 1 - Math.exp(-1 / (0.06 * sampleRate));
+  }
+
+  push(samples: Float32Array): Float32Array {
+    if (this.n + samples.length > this.x.length) {
+      const grown = new Float32Array(Math.max(this.x.length * 2, this.n + samples.length));
+      grown.set(this.x.subarray(0, this.n));
+      this.x = grown;
+    }
+    this.x.set(samples, this.n);
+    const out = new Float32Array(Math.max(0, this.n + samples.length - this.la - this.i));
+    const from = this.i;
+    const ceiling = this.ceiling;
+    for (let j = this.n; j < this.n + samples.length; j++) {
+      const a = Math.abs(this.x[j]!);
+      if (a > ceiling) {
+        // The gain this sample needs, rounded as `limit` stores it.
+        const v = Math.fround(ceiling / a);
+        while (this.qVal.length > this.qHead && this.qVal[this.qVal.length - 1]! >= v) {
+          this.qVal.pop();
+          this.qIdx.pop();
+        }
+        this.qIdx.push(j);
+        this.qVal.push(v);
+      }
+      // Sample j completes the window of sample j - la: it is final now, before later samples
+      // drop from the queue what this window still needs.
+      if (j - this.la >= this.i) out[this.i - from] = this.step();
+    }
+    this.n += samples.length;
+    this.compact();
+    return out;
+  }
+
+  end(): Float32Array {
+    const out = new Float32Array(this.n - this.i);
+    const from = this.i;
+    while (this.i < this.n) out[this.i - from] = this.step();
+    return out;
+  }
+
+  /** The limited value of sample `i`, whose whole window has arrived (or the input ended). */
+  private step(): number {
+    const i = this.i++;
+    while (this.qHead < this.qIdx.length && this.qIdx[this.qHead]! < i - this.la) this.qHead++;
+    const gi = this.qHead < this.qIdx.length && this.qIdx[this.qHead]! <= i + this.la ? this.qVal[this.qHead]! : 1;
+    let cur = this.cur + (1 - this.cur) * this.release;
+    if (gi < cur) cur = gi;
+    this.cur = cur;
+    return this.x[i]! * cur;
+  }
+
+  private compact(): void {
+    if (this.qHead > 1024) {
+      this.qIdx = this.qIdx.slice(this.qHead);
+      this.qVal = this.qVal.slice(this.qHead);
+      this.qHead = 0;
+    }
+  }
+}

@@ -112,3 +112,87 @@ export function resamplePolyphase(samples: Float32Array, from: number, to: numbe
   }
   return out;
 }
+
+/**
+ * `resamplePolyphase` for audio that arrives piece by piece: the same output, sample for sample,
+ * each given out as soon as the input its taps read has arrived; `end` gives the rest.
+ */
+export class PolyphaseStream {
+  private readonly d: Design | undefined;
+  /** The padded input so far (the leading zeros, then every sample received). */
+  private buf: Float32Array;
+  private len: number;
+  private received = 0;
+  private produced = 0;
+  private base = 0;
+  private phase = 0;
+
+  constructor(
+    private readonly from: number,
+    private readonly to: number,
+  ) {
+    this.d = from === to ? undefined : design(from, to);
+    this.buf = new Float32Array(8192);
+    this.len = this.d ? this.d.before : 0;
+  }
+
+  push(samples: Float32Array): Float32Array {
+    if (!this.d) return samples;
+    this.append(samples);
+    this.received += samples.length;
+    return this.run(Infinity);
+  }
+
+  end(): Float32Array {
+    if (!this.d) return new Float32Array(0);
+    this.append(new Float32Array(this.d.width + 2));
+    return this.run(Math.round((this.received * this.to) / this.from));
+  }
+
+  private append(samples: Float32Array): void {
+    if (this.len + samples.length > this.buf.length) {
+      const grown = new Float32Array(Math.max(this.buf.length * 2, this.len + samples.length));
+      grown.set(this.buf.subarray(0, this.len));
+      this.buf = grown;
+    }
+    this.buf.set(samples, this.len);
+    this.len += samples.length;
+  }
+
+  /** Outputs whose taps are all in, up to `total` outputs in all. */
+  private run(total: number): Float32Array {
+    const { up, down, width, taps } = this.d!;
+    const padded = this.buf;
+    let base = this.base,
+      phase = this.phase,
+      o = this.produced;
+    // At most one output per `down / up` input samples past the current one, plus rounding.
+    const room = Math.max(0, Math.ceil(((this.len - width - base + 1) * up) / down) + 2);
+    const out = new Float32Array(Math.min(room, Math.max(0, total - o)));
+    const first = o;
+    while (o < total && base + width <= this.len && o - first < out.length) {
+      const t = phase * width;
+      let a0 = 0,
+        a1 = 0,
+        a2 = 0,
+        a3 = 0;
+      for (let k = 0; k < width; k += 4) {
+        a0 += padded[base + k]! * taps[t + k]!;
+        a1 += padded[base + k + 1]! * taps[t + k + 1]!;
+        a2 += padded[base + k + 2]! * taps[t + k + 2]!;
+        a3 += padded[base + k + 3]! * taps[t + k + 3]!;
+      }
+      out[o - first] = a0 + a1 + a2 + a3;
+      o++;
+      phase += down;
+      while (phase >= up) {
+        phase -= up;
+        base++;
+      }
+    }
+    this.base = base;
+    this.phase = phase;
+    this.produced = o;
+    return o - first === out.length ? out : out.slice(0, o - first);
+  }
+}

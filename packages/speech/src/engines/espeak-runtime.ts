@@ -42,6 +42,8 @@ export interface EspeakSynthOptions {
   pitch: number;
   range: number;
   ssml?: boolean;
+  /** Each piece of audio as eSpeak makes it (see `EngineRequest.onAudio`). */
+  onSamples?: (samples: Float32Array) => void;
 }
 
 export interface EspeakOutput {
@@ -56,10 +58,15 @@ export async function espeakSynthesize(text: string, opts: EspeakSynthOptions): 
   worker.set_pitch(Math.round(clamp(opts.pitch, 0, 100)));
   worker.set_range(Math.round(clamp(opts.range, 0, 100)));
   const input = opts.ssml ? text : escapeXml(text);
-  const chunks: Int16Array[] = [];
+  const chunks: Float32Array[] = [];
   const starts: { pos: number; len: number; t: number }[] = [];
-  worker.synthesize(input, (samples, events) => {
-    if (samples && samples.length) chunks.push(samples);
+  worker.synthesize(input, (pcm, events) => {
+    if (pcm && pcm.length) {
+      const piece = new Float32Array(pcm.length);
+      for (let i = 0; i < pcm.length; i++) piece[i] = pcm[i]! / 32768;
+      chunks.push(piece);
+      opts.onSamples?.(piece);
+    }
     for (const e of events) {
       if (e.type === 'word') starts.push({ pos: e.text_position - 1, len: e.word_length, t: e.audio_position / 1000 });
     }
@@ -68,7 +75,10 @@ export async function espeakSynthesize(text: string, opts: EspeakSynthOptions): 
   for (const c of chunks) n += c.length;
   const samples = new Float32Array(n);
   let o = 0;
-  for (const c of chunks) for (let i = 0; i < c.length; i++) samples[o++] = c[i]! / 32768;
+  for (const c of chunks) {
+    samples.set(c, o);
+    o += c.length;
+  }
   const total = n / ESPEAK_SAMPLE_RATE;
   // eSpeak's word_length can undercount a multi-character CJK word: a word runs to the next one.
   const words = starts.map((s, i) => ({

@@ -58,15 +58,19 @@ export class EspeakEngine implements Engine {
     const wpm = DEFAULT_WPM * speed;
     // eSpeak's rate stops at 80 wpm; slower than that is stretched afterwards.
     const nativeWpm = Math.max(80, wpm);
+    const stretch = wpm / nativeWpm;
+    const stretched = Math.abs(rest) > 0.01 || Math.abs(stretch - 1) > 0.01;
+    const onAudio = req.onAudio;
     const out = await espeakSynthesize(req.text, {
       voice: req.voice.variant,
       rate: nativeWpm,
       pitch: interpolate(PITCH_CURVE, native),
       range: req.profile.range,
+      // Pieces are final only when nothing is stretched afterwards.
+      ...(onAudio && !stretched ? { onSamples: (s: Float32Array) => onAudio(s, ESPEAK_SAMPLE_RATE) } : {}),
     });
-    const stretch = wpm / nativeWpm;
     let samples = out.samples;
-    if (Math.abs(rest) > 0.01 || Math.abs(stretch - 1) > 0.01) {
+    if (stretched) {
       samples = await changeSpeedPitch(samples, ESPEAK_SAMPLE_RATE, stretch, rest);
     }
     const k = 1 / stretch;

@@ -5,6 +5,7 @@
  */
 import type { Engine, PcmChunk } from '../types.ts';
 import type { WorkerPool } from '../pool/pool.ts';
+import type { SynthesisJob } from '../pool/protocol.ts';
 import { runEngine } from './run-engine.ts';
 import type { Plan } from './plan.ts';
 
@@ -22,14 +23,9 @@ export interface ChunkContext {
   sampleRate: number;
 }
 
-export async function* synthesizeChunks(
-  ctx: ChunkContext,
-  plan: Plan,
-  signal?: AbortSignal,
-  onProgress?: (p: { done: number; total: number }) => void,
-  opts: { firstAlone?: boolean; keepRates?: number[] } = {},
-): AsyncIterable<SentenceAudio> {
-  const job = (text: string) => ({
+/** The unit of work for one sentence of a plan. */
+export function sentenceJob(ctx: ChunkContext, plan: Plan, text: string, opts: { keepRates?: number[] } = {}): SynthesisJob {
+  return {
     engine: plan.voice.engine,
     voice: plan.voice,
     text,
@@ -41,12 +37,22 @@ export async function* synthesizeChunks(
     ...(opts.keepRates ? { keepRates: opts.keepRates } : {}),
     loudness: true,
     ...(plan.reference ? { reference: plan.reference } : {}),
-  });
+  };
+}
+
+export async function* synthesizeChunks(
+  ctx: ChunkContext,
+  plan: Plan,
+  signal?: AbortSignal,
+  onProgress?: (p: { done: number; total: number }) => void,
+  opts: { firstAlone?: boolean; keepRates?: number[] } = {},
+): AsyncIterable<SentenceAudio> {
+  const job = (text: string) => sentenceJob(ctx, plan, text, opts);
   const remote = ctx.remoteEngines.get(plan.voice.engine);
   const run = remote
     ? (text: string) => runEngine(remote, job(text), signal)
     : ctx.localEngines.has(plan.voice.engine)
-      ? (text: string) => ctx.pool.synthesize(job(text))
+      ? (text: string) => ctx.pool.synthesize(job(text), { urgent: opts.firstAlone === true && next === 0 })
       : undefined;
   if (!run) throw new Error(`engine ${plan.voice.engine} is not configured`);
 

@@ -4,17 +4,19 @@
  * replaced.
  */
 import os from 'node:os';
-import { Worker } from 'node:worker_threads';
+import { Worker, type MessagePort, type Transferable } from 'node:worker_threads';
 import { SpeechError, reviveError } from '../errors.ts';
 import type { AudioFormat } from '../types.ts';
 import type { FromWorker, SynthesisJob, SynthesisResult, ToWorker, WorkerConfig } from './protocol.ts';
 
 type Pending = { resolve: (v: any) => void; reject: (e: Error) => void };
-type Task = { msg: ToWorker; transfer: ArrayBuffer[]; pending: Pending };
+type Task = { msg: ToWorker; transfer: Transferable[]; pending: Pending };
 
 interface Slot {
   worker: Worker;
   busy: Task | undefined;
+  /** The interactive lane: normal priority, for the one sentence a caller is waiting on. */
+  interactive: boolean;
 }
 
 export interface PoolOptions extends WorkerConfig {
@@ -25,6 +27,9 @@ export class WorkerPool {
   readonly size: number;
   private readonly slots: Slot[] = [];
   private readonly queue: Task[] = [];
+  /** Tasks waiting for the interactive lane (they take a background worker if one is free first). */
+  private readonly urgent: Task[] = [];
+  private lane: Slot;
   private seq = 0;
   private closed = false;
   private readonly config: WorkerConfig;
@@ -32,12 +37,16 @@ export class WorkerPool {
   constructor(opts: PoolOptions = {}) {
     this.size = Math.max(1, opts.size ?? os.availableParallelism());
     this.config = opts.modelsDir ? { modelsDir: opts.modelsDir } : {};
-    for (let i = 0; i < this.size; i++) this.slots.push(this.spawn());
+    for (let i = 0; i < this.size; i++) this.slots.push(this.spawn(false));
+    this.lane = this.spawn(true);
   }
 
-  private spawn(): Slot {
-    const worker = new Worker(new URL('./worker-entry.mjs', import.meta.url), { workerData: this.config, execArgv: [] });
-    const slot: Slot = { worker, busy: undefined };
+  private spawn(interactive: boolean): Slot {
+    const worker = new Worker(new URL('./worker-entry.mjs', import.meta.url), {
+      workerData: { ...this.config, interactive } satisfies WorkerConfig,
+      execArgv: [],
+    });
+    const slot: Slot = { worker, busy: undefined, interactive };
     worker.unref();
     worker.on('message', (msg: FromWorker) => {
       const task = slot.busy;
@@ -59,11 +68,12 @@ export class WorkerPool {
     });
     const died = (err: Error): void => {
       const i = this.slots.indexOf(slot);
-      if (i < 0) return;
+      if (i < 0 && this.lane !== slot) return;
       slot.busy?.pending.reject(new SpeechError('INTERNAL', `synthesis worker failed: ${err.message}`, { cause: err }));
       slot.busy = undefined;
       if (this.closed) return;
-      this.slots[i] = this.spawn();
+      if (i >= 0) this.slots[i] = this.spawn(false);
+      else this.lane = this.spawn(true);
       this.pump();
     };
     worker.on('error', died);
@@ -72,27 +82,46 @@ export class WorkerPool {
   }
 
   private pump(): void {
-    for (const slot of this.slots) {
-      if (!this.queue.length) break;
-      if (slot.busy) continue;
-      const task = this.queue.shift()!;
+    const start = (slot: Slot, task: Task): void => {
       slot.busy = task;
       slot.worker.ref();
       slot.worker.postMessage(task.msg, task.transfer);
+    };
+    // An urgent task takes the interactive lane, else any free background worker; background work
+    // never runs in the lane, so it never competes with the API at normal priority.
+    if (this.urgent.length && !this.lane.busy) start(this.lane, this.urgent.shift()!);
+    for (const slot of this.slots) {
+      if (slot.busy) continue;
+      const task = this.urgent.shift() ?? this.queue.shift();
+      if (!task) break;
+      start(slot, task);
     }
-    for (const slot of this.slots) if (!slot.busy) slot.worker.unref();
+    for (const slot of [...this.slots, this.lane]) if (!slot.busy) slot.worker.unref();
   }
 
-  private submit<T>(make: (id: number) => ToWorker, transfer: ArrayBuffer[] = []): Promise<T> {
+  private submit<T>(make: (id: number) => ToWorker, transfer: Transferable[] = [], urgent = false): Promise<T> {
     if (this.closed) return Promise.reject(new SpeechError('INTERNAL', 'the synthesis pool is closed'));
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ msg: make(++this.seq), transfer, pending: { resolve, reject } });
+      (urgent ? this.urgent : this.queue).push({ msg: make(++this.seq), transfer, pending: { resolve, reject } });
       this.pump();
     });
   }
 
-  synthesize(job: SynthesisJob): Promise<SynthesisResult> {
-    return this.submit((id) => ({ type: 'synthesize', id, job }));
+  /**
+   * `urgent`: a sentence a caller is waiting on before anything else (a one-sentence file, a
+   * stream's first sentence) goes to the interactive lane, a worker at normal priority, when it
+   * is free; other work runs in the background workers at a lower priority than the API.
+   */
+  synthesize(job: SynthesisJob, opts: { urgent?: boolean } = {}): Promise<SynthesisResult> {
+    return this.submit((id) => ({ type: 'synthesize', id, job }), [], opts.urgent);
+  }
+
+  /**
+   * Synthesizes one sentence straight into a file encoder: the worker sends the samples on `sink`
+   * (see streamed.ts) and resolves with the words and the sample count only.
+   */
+  synthesizeInto(job: SynthesisJob, sink: MessagePort): Promise<SynthesisResult> {
+    return this.submit((id) => ({ type: 'synthesize', id, job, sink }), [sink], true);
   }
 
   /** Encodes PCM in a worker; the samples' buffer is transferred, so the caller must not reuse it. */
@@ -107,21 +136,25 @@ export class WorkerPool {
 
   /** Loads the engines in every worker, so the first real request is not the slow one. */
   async warmup(): Promise<void> {
-    await Promise.all(this.slots.map(() => this.submit((id) => ({ type: 'warmup', id }))));
+    await Promise.all([
+      ...this.slots.map(() => this.submit((id) => ({ type: 'warmup', id }))),
+      this.submit((id) => ({ type: 'warmup', id }), [], true),
+    ]);
   }
 
   /** Jobs waiting for a free worker. */
   get queued(): number {
-    return this.queue.length;
+    return this.queue.length + this.urgent.length;
   }
 
   get busy(): number {
-    return this.slots.filter((s) => s.busy).length;
+    return [...this.slots, this.lane].filter((s) => s.busy).length;
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const t of this.queue.splice(0)) t.pending.reject(new SpeechError('INTERNAL', 'the synthesis pool is closed'));
-    await Promise.all(this.slots.map((s) => s.worker.terminate()));
+    for (const t of [...this.queue.splice(0), ...this.urgent.splice(0)])
+      t.pending.reject(new SpeechError('INTERNAL', 'the synthesis pool is closed'));
+    await Promise.all([...this.slots, this.lane].map((s) => s.worker.terminate()));
   }
 }

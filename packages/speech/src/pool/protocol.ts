@@ -1,8 +1,11 @@
 /** Messages between the pool and its worker threads. */
+import type { MessagePort } from 'node:worker_threads';
 import type { AudioFormat, EngineRequest, VoiceInfo, VoiceProfile, WordTiming } from '../types.ts';
 
 export interface WorkerConfig {
   modelsDir?: string;
+  /** The pool's interactive lane: keeps normal priority (see pool.ts). */
+  interactive?: boolean;
 }
 
 export interface SynthesisJob {
@@ -20,6 +23,11 @@ export interface SynthesisJob {
   /** Normalize loudness to the platform target. */
   loudness: boolean;
   reference?: EngineRequest['reference'];
+  /**
+   * The loudness gain (dB) this voice needed before: with it, a sentence the engine makes piece by
+   * piece is gained, limited and sent to the encoder while the engine still runs (see streamed.ts).
+   */
+  gainDb?: number;
 }
 
 export interface SynthesisResult {
@@ -29,10 +37,16 @@ export interface SynthesisResult {
   /** Milliseconds the engine and DSP took inside the worker. */
   engineMs: number;
   dspMs: number;
+  /** With a sink: the samples went to the encoder; `samples` is empty and this is their count. */
+  length?: number;
+  /** With a sink: the gain (dB) that would have brought this sentence to the target, to learn from. */
+  gainDb?: number;
+  /** With a sink: the audio sent while the engine ran was kept (within the loudness tolerance). */
+  streamed?: boolean;
 }
 
 export type ToWorker =
-  | { type: 'synthesize'; id: number; job: SynthesisJob }
+  | { type: 'synthesize'; id: number; job: SynthesisJob; sink?: MessagePort }
   | { type: 'encode'; id: number; samples: Float32Array; sampleRate: number; format: AudioFormat }
   | { type: 'voices'; id: number }
   | { type: 'warmup'; id: number };

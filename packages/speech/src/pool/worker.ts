@@ -5,11 +5,15 @@ import { runEngine } from '../pipeline/run-engine.ts';
 import { encodeAudio } from '../audio/encoders.ts';
 import type { FromWorker, ToWorker, WorkerConfig } from './protocol.ts';
 import { lowerPriority } from './priority.ts';
+import { synthesizeInto } from './streamed.ts';
 
-lowerPriority();
+const config = workerData as WorkerConfig;
+// Background workers yield the cores to the API; the interactive lane runs one waited-on sentence
+// at a time at normal priority, like the encoder thread.
+if (!config.interactive) lowerPriority();
 
 const port = parentPort!;
-const engines = createLocalEngines(workerData as WorkerConfig);
+const engines = createLocalEngines(config.modelsDir ? { modelsDir: config.modelsDir } : {});
 
 /**
  * eSpeak is asm.js: its first runs are 10–20× slower than once the JIT has optimized it, so a
@@ -65,7 +69,17 @@ port.on('message', async (msg: ToWorker) => {
       });
     } else {
       const engine = engines.get(msg.job.engine);
-      if (!engine) throw new Error(`engine ${msg.job.engine} is not available in the worker`);
+      if (!engine) {
+        msg.sink?.postMessage({ type: 'fail' });
+        throw new Error(`engine ${msg.job.engine} is not available in the worker`);
+      }
+      if (msg.sink) {
+        // The samples go to the encoder thread on the sink; only words and counts come back here.
+        const result = await synthesizeInto(engine, msg.job, msg.sink);
+        msg.sink.close();
+        send({ type: 'result', id: msg.id, result });
+        return;
+      }
       const result = await runEngine(engine, msg.job);
       // Transfer only a buffer the result owns whole (never a view into a WASM heap).
       if (result.samples.byteOffset !== 0 || result.samples.byteLength !== result.samples.buffer.byteLength)
