@@ -20,6 +20,7 @@ import { postProcess } from '../pipeline/post-process.ts';
 import { runEngine } from '../pipeline/run-engine.ts';
 import type { Engine, EngineRequest, WordTiming } from '../types.ts';
 import type { SynthesisJob, SynthesisResult } from './protocol.ts';
+import { conversionOf } from '../dsp/convert.ts';
 
 /** How far from the target (LU) a sentence gained ahead of its measurement may end: EBU R 128's ±0.5 LU. */
 export const LOUDNESS_TOLERANCE_LU = 0.5;
@@ -59,7 +60,9 @@ export async function synthesizeInto(engine: Engine, job: SynthesisJob, sink: Me
       job.loudness &&
       engine.capabilities.nativeSpeed &&
       engine.capabilities.nativePitch &&
-      Object.keys(job).every((k) => KNOWN_FIELDS.has(k));
+      Object.keys(job).every((k) => KNOWN_FIELDS.has(k)) &&
+      // A designed or cloned voice's conversion stage needs the whole sentence: the ordinary path.
+      conversionOf(job.profile, job.voice.profile, job.pitch) === undefined;
     if (eligible) return await piecewiseInto(engine, job, sink);
     // The ordinary path: the whole sentence through the DSP stage, then to the encoder at once.
     const r = await runEngine(engine, job);
