@@ -45,6 +45,9 @@ export default defineConfig({
       // The contracts package is pure declarations: let unused schemas (and zod with them) drop out.
       treeshake: { moduleSideEffects: (id) => !id.includes('/packages/contracts/') },
       output: {
+        // Chunks are named by their hash alone: the first script lists every lazy chunk's dependencies by
+        // file name, and module names there would only add to the first page.
+        chunkFileNames: 'assets/[hash].js',
         codeSplitting: {
           groups: [
             {
