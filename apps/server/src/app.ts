@@ -85,6 +85,8 @@ export async function buildContext(config: Config, overrides: { mailer?: Mailer;
   const mailer = overrides.mailer ?? createMailer(config.MAIL_URL, config.MAIL_FROM);
   const storage = localStorage(path.join(config.DATA_DIR, 'files'));
   const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { lazyConnect: false, maxRetriesPerRequest: 2 }) : null;
+  // Until the app's logger is there (buildApp), connection errors are only kept; /readyz reports them.
+  redis?.on('error', () => {});
   const limiter = redis ? redisRateLimiter(redis, `${config.REDIS_PREFIX}rl:`) : memoryRateLimiter();
   const sessions = new SessionService(db.kysely);
   const credits = new CreditsService(db.kysely, loadCreditsConfig(config.CREDITS_CONFIG));
@@ -97,7 +99,7 @@ export async function buildContext(config: Config, overrides: { mailer?: Mailer;
     plansPerIpDay: config.PLAN_GRANTS_PER_IP_DAY,
     existsPerIpMinute: config.EXISTS_LIMIT_PER_IP_MINUTE,
   });
-  const auth = new AuthService(db.kysely, accounts, sessions, new CodeService(db.kysely, secret), mailer, limiter, {
+  const auth = new AuthService(db.kysely, accounts, sessions, new CodeService(db.kysely, secret, db.dialect), mailer, limiter, {
     codePerIpHour: config.CODE_LIMIT_PER_IP_HOUR,
     codePerEmailDay: config.CODE_LIMIT_PER_EMAIL_DAY,
     codePerAccountHour: config.CODE_LIMIT_PER_ACCOUNT_HOUR,
@@ -281,7 +283,13 @@ export async function buildApp(
         gate,
       )
     : () => {};
-  ctx.redis?.on('error', (err: unknown) => app.log.warn({ err }, 'redis connection failed'));
+  // ioredis retries for ever; one line a minute says it is still failing.
+  let redisLogged = 0;
+  ctx.redis?.on('error', (err: unknown) => {
+    if (Date.now() - redisLogged < 60_000) return;
+    redisLogged = Date.now();
+    app.log.warn({ err }, 'redis connection failed (retrying)');
+  });
   const unregisterGauges = [
     registerJobStates(() => jobsByState(ctx.db.kysely)),
     registerCreditsOnHold(() => creditsOnHold(ctx.db.kysely)),
