@@ -277,6 +277,33 @@ describe('shared state across two API processes (PostgreSQL and Redis)', () => {
     expectError(await new Client(peer.url).post('/verification/email', { email }), 'CODE_COOLDOWN');
   });
 
+  it("counts an API key's work in flight across processes, and frees the slot when the client leaves", async () => {
+    const owner = new Client(t.url);
+    await owner.anonymous();
+    const { body: key } = await owner.put('/api/authorization', { name: 'one at a time', concurrency: 1 });
+    const auth = { authorization: `Bearer ${key.key}` };
+    // A stream through the first process, read to its first chunk and left open: it holds the key's one slot.
+    const leave = new AbortController();
+    const stream = await fetch(`${t.url}/tts`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...auth },
+      body: JSON.stringify({
+        text: 'A stream that stays open for a while. '.repeat(12),
+        voice_id: 'voice_espeak.en-us',
+        format: 'mp3',
+        stream: true,
+      }),
+      signal: leave.signal,
+    });
+    expect(stream.status).toBe(200);
+    const reader = stream.body!.getReader();
+    expect((await reader.read()).done).toBe(false);
+    expectError(await new Client(peer.url).get('/api/me', auth), 'RATE_LIMITED');
+    leave.abort();
+    await reader.cancel().catch(() => {});
+    await until(async () => (await new Client(peer.url).get('/api/me', auth)).status === 200);
+  });
+
   it('counts a per-IP limit across processes (Redis)', async () => {
     const ask = (url: string) => new Client(url).get(`/accounts/exists?email=${Math.random().toString(36).slice(2)}@example.com`);
     for (const url of [t.url, peer.url, t.url, peer.url]) expect((await ask(url)).status).toBe(200);
