@@ -85,7 +85,7 @@ export async function buildContext(config: Config, overrides: { mailer?: Mailer;
   const mailer = overrides.mailer ?? createMailer(config.MAIL_URL, config.MAIL_FROM);
   const storage = localStorage(path.join(config.DATA_DIR, 'files'));
   const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { lazyConnect: false, maxRetriesPerRequest: 2 }) : null;
-  // Until the app's logger is there (buildApp), connection errors are only kept; /readyz reports them.
+  // Until the app's logger is there (buildApp) connection errors are dropped here; /readyz reports an unreachable Redis.
   redis?.on('error', () => {});
   const limiter = redis ? redisRateLimiter(redis, `${config.REDIS_PREFIX}rl:`) : memoryRateLimiter();
   const sessions = new SessionService(db.kysely);
