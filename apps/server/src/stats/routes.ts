@@ -84,8 +84,11 @@ export function statsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
             'Ready: every part this process needs answers (database, Redis when set, storage; a worker its queue); 503 names the parts that failed',
         },
       },
-      async (_request, reply) => {
+      async (request, reply) => {
         const report = await ctx.readiness.run();
+        // The errors go to the log: they name internal hosts and ports, which the public answer does not.
+        if (!report.ready) request.log.warn({ checks: report.checks }, `not ready: ${report.failed.join(', ')}`);
+        const checks = Object.fromEntries(Object.entries(report.checks).map(([name, { ok, ms }]) => [name, { ok, ms }]));
         return reply
           .status(report.ready ? 200 : 503)
           .header('cache-control', 'no-store')
@@ -93,7 +96,7 @@ export function statsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
             status: report.ready ? 'ready' : 'unavailable',
             role: ctx.config.ROLE,
             ...(report.ready ? {} : { failed: report.failed }),
-            checks: report.checks,
+            checks,
           });
       },
     );
