@@ -39,7 +39,13 @@ import { accountRoutes } from './accounts/routes.js';
 import { uploadRoutes } from './uploads/routes.js';
 import { docRoutes } from './docs/routes.js';
 import { statsRoutes } from './stats/routes.js';
-import { metrics } from './stats/metrics.js';
+import { metrics, registerCreditsOnHold, registerJobStates } from './platform/metrics.js';
+import { Readiness } from './platform/health.js';
+import { creditsOnHold, jobsByState } from './stats/gauges.js';
+import { postgresSweepGate, soleProcess } from './platform/sweep-gate.js';
+import { startSweeper } from './platform/sweeper.js';
+import { requestId } from './http/request-id.js';
+import { sharedAudioCache } from './synthesis/shared-cache.js';
 import { startHoldSweeper } from './credits/sweeper.js';
 import { startJobSweeper } from './synthesis/job-sweeper.js';
 import { ApiKeysService } from './api-keys/service.js';
@@ -79,6 +85,8 @@ export async function buildContext(config: Config, overrides: { mailer?: Mailer;
   const mailer = overrides.mailer ?? createMailer(config.MAIL_URL, config.MAIL_FROM);
   const storage = localStorage(path.join(config.DATA_DIR, 'files'));
   const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { lazyConnect: false, maxRetriesPerRequest: 2 }) : null;
+  // Until the app's logger is there (buildApp) connection errors are dropped here; /readyz reports an unreachable Redis.
+  redis?.on('error', () => {});
   const limiter = redis ? redisRateLimiter(redis, `${config.REDIS_PREFIX}rl:`) : memoryRateLimiter();
   const sessions = new SessionService(db.kysely);
   const credits = new CreditsService(db.kysely, loadCreditsConfig(config.CREDITS_CONFIG));
@@ -91,15 +99,18 @@ export async function buildContext(config: Config, overrides: { mailer?: Mailer;
     plansPerIpDay: config.PLAN_GRANTS_PER_IP_DAY,
     existsPerIpMinute: config.EXISTS_LIMIT_PER_IP_MINUTE,
   });
-  const auth = new AuthService(db.kysely, accounts, sessions, new CodeService(db.kysely, secret), mailer, limiter, {
+  const auth = new AuthService(db.kysely, accounts, sessions, new CodeService(db.kysely, secret, db.dialect), mailer, limiter, {
     codePerIpHour: config.CODE_LIMIT_PER_IP_HOUR,
     codePerEmailDay: config.CODE_LIMIT_PER_EMAIL_DAY,
     codePerAccountHour: config.CODE_LIMIT_PER_ACCOUNT_HOUR,
     codePerEmailAllDay: config.CODE_LIMIT_PER_EMAIL_ALL_DAY,
     signInPerIpMinute: config.SIGN_IN_LIMIT_PER_IP_MINUTE,
   });
+  // Several processes share one synthesis cache through Redis (an index) and storage (the audio).
+  const audioCache = redis ? sharedAudioCache(redis, config.REDIS_PREFIX, storage, config.SYNTHESIS_CACHE_SECONDS) : null;
   const speech = new SpeechHost({
     maxTextLength: LIMITS.maxTextLength,
+    ...(audioCache ? { cache: audioCache } : {}),
     warmup: config.SPEECH_WARMUP,
     ...(config.SPEECH_WORKERS ? { poolSize: config.SPEECH_WORKERS } : {}),
     ...(config.MODELS_DIR ? { modelsDir: config.MODELS_DIR } : {}),
@@ -140,7 +151,13 @@ export async function buildContext(config: Config, overrides: { mailer?: Mailer;
   const previews = new PreviewsService(designRepo, storage, credits.config.activation_fees, synthesis, designer, samples, words);
   const ownVoices = new OwnVoicesService(designRepo, storage, credits, voices, designer, speech, words);
   voices.setOwnVoices(ownVoices);
+  const readiness = new Readiness();
+  readiness.add('database', () => db.kysely.selectFrom('accounts').select('id').limit(1).execute());
+  if (redis) readiness.add('redis', () => redis.ping());
+  readiness.add('storage', () => storage.check());
   return {
+    readiness,
+    audioCache,
     config,
     db,
     mailer,
@@ -182,7 +199,8 @@ export async function buildApp(
       : config.LOG_LEVEL === 'silent'
         ? false
         : { level: config.LOG_LEVEL },
-    genReqId: () => newId('request'),
+    // The caller's x-request-id when it is a plain token (a load balancer's), else a new one; on every log line.
+    genReqId: requestId,
     // One hop: the client address is the one our proxy saw (the last X-Forwarded-For entry). Trusting
     // every hop would take the first entry, which the client writes itself, and void every per-IP limit.
     trustProxy: config.TRUST_PROXY ? (_address: string, hop: number) => hop === 0 : false,
@@ -241,10 +259,41 @@ export async function buildApp(
   await ctx.design.samples.clearTemp();
   // Jobs a dead process left behind are settled or released before the sweeper looks at their holds.
   await ctx.jobs.recover();
-  const stopSweeper = startHoldSweeper(ctx.credits, config.HOLD_SWEEP_SECONDS, app.log);
-  const stopJobSweeper = startJobSweeper(ctx.jobs, config.HOLD_SWEEP_SECONDS, app.log);
-  const stopOrderSweeper = startOrderSweeper(ctx.orders, config.ORDER_SWEEP_SECONDS, app.log);
-  const stopEventSweeper = startEventSweeper(ctx.events, config.HOLD_SWEEP_SECONDS, app.log);
+  // With PostgreSQL several processes may share the database: one of them (the holder of an advisory lock) sweeps.
+  const gate =
+    ctx.db.dialect === 'postgres' && config.DATABASE_URL
+      ? postgresSweepGate(config.DATABASE_URL, (err) => app.log.warn({ err }, 'sweeper lock connection failed'))
+      : soleProcess;
+  const stopSweeper = startHoldSweeper(ctx.credits, config.HOLD_SWEEP_SECONDS, app.log, gate);
+  const stopJobSweeper = startJobSweeper(ctx.jobs, config.HOLD_SWEEP_SECONDS, app.log, gate);
+  const stopOrderSweeper = startOrderSweeper(ctx.orders, config.ORDER_SWEEP_SECONDS, app.log, gate);
+  const stopEventSweeper = startEventSweeper(ctx.events, config.HOLD_SWEEP_SECONDS, app.log, gate);
+  const audioCache = ctx.audioCache;
+  const stopCacheSweeper = audioCache
+    ? startSweeper(
+        {
+          sweep: () => audioCache.sweep(),
+          done: 'removed expired synthesis cache files',
+          field: 'removed',
+          failed: 'synthesis cache sweep failed',
+          atStart: false,
+        },
+        config.HOLD_SWEEP_SECONDS,
+        app.log,
+        gate,
+      )
+    : () => {};
+  // ioredis retries for ever; one line a minute says it is still failing.
+  let redisLogged = 0;
+  ctx.redis?.on('error', (err: unknown) => {
+    if (Date.now() - redisLogged < 60_000) return;
+    redisLogged = Date.now();
+    app.log.warn({ err }, 'redis connection failed (retrying)');
+  });
+  const unregisterGauges = [
+    registerJobStates(() => jobsByState(ctx.db.kysely)),
+    registerCreditsOnHold(() => creditsOnHold(ctx.db.kysely)),
+  ];
   // In-flight paid work gets a short grace, then stops and releases its hold before the database closes.
   app.addHook('preClose', async () => {
     await ctx.synthesis.stopAll(SHUTDOWN_GRACE_MS);
@@ -257,6 +306,9 @@ export async function buildApp(
     stopJobSweeper();
     stopOrderSweeper();
     stopEventSweeper();
+    stopCacheSweeper();
+    for (const unregister of unregisterGauges) unregister();
+    await gate.close();
     ctx.mailer.close();
     ctx.redis?.disconnect();
     await ctx.jobs.drain();

@@ -22,6 +22,8 @@ import type { EventStore } from './stats/store.js';
 import type { SamplesService } from './design/samples.js';
 import type { PreviewsService } from './design/previews.js';
 import type { OwnVoicesService } from './design/own-voices.js';
+import type { Readiness } from './platform/health.js';
+import type { SharedAudioCache } from './synthesis/shared-cache.js';
 
 /** Everything a route module may delegate to; built once in app.ts. */
 export interface AppContext {
@@ -49,4 +51,8 @@ export interface AppContext {
   events: EventStore;
   design: { samples: SamplesService; previews: PreviewsService; ownVoices: OwnVoicesService };
   limits: { maxTextLength: number };
+  /** What `/readyz` checks; the queue module adds its queue. */
+  readiness: Readiness;
+  /** The synthesis cache shared through Redis and storage, when REDIS_URL is set. */
+  audioCache: SharedAudioCache | null;
 }

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { LIMITS } from '@polyvox/contracts';
 import type { Database } from '../platform/db/schema.js';
 import { hmac, safeEqualHex, sixDigitCode } from '../platform/crypto.js';
@@ -24,11 +24,12 @@ export class CodeService {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly secret: string,
+    private readonly dialect: 'sqlite' | 'postgres' = 'sqlite',
   ) {}
 
   /** Seconds until this requester may have a new code sent to this email (0 when it may be sent now). */
-  async cooldown(email: string, requester: string, now = Date.now()): Promise<number> {
-    const last = await this.db
+  async cooldown(email: string, requester: string, now = Date.now(), db: Kysely<Database> = this.db): Promise<number> {
+    const last = await db
       .selectFrom('verification_codes')
       .select('created_at')
       .where('email', '=', email)
@@ -41,10 +42,20 @@ export class CodeService {
     return elapsed >= LIMITS.codeResendSeconds ? 0 : Math.ceil(LIMITS.codeResendSeconds - elapsed);
   }
 
+  /**
+   * Issues a code unless this requester's last one to this email is younger than the resend interval
+   * (`CODE_COOLDOWN`). The check and the insert are one step for every server process: PostgreSQL serialises them
+   * per email and requester with a transaction-scoped advisory lock; SQLite runs one write transaction at a time.
+   */
   async issue(email: string, requester: string): Promise<string> {
     const code = sixDigitCode();
-    const now = new Date();
     await this.db.transaction().execute(async (trx) => {
+      if (this.dialect === 'postgres')
+        await sql`SELECT pg_advisory_xact_lock(hashtext(${`code:${email}|${requester}`}))`.execute(trx);
+      // Read after the lock: a code issued while this one waited counts.
+      const now = new Date();
+      const wait = await this.cooldown(email, requester, now.getTime(), trx);
+      if (wait > 0) throw new AppError('CODE_COOLDOWN', { seconds: wait }, { headers: { 'retry-after': String(wait) } });
       // A new code replaces the same requester's earlier one, never another requester's.
       await trx
         .updateTable('verification_codes')

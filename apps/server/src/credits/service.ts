@@ -1,3 +1,4 @@
+import { metrics } from '../platform/metrics.js';
 import type { Kysely, Transaction } from 'kysely';
 import { AppError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
@@ -68,15 +69,20 @@ export class CreditsService {
         })
         .execute();
     });
+    metrics.credits('held', amount);
     return { id, accountId, amount, apiKeyId };
   }
 
   /** Charges `charged` (at most the held amount) and returns the rest; a closed hold is left alone. */
   async settle(holdId: string, charged: number, details: EntryDetails = {}): Promise<boolean> {
-    return this.db.transaction().execute(async (trx) => {
+    let taken = 0;
+    let returned = 0;
+    const settled = await this.db.transaction().execute(async (trx) => {
       const hold = await this.close(trx, holdId, 'settled');
       if (!hold) return false;
       const take = Math.min(Math.max(0, Math.round(charged)), hold.amount);
+      taken = take;
+      returned = hold.amount - take;
       await applyEntry(trx, hold.account_id, 'settle', hold.amount - take, {
         ...details,
         hold_id: holdId,
@@ -88,6 +94,12 @@ export class CreditsService {
       if (hold.api_key_id) await returnKeyCredits(trx, hold.api_key_id, hold.amount - take);
       return true;
     });
+    // Counted once committed: a settlement that rolled back or found the hold closed charged nothing.
+    if (settled) {
+      metrics.credits('settled', taken);
+      metrics.credits('released', returned);
+    }
+    return settled;
   }
 
   /** Pushes a live hold's deadline out, so work that is still running never has its hold swept. */
@@ -128,15 +140,18 @@ export class CreditsService {
         note: 'reclaimed after release',
       });
       if (hold.api_key_id) await reserveKeyCredits(trx, hold.api_key_id, Number(hold.amount));
+      metrics.credits('held', Number(hold.amount));
       return true;
     });
   }
 
   /** Returns the whole held amount; used on failure and by the sweeper. */
   async release(holdId: string, note = 'released'): Promise<boolean> {
-    return this.db.transaction().execute(async (trx) => {
+    let amount = 0;
+    const released = await this.db.transaction().execute(async (trx) => {
       const hold = await this.close(trx, holdId, 'released');
       if (!hold) return false;
+      amount = hold.amount;
       await applyEntry(trx, hold.account_id, 'release', hold.amount, {
         hold_id: holdId,
         record_type: hold.record_type,
@@ -146,6 +161,8 @@ export class CreditsService {
       if (hold.api_key_id) await returnKeyCredits(trx, hold.api_key_id, hold.amount);
       return true;
     });
+    if (released) metrics.credits('released', amount);
+    return released;
   }
 
   /**

@@ -1,9 +1,10 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { startSweeper } from '../platform/sweeper.js';
+import type { SweepGate } from '../platform/sweep-gate.js';
 import type { CreditsService } from './service.js';
 
 /** Releases expired holds at start and then every `seconds`; returns the stop function. */
-export function startHoldSweeper(credits: CreditsService, seconds: number, log: FastifyBaseLogger): () => void {
+export function startHoldSweeper(credits: CreditsService, seconds: number, log: FastifyBaseLogger, gate?: SweepGate): () => void {
   return startSweeper(
     {
       sweep: () => credits.sweepExpiredHolds(),
@@ -13,5 +14,6 @@ export function startHoldSweeper(credits: CreditsService, seconds: number, log: 
     },
     seconds,
     log,
+    gate,
   );
 }

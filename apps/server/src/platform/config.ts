@@ -21,6 +21,8 @@ const ConfigSchema = z.object({
     .regex(/^rediss?:\/\//, 'must be a redis:// URL')
     .optional(),
   REDIS_PREFIX: z.string().min(1).default('polyvox:'),
+  ROLE: z.enum(['all', 'api', 'worker']).default('all'),
+  SYNTHESIS_CACHE_SECONDS: z.coerce.number().int().min(0).max(604_800).default(3600),
   S3_URL: z.string().url().optional(),
   MODELS_DIR: z.string().optional(),
   SPEECH_WORKERS: z.coerce.number().int().min(1).max(64).optional(),

@@ -9,6 +9,8 @@ export interface Storage {
   delete(key: string): Promise<void>;
   /** The keys directly inside a folder key (`jobs` → `jobs/…`), for sweeping files nothing refers to. */
   list(folder: string): Promise<string[]>;
+  /** Resolves when the storage can be reached and written (for `/readyz`); throws otherwise. */
+  check(): Promise<void>;
 }
 
 /**
@@ -52,6 +54,10 @@ export function localStorage(root: string): Storage {
     },
     async delete(key) {
       await fs.rm(resolve(key), { force: true });
+    },
+    async check() {
+      await fs.mkdir(root, { recursive: true, mode: PRIVATE_DIR_MODE });
+      await fs.access(root, fs.constants.R_OK | fs.constants.W_OK);
     },
     async list(folder) {
       try {

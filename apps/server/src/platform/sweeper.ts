@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { soleProcess, type SweepGate } from './sweep-gate.js';
 
 export interface SweepTask {
   /** Does one round and returns how many things it handled. */
@@ -15,14 +16,21 @@ export interface SweepTask {
 
 /**
  * Runs `task` every `seconds`, one round at a time (a slow round is never overlapped by the next), logging
- * what each round handled and any failure; the timer never keeps the process alive. Returns the stop function.
+ * what each round handled and any failure; the timer never keeps the process alive. With several processes on one
+ * database, `gate` lets only the leading one run the rounds. Returns the stop function.
  */
-export function startSweeper(task: SweepTask, seconds: number, log: FastifyBaseLogger): () => void {
+export function startSweeper(
+  task: SweepTask,
+  seconds: number,
+  log: FastifyBaseLogger,
+  gate: SweepGate = soleProcess,
+): () => void {
   let running = false;
   const round = async () => {
     if (running) return;
     running = true;
     try {
+      if (!(await gate.leading())) return;
       const count = await task.sweep();
       if (count > 0) log.info({ [task.field]: count }, task.done);
     } catch (err) {

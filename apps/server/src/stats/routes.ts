@@ -52,7 +52,12 @@ export function statsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.get(
       '/healthz',
-      { schema: { tags: ['operations'], summary: 'Ready when the database answers' } },
+      {
+        schema: {
+          tags: ['operations'],
+          summary: 'Alive: answers 200 when the database answers (for a load balancer or a liveness probe)',
+        },
+      },
       async (_request, reply) => {
         const started = performance.now();
         try {
@@ -62,6 +67,7 @@ export function statsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         }
         return {
           status: 'ok',
+          role: ctx.config.ROLE,
           database: ctx.db.dialect,
           db_ms: Math.round((performance.now() - started) * 100) / 100,
           uptime_s: Math.round(process.uptime()),
@@ -70,9 +76,35 @@ export function statsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     );
 
     app.get(
+      '/readyz',
+      {
+        schema: {
+          tags: ['operations'],
+          summary:
+            'Ready: every part this process needs answers (database, Redis when set, storage; a worker its queue); 503 names the parts that failed',
+        },
+      },
+      async (request, reply) => {
+        const report = await ctx.readiness.run();
+        // The errors go to the log: they name internal hosts and ports, which the public answer does not.
+        if (!report.ready) request.log.warn({ checks: report.checks }, `not ready: ${report.failed.join(', ')}`);
+        const checks = Object.fromEntries(Object.entries(report.checks).map(([name, { ok, ms }]) => [name, { ok, ms }]));
+        return reply
+          .status(report.ready ? 200 : 503)
+          .header('cache-control', 'no-store')
+          .send({
+            status: report.ready ? 'ready' : 'unavailable',
+            role: ctx.config.ROLE,
+            ...(report.ready ? {} : { failed: report.failed }),
+            checks,
+          });
+      },
+    );
+
+    app.get(
       '/metrics',
       { schema: { tags: ['operations'], summary: 'Prometheus metrics', hide: false } },
-      async (_request, reply) => reply.header('content-type', 'text/plain; version=0.0.4').send(metrics.render()),
+      async (_request, reply) => reply.header('content-type', metrics.contentType).send(await metrics.render()),
     );
   };
 }

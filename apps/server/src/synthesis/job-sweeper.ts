@@ -1,9 +1,10 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { startSweeper } from '../platform/sweeper.js';
+import type { SweepGate } from '../platform/sweep-gate.js';
 import type { SynthesisJobs } from './jobs.js';
 
 /** Deletes expired jobs and orphaned job files every `seconds`; returns the stop function. */
-export function startJobSweeper(jobs: SynthesisJobs, seconds: number, log: FastifyBaseLogger): () => void {
+export function startJobSweeper(jobs: SynthesisJobs, seconds: number, log: FastifyBaseLogger, gate?: SweepGate): () => void {
   return startSweeper(
     {
       sweep: () => jobs.sweep(),
@@ -14,5 +15,6 @@ export function startJobSweeper(jobs: SynthesisJobs, seconds: number, log: Fasti
     },
     seconds,
     log,
+    gate,
   );
 }

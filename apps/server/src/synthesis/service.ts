@@ -1,3 +1,4 @@
+import { metrics } from '../platform/metrics.js';
 import type { AudioFormat, SynthesisRequest, VoiceInfo, VoiceProfile } from '@polyvox/speech';
 import { CONTENT_TYPES } from '@polyvox/speech';
 import type { CreditsService } from '../credits/service.js';
@@ -204,6 +205,9 @@ export class SynthesisService {
       // A cache hit never looks at the signal; a caller that left must not pay for it either.
       work.signal.throwIfAborted();
       const t2 = performance.now();
+      // A cache hit made no audio: only real synthesis counts towards time and real-time factor.
+      if (!result.cached)
+        metrics.synthesis(prepared.voice.engine, opts.work ? 'job' : 'file', (t2 - t1) / 1000, result.durationSec);
       await work.ensureHeld();
       const timings = { hold: held, synth: t2 - t1, settle: performance.now() - t2 };
       return { result: { audio: result.audio, durationSec: result.durationSec, cached: result.cached, timings }, work };
@@ -230,6 +234,7 @@ export class SynthesisService {
       const work = await self.hold(prepared, charge, signal);
       work.signal.addEventListener('abort', () => void generator.return(false).catch(() => {}), { once: true });
       let complete = false;
+      const started = performance.now();
       try {
         work.signal.throwIfAborted();
         for await (const chunk of speech.synthesizeStream({ ...prepared.request, signal: work.signal })) {
@@ -237,6 +242,8 @@ export class SynthesisService {
           yield chunk;
         }
         complete = true;
+        // A stream's audio length is not known here; its time counts, its real-time factor does not.
+        metrics.synthesis(prepared.voice.engine, 'stream', (performance.now() - started) / 1000, 0);
       } catch (e) {
         throw toAppError(e);
       } finally {

@@ -114,8 +114,11 @@ describe.each(DIALECTS)('HTTP hardening (%s)', (dialect) => {
     }
     const text = await (await fetch(`${t.url}/metrics`)).text();
     expect(text).not.toContain('\r');
-    for (const line of text.trimEnd().split('\n')) {
-      expect(line).toMatch(/^(# (HELP|TYPE) .+|[a-z_]+(\{([a-z_]+="([^"\\\n]|\\[\\"n])*",?)*\})? [0-9.e+-]+)$/);
+    // prom-client separates families with an empty line and writes NaN as `Nan` (Prometheus reads either).
+    for (const line of text.trimEnd().split('\n').filter(Boolean)) {
+      expect(line).toMatch(
+        /^(# (HELP|TYPE) .+|[a-z_][a-z0-9_]*(\{([a-z_]+="([^"\\\n]|\\[\\"n])*",?)*\})? ([0-9.e+-]+|NaN|Nan|[+-]Inf))$/,
+      );
     }
   });
 

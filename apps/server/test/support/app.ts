@@ -58,6 +58,16 @@ export interface LogLine {
   [key: string]: unknown;
 }
 
+/** A stream for the app's logger that parses each JSON line into `logs`. */
+function logInto(logs: LogLine[]): Writable {
+  return new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString().split('\n').filter(Boolean)) logs.push(JSON.parse(line) as LogLine);
+      done();
+    },
+  });
+}
+
 /** Boots the real app in-process on a fresh database and a fresh DATA_DIR, listening on a free port. */
 export async function startTestApp(
   dialect: TestDialect,
@@ -81,15 +91,7 @@ export async function startTestApp(
     STATS_EVENTS_PER_MINUTE: '100000',
     ...options.env,
   });
-  const logs = options.logs;
-  const logStream = logs
-    ? new Writable({
-        write(chunk: Buffer, _encoding, done) {
-          for (const line of chunk.toString().split('\n').filter(Boolean)) logs.push(JSON.parse(line) as LogLine);
-          done();
-        },
-      })
-    : undefined;
+  const logStream = options.logs ? logInto(options.logs) : undefined;
 
   async function boot(): Promise<TestApp> {
     const { app, ctx } = await buildApp(config, { mailer: options.mailer, ...(logStream ? { logStream } : {}) });
@@ -122,8 +124,11 @@ export async function startTestApp(
  * A second server process on the first one's database (and Redis, if it has one): another app in this
  * process with its own pools, caches and limiters, as a second machine behind a load balancer would be.
  */
-export async function startPeer(first: TestApp): Promise<{ url: string; ctx: AppContext; close(): Promise<void> }> {
-  const { app, ctx } = await buildApp({ ...first.ctx.config, PORT: 0 });
+export async function startPeer(
+  first: TestApp,
+  options: { logs?: LogLine[] } = {},
+): Promise<{ url: string; ctx: AppContext; close(): Promise<void> }> {
+  const { app, ctx } = await buildApp({ ...first.ctx.config, PORT: 0 }, options.logs ? { logStream: logInto(options.logs) } : {});
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   if (!address || typeof address === 'string') throw new Error('no address');
