@@ -67,7 +67,16 @@ export async function buildServer({ outdir = defaultOutdir, quiet = false } = {}
     admin: path.join(root, 'apps/server/src/admin/cli.ts'),
     ...Object.fromEntries(runtimeEntries()),
   };
-  fs.rmSync(outdir, { recursive: true, force: true });
+  // The previous build's files are replaced in place and those it no longer makes are removed after:
+  // nothing else under outdir is touched, and without its stamp a half-written build counts as missing.
+  const stampFile = path.join(outdir, STAMP);
+  let previous = [];
+  try {
+    previous = JSON.parse(fs.readFileSync(stampFile, 'utf8')).outputs ?? [];
+  } catch {
+    /* no previous build */
+  }
+  fs.rmSync(stampFile, { force: true });
   const result = await build({
     entryPoints,
     outdir,
@@ -84,9 +93,14 @@ export async function buildServer({ outdir = defaultOutdir, quiet = false } = {}
     plugins: [externalPackages],
   });
   const inputs = Object.keys(result.metafile.inputs).map((p) => path.relative(root, path.resolve(root, p)));
-  const stamp = { builtAt: new Date().toISOString(), esbuild: version, entries: Object.keys(entryPoints), inputs };
+  const outputs = Object.keys(result.metafile.outputs).map((p) => path.relative(outdir, path.resolve(root, p)));
+  for (const old of previous) {
+    if (!outputs.includes(old) && !old.includes('..') && !path.isAbsolute(old))
+      fs.rmSync(path.join(outdir, old), { force: true });
+  }
+  const stamp = { builtAt: new Date().toISOString(), esbuild: version, entries: Object.keys(entryPoints), inputs, outputs };
   // Written last: a build without its stamp counts as missing.
-  fs.writeFileSync(path.join(outdir, STAMP), `${JSON.stringify(stamp, null, 2)}\n`);
+  fs.writeFileSync(stampFile, `${JSON.stringify(stamp, null, 2)}\n`);
   const ms = Math.round(performance.now() - started);
   if (!quiet) console.log(`[polyvox] server built into ${path.relative(root, outdir)} in ${ms} ms (${inputs.length} sources)`);
   return { outdir, ms, entries: Object.keys(entryPoints), inputs };

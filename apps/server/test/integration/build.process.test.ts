@@ -88,10 +88,60 @@ describe('the compiled build', () => {
       expect(serverBuildIsCurrent(other)).toBe(true);
       await fs.rm(path.join(other, 'flite-host.mjs'));
       expect(serverBuildIsCurrent(other)).toBe(false);
+      // A rebuild replaces its own files and removes those it no longer makes, and nothing else.
+      await fs.writeFile(path.join(other, 'kept.txt'), 'not the build');
+      await fs.writeFile(path.join(other, 'gone.mjs'), 'an old output');
+      const listed = JSON.parse(await fs.readFile(stamp, 'utf8')) as { outputs: string[] };
+      await fs.writeFile(stamp, JSON.stringify({ ...listed, outputs: [...listed.outputs, 'gone.mjs'] }));
+      await buildServer({ outdir: other, quiet: true });
+      expect(serverBuildIsCurrent(other)).toBe(true);
+      expect(await fs.readFile(path.join(other, 'kept.txt'), 'utf8')).toBe('not the build');
+      await expect(fs.access(path.join(other, 'gone.mjs'))).rejects.toThrow();
+      await fs.access(path.join(other, 'flite-host.mjs'));
       await fs.writeFile(stamp, '{ not json');
       expect(serverBuildIsCurrent(other)).toBe(false);
     } finally {
       await fs.rm(other, { recursive: true, force: true });
+    }
+  });
+
+  it('npm start (scripts/start.mjs) runs the compiled server with plain node', async () => {
+    const dataDir = await fs.mkdtemp(path.join(work, 'data-start-'));
+    const port = await freePort();
+    const child = spawn(process.execPath, [path.join(root, 'scripts/start.mjs')], {
+      cwd: dataDir,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        PORT: String(port),
+        DATA_DIR: dataDir,
+        WEB_DIST: path.join(dataDir, 'none'),
+        SPEECH_WARMUP: 'false',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    try {
+      for (let i = 0; ; i++) {
+        if (child.exitCode !== null || i > 600) throw new Error(`npm start did not serve: ${out}`);
+        const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+          (r) => r.ok,
+          () => false,
+        );
+        if (ok) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const [server] = await childCommandLines(child.pid!);
+      expect(server).toBe(`${process.execPath} ${path.join(root, 'apps/server/dist/main.mjs')} `);
+      expect(serverBuildIsCurrent()).toBe(true);
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      await exited;
     }
   });
 
