@@ -9,6 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildServer, runtimeEntries, serverBuildIsCurrent } from '../../../../scripts/build-server.mjs';
 import { createPgDatabase, DIALECTS } from '../support/app.js';
+import { JFK_WAV } from '../support/design.js';
 
 const root = path.resolve(import.meta.dirname, '../../../..');
 // Under apps/server/dist/ (ignored by git), so the build finds apps/server and node_modules as the real one does.
@@ -146,7 +147,7 @@ describe('the compiled build', () => {
   });
 
   it.each(DIALECTS)(
-    'runs with plain node on %s: signs in, speaks real mp3 through its worker threads and Flite helper, and never loads tsx',
+    'runs with plain node on %s: signs in, speaks real mp3 through its worker threads and Flite helper, measures a sample, and never loads tsx',
     async (dialect) => {
       const database = dialect === 'postgres' ? await createPgDatabase() : null;
       const dataDir = await fs.mkdtemp(path.join(work, `data-${dialect}-`));
@@ -235,6 +236,14 @@ describe('the compiled build', () => {
         expect(helpers.some((c) => c.includes(path.join(outdir, 'flite-host.mjs')))).toBe(true);
         for (const c of helpers) expect(c).not.toMatch(/tsx/);
 
+        // A voice sample is measured in the analysis thread (dist/measure-entry.mjs).
+        const form = new FormData();
+        form.append('consent', 'true');
+        form.append('file', new Blob([new Uint8Array(readFileSync(JFK_WAV))], { type: 'audio/wav' }), 'jfk.wav');
+        const upload = await fetch(`${url}/files_upload?type=clone`, { method: 'POST', headers: { 'x-sid': sid }, body: form });
+        expect(upload.status).toBe(201);
+        expect(((await upload.json()) as { duration: number }).duration).toBeGreaterThan(10);
+
         // A wrong request to the compiled build still answers with the contract's error.
         const bad = await tts({ text: '', voice_id: 'voice_espeak.en-us' });
         expect(bad.status).toBe(400);
@@ -271,5 +280,7 @@ describe('the compiled build', () => {
         await database?.drop();
       }
     },
+    // Two engines warm up and a sample is measured on a machine the other test files share.
+    120_000,
   );
 });
