@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildServer, runtimeEntries, serverBuildIsCurrent } from '../../../../scripts/build-server.mjs';
 import { createPgDatabase, DIALECTS } from '../support/app.js';
 import { JFK_WAV } from '../support/design.js';
+import { writeTinyVits } from '../../../../packages/speech/test/support/tiny-models.js';
 
 const root = path.resolve(import.meta.dirname, '../../../..');
 // Under apps/server/dist/ (ignored by git), so the build finds apps/server and node_modules as the real one does.
@@ -53,6 +54,26 @@ async function childCommandLines(pid: number): Promise<string[]> {
 
 beforeAll(async () => {
   work = await fs.mkdtemp(path.join(os.tmpdir(), 'polyvox-build-'));
+  // A tiny sherpa-onnx model (built by the speech package's tests), so the sherpa helper process runs too.
+  writeTinyVits(path.join(work, 'models/tiny-vits'), 2);
+  await fs.writeFile(
+    path.join(work, 'models/manifest.json'),
+    JSON.stringify({
+      models: [
+        {
+          id: 'tiny-vits',
+          name: 'Tiny VITS',
+          type: 'vits',
+          languages: ['en-US', 'en'],
+          files: { model: 'tiny-vits/model.onnx', tokens: 'tiny-vits/tokens.txt' },
+          speakers: [
+            { sid: 0, name: 'Low', gender: 'male', pitchHz: 110 },
+            { sid: 1, name: 'High', gender: 'female', pitchHz: 230 },
+          ],
+        },
+      ],
+    }),
+  );
   await buildServer({ outdir, quiet: true });
 });
 
@@ -147,7 +168,7 @@ describe('the compiled build', () => {
   });
 
   it.each(DIALECTS)(
-    'runs with plain node on %s: signs in, speaks real mp3 through its worker threads and Flite helper, measures a sample, and never loads tsx',
+    'runs with plain node on %s: signs in, speaks real mp3 through its worker threads and the Flite and sherpa-onnx helpers, measures a sample, and never loads tsx',
     async (dialect) => {
       const database = dialect === 'postgres' ? await createPgDatabase() : null;
       const dataDir = await fs.mkdtemp(path.join(work, `data-${dialect}-`));
@@ -174,6 +195,7 @@ describe('the compiled build', () => {
             DATA_DIR: dataDir,
             WEB_DIST: path.join(dataDir, 'none'),
             PREVIEW_PRERENDER: 'false',
+            MODELS_DIR: path.join(work, 'models'),
             ...(database ? { DATABASE_URL: database.url } : {}),
           },
           stdio: ['ignore', 'pipe', 'pipe'],
@@ -232,8 +254,15 @@ describe('the compiled build', () => {
         const wav = Buffer.from(await flite.arrayBuffer());
         expect(wav.subarray(0, 4).toString('latin1')).toBe('RIFF');
         expect(wav.length).toBeGreaterThan(10_000);
+        // sherpa-onnx runs in its own helper process (dist/sherpa-host.mjs).
+        const neural = await tts({ text: 'A tiny model speaks.', voice_id: 'voice_sherpa.tiny-vits.0', format: 'wav' });
+        expect(neural.status).toBe(200);
+        const neuralWav = Buffer.from(await neural.arrayBuffer());
+        expect(neuralWav.subarray(0, 4).toString('latin1')).toBe('RIFF');
+        expect(neuralWav.length).toBeGreaterThan(1000);
         const helpers = await childCommandLines(child.pid!);
         expect(helpers.some((c) => c.includes(path.join(outdir, 'flite-host.mjs')))).toBe(true);
+        expect(helpers.some((c) => c.includes(path.join(outdir, 'sherpa-host.mjs')))).toBe(true);
         for (const c of helpers) expect(c).not.toMatch(/tsx/);
 
         // A voice sample is measured in the analysis thread (dist/measure-entry.mjs).
