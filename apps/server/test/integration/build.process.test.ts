@@ -196,6 +196,8 @@ describe('the compiled build', () => {
             WEB_DIST: path.join(dataDir, 'none'),
             PREVIEW_PRERENDER: 'false',
             MODELS_DIR: path.join(work, 'models'),
+            // One engine thread (and the interactive lane) is enough here, and kinder to a shared CI machine.
+            SPEECH_WORKERS: '1',
             ...(database ? { DATABASE_URL: database.url } : {}),
           },
           stdio: ['ignore', 'pipe', 'pipe'],
