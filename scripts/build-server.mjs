@@ -14,10 +14,11 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const defaultOutdir = path.join(root, 'apps/server/dist');
 const speechSrc = path.join(root, 'packages/speech/src');
+const serverSrc = path.join(root, 'apps/server/src');
 const STAMP = 'build.json';
 
 /**
- * The files the speech package starts by URL next to its own module (`new URL('./x.mjs', import.meta.url)`
+ * The files the speech package (or the server) starts by URL next to its own module (`new URL('./x.mjs', import.meta.url)`
  * for `new Worker(…)` and `fork(…)`). In a bundle that URL points into dist/, so each becomes an entry of
  * the same name. In the sources some are small shims that register tsx and import a TypeScript module:
  * the build compiles that module instead, so no entry needs tsx.
@@ -44,6 +45,7 @@ export function runtimeEntries() {
     }
   };
   walk(speechSrc);
+  walk(serverSrc);
   return entries;
 }
 
