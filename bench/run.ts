@@ -12,6 +12,7 @@ import { createFloor, type Floor } from './floor.js';
 import { startServer, type BenchServer } from './server.js';
 import { median, quantile, time } from './stats.js';
 import { usageRows } from './usage.js';
+import { sizingRows, startRows } from './start.js';
 
 const TEXT_100 = 'Polyvox turns written text into natural speech for podcasts, lessons, games and accessible apps.';
 const SENTENCE = 'The morning train left the station slowly, carrying travellers towards the distant mountains.';
@@ -296,6 +297,9 @@ async function main() {
   const ratiosOnly = only === 'ratios';
   // `--only usage`: the records and statistics queries at a million records, on both databases, alone.
   if (only === 'usage') return report(started, await usageRows(), 'usage');
+  // `--only start`: compiled build against tsx, start time and memory; `--only sizing`: syntheses per second per worker core.
+  if (only === 'start') return report(started, await startRows(), 'start');
+  if (only === 'sizing') return report(started, await sizingRows(), 'sizing');
   const designOnly = only === 'design';
   const rows: Row[] = [];
   // `--only design` measures the voice-design rows alone: no server, no bundle.

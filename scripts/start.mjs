@@ -1,13 +1,19 @@
 #!/usr/bin/env node
-// Starts the whole platform on the embedded default: builds the console when no build exists,
-// then runs the server (which applies migrations). Signals go to the server, which shuts down cleanly.
+// Starts the whole platform on the embedded default: builds the console when no build exists and
+// the server when its compiled build is missing or older than its sources, then runs the compiled
+// server with plain node (which applies migrations). Signals go to the server, which shuts down cleanly.
+//
+//   node scripts/start.mjs         the compiled build (npm start)
+//   node scripts/start.mjs --dev   the TypeScript sources through tsx (npm run dev)
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildServer, defaultOutdir, serverBuildIsCurrent } from './build-server.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const webDist = process.env.WEB_DIST ? path.resolve(process.env.WEB_DIST) : path.join(root, 'apps/web/dist');
+const dev = process.argv.includes('--dev');
 
 // Only the default location is built here; a custom WEB_DIST is the operator's own build.
 if (!process.env.WEB_DIST && !fs.existsSync(path.join(webDist, 'index.html'))) {
@@ -19,7 +25,18 @@ if (!process.env.WEB_DIST && !fs.existsSync(path.join(webDist, 'index.html'))) {
   }
 }
 
-const server = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'apps/server/src/main.ts')], {
+let args;
+if (dev) {
+  args = ['--import', 'tsx', path.join(root, 'apps/server/src/main.ts')];
+} else {
+  if (!serverBuildIsCurrent()) {
+    console.log('[polyvox] the server build is missing or older than its sources: building apps/server …');
+    await buildServer();
+  }
+  args = [path.join(defaultOutdir, 'main.mjs')];
+}
+
+const server = spawn(process.execPath, args, {
   cwd: process.cwd(),
   stdio: 'inherit',
   env: process.env,

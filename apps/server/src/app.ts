@@ -6,6 +6,7 @@ import multipart from '@fastify/multipart';
 import fastifyStatic from '@fastify/static';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Config } from './platform/config.js';
+import { serverRoot } from './platform/paths.js';
 import { migrate, openDatabase, type Db } from './platform/db/database.js';
 import { createMailer, type Mailer } from './platform/mail.js';
 import { localStorage } from './platform/storage.js';
@@ -70,8 +71,6 @@ import { OwnVoicesService } from './design/own-voices.js';
 import { designRoutes } from './design/routes.js';
 
 const SHUTDOWN_GRACE_MS = 5000;
-
-const serverRoot = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 
 export interface BuiltApp {
   app: FastifyInstance;

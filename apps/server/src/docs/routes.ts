@@ -4,9 +4,10 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ErrorBody } from '@polyvox/contracts';
 import { AppError } from '../platform/errors.js';
+import { serverRoot } from '../platform/paths.js';
 
 const DOCS = ['terms', 'privacy', 'updates'] as const;
-const dir = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../content/docs');
+const dir = path.join(serverRoot, 'content/docs');
 
 const DocResponse = z.object({ name: z.string(), title: z.string(), content: z.string(), updated_at: z.string() });
 

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
+import { repoRoot } from './paths.js';
 
 /** Every setting the server reads; nothing else looks at process.env. */
 const ConfigSchema = z.object({
@@ -116,9 +117,6 @@ function shown(name: string, value: string): string {
   if (SECRET_SETTINGS.has(name)) return '"<hidden>"';
   return JSON.stringify(value.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*:)[^@]*@/i, '$1***@'));
 }
-
-const here = path.dirname(new URL(import.meta.url).pathname);
-const repoRoot = path.resolve(here, '../../../..');
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const picked: Record<string, string> = {};

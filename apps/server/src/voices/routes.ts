@@ -13,6 +13,7 @@ import {
 } from '@polyvox/contracts';
 import type { AppContext } from '../context.js';
 import { AppError } from '../platform/errors.js';
+import { serverRoot } from '../platform/paths.js';
 import { coefficientFor } from '../credits/credits-config.js';
 import { randomTextLanguage, randomTextTable, type RandomText } from './random-text.js';
 import { localizeVoice, modelDescription } from './display-texts.js';
@@ -21,7 +22,7 @@ import { optionalSession, requireSession } from '../http/auth.js';
 import { AVATAR_URL } from './official.js';
 import { presentedKey, requireCaller } from '../http/auth.js';
 
-const contentDir = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../content');
+const contentDir = path.join(serverRoot, 'content');
 const GENDER_ORDER = ['male', 'female', 'neutral'];
 
 export function voiceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
