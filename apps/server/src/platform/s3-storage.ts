@@ -149,6 +149,11 @@ export function s3Storage(location: S3Location | string, options: { client?: S3C
       const served = /bytes (\d+)-(\d+)\//.exec(out.ContentRange);
       const start = Number(served?.[1] ?? span.start);
       const end = Number(served?.[2] ?? start + length - 1);
+      if (!(start <= end && end < total)) {
+        // A range of nothing (an empty file; some servers answer it instead of 416): the whole file.
+        body.destroy();
+        return storage.getStream(key);
+      }
       return {
         body,
         size: total,
