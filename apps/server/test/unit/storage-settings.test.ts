@@ -63,7 +63,16 @@ describe('byte ranges', () => {
     expect(range('bytes=0-')).toEqual({ start: 0 });
     expect(range('bytes=5-9')).toEqual({ start: 5, end: 9 });
     expect(range('bytes=-500')).toEqual({ suffix: 500 });
-    for (const ignored of [undefined, '', 'bytes=9-5', 'bytes=-', 'bytes=0-1,4-5', 'items=0-1', 'bytes=a-b', 'bytes=1234567890123456-']) {
+    for (const ignored of [
+      undefined,
+      '',
+      'bytes=9-5',
+      'bytes=-',
+      'bytes=0-1,4-5',
+      'items=0-1',
+      'bytes=a-b',
+      'bytes=1234567890123456-',
+    ]) {
       expect(range(ignored), String(ignored)).toBeUndefined();
     }
   });
