@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ByteRange, StoredStream } from '../platform/storage.js';
 
@@ -40,6 +41,12 @@ export function sendStored(
       .header('content-length', end - start + 1);
   } else {
     void reply.header('content-length', file.size);
+  }
+  if (reply.request.method === 'HEAD') {
+    // Fastify reads a HEAD's stream through to the end (a whole download from a bucket): close it, and
+    // hand over an empty one so the content-length above stands.
+    file.body.destroy();
+    return reply.send(Readable.from([]));
   }
   return reply.send(file.body);
 }

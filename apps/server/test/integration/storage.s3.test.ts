@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, signIn } from '../support/client.js';
 import { DIALECTS, startTestApp, type TestApp } from '../support/app.js';
@@ -131,6 +132,48 @@ describe.each(DIALECTS)('files in an S3 bucket (%s)', (dialect) => {
     expect((await fetchBytes(`/tts/jobs/${id}/audio`)).status).toBe(404);
   });
 
+  it('streams a large file to a client that reads it, and stops reading the bucket when the client leaves', async () => {
+    const created = await c.post('/tts/jobs', { text: 'A short job.', voice_id: 'voice_espeak.en-us', format: 'mp3' });
+    const id = created.body.id as string;
+    expect(await eventually(async () => (await c.get(`/tts/jobs/${id}`)).body.status === 'succeeded', 1200, 50)).toBe(true);
+    // A 25 MB file in the job's place: as large as the biggest sample.
+    const big = Buffer.alloc(25 * 1024 * 1024);
+    for (let i = 0; i < big.length; i += 4096) big[i] = (i / 4096) % 251;
+    await t.ctx.storage.putStream(
+      `jobs/${id}`,
+      Readable.from([big.subarray(0, 12 * 1024 * 1024), big.subarray(12 * 1024 * 1024)]),
+    );
+    const whole = await fetchBytes(`/tts/jobs/${id}/audio`);
+    expect(whole.status).toBe(200);
+    expect(Number(whole.headers.get('content-length'))).toBe(big.length);
+    expect(whole.body.equals(big)).toBe(true);
+    const head = await fetch(new URL(`/tts/jobs/${id}/audio`, t.url), { method: 'HEAD', headers: { 'x-sid': c.sid! } });
+    expect(head.status).toBe(200);
+    expect(Number(head.headers.get('content-length'))).toBe(big.length);
+
+    // A client that reads one chunk and leaves: the server stops pulling from the bucket far short of the file.
+    const before = s3.bytesSent();
+    const controller = new AbortController();
+    const res = await fetch(new URL(`/tts/jobs/${id}/audio`, t.url), { headers: { 'x-sid': c.sid! }, signal: controller.signal });
+    const reader = res.body!.getReader();
+    expect((await reader.read()).done).toBe(false);
+    controller.abort();
+    let last = -1;
+    await eventually(
+      async () => {
+        const now = s3.bytesSent() - before;
+        const still = now === last;
+        last = now;
+        return still;
+      },
+      100,
+      100,
+    );
+    expect(last).toBeLessThan(big.length / 2);
+    // And it still serves the next request.
+    expect((await fetchBytes(`/tts/jobs/${id}/audio`, { range: 'bytes=0-3' })).body.equals(big.subarray(0, 4))).toBe(true);
+  });
+
   it('refuses to start on a bucket that is not there, saying so, before it opens the database', async () => {
     const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'polyvox-s3-start-'));
     try {
@@ -145,5 +188,18 @@ describe.each(DIALECTS)('files in an S3 bucket (%s)', (dialect) => {
     } finally {
       await fs.rm(dataDir, { recursive: true, force: true });
     }
+  });
+
+  it('answers INTERNAL, not a hang or a crash, when the bucket server is gone', async () => {
+    const created = await c.post('/tts/jobs', { text: 'Soon unreachable.', voice_id: 'voice_espeak.en-us', format: 'mp3' });
+    const id = created.body.id as string;
+    expect(await eventually(async () => (await c.get(`/tts/jobs/${id}`)).body.status === 'succeeded', 1200, 50)).toBe(true);
+    await s3.close();
+    const res = await c.get(`/tts/jobs/${id}/audio`);
+    expect(res.status).toBe(500);
+    expect(res.body.error).toMatchObject({ code: 'INTERNAL', request_id: expect.stringMatching(/^req_/) });
+    await expect(t.ctx.storage.check()).rejects.toThrow(/cannot be reached/);
+    // The rest of the API does not depend on the bucket.
+    expect((await c.get('/accounts/me')).status).toBe(200);
   });
 });

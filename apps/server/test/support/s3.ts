@@ -20,6 +20,7 @@ export interface TestS3 {
   /** Every object key in the bucket. */
   keys(): Promise<string[]>;
   object(key: string): Promise<Buffer>;
+  /** Stops the server (once, however often called) and removes its folder. */
   close(): Promise<void>;
 }
 
@@ -42,6 +43,7 @@ export async function startS3Server(bucket = `polyvox-${Math.random().toString(3
     }) as typeof res.write;
   });
   const endpoint = `http://127.0.0.1:${address.port}`;
+  let closed: Promise<void> | null = null;
   const client = new S3Client({
     endpoint,
     region: 'us-east-1',
@@ -73,10 +75,13 @@ export async function startS3Server(bucket = `polyvox-${Math.random().toString(3
       const out = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
       return Buffer.from(await out.Body!.transformToByteArray());
     },
-    async close() {
-      client.destroy();
-      await server.close();
-      await fs.rm(dir, { recursive: true, force: true });
+    close() {
+      closed ??= (async () => {
+        client.destroy();
+        await server.close();
+        await fs.rm(dir, { recursive: true, force: true });
+      })();
+      return closed;
     },
   };
 }
