@@ -203,3 +203,44 @@ describe.each(DIALECTS)('files in an S3 bucket (%s)', (dialect) => {
     expect((await c.get('/accounts/me')).status).toBe(200);
   });
 });
+
+/** The same audio routes on the local folder: ranges and HEAD behave alike. */
+describe.each(DIALECTS)('stored audio from the local folder (%s)', (dialect) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(dialect, { env: { SPEECH_WORKERS: '1' } });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('serves a whole file, a range, a suffix, HEAD, and the whole file for a range past its end', async () => {
+    expect(t.ctx.storage.kind).toBe('local');
+    const get = async (headers: Record<string, string> = {}, method = 'GET') => {
+      const res = await fetch(new URL('/voice/preview/voice_flite.slt.mp3', t.url), { method, headers });
+      return { status: res.status, headers: res.headers, body: Buffer.from(await res.arrayBuffer()) };
+    };
+    const whole = await get();
+    expect(whole.status).toBe(200);
+    expect(whole.headers.get('accept-ranges')).toBe('bytes');
+    expect(Number(whole.headers.get('content-length'))).toBe(whole.body.length);
+    const stored = await t.ctx.storage.get((await t.ctx.storage.list('previews'))[0]!);
+    expect(stored?.equals(whole.body)).toBe(true);
+    const part = await get({ range: 'bytes=0-99' });
+    expect(part.status).toBe(206);
+    expect(part.headers.get('content-range')).toBe(`bytes 0-99/${whole.body.length}`);
+    expect(part.body.equals(whole.body.subarray(0, 100))).toBe(true);
+    const tail = await get({ range: 'bytes=-10' });
+    expect(tail.body.equals(whole.body.subarray(whole.body.length - 10))).toBe(true);
+    const head = await get({}, 'HEAD');
+    expect(head.status).toBe(200);
+    expect(Number(head.headers.get('content-length'))).toBe(whole.body.length);
+    expect(head.body.length).toBe(0);
+    for (const ignored of [`bytes=${whole.body.length}-`, 'bytes=0-1,5-6', 'pages=1-2', 'bytes=9-1']) {
+      const res = await get({ range: ignored });
+      expect(res.status, ignored).toBe(200);
+      expect(res.body.equals(whole.body), ignored).toBe(true);
+    }
+    expect((await get({ range: 'bytes=0-0' })).body.length).toBe(1);
+  });
+});
