@@ -16,6 +16,7 @@ import { parseS3Url, type S3Location } from './s3-url.js';
 /** The S3 minimum part; parts in flight per upload, so one upload holds at most about 10 MB. */
 export const PART_SIZE = 5 * 1024 * 1024;
 const PARTS_IN_FLIGHT = 2;
+const MAX_CONNECTIONS = 1024;
 
 function status(e: unknown): number | undefined {
   return (e as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
@@ -32,11 +33,16 @@ function totalOf(contentRange: string | undefined): number | null {
   return total === undefined ? null : Number(total);
 }
 
-async function* counting(body: Readable, seen: { size: number }): AsyncGenerator<Buffer> {
-  for await (const chunk of body as AsyncIterable<Buffer | string>) {
-    const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    seen.size += buffer.length;
-    yield buffer;
+async function* counting(body: Readable, seen: { size: number; error?: unknown }): AsyncGenerator<Buffer> {
+  try {
+    for await (const chunk of body as AsyncIterable<Buffer | string>) {
+      const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      seen.size += buffer.length;
+      yield buffer;
+    }
+  } catch (e) {
+    seen.error = e;
+    throw e;
   }
 }
 
@@ -55,7 +61,17 @@ export function s3Storage(location: S3Location | string, options: { client?: S3C
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
       maxAttempts: 3,
-      requestHandler: { connectionTimeout: 5000, requestTimeout: 60_000 },
+      requestHandler: {
+        connectionTimeout: 5000,
+        // An answer's headers within a minute; a body may pause while its client does (a player that has
+        // buffered enough), but not beyond two idle minutes: the client then asks again with a Range.
+        requestTimeout: 60_000,
+        throwOnRequestTimeout: true,
+        socketTimeout: 120_000,
+        // Every download being served holds one connection to the bucket: room for many at once.
+        httpAgent: { keepAlive: true, maxSockets: MAX_CONNECTIONS },
+        httpsAgent: { keepAlive: true, maxSockets: MAX_CONNECTIONS },
+      },
     });
   const Bucket = where.bucket;
   const name = (key: string) => {
@@ -97,7 +113,7 @@ export function s3Storage(location: S3Location | string, options: { client?: S3C
       return Buffer.from(await out.Body.transformToByteArray());
     },
     async putStream(key, body, opts = {}) {
-      const seen = { size: 0 };
+      const seen: { size: number; error?: unknown } = { size: 0 };
       // One request for a file under a part; parts of 5 MB, two in flight, for anything larger.
       const upload = new Upload({
         client,
@@ -115,7 +131,8 @@ export function s3Storage(location: S3Location | string, options: { client?: S3C
         await upload.done();
       } catch (e) {
         body.destroy();
-        throw e;
+        // The source's own failure, rather than whatever cleaning up the parts then ran into.
+        throw seen.error ?? e;
       }
       return { size: seen.size };
     },
