@@ -13,7 +13,7 @@ import { Upload } from '@aws-sdk/lib-storage';
 import { assertSafeKey, resolveRange, type Storage, type StoredStream } from './storage.js';
 import { parseS3Url, type S3Location } from './s3-url.js';
 
-/** The S3 minimum part; parts in flight per upload, so one upload holds at most about 10 MB. */
+/** The S3 minimum part, and the parts in flight per upload: what one upload holds does not grow with the file. */
 export const PART_SIZE = 5 * 1024 * 1024;
 const PARTS_IN_FLIGHT = 2;
 const MAX_CONNECTIONS = 1024;
