@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, signIn } from '../support/client.js';
-import { DIALECTS, startTestApp, type TestApp } from '../support/app.js';
+import { DIALECTS, startPeer, startTestApp, type TestApp } from '../support/app.js';
 import { eventually, longText } from '../support/leave.js';
 import { JFK_WAV, uploadSample } from '../support/design.js';
 import { startS3Server, type TestS3 } from '../support/s3.js';
@@ -114,6 +114,27 @@ describe.each(DIALECTS)('files in an S3 bucket (%s)', (dialect) => {
     // Nothing of it is on the local disk.
     expect(await filesUnder(path.join(t.dataDir, 'files'))).toEqual([]);
     expect(await filesUnder(path.join(t.dataDir, 'tmp'))).toEqual([]);
+  });
+
+  it('serves through a second server process what the first one stored: one bucket behind a load balancer', async () => {
+    const peer = await startPeer(t);
+    try {
+      expect(peer.ctx.storage.kind).toBe('s3');
+      const created = await c.post('/tts/jobs', {
+        text: 'Made here, fetched there.',
+        voice_id: 'voice_espeak.en-us',
+        format: 'mp3',
+      });
+      const id = created.body.id as string;
+      expect(await eventually(async () => (await c.get(`/tts/jobs/${id}`)).body.status === 'succeeded', 1200, 50)).toBe(true);
+      const here = await fetchBytes(`/tts/jobs/${id}/audio`);
+      const there = await fetch(new URL(`/tts/jobs/${id}/audio`, peer.url), { headers: { 'x-sid': c.sid! } });
+      expect(there.status).toBe(200);
+      expect(Buffer.from(await there.arrayBuffer()).equals(here.body)).toBe(true);
+      expect(await filesUnder(path.join(t.dataDir, 'files'))).toEqual([]);
+    } finally {
+      await peer.close();
+    }
   });
 
   it('sweeps expired jobs and stray job files out of the bucket', async () => {
