@@ -9,7 +9,8 @@ import type { Config } from './platform/config.js';
 import { serverRoot } from './platform/paths.js';
 import { migrate, openDatabase, type Db } from './platform/db/database.js';
 import { createMailer, type Mailer } from './platform/mail.js';
-import { localStorage } from './platform/storage.js';
+import { localStorage, type Storage } from './platform/storage.js';
+import { s3Storage } from './platform/s3-storage.js';
 import { memoryConcurrencyLimiter, memoryRateLimiter, redisConcurrencyLimiter, redisRateLimiter } from './platform/rate-limit.js';
 import { Redis } from 'ioredis';
 import { loadSensitiveWords } from './platform/sensitive-words.js';
@@ -77,12 +78,22 @@ export interface BuiltApp {
   ctx: AppContext;
 }
 
+/** Files in DATA_DIR/files, or in the bucket of S3_URL when it is set. */
+export function openStorage(config: Config): Storage {
+  return config.S3_URL ? s3Storage(config.S3_URL) : localStorage(path.join(config.DATA_DIR, 'files'));
+}
+
 export async function buildContext(config: Config, overrides: { mailer?: Mailer; db?: Db } = {}): Promise<AppContext> {
+  const storage = openStorage(config);
+  // A bucket that cannot be reached, or refuses the keys, stops the start with the reason.
+  await storage.check().catch(async (e: unknown) => {
+    await storage.close();
+    throw e;
+  });
   const db = overrides.db ?? openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
   await migrate(db);
   const secret = loadSecret(config.SECRET, config.DATA_DIR);
   const mailer = overrides.mailer ?? createMailer(config.MAIL_URL, config.MAIL_FROM);
-  const storage = localStorage(path.join(config.DATA_DIR, 'files'));
   const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { lazyConnect: false, maxRetriesPerRequest: 2 }) : null;
   // Until the app's logger is there (buildApp) connection errors are dropped here; /readyz reports an unreachable Redis.
   redis?.on('error', () => {});
@@ -313,6 +324,7 @@ export async function buildApp(
     await ctx.jobs.drain();
     await ctx.synthesis.drain();
     await ctx.speech.close();
+    await ctx.storage.close();
     await ctx.db.close();
   });
   return { app, ctx };

@@ -3,7 +3,7 @@ import type { VoiceInfo, VoiceProfile } from '@polyvox/speech';
 import { AppError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { nowIso } from '../platform/db/database.js';
-import type { Storage } from '../platform/storage.js';
+import type { ByteRange, Storage, StoredStream } from '../platform/storage.js';
 import type { OwnVoicesTable } from '../platform/db/schema.js';
 import type { SensitiveWords } from '../platform/sensitive-words.js';
 import type { CreditsService } from '../credits/service.js';
@@ -48,7 +48,7 @@ export function ownVoiceView(row: OwnVoicesTable): Voice {
  * with a stored profile, usable wherever a voice id is.
  */
 export class OwnVoicesService implements OwnVoiceSource {
-  private readonly rendering = new Map<string, Promise<Buffer>>();
+  private readonly rendering = new Map<string, Promise<string>>();
 
   constructor(
     private readonly repo: DesignRepository,
@@ -163,7 +163,7 @@ export class OwnVoicesService implements OwnVoiceSource {
       created_at: now,
       updated_at: now,
     };
-    await this.storage.put(audioKey, audio);
+    await this.storage.put(audioKey, audio, { contentType: 'audio/mpeg' });
     try {
       await this.repo.db.transaction().execute(async (trx) => {
         await this.credits.charge(trx, accountId, fee, { record_type: recordType, voice_id: id, note: `activate ${preview.id}` });
@@ -253,11 +253,11 @@ export class OwnVoicesService implements OwnVoiceSource {
   }
 
   /** An own voice's preview: the activating preview's audio, or (a mix) rendered once and kept. */
-  async previewAudio(accountId: string, id: string): Promise<Buffer> {
+  async previewAudio(accountId: string, id: string, range?: ByteRange): Promise<StoredStream> {
     const row = await this.repo.voice(accountId, id);
     if (!row) throw new AppError('NOT_FOUND');
     if (row.audio_key) {
-      const kept = await this.storage.get(row.audio_key);
+      const kept = await this.storage.getStream(row.audio_key, range);
       if (kept) return kept;
     }
     let pending = this.rendering.get(id);
@@ -278,13 +278,15 @@ export class OwnVoicesService implements OwnVoiceSource {
           }),
         );
         const key = `${OWN_VOICE_FOLDER}/${id}.mp3`;
-        await this.storage.put(key, result.audio);
+        await this.storage.put(key, result.audio, { contentType: 'audio/mpeg' });
         await this.repo.updateVoice(accountId, id, { audio_key: key });
-        return result.audio;
+        return key;
       })();
       this.rendering.set(id, pending);
       pending.finally(() => this.rendering.delete(id)).catch(() => undefined);
     }
-    return pending;
+    const made = await this.storage.getStream(await pending, range);
+    if (!made) throw new AppError('NOT_FOUND');
+    return made;
   }
 }

@@ -3,7 +3,7 @@ import { LIMITS } from '@polyvox/contracts';
 import { AppError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { nowIso } from '../platform/db/database.js';
-import type { Storage } from '../platform/storage.js';
+import type { ByteRange, Storage, StoredStream } from '../platform/storage.js';
 import type { VoicePreviewsTable } from '../platform/db/schema.js';
 import type { SensitiveWords } from '../platform/sensitive-words.js';
 import type { HeldWork } from '../synthesis/held-work.js';
@@ -146,7 +146,7 @@ export class PreviewsService {
         );
         const id = newId('preview');
         const key = `${PREVIEW_FOLDER}/${id}.mp3`;
-        await this.storage.put(key, result.audio);
+        await this.storage.put(key, result.audio, { contentType: 'audio/mpeg' });
         try {
           const version = await this.repo.nextNumber(accountId, 'preview');
           const row: VoicePreviewsTable = {
@@ -228,9 +228,9 @@ export class PreviewsService {
   }
 
   /** A preview's audio, for its owner only. */
-  async audio(accountId: string, id: string): Promise<Buffer> {
+  async audio(accountId: string, id: string, range?: ByteRange): Promise<StoredStream> {
     const row = await this.repo.preview(accountId, id);
-    const audio = row ? await this.storage.get(row.storage_key) : null;
+    const audio = row ? await this.storage.getStream(row.storage_key, range) : null;
     if (!audio) throw new AppError('NOT_FOUND');
     return audio;
   }

@@ -16,6 +16,7 @@ import {
 import type { AppContext } from '../context.js';
 import { requireSession } from '../http/auth.js';
 import { AppError } from '../platform/errors.js';
+import { requestedRange, sendStored } from '../http/stored-reply.js';
 import { abandon, clientLeaves, whenClientLeaves } from '../synthesis/routes.js';
 import { receiveUpload } from './upload.js';
 
@@ -115,8 +116,8 @@ export function designRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       },
       async (request, reply) => {
         const session = await requireSession(request, ctx.sessions);
-        const audio = await previews.audio(session.accountId, request.params.id);
-        return reply.header('content-type', 'audio/mpeg').header('cache-control', 'private, max-age=3600').send(audio);
+        const audio = await previews.audio(session.accountId, request.params.id, requestedRange(request));
+        return sendStored(reply, audio, { contentType: 'audio/mpeg', cacheControl: 'private, max-age=3600' });
       },
     );
 

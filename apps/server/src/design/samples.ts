@@ -1,3 +1,4 @@
+import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { LIMITS } from '@polyvox/contracts';
@@ -40,6 +41,11 @@ export function sampleView(row: VoiceSamplesTable): SampleView {
 }
 
 export const SAMPLE_FOLDER = 'samples';
+const SAMPLE_TYPES = new Map<SampleView['format'], string>([
+  ['mp3', 'audio/mpeg'],
+  ['m4a', 'audio/mp4'],
+  ['wav', 'audio/wav'],
+]);
 
 /**
  * Voice samples for cloning: the upload arrives in a temp file (the route streams it there and stops
@@ -76,7 +82,8 @@ export class SamplesService {
     const analysis = await analyzeUpload(file);
     const id = newId('file');
     const key = `${SAMPLE_FOLDER}/${id}.${analysis.format}`;
-    await this.storage.put(key, await fs.readFile(file));
+    // Up to 20 MB: streamed from the temp file, never whole in memory (a bucket takes it in parts).
+    await this.storage.putStream(key, fsSync.createReadStream(file), { contentType: SAMPLE_TYPES.get(analysis.format)!, size });
     const now = nowIso();
     try {
       const idx = await this.repo.nextNumber(accountId, 'sample');

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { repoRoot } from './paths.js';
+import { parseS3Url } from './s3-url.js';
 
 /** Every setting the server reads; nothing else looks at process.env. */
 const ConfigSchema = z.object({
@@ -24,7 +25,16 @@ const ConfigSchema = z.object({
   REDIS_PREFIX: z.string().min(1).default('polyvox:'),
   ROLE: z.enum(['all', 'api', 'worker']).default('all'),
   SYNTHESIS_CACHE_SECONDS: z.coerce.number().int().min(0).max(604_800).default(3600),
-  S3_URL: z.string().url().optional(),
+  S3_URL: z
+    .string()
+    .superRefine((value, ctx) => {
+      try {
+        parseS3Url(value);
+      } catch (e) {
+        ctx.addIssue({ code: 'custom', message: (e as Error).message });
+      }
+    })
+    .optional(),
   MODELS_DIR: z.string().optional(),
   SPEECH_WORKERS: z.coerce.number().int().min(1).max(64).optional(),
   SPEECH_WARMUP: z

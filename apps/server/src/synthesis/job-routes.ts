@@ -4,6 +4,7 @@ import { errorMessage, ErrorBody, TtsJobRequest, TtsJobSchema } from '@polyvox/c
 import { requireSession } from '../http/auth.js';
 import type { AppContext } from '../context.js';
 import { requestLocale } from '../http/locale.js';
+import { requestedRange, sendStored } from '../http/stored-reply.js';
 import type { Job } from './jobs.js';
 import { ttsInput } from './service.js';
 
@@ -101,8 +102,8 @@ export function jobRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       { schema: { tags: ['synthesis'], summary: "A finished job's audio", params: z.object({ id: z.string() }) } },
       async (request, reply) => {
         const session = await requireSession(request, ctx.sessions);
-        const audio = await ctx.jobs.audio(request.params.id, session.accountId);
-        return reply.header('content-type', audio.contentType).header('cache-control', 'private, no-store').send(audio.data);
+        const audio = await ctx.jobs.audio(request.params.id, session.accountId, requestedRange(request));
+        return sendStored(reply, audio.file, { contentType: audio.contentType, cacheControl: 'private, no-store' });
       },
     );
   };

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { ErrorCode } from '@polyvox/contracts';
 import { AppError, isAppError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
-import type { Storage } from '../platform/storage.js';
+import type { ByteRange, Storage, StoredStream } from '../platform/storage.js';
 import type { Database, SynthesisJobsTable } from '../platform/db/schema.js';
 import type { CreditsService } from '../credits/service.js';
 import type { HeldWork } from './held-work.js';
@@ -111,7 +111,7 @@ export class SynthesisJobs {
         onProgress: (p) => (live.progress = { done: p.done, total: p.total }),
       });
       const key = `${FOLDER}/${id}`;
-      await this.storage.put(key, result.audio);
+      await this.storage.put(key, result.audio, { contentType: prepared.contentType });
       const total = live.progress.total;
       // The row says succeeded before the hold is settled: a crash in between is settled at start.
       await this.finish(id, 'succeeded', { storage_key: key, progress_done: total, progress_total: total });
@@ -187,11 +187,12 @@ export class SynthesisJobs {
     return this.get(id, accountId);
   }
 
-  async audio(id: string, accountId: string): Promise<{ contentType: string; data: Buffer }> {
+  /** A finished job's audio as a stream from storage (the asked range of it, if any). */
+  async audio(id: string, accountId: string, range?: ByteRange): Promise<{ contentType: string; file: StoredStream }> {
     const job = await this.get(id, accountId);
-    const data = job.status === 'succeeded' && job.storageKey ? await this.storage.get(job.storageKey) : null;
-    if (!data) throw new AppError('NOT_FOUND');
-    return { contentType: job.contentType, data };
+    const file = job.status === 'succeeded' && job.storageKey ? await this.storage.getStream(job.storageKey, range) : null;
+    if (!file) throw new AppError('NOT_FOUND');
+    return { contentType: job.contentType, file };
   }
 
   /**

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ErrorBody, LIMITS, UploadResponse } from '@polyvox/contracts';
 import type { AppContext } from '../context.js';
 import { requireSession } from '../http/auth.js';
+import { requestedRange, sendStored } from '../http/stored-reply.js';
 import { AppError, isAppError } from '../platform/errors.js';
 
 export function uploadRoutes(ctx: AppContext): FastifyPluginAsyncZod {
@@ -49,9 +50,9 @@ export function uploadRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       '/files/:id',
       { schema: { tags: ['accounts'], summary: 'An uploaded avatar', params: z.object({ id: z.string() }) } },
       async (request, reply) => {
-        const file = await ctx.uploads.read(request.params.id);
-        if (!file) throw new AppError('NOT_FOUND');
-        return reply.header('content-type', file.mime).header('cache-control', 'public, max-age=86400').send(file.data);
+        const found = await ctx.uploads.read(request.params.id, requestedRange(request));
+        if (!found) throw new AppError('NOT_FOUND');
+        return sendStored(reply, found.file, { contentType: found.mime, cacheControl: 'public, max-age=86400' });
       },
     );
   };

@@ -3,7 +3,7 @@ import { fileTypeFromBuffer } from 'file-type';
 import sharp from 'sharp';
 import { LIMITS } from '@polyvox/contracts';
 import type { Database } from '../platform/db/schema.js';
-import type { Storage } from '../platform/storage.js';
+import type { ByteRange, Storage, StoredStream } from '../platform/storage.js';
 import { AppError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { nowIso } from '../platform/db/database.js';
@@ -48,7 +48,7 @@ export class UploadsService {
     if (clean.length > LIMITS.avatarMaxBytes) throw new AppError('FILE_TOO_LARGE', { limit: '2 MB' });
     const id = newId('file');
     const key = `avatars/${id}.${sniffed.ext}`;
-    await this.storage.put(key, clean);
+    await this.storage.put(key, clean, { contentType: sniffed.mime });
     await this.db
       .insertInto('uploads')
       .values({
@@ -65,15 +65,15 @@ export class UploadsService {
   }
 
   /** Avatars are public once set: they show beside the account's name. */
-  async read(id: string): Promise<{ mime: string; data: Buffer } | null> {
+  async read(id: string, range?: ByteRange): Promise<{ mime: string; file: StoredStream } | null> {
     const row = await this.db
       .selectFrom('uploads')
       .select(['mime', 'storage_key', 'type'])
       .where('id', '=', id)
       .executeTakeFirst();
     if (!row || row.type !== 'avatar') return null;
-    const data = await this.storage.get(row.storage_key);
-    return data ? { mime: row.mime, data } : null;
+    const file = await this.storage.getStream(row.storage_key, range);
+    return file ? { mime: row.mime, file } : null;
   }
 
   async ownsAvatarUrl(url: string, accountId: string): Promise<boolean> {

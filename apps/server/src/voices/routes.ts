@@ -18,6 +18,7 @@ import { coefficientFor } from '../credits/credits-config.js';
 import { randomTextLanguage, randomTextTable, type RandomText } from './random-text.js';
 import { localizeVoice, modelDescription } from './display-texts.js';
 import { requestLocale } from '../http/locale.js';
+import { requestedRange, sendStored } from '../http/stored-reply.js';
 import { optionalSession, requireSession } from '../http/auth.js';
 import { AVATAR_URL } from './official.js';
 import { presentedKey, requireCaller } from '../http/auth.js';
@@ -126,11 +127,11 @@ export function voiceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
           // An own voice's preview is its owner's alone.
           const session = await optionalSession(request, ctx.sessions);
           if (!session) throw new AppError('NOT_FOUND');
-          const audio = await ctx.design.ownVoices.previewAudio(session.accountId, id);
-          return reply.header('content-type', 'audio/mpeg').header('cache-control', 'private, no-cache').send(audio);
+          const audio = await ctx.design.ownVoices.previewAudio(session.accountId, id, requestedRange(request));
+          return sendStored(reply, audio, { contentType: 'audio/mpeg', cacheControl: 'private, no-cache' });
         }
-        const audio = await ctx.voices.preview(id);
-        return reply.header('content-type', 'audio/mpeg').header('cache-control', 'public, max-age=86400').send(audio);
+        const audio = await ctx.voices.preview(id, requestedRange(request));
+        return sendStored(reply, audio, { contentType: 'audio/mpeg', cacheControl: 'public, max-age=86400' });
       },
     );
 

@@ -1,7 +1,7 @@
 import type { MessageLocale, Voice } from '@polyvox/contracts';
 import type { ModelInfo, SynthesisRequest, VoiceInfo, VoiceProfile } from '@polyvox/speech';
 import { AppError } from '../platform/errors.js';
-import type { Storage } from '../platform/storage.js';
+import type { ByteRange, Storage, StoredStream } from '../platform/storage.js';
 import type { SpeechHost } from '../synthesis/speech-host.js';
 import { mapSpeechErrors } from '../synthesis/errors.js';
 import { mixableModels, officialVoiceId, toOfficialVoice } from './official.js';
@@ -55,7 +55,7 @@ function languageMatches(voiceLanguages: string[], wanted: string[]): boolean {
 /** The official library: every engine voice and variant, served from memory once the engines are up. */
 export class VoicesService {
   private library: Promise<Library> | null = null;
-  private readonly previews = new Map<string, Promise<Buffer>>();
+  private readonly previews = new Map<string, Promise<void>>();
   private own: OwnVoiceSource | null = null;
 
   constructor(
@@ -170,7 +170,7 @@ export class VoicesService {
     for (const voice of voices) {
       if (shouldStop()) break;
       try {
-        await this.preview(voice.id);
+        await this.ensurePreview(voice.id);
         rendered += 1;
       } catch {
         failed += 1;
@@ -179,21 +179,34 @@ export class VoicesService {
     return { rendered, failed };
   }
 
-  /** A voice's preview, rendered once and kept in storage. */
-  async preview(id: string): Promise<Buffer> {
+  private async previewKey(id: string): Promise<{ info: VoiceInfo; key: string }> {
     const found = (await this.load()).byId.get(id);
     if (!found) throw new AppError('NOT_FOUND');
     const { info } = found;
-    const key = `previews/${officialVoiceId(info.id).replace(/[^a-zA-Z0-9_-]/g, '_')}.mp3`;
+    return { info, key: `previews/${officialVoiceId(info.id).replace(/[^a-zA-Z0-9_-]/g, '_')}.mp3` };
+  }
+
+  /** A voice's preview, streamed from storage (the asked range of it); rendered and kept the first time. */
+  async preview(id: string, range?: ByteRange): Promise<StoredStream> {
+    const { key } = await this.previewKey(id);
+    const kept = await this.storage.getStream(key, range);
+    if (kept) return kept;
+    await this.ensurePreview(id);
+    const made = await this.storage.getStream(key, range);
+    if (!made) throw new AppError('NOT_FOUND');
+    return made;
+  }
+
+  /** Renders a voice's preview into storage unless it is there already. */
+  async ensurePreview(id: string): Promise<void> {
+    const { info, key } = await this.previewKey(id);
     let pending = this.previews.get(key);
     if (!pending) {
       pending = (async () => {
-        const stored = await this.storage.get(key);
-        if (stored) return stored;
+        if (await this.storage.exists(key)) return;
         const speech = await this.host.get();
         const result = await mapSpeechErrors(() => speech.renderPreview(info.id, 'mp3'));
-        await this.storage.put(key, result.audio);
-        return result.audio;
+        await this.storage.put(key, result.audio, { contentType: 'audio/mpeg' });
       })();
       this.previews.set(key, pending);
       pending.catch(() => this.previews.delete(key));

@@ -71,7 +71,13 @@ function logInto(logs: LogLine[]): Writable {
 /** Boots the real app in-process on a fresh database and a fresh DATA_DIR, listening on a free port. */
 export async function startTestApp(
   dialect: TestDialect,
-  options: { env?: Record<string, string>; mailer?: Mailer; logs?: LogLine[] } = {},
+  options: {
+    env?: Record<string, string>;
+    mailer?: Mailer;
+    logs?: LogLine[];
+    /** Files in this bucket (a test S3 server, `support/s3.ts`) instead of DATA_DIR/files. */
+    s3?: { url: string };
+  } = {},
 ): Promise<TestApp> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'polyvox-test-'));
   const database = dialect === 'postgres' ? await createPgDatabase() : null;
@@ -82,6 +88,7 @@ export async function startTestApp(
     LOG_LEVEL: 'silent',
     WEB_DIST: path.join(dataDir, 'no-web'),
     ...(database ? { DATABASE_URL: database.url } : {}),
+    ...(options.s3 ? { S3_URL: options.s3.url } : {}),
     // Every test client is 127.0.0.1: per-requester account and grant limits would couple unrelated
     // tests. accounts.abuse.test.ts sets them on purpose and tests them.
     ACCOUNT_LIMIT_PER_IP_HOUR: '100000',
