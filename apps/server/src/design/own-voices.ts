@@ -13,6 +13,7 @@ import { AVATAR_URL, officialVoiceId } from '../voices/official.js';
 import type { FoundVoice, OwnVoiceSource, VoicesService } from '../voices/service.js';
 import type { Designer, MixInput } from './profiles.js';
 import { isUniqueViolation, type DesignRepository } from './repository.js';
+import type { SamplesService } from './samples.js';
 
 /** The ledger's record type of each activation fee. */
 const FEE_RECORD = new Map([
@@ -58,6 +59,7 @@ export class OwnVoicesService implements OwnVoiceSource {
     private readonly designer: Designer,
     private readonly host: SpeechHost,
     private readonly words: SensitiveWords,
+    private readonly samples: SamplesService,
   ) {}
 
   private checkName(name: string): string {
@@ -67,9 +69,19 @@ export class OwnVoicesService implements OwnVoiceSource {
     return trimmed;
   }
 
-  private async baseInfo(row: { base_voice: string }): Promise<VoiceInfo | null> {
-    const { byId } = await this.voices.load();
-    return byId.get(officialVoiceId(row.base_voice))?.info ?? null;
+  private async baseInfo(row: { base_voice: string; model: string; gender: string }): Promise<VoiceInfo | null> {
+    const { byId, models } = await this.voices.load();
+    const official = byId.get(officialVoiceId(row.base_voice))?.info;
+    if (official) return official;
+    // A zero-shot cloning model's clone voice is in no library: made again from its model, if still installed.
+    const model = models.find((m) => m.id === row.model && m.type === 'cloning');
+    if (!model) return null;
+    const speech = await this.host.get();
+    try {
+      return speech.cloneVoice(model.id, model.name, row.gender as VoiceInfo['gender']);
+    } catch {
+      return null;
+    }
   }
 
   async find(accountId: string, id: string): Promise<FoundVoice | null> {
@@ -79,7 +91,17 @@ export class OwnVoicesService implements OwnVoiceSource {
     // The engine it was made on is no longer installed: the voice cannot speak, as if it were gone.
     if (!base) return null;
     const profile = JSON.parse(row.profile) as VoiceProfile;
-    return { voice: ownVoiceView(row), info: { ...base, profile }, profile };
+    const found: FoundVoice = { voice: ownVoiceView(row), info: { ...base, profile }, profile };
+    // A clone on a zero-shot model speaks from its sample (and transcript) on every request.
+    if (base.variant === 'clone' && row.file_id) {
+      try {
+        found.reference = await this.samples.reference(accountId, row.file_id, row.transcript);
+      } catch (e) {
+        if (e instanceof AppError && e.code === 'NOT_FOUND') return null;
+        throw e;
+      }
+    }
+    return found;
   }
 
   async list(accountId: string): Promise<{ voice: Voice; info: VoiceInfo }[]> {
@@ -112,6 +134,7 @@ export class OwnVoicesService implements OwnVoiceSource {
       mix: JSON.stringify(input.mix),
       prompt: null,
       file_id: null,
+      transcript: null,
       preview_id: null,
       audio_key: null,
       status: 'active',
@@ -157,6 +180,7 @@ export class OwnVoicesService implements OwnVoiceSource {
       mix: null,
       prompt: preview.prompt,
       file_id: preview.file_id,
+      transcript: preview.transcript,
       preview_id: preview.id,
       audio_key: audioKey,
       status: 'active',
@@ -247,6 +271,7 @@ export class OwnVoicesService implements OwnVoiceSource {
       if (sampleFree && row.file_id) {
         const sample = await this.repo.deleteSample(trx, accountId, row.file_id);
         if (sample) keys.push(sample.storage_key);
+        this.samples.forget(row.file_id);
       }
     });
     for (const key of keys) await this.storage.delete(key).catch(() => {});
@@ -266,12 +291,13 @@ export class OwnVoicesService implements OwnVoiceSource {
         const found = await this.find(accountId, id);
         if (!found) throw new AppError('NOT_FOUND');
         const speech = await this.host.get();
-        const { info, profile } = found;
+        const { info, profile, reference } = found;
         const result = await mapSpeechErrors(() =>
           speech.synthesize({
             text: info.previewText,
             voice: info,
             ...(profile ? { profile } : {}),
+            ...(reference ? { reference } : {}),
             format: 'mp3',
             language: info.languages[0]!,
             checkLanguage: false,

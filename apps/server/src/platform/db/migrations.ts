@@ -349,6 +349,13 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('client_events_created').on('client_events').column('created_at').execute();
     },
   },
+  '0010_design_more': {
+    async up(db: Kysely<unknown>) {
+      // What a clone sample says, as the user typed it: a zero-shot cloning model reads it with the sample.
+      await db.schema.alterTable('voice_previews').addColumn('transcript', 'text').execute();
+      await db.schema.alterTable('own_voices').addColumn('transcript', 'text').execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {
