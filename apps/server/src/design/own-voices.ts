@@ -9,7 +9,7 @@ import type { SensitiveWords } from '../platform/sensitive-words.js';
 import type { CreditsService } from '../credits/service.js';
 import type { SpeechHost } from '../synthesis/speech-host.js';
 import { mapSpeechErrors } from '../synthesis/errors.js';
-import { AVATAR_URL, officialVoiceId } from '../voices/official.js';
+import { AVATAR_URL, mixableModels, officialVoiceId } from '../voices/official.js';
 import type { FoundVoice, OwnVoiceSource, VoicesService } from '../voices/service.js';
 import type { Designer, MixInput } from './profiles.js';
 import { isUniqueViolation, type DesignRepository } from './repository.js';
@@ -24,7 +24,8 @@ const FEE_RECORD = new Map([
 export const OWN_VOICE_FOLDER = 'own-voices';
 export const ownPreviewUrl = (id: string) => `/voice/preview/${id}.mp3`;
 
-export function ownVoiceView(row: OwnVoicesTable): Voice {
+/** `mixable`: the voice's model blends voices, so the voice may go into a mix of that model. */
+export function ownVoiceView(row: OwnVoicesTable, mixable = false): Voice {
   return {
     id: row.id,
     name: row.name,
@@ -39,7 +40,7 @@ export function ownVoiceView(row: OwnVoicesTable): Voice {
     status: row.status,
     created_at: row.created_at,
     ...(row.prompt ? { description: row.prompt } : {}),
-    mixable: false,
+    mixable,
   };
 }
 
@@ -69,6 +70,10 @@ export class OwnVoicesService implements OwnVoiceSource {
     return trimmed;
   }
 
+  private async mixable(model: string): Promise<boolean> {
+    return mixableModels((await this.voices.load()).models).has(model);
+  }
+
   private async baseInfo(row: { base_voice: string; model: string; gender: string }): Promise<VoiceInfo | null> {
     const { byId, models } = await this.voices.load();
     const official = byId.get(officialVoiceId(row.base_voice))?.info;
@@ -91,7 +96,9 @@ export class OwnVoicesService implements OwnVoiceSource {
     // The engine it was made on is no longer installed: the voice cannot speak, as if it were gone.
     if (!base) return null;
     const profile = JSON.parse(row.profile) as VoiceProfile;
-    const found: FoundVoice = { voice: ownVoiceView(row), info: { ...base, profile }, profile };
+    // The engine voice stays the library's, its own profile the reference the saved profile is
+    // applied against (pitch and rate are relative to it); the saved profile goes beside it.
+    const found: FoundVoice = { voice: ownVoiceView(row, await this.mixable(row.model)), info: base, profile };
     // A clone on a zero-shot model speaks from its sample (and transcript) on every request.
     if (base.variant === 'clone' && row.file_id) {
       try {
@@ -108,7 +115,7 @@ export class OwnVoicesService implements OwnVoiceSource {
     const out: { voice: Voice; info: VoiceInfo }[] = [];
     for (const row of await this.repo.voices(accountId)) {
       const base = await this.baseInfo(row);
-      if (base) out.push({ voice: ownVoiceView(row), info: base });
+      if (base) out.push({ voice: ownVoiceView(row, await this.mixable(row.model)), info: base });
     }
     return out;
   }
@@ -119,7 +126,7 @@ export class OwnVoicesService implements OwnVoiceSource {
   ): Promise<Voice> {
     const name = this.checkName(input.name);
     if (!input.model) throw new AppError('PARAMETERS_NEEDED', { field: 'model' });
-    const design = await this.designer.mix(input.model, input.mix);
+    const design = await this.designer.mix(input.model, input.mix, accountId);
     const now = nowIso();
     const row: OwnVoicesTable = {
       id: newId('voice'),
@@ -142,7 +149,7 @@ export class OwnVoicesService implements OwnVoiceSource {
       updated_at: now,
     };
     await this.repo.insertVoice(this.repo.db, row);
-    return ownVoiceView(row);
+    return ownVoiceView(row, await this.mixable(row.model));
   }
 
   /**
@@ -199,13 +206,13 @@ export class OwnVoicesService implements OwnVoiceSource {
       if (isUniqueViolation(e)) throw new AppError('PREVIEW_REQUIRED');
       throw e;
     }
-    return ownVoiceView(row);
+    return ownVoiceView(row, await this.mixable(row.model));
   }
 
   async get(accountId: string, id: string): Promise<Voice> {
     const row = await this.repo.voice(accountId, id);
     if (!row) throw new AppError('NOT_FOUND');
-    return ownVoiceView(row);
+    return ownVoiceView(row, await this.mixable(row.model));
   }
 
   /** Renames; a mix's voices may change; an activated voice's prompt or sample may not (VOICE_LOCKED). */
@@ -235,7 +242,7 @@ export class OwnVoicesService implements OwnVoiceSource {
     }
     if (input.mix !== undefined) {
       if (row.type !== 'mix') throw new AppError('VOICE_LOCKED');
-      const design = await this.designer.mix(row.model, input.mix);
+      const design = await this.designer.mix(row.model, input.mix, accountId);
       Object.assign(changes, {
         mix: JSON.stringify(input.mix),
         profile: JSON.stringify(design.profile),
@@ -248,7 +255,7 @@ export class OwnVoicesService implements OwnVoiceSource {
     const updated = await this.repo.updateVoice(accountId, input.id, changes);
     if (!updated) throw new AppError('NOT_FOUND');
     if (changes.audio_key === null && row.audio_key) await this.storage.delete(row.audio_key).catch(() => {});
-    return ownVoiceView(updated);
+    return ownVoiceView(updated, await this.mixable(updated.model));
   }
 
   /** Deletes the voice with its audio, its previews and its sample (unless another voice uses it). */

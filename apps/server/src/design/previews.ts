@@ -97,7 +97,7 @@ export class PreviewsService {
   ): Promise<Design & { reference?: Reference }> {
     switch (input.type) {
       case 'mix':
-        return this.designer.mix(model, input.mix);
+        return this.designer.mix(model, input.mix, accountId);
       case 'prompt':
         return this.designer.prompt(model, input.language, input.prompt, seed);
       case 'clone': {

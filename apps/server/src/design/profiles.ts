@@ -42,23 +42,26 @@ export class Designer {
     if (!checkLanguage(text, base.languages).ok) throw new AppError('LANGUAGE_UNSUPPORTED');
   }
 
-  /** 1 to 3 library voices of one mixable model (MIX_LIMIT past 3), blended by weight. */
-  async mix(modelId: string, parts: MixInput[] | undefined): Promise<Design> {
+  /**
+   * 1 to 3 voices of one mixable model (MIX_LIMIT past 3), blended by weight: library voices, and
+   * the caller's own voices of that model (each its library voice with its saved profile); another
+   * account's voice is not found, like a missing one.
+   */
+  async mix(modelId: string, parts: MixInput[] | undefined, accountId?: string): Promise<Design> {
     if (!parts?.length) throw new AppError('PARAMETERS_NEEDED', { field: 'mix' });
     if (parts.length > LIMITS.mixMax) throw new AppError('MIX_LIMIT');
     const model = await this.model(modelId);
     if (model.type !== 'mixing') throw new AppError('VALIDATION_FAILED', { field: 'model', rule: 'must be a mixing model' });
     const infos: VoiceInfo[] = [];
     for (const part of parts) {
-      // Only library voices are mixed: an own voice is already a profile on top of one.
-      const { info } = await this.voices.get(part.voice_id);
-      if (info.model !== model.id) throw new AppError('VALIDATION_FAILED', { field: 'mix', rule: 'voices of the chosen model' });
-      infos.push(info);
+      const { info, voice, profile } = await this.voices.get(part.voice_id, accountId);
+      if (info.model !== model.id || (voice.source === 'mine' && voice.model !== model.id))
+        throw new AppError('VALIDATION_FAILED', { field: 'mix', rule: 'voices of the chosen model' });
+      // An own voice enters the mix as its library voice with its saved profile.
+      infos.push(profile ? { ...info, profile } : info);
     }
     const speech = await this.host.get();
-    const mixed = await mapSpeechErrors(async () =>
-      speech.mix(infos.map((info, i) => ({ voiceId: info.id, weight: parts[i]!.weight }))),
-    );
+    const mixed = await mapSpeechErrors(async () => speech.mix(infos.map((voice, i) => ({ voice, weight: parts[i]!.weight }))));
     return { base: mixed.base, profile: mixed.profile };
   }
 
