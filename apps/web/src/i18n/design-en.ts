@@ -82,6 +82,8 @@ export const designEn = {
     mixNotMixable: "This voice's model cannot be mixed: choose voices of a mixable model.",
     mixSave: 'Save the mix',
     mixSaved: '{{name}} is now in My voices',
+    mixFromLibrary: 'Library',
+    mixFromMine: 'My voices',
     mixWithOthers: 'Mix with other voices',
     rename: 'Rename',
     renameTitle: 'Rename the voice',

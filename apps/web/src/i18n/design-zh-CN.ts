@@ -79,6 +79,8 @@ export const designZhCN: DesignMessages = {
     mixNotMixable: '这个声音的模型不支持混合：请选择可混合模型的声音。',
     mixSave: '保存混合',
     mixSaved: '{{name}} 已加入“我的声音”',
+    mixFromLibrary: '声音库',
+    mixFromMine: '我的声音',
     mixWithOthers: '与其他声音混合',
     rename: '重命名',
     renameTitle: '重命名声音',

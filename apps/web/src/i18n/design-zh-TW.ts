@@ -79,6 +79,8 @@ export const designZhTW: DesignMessages = {
     mixNotMixable: '這個聲音的模型不支援混合：請選擇可混合模型的聲音。',
     mixSave: '儲存混合',
     mixSaved: '{{name}} 已加入「我的聲音」',
+    mixFromLibrary: '聲音庫',
+    mixFromMine: '我的聲音',
     mixWithOthers: '與其他聲音混合',
     rename: '重新命名',
     renameTitle: '重新命名聲音',
