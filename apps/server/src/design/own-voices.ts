@@ -165,8 +165,6 @@ export class OwnVoicesService implements OwnVoiceSource {
     if (!input.preview_id) throw new AppError('PREVIEW_REQUIRED');
     const preview = await this.repo.preview(accountId, input.preview_id);
     if (!preview || preview.type !== input.type) throw new AppError('PREVIEW_REQUIRED');
-    const audio = await this.storage.get(preview.storage_key);
-    if (!audio) throw new AppError('PREVIEW_REQUIRED');
     const baseInfo = await this.baseInfo(preview);
     if (!baseInfo) throw new AppError('PREVIEW_REQUIRED');
     const recordType = FEE_RECORD.get(input.type)!;
@@ -194,9 +192,15 @@ export class OwnVoicesService implements OwnVoiceSource {
       created_at: now,
       updated_at: now,
     };
-    await this.storage.put(audioKey, audio);
     try {
       await this.repo.db.transaction().execute(async (trx) => {
+        // The preview is marked (and locked) first: a prune running now waits, then leaves it; one
+        // that went first took it, and the activation stops here, charging nothing.
+        const marked = await this.repo.markActivated(trx, accountId, preview.id, id);
+        if (!marked) throw new AppError('PREVIEW_REQUIRED');
+        const audio = await this.storage.get(marked.storage_key);
+        if (!audio) throw new AppError('PREVIEW_REQUIRED');
+        await this.storage.put(audioKey, audio);
         await this.credits.charge(trx, accountId, fee, { record_type: recordType, voice_id: id, note: `activate ${preview.id}` });
         await this.repo.insertVoice(trx, row);
       });

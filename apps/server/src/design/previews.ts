@@ -173,6 +173,7 @@ export class PreviewsService {
             prompt: input.type === 'prompt' ? (input.prompt ?? null) : null,
             file_id: input.type === 'clone' ? (input.file_id ?? null) : null,
             transcript: input.type === 'clone' ? input.transcript?.trim() || null : null,
+            voice_id: null,
             mix: input.type === 'mix' ? JSON.stringify(input.mix) : null,
             base_voice: p.design.base.id,
             profile: JSON.stringify(p.design.profile),
@@ -194,10 +195,6 @@ export class PreviewsService {
       await removeAll();
       throw e;
     }
-    // Older versions go now, with their audio; concurrent requests delete each row once.
-    for (const key of await this.repo.prunePreviews(accountId, LIMITS.previewVersions)) {
-      await this.storage.delete(key).catch(() => {});
-    }
     return {
       items: made.map(({ row }) => ({
         id: row.id,
@@ -210,6 +207,11 @@ export class PreviewsService {
       })),
       settle: async () => {
         for (const w of works) await w.settle();
+        // Only now, with the new versions stored, paid and delivered, do the oldest go (with their
+        // audio): a preview that failed or was left prunes nothing. Concurrent requests delete each row once.
+        for (const key of await this.repo.prunePreviews(accountId, LIMITS.previewVersions)) {
+          await this.storage.delete(key).catch(() => {});
+        }
       },
       discard: async (note) => {
         await releaseAll(note);

@@ -244,6 +244,8 @@ export interface VoicePreviewsTable {
   file_id: string | null;
   /** What the clone sample says, as the user typed it (a zero-shot cloning model reads it). */
   transcript: string | null;
+  /** The voice this version activated (set in the activation's transaction); such a version is never pruned. */
+  voice_id: string | null;
   /** JSON of the mix entries. */
   mix: string | null;
   /** The engine voice the profile is applied to. */
