@@ -159,7 +159,7 @@ export async function buildContext(config: Config, overrides: { mailer?: Mailer;
     perAccountHour: config.SAMPLE_UPLOADS_PER_ACCOUNT_HOUR,
   });
   const previews = new PreviewsService(designRepo, storage, credits.config.activation_fees, synthesis, designer, samples, words);
-  const ownVoices = new OwnVoicesService(designRepo, storage, credits, voices, designer, speech, words);
+  const ownVoices = new OwnVoicesService(designRepo, storage, credits, voices, designer, speech, words, samples);
   voices.setOwnVoices(ownVoices);
   const readiness = new Readiness();
   readiness.add('database', () => db.kysely.selectFrom('accounts').select('id').limit(1).execute());

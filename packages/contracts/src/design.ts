@@ -56,6 +56,13 @@ export const PreviewRequest = z
     preview_text: z.string().max(LIMITS.previewTextMaxLength),
     prompt: z.string().max(LIMITS.promptMaxLength).optional(),
     file_id: z.string().max(100).optional(),
+    transcript: z
+      .string()
+      .max(LIMITS.transcriptMaxLength)
+      .optional()
+      .describe(
+        'type clone: what the sample says, for a zero-shot cloning model (`/tts/config` names it with `reference_text`: required or optional); kept with the version and the voice activated from it',
+      ),
     mix: z.array(MixEntry).optional(),
   })
   .describe('`prompt` for type prompt, `file_id` (an uploaded sample) for type clone, `mix` for type mix');

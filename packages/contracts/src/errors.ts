@@ -170,6 +170,7 @@ const RULES = new Map<string, { 'zh-CN': string; 'zh-TW': string }>([
   ['one model', { 'zh-CN': '混合的声音须属于同一模型', 'zh-TW': '混合的聲音須屬於同一模型' }],
   ['> 0', { 'zh-CN': '须大于 0', 'zh-TW': '須大於 0' }],
   ['at least 1', { 'zh-CN': '至少 1 个', 'zh-TW': '至少 1 個' }],
+  ['this model needs what the sample says', { 'zh-CN': '该模型需要样本中所说的文字', 'zh-TW': '該模型需要樣本中所說的文字' }],
 ]);
 
 /** The rules the server words from a schema's constraint (`ruleOf` in the server), with their number or list. */

@@ -20,6 +20,8 @@ export const LIMITS = {
   previewTextMaxLength: 300,
   /** A voice description. */
   promptMaxLength: 500,
+  /** What a clone sample says (5 minutes of speech at most). */
+  transcriptMaxLength: 5000,
 } as const;
 
 export const DEVICE_OS = ['android', 'ios', 'osx', 'windows', 'other'] as const;

@@ -61,6 +61,10 @@ export const TtsConfigResponse = z.object({
       sexs: z.array(z.object({ sex: z.string(), icon: z.string() })),
       voice_count: z.number().int(),
       credits_per_character: z.number(),
+      reference_text: z
+        .enum(['required', 'optional'])
+        .optional()
+        .describe("a zero-shot cloning model (type `cloning`): whether a clone preview needs the sample's `transcript`"),
     }),
   ),
   limits: z.object({

@@ -83,7 +83,14 @@ export interface Speech {
   /** Validates and prepares a request (throws the same errors synthesis would), without synthesizing. */
   prepare(req: SynthesisRequest): Plan & { cacheKey: string; contentType: string };
   renderPreview(voiceId: string, format?: AudioFormat): Promise<SynthesisResult>;
-  mix(parts: { voiceId: string; weight: number }[]): { base: VoiceInfo; profile: VoiceInfo['profile'] };
+  /**
+   * Blends 1 to 3 voices of one mixable model. A part is a library voice by id, or `voice`: a
+   * library voice carrying a profile of its own (a caller's saved voice built on it).
+   */
+  mix(parts: ({ voiceId: string; weight: number } | { voice: VoiceInfo; weight: number })[]): {
+    base: VoiceInfo;
+    profile: VoiceInfo['profile'];
+  };
   /** A voice of a zero-shot model (type `cloning`); synthesize with it and a `reference` sample. */
   cloneVoice(modelId: string, name: string, gender?: VoiceInfo['gender']): VoiceInfo;
   estimateCharacters(text: string): number;
@@ -400,8 +407,11 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
     },
     mix(parts) {
       const resolved: MixPart[] = parts.map((p) => {
-        const voice = byId.get(p.voiceId);
-        if (!voice) throw new SpeechError('NOT_FOUND', `voice ${p.voiceId} not found`);
+        const id = 'voice' in p ? p.voice.id : p.voiceId;
+        const library = byId.get(id);
+        if (!library) throw new SpeechError('NOT_FOUND', `voice ${id} not found`);
+        // A saved voice is its library voice with another profile: everything else stays the library's.
+        const voice = 'voice' in p ? { ...library, profile: p.voice.profile } : library;
         if (!mixableModels.has(voice.model))
           throw new SpeechError('VALIDATION_FAILED', `voices of ${voice.model} cannot be mixed`, {
             params: { field: 'mix', rule: 'mixable model' },

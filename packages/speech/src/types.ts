@@ -64,6 +64,11 @@ export interface ModelInfo {
   genders: Gender[];
   description: string;
   voiceCount: number;
+  /**
+   * A zero-shot cloning model's need for the reference sample's transcript: `required` (ZipVoice
+   * conditions on it) or `optional` (Pocket). Absent on other models.
+   */
+  referenceText?: 'required' | 'optional';
 }
 
 export interface EngineCapabilities {

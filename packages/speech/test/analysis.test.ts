@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyzeSample, decodeToPcm, measurePcm, probeSample, sniffFormat } from '../src/analysis/index.ts';
 import { LTAS_BANDS, ltas, ltasDistance } from '../src/analysis/ltas.ts';
+import { gatePauses } from '../src/analysis/measure.ts';
 import { measureInThread } from '../src/analysis/thread.ts';
 import { FFMPEG } from '../src/audio/ffmpeg.ts';
 import { encodeWav } from '../src/dsp/pcm.ts';
@@ -230,6 +231,54 @@ describe('measurePcm on signals with known answers', () => {
     expect(m.speakingRate).toBeLessThan(4.8);
   });
 
+  it('speech with hiss and long pauses: the rate counts the speech, not the pauses', () => {
+    const rate = 16000;
+    const burst = (sec: number) => {
+      const x = vowel(
+        140,
+        [
+          [700, 80],
+          [1200, 90],
+          [2600, 120],
+        ],
+        sec,
+        rate,
+      );
+      for (let i = 0; i < x.length; i++) x[i]! *= Math.sin((Math.PI * 4 * i) / rate) ** 2;
+      return x;
+    };
+    // 2 s of speech, 1.5 s of pause, 2 s of speech, 1.5 s of pause, 2 s of speech; hiss 40 dB under the voice throughout.
+    const parts = [burst(2), new Float32Array(1.5 * rate), burst(2), new Float32Array(1.5 * rate), burst(2)];
+    const x = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
+    parts.reduce((o, p) => (x.set(p, o), o + p.length), 0);
+    let seed = 7;
+    const hissy = padded(x, rate).map((v) => v + ((seed = (seed * 16807) % 2147483647) / 2147483647 - 0.5) * 0.006);
+    const m = measurePcm(hissy, rate);
+    expect(m.noisy).toBe(false);
+    expect(m.speechSec).toBeGreaterThan(5);
+    expect(m.speechSec).toBeLessThan(6.6);
+    expect(m.speakingRate).toBeGreaterThan(3.2);
+    expect(m.speakingRate).toBeLessThan(4.8);
+  });
+
+  it('gatePauses drops long runs near the noise floor inside the speech, and keeps short dips and loud frames', () => {
+    // 30 ms frame powers: a floor of 1e-6 (-60 dB), speech at 1e-2 (-20 dB).
+    const powers = new Float64Array(60).fill(1e-2);
+    powers.fill(1e-6, 0, 10); // leading silence the VAD left out
+    powers.fill(1.5e-6, 20, 30); // a 300 ms pause, hiss only
+    powers.fill(1.5e-6, 40, 44); // a 120 ms stop closure
+    const flags = new Uint8Array(60).fill(1).fill(0, 0, 10);
+    const out = gatePauses(powers, flags);
+    expect([...out.subarray(20, 30)].every((f) => f === 0)).toBe(true);
+    expect([...out.subarray(40, 44)].every((f) => f === 1)).toBe(true);
+    expect([...out.subarray(10, 20)].every((f) => f === 1)).toBe(true);
+    expect(out.reduce((a, f) => a + f, 0)).toBe(40);
+    // A recording where the "floor" is the voice itself (no pauses at all) loses nothing.
+    expect([...gatePauses(new Float64Array(60).fill(1e-2), new Uint8Array(60).fill(1))].every((f) => f === 1)).toBe(true);
+    // Digital silence only: nothing to gate, nothing thrown.
+    expect(gatePauses(new Float64Array(60), new Uint8Array(60)).every((f) => f === 0)).toBe(true);
+  });
+
   it('a noisy sample is called noisy and denoised before it is measured; its F0 survives', () => {
     const rate = 16000;
     const x = padded(
@@ -266,14 +315,15 @@ describe('measurePcm on signals with known answers', () => {
 });
 
 describe('analyzeSample on real speech', () => {
-  it('jfk.wav: an adult male near 250 Hz in that excited speech, clean, about 10 s of speech', async () => {
+  it('jfk.wav: an adult male near 250 Hz in that excited speech, clean, about 7.5 s of articulation', async () => {
     const { probe, measures: m } = await analyzeSample(fixture('jfk.wav'));
     expect(probe.format).toBe('wav');
     expect(semitones(m.f0MedianHz, 250)).toBeLessThan(1.5);
     expect(m.f0RangeSemitones).toBeGreaterThan(4);
-    expect(m.speechSec).toBeGreaterThan(8);
-    expect(m.speechSec).toBeLessThanOrEqual(11);
-    expect(m.speakingRate).toBeGreaterThan(1.5);
+    // 11 s with two long pauses the VAD keeps for their hiss: taken out, about 7.5 s of speech remain.
+    expect(m.speechSec).toBeGreaterThan(6.5);
+    expect(m.speechSec).toBeLessThan(8.5);
+    expect(m.speakingRate).toBeGreaterThan(2.7);
     expect(m.speakingRate).toBeLessThan(5);
     // A man's vocal tract: F1..F3 within the adult ranges.
     expect(m.formantsHz[0]).toBeGreaterThan(350);

@@ -162,12 +162,14 @@ describe('convertVoice', () => {
 });
 
 describe('f0Correction', () => {
-  it("gives the semitones onto a clone's F0 median, nothing within half a semitone or without voicing", () => {
+  it("gives the semitones onto a clone's F0 median, nothing within three quarters of a semitone or without voicing", () => {
     const rate = 16000;
     const x = vowel(150, [[700, 80]], 1, rate);
     expect(f0Correction(x, rate, 170)).toBeCloseTo(12 * Math.log2(170 / 150), 1);
     expect(f0Correction(x, rate, 120)).toBeCloseTo(12 * Math.log2(120 / 150), 1);
     expect(f0Correction(x, rate, 153)).toBe(0);
+    expect(f0Correction(x, rate, 156)).toBe(0);
+    expect(f0Correction(x, rate, 160)).toBeCloseTo(12 * Math.log2(160 / 150), 1);
     expect(f0Correction(x, rate, 400)).toBe(6);
     expect(f0Correction(noise(1, rate), rate, 200)).toBe(0);
     expect(f0Correction(vowel(150, [[700, 80]], 0.1, rate), rate, 200)).toBe(0);

@@ -9,10 +9,11 @@ import type { SensitiveWords } from '../platform/sensitive-words.js';
 import type { CreditsService } from '../credits/service.js';
 import type { SpeechHost } from '../synthesis/speech-host.js';
 import { mapSpeechErrors } from '../synthesis/errors.js';
-import { AVATAR_URL, officialVoiceId } from '../voices/official.js';
+import { AVATAR_URL, mixableModels, officialVoiceId } from '../voices/official.js';
 import type { FoundVoice, OwnVoiceSource, VoicesService } from '../voices/service.js';
 import type { Designer, MixInput } from './profiles.js';
 import { isUniqueViolation, type DesignRepository } from './repository.js';
+import type { SamplesService } from './samples.js';
 
 /** The ledger's record type of each activation fee. */
 const FEE_RECORD = new Map([
@@ -23,7 +24,8 @@ const FEE_RECORD = new Map([
 export const OWN_VOICE_FOLDER = 'own-voices';
 export const ownPreviewUrl = (id: string) => `/voice/preview/${id}.mp3`;
 
-export function ownVoiceView(row: OwnVoicesTable): Voice {
+/** `mixable`: the voice's model blends voices, so the voice may go into a mix of that model. */
+export function ownVoiceView(row: OwnVoicesTable, mixable = false): Voice {
   return {
     id: row.id,
     name: row.name,
@@ -38,7 +40,7 @@ export function ownVoiceView(row: OwnVoicesTable): Voice {
     status: row.status,
     created_at: row.created_at,
     ...(row.prompt ? { description: row.prompt } : {}),
-    mixable: false,
+    mixable,
   };
 }
 
@@ -58,6 +60,7 @@ export class OwnVoicesService implements OwnVoiceSource {
     private readonly designer: Designer,
     private readonly host: SpeechHost,
     private readonly words: SensitiveWords,
+    private readonly samples: SamplesService,
   ) {}
 
   private checkName(name: string): string {
@@ -67,9 +70,23 @@ export class OwnVoicesService implements OwnVoiceSource {
     return trimmed;
   }
 
-  private async baseInfo(row: { base_voice: string }): Promise<VoiceInfo | null> {
-    const { byId } = await this.voices.load();
-    return byId.get(officialVoiceId(row.base_voice))?.info ?? null;
+  private async mixable(model: string): Promise<boolean> {
+    return mixableModels((await this.voices.load()).models).has(model);
+  }
+
+  private async baseInfo(row: { base_voice: string; model: string; gender: string }): Promise<VoiceInfo | null> {
+    const { byId, models } = await this.voices.load();
+    const official = byId.get(officialVoiceId(row.base_voice))?.info;
+    if (official) return official;
+    // A zero-shot cloning model's clone voice is in no library: made again from its model, if still installed.
+    const model = models.find((m) => m.id === row.model && m.type === 'cloning');
+    if (!model) return null;
+    const speech = await this.host.get();
+    try {
+      return speech.cloneVoice(model.id, model.name, row.gender as VoiceInfo['gender']);
+    } catch {
+      return null;
+    }
   }
 
   async find(accountId: string, id: string): Promise<FoundVoice | null> {
@@ -79,14 +96,26 @@ export class OwnVoicesService implements OwnVoiceSource {
     // The engine it was made on is no longer installed: the voice cannot speak, as if it were gone.
     if (!base) return null;
     const profile = JSON.parse(row.profile) as VoiceProfile;
-    return { voice: ownVoiceView(row), info: { ...base, profile }, profile };
+    // The engine voice stays the library's, its own profile the reference the saved profile is
+    // applied against (pitch and rate are relative to it); the saved profile goes beside it.
+    const found: FoundVoice = { voice: ownVoiceView(row, await this.mixable(row.model)), info: base, profile };
+    // A clone on a zero-shot model speaks from its sample (and transcript) on every request.
+    if (base.variant === 'clone' && row.file_id) {
+      try {
+        found.reference = await this.samples.reference(accountId, row.file_id, row.transcript);
+      } catch (e) {
+        if (e instanceof AppError && e.code === 'NOT_FOUND') return null;
+        throw e;
+      }
+    }
+    return found;
   }
 
   async list(accountId: string): Promise<{ voice: Voice; info: VoiceInfo }[]> {
     const out: { voice: Voice; info: VoiceInfo }[] = [];
     for (const row of await this.repo.voices(accountId)) {
       const base = await this.baseInfo(row);
-      if (base) out.push({ voice: ownVoiceView(row), info: base });
+      if (base) out.push({ voice: ownVoiceView(row, await this.mixable(row.model)), info: base });
     }
     return out;
   }
@@ -97,7 +126,7 @@ export class OwnVoicesService implements OwnVoiceSource {
   ): Promise<Voice> {
     const name = this.checkName(input.name);
     if (!input.model) throw new AppError('PARAMETERS_NEEDED', { field: 'model' });
-    const design = await this.designer.mix(input.model, input.mix);
+    const design = await this.designer.mix(input.model, input.mix, accountId);
     const now = nowIso();
     const row: OwnVoicesTable = {
       id: newId('voice'),
@@ -112,6 +141,7 @@ export class OwnVoicesService implements OwnVoiceSource {
       mix: JSON.stringify(input.mix),
       prompt: null,
       file_id: null,
+      transcript: null,
       preview_id: null,
       audio_key: null,
       status: 'active',
@@ -119,7 +149,7 @@ export class OwnVoicesService implements OwnVoiceSource {
       updated_at: now,
     };
     await this.repo.insertVoice(this.repo.db, row);
-    return ownVoiceView(row);
+    return ownVoiceView(row, await this.mixable(row.model));
   }
 
   /**
@@ -135,8 +165,6 @@ export class OwnVoicesService implements OwnVoiceSource {
     if (!input.preview_id) throw new AppError('PREVIEW_REQUIRED');
     const preview = await this.repo.preview(accountId, input.preview_id);
     if (!preview || preview.type !== input.type) throw new AppError('PREVIEW_REQUIRED');
-    const audio = await this.storage.get(preview.storage_key);
-    if (!audio) throw new AppError('PREVIEW_REQUIRED');
     const baseInfo = await this.baseInfo(preview);
     if (!baseInfo) throw new AppError('PREVIEW_REQUIRED');
     const recordType = FEE_RECORD.get(input.type)!;
@@ -157,15 +185,22 @@ export class OwnVoicesService implements OwnVoiceSource {
       mix: null,
       prompt: preview.prompt,
       file_id: preview.file_id,
+      transcript: preview.transcript,
       preview_id: preview.id,
       audio_key: audioKey,
       status: 'active',
       created_at: now,
       updated_at: now,
     };
-    await this.storage.put(audioKey, audio, { contentType: 'audio/mpeg' });
     try {
       await this.repo.db.transaction().execute(async (trx) => {
+        // The preview is marked (and locked) first: a prune running now waits, then leaves it; one
+        // that went first took it, and the activation stops here, charging nothing.
+        const marked = await this.repo.markActivated(trx, accountId, preview.id, id);
+        if (!marked) throw new AppError('PREVIEW_REQUIRED');
+        const audio = await this.storage.get(marked.storage_key);
+        if (!audio) throw new AppError('PREVIEW_REQUIRED');
+        await this.storage.put(audioKey, audio, { contentType: 'audio/mpeg' });
         await this.credits.charge(trx, accountId, fee, { record_type: recordType, voice_id: id, note: `activate ${preview.id}` });
         await this.repo.insertVoice(trx, row);
       });
@@ -175,13 +210,13 @@ export class OwnVoicesService implements OwnVoiceSource {
       if (isUniqueViolation(e)) throw new AppError('PREVIEW_REQUIRED');
       throw e;
     }
-    return ownVoiceView(row);
+    return ownVoiceView(row, await this.mixable(row.model));
   }
 
   async get(accountId: string, id: string): Promise<Voice> {
     const row = await this.repo.voice(accountId, id);
     if (!row) throw new AppError('NOT_FOUND');
-    return ownVoiceView(row);
+    return ownVoiceView(row, await this.mixable(row.model));
   }
 
   /** Renames; a mix's voices may change; an activated voice's prompt or sample may not (VOICE_LOCKED). */
@@ -211,7 +246,7 @@ export class OwnVoicesService implements OwnVoiceSource {
     }
     if (input.mix !== undefined) {
       if (row.type !== 'mix') throw new AppError('VOICE_LOCKED');
-      const design = await this.designer.mix(row.model, input.mix);
+      const design = await this.designer.mix(row.model, input.mix, accountId);
       Object.assign(changes, {
         mix: JSON.stringify(input.mix),
         profile: JSON.stringify(design.profile),
@@ -224,7 +259,7 @@ export class OwnVoicesService implements OwnVoiceSource {
     const updated = await this.repo.updateVoice(accountId, input.id, changes);
     if (!updated) throw new AppError('NOT_FOUND');
     if (changes.audio_key === null && row.audio_key) await this.storage.delete(row.audio_key).catch(() => {});
-    return ownVoiceView(updated);
+    return ownVoiceView(updated, await this.mixable(updated.model));
   }
 
   /** Deletes the voice with its audio, its previews and its sample (unless another voice uses it). */
@@ -247,6 +282,7 @@ export class OwnVoicesService implements OwnVoiceSource {
       if (sampleFree && row.file_id) {
         const sample = await this.repo.deleteSample(trx, accountId, row.file_id);
         if (sample) keys.push(sample.storage_key);
+        this.samples.forget(row.file_id);
       }
     });
     for (const key of keys) await this.storage.delete(key).catch(() => {});
@@ -266,12 +302,13 @@ export class OwnVoicesService implements OwnVoiceSource {
         const found = await this.find(accountId, id);
         if (!found) throw new AppError('NOT_FOUND');
         const speech = await this.host.get();
-        const { info, profile } = found;
+        const { info, profile, reference } = found;
         const result = await mapSpeechErrors(() =>
           speech.synthesize({
             text: info.previewText,
             voice: info,
             ...(profile ? { profile } : {}),
+            ...(reference ? { reference } : {}),
             format: 'mp3',
             language: info.languages[0]!,
             checkLanguage: false,

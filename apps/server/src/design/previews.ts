@@ -9,7 +9,7 @@ import type { SensitiveWords } from '../platform/sensitive-words.js';
 import type { HeldWork } from '../synthesis/held-work.js';
 import type { Prepared, SynthesisService } from '../synthesis/service.js';
 import type { Design, Designer, MixInput } from './profiles.js';
-import type { SamplesService } from './samples.js';
+import type { Reference, SamplesService } from './samples.js';
 import type { DesignRepository } from './repository.js';
 
 export type PreviewType = 'mix' | 'prompt' | 'clone';
@@ -22,6 +22,7 @@ export interface PreviewInput {
   preview_text: string;
   prompt?: string | undefined;
   file_id?: string | undefined;
+  transcript?: string | undefined;
   mix?: MixInput[] | undefined;
 }
 
@@ -88,16 +89,27 @@ export class PreviewsService {
     return type === 'prompt' ? this.fees.text_to_voice : type === 'clone' ? this.fees.clone : 0;
   }
 
-  private async design(accountId: string, input: PreviewInput, model: string, seed: number): Promise<Design> {
+  private async design(
+    accountId: string,
+    input: PreviewInput,
+    model: string,
+    seed: number,
+  ): Promise<Design & { reference?: Reference }> {
     switch (input.type) {
       case 'mix':
-        return this.designer.mix(model, input.mix);
+        return this.designer.mix(model, input.mix, accountId);
       case 'prompt':
         return this.designer.prompt(model, input.language, input.prompt, seed);
       case 'clone': {
         if (!input.file_id) throw new AppError('PARAMETERS_NEEDED', { field: 'file_id' });
         const { measures } = await this.samples.get(accountId, input.file_id);
-        return this.designer.clone(model, input.language, measures);
+        const design = await this.designer.clone(model, input.language, measures);
+        if (!design.referenceText) return design;
+        // A zero-shot cloning model: the sample itself, and what it says when the user typed it.
+        const transcript = input.transcript?.trim();
+        if (design.referenceText === 'required' && !transcript)
+          throw new AppError('VALIDATION_FAILED', { field: 'transcript', rule: 'this model needs what the sample says' });
+        return { ...design, reference: await this.samples.reference(accountId, input.file_id, transcript) };
       }
     }
   }
@@ -110,6 +122,7 @@ export class PreviewsService {
     if (!input.preview_text.trim()) throw new AppError('PARAMETERS_NEEDED', { field: 'preview_text' });
     if (input.type === 'prompt' && input.prompt && this.words.find(input.prompt)) throw new AppError('SENSITIVE_WORDS');
     if (this.words.find(input.preview_text)) throw new AppError('SENSITIVE_WORDS');
+    if (input.type === 'clone' && input.transcript && this.words.find(input.transcript)) throw new AppError('SENSITIVE_WORDS');
     const models = input.models?.length ? input.models : [input.model];
     if (new Set(models).size !== models.length)
       throw new AppError('VALIDATION_FAILED', { field: 'models', rule: 'distinct models' });
@@ -120,7 +133,7 @@ export class PreviewsService {
       const design = await this.design(accountId, input, model, seed);
       await this.designer.checkText(design.base, input.preview_text);
       const prepared = await this.synthesis.prepareFor(
-        { info: design.base, profile: design.profile },
+        { info: design.base, profile: design.profile, ...(design.reference ? { reference: design.reference } : {}) },
         { text: input.preview_text, language: input.language, format: 'mp3', speed: 1, pitch: 0 },
       );
       planned.push({ model, design, prepared });
@@ -159,6 +172,8 @@ export class PreviewsService {
             preview_text: input.preview_text,
             prompt: input.type === 'prompt' ? (input.prompt ?? null) : null,
             file_id: input.type === 'clone' ? (input.file_id ?? null) : null,
+            transcript: input.type === 'clone' ? input.transcript?.trim() || null : null,
+            voice_id: null,
             mix: input.type === 'mix' ? JSON.stringify(input.mix) : null,
             base_voice: p.design.base.id,
             profile: JSON.stringify(p.design.profile),
@@ -180,10 +195,6 @@ export class PreviewsService {
       await removeAll();
       throw e;
     }
-    // Older versions go now, with their audio; concurrent requests delete each row once.
-    for (const key of await this.repo.prunePreviews(accountId, LIMITS.previewVersions)) {
-      await this.storage.delete(key).catch(() => {});
-    }
     return {
       items: made.map(({ row }) => ({
         id: row.id,
@@ -196,6 +207,11 @@ export class PreviewsService {
       })),
       settle: async () => {
         for (const w of works) await w.settle();
+        // Only now, with the new versions stored, paid and delivered, do the oldest go (with their
+        // audio): a preview that failed or was left prunes nothing. Concurrent requests delete each row once.
+        for (const key of await this.repo.prunePreviews(accountId, LIMITS.previewVersions)) {
+          await this.storage.delete(key).catch(() => {});
+        }
       },
       discard: async (note) => {
         await releaseAll(note);

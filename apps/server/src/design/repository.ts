@@ -105,9 +105,11 @@ export class DesignRepository {
   }
 
   /**
-   * Deletes the account's previews older than its newest `keep` and returns their audio keys. The
-   * rows go in one statement keyed on the version, so two requests pruning at once delete each row
-   * once and never a preview that is among the newest.
+   * Deletes the account's previews older than its newest `keep`, except those that activated a
+   * voice, and returns their audio keys. The rows go in one statement keyed on the version, so two
+   * requests pruning at once delete each row once and never a preview that is among the newest; a
+   * preview an activation is marking at that moment is locked by it (PostgreSQL waits, then sees the
+   * mark; SQLite runs one transaction at a time), so it is never taken from under the activation.
    */
   async prunePreviews(accountId: string, keep: number): Promise<string[]> {
     const cut = await this.db
@@ -123,9 +125,26 @@ export class DesignRepository {
       .deleteFrom('voice_previews')
       .where('account_id', '=', accountId)
       .where('version', '<=', cut.version)
+      .where('voice_id', 'is', null)
       .returning('storage_key')
       .execute();
     return gone.map((r) => r.storage_key);
+  }
+
+  /**
+   * Marks a preview as the one a voice is being activated from, in the activation's transaction:
+   * the update locks the row until that transaction ends. Undefined when it is gone (pruned,
+   * deleted) or already made a voice.
+   */
+  markActivated(trx: Executor, accountId: string, previewId: string, voiceId: string) {
+    return trx
+      .updateTable('voice_previews')
+      .set({ voice_id: voiceId })
+      .where('id', '=', previewId)
+      .where('account_id', '=', accountId)
+      .where('voice_id', 'is', null)
+      .returning(['storage_key'])
+      .executeTakeFirst();
   }
 
   async deletePreviews(trx: Executor, accountId: string, ids: string[], fileId: string | null): Promise<string[]> {

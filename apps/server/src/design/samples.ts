@@ -2,7 +2,7 @@ import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { LIMITS } from '@polyvox/contracts';
-import type { VoiceMeasures } from '@polyvox/speech';
+import { referenceFromSample, type SynthesisRequest, type VoiceMeasures } from '@polyvox/speech';
 import { AppError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { nowIso } from '../platform/db/database.js';
@@ -47,6 +47,11 @@ const SAMPLE_TYPES = new Map<SampleView['format'], string>([
   ['wav', 'audio/wav'],
 ]);
 
+export type Reference = NonNullable<SynthesisRequest['reference']>;
+
+/** Decoded references kept in memory: a clone voice's every request needs its sample, decoded once. */
+const REFERENCES_KEPT = 8;
+
 /**
  * Voice samples for cloning: the upload arrives in a temp file (the route streams it there and stops
  * at the size limit), is judged and measured, then kept in storage with its consent.
@@ -58,6 +63,8 @@ export class SamplesService {
     readonly tempDir: string,
     private readonly limits: { limiter: RateLimiter; perAccountHour: number },
   ) {}
+
+  private readonly references = new Map<string, Promise<Reference>>();
 
   /** Each upload is decoded and measured: an account may send so many an hour (RATE_LIMITED past that). */
   async admit(accountId: string): Promise<void> {
@@ -116,5 +123,46 @@ export class SamplesService {
     if (!row) throw new AppError('NOT_FOUND');
     const stored = JSON.parse(row.measures) as { measures: VoiceMeasures };
     return { row, measures: stored.measures };
+  }
+
+  /**
+   * The sample as a zero-shot cloning model takes it (decoded, its silence trimmed, at most 15 s),
+   * with the transcript when there is one. The decoded audio is kept for the latest few samples, so
+   * a clone voice's requests decode its sample once; the caller's account is checked every time.
+   */
+  async reference(accountId: string, fileId: string, transcript: string | null | undefined): Promise<Reference> {
+    const row = await this.repo.sample(accountId, fileId);
+    if (!row) throw new AppError('NOT_FOUND');
+    let pending = this.references.get(row.id);
+    if (pending) {
+      // Most recently used last: the oldest is the first a new sample pushes out.
+      this.references.delete(row.id);
+      this.references.set(row.id, pending);
+    } else {
+      pending = this.decodeReference(row.storage_key);
+      this.references.set(row.id, pending);
+      pending.catch(() => this.references.delete(row.id));
+      while (this.references.size > REFERENCES_KEPT) this.references.delete(this.references.keys().next().value!);
+    }
+    const { samples, sampleRate } = await pending;
+    const text = transcript?.trim();
+    return { samples, sampleRate, ...(text ? { text } : {}) };
+  }
+
+  /** A sample that was deleted (with its voice) leaves no decoded copy behind. */
+  forget(fileId: string): void {
+    this.references.delete(fileId);
+  }
+
+  private async decodeReference(key: string): Promise<Reference> {
+    const data = await this.storage.get(key);
+    if (!data) throw new AppError('NOT_FOUND');
+    const file = await this.tempFile();
+    try {
+      await fs.writeFile(file, data, { mode: 0o600 });
+      return await referenceFromSample(file);
+    } finally {
+      await fs.rm(file, { force: true });
+    }
   }
 }

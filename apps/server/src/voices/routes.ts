@@ -59,6 +59,7 @@ export function voiceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
                 .map((sex) => ({ sex, icon: AVATAR_URL(sex) })),
               voice_count: own.length,
               credits_per_character: coefficientFor(ctx.credits.config, m.id, first?.engine ?? m.engine),
+              ...(m.referenceText ? { reference_text: m.referenceText } : {}),
             };
           }),
           limits: {

@@ -212,6 +212,10 @@ describe.each(DIALECTS)('voice design, security (%s)', (dialect) => {
       }
     }
     expect(new Set(made).size).toBe(56);
+    // The oldest go once each answer is delivered and paid: the last prune may still be running.
+    const count = async () =>
+      (await t.ctx.db.kysely.selectFrom('voice_previews').select('id').where('account_id', '=', id).execute()).length;
+    expect(await eventually(async () => (await count()) === LIMITS.previewVersions)).toBe(true);
     const rows = await t.ctx.db.kysely
       .selectFrom('voice_previews')
       .select(['version', 'storage_key'])
@@ -222,8 +226,10 @@ describe.each(DIALECTS)('voice design, security (%s)', (dialect) => {
     const newest = [...made].sort((a, b) => b - a).slice(0, 50);
     expect(rows.map((r) => Number(r.version))).toEqual(newest);
     const all = await t.ctx.db.kysely.selectFrom('voice_previews').select('storage_key').execute();
-    const files = await t.ctx.storage.list('voice-previews');
-    expect(files.sort()).toEqual(all.map((r) => r.storage_key).sort());
+    const keys = all.map((r) => r.storage_key).sort();
+    const files = async () => (await t.ctx.storage.list('voice-previews')).sort();
+    await eventually(async () => JSON.stringify(await files()) === JSON.stringify(keys));
+    expect(await files()).toEqual(keys);
     expect((await c.get(`/voice/previews/${first.body.id}/audio`)).status).toBe(404);
     expect((await c.get('/voice/previews?page_size=100')).body.total).toBe(50);
     expect(await t.ctx.credits.ledgerSum(id)).toBe(await t.ctx.credits.balance(id));

@@ -30,17 +30,18 @@ function baseFormants(base: VoiceInfo): [number, number, number] {
 
 /**
  * Flite's F0 target (mean and standard deviation, Hz) for a wanted median and p10–p90 range, as
- * measured on its output: the spread of its contours (p10 to p90) comes out at about 0.092
- * semitones per Hz of standard deviation, and their median falls about 0.0275 semitones per Hz
- * under the mean (the contours are skewed upwards). Measured on slt over 100–300 Hz and
- * deviations of 7–90 Hz.
+ * measured on its output (slt, three sentences, means 170–270 Hz, deviations 5–40 % of the mean,
+ * F0 read as the analysis reads it): the spread of its contours (p10 to p90) comes out at about
+ * 0.104 semitones per Hz of standard deviation, and their median falls under the mean by about
+ * 5.7e-5 · mean · deviation semitones (the contours are skewed upwards, the more so the higher and
+ * wider). Hitting the median here spares the per-sentence F0 correction (a pitch shift) its work.
  */
 function fliteTarget(median: number, semitones: number): { pitchHz: number; range: number } {
-  let sd = semitones / 0.092;
+  let sd = semitones / 0.104;
   let mean = median;
-  for (let i = 0; i < 3; i++) {
-    sd = Math.min(sd, 0.4 * mean);
-    mean = median * 2 ** ((0.0275 * sd) / 12);
+  for (let i = 0; i < 4; i++) {
+    sd = Math.min(semitones / 0.104, 0.4 * mean);
+    mean = median * 2 ** ((5.7e-5 * mean * sd) / 12);
   }
   return { pitchHz: mean, range: sd };
 }

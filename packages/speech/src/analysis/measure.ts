@@ -77,6 +77,49 @@ function framePowers(x: Float32Array): Float64Array {
   return p;
 }
 
+/** Quiet runs at least this many 30 ms frames long inside what the VAD kept are pauses (210 ms). */
+const PAUSE_FRAMES = 7;
+/** A frame within this many dB of the noise floor is quiet. */
+const GATE_OVER_FLOOR_DB = 6;
+/** …and never a frame within this many dB of the speech's loud frames (its 90th percentile). */
+const GATE_UNDER_SPEECH_DB = 20;
+
+/**
+ * Pauses the VAD kept taken out of its speech. The WebRTC detector calls a steady hiss speech, so
+ * a recording with audible background marks its pauses as speech, and the speaking rate (syllables
+ * per second of speech) then counts them: a speaker with long pauses measures as a slow one. The
+ * noise floor is the 10th percentile of the frame powers (digital silence aside); a run of frames
+ * within GATE_OVER_FLOOR_DB of it (and GATE_UNDER_SPEECH_DB under the speech) lasting
+ * PAUSE_FRAMES or more is a pause, so what is left is articulation: the rate is the articulation
+ * rate, and the F0, formants and LTAS are read on the voice, not on the hiss between phrases.
+ */
+export function gatePauses(powers: Float64Array, flags: Uint8Array): Uint8Array {
+  const audible: number[] = [];
+  const speech: number[] = [];
+  for (let f = 0; f < flags.length; f++) {
+    if (powers[f]! > 1e-9) audible.push(powers[f]!);
+    if (flags[f]) speech.push(powers[f]!);
+  }
+  if (audible.length < 10 || speech.length < 10) return flags;
+  audible.sort((a, b) => a - b);
+  speech.sort((a, b) => a - b);
+  const floor = audible[Math.floor(audible.length / 10)]!;
+  const loud = speech[Math.floor(speech.length * 0.9)]!;
+  const gate = Math.min(floor * 10 ** (GATE_OVER_FLOOR_DB / 10), loud * 10 ** (-GATE_UNDER_SPEECH_DB / 10));
+  const out = flags.slice();
+  for (let f = 0; f < out.length;) {
+    if (!out[f] || powers[f]! > gate) {
+      f++;
+      continue;
+    }
+    let j = f;
+    while (j < out.length && out[j] && powers[j]! <= gate) j++;
+    if (j - f >= PAUSE_FRAMES) out.fill(0, f, j);
+    f = j;
+  }
+  return out;
+}
+
 /**
  * SNR: mean power of speech frames over that of the noise. The noise is the non-speech frames when
  * the VAD found enough of them (≥ 0.3 s), else the quietest tenth of all frames (pauses between
@@ -183,12 +226,14 @@ export function measurePcm(samples: Float32Array, sampleRate: number): VoiceMeas
   const durationSec = samples.length / sampleRate;
   const loudnessLufs = samples.length ? integratedLoudness(samples, sampleRate) : -Infinity;
   let x = sampleRate === VAD_RATE ? samples : resamplePolyphase(samples, sampleRate, VAD_RATE);
-  let flags = vadFrames(x);
-  const snrDb = estimateSnr(framePowers(x), flags);
+  let powers = framePowers(x);
+  let flags = gatePauses(powers, vadFrames(x));
+  const snrDb = estimateSnr(powers, flags);
   const noisy = snrDb < NOISY_SNR_DB;
   if (noisy) {
     x = denoise(x, VAD_RATE);
-    flags = vadFrames(x);
+    powers = framePowers(x);
+    flags = gatePauses(powers, vadFrames(x));
   }
   const speech = speechOnly(x, flags);
   const speechSec = speech.length / VAD_RATE;

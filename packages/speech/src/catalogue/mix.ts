@@ -38,6 +38,17 @@ export function mixVoices(parts: MixPart[]): { base: VoiceInfo; profile: VoicePr
     breathiness: lin((p) => p.breathiness),
     gainDb: lin((p) => p.gainDb),
   };
-  if (base.engine === 'sherpa') profile.blend = parts.map((p, i) => ({ sid: Number(p.voice.variant), weight: w[i]! }));
+  // A tilt some voice asks for (a designed one) blends like the other numbers, a voice without one counting as flat.
+  if (parts.some((p) => typeof p.voice.profile.tiltDb === 'number')) profile.tiltDb = lin((p) => p.tiltDb ?? 0);
+  if (base.engine === 'sherpa') {
+    // A part that is itself a blend (an own mix) brings its own vectors, each at its share of the part's weight.
+    const sids = new Map<number, number>();
+    parts.forEach((p, i) => {
+      const own = p.voice.profile.blend?.length ? p.voice.profile.blend : [{ sid: Number(p.voice.variant), weight: 1 }];
+      const sum = own.reduce((a, b) => a + b.weight, 0) || 1;
+      for (const b of own) sids.set(b.sid, (sids.get(b.sid) ?? 0) + (w[i]! * b.weight) / sum);
+    });
+    profile.blend = [...sids].map(([sid, weight]) => ({ sid, weight }));
+  }
   return { base, profile };
 }

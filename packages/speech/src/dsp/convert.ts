@@ -116,36 +116,43 @@ function bandGainsToBins(gainsDb: number[], bins: number, binHz: number): Float6
 }
 
 /**
- * The spectral envelope of one windowed frame (natural log of its magnitude, `half` bins) by linear
- * prediction: autocorrelations of the frame, a lag window, Levinson-Durbin, and −log|A| on the
- * bins. Unlike a cepstrally smoothed spectrum it keeps narrow formant peaks at their height, so
- * the warp moves the formants rather than leaving part of them behind.
+ * The spectral envelope of one windowed frame by linear prediction, as |A|² on the `half` bins
+ * (the envelope is its inverse): autocorrelations of the frame, a lag window, Levinson-Durbin, and
+ * |A|² from one transform. Unlike a cepstrally smoothed spectrum it keeps narrow formant peaks at
+ * their height, so the warp moves the formants rather than leaving part of them behind. Writes
+ * into `out` (reused from frame to frame) and answers false for a frame with no envelope.
  */
-function lpcEnvelope(
+function lpcInversePower(
   frame: Float64Array,
   lagWindow: Float64Array,
   half: number,
   fft: FFT,
   scratch: Float64Array,
-  out: number[],
-): Float64Array | undefined {
+  spectrum: number[],
+  r: Float64Array,
+  out: Float64Array,
+): boolean {
   const order = lagWindow.length - 1;
   const n = frame.length;
-  const r = new Float64Array(order + 1);
   for (let lag = 0; lag <= order; lag++) {
     let acc = 0;
     for (let i = lag; i < n; i++) acc += frame[i]! * frame[i - lag]!;
     r[lag] = acc * lagWindow[lag]!;
   }
   const a = levinson(r, order);
-  if (!a) return undefined;
+  if (!a) return false;
   scratch.fill(0);
   scratch.set(a);
-  fft.realTransform(out, scratch);
-  const env = new Float64Array(half);
-  for (let k = 0; k < half; k++) env[k] = -0.5 * Math.log(out[2 * k]! ** 2 + out[2 * k + 1]! ** 2 + 1e-20);
-  return env;
+  fft.realTransform(spectrum, scratch);
+  for (let k = 0; k < half; k++) out[k] = spectrum[2 * k]! ** 2 + spectrum[2 * k + 1]! ** 2 + 1e-20;
+  return true;
 }
+
+/** The warp's per-bin gain is bounded to ±20 dB: as a ratio of powers, e^±4.6. */
+const WARP_MAX = Math.exp(4.6);
+const WARP_MIN = 1 / WARP_MAX;
+/** |A|² past the top bin: the envelope 2 nepers (17 dB) under its last value. */
+const FALL_AWAY = Math.exp(4);
 
 export function convertVoice(samples: Float32Array, sampleRate: number, c: Conversion): Float32Array {
   // About 32 to 46 ms frames: long enough for a low voice's harmonics, short enough for formant moves.
@@ -171,6 +178,8 @@ export function convertVoice(samples: Float32Array, sampleRate: number, c: Conve
   const lagWindow = new Float64Array(order + 1).map((_, i) => Math.exp(-0.5 * ((i * 2 * Math.PI * 40) / sampleRate) ** 2));
   const scratch = new Float64Array(n);
   const frame = new Float64Array(n);
+  const lags = new Float64Array(order + 1);
+  const inv = new Float64Array(half);
   const spec = fft.createComplexArray() as number[];
   const tmp = fft.createComplexArray() as number[];
 
@@ -194,22 +203,23 @@ export function convertVoice(samples: Float32Array, sampleRate: number, c: Conve
       e += s[2 * k]! ** 2 + s[2 * k + 1]! ** 2;
     }
     energy[f] = e;
-    if (needEnv && e > 1e-12) {
-      const env = lpcEnvelope(frame, lagWindow, half, fft, scratch, tmp);
-      if (env) {
-        // New envelope at f is the old one at f / α: the ratio, bounded to ±20 dB, scales each bin.
-        // Past the top bin (α < 1) the old envelope is taken as falling away, 17 dB under its last value.
-        for (let k = 0; k < half; k++) {
-          const src = k / c.formantScale;
-          const i0 = Math.floor(src);
+    if (needEnv && e > 1e-12 && lpcInversePower(frame, lagWindow, half, fft, scratch, tmp, lags, inv)) {
+      // New envelope at k is the old one at k / α: the gain is |A(k)| / |A(k / α)|, bounded to
+      // ±20 dB, with |A|² interpolated between bins (the envelope is smooth at this resolution).
+      // Past the top bin (α < 1) the old envelope is taken as falling away, 17 dB under its last value.
+      for (let k = 0; k < half; k++) {
+        const src = k / c.formantScale;
+        const i0 = Math.floor(src);
+        let at: number;
+        if (i0 >= half - 1) at = inv[half - 1]! * FALL_AWAY;
+        else {
           const t = src - i0;
-          const a = env[Math.min(half - 1, i0)]!;
-          const b = env[Math.min(half - 1, i0 + 1)]!;
-          const warped = i0 >= half - 1 ? env[half - 1]! - 2 : a * (1 - t) + b * t;
-          const g = Math.exp(Math.max(-2.3, Math.min(2.3, warped - env[k]!)));
-          s[2 * k]! *= g;
-          s[2 * k + 1]! *= g;
+          at = inv[i0]! * (1 - t) + inv[i0 + 1]! * t;
         }
+        const ratio = inv[k]! / at;
+        const g = Math.sqrt(ratio > WARP_MAX ? WARP_MAX : ratio < WARP_MIN ? WARP_MIN : ratio);
+        s[2 * k]! *= g;
+        s[2 * k + 1]! *= g;
       }
     }
     if (c.tiltDb)
@@ -331,14 +341,19 @@ export function convertVoice(samples: Float32Array, sampleRate: number, c: Conve
   return out.slice(n, n + samples.length);
 }
 
-/** F0 error (semitones) under which a sentence is left as the engine made it. */
-const F0_TOLERANCE_ST = 0.5;
+/**
+ * F0 error (semitones) under which a sentence is left as the engine made it. A sentence's own
+ * intonation moves its median by half a semitone or so either way around the voice's: correcting
+ * that would cost a pitch shift on most sentences for nothing heard, and still leave each one
+ * well within the semitone a clone must keep.
+ */
+const F0_TOLERANCE_ST = 0.75;
 /** The largest correction: an engine missing its target by more is not fixed by a shift. */
 const F0_MAX_SHIFT_ST = 6;
 
 /**
- * The semitones that bring a sentence's F0 median onto `targetHz`, or 0 when it is within half a
- * semitone, or has too little voicing (under 0.2 s) to tell.
+ * The semitones that bring a sentence's F0 median onto `targetHz`, or 0 when it is within
+ * F0_TOLERANCE_ST, or has too little voicing (under 0.2 s) to tell.
  */
 export function f0Correction(samples: Float32Array, sampleRate: number, targetHz: number): number {
   // A 40 ms hop: a sentence's median needs no more, and the check runs on every sentence of a clone.

@@ -85,6 +85,9 @@ export class SherpaEngine implements Engine {
       genders: [...new Set(m.speakers.map((s) => s.gender))],
       description: m.description ?? `${m.type} model (sherpa-onnx)`,
       voiceCount: CLONING_TYPES.has(m.type) ? 0 : m.speakers.length,
+      ...(CLONING_TYPES.has(m.type)
+        ? { referenceText: m.type === 'zipvoice' ? ('required' as const) : ('optional' as const) }
+        : {}),
     }));
   }
 

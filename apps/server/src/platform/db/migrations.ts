@@ -349,6 +349,18 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('client_events_created').on('client_events').column('created_at').execute();
     },
   },
+  '0010_design_more': {
+    async up(db: Kysely<unknown>) {
+      // What a clone sample says, as the user typed it: a zero-shot cloning model reads it with the sample.
+      await db.schema.alterTable('voice_previews').addColumn('transcript', 'text').execute();
+      await db.schema.alterTable('own_voices').addColumn('transcript', 'text').execute();
+      // The voice a preview activated, set in the activation's transaction: pruning never takes such a
+      // preview, nor one an activation holds at that moment (the mark is a row lock until it commits).
+      await db.schema.alterTable('voice_previews').addColumn('voice_id', 'text').execute();
+      await sql`UPDATE voice_previews SET voice_id = (SELECT v.id FROM own_voices v
+        WHERE v.account_id = voice_previews.account_id AND v.preview_id = voice_previews.id)`.execute(db);
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -242,6 +242,10 @@ export interface VoicePreviewsTable {
   preview_text: string;
   prompt: string | null;
   file_id: string | null;
+  /** What the clone sample says, as the user typed it (a zero-shot cloning model reads it). */
+  transcript: string | null;
+  /** The voice this version activated (set in the activation's transaction); such a version is never pruned. */
+  voice_id: string | null;
   /** JSON of the mix entries. */
   mix: string | null;
   /** The engine voice the profile is applied to. */
@@ -269,6 +273,8 @@ export interface OwnVoicesTable {
   mix: string | null;
   prompt: string | null;
   file_id: string | null;
+  /** What the clone sample says (copied from the activating preview). */
+  transcript: string | null;
   preview_id: string | null;
   audio_key: string | null;
   status: string;

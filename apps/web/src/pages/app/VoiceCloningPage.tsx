@@ -1,5 +1,5 @@
 import { useRef, useState } from 'react';
-import { Alert, Button, Group, List, Paper, Stack, Text } from '@mantine/core';
+import { Alert, Button, Group, List, Paper, Stack, Text, Textarea } from '@mantine/core';
 import { IconAlertTriangle, IconBulb, IconSparkles } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { errorMessage, LIMITS } from '@polyvox/contracts';
@@ -45,6 +45,12 @@ export function VoiceCloningPage() {
   const { results, pending, start } = useDesignPreviews();
   const [target, setTarget] = useState<ActivationTarget | null>(null);
   const [needSample, setNeedSample] = useState(false);
+  // A zero-shot cloning model among the chosen ones reads the sample with what it says (ZipVoice must).
+  const [transcript, setTranscript] = useState('');
+  const [needTranscript, setNeedTranscript] = useState(false);
+  const chosen = models.filter((m) => form.models.includes(m.model));
+  const asksTranscript = chosen.some((m) => m.reference_text);
+  const mustTranscript = chosen.some((m) => m.reference_text === 'required');
 
   const onFile = async (file: File) => {
     if (!consent) {
@@ -84,9 +90,20 @@ export function VoiceCloningPage() {
   const generate = () => {
     const ok = validate();
     if (!upload.sample) setNeedSample(true);
-    if (!ok || !upload.sample || pending) return;
+    const missingTranscript = mustTranscript && !transcript.trim();
+    setNeedTranscript(missingTranscript);
+    if (!ok || !upload.sample || missingTranscript || pending) return;
     const fileId = upload.sample.id;
-    void start({ type: 'clone', language: form.language!, preview_text: form.previewText.trim(), file_id: fileId }, form.models);
+    void start(
+      {
+        type: 'clone',
+        language: form.language!,
+        preview_text: form.previewText.trim(),
+        file_id: fileId,
+        ...(asksTranscript && transcript.trim() ? { transcript: transcript.trim() } : {}),
+      },
+      form.models,
+    );
   };
 
   return (
@@ -130,6 +147,23 @@ export function VoiceCloningPage() {
         >
           <Stack gap="sm">
             <DesignFields value={form} onChange={update} errors={errors} models={models} languages={languages} />
+            {asksTranscript && (
+              <Textarea
+                label={t('design.transcript')}
+                description={t('design.transcriptHint')}
+                required={mustTranscript}
+                autosize
+                minRows={2}
+                maxLength={LIMITS.transcriptMaxLength}
+                value={transcript}
+                onChange={(e) => {
+                  setTranscript(e.currentTarget.value);
+                  if (e.currentTarget.value.trim()) setNeedTranscript(false);
+                }}
+                error={needTranscript ? t('design.transcriptRequired') : undefined}
+                data-testid="clone-transcript"
+              />
+            )}
             {needSample && !upload.sample && (
               <Text size="sm" c="red" data-testid="clone-need-sample">
                 <IconAlertTriangle size={14} style={{ verticalAlign: -2 }} /> {t('design.sampleRequired')}

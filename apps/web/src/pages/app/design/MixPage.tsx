@@ -8,6 +8,7 @@ import {
   Group,
   Modal,
   Paper,
+  SegmentedControl,
   Select,
   Slider,
   Stack,
@@ -337,13 +338,27 @@ function MixPicker({ model, onSelect, chosen }: { model: string | null; onSelect
   const { t } = useTranslation();
   const [filters, setFilters] = useState(model ? { model } : {});
   const [page, setPage] = useState(1);
+  // The library's mixable voices, or the account's own voices of a mixable model (saved mixes, designed voices).
+  const [source, setSource] = useState<'official' | 'mine'>('official');
   return (
-    <div data-testid="mix-picker">
+    <Stack gap="sm" data-testid="mix-picker">
+      <SegmentedControl
+        value={source}
+        onChange={(v) => {
+          setSource(v === 'mine' ? 'mine' : 'official');
+          setPage(1);
+        }}
+        data={[
+          { value: 'official', label: t('design.mixFromLibrary') },
+          { value: 'mine', label: t('design.mixFromMine') },
+        ]}
+        data-testid="mix-source"
+      />
       <VoiceBrowser
         filters={filters}
         page={page}
         pageSize={10}
-        extraQuery={{ mix: 'true' }}
+        extraQuery={{ mix: 'true', source }}
         onChange={(next, nextPage) => {
           setFilters(next);
           setPage(nextPage);
@@ -360,6 +375,6 @@ function MixPicker({ model, onSelect, chosen }: { model: string | null; onSelect
           </Button>
         )}
       />
-    </div>
+    </Stack>
   );
 }
