@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import cookie from '@fastify/cookie';
@@ -27,6 +28,7 @@ import { VoicesService } from './voices/service.js';
 import { synthesisRoutes } from './synthesis/routes.js';
 import { jobRoutes } from './synthesis/job-routes.js';
 import { SynthesisJobs } from './synthesis/jobs.js';
+import { JobQueue, RemoteSynthesis, SynthesisWorker, type QueueSettings } from './synthesis/queue.js';
 import { voiceRoutes } from './voices/routes.js';
 import { LIMITS } from '@polyvox/contracts';
 import type { AppContext } from './context.js';
@@ -98,9 +100,20 @@ export async function buildContext(config: Config, overrides: { mailer?: Mailer;
     codePerEmailAllDay: config.CODE_LIMIT_PER_EMAIL_ALL_DAY,
     signInPerIpMinute: config.SIGN_IN_LIMIT_PER_IP_MINUTE,
   });
+  // Scale-out (ROLE=api or worker): synthesis goes through the queues in Redis.
+  const queueSettings: QueueSettings | null =
+    config.ROLE !== 'all' && config.REDIS_URL
+      ? {
+          redisUrl: config.REDIS_URL,
+          prefix: config.QUEUE_PREFIX,
+          stalledSeconds: config.QUEUE_STALLED_SECONDS,
+          maxAttempts: config.JOB_MAX_ATTEMPTS,
+        }
+      : null;
   const speech = new SpeechHost({
     maxTextLength: LIMITS.maxTextLength,
-    warmup: config.SPEECH_WARMUP,
+    // An API process only prepares and prices requests: its engines never start.
+    warmup: config.ROLE !== 'api' && config.SPEECH_WARMUP,
     ...(config.SPEECH_WORKERS ? { poolSize: config.SPEECH_WORKERS } : {}),
     ...(config.MODELS_DIR ? { modelsDir: config.MODELS_DIR } : {}),
     remote: {
@@ -119,8 +132,16 @@ export async function buildContext(config: Config, overrides: { mailer?: Mailer;
     },
   });
   const voices = new VoicesService(speech, storage);
-  const synthesis = new SynthesisService(speech, voices, credits);
-  const jobs = new SynthesisJobs(db.kysely, synthesis, credits, storage);
+  const remote = queueSettings && config.ROLE === 'api' ? new RemoteSynthesis(queueSettings) : null;
+  const jobQueue = queueSettings && config.ROLE === 'api' ? new JobQueue(queueSettings) : null;
+  const synthesis = new SynthesisService(speech, voices, credits, remote);
+  const jobs = new SynthesisJobs(db.kysely, synthesis, credits, storage, {
+    owner: newId('request').replace('req_', `${config.ROLE}_`),
+    staleSeconds: config.JOB_STALE_SECONDS,
+    maxAttempts: config.JOB_MAX_ATTEMPTS,
+    keepMs: config.JOB_KEEP_MINUTES * 60_000,
+    queue: jobQueue,
+  });
   const apiKeys = new ApiKeysService(db.kysely);
   const concurrency = redis ? redisConcurrencyLimiter(redis, `${config.REDIS_PREFIX}conc:`) : memoryConcurrencyLimiter();
   const orders = new OrdersService(
@@ -155,6 +176,7 @@ export async function buildContext(config: Config, overrides: { mailer?: Mailer;
     voices,
     synthesis,
     jobs,
+    queues: { settings: queueSettings, remote, jobs: jobQueue },
     apiKeys,
     usage: new UsageService(db.kysely),
     keyGate: { keys: apiKeys, rate: limiter, concurrency },
@@ -204,6 +226,7 @@ export async function buildApp(
   });
 
   registerErrorHandling(app);
+  if (config.ROLE === 'worker') return { app: await asWorker(app, ctx), ctx };
   acceptEmptyJson(app);
   acceptForms(app);
   refuseNul(app);
@@ -239,20 +262,25 @@ export async function buildApp(
   }
 
   await ctx.design.samples.clearTemp();
-  // Jobs a dead process left behind are settled or released before the sweeper looks at their holds.
-  await ctx.jobs.recover();
+  // Jobs a dead process left behind are settled, run again or released before the sweeper looks at their
+  // holds; embedded, this process also takes over jobs whose process stopped saying it is alive.
+  const embedded = config.ROLE === 'all';
+  await ctx.jobs.recover(embedded);
+  const stopJobRounds = ctx.jobs.startRounds(embedded, app.log);
   const stopSweeper = startHoldSweeper(ctx.credits, config.HOLD_SWEEP_SECONDS, app.log);
   const stopJobSweeper = startJobSweeper(ctx.jobs, config.HOLD_SWEEP_SECONDS, app.log);
   const stopOrderSweeper = startOrderSweeper(ctx.orders, config.ORDER_SWEEP_SECONDS, app.log);
   const stopEventSweeper = startEventSweeper(ctx.events, config.HOLD_SWEEP_SECONDS, app.log);
   // In-flight paid work gets a short grace, then stops and releases its hold before the database closes.
   app.addHook('preClose', async () => {
+    ctx.jobs.beginShutdown();
     await ctx.synthesis.stopAll(SHUTDOWN_GRACE_MS);
     // A reply its client stopped reading (a stream whose bytes sit unread) would keep the server from ever
     // closing: whatever is still open one more grace later is cut off. Its paid work was released above.
     setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_GRACE_MS).unref();
   });
   app.addHook('onClose', async () => {
+    stopJobRounds();
     stopSweeper();
     stopJobSweeper();
     stopOrderSweeper();
@@ -261,8 +289,45 @@ export async function buildApp(
     ctx.redis?.disconnect();
     await ctx.jobs.drain();
     await ctx.synthesis.drain();
+    await ctx.queues.remote?.close();
+    await ctx.queues.jobs?.close();
     await ctx.speech.close();
     await ctx.db.close();
   });
   return { app, ctx };
+}
+
+/**
+ * ROLE=worker: no public API, only `/healthz` on its own port; takes synthesis from the queues. SIGTERM
+ * drains it: running work gets a grace to finish, then is handed back to the queue.
+ */
+async function asWorker(app: FastifyInstance, ctx: AppContext): Promise<FastifyInstance> {
+  const { config } = ctx;
+  const settings = ctx.queues.settings!;
+  const concurrency = config.QUEUE_CONCURRENCY ?? config.SPEECH_WORKERS ?? os.availableParallelism();
+  const worker = new SynthesisWorker(settings, ctx.speech, ctx.jobs, concurrency, app.log);
+  const stopJobRounds = ctx.jobs.startRounds(false, app.log);
+  app.get('/healthz', async (_request, reply) => {
+    try {
+      await ctx.db.kysely.selectFrom('accounts').select('id').limit(1).execute();
+    } catch {
+      return reply.status(503).send({ status: 'unavailable', database: ctx.db.dialect });
+    }
+    return { status: 'ok', role: 'worker' };
+  });
+  app.addHook('preClose', async () => {
+    ctx.jobs.beginShutdown();
+    await worker.close(SHUTDOWN_GRACE_MS);
+    await ctx.synthesis.stopAll(SHUTDOWN_GRACE_MS);
+  });
+  app.addHook('onClose', async () => {
+    stopJobRounds();
+    ctx.mailer.close();
+    ctx.redis?.disconnect();
+    await ctx.jobs.drain();
+    await ctx.synthesis.drain();
+    await ctx.speech.close();
+    await ctx.db.close();
+  });
+  return app;
 }

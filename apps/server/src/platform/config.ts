@@ -84,6 +84,20 @@ const ConfigSchema = z.object({
   STATS_MAX_EVENTS: z.coerce.number().int().min(1).default(1_000_000),
   REQUEST_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(3600).default(30),
   HEADERS_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(3600).default(10),
+  ROLE: z.enum(['all', 'api', 'worker']).default('all'),
+  QUEUE_PREFIX: z
+    .string()
+    .regex(/^[a-zA-Z0-9_.-]+$/, 'letters, digits, "_", "." and "-" only')
+    .default('polyvox-queue'),
+  QUEUE_CONCURRENCY: z.coerce.number().int().min(1).max(64).optional(),
+  QUEUE_STALLED_SECONDS: z.coerce.number().min(0.5).max(3600).default(30),
+  JOB_STALE_SECONDS: z.coerce.number().min(1).max(3600).default(30),
+  JOB_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(3),
+  JOB_KEEP_MINUTES: z.coerce
+    .number()
+    .min(1)
+    .max(30 * 24 * 60)
+    .default(60),
 });
 
 export type RawConfig = z.infer<typeof ConfigSchema>;
@@ -133,6 +147,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const raw = parsed.data;
+  if (raw.ROLE !== 'all' && !raw.REDIS_URL) {
+    throw new ConfigError(`Invalid configuration:\n  ROLE=${JSON.stringify(raw.ROLE)}: needs REDIS_URL (its queues)`);
+  }
   const dataDir = path.resolve(raw.DATA_DIR);
   return {
     ...raw,
