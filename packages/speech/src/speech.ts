@@ -91,6 +91,8 @@ export interface Speech {
   detectLanguage(text: string): DetectedLanguage;
   checkLanguage(text: string, voiceId: string): LanguageCheck;
   readonly poolSize: number;
+  /** Whether the worker threads (the engines) have started: they start with the first synthesis or at warmup. */
+  readonly enginesStarted: boolean;
   /** Remote providers that were configured but could not be reached at start. */
   readonly unavailable: ReadonlyArray<{ provider: string; code: string; message: string }>;
   close(): Promise<void>;
@@ -435,6 +437,9 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
       return checkLanguage(text, voice.languages);
     },
     poolSize: started?.size ?? Math.max(1, opts.poolSize ?? os.availableParallelism()),
+    get enginesStarted() {
+      return started !== undefined;
+    },
     unavailable,
     async close() {
       await started?.close();
