@@ -1,0 +1,200 @@
+import http from 'node:http';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase, type Db } from '../../src/platform/db/database.js';
+import { Client, signIn } from '../support/client.js';
+import { createPgDatabase } from '../support/app.js';
+import { decodedSeconds } from '../support/audio.js';
+import { eventually, longText } from '../support/leave.js';
+import { kill, killAll, startServer, type ServerProcess } from '../support/processes.js';
+
+const serverRoot = path.resolve(import.meta.dirname, '../..');
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const VOICE = 'voice_espeak.en-us';
+
+/**
+ * Scale-out: two API processes (ROLE=api) and two worker processes (ROLE=worker) on loopback, sharing one
+ * PostgreSQL database, Redis (under a prefix of this run's own) and a DATA_DIR. Every process is a real
+ * `main.ts`; the ones a test kills are killed with SIGKILL.
+ */
+describe('two API processes and two workers (postgres, Redis)', () => {
+  let database: Awaited<ReturnType<typeof createPgDatabase>>;
+  let dataDir: string;
+  let db: Db;
+  let api: ServerProcess[];
+  let workers: ServerProcess[];
+  let c: Client;
+  let accountId: string;
+
+  beforeAll(async () => {
+    database = await createPgDatabase();
+    dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'polyvox-scale-'));
+    // Holds live two seconds unless their work keeps them alive: a dead API process's hold goes quickly.
+    const credits = JSON.parse(await fs.readFile(path.join(serverRoot, 'config/credits.json'), 'utf8')) as Record<
+      string,
+      unknown
+    >;
+    const creditsFile = path.join(dataDir, 'credits.json');
+    await fs.writeFile(creditsFile, JSON.stringify({ ...credits, hold_ttl_seconds: 2 }));
+    const run = Math.random().toString(36).slice(2, 10);
+    const common = {
+      DATA_DIR: dataDir,
+      WEB_DIST: path.join(dataDir, 'none'),
+      DATABASE_URL: database.url,
+      REDIS_URL,
+      REDIS_PREFIX: `polyvox-test-${run}:`,
+      QUEUE_PREFIX: `polyvox-test-${run}`,
+      SECRET: `scale-out-test-secret-${run}`,
+      CREDITS_CONFIG: creditsFile,
+      QUEUE_STALLED_SECONDS: '1',
+      HOLD_SWEEP_SECONDS: '1',
+    };
+    const apiEnv = { ...common, ROLE: 'api' };
+    const workerEnv = { ...common, ROLE: 'worker', SPEECH_WORKERS: '1', QUEUE_CONCURRENCY: '2' };
+    // The first one migrates the database; the others start together.
+    const first = await startServer(apiEnv);
+    const rest = await Promise.all([startServer(apiEnv), startServer(workerEnv), startServer(workerEnv)]);
+    api = [first, rest[0]];
+    workers = [rest[1], rest[2]];
+    db = openDatabase({ databaseUrl: database.url, dataDir });
+    c = new Client(api[0]!.url);
+    await c.anonymous();
+    accountId = ((await signIn(c, path.join(dataDir, 'outbox'), 'scale-out@example.com')) as { id: string }).id;
+  }, 300_000);
+
+  afterAll(async () => {
+    killAll();
+    await db?.close();
+    await database?.drop();
+    await fs.rm(dataDir, { recursive: true, force: true });
+  });
+
+  const balance = async () =>
+    Number(
+      (await db.kysely.selectFrom('accounts').select('credits').where('id', '=', accountId).executeTakeFirstOrThrow()).credits,
+    );
+  const heldHolds = () =>
+    db.kysely.selectFrom('credit_holds').select('id').where('account_id', '=', accountId).where('status', '=', 'held').execute();
+  const on = (proc: ServerProcess) => {
+    const other = new Client(proc.url);
+    other.sid = c.sid;
+    return other;
+  };
+
+  it('serves a streamed synthesis made in a worker process, charges it, and logs it in the worker under the request id', async () => {
+    const before = await balance();
+    const threads = api.map((p) => p.threads());
+    const res = await fetch(`${api[1]!.url}/tts`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-sid': c.sid! },
+      body: JSON.stringify({
+        text: 'Two processes made this. One of them spoke it.',
+        voice_id: VOICE,
+        format: 'mp3',
+        stream: true,
+      }),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('audio/mpeg');
+    const audio = Buffer.from(await res.arrayBuffer());
+    expect(await decodedSeconds(audio)).toBeGreaterThan(1.5);
+    const charged = Number(res.headers.get('x-credits-charged'));
+    expect(charged).toBeGreaterThan(0);
+    expect(await eventually(async () => (await balance()) === before - charged, 200, 25)).toBe(true);
+    expect(await heldHolds()).toEqual([]);
+    const reqId = res.headers.get('x-request-id')!;
+    expect(await eventually(() => workers.some((w) => w.output().includes(reqId)), 100, 20)).toBe(true);
+
+    // A whole file through the other API process, and a refusal (an unknown voice) answered as embedded.
+    const file = await on(api[0]!).post('/tts', { text: 'A whole file.', voice_id: VOICE, format: 'wav' });
+    expect(file.status).toBe(200);
+    const unknown = await on(api[0]!).post('/tts', { text: 'Nobody speaks.', voice_id: 'voice_nobody', format: 'mp3' });
+    expect(unknown.status).toBe(404);
+
+    // ROLE=api starts no engines: serving these added no thread (each engine is a worker thread).
+    expect(api.map((p) => p.threads())).toEqual(threads);
+  });
+
+  it('fails a key deleted through one API process at once through the other', async () => {
+    const created = (await c.put('/api/authorization', { name: 'two processes' })).body as { id: string; key: string };
+    const anon = new Client(api[1]!.url);
+    const bearer = { authorization: `Bearer ${created.key}` };
+    expect((await anon.post('/tts/estimate', { text: 'Hi.', voice_id: VOICE }, bearer)).status).toBe(200);
+    expect((await c.delete(`/api/authorization?id=${created.id}`)).status).toBe(204);
+    expect((await anon.post('/tts/estimate', { text: 'Hi.', voice_id: VOICE }, bearer)).status).toBe(401);
+    expect((await anon.post('/tts', { text: 'Hi.', voice_id: VOICE }, bearer)).status).toBe(401);
+  });
+
+  it('completes a long job in the other worker when its worker is killed with SIGKILL mid-way, charged once', async () => {
+    const before = await balance();
+    const created = (
+      await on(api[0]!).post('/tts/jobs', { text: longText(60, 'a job whose worker dies'), voice_id: VOICE, format: 'mp3' })
+    ).body as { id: string; credits: number };
+    const row = () => db.kysely.selectFrom('synthesis_jobs').selectAll().where('id', '=', created.id).executeTakeFirstOrThrow();
+    expect(await eventually(async () => Number((await row()).progress_done) >= 2, 600, 20)).toBe(true);
+    const victim = workers.find((w) => w.output().includes(created.id))!;
+    expect(victim).toBeDefined();
+    await kill(victim);
+    const killedAt = Date.now();
+    expect((await row()).status).toBe('running');
+    expect(await eventually(async () => Number((await row()).attempts) === 2, 600, 20)).toBe(true);
+    const resumedAt = Date.now();
+    expect(await eventually(async () => (await row()).status !== 'running', 1200, 50)).toBe(true);
+    const doneAt = Date.now();
+    const job = (await on(api[1]!).get(`/tts/jobs/${created.id}`)).body as { status: string; audio_url: string };
+    expect(job.status).toBe('succeeded');
+    const audio = await fetch(new URL(job.audio_url, api[1]!.url), { headers: { 'x-sid': c.sid! } });
+    expect(await decodedSeconds(Buffer.from(await audio.arrayBuffer()))).toBeGreaterThan(60);
+    const survivor = workers.find((w) => w !== victim)!;
+    expect(survivor.output()).toContain(created.id);
+    // Charged once: one hold, settled once, the balance lower by exactly the price.
+    const hold = (await row()).hold_id;
+    const entries = await db.kysely.selectFrom('credit_ledger').select(['kind', 'amount']).where('hold_id', '=', hold).execute();
+    expect(entries.map((e) => e.kind).sort()).toEqual(['hold', 'settle']);
+    expect(entries.reduce((sum, e) => sum + Number(e.amount), 0)).toBe(-created.credits);
+    expect(await balance()).toBe(before - created.credits);
+    workers = [survivor];
+    console.info(
+      `[figures] worker killed mid-job: resumed in the other worker after ${resumedAt - killedAt} ms, ` +
+        `finished ${doneAt - resumedAt} ms later; ${created.credits} credits charged once (balance ${before} → ${before - created.credits})`,
+    );
+  });
+
+  it('leaves no hold open after the sweep when an API process is killed mid-stream, and the worker stops', async () => {
+    const before = await balance();
+    const victim = api[1]!;
+    const url = new URL('/tts', victim.url);
+    const body = JSON.stringify({
+      text: longText(60, 'a stream whose server dies'),
+      voice_id: VOICE,
+      format: 'mp3',
+      stream: true,
+    });
+    const firstBytes = new Promise<string>((resolve, reject) => {
+      const req = http.request(
+        url,
+        { method: 'POST', headers: { 'content-type': 'application/json', 'x-sid': c.sid! } },
+        (res) => {
+          res.once('data', () => resolve(String(res.headers['x-request-id'])));
+          res.on('error', () => {});
+        },
+      );
+      req.on('error', () => {});
+      req.once('error', reject);
+      req.end(body);
+    });
+    const reqId = await firstBytes;
+    expect((await heldHolds()).length).toBe(1);
+    await kill(victim);
+    const killedAt = Date.now();
+    // The surviving API process's sweeper releases the hold once its deadline passes (no one extends it).
+    expect(await eventually(async () => (await heldHolds()).length === 0, 400, 25)).toBe(true);
+    const releasedAt = Date.now();
+    expect(await balance()).toBe(before);
+    // The worker noticed nobody listens any more and stopped.
+    expect(await eventually(() => /synthesis stopped/.test(workers[0]!.output().split(reqId)[1] ?? ''), 200, 25)).toBe(true);
+    console.info(`[figures] API killed mid-stream: hold released by the other API's sweep after ${releasedAt - killedAt} ms`);
+  });
+});
