@@ -12,6 +12,7 @@ import { createFloor, type Floor } from './floor.js';
 import { startServer, type BenchServer } from './server.js';
 import { median, quantile, time } from './stats.js';
 import { usageRows } from './usage.js';
+import { scaleRows } from './scale.js';
 
 const TEXT_100 = 'Polyvox turns written text into natural speech for podcasts, lessons, games and accessible apps.';
 const SENTENCE = 'The morning train left the station slowly, carrying travellers towards the distant mountains.';
@@ -296,6 +297,8 @@ async function main() {
   const ratiosOnly = only === 'ratios';
   // `--only usage`: the records and statistics queries at a million records, on both databases, alone.
   if (only === 'usage') return report(started, await usageRows(), 'usage');
+  // `--only scale`: API and worker processes on PostgreSQL and Redis: throughput 1 vs 2 workers, queue overhead, API p99.
+  if (only === 'scale') return report(started, await scaleRows(), 'scale');
   const designOnly = only === 'design';
   const rows: Row[] = [];
   // `--only design` measures the voice-design rows alone: no server, no bundle.
