@@ -65,8 +65,6 @@ import { PreviewsService } from './design/previews.js';
 import { OwnVoicesService } from './design/own-voices.js';
 import { designRoutes } from './design/routes.js';
 
-const SHUTDOWN_GRACE_MS = 5000;
-
 const serverRoot = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 
 export interface BuiltApp {
@@ -135,6 +133,7 @@ export async function buildContext(config: Config, overrides: { mailer?: Mailer;
   const remote = queueSettings && config.ROLE === 'api' ? new RemoteSynthesis(queueSettings) : null;
   const jobQueue = queueSettings && config.ROLE === 'api' ? new JobQueue(queueSettings) : null;
   const synthesis = new SynthesisService(speech, voices, credits, remote);
+  if (remote) voices.setRenderer((request) => remote.synthesize(request, {}));
   const jobs = new SynthesisJobs(db.kysely, synthesis, credits, storage, {
     owner: newId('request').replace('req_', `${config.ROLE}_`),
     staleSeconds: config.JOB_STALE_SECONDS,
@@ -274,10 +273,10 @@ export async function buildApp(
   // In-flight paid work gets a short grace, then stops and releases its hold before the database closes.
   app.addHook('preClose', async () => {
     ctx.jobs.beginShutdown();
-    await ctx.synthesis.stopAll(SHUTDOWN_GRACE_MS);
+    await ctx.synthesis.stopAll(config.SHUTDOWN_GRACE_SECONDS * 1000);
     // A reply its client stopped reading (a stream whose bytes sit unread) would keep the server from ever
     // closing: whatever is still open one more grace later is cut off. Its paid work was released above.
-    setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_GRACE_MS).unref();
+    setTimeout(() => app.server.closeAllConnections(), config.SHUTDOWN_GRACE_SECONDS * 1000).unref();
   });
   app.addHook('onClose', async () => {
     stopJobRounds();
@@ -317,8 +316,8 @@ async function asWorker(app: FastifyInstance, ctx: AppContext): Promise<FastifyI
   });
   app.addHook('preClose', async () => {
     ctx.jobs.beginShutdown();
-    await worker.close(SHUTDOWN_GRACE_MS);
-    await ctx.synthesis.stopAll(SHUTDOWN_GRACE_MS);
+    await worker.close(config.SHUTDOWN_GRACE_SECONDS * 1000);
+    await ctx.synthesis.stopAll(config.SHUTDOWN_GRACE_SECONDS * 1000);
   });
   app.addHook('onClose', async () => {
     stopJobRounds();

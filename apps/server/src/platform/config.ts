@@ -84,6 +84,7 @@ const ConfigSchema = z.object({
   STATS_MAX_EVENTS: z.coerce.number().int().min(1).default(1_000_000),
   REQUEST_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(3600).default(30),
   HEADERS_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(3600).default(10),
+  SHUTDOWN_GRACE_SECONDS: z.coerce.number().min(0).max(600).default(5),
   ROLE: z.enum(['all', 'api', 'worker']).default('all'),
   QUEUE_PREFIX: z
     .string()

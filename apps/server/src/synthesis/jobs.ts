@@ -263,9 +263,9 @@ export class SynthesisJobs {
   /**
    * Takes over a job no live process runs and runs it here. `force`: the queue already decided this
    * process runs it (its previous worker died); otherwise only a job whose heartbeat is stale is taken.
-   * Returns the run, or null when the job was not taken or cannot run again.
+   * Returns the running job, or null when the job was not taken or cannot run again.
    */
-  private async resume(row: SynthesisJobsTable, force: boolean): Promise<Promise<void> | null> {
+  private async resume(row: SynthesisJobsTable, force: boolean): Promise<Live | null> {
     if (this.live.has(row.id) || this.stopping) return null;
     const now = new Date();
     const cutoff = new Date(now.getTime() - this.options.staleSeconds * 1000).toISOString();
@@ -306,7 +306,8 @@ export class SynthesisJobs {
       what.prepared,
       what.charge,
     );
-    return this.start(row.id, what, work, row.request_id ?? undefined).done!;
+    // The run itself, not a promise of it (an async function would wait for a returned promise).
+    return this.start(row.id, what, work, row.request_id ?? undefined);
   }
 
   /** Embedded: runs again every job whose process stopped saying it is alive; returns how many. */
@@ -330,13 +331,19 @@ export class SynthesisJobs {
     const row = await this.db.selectFrom('synthesis_jobs').selectAll().where('id', '=', id).executeTakeFirst();
     if (!row || !ACTIVE.includes(row.status as JobStatus)) return;
     log.info({ attempt: Number(row.attempts ?? 0) + 1 }, 'synthesis job started');
-    const run = await this.resume(row, true);
-    if (!run) return;
-    const live = this.live.get(id);
-    const stop = () => live?.work.abort(/shutting down/.test(String(signal.reason)) ? handBack() : new Error('job cancelled'));
+    const live = await this.resume(row, true);
+    if (!live) {
+      // Taken while this worker shuts down: back to the queue for another worker.
+      if (this.stopping) throw new Error('synthesis job handed back');
+      return;
+    }
+    const stop = () => {
+      log.info({ reason: String(signal.reason) }, 'synthesis job stopped');
+      live.work.abort(/shutting down/.test(String(signal.reason)) ? handBack() : new Error('job cancelled'));
+    };
     if (signal.aborted) stop();
     else signal.addEventListener('abort', stop, { once: true });
-    await run;
+    await live.done;
     const after = await this.db.selectFrom('synthesis_jobs').select(['status']).where('id', '=', id).executeTakeFirst();
     log.info({ status: after?.status }, 'synthesis job ended');
     // Handed back: the queue runs it again (another worker, or this one after a restart).

@@ -279,7 +279,8 @@ export class SynthesisWorker {
       { ...common, connection: connection(settings.redisUrl) },
     );
     this.jobs.on('failed', (job, err) => {
-      if (!job) return;
+      // Emitted for every failed attempt: only the last one (no retry left) gives the job up.
+      if (!job || job.attemptsMade < (job.opts.attempts ?? 1)) return;
       log.error({ err, job: job.data.id, reqId: job.data.reqId }, 'synthesis job given up by the queue');
       void runner.abandon(job.data.id).catch(() => {});
     });
@@ -349,8 +350,10 @@ export class SynthesisWorker {
     ]);
     clearTimeout(timer);
     if (timedOut) {
+      // Stopped work hands its job back (the jobs module queues it again) and its processor ends at once.
+      this.log.info({ running: this.running.size }, 'handing back running synthesis');
       for (const c of this.running.values()) c.abort(new Error('worker shutting down'));
-      await Promise.all([this.tts.close(true), this.jobs.close(true)]);
+      await graceful;
     }
     this.sub.disconnect();
     this.pub.disconnect();

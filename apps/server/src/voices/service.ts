@@ -179,6 +179,13 @@ export class VoicesService {
     return { rendered, failed };
   }
 
+  private renderer: ((request: SynthesisRequest) => Promise<{ audio: Buffer }>) | null = null;
+
+  /** ROLE=api: previews are rendered by the worker processes (through the queue), not by engines here. */
+  setRenderer(render: (request: SynthesisRequest) => Promise<{ audio: Buffer }>): void {
+    this.renderer = render;
+  }
+
   /** A voice's preview, rendered once and kept in storage. */
   async preview(id: string): Promise<Buffer> {
     const found = (await this.load()).byId.get(id);
@@ -191,7 +198,12 @@ export class VoicesService {
         const stored = await this.storage.get(key);
         if (stored) return stored;
         const speech = await this.host.get();
-        const result = await mapSpeechErrors(() => speech.renderPreview(info.id, 'mp3'));
+        const render = this.renderer;
+        const result = await mapSpeechErrors(() =>
+          render
+            ? render({ text: info.previewText, voice: info, format: 'mp3', language: info.languages[0]!, checkLanguage: false })
+            : speech.renderPreview(info.id, 'mp3'),
+        );
         await this.storage.put(key, result.audio);
         return result.audio;
       })();

@@ -27,6 +27,7 @@ describe('two API processes and two workers (postgres, Redis)', () => {
   let workers: ServerProcess[];
   let c: Client;
   let accountId: string;
+  let env: Record<string, string>;
 
   beforeAll(async () => {
     database = await createPgDatabase();
@@ -51,8 +52,10 @@ describe('two API processes and two workers (postgres, Redis)', () => {
       QUEUE_STALLED_SECONDS: '1',
       HOLD_SWEEP_SECONDS: '1',
     };
+    env = common;
     const apiEnv = { ...common, ROLE: 'api' };
-    const workerEnv = { ...common, ROLE: 'worker', SPEECH_WORKERS: '1', QUEUE_CONCURRENCY: '2' };
+    // A short grace on SIGTERM, so a long job does not fit in it and is handed back.
+    const workerEnv = { ...common, ROLE: 'worker', SPEECH_WORKERS: '1', QUEUE_CONCURRENCY: '2', SHUTDOWN_GRACE_SECONDS: '0.3' };
     // The first one migrates the database; the others start together.
     const first = await startServer(apiEnv);
     const rest = await Promise.all([startServer(apiEnv), startServer(workerEnv), startServer(workerEnv)]);
@@ -113,6 +116,11 @@ describe('two API processes and two workers (postgres, Redis)', () => {
     const unknown = await on(api[0]!).post('/tts', { text: 'Nobody speaks.', voice_id: 'voice_nobody', format: 'mp3' });
     expect(unknown.status).toBe(404);
 
+    // A library voice's preview, rendered by a worker on demand.
+    const preview = await fetch(`${api[0]!.url}/voice/preview/voice_espeak.de.mp3`);
+    expect(preview.status).toBe(200);
+    expect(await decodedSeconds(Buffer.from(await preview.arrayBuffer()))).toBeGreaterThan(1);
+
     // ROLE=api starts no engines: serving these added no thread (each engine is a worker thread).
     expect(api.map((p) => p.threads())).toEqual(threads);
   });
@@ -138,6 +146,8 @@ describe('two API processes and two workers (postgres, Redis)', () => {
     expect(victim).toBeDefined();
     await kill(victim);
     const killedAt = Date.now();
+    const survivor = workers.find((w) => w !== victim)!;
+    workers = [survivor];
     expect((await row()).status).toBe('running');
     expect(await eventually(async () => Number((await row()).attempts) === 2, 600, 20)).toBe(true);
     const resumedAt = Date.now();
@@ -147,15 +157,15 @@ describe('two API processes and two workers (postgres, Redis)', () => {
     expect(job.status).toBe('succeeded');
     const audio = await fetch(new URL(job.audio_url, api[1]!.url), { headers: { 'x-sid': c.sid! } });
     expect(await decodedSeconds(Buffer.from(await audio.arrayBuffer()))).toBeGreaterThan(60);
-    const survivor = workers.find((w) => w !== victim)!;
     expect(survivor.output()).toContain(created.id);
-    // Charged once: one hold, settled once, the balance lower by exactly the price.
+    // Charged once: the hold settled once (if the sweep released it while no worker kept it alive, it was
+    // taken again first), the balance lower by exactly the price.
     const hold = (await row()).hold_id;
     const entries = await db.kysely.selectFrom('credit_ledger').select(['kind', 'amount']).where('hold_id', '=', hold).execute();
-    expect(entries.map((e) => e.kind).sort()).toEqual(['hold', 'settle']);
+    expect(entries.filter((e) => e.kind === 'settle')).toHaveLength(1);
+    expect(entries.filter((e) => e.kind === 'hold').length).toBe(entries.filter((e) => e.kind === 'release').length + 1);
     expect(entries.reduce((sum, e) => sum + Number(e.amount), 0)).toBe(-created.credits);
     expect(await balance()).toBe(before - created.credits);
-    workers = [survivor];
     console.info(
       `[figures] worker killed mid-job: resumed in the other worker after ${resumedAt - killedAt} ms, ` +
         `finished ${doneAt - resumedAt} ms later; ${created.credits} credits charged once (balance ${before} → ${before - created.credits})`,
@@ -196,5 +206,37 @@ describe('two API processes and two workers (postgres, Redis)', () => {
     // The worker noticed nobody listens any more and stopped.
     expect(await eventually(() => /synthesis stopped/.test(workers[0]!.output().split(reqId)[1] ?? ''), 200, 25)).toBe(true);
     console.info(`[figures] API killed mid-stream: hold released by the other API's sweep after ${releasedAt - killedAt} ms`);
+  });
+
+  it('drains a worker on SIGTERM: a job longer than its grace is handed back and finished by the next worker, charged once', async () => {
+    const before = await balance();
+    const created = (
+      await on(api[0]!).post('/tts/jobs', { text: longText(90, 'a job whose worker is stopped'), voice_id: VOICE, format: 'mp3' })
+    ).body as { id: string; credits: number };
+    const row = () => db.kysely.selectFrom('synthesis_jobs').selectAll().where('id', '=', created.id).executeTakeFirstOrThrow();
+    const stopping = workers[0]!;
+    expect(await eventually(() => stopping.output().includes(created.id), 600, 20)).toBe(true);
+    stopping.child.kill('SIGTERM');
+    // It exits by itself, cleanly, once its grace is over: the job did not fit in it and went back to the queue.
+    const code = await stopping.exited;
+    expect(code).toBe(0);
+    // Handed back, not failed: queued again for the next worker.
+    expect((await row()).status).toBe('queued');
+    expect(stopping.output()).toContain('handing back running synthesis');
+    const next = await startServer({ ...env, ROLE: 'worker', SPEECH_WORKERS: '1' });
+    workers = [next];
+    expect(await eventually(async () => (await row()).status === 'succeeded', 1200, 50)).toBe(true);
+    const hold = (await row()).hold_id;
+    expect(
+      await eventually(
+        async () =>
+          (await db.kysely.selectFrom('credit_holds').select('status').where('id', '=', hold).executeTakeFirstOrThrow())
+            .status === 'settled',
+        100,
+        20,
+      ),
+    ).toBe(true);
+    expect(await balance()).toBe(before - created.credits);
+    expect(next.output()).toContain(created.id);
   });
 });

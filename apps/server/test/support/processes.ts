@@ -56,7 +56,7 @@ export async function startServer(env: Record<string, string>): Promise<ServerPr
   let out = '';
   child.stdout?.on('data', (d) => (out += d));
   child.stderr?.on('data', (d) => (out += d));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   const proc: ServerProcess = {
     child,
     url: `http://127.0.0.1:${port}`,
