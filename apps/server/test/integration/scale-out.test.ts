@@ -135,6 +135,34 @@ describe('two API processes and two workers (postgres, Redis)', () => {
     expect((await anon.post('/tts', { text: 'Hi.', voice_id: VOICE }, bearer)).status).toBe(401);
   });
 
+  it('cancels through one API process a job that runs in a worker: the hold is released and the worker stops', async () => {
+    const before = await balance();
+    const created = (
+      await on(api[0]!).post('/tts/jobs', { text: longText(60, 'a job cancelled elsewhere'), voice_id: VOICE, format: 'mp3' })
+    ).body as { id: string };
+    expect(await eventually(() => workers.some((w) => w.output().includes(created.id)), 600, 20)).toBe(true);
+    const cancelled = await on(api[1]!).delete(`/tts/jobs/${created.id}`);
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body).toMatchObject({ id: created.id, status: 'cancelled', audio_url: null });
+    expect(await balance()).toBe(before);
+    expect(await heldHolds()).toEqual([]);
+    const runner = workers.find((w) => w.output().includes(created.id))!;
+    const ended = () =>
+      runner
+        .output()
+        .split('\n')
+        .find((l) => l.includes(created.id) && l.includes('synthesis job ended'));
+    expect(await eventually(() => ended() !== undefined, 600, 20)).toBe(true);
+    expect(ended()).toContain('"status":"cancelled"');
+    expect((await on(api[1]!).get(`/tts/jobs/${created.id}`)).body.status).toBe('cancelled');
+    expect((await on(api[0]!).get(`/tts/jobs/${created.id}/audio`)).status).toBe(404);
+    // Cancelling again, or someone else's job, changes nothing.
+    expect((await on(api[0]!).delete(`/tts/jobs/${created.id}`)).body.status).toBe('cancelled');
+    const stranger = new Client(api[1]!.url);
+    await stranger.anonymous();
+    expect((await stranger.delete(`/tts/jobs/${created.id}`)).status).toBe(404);
+  });
+
   it('completes a long job in the other worker when its worker is killed with SIGKILL mid-way, charged once', async () => {
     const before = await balance();
     const created = (
