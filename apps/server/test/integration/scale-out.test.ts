@@ -200,6 +200,34 @@ describe('two API processes and two workers (postgres, Redis)', () => {
     );
   });
 
+  it('releases the hold at once and stops the worker when the client of a stream leaves', async () => {
+    const before = await balance();
+    const body = JSON.stringify({
+      text: longText(60, 'a stream nobody waits for'),
+      voice_id: VOICE,
+      format: 'mp3',
+      stream: true,
+    });
+    let request: http.ClientRequest | undefined;
+    const reqId = await new Promise<string>((resolve, reject) => {
+      request = http.request(
+        new URL('/tts', api[0]!.url),
+        { method: 'POST', headers: { 'content-type': 'application/json', 'x-sid': c.sid! } },
+        (res) => res.once('data', () => resolve(String(res.headers['x-request-id']))),
+      );
+      request.once('error', reject);
+      request.end(body);
+    });
+    request!.on('error', () => {});
+    request!.destroy();
+    // Released by the API process that held the connection, well before any deadline would pass.
+    expect(await eventually(async () => (await heldHolds()).length === 0, 200, 25)).toBe(true);
+    expect(await balance()).toBe(before);
+    expect(await eventually(() => workers.some((w) => /synthesis stopped/.test(w.output().split(reqId)[1] ?? '')), 200, 25)).toBe(
+      true,
+    );
+  });
+
   it('leaves no hold open after the sweep when an API process is killed mid-stream, and the worker stops', async () => {
     const before = await balance();
     const victim = api[1]!;
