@@ -369,7 +369,8 @@ export class SynthesisJobs {
   }
 
   /**
-   * Background rounds: the heartbeat of this process's jobs and (embedded) taking over stale ones.
+   * Background rounds: the heartbeat of this process's jobs, settling jobs a dead process finished but
+   * did not settle, and (embedded) taking over stale ones.
    * Returns the stop function.
    */
   startRounds(resumeStale: boolean, log: FastifyBaseLogger): () => void {
@@ -381,10 +382,14 @@ export class SynthesisJobs {
     beat.unref();
     let busy = false;
     const take = setInterval(() => {
-      if (!resumeStale || busy) return;
+      if (busy) return;
       busy = true;
-      this.resumeStale()
-        .then((n) => n > 0 && log.info({ resumed: n }, 'resumed synthesis jobs'))
+      this.settleFinished(every)
+        .then(async (settled) => {
+          if (settled > 0) log.info({ settled }, 'settled finished synthesis jobs');
+          const resumed = resumeStale ? await this.resumeStale() : 0;
+          if (resumed > 0) log.info({ resumed }, 'resumed synthesis jobs');
+        })
         .catch((err: unknown) => log.error({ err }, 'resuming jobs failed'))
         .finally(() => (busy = false));
     }, every);
@@ -469,25 +474,44 @@ export class SynthesisJobs {
    * after `maxAttempts` runs, is failed and its hold released); half-written files are removed.
    */
   async recover(resumeStale = true): Promise<void> {
-    const rows = await this.db
-      .selectFrom('synthesis_jobs')
-      .selectAll()
-      .where('status', '=', 'succeeded')
-      .where('finished_at', '>', new Date(Date.now() - this.options.keepMs).toISOString())
-      .execute();
-    for (const row of rows) {
-      if (this.live.has(row.id)) continue;
-      const hold = await this.credits.holdStatus(row.hold_id);
-      if (hold !== 'held' && hold !== 'released') continue;
-      if (hold === 'released' && !(await this.reclaimOrWithdraw(row))) continue;
-      await this.credits.settle(row.hold_id, Number(row.credits), { characters: Number(row.characters), record_type: 'tts' });
-    }
+    await this.settleFinished(0);
     if (!resumeStale) return this.sweep().then(() => undefined);
     // Embedded: unfinished jobs whose process is gone run again here (a queue's workers take their own),
     // and files half written by a dead process go.
     await this.resumeStale();
     for (const key of await this.storage.list(FOLDER)) if (key.includes('.tmp-')) await this.storage.delete(key);
     await this.sweep();
+  }
+
+  /**
+   * A job recorded as succeeded whose hold is still open (its process died between the two) is settled;
+   * one whose hold was swept meanwhile is paid again or withdrawn. `graceMs` leaves a live process the
+   * moment between its two writes. Returns how many were closed.
+   */
+  async settleFinished(graceMs: number): Promise<number> {
+    const rows = await this.db
+      .selectFrom('synthesis_jobs as j')
+      .innerJoin('credit_holds as h', 'h.id', 'j.hold_id')
+      .selectAll('j')
+      .where('j.status', '=', 'succeeded')
+      .where('h.status', 'in', ['held', 'released'])
+      .where('j.finished_at', '<', new Date(Date.now() - graceMs).toISOString())
+      .limit(100)
+      .execute();
+    let closed = 0;
+    for (const row of rows) {
+      if (this.live.has(row.id)) continue;
+      const hold = await this.credits.holdStatus(row.hold_id);
+      if (hold === 'released' && !(await this.reclaimOrWithdraw(row))) continue;
+      const charge = row.request ? decodeJobData(row.request) : null;
+      const details = {
+        characters: Number(row.characters),
+        record_type: charge?.charge.recordType ?? 'tts',
+        ...(charge ? { voice_id: charge.voiceId, api_key_id: charge.charge.apiKeyId ?? null } : {}),
+      };
+      if (await this.credits.settle(row.hold_id, Number(row.credits), details)) closed += 1;
+    }
+    return closed;
   }
 
   /** Audio whose hold was swept is paid for again, or withdrawn: never reachable for free. */

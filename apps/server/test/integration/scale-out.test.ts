@@ -9,6 +9,8 @@ import { createPgDatabase } from '../support/app.js';
 import { decodedSeconds } from '../support/audio.js';
 import { eventually, longText } from '../support/leave.js';
 import { kill, killAll, startServer, type ServerProcess } from '../support/processes.js';
+import { CreditsService } from '../../src/credits/service.js';
+import { loadCreditsConfig } from '../../src/credits/credits-config.js';
 
 const serverRoot = path.resolve(import.meta.dirname, '../..');
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -51,6 +53,7 @@ describe('two API processes and two workers (postgres, Redis)', () => {
       CREDITS_CONFIG: creditsFile,
       QUEUE_STALLED_SECONDS: '1',
       HOLD_SWEEP_SECONDS: '1',
+      JOB_STALE_SECONDS: '3',
     };
     env = common;
     const apiEnv = { ...common, ROLE: 'api' };
@@ -294,5 +297,37 @@ describe('two API processes and two workers (postgres, Redis)', () => {
     ).toBe(true);
     expect(await balance()).toBe(before - created.credits);
     expect(next.output()).toContain(created.id);
+  });
+
+  it('settles, without a restart, a job a dead worker recorded as succeeded but did not settle', async () => {
+    const before = await balance();
+    const credits = new CreditsService(db.kysely, loadCreditsConfig(path.join(dataDir, 'credits.json')));
+    // What a worker killed between its two writes leaves: the row succeeded, the hold still open.
+    const hold = await credits.hold(accountId, 100, 'tts', 3600);
+    const now = new Date().toISOString();
+    await db.kysely
+      .insertInto('synthesis_jobs')
+      .values({
+        id: 'job_diedbeforesettle',
+        account_id: accountId,
+        status: 'succeeded',
+        progress_done: 1,
+        progress_total: 1,
+        credits: 100,
+        characters: 100,
+        content_type: 'audio/mpeg',
+        hold_id: hold.id,
+        storage_key: null,
+        error_code: null,
+        error_params: null,
+        created_at: now,
+        finished_at: now,
+        expires_at: new Date(Date.now() + 3600_000).toISOString(),
+      })
+      .execute();
+    const status = async () =>
+      (await db.kysely.selectFrom('credit_holds').select('status').where('id', '=', hold.id).executeTakeFirstOrThrow()).status;
+    expect(await eventually(async () => (await status()) === 'settled', 600, 50)).toBe(true);
+    expect(await balance()).toBe(before - 100);
   });
 });
