@@ -113,7 +113,16 @@ export async function scaleRows(): Promise<ScaleRow[]> {
   try {
     const api = await start({ ...common, ROLE: 'api' });
     children.push(api.child);
-    const worker = (n: number) => start({ ...common, ROLE: 'worker', SPEECH_WORKERS: '1', QUEUE_CONCURRENCY: String(n) });
+    // A worker takes work once its engines are up: wait for that, so no row measures a warm-up.
+    const worker = async (n: number) => {
+      const w = await start({ ...common, ROLE: 'worker', SPEECH_WORKERS: '1', QUEUE_CONCURRENCY: String(n) });
+      for (let i = 0; i < 1200; i++) {
+        const health = (await (await fetch(`${w.url}/healthz`)).json()) as { taking_work?: boolean };
+        if (health.taking_work) return w;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      throw new Error('the worker never took work');
+    };
     const w1 = await worker(2);
     children.push(w1.child);
 

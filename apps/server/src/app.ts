@@ -306,13 +306,18 @@ async function asWorker(app: FastifyInstance, ctx: AppContext): Promise<FastifyI
   const concurrency = config.QUEUE_CONCURRENCY ?? config.SPEECH_WORKERS ?? os.availableParallelism();
   const worker = new SynthesisWorker(settings, ctx.speech, ctx.jobs, concurrency, app.log);
   const stopJobRounds = ctx.jobs.startRounds(false, app.log);
+  // Work is taken once the engines are up (they warm up at start unless SPEECH_WARMUP=false).
+  ctx.speech.get().then(
+    () => worker.start(),
+    (err: unknown) => app.log.error({ err }, 'speech engines failed to start'),
+  );
   app.get('/healthz', async (_request, reply) => {
     try {
       await ctx.db.kysely.selectFrom('accounts').select('id').limit(1).execute();
     } catch {
       return reply.status(503).send({ status: 'unavailable', database: ctx.db.dialect });
     }
-    return { status: 'ok', role: 'worker' };
+    return { status: 'ok', role: 'worker', taking_work: worker.started };
   });
   app.addHook('preClose', async () => {
     ctx.jobs.beginShutdown();

@@ -258,6 +258,8 @@ export class SynthesisWorker {
     void this.sub.subscribe(cancelChannel(settings.prefix));
     this.sub.on('message', (_channel: string, id: string) => this.running.get(id)?.abort(new Error('cancelled')));
     const common = {
+      // Jobs are taken only once the engines are up (`start`): a starting worker does not hold work it cannot run yet.
+      autorun: false,
       prefix: settings.prefix,
       concurrency,
       lockDuration: settings.stalledSeconds * 1000,
@@ -285,6 +287,19 @@ export class SynthesisWorker {
       void runner.abandon(job.data.id).catch(() => {});
     });
     for (const w of [this.tts, this.jobs]) w.on('error', (err) => log.error({ err }, 'queue worker error'));
+  }
+
+  private taking = false;
+
+  /** Starts taking work from both queues. */
+  start(): void {
+    if (this.taking) return;
+    this.taking = true;
+    for (const w of [this.tts, this.jobs]) void w.run().catch((err: unknown) => this.log.error({ err }, 'queue worker stopped'));
+  }
+
+  get started(): boolean {
+    return this.taking;
   }
 
   private async tracked<T>(id: string, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
