@@ -1,8 +1,8 @@
-import os from 'node:os';
 /**
  * The package's high-level API for the server: the voice library, synthesis (whole or streamed),
  * previews, estimates and language checks, behind one object created from config.
  */
+import os from 'node:os';
 import { EncoderHost, type StreamEncoder } from './audio/encoder-host.ts';
 import { NATIVE_RATES } from './audio/encoders.ts';
 import { mixVoices, type MixPart } from './catalogue/mix.ts';
