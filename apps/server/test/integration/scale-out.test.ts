@@ -124,6 +124,21 @@ describe('two API processes and two workers (postgres, Redis)', () => {
     expect(preview.status).toBe(200);
     expect(await decodedSeconds(Buffer.from(await preview.arrayBuffer()))).toBeGreaterThan(1);
 
+    // A worker serves no public API: only its health, on its own port.
+    expect(await (await fetch(`${workers[0]!.url}/healthz`)).json()).toMatchObject({
+      status: 'ok',
+      role: 'worker',
+      taking_work: true,
+    });
+    for (const [method, url] of [
+      ['GET', '/voices'],
+      ['POST', '/tts'],
+      ['POST', '/accounts/anonymous'],
+      ['GET', '/openapi.json'],
+    ] as const) {
+      expect((await fetch(`${workers[0]!.url}${url}`, { method, headers: { 'x-sid': c.sid! } })).status).toBe(404);
+    }
+
     // ROLE=api starts no engines: serving these added no thread (each engine is a worker thread).
     expect(api.map((p) => p.threads())).toEqual(threads);
   });
