@@ -13,6 +13,7 @@ import { startServer, type BenchServer } from './server.js';
 import { median, quantile, time } from './stats.js';
 import { usageRows } from './usage.js';
 import { sizingRows, startRows } from './start.js';
+import { scaleRows } from './scale.js';
 
 const TEXT_100 = 'Polyvox turns written text into natural speech for podcasts, lessons, games and accessible apps.';
 const SENTENCE = 'The morning train left the station slowly, carrying travellers towards the distant mountains.';
@@ -300,6 +301,8 @@ async function main() {
   // `--only start`: compiled build against tsx, start time and memory; `--only sizing`: syntheses per second per worker core.
   if (only === 'start') return report(started, await startRows(), 'start');
   if (only === 'sizing') return report(started, await sizingRows(), 'sizing');
+  // `--only scale`: API and worker processes on PostgreSQL and Redis: throughput 1 vs 2 workers, queue overhead, API p99.
+  if (only === 'scale') return report(started, await scaleRows(), 'scale');
   const designOnly = only === 'design';
   const rows: Row[] = [];
   // `--only design` measures the voice-design rows alone: no server, no bundle.

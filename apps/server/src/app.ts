@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import cookie from '@fastify/cookie';
@@ -29,6 +30,7 @@ import { VoicesService } from './voices/service.js';
 import { synthesisRoutes } from './synthesis/routes.js';
 import { jobRoutes } from './synthesis/job-routes.js';
 import { SynthesisJobs } from './synthesis/jobs.js';
+import { JobQueue, QueueProbe, RemoteSynthesis, SynthesisWorker, type QueueSettings } from './synthesis/queue.js';
 import { voiceRoutes } from './voices/routes.js';
 import { LIMITS } from '@polyvox/contracts';
 import type { AppContext } from './context.js';
@@ -41,7 +43,7 @@ import { accountRoutes } from './accounts/routes.js';
 import { uploadRoutes } from './uploads/routes.js';
 import { docRoutes } from './docs/routes.js';
 import { statsRoutes } from './stats/routes.js';
-import { metrics, registerCreditsOnHold, registerJobStates } from './platform/metrics.js';
+import { metrics, registerCreditsOnHold, registerJobStates, registerQueueDepth } from './platform/metrics.js';
 import { Readiness } from './platform/health.js';
 import { creditsOnHold, jobsByState } from './stats/gauges.js';
 import { postgresSweepGate, soleProcess } from './platform/sweep-gate.js';
@@ -70,8 +72,6 @@ import { SamplesService } from './design/samples.js';
 import { PreviewsService } from './design/previews.js';
 import { OwnVoicesService } from './design/own-voices.js';
 import { designRoutes } from './design/routes.js';
-
-const SHUTDOWN_GRACE_MS = 5000;
 
 export interface BuiltApp {
   app: FastifyInstance;
@@ -116,12 +116,23 @@ export async function buildContext(config: Config, overrides: { mailer?: Mailer;
     codePerEmailAllDay: config.CODE_LIMIT_PER_EMAIL_ALL_DAY,
     signInPerIpMinute: config.SIGN_IN_LIMIT_PER_IP_MINUTE,
   });
+  // Scale-out (ROLE=api or worker): synthesis goes through the queues in Redis.
+  const queueSettings: QueueSettings | null =
+    config.ROLE !== 'all' && config.REDIS_URL
+      ? {
+          redisUrl: config.REDIS_URL,
+          prefix: config.QUEUE_PREFIX,
+          stalledSeconds: config.QUEUE_STALLED_SECONDS,
+          maxAttempts: config.JOB_MAX_ATTEMPTS,
+        }
+      : null;
   // Several processes share one synthesis cache through Redis (an index) and storage (the audio).
   const audioCache = redis ? sharedAudioCache(redis, config.REDIS_PREFIX, storage, config.SYNTHESIS_CACHE_SECONDS) : null;
   const speech = new SpeechHost({
     maxTextLength: LIMITS.maxTextLength,
     ...(audioCache ? { cache: audioCache } : {}),
-    warmup: config.SPEECH_WARMUP,
+    // An API process only prepares and prices requests: its engines never start.
+    warmup: config.ROLE !== 'api' && config.SPEECH_WARMUP,
     ...(config.SPEECH_WORKERS ? { poolSize: config.SPEECH_WORKERS } : {}),
     ...(config.MODELS_DIR ? { modelsDir: config.MODELS_DIR } : {}),
     remote: {
@@ -140,8 +151,17 @@ export async function buildContext(config: Config, overrides: { mailer?: Mailer;
     },
   });
   const voices = new VoicesService(speech, storage);
-  const synthesis = new SynthesisService(speech, voices, credits);
-  const jobs = new SynthesisJobs(db.kysely, synthesis, credits, storage);
+  const remote = queueSettings && config.ROLE === 'api' ? new RemoteSynthesis(queueSettings) : null;
+  const jobQueue = queueSettings && config.ROLE === 'api' ? new JobQueue(queueSettings) : null;
+  const synthesis = new SynthesisService(speech, voices, credits, remote);
+  if (remote) voices.setRenderer((request) => remote.synthesize(request, {}));
+  const jobs = new SynthesisJobs(db.kysely, synthesis, credits, storage, {
+    owner: newId('request').replace('req_', `${config.ROLE}_`),
+    staleSeconds: config.JOB_STALE_SECONDS,
+    maxAttempts: config.JOB_MAX_ATTEMPTS,
+    keepMs: config.JOB_KEEP_MINUTES * 60_000,
+    queue: jobQueue,
+  });
   const apiKeys = new ApiKeysService(db.kysely);
   const concurrency = redis ? redisConcurrencyLimiter(redis, `${config.REDIS_PREFIX}conc:`) : memoryConcurrencyLimiter();
   const orders = new OrdersService(
@@ -165,6 +185,9 @@ export async function buildContext(config: Config, overrides: { mailer?: Mailer;
   readiness.add('database', () => db.kysely.selectFrom('accounts').select('id').limit(1).execute());
   if (redis) readiness.add('redis', () => redis.ping());
   readiness.add('storage', () => storage.check());
+  // Scale-out: the queues' depth for /metrics; a process that cannot count them cannot use them either.
+  const queueProbe = queueSettings ? new QueueProbe(queueSettings) : null;
+  if (queueProbe) readiness.add('queue', () => queueProbe.depth());
   return {
     readiness,
     audioCache,
@@ -182,6 +205,7 @@ export async function buildContext(config: Config, overrides: { mailer?: Mailer;
     voices,
     synthesis,
     jobs,
+    queues: { settings: queueSettings, remote, jobs: jobQueue, probe: queueProbe },
     apiKeys,
     usage: new UsageService(db.kysely),
     keyGate: { keys: apiKeys, rate: limiter, concurrency },
@@ -232,6 +256,7 @@ export async function buildApp(
   });
 
   registerErrorHandling(app);
+  if (config.ROLE === 'worker') return { app: await asWorker(app, ctx), ctx };
   acceptEmptyJson(app);
   acceptForms(app);
   refuseNul(app);
@@ -267,8 +292,11 @@ export async function buildApp(
   }
 
   await ctx.design.samples.clearTemp();
-  // Jobs a dead process left behind are settled or released before the sweeper looks at their holds.
-  await ctx.jobs.recover();
+  // Jobs a dead process left behind are settled, run again or released before the sweeper looks at their
+  // holds; embedded, this process also takes over jobs whose process stopped saying it is alive.
+  const embedded = config.ROLE === 'all';
+  await ctx.jobs.recover(embedded);
+  const stopJobRounds = ctx.jobs.startRounds(embedded, app.log);
   // With PostgreSQL several processes may share the database: one of them (the holder of an advisory lock) sweeps.
   const gate =
     ctx.db.dialect === 'postgres' && config.DATABASE_URL
@@ -303,15 +331,18 @@ export async function buildApp(
   const unregisterGauges = [
     registerJobStates(() => jobsByState(ctx.db.kysely)),
     registerCreditsOnHold(() => creditsOnHold(ctx.db.kysely)),
+    ...(ctx.queues.probe ? [registerQueueDepth(() => ctx.queues.probe!.depth())] : []),
   ];
   // In-flight paid work gets a short grace, then stops and releases its hold before the database closes.
   app.addHook('preClose', async () => {
-    await ctx.synthesis.stopAll(SHUTDOWN_GRACE_MS);
+    ctx.jobs.beginShutdown();
+    await ctx.synthesis.stopAll(config.SHUTDOWN_GRACE_SECONDS * 1000);
     // A reply its client stopped reading (a stream whose bytes sit unread) would keep the server from ever
     // closing: whatever is still open one more grace later is cut off. Its paid work was released above.
-    setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_GRACE_MS).unref();
+    setTimeout(() => app.server.closeAllConnections(), config.SHUTDOWN_GRACE_SECONDS * 1000).unref();
   });
   app.addHook('onClose', async () => {
+    stopJobRounds();
     stopSweeper();
     stopJobSweeper();
     stopOrderSweeper();
@@ -323,9 +354,73 @@ export async function buildApp(
     ctx.redis?.disconnect();
     await ctx.jobs.drain();
     await ctx.synthesis.drain();
+    await ctx.queues.remote?.close();
+    await ctx.queues.jobs?.close();
+    await ctx.queues.probe?.close();
     await ctx.speech.close();
     await ctx.storage.close();
     await ctx.db.close();
   });
   return { app, ctx };
+}
+
+/**
+ * ROLE=worker: no public API, only `/healthz` on its own port; takes synthesis from the queues. SIGTERM
+ * drains it: running work gets a grace to finish, then is handed back to the queue.
+ */
+async function asWorker(app: FastifyInstance, ctx: AppContext): Promise<FastifyInstance> {
+  const { config } = ctx;
+  const settings = ctx.queues.settings!;
+  const concurrency = config.QUEUE_CONCURRENCY ?? config.SPEECH_WORKERS ?? os.availableParallelism();
+  const worker = new SynthesisWorker(settings, ctx.speech, ctx.jobs, concurrency, app.log);
+  const stopJobRounds = ctx.jobs.startRounds(false, app.log);
+  // Work is taken once the engines are up (they warm up at start unless SPEECH_WARMUP=false).
+  ctx.speech.get().then(
+    () => worker.start(),
+    (err: unknown) => app.log.error({ err }, 'speech engines failed to start'),
+  );
+  app.get('/healthz', async (_request, reply) => {
+    try {
+      await ctx.db.kysely.selectFrom('accounts').select('id').limit(1).execute();
+    } catch {
+      return reply.status(503).send({ status: 'unavailable', database: ctx.db.dialect });
+    }
+    return { status: 'ok', role: 'worker', taking_work: worker.started };
+  });
+  // Readiness (database, Redis, storage, the queues) and metrics (synthesis by engine, queue depth) as in an API process.
+  app.get('/readyz', async (request, reply) => {
+    const report = await ctx.readiness.run();
+    if (!report.ready) request.log.warn({ checks: report.checks }, `not ready: ${report.failed.join(', ')}`);
+    const checks = Object.fromEntries(Object.entries(report.checks).map(([name, { ok, ms }]) => [name, { ok, ms }]));
+    return reply
+      .status(report.ready && worker.started ? 200 : 503)
+      .header('cache-control', 'no-store')
+      .send({
+        status: report.ready && worker.started ? 'ready' : 'unavailable',
+        role: 'worker',
+        taking_work: worker.started,
+        ...(report.ready ? {} : { failed: report.failed }),
+        checks,
+      });
+  });
+  const unregisterDepth = ctx.queues.probe ? registerQueueDepth(() => ctx.queues.probe!.depth()) : () => {};
+  app.get('/metrics', async (_request, reply) => reply.header('content-type', metrics.contentType).send(await metrics.render()));
+  app.addHook('preClose', async () => {
+    ctx.jobs.beginShutdown();
+    await worker.close(config.SHUTDOWN_GRACE_SECONDS * 1000);
+    await ctx.synthesis.stopAll(config.SHUTDOWN_GRACE_SECONDS * 1000);
+  });
+  app.addHook('onClose', async () => {
+    stopJobRounds();
+    unregisterDepth();
+    await ctx.queues.probe?.close();
+    ctx.mailer.close();
+    ctx.redis?.disconnect();
+    await ctx.jobs.drain();
+    await ctx.synthesis.drain();
+    await ctx.speech.close();
+    await ctx.storage.close();
+    await ctx.db.close();
+  });
+  return app;
 }

@@ -12,6 +12,7 @@ import type { SpeechHost } from './synthesis/speech-host.js';
 import type { SynthesisService } from './synthesis/service.js';
 import type { VoicesService } from './voices/service.js';
 import type { SynthesisJobs } from './synthesis/jobs.js';
+import type { JobQueue, QueueSettings, RemoteSynthesis, QueueProbe } from './synthesis/queue.js';
 import type { ApiKeysService } from './api-keys/service.js';
 import type { UsageService } from './usage/service.js';
 import type { KeyGate } from './http/auth.js';
@@ -41,6 +42,8 @@ export interface AppContext {
   voices: VoicesService;
   synthesis: SynthesisService;
   jobs: SynthesisJobs;
+  /** Scale-out (ROLE=api, worker): the queue settings and, in an API process, its ends of the queues. */
+  queues: { settings: QueueSettings | null; remote: RemoteSynthesis | null; jobs: JobQueue | null; probe: QueueProbe | null };
   apiKeys: ApiKeysService;
   usage: UsageService;
   /** API keys with their per-minute and concurrency limits, for the public API routes. */

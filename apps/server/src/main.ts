@@ -39,13 +39,16 @@ async function main(): Promise<void> {
       .then(async ({ voices }) => {
         app.log.info({ voices: voices.length }, 'speech engines ready');
         for (const provider of (await ctx.speech.get()).unavailable) app.log.warn(provider, 'speech provider unavailable');
-        if (!config.PREVIEW_PRERENDER) return;
+        // An API process has no engines to render with; its workers render the previews into storage.
+        if (!config.PREVIEW_PRERENDER || config.ROLE === 'api') return;
         const { rendered, failed } = await ctx.voices.prerenderPreviews(() => closing);
         app.log.info({ rendered, failed }, 'voice previews ready');
       })
       .catch((err: unknown) => app.log.error({ err }, 'speech engines failed to start'));
   }
-  app.log.info(`Polyvox is ready at ${config.PUBLIC_URL} (database: ${config.DATABASE_URL ? 'postgres' : 'sqlite'})`);
+  app.log.info(
+    `Polyvox is ready at ${config.PUBLIC_URL} (role: ${config.ROLE}, database: ${config.DATABASE_URL ? 'postgres' : 'sqlite'})`,
+  );
 }
 
 main().catch((err: unknown) => {

@@ -2,6 +2,7 @@
  * The package's high-level API for the server: the voice library, synthesis (whole or streamed),
  * previews, estimates and language checks, behind one object created from config.
  */
+import os from 'node:os';
 import { EncoderHost, type StreamEncoder } from './audio/encoder-host.ts';
 import { NATIVE_RATES } from './audio/encoders.ts';
 import { mixVoices, type MixPart } from './catalogue/mix.ts';
@@ -97,6 +98,8 @@ export interface Speech {
   detectLanguage(text: string): DetectedLanguage;
   checkLanguage(text: string, voiceId: string): LanguageCheck;
   readonly poolSize: number;
+  /** Whether the worker threads (the engines) have started: they start with the first synthesis or at warmup. */
+  readonly enginesStarted: boolean;
   /** Remote providers that were configured but could not be reached at start. */
   readonly unavailable: ReadonlyArray<{ provider: string; code: string; message: string }>;
   close(): Promise<void>;
@@ -122,12 +125,16 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
       unavailable.push({ provider: 'elevenlabs', code: isSpeechError(e) ? e.code : 'INTERNAL', message: (e as Error).message });
     }
   }
-  const pool = new WorkerPool({
+  // The worker threads start with the first synthesis (or at warmup): a process that only prepares and
+  // prices requests (an API process whose synthesis runs in worker processes) never starts an engine.
+  const poolOptions = {
     ...(opts.poolSize ? { size: opts.poolSize } : {}),
     ...(opts.modelsDir ? { modelsDir: opts.modelsDir } : {}),
-  });
+  };
+  let started: WorkerPool | undefined;
+  const lazyPool = (): WorkerPool => (started ??= new WorkerPool(poolOptions));
   const encoder = new EncoderHost();
-  if (opts.warmup !== false) await Promise.all([pool.warmup(), encoder.warmup(sampleRate)]);
+  if (opts.warmup !== false) await Promise.all([lazyPool().warmup(), encoder.warmup(sampleRate)]);
 
   const engines = [...local.values(), ...remote.values()];
   const voices = engines.flatMap((e) => e.listVoices());
@@ -138,7 +145,14 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
       .filter((m) => m.type === 'mixing')
       .map((m) => m.id),
   );
-  const ctx: ChunkContext = { pool, localEngines: new Set(local.keys()), remoteEngines: remote, sampleRate };
+  const ctx: ChunkContext = {
+    get pool() {
+      return lazyPool();
+    },
+    localEngines: new Set(local.keys()),
+    remoteEngines: remote,
+    sampleRate,
+  };
   const planCtx = { findVoice: (id: string) => byId.get(id), maxTextLength };
 
   const keyOf = (plan: Plan): string =>
@@ -215,7 +229,7 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
     const file = encoder.file(plan.format, port1);
     // Awaited once the sentence is done; a drop or failure before that must not go unhandled.
     file.audio.catch(() => {});
-    const sentence = pool.synthesizeInto(job, port2);
+    const sentence = lazyPool().synthesizeInto(job, port2);
     const stop = (): void => file.drop();
     req.signal?.addEventListener('abort', stop, { once: true });
     try {
@@ -432,10 +446,13 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
       if (!voice) throw new SpeechError('NOT_FOUND', `voice ${voiceId} not found`);
       return checkLanguage(text, voice.languages);
     },
-    poolSize: pool.size,
+    poolSize: started?.size ?? Math.max(1, opts.poolSize ?? os.availableParallelism()),
+    get enginesStarted() {
+      return started !== undefined;
+    },
     unavailable,
     async close() {
-      await pool.close();
+      await started?.close();
       await encoder.close();
       await Promise.all(engines.map((e) => e.close?.()));
     },

@@ -23,7 +23,6 @@ const ConfigSchema = z.object({
     .regex(/^rediss?:\/\//, 'must be a redis:// URL')
     .optional(),
   REDIS_PREFIX: z.string().min(1).default('polyvox:'),
-  ROLE: z.enum(['all', 'api', 'worker']).default('all'),
   SYNTHESIS_CACHE_SECONDS: z.coerce.number().int().min(0).max(604_800).default(3600),
   S3_URL: z
     .string()
@@ -97,6 +96,21 @@ const ConfigSchema = z.object({
   STATS_MAX_EVENTS: z.coerce.number().int().min(1).default(1_000_000),
   REQUEST_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(3600).default(30),
   HEADERS_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(3600).default(10),
+  SHUTDOWN_GRACE_SECONDS: z.coerce.number().min(0).max(600).default(5),
+  ROLE: z.enum(['all', 'api', 'worker']).default('all'),
+  QUEUE_PREFIX: z
+    .string()
+    .regex(/^[a-zA-Z0-9_.-]+$/, 'letters, digits, "_", "." and "-" only')
+    .default('polyvox-queue'),
+  QUEUE_CONCURRENCY: z.coerce.number().int().min(1).max(64).optional(),
+  QUEUE_STALLED_SECONDS: z.coerce.number().min(0.5).max(3600).default(30),
+  JOB_STALE_SECONDS: z.coerce.number().min(1).max(3600).default(30),
+  JOB_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(3),
+  JOB_KEEP_MINUTES: z.coerce
+    .number()
+    .min(1)
+    .max(30 * 24 * 60)
+    .default(60),
 });
 
 export type RawConfig = z.infer<typeof ConfigSchema>;
@@ -143,6 +157,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const raw = parsed.data;
+  if (raw.ROLE !== 'all' && !raw.REDIS_URL) {
+    throw new ConfigError(`Invalid configuration:\n  ROLE=${JSON.stringify(raw.ROLE)}: needs REDIS_URL (its queues)`);
+  }
   const dataDir = path.resolve(raw.DATA_DIR);
   return {
     ...raw,

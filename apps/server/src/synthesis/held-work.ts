@@ -43,6 +43,17 @@ export class HeldWork {
     if ((await this.credits.holdStatus(this.hold.id)) === 'released') await this.credits.reclaim(this.hold.id);
   }
 
+  /**
+   * Leaves the hold open for another process to adopt (a queued job's worker): this process stops
+   * extending it and no longer counts it as its own work.
+   */
+  handOver(): void {
+    if (this.closing) return;
+    clearInterval(this.keepAlive);
+    this.closing = Promise.resolve();
+    this.onClosed(this);
+  }
+
   settle(): Promise<void> {
     return this.close(async () => {
       if (await this.credits.settle(this.hold.id, this.charge.amount, this.charge.details)) return;

@@ -39,7 +39,7 @@ export function jobRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       async (request, reply) => {
         const session = await requireSession(request, ctx.sessions);
         const prepared = await ctx.synthesis.prepare(ttsInput(request.body, session.accountId));
-        const job = await ctx.jobs.create(prepared, { accountId: session.accountId, recordType: 'tts' });
+        const job = await ctx.jobs.create(prepared, { accountId: session.accountId, recordType: 'tts' }, request.id);
         return reply.status(202).send(view(job, requestLocale(request)));
       },
     );

@@ -110,10 +110,11 @@ export function speaker(ctx: AppContext) {
     reshape: (chunks: AsyncGenerator<Buffer, boolean>) => AsyncGenerator<Buffer, boolean> = (chunks) => chunks,
   ) => {
     const left = clientLeaves(request, reply);
-    if (stream) return sendStream(request, reply, prepared, left, reshape(ctx.synthesis.stream(prepared, charge, left)));
+    if (stream)
+      return sendStream(request, reply, prepared, left, reshape(ctx.synthesis.stream(prepared, charge, left, request.id)));
     let rendered;
     try {
-      rendered = await ctx.synthesis.render(prepared, charge, { signal: left });
+      rendered = await ctx.synthesis.render(prepared, charge, { signal: left, reqId: request.id });
     } catch (e) {
       if (left.aborted) return abandon(request, reply);
       throw e;

@@ -1,7 +1,8 @@
 import { metrics } from '../platform/metrics.js';
-import type { AudioFormat, SynthesisRequest, VoiceInfo, VoiceProfile } from '@polyvox/speech';
+import type { AudioFormat, Speech, SynthesisRequest, VoiceInfo, VoiceProfile } from '@polyvox/speech';
 import { CONTENT_TYPES } from '@polyvox/speech';
-import type { CreditsService } from '../credits/service.js';
+import type { CreditsService, Hold } from '../credits/service.js';
+import type { RemoteSynthesis } from './queue.js';
 import { priceOf } from '../credits/credits-config.js';
 import type { VoicesService } from '../voices/service.js';
 import type { SpeechHost } from './speech-host.js';
@@ -88,7 +89,50 @@ export class SynthesisService {
     private readonly host: SpeechHost,
     private readonly voices: VoicesService,
     private readonly credits: CreditsService,
+    /** Set in ROLE=api: synthesis runs in worker processes, reached through the queue. */
+    private readonly remote: RemoteSynthesis | null = null,
   ) {}
+
+  /** Runs a whole file here or, with a queue, in a worker process. */
+  private synthesizeFile(
+    speech: Speech,
+    request: SynthesisRequest,
+    reqId: string | undefined,
+  ): Promise<{ audio: Buffer; durationSec: number; cached: boolean }> {
+    if (!this.remote) return speech.synthesize(request);
+    return this.remote.synthesize(request, {
+      ...(request.signal ? { signal: request.signal } : {}),
+      ...(reqId ? { reqId } : {}),
+    });
+  }
+
+  private synthesizeChunks(speech: Speech, request: SynthesisRequest, reqId: string | undefined): AsyncIterable<Buffer> {
+    if (!this.remote) return speech.synthesizeStream(request);
+    return this.remote.synthesizeStream(request, {
+      ...(request.signal ? { signal: request.signal } : {}),
+      ...(reqId ? { reqId } : {}),
+    });
+  }
+
+  /**
+   * Work on a hold taken earlier, by this or another process (a job that runs again after its process
+   * died): the hold's deadline keeps moving while it runs and it is closed once, as any other.
+   */
+  adopt(hold: Hold, prepared: Pick<Prepared, 'credits' | 'characters' | 'voiceId' | 'voice'>, charge: Charge): HeldWork {
+    const details = {
+      characters: prepared.characters,
+      voice_id: prepared.voiceId ?? prepared.voice.id,
+      api_key_id: charge.apiKeyId ?? null,
+      record_type: charge.recordType,
+    };
+    const work = new HeldWork(this.credits, hold, { amount: prepared.credits, details }, undefined, (w) => {
+      this.active.delete(w);
+      if (this.active.size === 0) for (const wake of this.idle.splice(0)) wake();
+    });
+    this.active.add(work);
+    if (this.stopping) work.abort(shuttingDown());
+    return work;
+  }
 
   /** Validates the request exactly as synthesis will and prices it; throws the contract's errors. */
   async prepare(input: TtsInput): Promise<Prepared> {
@@ -171,7 +215,7 @@ export class SynthesisService {
   async render(
     prepared: Prepared,
     charge: Charge,
-    opts: { signal?: AbortSignal; onProgress?: Progress; work?: HeldWork } = {},
+    opts: { signal?: AbortSignal; onProgress?: Progress; work?: HeldWork; reqId?: string } = {},
   ): Promise<{ result: Synthesized; work: HeldWork }> {
     const speech = await this.host.get();
     // A caller that left while the request was prepared is not held, let alone charged.
@@ -184,7 +228,7 @@ export class SynthesisService {
       signal: opts.work ? opts.work.signal : opts.signal ? AbortSignal.any([opts.signal, stop.signal]) : stop.signal,
       ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
     };
-    const synthesized = opts.work ? undefined : speech.synthesize(request);
+    const synthesized = opts.work ? undefined : this.synthesizeFile(speech, request, opts.reqId);
     // Awaited below once the hold is taken; a refused hold leaves its failure unread.
     synthesized?.catch(() => {});
     let work: HeldWork;
@@ -201,7 +245,7 @@ export class SynthesisService {
     try {
       // Synthesis time counts from its start, which a concurrent hold did not hold back.
       const t1 = synthesized ? t0 : performance.now();
-      const result = await (synthesized ?? speech.synthesize(request));
+      const result = await (synthesized ?? this.synthesizeFile(speech, request, opts.reqId));
       // A cache hit never looks at the signal; a caller that left must not pay for it either.
       work.signal.throwIfAborted();
       const t2 = performance.now();
@@ -225,7 +269,7 @@ export class SynthesisService {
    * and released if synthesis fails, the consumer calls `return()`, or `signal` or the shutdown stops
    * it, even while it waits at a chunk nobody reads; stopping also kills the encoder.
    */
-  stream(prepared: Prepared, charge: Charge, signal: AbortSignal): AsyncGenerator<Buffer, boolean> {
+  stream(prepared: Prepared, charge: Charge, signal: AbortSignal, reqId?: string): AsyncGenerator<Buffer, boolean> {
     // eslint-disable-next-line @typescript-eslint/no-this-alias -- the generator below needs the service
     const self = this;
     const generator = (async function* guarded(): AsyncGenerator<Buffer, boolean> {
@@ -237,7 +281,7 @@ export class SynthesisService {
       const started = performance.now();
       try {
         work.signal.throwIfAborted();
-        for await (const chunk of speech.synthesizeStream({ ...prepared.request, signal: work.signal })) {
+        for await (const chunk of self.synthesizeChunks(speech, { ...prepared.request, signal: work.signal }, reqId)) {
           work.signal.throwIfAborted();
           yield chunk;
         }

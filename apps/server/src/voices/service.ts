@@ -179,6 +179,13 @@ export class VoicesService {
     return { rendered, failed };
   }
 
+  private renderer: ((request: SynthesisRequest) => Promise<{ audio: Buffer }>) | null = null;
+
+  /** ROLE=api: previews are rendered by the worker processes (through the queue), not by engines here. */
+  setRenderer(render: (request: SynthesisRequest) => Promise<{ audio: Buffer }>): void {
+    this.renderer = render;
+  }
+
   private async previewKey(id: string): Promise<{ info: VoiceInfo; key: string }> {
     const found = (await this.load()).byId.get(id);
     if (!found) throw new AppError('NOT_FOUND');
@@ -204,8 +211,12 @@ export class VoicesService {
     if (!pending) {
       pending = (async () => {
         if (await this.storage.exists(key)) return;
-        const speech = await this.host.get();
-        const result = await mapSpeechErrors(() => speech.renderPreview(info.id, 'mp3'));
+        const render = this.renderer;
+        const result = await mapSpeechErrors(async () =>
+          render
+            ? render({ text: info.previewText, voice: info, format: 'mp3', language: info.languages[0]!, checkLanguage: false })
+            : (await this.host.get()).renderPreview(info.id, 'mp3'),
+        );
         await this.storage.put(key, result.audio, { contentType: 'audio/mpeg' });
       })();
       this.previews.set(key, pending);

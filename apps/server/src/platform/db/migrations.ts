@@ -349,6 +349,21 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('client_events_created').on('client_events').column('created_at').execute();
     },
   },
+  '0009_durable_jobs': {
+    async up(db: Kysely<unknown>) {
+      // What the job synthesizes (the prepared request and its charge, as JSON), so a job a dead process
+      // left unfinished runs again elsewhere; who runs it and when that process last said it was alive.
+      await db.schema.alterTable('synthesis_jobs').addColumn('request', 'text').execute();
+      await db.schema
+        .alterTable('synthesis_jobs')
+        .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
+      await db.schema.alterTable('synthesis_jobs').addColumn('owner', 'text').execute();
+      await db.schema.alterTable('synthesis_jobs').addColumn('heartbeat_at', 'text').execute();
+      await db.schema.alterTable('synthesis_jobs').addColumn('request_id', 'text').execute();
+      await db.schema.createIndex('synthesis_jobs_heartbeat').on('synthesis_jobs').columns(['status', 'heartbeat_at']).execute();
+    },
+  },
   '0010_design_more': {
     async up(db: Kysely<unknown>) {
       // What a clone sample says, as the user typed it: a zero-shot cloning model reads it with the sample.

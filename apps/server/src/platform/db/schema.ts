@@ -113,6 +113,13 @@ export interface SynthesisJobsTable {
   created_at: string;
   finished_at: string | null;
   expires_at: string | null;
+  /** The job's synthesis request and charge (synthesis/job-data.ts); null for jobs made before 0009. */
+  request?: string | null;
+  attempts?: number;
+  /** The process running the job (embedded) or null while it waits. */
+  owner?: string | null;
+  heartbeat_at?: string | null;
+  request_id?: string | null;
 }
 
 export interface ApiKeysTable {

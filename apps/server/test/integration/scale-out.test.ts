@@ -1,0 +1,348 @@
+import http from 'node:http';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase, type Db } from '../../src/platform/db/database.js';
+import { Client, signIn } from '../support/client.js';
+import { createPgDatabase } from '../support/app.js';
+import { decodedSeconds } from '../support/audio.js';
+import { eventually, longText } from '../support/leave.js';
+import { kill, killAll, startServer, type ServerProcess } from '../support/processes.js';
+import { CreditsService } from '../../src/credits/service.js';
+import { loadCreditsConfig } from '../../src/credits/credits-config.js';
+
+const serverRoot = path.resolve(import.meta.dirname, '../..');
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const VOICE = 'voice_espeak.en-us';
+
+/**
+ * Scale-out: two API processes (ROLE=api) and two worker processes (ROLE=worker) on loopback, sharing one
+ * PostgreSQL database, Redis (under a prefix of this run's own) and a DATA_DIR. Every process is a real
+ * `main.ts`; the ones a test kills are killed with SIGKILL.
+ */
+describe('two API processes and two workers (postgres, Redis)', () => {
+  let database: Awaited<ReturnType<typeof createPgDatabase>>;
+  let dataDir: string;
+  let db: Db;
+  let api: ServerProcess[];
+  let workers: ServerProcess[];
+  let c: Client;
+  let accountId: string;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    database = await createPgDatabase();
+    dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'polyvox-scale-'));
+    // Holds live two seconds unless their work keeps them alive: a dead API process's hold goes quickly.
+    const credits = JSON.parse(await fs.readFile(path.join(serverRoot, 'config/credits.json'), 'utf8')) as Record<
+      string,
+      unknown
+    >;
+    const creditsFile = path.join(dataDir, 'credits.json');
+    await fs.writeFile(creditsFile, JSON.stringify({ ...credits, hold_ttl_seconds: 2 }));
+    const run = Math.random().toString(36).slice(2, 10);
+    const common = {
+      DATA_DIR: dataDir,
+      WEB_DIST: path.join(dataDir, 'none'),
+      DATABASE_URL: database.url,
+      REDIS_URL,
+      REDIS_PREFIX: `polyvox-test-${run}:`,
+      QUEUE_PREFIX: `polyvox-test-${run}`,
+      SECRET: `scale-out-test-secret-${run}`,
+      CREDITS_CONFIG: creditsFile,
+      QUEUE_STALLED_SECONDS: '1',
+      HOLD_SWEEP_SECONDS: '1',
+      JOB_STALE_SECONDS: '3',
+    };
+    env = common;
+    const apiEnv = { ...common, ROLE: 'api' };
+    // A short grace on SIGTERM, so a long job does not fit in it and is handed back.
+    const workerEnv = { ...common, ROLE: 'worker', SPEECH_WORKERS: '1', QUEUE_CONCURRENCY: '2', SHUTDOWN_GRACE_SECONDS: '0.3' };
+    // The first one migrates the database; the others start together.
+    const first = await startServer(apiEnv);
+    const rest = await Promise.all([startServer(apiEnv), startServer(workerEnv), startServer(workerEnv)]);
+    api = [first, rest[0]];
+    workers = [rest[1], rest[2]];
+    db = openDatabase({ databaseUrl: database.url, dataDir });
+    c = new Client(api[0]!.url);
+    await c.anonymous();
+    accountId = ((await signIn(c, path.join(dataDir, 'outbox'), 'scale-out@example.com')) as { id: string }).id;
+  }, 300_000);
+
+  afterAll(async () => {
+    killAll();
+    await db?.close();
+    await database?.drop();
+    await fs.rm(dataDir, { recursive: true, force: true });
+  });
+
+  const balance = async () =>
+    Number(
+      (await db.kysely.selectFrom('accounts').select('credits').where('id', '=', accountId).executeTakeFirstOrThrow()).credits,
+    );
+  const heldHolds = () =>
+    db.kysely.selectFrom('credit_holds').select('id').where('account_id', '=', accountId).where('status', '=', 'held').execute();
+  const on = (proc: ServerProcess) => {
+    const other = new Client(proc.url);
+    other.sid = c.sid;
+    return other;
+  };
+
+  it('serves a streamed synthesis made in a worker process, charges it, and logs it in the worker under the request id', async () => {
+    const before = await balance();
+    const threads = api.map((p) => p.threads());
+    const res = await fetch(`${api[1]!.url}/tts`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-sid': c.sid! },
+      body: JSON.stringify({
+        text: 'Two processes made this. One of them spoke it.',
+        voice_id: VOICE,
+        format: 'mp3',
+        stream: true,
+      }),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('audio/mpeg');
+    const audio = Buffer.from(await res.arrayBuffer());
+    expect(await decodedSeconds(audio)).toBeGreaterThan(1.5);
+    const charged = Number(res.headers.get('x-credits-charged'));
+    expect(charged).toBeGreaterThan(0);
+    expect(await eventually(async () => (await balance()) === before - charged, 200, 25)).toBe(true);
+    expect(await heldHolds()).toEqual([]);
+    const reqId = res.headers.get('x-request-id')!;
+    expect(await eventually(() => workers.some((w) => w.output().includes(reqId)), 100, 20)).toBe(true);
+
+    // A whole file through the other API process, and a refusal (an unknown voice) answered as embedded.
+    const file = await on(api[0]!).post('/tts', { text: 'A whole file.', voice_id: VOICE, format: 'wav' });
+    expect(file.status).toBe(200);
+    const unknown = await on(api[0]!).post('/tts', { text: 'Nobody speaks.', voice_id: 'voice_nobody', format: 'mp3' });
+    expect(unknown.status).toBe(404);
+
+    // A library voice's preview, rendered by a worker on demand.
+    const preview = await fetch(`${api[0]!.url}/voice/preview/voice_espeak.de.mp3`);
+    expect(preview.status).toBe(200);
+    expect(await decodedSeconds(Buffer.from(await preview.arrayBuffer()))).toBeGreaterThan(1);
+
+    // A worker serves no public API: only its health, on its own port.
+    expect(await (await fetch(`${workers[0]!.url}/healthz`)).json()).toMatchObject({
+      status: 'ok',
+      role: 'worker',
+      taking_work: true,
+    });
+    for (const [method, url] of [
+      ['GET', '/voices'],
+      ['POST', '/tts'],
+      ['POST', '/accounts/anonymous'],
+      ['GET', '/openapi.json'],
+    ] as const) {
+      expect((await fetch(`${workers[0]!.url}${url}`, { method, headers: { 'x-sid': c.sid! } })).status).toBe(404);
+    }
+
+    // ROLE=api starts no engines: serving these added no thread (each engine is a worker thread).
+    expect(api.map((p) => p.threads())).toEqual(threads);
+  });
+
+  it('fails a key deleted through one API process at once through the other', async () => {
+    const created = (await c.put('/api/authorization', { name: 'two processes' })).body as { id: string; key: string };
+    const anon = new Client(api[1]!.url);
+    const bearer = { authorization: `Bearer ${created.key}` };
+    expect((await anon.post('/tts/estimate', { text: 'Hi.', voice_id: VOICE }, bearer)).status).toBe(200);
+    expect((await c.delete(`/api/authorization?id=${created.id}`)).status).toBe(204);
+    expect((await anon.post('/tts/estimate', { text: 'Hi.', voice_id: VOICE }, bearer)).status).toBe(401);
+    expect((await anon.post('/tts', { text: 'Hi.', voice_id: VOICE }, bearer)).status).toBe(401);
+  });
+
+  it('cancels through one API process a job that runs in a worker: the hold is released and the worker stops', async () => {
+    const before = await balance();
+    const created = (
+      await on(api[0]!).post('/tts/jobs', { text: longText(60, 'a job cancelled elsewhere'), voice_id: VOICE, format: 'mp3' })
+    ).body as { id: string };
+    expect(await eventually(() => workers.some((w) => w.output().includes(created.id)), 600, 20)).toBe(true);
+    const cancelled = await on(api[1]!).delete(`/tts/jobs/${created.id}`);
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body).toMatchObject({ id: created.id, status: 'cancelled', audio_url: null });
+    expect(await balance()).toBe(before);
+    expect(await heldHolds()).toEqual([]);
+    const runner = workers.find((w) => w.output().includes(created.id))!;
+    const ended = () =>
+      runner
+        .output()
+        .split('\n')
+        .find((l) => l.includes(created.id) && l.includes('synthesis job ended'));
+    expect(await eventually(() => ended() !== undefined, 600, 20)).toBe(true);
+    expect(ended()).toContain('"status":"cancelled"');
+    expect((await on(api[1]!).get(`/tts/jobs/${created.id}`)).body.status).toBe('cancelled');
+    expect((await on(api[0]!).get(`/tts/jobs/${created.id}/audio`)).status).toBe(404);
+    // Cancelling again, or someone else's job, changes nothing.
+    expect((await on(api[0]!).delete(`/tts/jobs/${created.id}`)).body.status).toBe('cancelled');
+    const stranger = new Client(api[1]!.url);
+    await stranger.anonymous();
+    expect((await stranger.delete(`/tts/jobs/${created.id}`)).status).toBe(404);
+  });
+
+  it('completes a long job in the other worker when its worker is killed with SIGKILL mid-way, charged once', async () => {
+    const before = await balance();
+    const created = (
+      await on(api[0]!).post('/tts/jobs', { text: longText(60, 'a job whose worker dies'), voice_id: VOICE, format: 'mp3' })
+    ).body as { id: string; credits: number };
+    const row = () => db.kysely.selectFrom('synthesis_jobs').selectAll().where('id', '=', created.id).executeTakeFirstOrThrow();
+    expect(await eventually(async () => Number((await row()).progress_done) >= 2, 600, 20)).toBe(true);
+    const victim = workers.find((w) => w.output().includes(created.id))!;
+    expect(victim).toBeDefined();
+    await kill(victim);
+    const killedAt = Date.now();
+    const survivor = workers.find((w) => w !== victim)!;
+    workers = [survivor];
+    expect((await row()).status).toBe('running');
+    expect(await eventually(async () => Number((await row()).attempts) === 2, 600, 20)).toBe(true);
+    const resumedAt = Date.now();
+    expect(await eventually(async () => (await row()).status !== 'running', 1200, 50)).toBe(true);
+    const doneAt = Date.now();
+    const job = (await on(api[1]!).get(`/tts/jobs/${created.id}`)).body as { status: string; audio_url: string };
+    expect(job.status).toBe('succeeded');
+    const audio = await fetch(new URL(job.audio_url, api[1]!.url), { headers: { 'x-sid': c.sid! } });
+    expect(await decodedSeconds(Buffer.from(await audio.arrayBuffer()))).toBeGreaterThan(60);
+    expect(survivor.output()).toContain(created.id);
+    // Charged once: the hold settled once (if the sweep released it while no worker kept it alive, it was
+    // taken again first), the balance lower by exactly the price.
+    const hold = (await row()).hold_id;
+    const entries = await db.kysely.selectFrom('credit_ledger').select(['kind', 'amount']).where('hold_id', '=', hold).execute();
+    expect(entries.filter((e) => e.kind === 'settle')).toHaveLength(1);
+    expect(entries.filter((e) => e.kind === 'hold').length).toBe(entries.filter((e) => e.kind === 'release').length + 1);
+    expect(entries.reduce((sum, e) => sum + Number(e.amount), 0)).toBe(-created.credits);
+    expect(await balance()).toBe(before - created.credits);
+    console.info(
+      `[figures] worker killed mid-job: resumed in the other worker after ${resumedAt - killedAt} ms, ` +
+        `finished ${doneAt - resumedAt} ms later; ${created.credits} credits charged once (balance ${before} → ${before - created.credits})`,
+    );
+  });
+
+  it('releases the hold at once and stops the worker when the client of a stream leaves', async () => {
+    const before = await balance();
+    const body = JSON.stringify({
+      text: longText(60, 'a stream nobody waits for'),
+      voice_id: VOICE,
+      format: 'mp3',
+      stream: true,
+    });
+    let request: http.ClientRequest | undefined;
+    const reqId = await new Promise<string>((resolve, reject) => {
+      request = http.request(
+        new URL('/tts', api[0]!.url),
+        { method: 'POST', headers: { 'content-type': 'application/json', 'x-sid': c.sid! } },
+        (res) => res.once('data', () => resolve(String(res.headers['x-request-id']))),
+      );
+      request.once('error', reject);
+      request.end(body);
+    });
+    request!.on('error', () => {});
+    request!.destroy();
+    // Released by the API process that held the connection, well before any deadline would pass.
+    expect(await eventually(async () => (await heldHolds()).length === 0, 200, 25)).toBe(true);
+    expect(await balance()).toBe(before);
+    expect(await eventually(() => workers.some((w) => /synthesis stopped/.test(w.output().split(reqId)[1] ?? '')), 200, 25)).toBe(
+      true,
+    );
+  });
+
+  it('leaves no hold open after the sweep when an API process is killed mid-stream, and the worker stops', async () => {
+    const before = await balance();
+    const victim = api[1]!;
+    const url = new URL('/tts', victim.url);
+    const body = JSON.stringify({
+      text: longText(60, 'a stream whose server dies'),
+      voice_id: VOICE,
+      format: 'mp3',
+      stream: true,
+    });
+    const firstBytes = new Promise<string>((resolve, reject) => {
+      const req = http.request(
+        url,
+        { method: 'POST', headers: { 'content-type': 'application/json', 'x-sid': c.sid! } },
+        (res) => {
+          res.once('data', () => resolve(String(res.headers['x-request-id'])));
+          res.on('error', () => {});
+        },
+      );
+      req.on('error', () => {});
+      req.once('error', reject);
+      req.end(body);
+    });
+    const reqId = await firstBytes;
+    expect((await heldHolds()).length).toBe(1);
+    await kill(victim);
+    const killedAt = Date.now();
+    // The surviving API process's sweeper releases the hold once its deadline passes (no one extends it).
+    expect(await eventually(async () => (await heldHolds()).length === 0, 400, 25)).toBe(true);
+    const releasedAt = Date.now();
+    expect(await balance()).toBe(before);
+    // The worker noticed nobody listens any more and stopped.
+    expect(await eventually(() => /synthesis stopped/.test(workers[0]!.output().split(reqId)[1] ?? ''), 200, 25)).toBe(true);
+    console.info(`[figures] API killed mid-stream: hold released by the other API's sweep after ${releasedAt - killedAt} ms`);
+  });
+
+  it('drains a worker on SIGTERM: a job longer than its grace is handed back and finished by the next worker, charged once', async () => {
+    const before = await balance();
+    const created = (
+      await on(api[0]!).post('/tts/jobs', { text: longText(90, 'a job whose worker is stopped'), voice_id: VOICE, format: 'mp3' })
+    ).body as { id: string; credits: number };
+    const row = () => db.kysely.selectFrom('synthesis_jobs').selectAll().where('id', '=', created.id).executeTakeFirstOrThrow();
+    const stopping = workers[0]!;
+    expect(await eventually(() => stopping.output().includes(created.id), 600, 20)).toBe(true);
+    stopping.child.kill('SIGTERM');
+    // It exits by itself, cleanly, once its grace is over: the job did not fit in it and went back to the queue.
+    const code = await stopping.exited;
+    expect(code).toBe(0);
+    // Handed back, not failed: queued again for the next worker.
+    expect((await row()).status).toBe('queued');
+    expect(stopping.output()).toContain('handing back running synthesis');
+    const next = await startServer({ ...env, ROLE: 'worker', SPEECH_WORKERS: '1' });
+    workers = [next];
+    expect(await eventually(async () => (await row()).status === 'succeeded', 1200, 50)).toBe(true);
+    const hold = (await row()).hold_id;
+    expect(
+      await eventually(
+        async () =>
+          (await db.kysely.selectFrom('credit_holds').select('status').where('id', '=', hold).executeTakeFirstOrThrow())
+            .status === 'settled',
+        100,
+        20,
+      ),
+    ).toBe(true);
+    expect(await balance()).toBe(before - created.credits);
+    expect(next.output()).toContain(created.id);
+  });
+
+  it('settles, without a restart, a job a dead worker recorded as succeeded but did not settle', async () => {
+    const before = await balance();
+    const credits = new CreditsService(db.kysely, loadCreditsConfig(path.join(dataDir, 'credits.json')));
+    // What a worker killed between its two writes leaves: the row succeeded, the hold still open.
+    const hold = await credits.hold(accountId, 100, 'tts', 3600);
+    const now = new Date().toISOString();
+    await db.kysely
+      .insertInto('synthesis_jobs')
+      .values({
+        id: 'job_diedbeforesettle',
+        account_id: accountId,
+        status: 'succeeded',
+        progress_done: 1,
+        progress_total: 1,
+        credits: 100,
+        characters: 100,
+        content_type: 'audio/mpeg',
+        hold_id: hold.id,
+        storage_key: null,
+        error_code: null,
+        error_params: null,
+        created_at: now,
+        finished_at: now,
+        expires_at: new Date(Date.now() + 3600_000).toISOString(),
+      })
+      .execute();
+    const status = async () =>
+      (await db.kysely.selectFrom('credit_holds').select('status').where('id', '=', hold.id).executeTakeFirstOrThrow()).status;
+    expect(await eventually(async () => (await status()) === 'settled', 600, 50)).toBe(true);
+    expect(await balance()).toBe(before - 100);
+  });
+});
