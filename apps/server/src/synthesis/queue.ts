@@ -5,6 +5,7 @@ import { Redis } from 'ioredis';
 import type { SynthesisRequest } from '@polyvox/speech';
 import type { ErrorCode } from '@polyvox/contracts';
 import { AppError, isAppError } from '../platform/errors.js';
+import { metrics } from '../platform/metrics.js';
 import { fromWire, toWire, type WireRequest } from './job-data.js';
 import { toAppError } from './errors.js';
 import type { SpeechHost } from './speech-host.js';
@@ -335,11 +336,14 @@ export class SynthesisWorker {
             await send(Msg.Chunk, chunk);
           }
           await send(Msg.Done, JSON.stringify({ durationSec: 0, cached: false }));
+          metrics.synthesis(request.voice?.engine ?? 'unknown', 'stream', (performance.now() - t0) / 1000, 0);
         } else {
           const result = await speech.synthesize(request);
           stop.throwIfAborted();
           await send(Msg.Chunk, result.audio);
           await send(Msg.Done, JSON.stringify({ durationSec: result.durationSec, cached: result.cached }));
+          if (!result.cached)
+            metrics.synthesis(request.voice?.engine ?? 'unknown', 'file', (performance.now() - t0) / 1000, result.durationSec);
         }
         log.info({ kind: job.data.kind, ms: Math.round(performance.now() - t0) }, 'synthesis done');
       } catch (e) {

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../src/platform/db/database.js';
 import { Client, signIn } from '../support/client.js';
 import { createPgDatabase } from '../support/app.js';
+import { startS3Server, type TestS3 } from '../support/s3.js';
 import { decodedSeconds } from '../support/audio.js';
 import { eventually, longText } from '../support/leave.js';
 import { kill, killAll, startServer, type ServerProcess } from '../support/processes.js';
@@ -18,12 +19,14 @@ const VOICE = 'voice_espeak.en-us';
 
 /**
  * Scale-out: two API processes (ROLE=api) and two worker processes (ROLE=worker) on loopback, sharing one
- * PostgreSQL database, Redis (under a prefix of this run's own) and a DATA_DIR. Every process is a real
+ * PostgreSQL database, Redis (under a prefix of this run's own), an S3 bucket (a real S3 protocol server) for
+ * every file, and a DATA_DIR only for the mail outbox. Every process is a real
  * `main.ts`; the ones a test kills are killed with SIGKILL.
  */
 describe('two API processes and two workers (postgres, Redis)', () => {
   let database: Awaited<ReturnType<typeof createPgDatabase>>;
   let dataDir: string;
+  let s3: TestS3;
   let db: Db;
   let api: ServerProcess[];
   let workers: ServerProcess[];
@@ -34,6 +37,7 @@ describe('two API processes and two workers (postgres, Redis)', () => {
   beforeAll(async () => {
     database = await createPgDatabase();
     dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'polyvox-scale-'));
+    s3 = await startS3Server();
     // Holds live two seconds unless their work keeps them alive: a dead API process's hold goes quickly.
     const credits = JSON.parse(await fs.readFile(path.join(serverRoot, 'config/credits.json'), 'utf8')) as Record<
       string,
@@ -47,6 +51,7 @@ describe('two API processes and two workers (postgres, Redis)', () => {
       WEB_DIST: path.join(dataDir, 'none'),
       DATABASE_URL: database.url,
       REDIS_URL,
+      S3_URL: s3.url,
       REDIS_PREFIX: `polyvox-test-${run}:`,
       QUEUE_PREFIX: `polyvox-test-${run}`,
       SECRET: `scale-out-test-secret-${run}`,
@@ -74,6 +79,7 @@ describe('two API processes and two workers (postgres, Redis)', () => {
     killAll();
     await db?.close();
     await database?.drop();
+    await s3?.close();
     await fs.rm(dataDir, { recursive: true, force: true });
   });
 
@@ -112,6 +118,14 @@ describe('two API processes and two workers (postgres, Redis)', () => {
     expect(await heldHolds()).toEqual([]);
     const reqId = res.headers.get('x-request-id')!;
     expect(await eventually(() => workers.some((w) => w.output().includes(reqId)), 100, 20)).toBe(true);
+
+    // A worker is ready (database, Redis, storage, its queues) and its metrics show the synthesis it ran.
+    const ready = await fetch(`${workers[0]!.url}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(((await ready.json()) as { checks: Record<string, { ok: boolean }> }).checks.queue?.ok).toBe(true);
+    const scraped = await Promise.all(workers.map(async (w) => (await fetch(`${w.url}/metrics`)).text()));
+    expect(scraped.join('\n')).toMatch(/polyvox_synthesis_seconds_count\{[^}]*engine="espeak"[^}]*\} [1-9]/);
+    expect(scraped[0]).toMatch(/polyvox_queue_depth\{queue="tts"\} \d+/);
 
     // A whole file through the other API process, and a refusal (an unknown voice) answered as embedded.
     const file = await on(api[0]!).post('/tts', { text: 'A whole file.', voice_id: VOICE, format: 'wav' });
@@ -204,6 +218,9 @@ describe('two API processes and two workers (postgres, Redis)', () => {
     const audio = await fetch(new URL(job.audio_url, api[1]!.url), { headers: { 'x-sid': c.sid! } });
     expect(await decodedSeconds(Buffer.from(await audio.arrayBuffer()))).toBeGreaterThan(60);
     expect(survivor.output()).toContain(created.id);
+    // The audio went to the bucket every process shares, and nowhere on a process's own disk.
+    expect(await s3.keys()).toContain((await row()).storage_key);
+    expect(await fs.readdir(path.join(dataDir, 'files')).catch(() => [])).toEqual([]);
     // Charged once: the hold settled once (if the sweep released it while no worker kept it alive, it was
     // taken again first), the balance lower by exactly the price.
     const hold = (await row()).hold_id;
