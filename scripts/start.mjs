@@ -32,6 +32,8 @@ if (dev) {
   if (!serverBuildIsCurrent()) {
     console.log('[polyvox] the server build is missing or older than its sources: building apps/server …');
     await buildServer();
+    // esbuild's service process would otherwise stay beside the server for as long as it runs.
+    (await import('esbuild')).stop();
   }
   args = [path.join(defaultOutdir, 'main.mjs')];
 }

@@ -120,7 +120,12 @@ describe('two API processes and two workers (postgres, Redis)', () => {
     expect(await eventually(() => workers.some((w) => w.output().includes(reqId)), 100, 20)).toBe(true);
 
     // A worker is ready (database, Redis, storage, its queues) and its metrics show the synthesis it ran.
-    const ready = await fetch(`${workers[0]!.url}/readyz`);
+    // (a worker whose engines are still starting is alive but not ready: it takes no work yet).
+    let ready = await fetch(`${workers[0]!.url}/readyz`);
+    for (let i = 0; ready.status !== 200 && i < 300; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      ready = await fetch(`${workers[0]!.url}/readyz`);
+    }
     expect(ready.status).toBe(200);
     expect(((await ready.json()) as { checks: Record<string, { ok: boolean }> }).checks.queue?.ok).toBe(true);
     const scraped = await Promise.all(workers.map(async (w) => (await fetch(`${w.url}/metrics`)).text()));
