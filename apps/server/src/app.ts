@@ -49,6 +49,7 @@ import { usageRoutes } from './usage/routes.js';
 import { elevenLabsRoutes } from './synthesis/elevenlabs-routes.js';
 import { OrdersService } from './orders/service.js';
 import { loadProducts } from './orders/products.js';
+import { PlanPrivileges } from './orders/privileges.js';
 import { orderRoutes } from './orders/routes.js';
 import { startOrderSweeper } from './orders/sweeper.js';
 import { PaymentsService } from './payments/service.js';
@@ -98,8 +99,11 @@ export async function buildContext(config: Config, overrides: { mailer?: Mailer;
     codePerEmailAllDay: config.CODE_LIMIT_PER_EMAIL_ALL_DAY,
     signInPerIpMinute: config.SIGN_IN_LIMIT_PER_IP_MINUTE,
   });
+  const products = loadProducts(config.PRODUCTS_CONFIG);
+  const plans = new PlanPrivileges(db.kysely, products);
   const speech = new SpeechHost({
-    maxTextLength: LIMITS.maxTextLength,
+    // Each caller's own limit is its plan's (checked first, with that limit in the message); the engine takes the longest.
+    maxTextLength: Math.max(LIMITS.maxTextLength, products.maxTextLength),
     warmup: config.SPEECH_WARMUP,
     ...(config.SPEECH_WORKERS ? { poolSize: config.SPEECH_WORKERS } : {}),
     ...(config.MODELS_DIR ? { modelsDir: config.MODELS_DIR } : {}),
@@ -123,13 +127,7 @@ export async function buildContext(config: Config, overrides: { mailer?: Mailer;
   const jobs = new SynthesisJobs(db.kysely, synthesis, credits, storage);
   const apiKeys = new ApiKeysService(db.kysely);
   const concurrency = redis ? redisConcurrencyLimiter(redis, `${config.REDIS_PREFIX}conc:`) : memoryConcurrencyLimiter();
-  const orders = new OrdersService(
-    db.kysely,
-    credits,
-    loadProducts(config.PRODUCTS_CONFIG),
-    config.ORDER_TTL_MINUTES,
-    config.ORDER_PENDING_LIMIT,
-  );
+  const orders = new OrdersService(db.kysely, credits, products, config.ORDER_TTL_MINUTES, config.ORDER_PENDING_LIMIT);
   const payments = new PaymentsService(db.kysely, orders, createProviders(config, secret), secret, config.PUBLIC_URL);
   const designRepo = new DesignRepository(db.kysely);
   const designer = new Designer(speech, voices);
@@ -138,7 +136,7 @@ export async function buildContext(config: Config, overrides: { mailer?: Mailer;
     perAccountHour: config.SAMPLE_UPLOADS_PER_ACCOUNT_HOUR,
   });
   const previews = new PreviewsService(designRepo, storage, credits.config.activation_fees, synthesis, designer, samples, words);
-  const ownVoices = new OwnVoicesService(designRepo, storage, credits, voices, designer, speech, words);
+  const ownVoices = new OwnVoicesService(designRepo, storage, credits, voices, designer, speech, words, plans);
   voices.setOwnVoices(ownVoices);
   return {
     config,
@@ -157,7 +155,7 @@ export async function buildContext(config: Config, overrides: { mailer?: Mailer;
     jobs,
     apiKeys,
     usage: new UsageService(db.kysely),
-    keyGate: { keys: apiKeys, rate: limiter, concurrency },
+    keyGate: { keys: apiKeys, rate: limiter, concurrency, plans },
     limiter,
     orders,
     payments,
@@ -167,7 +165,7 @@ export async function buildContext(config: Config, overrides: { mailer?: Mailer;
       maxRows: config.STATS_MAX_EVENTS,
     }),
     design: { samples, previews, ownVoices },
-    limits: { maxTextLength: LIMITS.maxTextLength },
+    plans,
   };
 }
 

@@ -22,6 +22,7 @@ import type { EventStore } from './stats/store.js';
 import type { SamplesService } from './design/samples.js';
 import type { PreviewsService } from './design/previews.js';
 import type { OwnVoicesService } from './design/own-voices.js';
+import type { PlanPrivileges } from './orders/privileges.js';
 
 /** Everything a route module may delegate to; built once in app.ts. */
 export interface AppContext {
@@ -48,5 +49,6 @@ export interface AppContext {
   payments: PaymentsService;
   events: EventStore;
   design: { samples: SamplesService; previews: PreviewsService; ownVoices: OwnVoicesService };
-  limits: { maxTextLength: number };
+  /** The privileges of each account's current plan (text length, own voices, API access). */
+  plans: PlanPrivileges;
 }

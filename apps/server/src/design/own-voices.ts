@@ -13,6 +13,7 @@ import { AVATAR_URL, officialVoiceId } from '../voices/official.js';
 import type { FoundVoice, OwnVoiceSource, VoicesService } from '../voices/service.js';
 import type { Designer, MixInput } from './profiles.js';
 import { isUniqueViolation, type DesignRepository } from './repository.js';
+import type { PlanPrivileges } from '../orders/privileges.js';
 
 /** The ledger's record type of each activation fee. */
 const FEE_RECORD = new Map([
@@ -58,6 +59,7 @@ export class OwnVoicesService implements OwnVoiceSource {
     private readonly designer: Designer,
     private readonly host: SpeechHost,
     private readonly words: SensitiveWords,
+    private readonly plans: PlanPrivileges,
   ) {}
 
   private checkName(name: string): string {
@@ -118,14 +120,19 @@ export class OwnVoicesService implements OwnVoiceSource {
       created_at: now,
       updated_at: now,
     };
-    await this.repo.insertVoice(this.repo.db, row);
+    // The plan's count of own voices is checked in the transaction that saves, with the account row locked.
+    await this.repo.db.transaction().execute(async (trx) => {
+      await this.plans.reserveOwnVoice(trx, accountId);
+      await this.repo.insertVoice(trx, row);
+    });
     return ownVoiceView(row);
   }
 
   /**
    * Activates a prompt or clone voice from one of the account's previews of that type (409
-   * PREVIEW_REQUIRED otherwise, another account's preview included). The fee and the voice are one
-   * transaction: no balance means no voice, and a failed insert charges nothing.
+   * PREVIEW_REQUIRED otherwise, another account's preview included). The plan's limit of own voices,
+   * the fee and the voice are one transaction: a full plan or no balance means no voice, and a failed
+   * insert charges nothing.
    */
   async activate(
     accountId: string,
@@ -166,6 +173,8 @@ export class OwnVoicesService implements OwnVoiceSource {
     await this.storage.put(audioKey, audio);
     try {
       await this.repo.db.transaction().execute(async (trx) => {
+        // Beyond the plan's own voices: refused before the fee, in the transaction that would save it.
+        await this.plans.reserveOwnVoice(trx, accountId);
         await this.credits.charge(trx, accountId, fee, { record_type: recordType, voice_id: id, note: `activate ${preview.id}` });
         await this.repo.insertVoice(trx, row);
       });

@@ -97,6 +97,7 @@ export function elevenLabsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     const caller = await requireCaller(request, reply, ctx.sessions, ctx.keyGate);
     if (!voiceId.startsWith('voice_')) throw new AppError('NOT_FOUND');
     assertVoiceAllowed(caller, voiceId);
+    await ctx.plans.assertTextLength(caller.accountId, body.text);
     const format = elevenLabsFormat(query.output_format ?? body.output_format ?? 'mp3_44100_128')!;
     const prepared = await ctx.synthesis.prepare({
       text: body.text,
@@ -158,7 +159,7 @@ export function elevenLabsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
           tags: ['elevenlabs'],
           summary: "ElevenLabs-compatible voice list: the official library (and the account's own voices)",
           security: [{ xiApiKey: [] }, { bearer: [] }],
-          response: { 200: ElevenLabsVoices, 401: ErrorBody, 429: ErrorBody },
+          response: { 200: ElevenLabsVoices, 401: ErrorBody, 403: ErrorBody, 429: ErrorBody },
         },
       },
       async (request, reply) => {

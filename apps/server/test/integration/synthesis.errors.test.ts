@@ -74,11 +74,12 @@ describe.each(DIALECTS)('synthesis errors (%s)', (dialect) => {
     expect(paid.headers.get('x-cache')).toBe('miss');
   });
 
-  it("refuses text over the limit with TEXT_TOO_LONG naming the limit, in the caller's language", async () => {
-    const res = await c.post('/tts?lang=zh-CN', { text: 'a'.repeat(5001), voice_id: 'voice_espeak.en-us' });
+  it("refuses text over the plan's limit with TEXT_TOO_LONG naming the limit, in the caller's language", async () => {
+    // A free account's limit (plans.privileges.test.ts covers each plan and route).
+    const res = await c.post('/tts?lang=zh-CN', { text: 'a'.repeat(1001), voice_id: 'voice_espeak.en-us' });
     expect(res.status).toBe(422);
     expect(res.body.error.code).toBe('TEXT_TOO_LONG');
-    expect(res.body.error.message).toBe('文本超过 5000 个字符的限制');
+    expect(res.body.error.message).toBe('文本超过 1000 个字符的限制');
   });
 
   it('refuses text in a language the voice does not speak', async () => {

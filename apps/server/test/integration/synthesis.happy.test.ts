@@ -36,7 +36,8 @@ describe.each(DIALECTS)('voices and synthesis, happy path (%s)', (dialect) => {
     expect(byId['espeak-ng']!.languages.length).toBeGreaterThan(90);
     expect(byId['flite']!.languages).toContain('en');
     for (const m of models) for (const s of m.sexs) expect(s.icon).toMatch(/\.svg$/);
-    expect(res.body.limits).toEqual({ max_text_length: 5000, mix_max: 3, preview_versions: 50, job_threshold: 1000 });
+    // A visitor's text limit is the free plan's.
+    expect(res.body.limits).toEqual({ max_text_length: 1000, mix_max: 3, preview_versions: 50, job_threshold: 1000 });
     expect(res.body.activation_fees).toEqual(t.ctx.credits.config.activation_fees);
   });
 
