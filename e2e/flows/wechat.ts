@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import path from 'node:path';
 import { SID_KEY } from '../lib/browser';
-import { env, shot } from '../lib/env';
+import { env, SHOTS } from '../lib/env';
 import { assert, assertEqual, type Suite } from '../lib/harness';
 import { waitForCode } from '../lib/outbox';
 import { startServer } from '../lib/server';
@@ -64,11 +65,13 @@ export function wechatTests(suite: Suite): void {
       assertEqual(registered.status, 200, 'PUT /accounts/me/email');
       const { sid } = (await registered.json()) as { sid: string };
       await page.evaluate(([k, v]) => localStorage.setItem(k!, v!), [SID_KEY, sid]);
-      await page.goto(`${server.baseUrl}/#/app/pricing`);
+      // The console reads the stored session at start; then the pricing page is a route away.
       await page.reload();
+      await page.getByTestId('dashboard-page').waitFor({ timeout: 30_000 });
+      await page.goto(`${server.baseUrl}/#/app/pricing`);
 
       const monthly = page.locator('[data-plan="monthly"]');
-      await monthly.waitFor();
+      await monthly.waitFor({ timeout: 30_000 });
       await monthly.getByTestId('product-buy').click();
       const dialog = page.getByTestId('checkout-dialog');
       await dialog.getByTestId('method-wechat').waitFor();
@@ -86,8 +89,10 @@ export function wechatTests(suite: Suite): void {
       const order = orders[0]!;
       assertEqual(await qr.getAttribute('data-text'), order.code_url, 'the QR carries the code_url');
       assertEqual(order.total, 2900, 'the monthly plan at 29.00 CNY, in fen');
-      assert(await qr.locator('svg, canvas, img').first().isVisible(), 'the QR is drawn');
-      await shot('checkout-wechat-qr-zh-CN');
+      assert(await qr.isVisible(), 'the QR is shown');
+      const modules = ((await qr.locator('path').getAttribute('d')) ?? '').split('M').length - 1;
+      assert(modules > 100, `the QR is drawn (${modules} dark modules)`);
+      await page.screenshot({ path: path.join(SHOTS, 'checkout-wechat-qr-zh-CN.png') });
 
       // WeChat Pay notifies the server: signed, its resource encrypted with the APIv3 key.
       const note = fake.paidNotification(order.out_trade_no);
@@ -97,7 +102,7 @@ export function wechatTests(suite: Suite): void {
       // The dialog polls the order and follows it to its result page.
       await page.waitForURL(/#\/app\/orders\/[^/]+\/result$/, { timeout: 20_000 });
       await page.locator('[data-testid="order-result"][data-status="successful"]').waitFor();
-      await shot('order-result-wechat-zh-CN');
+      await page.screenshot({ path: path.join(SHOTS, 'order-result-wechat-zh-CN.png') });
       assertEqual(fake.refused.length, 0, `the fake refused nothing (${fake.refused.join('; ')})`);
     } finally {
       await context.close();
