@@ -162,9 +162,9 @@ describe.each(DIALECTS)('synthesis at shutdown (%s)', (dialect) => {
     let t = await startTestApp(dialect, { env: { SPEECH_WORKERS: '1', HOLD_SWEEP_SECONDS: '86400' } });
     try {
       const c = new Client(t.url);
-      // Texts longer than the free plan's limit: a subscriber's.
-      await givePlan(t, (await c.anonymous()).account.id);
+      await c.anonymous();
       const account = await signIn(c, t.outbox, `unread-${dialect}@example.com`);
+      await givePlan(t, account.id); // texts longer than the free plan's limit: a subscriber's
       // mp3 of a mid-length text: all of it is made and handed to the socket, where nobody reads it.
       const { req, response } = rawPost(
         t.url,
@@ -190,9 +190,9 @@ describe.each(DIALECTS)('synthesis at shutdown (%s)', (dialect) => {
     let t = await startTestApp(dialect, { env: { SPEECH_WORKERS: '1', HOLD_SWEEP_SECONDS: '86400' } });
     try {
       const c = new Client(t.url);
-      // Texts longer than the free plan's limit: a subscriber's.
-      await givePlan(t, (await c.anonymous()).account.id);
+      await c.anonymous();
       const account = await signIn(c, t.outbox, `shutdown-${dialect}@example.com`);
+      await givePlan(t, account.id); // texts longer than the free plan's limit: a subscriber's
       const before = (await c.get('/accounts/me')).body.vip.credits as number;
       const { req, response } = rawPost(
         t.url,
