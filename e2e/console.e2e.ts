@@ -14,6 +14,7 @@ import { playgroundTests } from './flows/playground';
 import { profileEmailTests } from './flows/profile-email';
 import { sessionTests } from './flows/session';
 import { shellTests } from './flows/shell';
+import { wechatTests } from './flows/wechat';
 import { Console, launchBrowser } from './lib/browser';
 import { env, SHOTS } from './lib/env';
 import { Suite } from './lib/harness';
@@ -27,6 +28,7 @@ const FLOWS: Record<string, (suite: Suite) => void> = {
   economy: economyTests,
   design: designTests,
   'profile-email': profileEmailTests,
+  wechat: wechatTests,
 };
 // E2E_FLOWS=design (a comma list) runs only those flows, in the order above; unset, all of them.
 const only = (process.env.E2E_FLOWS ?? '')

@@ -121,6 +121,12 @@ async function main(): Promise<void> {
   const credits = JSON.parse(await fs.readFile(path.join(root, 'apps/server/config/credits.json'), 'utf8'));
   credits.anonymous_trial = 1_000_000_000;
   await fs.writeFile(path.join(dataDir, 'credits.json'), JSON.stringify(credits));
+  // Its jobs read up to 1,400 characters: the anonymous accounts' (free) plan allows the subscribers' 5,000 here.
+  const products = JSON.parse(await fs.readFile(path.join(root, 'apps/server/config/products.json'), 'utf8')) as {
+    plans: { plan: string; privileges: { max_text_length: number } }[];
+  };
+  for (const p of products.plans) if (p.plan === 'free') p.privileges.max_text_length = 5000;
+  await fs.writeFile(path.join(dataDir, 'products.json'), JSON.stringify(products));
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const server = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'apps/server/src/main.ts')], {
@@ -131,6 +137,7 @@ async function main(): Promise<void> {
       PORT: String(port),
       DATA_DIR: dataDir,
       CREDITS_CONFIG: path.join(dataDir, 'credits.json'),
+      PRODUCTS_CONFIG: path.join(dataDir, 'products.json'),
       // Every soak client is 127.0.0.1: the per-address account and trial limits would starve all but the first few.
       ACCOUNT_LIMIT_PER_IP_HOUR: '1000000',
       TRIAL_GRANTS_PER_IP_DAY: '1000000',

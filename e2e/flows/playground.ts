@@ -3,6 +3,7 @@ import { errorMessage } from '@polyvox/contracts';
 import type { Request } from 'playwright-core';
 import { env, LANGS, SHOTS, shot } from '../lib/env';
 import { assert, assertEqual, type Suite } from '../lib/harness';
+import { givePlan } from '../lib/plan';
 import { billable, chooseOption, waitForPlayback, waitForRowsOfModel, waitForWaveform } from '../lib/speech';
 
 /** The playground: text, voice, estimate, streamed generation with a waveform, download, warnings. */
@@ -220,6 +221,9 @@ export function playgroundTests(suite: Suite): void {
       .limits;
     const threshold = limits.job_threshold;
     assert(typeof threshold === 'number' && threshold > 0, `/tts/config limits carry job_threshold (${JSON.stringify(limits)})`);
+    // A visitor's (free plan's) limit is the threshold itself: texts above it are a subscriber's.
+    assertEqual((limits as { max_text_length?: number }).max_text_length, threshold, "the free plan's limit");
+    await givePlan('monthly');
     await env.ui.goto(`/app/playground?voice=${ENGLISH}`);
     await page.locator(`[data-testid="playground-voice"][data-voice-id="${ENGLISH}"]`).waitFor();
     let text = '';
@@ -266,7 +270,7 @@ export function playgroundTests(suite: Suite): void {
   suite.test('the over-limit message and the random text button', async () => {
     const page = env.page;
     const max = Number(await page.getByTestId('playground-count').getAttribute('data-max'));
-    assertEqual(max, 5000, 'the limit from /tts/config');
+    assertEqual(max, 5000, "the subscriber's limit from /tts/config");
     await page.getByTestId('playground-text').fill('a'.repeat(max) + ' b');
     await page
       .getByTestId('playground-too-long')

@@ -66,7 +66,8 @@ async function waitHealthy(baseUrl: string, child: ChildProcess, timeoutMs: numb
   throw new Error(`GET /healthz did not answer 200 within ${timeoutMs / 1000} s`);
 }
 
-export async function startServer(timeoutMs = 180_000): Promise<RunningServer> {
+/** Starts the platform on a fresh DATA_DIR; `extra` adds settings (a payment provider's, say). */
+export async function startServer(timeoutMs = 180_000, extra: Record<string, string> = {}): Promise<RunningServer> {
   const port = await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'polyvox-e2e-'));
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -80,6 +81,7 @@ export async function startServer(timeoutMs = 180_000): Promise<RunningServer> {
       DATA_DIR: dataDir,
       PREVIEW_PRERENDER: 'false',
       TRUST_PROXY: 'true',
+      ...extra,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

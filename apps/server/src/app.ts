@@ -59,6 +59,7 @@ import { usageRoutes } from './usage/routes.js';
 import { elevenLabsRoutes } from './synthesis/elevenlabs-routes.js';
 import { OrdersService } from './orders/service.js';
 import { loadProducts } from './orders/products.js';
+import { PlanPrivileges } from './orders/privileges.js';
 import { orderRoutes } from './orders/routes.js';
 import { startOrderSweeper } from './orders/sweeper.js';
 import { PaymentsService } from './payments/service.js';
@@ -128,8 +129,11 @@ export async function buildContext(config: Config, overrides: { mailer?: Mailer;
       : null;
   // Several processes share one synthesis cache through Redis (an index) and storage (the audio).
   const audioCache = redis ? sharedAudioCache(redis, config.REDIS_PREFIX, storage, config.SYNTHESIS_CACHE_SECONDS) : null;
+  const products = loadProducts(config.PRODUCTS_CONFIG);
+  const plans = new PlanPrivileges(db.kysely, products);
   const speech = new SpeechHost({
-    maxTextLength: LIMITS.maxTextLength,
+    // Each caller's own limit is its plan's (checked first, with that limit in the message); the engine takes the longest.
+    maxTextLength: Math.max(LIMITS.maxTextLength, products.maxTextLength),
     ...(audioCache ? { cache: audioCache } : {}),
     // An API process only prepares and prices requests: its engines never start.
     warmup: config.ROLE !== 'api' && config.SPEECH_WARMUP,
@@ -164,13 +168,7 @@ export async function buildContext(config: Config, overrides: { mailer?: Mailer;
   });
   const apiKeys = new ApiKeysService(db.kysely);
   const concurrency = redis ? redisConcurrencyLimiter(redis, `${config.REDIS_PREFIX}conc:`) : memoryConcurrencyLimiter();
-  const orders = new OrdersService(
-    db.kysely,
-    credits,
-    loadProducts(config.PRODUCTS_CONFIG),
-    config.ORDER_TTL_MINUTES,
-    config.ORDER_PENDING_LIMIT,
-  );
+  const orders = new OrdersService(db.kysely, credits, products, config.ORDER_TTL_MINUTES, config.ORDER_PENDING_LIMIT);
   const payments = new PaymentsService(db.kysely, orders, createProviders(config, secret), secret, config.PUBLIC_URL);
   const designRepo = new DesignRepository(db.kysely);
   const designer = new Designer(speech, voices);
@@ -179,7 +177,7 @@ export async function buildContext(config: Config, overrides: { mailer?: Mailer;
     perAccountHour: config.SAMPLE_UPLOADS_PER_ACCOUNT_HOUR,
   });
   const previews = new PreviewsService(designRepo, storage, credits.config.activation_fees, synthesis, designer, samples, words);
-  const ownVoices = new OwnVoicesService(designRepo, storage, credits, voices, designer, speech, words, samples);
+  const ownVoices = new OwnVoicesService(designRepo, storage, credits, voices, designer, speech, words, samples, plans);
   voices.setOwnVoices(ownVoices);
   const readiness = new Readiness();
   readiness.add('database', () => db.kysely.selectFrom('accounts').select('id').limit(1).execute());
@@ -208,7 +206,7 @@ export async function buildContext(config: Config, overrides: { mailer?: Mailer;
     queues: { settings: queueSettings, remote, jobs: jobQueue, probe: queueProbe },
     apiKeys,
     usage: new UsageService(db.kysely),
-    keyGate: { keys: apiKeys, rate: limiter, concurrency },
+    keyGate: { keys: apiKeys, rate: limiter, concurrency, plans },
     limiter,
     orders,
     payments,
@@ -218,7 +216,7 @@ export async function buildContext(config: Config, overrides: { mailer?: Mailer;
       maxRows: config.STATS_MAX_EVENTS,
     }),
     design: { samples, previews, ownVoices },
-    limits: { maxTextLength: LIMITS.maxTextLength },
+    plans,
   };
 }
 

@@ -25,6 +25,7 @@ import type { PreviewsService } from './design/previews.js';
 import type { OwnVoicesService } from './design/own-voices.js';
 import type { Readiness } from './platform/health.js';
 import type { SharedAudioCache } from './synthesis/shared-cache.js';
+import type { PlanPrivileges } from './orders/privileges.js';
 
 /** Everything a route module may delegate to; built once in app.ts. */
 export interface AppContext {
@@ -53,9 +54,10 @@ export interface AppContext {
   payments: PaymentsService;
   events: EventStore;
   design: { samples: SamplesService; previews: PreviewsService; ownVoices: OwnVoicesService };
-  limits: { maxTextLength: number };
   /** What `/readyz` checks; the queue module adds its queue. */
   readiness: Readiness;
   /** The synthesis cache shared through Redis and storage, when REDIS_URL is set. */
   audioCache: SharedAudioCache | null;
+  /** The privileges of each account's current plan (text length, own voices, API access). */
+  plans: PlanPrivileges;
 }

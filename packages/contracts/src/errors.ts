@@ -204,7 +204,34 @@ function translateRule(rule: string, locale: 'zh-CN' | 'zh-TW'): string | undefi
   return pattern ? rule.replace(pattern.re, pattern[locale]) : undefined;
 }
 
+/**
+ * Why FORBIDDEN was answered, when the plain "not allowed" would leave the user guessing: the error's
+ * `reason` param picks one of these (anything else keeps the code's own message).
+ */
+export const FORBIDDEN_REASONS = ['own_voices', 'api_access'] as const;
+export type ForbiddenReason = (typeof FORBIDDEN_REASONS)[number];
+const REASON_MESSAGES = new Map<string, Record<MessageLocale, string>>([
+  [
+    'FORBIDDEN:own_voices',
+    {
+      en: 'Your plan allows {limit} own voices; delete one or upgrade your plan to save another',
+      'zh-CN': '您的套餐最多可保存 {limit} 个自己的声音；请删除一个或升级套餐后再保存',
+      'zh-TW': '您的方案最多可儲存 {limit} 個自己的聲音；請刪除一個或升級方案後再儲存',
+    },
+  ],
+  [
+    'FORBIDDEN:api_access',
+    {
+      en: 'Your plan does not include API access',
+      'zh-CN': '您的套餐不包含 API 访问权限',
+      'zh-TW': '您的方案不包含 API 存取權限',
+    },
+  ],
+]);
+
 export function errorMessage(code: ErrorCode, locale: MessageLocale, params: Record<string, string | number> = {}): string {
+  const reasoned = typeof params.reason === 'string' ? REASON_MESSAGES.get(`${code}:${params.reason}`) : undefined;
+  if (reasoned) return formatMessage(reasoned[locale], params);
   const rule = locale === 'en' || typeof params.rule !== 'string' ? undefined : translateRule(params.rule, locale);
   return formatMessage(ERROR_MESSAGES[locale][code], rule ? { ...params, rule } : params);
 }

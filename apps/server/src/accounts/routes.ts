@@ -160,7 +160,7 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsyncZod {
           tags: ['accounts'],
           summary: 'Who the bearer token belongs to',
           security: [{ bearer: [] }],
-          response: { 200: ApiMeResponse, 401: ErrorBody },
+          response: { 200: ApiMeResponse, 401: ErrorBody, 403: ErrorBody, 429: ErrorBody },
         },
       },
       async (request, reply) => {

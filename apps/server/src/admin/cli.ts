@@ -7,13 +7,17 @@ import { CreditsService } from '../credits/service.js';
 import { loadCreditsConfig } from '../credits/credits-config.js';
 import { OrdersService, type OrderRow } from '../orders/service.js';
 import { loadProducts } from '../orders/products.js';
+import { loadSecret } from '../platform/secret.js';
+import { PaymentsService } from '../payments/service.js';
+import { createProviders } from '../payments/providers.js';
+import { RefundFailed } from '../payments/provider.js';
 
 /** Exit codes: 0 done, 1 refused (no such account or order, not refundable), 2 wrong usage or settings. */
 export const EXIT = { ok: 0, refused: 1, usage: 2 } as const;
 
 const USAGE = `Usage: npm run admin -- <command>
   grant <email> <credits>   add credits to the account of <email> (recorded in its ledger as a grant)
-  refund <order id>         refund a successful order once: deducts the credits it left unused, prints the money to return
+  refund <order id>         refund a successful order once: returns the money through its provider, deducts the credits it left unused
   order <order id>          show an order`;
 
 export interface Io {
@@ -48,7 +52,7 @@ function describeOrder(order: OrderRow, email: string | null, payments: PaymentL
   else lines.push(`  expires   ${order.expires_at}`);
   if (order.refunded_at) {
     lines.push(
-      `  refunded  ${order.refunded_at}: ${count(Number(order.refund_credits ?? 0))} credits deducted, ${money(Number(order.refund_amount ?? 0), order.currency)} to return`,
+      `  refunded  ${order.refunded_at}: ${count(Number(order.refund_credits ?? 0))} credits deducted, ${money(Number(order.refund_amount ?? 0), order.refund_currency ?? order.currency)} returned${order.refund_ref ? ` (refund ${order.refund_ref})` : ''}`,
     );
   }
   for (const p of payments) {
@@ -134,8 +138,10 @@ export async function runAdmin(argv: string[], env: Record<string, string | unde
       return EXIT.ok;
     }
 
+    const secret = loadSecret(config.SECRET, config.DATA_DIR);
+    const payments = new PaymentsService(db.kysely, orders, createProviders(config, secret), secret, config.PUBLIC_URL);
     try {
-      const result = await orders.refund(orderId);
+      const result = await payments.refund(orderId);
       io.out(`Refunded ${orderId}.`);
       io.out(
         `  credits used since payment: ${count(result.used)} (${count(result.usedAtBasic)} of this order's credits at the basic plan's price)`,
@@ -145,14 +151,23 @@ export async function runAdmin(argv: string[], env: Record<string, string | unde
         `  money to return:            ${money(result.amount, result.currency)} of ${money(Number(result.order.amount), result.currency)}`,
       );
       io.out(
-        `  Return it through ${result.order.method ?? 'the provider'} (provider ref ${result.order.provider_ref ?? 'none'}).`,
+        result.refundRef
+          ? `  returned through ${result.order.method ?? 'the provider'}: refund ${result.refundRef}`
+          : `  no money to return`,
       );
       return EXIT.ok;
     } catch (e) {
+      if (e instanceof RefundFailed) {
+        io.err(`Order ${orderId} was not refunded: the provider did not return the money (${e.message}).`);
+        io.err('Nothing was deducted or recorded; run the refund again once the provider answers.');
+        return EXIT.refused;
+      }
       if (!isAppError(e)) throw e;
       const order = await orders.find(orderId);
       if (!order) io.err(`No order ${orderId}.`);
       else if (order.refunded_at) io.err(`Order ${orderId} was already refunded at ${order.refunded_at}.`);
+      else if (order.refund_claim)
+        io.err(`Order ${orderId} is being refunded by another command (since ${order.refund_claimed_at}).`);
       else if (order.status !== 'successful') io.err(`Order ${orderId} is ${order.status}: only a successful order is refunded.`);
       else io.err(`Order ${orderId} could not be refunded: ${e.code}.`);
       return EXIT.refused;

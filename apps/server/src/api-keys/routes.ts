@@ -37,13 +37,14 @@ export function apiKeyRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       {
         schema: {
           tags: ['api keys'],
-          summary: 'Create an API key; the answer holds its secret, shown this once',
+          summary: 'Create an API key; the answer holds its secret, shown this once (403 when the plan has no API access)',
           body: CreateApiKeyRequest,
-          response: { 201: CreatedApiKeyResponse, ...errors },
+          response: { 201: CreatedApiKeyResponse, ...errors, 403: ErrorBody },
         },
       },
       async (request, reply) => {
         const session = await requireSession(request, ctx.sessions);
+        await ctx.plans.assertApiAccess(session.accountId);
         const created = await ctx.apiKeys.create(session.accountId, request.body);
         return reply.status(201).header('cache-control', 'no-store').send(created);
       },

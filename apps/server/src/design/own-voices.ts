@@ -14,6 +14,7 @@ import type { FoundVoice, OwnVoiceSource, VoicesService } from '../voices/servic
 import type { Designer, MixInput } from './profiles.js';
 import { isUniqueViolation, type DesignRepository } from './repository.js';
 import type { SamplesService } from './samples.js';
+import type { PlanPrivileges } from '../orders/privileges.js';
 
 /** The ledger's record type of each activation fee. */
 const FEE_RECORD = new Map([
@@ -61,6 +62,7 @@ export class OwnVoicesService implements OwnVoiceSource {
     private readonly host: SpeechHost,
     private readonly words: SensitiveWords,
     private readonly samples: SamplesService,
+    private readonly plans: PlanPrivileges,
   ) {}
 
   private checkName(name: string): string {
@@ -148,14 +150,19 @@ export class OwnVoicesService implements OwnVoiceSource {
       created_at: now,
       updated_at: now,
     };
-    await this.repo.insertVoice(this.repo.db, row);
+    // The plan's count of own voices is checked in the transaction that saves, with the account row locked.
+    await this.repo.db.transaction().execute(async (trx) => {
+      await this.plans.reserveOwnVoice(trx, accountId);
+      await this.repo.insertVoice(trx, row);
+    });
     return ownVoiceView(row, await this.mixable(row.model));
   }
 
   /**
    * Activates a prompt or clone voice from one of the account's previews of that type (409
-   * PREVIEW_REQUIRED otherwise, another account's preview included). The fee and the voice are one
-   * transaction: no balance means no voice, and a failed insert charges nothing.
+   * PREVIEW_REQUIRED otherwise, another account's preview included). The plan's limit of own voices,
+   * the fee and the voice are one transaction: a full plan or no balance means no voice, and a failed
+   * insert charges nothing.
    */
   async activate(
     accountId: string,
@@ -194,6 +201,8 @@ export class OwnVoicesService implements OwnVoiceSource {
     };
     try {
       await this.repo.db.transaction().execute(async (trx) => {
+        // Beyond the plan's own voices: refused before the fee, in the transaction that would save it.
+        await this.plans.reserveOwnVoice(trx, accountId);
         // The preview is marked (and locked) first: a prune running now waits, then leaves it; one
         // that went first took it, and the activation stops here, charging nothing.
         const marked = await this.repo.markActivated(trx, accountId, preview.id, id);

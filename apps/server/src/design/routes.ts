@@ -127,9 +127,9 @@ export function designRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         schema: {
           tags: ['voice design'],
           summary:
-            'Save a mix (`type: mix`, 1 to 3 voices of one mixable model) or activate a prompt or clone voice from one of your previews (its activation fee is charged with it)',
+            'Save a mix (`type: mix`, 1 to 3 voices of one mixable model) or activate a prompt or clone voice from one of your previews (its activation fee is charged with it); 403 beyond the number of own voices of the plan',
           body: CreateVoiceRequest,
-          response: { 201: VoiceSchema, ...errors, 402: ErrorBody },
+          response: { 201: VoiceSchema, ...errors, 402: ErrorBody, 403: ErrorBody },
         },
       },
       async (request, reply) => {

@@ -62,10 +62,15 @@ export interface KeyInfo {
 export interface KeyResolver {
   resolve(secret: string): Promise<KeyInfo | null>;
 }
+/** Whether an account's plan includes the API; the orders module's plan privileges satisfy it. */
+export interface PlanGate {
+  apiAccess(accountId: string): Promise<boolean>;
+}
 export interface KeyGate {
   keys: KeyResolver;
   rate: RateLimiter;
   concurrency: ConcurrencyLimiter;
+  plans: PlanGate;
 }
 
 /** Who pays for a public API call: a session's account, or an API key's. */
@@ -91,7 +96,8 @@ export function presentedKey(request: FastifyRequest): string | null {
 
 /**
  * Resolves the caller of a public API route: a presented API key (checked against the database on every
- * request, so a deleted key fails at once in every process), else the session. A key's requests per
+ * request, so a deleted key fails at once in every process), else the session. A key works only while
+ * its account's plan includes the API (FORBIDDEN otherwise). A key's requests per
  * minute and its work in flight are limited here; the slot is given back when the response closes.
  */
 export async function requireCaller(
@@ -107,6 +113,8 @@ export async function requireCaller(
   }
   const key = await gate.keys.resolve(secret);
   if (!key) throw new AppError('UNAUTHENTICATED');
+  // A plan without the API (or one that expired into such a plan) stops its keys at once.
+  if (!(await gate.plans.apiAccess(key.accountId))) throw new AppError('FORBIDDEN', { reason: 'api_access' });
   const wait = await gate.rate.hit(`key:rpm:${key.id}`, key.requestsPerMinute, 60);
   if (wait > 0) throw new AppError('RATE_LIMITED', { seconds: wait }, { headers: { 'retry-after': String(wait) } });
   const release = await gate.concurrency.acquire(`key:conc:${key.id}`, key.concurrency);

@@ -1,11 +1,16 @@
 import fs from 'node:fs';
 import { z } from 'zod';
-import { CURRENCIES, PLANS, type Currency, type MessageLocale, type Product, type ProductKind } from '@polyvox/contracts';
+import { CURRENCIES, LIMITS, PLANS, type Currency, type MessageLocale, type Product, type ProductKind } from '@polyvox/contracts';
 
 const Texts = z.object({ en: z.string().min(1), 'zh-CN': z.string().min(1), 'zh-TW': z.string().min(1) });
 const Prices = z.object({ CNY: z.number().int().min(0), USD: z.number().int().min(0) });
 const Privileges = z.object({
-  max_text_length: z.number().int().min(1),
+  // The OpenAI and ElevenLabs routes' schemas accept up to twice the contract's limit.
+  max_text_length: z
+    .number()
+    .int()
+    .min(1)
+    .max(LIMITS.maxTextLength * 2),
   own_voices: z.number().int().min(0),
   api_access: z.boolean(),
 });
@@ -84,6 +89,10 @@ export interface Catalogue {
   basic: ProductEntry;
   /** The rank of a vip level (free and unknown levels: 0). */
   rankOf(level: string): number;
+  /** The privileges of a vip level; the free plan's for `free` and for any level no plan has. */
+  privilegesOf(level: string): Product['privileges'];
+  /** The longest text any plan allows (what the speech engine is configured to accept). */
+  maxTextLength: number;
 }
 
 /** The free plan's privileges stand for accounts without a plan. */
@@ -123,7 +132,11 @@ export function loadProducts(file: string): Catalogue {
   ];
   const byId = new Map(entries.map((e) => [e.id, e]));
   const ranks = new Map(plans.map((p) => [p.vip_level, p.rank]));
+  const free = plans.find((p) => p.plan === 'free')!.privileges;
+  const privileges = new Map(plans.map((p) => [p.vip_level, p.privileges]));
   return {
+    privilegesOf: (level) => privileges.get(level) ?? free,
+    maxTextLength: Math.max(...plans.map((p) => p.privileges.max_text_length)),
     list: (kind) => entries.filter((e) => !kind || e.kind === kind),
     get: (id) => byId.get(id) ?? null,
     basic: entries.find((e) => e.plan === basic_plan)!,

@@ -1,7 +1,7 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Currency, MessageLocale, Order, OrderStatus, PaymentMethod, ProductKind } from '@polyvox/contracts';
 import { AppError } from '../platform/errors.js';
-import { newId } from '../platform/ids.js';
+import { newId, randomToken } from '../platform/ids.js';
 import type { Database, OrdersTable } from '../platform/db/schema.js';
 import { nowIso } from '../platform/db/database.js';
 import type { CreditsService } from '../credits/service.js';
@@ -16,6 +16,8 @@ type Executor = Kysely<Database> | Transaction<Database>;
 const SETTLEABLE: OrderStatus[] = ['pending_payment', 'expired', 'failed'];
 /** Ledger kinds that are not spending: everything else (holds, their settlement and release) is. */
 const NOT_SPENDING = ['grant', 'purchase', 'refund'];
+/** A refund command's claim on an order older than this is taken to have died, and another may take over. */
+export const REFUND_CLAIM_MINUTES = 10;
 
 export interface PaidNotice {
   orderId: string;
@@ -32,8 +34,26 @@ export type SettleOutcome = 'applied' | 'already' | 'duplicate';
 
 export interface RefundResult extends RefundFigures {
   order: OrderRow;
+  /** The currency of `amount`: the paying attempt's. */
   currency: string;
   balance: number;
+  /** The provider's refund id (null when there was no money to return). */
+  refundRef: string | null;
+}
+
+/** The money of a refund, for the provider the order was paid with. */
+export interface MoneyBack {
+  orderId: string;
+  method: string;
+  /** The payment attempt that settled the order (our reference at the provider), when there is one. */
+  paymentId: string | null;
+  /** The provider's id of that payment (Checkout Session, trade_no, transaction_id). */
+  providerRef: string | null;
+  /** Minor units to return, in `currency`. */
+  amount: number;
+  /** What the payment took, in `currency`. */
+  total: number;
+  currency: string;
 }
 
 export function orderView(row: OrderRow): Order {
@@ -108,6 +128,10 @@ export class OrdersService {
       refunded_at: null,
       refund_credits: null,
       refund_amount: null,
+      refund_ref: null,
+      refund_currency: null,
+      refund_claim: null,
+      refund_claimed_at: null,
       updated_at: now.toISOString(),
     };
     await this.db.insertInto('orders').values(row).execute();
@@ -254,18 +278,30 @@ export class OrdersService {
   }
 
   /**
-   * Refunds a successful order once (the conditional update on `refunded_at` decides), deducting the credits it
-   * left unused in the same transaction. The money figure is for the operator to return through the provider.
+   * Refunds a successful order once, in three steps, so no database lock is held while a provider answers:
+   *
+   * 1. a claim (a conditional update: the order is successful, not refunded, and no other command's claim
+   *    younger than REFUND_CLAIM_MINUTES stands) and the figures, priced in the paying attempt's currency;
+   * 2. the money goes back through `returnMoney` (the provider the order was paid with, the order id as the
+   *    refund's idempotency key, so asking again never returns the money twice); a failure drops the claim
+   *    and records nothing, so the order stays unrefunded and a retry starts over;
+   * 3. one transaction sets `refunded_at` (conditional on the claim), appends the `refund` ledger entry and
+   *    stores the provider's refund id.
+   *
+   * The credits taken off are the ones priced in step 1, or the balance if it has fallen below that since.
    */
-  async refund(orderId: string): Promise<RefundResult> {
-    return this.db.transaction().execute(async (trx) => {
+  async refund(orderId: string, returnMoney?: (money: MoneyBack) => Promise<string>): Promise<RefundResult> {
+    const claim = randomToken(16);
+    const stale = new Date(Date.now() - REFUND_CLAIM_MINUTES * 60_000).toISOString();
+    const planned = await this.db.transaction().execute(async (trx) => {
       const now = nowIso();
       const order = await trx
         .updateTable('orders')
-        .set({ refunded_at: now, updated_at: now })
+        .set({ refund_claim: claim, refund_claimed_at: now })
         .where('id', '=', orderId)
         .where('status', '=', 'successful')
         .where('refunded_at', 'is', null)
+        .where((eb) => eb.or([eb('refund_claim', 'is', null), eb('refund_claimed_at', '<', stale)]))
         .returningAll()
         .executeTakeFirst();
       if (!order) {
@@ -273,8 +309,6 @@ export class OrdersService {
         if (!existing) throw new AppError('NOT_FOUND');
         throw new AppError('ORDER_NOT_PAYABLE');
       }
-      // Lock the account row before reading its balance and spending, so a concurrent spend cannot slip between.
-      await trx.updateTable('accounts').set({ updated_at: now }).where('id', '=', order.account_id).execute();
       const account = await trx
         .selectFrom('accounts')
         .select('credits')
@@ -287,24 +321,77 @@ export class OrdersService {
         .where('created_at', '>=', order.paid_at ?? now)
         .where('kind', 'not in', NOT_SPENDING)
         .executeTakeFirstOrThrow();
+      // The attempt that paid: its amount and currency are what the payer gave (CNY for a USD order via Alipay).
+      const payment = await trx
+        .selectFrom('payments')
+        .select(['id', 'method', 'amount', 'currency', 'provider_ref'])
+        .where('order_id', '=', order.id)
+        .where('status', '=', 'paid')
+        .executeTakeFirst();
+      const currency = (payment?.currency ?? order.currency) as Currency;
+      const paid = payment ? Number(payment.amount) : Number(order.amount);
       const basic = this.products.basic;
       const figures = refundFigures({
         orderCredits: Number(order.credits),
-        orderAmount: Number(order.amount),
+        orderAmount: paid,
         used: -Number(spent.total),
         basicCredits: basic.credits,
-        basicPrice: basic.prices[order.currency as Currency],
+        basicPrice: basic.prices[currency],
         balance: Number(account.credits),
       });
+      const money: MoneyBack = {
+        orderId: order.id,
+        method: payment?.method ?? order.method ?? 'sandbox',
+        paymentId: payment?.id ?? null,
+        providerRef: payment?.provider_ref ?? order.provider_ref,
+        amount: figures.amount,
+        total: paid,
+        currency,
+      };
+      return { order, figures, money };
+    });
+    const { order, figures, money } = planned;
+    let refundRef: string | null = null;
+    try {
+      if (figures.amount > 0 && returnMoney) refundRef = await returnMoney(money);
+    } catch (e) {
+      await this.db
+        .updateTable('orders')
+        .set({ refund_claim: null, refund_claimed_at: null })
+        .where('id', '=', order.id)
+        .where('refund_claim', '=', claim)
+        .execute();
+      throw e;
+    }
+    return this.db.transaction().execute(async (trx) => {
+      const now = nowIso();
+      const claimed = await trx
+        .updateTable('orders')
+        .set({ refunded_at: now, updated_at: now, refund_claim: null, refund_claimed_at: null })
+        .where('id', '=', order.id)
+        .where('refund_claim', '=', claim)
+        .where('refunded_at', 'is', null)
+        .returning('id')
+        .executeTakeFirst();
+      // Another command took over a claim it judged stale and finished first: its refund stands, this one records nothing.
+      if (!claimed) throw new AppError('ORDER_NOT_PAYABLE');
+      // Lock the account row before reading its balance, so a concurrent spend cannot slip between.
+      await trx.updateTable('accounts').set({ updated_at: now }).where('id', '=', order.account_id).execute();
+      const account = await trx
+        .selectFrom('accounts')
+        .select('credits')
+        .where('id', '=', order.account_id)
+        .executeTakeFirstOrThrow();
+      const deducted = Math.min(figures.deducted, Math.max(0, Number(account.credits)));
       // Recorded even when nothing is left to deduct, so the ledger shows every refund.
-      const balance = await this.credits.refund(trx, order.account_id, figures.deducted, order.id);
+      const balance = await this.credits.refund(trx, order.account_id, deducted, order.id);
       const updated = await trx
         .updateTable('orders')
-        .set({ refund_credits: figures.deducted, refund_amount: figures.amount })
+        .set({ refund_credits: deducted, refund_amount: figures.amount, refund_ref: refundRef, refund_currency: money.currency })
         .where('id', '=', order.id)
         .returningAll()
         .executeTakeFirstOrThrow();
-      return { ...figures, order: updated, currency: order.currency, balance };
+      return { ...figures, deducted, order: updated, currency: money.currency, balance, refundRef };
     });
   }
 }

@@ -45,6 +45,22 @@ export interface NotifyAnswer {
 
 export class ForgedNotification extends Error {}
 
+/** Money to return for a paid attempt; the order id is the refund's idempotency key at the provider. */
+export interface RefundRequest {
+  orderId: string;
+  paymentId: string;
+  /** The provider's id of the payment (Checkout Session id, Alipay trade_no, WeChat Pay transaction_id). */
+  providerRef: string | null;
+  /** Minor units to return. */
+  amount: number;
+  /** Minor units the payment took. */
+  total: number;
+  currency: string;
+}
+
+/** The provider refused or could not be reached: no money moved (or the same refund may be asked again). */
+export class RefundFailed extends Error {}
+
 /** One payment provider; chosen from the settings by `createProviders`. */
 export interface PaymentProvider {
   readonly method: PaymentMethod;
@@ -59,4 +75,10 @@ export interface PaymentProvider {
    * cannot pay twice. Resolves when the provider closed it or never knew it; throws when it could not.
    */
   close?(attempt: { paymentId: string; providerRef: string | null }): Promise<void>;
+  /**
+   * Returns money of a paid attempt and resolves to the provider's refund id. Asked again with the same order
+   * id, the provider answers the same refund rather than returning the money twice. Throws RefundFailed when
+   * the provider refuses.
+   */
+  refund(request: RefundRequest): Promise<string>;
 }

@@ -33,6 +33,10 @@ export function sandboxProvider(secret: string): PaymentProvider {
     async verify(): Promise<VerifiedNotice> {
       throw new ForgedNotification('the sandbox takes no notifications');
     },
+    // Nothing left the payer's account: the refund is recorded locally only.
+    async refund(request) {
+      return `sandbox_refund_${request.orderId}`;
+    },
     answer(accepted: boolean): NotifyAnswer {
       return { status: accepted ? 200 : 400, contentType: 'text/plain', body: accepted ? 'ok' : 'rejected' };
     },

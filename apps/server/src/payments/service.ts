@@ -3,9 +3,9 @@ import { PAYMENT_METHODS, type Currency, type MessageLocale, type PaymentMethod 
 import { AppError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import type { Database, PaymentsTable } from '../platform/db/schema.js';
-import type { OrderRow, OrdersService } from '../orders/service.js';
+import type { OrderRow, OrdersService, RefundResult } from '../orders/service.js';
 import type { CheckoutResult, IncomingNotification, NotifyAnswer, PaymentProvider } from './provider.js';
-import { ForgedNotification } from './provider.js';
+import { ForgedNotification, RefundFailed } from './provider.js';
 import { checkSandboxToken } from './sandbox.js';
 
 export type PaymentRow = Selectable<PaymentsTable>;
@@ -33,6 +33,26 @@ export class PaymentsService {
     private readonly secret: string,
     private readonly publicUrl: string,
   ) {}
+
+  /**
+   * Refunds a successful order and returns its money through the provider it was paid with, with the order id
+   * as the refund's idempotency key; a provider failure (RefundFailed) leaves the order unrefunded.
+   */
+  refund(orderId: string): Promise<RefundResult> {
+    return this.orders.refund(orderId, async (money) => {
+      const provider = byMethod(this.providers, money.method);
+      if (!provider) throw new RefundFailed(`${money.method} is not configured here, so its refund cannot be sent`);
+      if (!money.paymentId) throw new RefundFailed('the order has no paid payment attempt to refund');
+      return provider.refund({
+        orderId: money.orderId,
+        paymentId: money.paymentId,
+        providerRef: money.providerRef,
+        amount: money.amount,
+        total: money.total,
+        currency: money.currency,
+      });
+    });
+  }
 
   methods(): PaymentMethod[] {
     return PAYMENT_METHODS.filter((m) => this.providers.has(m));

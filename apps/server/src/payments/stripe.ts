@@ -7,7 +7,7 @@ import type {
   PaymentProvider,
   VerifiedNotice,
 } from './provider.js';
-import { ForgedNotification } from './provider.js';
+import { ForgedNotification, RefundFailed } from './provider.js';
 
 export interface StripeSettings {
   secretKey: string;
@@ -106,6 +106,30 @@ export function stripeProvider(settings: StripeSettings): PaymentProvider {
       const session = await stripe.checkout.sessions.retrieve(attempt.providerRef);
       if (session.status === 'complete') throw new Error(`Checkout Session ${session.id} is already complete`);
       if (session.status === 'open') await stripe.checkout.sessions.expire(attempt.providerRef);
+    },
+    async refund(request) {
+      if (!request.providerRef) throw new RefundFailed('the payment has no Checkout Session');
+      try {
+        const session = await stripe.checkout.sessions.retrieve(request.providerRef);
+        const intent = typeof session.payment_intent === 'string' ? session.payment_intent : session.payment_intent?.id;
+        if (!intent) throw new RefundFailed(`Checkout Session ${session.id} has no payment intent`);
+        const refund = await stripe.refunds.create(
+          {
+            payment_intent: intent,
+            amount: request.amount,
+            reason: 'requested_by_customer',
+            metadata: { order_id: request.orderId },
+          },
+          { idempotencyKey: `refund-${request.orderId}` },
+        );
+        if (refund.status === 'failed' || refund.status === 'canceled') {
+          throw new RefundFailed(`Stripe refund ${refund.id} is ${refund.status}`);
+        }
+        return refund.id;
+      } catch (e) {
+        if (e instanceof RefundFailed) throw e;
+        throw new RefundFailed(`Stripe: ${(e as Error).message}`, { cause: e });
+      }
     },
     answer(accepted: boolean): NotifyAnswer {
       return accepted

@@ -8,7 +8,7 @@ import type {
   PaymentProvider,
   VerifiedNotice,
 } from './provider.js';
-import { ForgedNotification } from './provider.js';
+import { ForgedNotification, RefundFailed } from './provider.js';
 import { keyText } from './keys.js';
 
 export interface WechatSettings {
@@ -159,6 +159,26 @@ export function wechatProvider(settings: WechatSettings): PaymentProvider {
       const res = await pay.close(attempt.paymentId);
       if (res.status !== 204 && res.status !== 200)
         throw new Error(`WeChat Pay close failed: ${res.status} ${JSON.stringify(res.error)}`);
+    },
+    async refund(request) {
+      let res: { status: number; data?: unknown; error?: unknown };
+      try {
+        // out_refund_no is the order id: asked again, WeChat Pay answers the same refund instead of a second one.
+        res = await pay.refunds({
+          out_trade_no: request.paymentId,
+          out_refund_no: request.orderId,
+          reason: 'refund',
+          amount: { refund: request.amount, total: request.total, currency: 'CNY' },
+        });
+      } catch (e) {
+        throw new RefundFailed(`WeChat Pay refund: ${(e as Error).message}`, { cause: e });
+      }
+      const data = res.data as { refund_id?: string; status?: string } | undefined;
+      // PROCESSING is accepted: WeChat Pay finishes it on its side (ABNORMAL and CLOSED are not).
+      if (res.status !== 200 || !data?.refund_id || (data.status !== 'SUCCESS' && data.status !== 'PROCESSING')) {
+        throw new RefundFailed(`WeChat Pay refund: ${res.status} ${JSON.stringify(res.error ?? res.data)}`);
+      }
+      return data.refund_id;
     },
     answer(accepted: boolean): NotifyAnswer {
       return accepted

@@ -11,19 +11,49 @@ import { AppError } from '../platform/errors.js';
 import { chargeOf, speaker } from './routes.js';
 import { elevenLabsFormat, ELEVENLABS_FORMATS, PCM_RATE } from './elevenlabs-formats.js';
 import { PcmResampler } from './pcm-resample.js';
+import { G711Encoder, wavHeader } from './g711.js';
 
-/** A stream's PCM at another rate; returning it returns the synthesis under it (which releases its hold). */
-async function* resampled(chunks: AsyncGenerator<Buffer, boolean>, resampler: PcmResampler): AsyncGenerator<Buffer, boolean> {
+/**
+ * A stream's PCM as an ElevenLabs format asks: resampled to its rate, then as it is, companded to G.711
+ * (`ulaw`, `alaw`), or in a WAV header (`wav`: streamed with the header's sizes unknown, as streamed WAV
+ * is; whole, with them exact). Returning it returns the synthesis under it (which releases its hold).
+ */
+async function* reshaped(
+  chunks: AsyncGenerator<Buffer, boolean>,
+  rate: number,
+  resampler: PcmResampler | null,
+  encoding: 'pcm' | 'wav' | 'ulaw' | 'alaw',
+  stream: boolean,
+): AsyncGenerator<Buffer, boolean> {
+  const g711 = encoding === 'ulaw' || encoding === 'alaw' ? new G711Encoder(encoding) : null;
+  const whole: Buffer[] | null = encoding === 'wav' && !stream ? [] : null;
+  let headed = encoding !== 'wav' || !stream;
+  const out = (pcm: Buffer): Buffer => {
+    const body = g711 ? g711.write(pcm) : pcm;
+    if (headed) return body;
+    headed = true;
+    return Buffer.concat([wavHeader(rate, 0xffffffff - 36), body]);
+  };
   try {
     let next = await chunks.next();
     while (!next.done) {
-      const out = resampler.write(next.value);
-      if (out.length > 0) yield out;
+      const pcm = resampler ? resampler.write(next.value) : next.value;
+      if (whole) whole.push(pcm);
+      else if (pcm.length > 0) {
+        const bytes = out(pcm);
+        if (bytes.length > 0) yield bytes;
+      }
       next = await chunks.next();
     }
     if (next.value === true) {
-      const tail = resampler.end();
-      if (tail.length > 0) yield tail;
+      const tail = resampler ? resampler.end() : Buffer.alloc(0);
+      if (whole) {
+        const data = Buffer.concat([...whole, tail]);
+        yield Buffer.concat([wavHeader(rate, data.length), data]);
+      } else if (tail.length > 0 || !headed) {
+        const bytes = out(tail);
+        if (bytes.length > 0) yield bytes;
+      }
     }
     return next.value;
   } finally {
@@ -97,6 +127,7 @@ export function elevenLabsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     const caller = await requireCaller(request, reply, ctx.sessions, ctx.keyGate);
     if (!voiceId.startsWith('voice_')) throw new AppError('NOT_FOUND');
     assertVoiceAllowed(caller, voiceId);
+    await ctx.plans.assertTextLength(caller.accountId, body.text);
     const format = elevenLabsFormat(query.output_format ?? body.output_format ?? 'mp3_44100_128')!;
     const prepared = await ctx.synthesis.prepare({
       text: body.text,
@@ -108,11 +139,14 @@ export function elevenLabsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       ...(body.language_code ? { language: body.language_code } : {}),
     });
     void reply.header('character-cost', String(prepared.characters));
-    const rate = format.resampleTo;
-    // PCM at another rate is resampled as it streams (a whole answer is sent in chunks too, as ElevenLabs does).
-    if (rate !== null) {
-      return speak(request, reply, prepared, chargeOf(caller, 'api'), true, (chunks) =>
-        resampled(chunks, new PcmResampler(PCM_RATE, rate)),
+    const { encoding, resampleTo } = format;
+    // PCM at another rate, WAV at another rate and G.711 are made from the platform's PCM as it streams
+    // (a whole answer is sent in chunks too, as ElevenLabs does).
+    if (encoding !== null && (resampleTo !== null || encoding !== 'pcm')) {
+      const rate = resampleTo ?? PCM_RATE;
+      const shaped = format.contentType ? { ...prepared, contentType: format.contentType } : prepared;
+      return speak(request, reply, shaped, chargeOf(caller, 'api'), true, (chunks) =>
+        reshaped(chunks, rate, resampleTo === null ? null : new PcmResampler(PCM_RATE, resampleTo), encoding, stream),
       );
     }
     return speak(request, reply, prepared, chargeOf(caller, 'api'), stream);
@@ -158,7 +192,7 @@ export function elevenLabsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
           tags: ['elevenlabs'],
           summary: "ElevenLabs-compatible voice list: the official library (and the account's own voices)",
           security: [{ xiApiKey: [] }, { bearer: [] }],
-          response: { 200: ElevenLabsVoices, 401: ErrorBody, 429: ErrorBody },
+          response: { 200: ElevenLabsVoices, 401: ErrorBody, 403: ErrorBody, 429: ErrorBody },
         },
       },
       async (request, reply) => {

@@ -38,6 +38,8 @@ export function jobRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       },
       async (request, reply) => {
         const session = await requireSession(request, ctx.sessions);
+        // A job is how a long text runs with progress, not a way around the plan's limit: the same limit applies.
+        await ctx.plans.assertTextLength(session.accountId, request.body.text);
         const prepared = await ctx.synthesis.prepare(ttsInput(request.body, session.accountId));
         const job = await ctx.jobs.create(prepared, { accountId: session.accountId, recordType: 'tts' }, request.id);
         return reply.status(202).send(view(job, requestLocale(request)));

@@ -171,6 +171,7 @@ export function synthesisRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       async (request, reply) => {
         const caller = await requireCaller(request, reply, ctx.sessions, ctx.keyGate);
         assertVoiceAllowed(caller, request.body.voice_id);
+        await ctx.plans.assertTextLength(caller.accountId, request.body.text);
         const prepared = await ctx.synthesis.prepare(ttsInput(request.body, caller.accountId));
         return speak(request, reply, prepared, chargeOf(caller, 'tts'), request.body.stream);
       },
@@ -190,9 +191,11 @@ export function synthesisRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       async (request, reply) => {
         const caller = await requireCaller(request, reply, ctx.sessions, ctx.keyGate);
         assertVoiceAllowed(caller, request.body.voice_id);
+        const maxLength = await ctx.plans.maxTextLength(caller.accountId);
+        await ctx.plans.assertTextLength(caller.accountId, request.body.text);
         return {
           ...(await ctx.synthesis.estimate(request.body.text, request.body.voice_id, caller.accountId)),
-          max_text_length: ctx.limits.maxTextLength,
+          max_text_length: maxLength,
         };
       },
     );
@@ -215,6 +218,7 @@ export function synthesisRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         const voiceId = openAiVoiceId(requested) ?? requested;
         if (!voiceId.startsWith('voice_')) throw new AppError('NOT_FOUND');
         assertVoiceAllowed(caller, voiceId);
+        await ctx.plans.assertTextLength(caller.accountId, body.input);
         const prepared = await ctx.synthesis.prepare({
           text: body.input,
           voiceId,

@@ -35,12 +35,15 @@ export function voiceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       {
         schema: {
           tags: ['voices'],
-          summary: 'Models, their languages and genders, and the limits',
+          summary: "Models, their languages and genders, and the limits (`max_text_length` is the caller's plan's)",
+          security: [{}, { session: [] }, { cookie: [] }],
           response: { 200: TtsConfigResponse },
         },
       },
       async (request) => {
         const locale = requestLocale(request);
+        const session = await optionalSession(request, ctx.sessions);
+        const maxTextLength = session ? await ctx.plans.maxTextLength(session.accountId) : ctx.plans.free.max_text_length;
         const { models, voices } = await ctx.voices.load();
         return {
           models: models.map((m) => {
@@ -63,7 +66,7 @@ export function voiceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
             };
           }),
           limits: {
-            max_text_length: LIMITS.maxTextLength,
+            max_text_length: maxTextLength,
             mix_max: LIMITS.mixMax,
             preview_versions: LIMITS.previewVersions,
             job_threshold: LIMITS.jobThreshold,

@@ -3,6 +3,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Client, signIn } from '../support/client.js';
+import { givePlan } from '../support/economy.js';
 import { DIALECTS, startTestApp, type TestApp } from '../support/app.js';
 import { expectError } from '../support/errors.js';
 import { eventually, heldHolds } from '../support/leave.js';
@@ -23,6 +24,7 @@ describe.each(DIALECTS)('voice design, errors (%s)', (dialect) => {
     c = new Client(t.url);
     await c.anonymous();
     accountId = (await signIn(c, t.outbox, `design-errors-${dialect}@example.com`)).id;
+    await givePlan(t, accountId); // saves more voices than the free plan's one
     sampleId = (await uploadSample(c, await fs.readFile(JFK_WAV), 'jfk.wav')).body.id;
   });
   afterAll(async () => {

@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, signIn } from '../support/client.js';
+import { givePlan } from '../support/economy.js';
 import { DIALECTS, startTestApp, type TestApp } from '../support/app.js';
 import { JFK_WAV, uploadSample } from '../support/design.js';
 
@@ -14,6 +15,7 @@ describe.each(DIALECTS)('activation fees in /tts/config (%s)', (dialect) => {
     c = new Client(t.url);
     await c.anonymous();
     accountId = (await signIn(c, t.outbox, `fees-${dialect}@example.com`)).id;
+    await givePlan(t, accountId); // saves more voices than the free plan's one
   });
   afterAll(async () => {
     await t.close();

@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, signIn } from '../support/client.js';
+import { givePlan } from '../support/economy.js';
 import { DIALECTS, startTestApp, type TestApp } from '../support/app.js';
 import { decodedSeconds } from '../support/audio.js';
 import { eventually } from '../support/leave.js';
@@ -21,6 +22,7 @@ describe.each(DIALECTS)('voice design, happy path (%s)', (dialect) => {
     c = new Client(t.url);
     await c.anonymous();
     accountId = (await signIn(c, t.outbox, `designer-${dialect}@example.com`)).id;
+    await givePlan(t, accountId); // saves more voices than the free plan's one
   });
   afterAll(async () => {
     await t.close();

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIMITS } from '@polyvox/contracts';
 import { Client, signIn } from '../support/client.js';
+import { givePlan } from '../support/economy.js';
 import { DIALECTS, startTestApp, type TestApp } from '../support/app.js';
 import { expectError } from '../support/errors.js';
 import { eventually, heldHolds, rawPost } from '../support/leave.js';
@@ -25,9 +26,11 @@ describe.each(DIALECTS)('voice design, security (%s)', (dialect) => {
     owner = new Client(t.url);
     await owner.anonymous();
     ownerId = (await signIn(owner, t.outbox, `design-owner-${dialect}@example.com`)).id;
+    await givePlan(t, ownerId); // saves more voices than the free plan's one
     other = new Client(t.url);
     await other.anonymous();
     otherId = (await signIn(other, t.outbox, `design-other-${dialect}@example.com`)).id;
+    await givePlan(t, otherId);
     sampleId = (await uploadSample(owner, await fs.readFile(JFK_WAV), 'jfk.wav')).body.id;
     const preview = await owner.post('/voice/previews', {
       type: 'clone',

@@ -115,7 +115,7 @@ describe.each(DIALECTS)('operator commands: grant, refund, order (%s)', (dialect
     expect(shown.out).toContain(`Order ${order.id}`);
     expect(shown.out).toContain('29.00 CNY');
     expect(shown.out).toContain('status    successful via sandbox');
-    expect(shown.out).toContain('180,000 credits deducted, 17.40 CNY to return');
+    expect(shown.out).toContain('180,000 credits deducted, 17.40 CNY returned (refund sandbox_refund_');
     expect(shown.out).toMatch(/payment {3}pay_\w+ sandbox 29\.00 CNY paid/);
   });
 

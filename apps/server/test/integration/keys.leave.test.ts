@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '../support/client.js';
 import { DIALECTS, startTestApp, type TestApp } from '../support/app.js';
+import { givePlan } from '../support/economy.js';
 import { eventually, heldHolds, longText, rawPost } from '../support/leave.js';
 
 /** A key's caller that leaves mid-stream pays nothing, and its key gives back what it had counted. */
@@ -25,6 +26,7 @@ describe.each(DIALECTS)('key-paid streams when the client leaves (%s)', (dialect
     it(`releases ${name} left after its first bytes, and the key's count and slot`, async () => {
       const c = new Client(t.url);
       const { account } = await c.anonymous();
+      await givePlan(t, account.id); // texts longer than the free plan's limit
       await t.ctx.db.kysely
         .transaction()
         .execute((trx) => t.ctx.credits.grantOnce(trx, account.id, `test:${account.id}`, 20_000, 'test'));

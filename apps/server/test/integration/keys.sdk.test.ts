@@ -4,6 +4,64 @@ import { ElevenLabsClient, ElevenLabsError } from '@elevenlabs/elevenlabs-js';
 import { Client } from '../support/client.js';
 import { DIALECTS, startTestApp, type TestApp } from '../support/app.js';
 import { decodedSeconds } from '../support/audio.js';
+import { execFile } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { FFMPEG } from '@polyvox/speech';
+
+/** ffmpeg's own reading of raw audio (`-f mulaw`, `-f alaw` …) as 16-bit samples at `rate`. */
+async function ffmpegSamples(bytes: Buffer, input: string[], rate: number): Promise<Int16Array> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'polyvox-g711-'));
+  try {
+    await fs.writeFile(path.join(dir, 'in'), bytes);
+    await promisify(execFile)(FFMPEG, [
+      '-v',
+      'error',
+      ...input,
+      '-i',
+      path.join(dir, 'in'),
+      '-f',
+      's16le',
+      '-ac',
+      '1',
+      '-ar',
+      String(rate),
+      path.join(dir, 'out'),
+    ]);
+    const out = await fs.readFile(path.join(dir, 'out'));
+    return new Int16Array(out.buffer, out.byteOffset, out.length / 2);
+  } finally {
+    await fs.rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Signal-to-noise ratio of `b` against `a` in dB, over their common length. */
+function snr(a: Int16Array, b: Int16Array): number {
+  let signal = 0;
+  let noise = 0;
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    signal += a[i]! ** 2;
+    noise += (a[i]! - b[i]!) ** 2;
+  }
+  return 10 * Math.log10(signal / Math.max(noise, 1));
+}
+
+/** The fields of a 44-byte RIFF/WAVE header of PCM. */
+function wavFields(bytes: Buffer) {
+  return {
+    riff: bytes.subarray(0, 4).toString('latin1'),
+    wave: bytes.subarray(8, 12).toString('latin1'),
+    format: bytes.readUInt16LE(20),
+    channels: bytes.readUInt16LE(22),
+    rate: bytes.readUInt32LE(24),
+    byteRate: bytes.readUInt32LE(28),
+    bits: bytes.readUInt16LE(34),
+    data: bytes.subarray(36, 40).toString('latin1'),
+    dataBytes: bytes.readUInt32LE(40),
+  };
+}
 
 /** Reads a web stream to its end, counting the chunks it came in. */
 async function drain(stream: ReadableStream<Uint8Array>): Promise<{ bytes: Buffer; chunks: number }> {
@@ -23,7 +81,11 @@ describe.each(DIALECTS)('official SDKs pointed at Polyvox (%s)', (dialect) => {
   beforeAll(async () => {
     t = await startTestApp(dialect, { env: { SPEECH_WORKERS: '1' } });
     c = new Client(t.url);
-    await c.anonymous();
+    const { account } = await c.anonymous();
+    // Every format of both SDKs is a paid call: more than the trial's credits.
+    await t.ctx.db.kysely
+      .transaction()
+      .execute((trx) => t.ctx.credits.grantOnce(trx, account.id, `test:${account.id}`, 200_000, 'test'));
     key = (await c.put('/api/authorization', { name: 'sdk' })).body;
     openai = new OpenAI({ apiKey: key.key, baseURL: `${t.url}/v1`, maxRetries: 0 });
     eleven = new ElevenLabsClient({ apiKey: key.key, baseUrl: t.url, maxRetries: 0 });
@@ -127,6 +189,74 @@ describe.each(DIALECTS)('official SDKs pointed at Polyvox (%s)', (dialect) => {
     }
   });
 
+  it('ElevenLabs wav_<rate> formats are 16-bit mono WAV at that rate, whole or streamed', async () => {
+    const at24 = await drain(await eleven.textToSpeech.convert('voice_flite.slt', { text: TEXT, outputFormat: 'pcm_24000' }));
+    const seconds = at24.bytes.length / 2 / 24000;
+    for (const [rate, stream] of [
+      [16000, false],
+      [24000, false],
+      [44100, false],
+      [8000, true],
+      [48000, true],
+    ] as const) {
+      // The SDK's stream call does not offer wav (ElevenLabs' streaming route takes it): asked over HTTP as the SDK would.
+      const bytes = stream
+        ? Buffer.from(
+            await (
+              await fetch(`${t.url}/v1/text-to-speech/voice_flite.slt/stream?output_format=wav_${rate}`, {
+                method: 'POST',
+                headers: { 'xi-api-key': key.key, 'content-type': 'application/json' },
+                body: JSON.stringify({ text: TEXT }),
+              })
+            ).arrayBuffer(),
+          )
+        : (
+            await drain(
+              await eleven.textToSpeech.convert('voice_flite.slt', { text: TEXT, outputFormat: `wav_${rate}` as 'wav_16000' }),
+            )
+          ).bytes;
+      const header = wavFields(bytes);
+      expect(header).toMatchObject({
+        riff: 'RIFF',
+        wave: 'WAVE',
+        format: 1,
+        channels: 1,
+        rate,
+        byteRate: rate * 2,
+        bits: 16,
+        data: 'data',
+      });
+      const dataBytes = bytes.length - 44;
+      // A whole file names its exact size; a stream cannot know it and says so with the largest size.
+      if (!stream) expect(header.dataBytes).toBe(dataBytes);
+      else expect(header.dataBytes).toBeGreaterThan(dataBytes);
+      expect(Math.abs(dataBytes / 2 / rate - seconds)).toBeLessThan(0.01);
+      expect(Math.abs((await decodedSeconds(bytes)) - seconds)).toBeLessThan(0.05);
+    }
+  });
+
+  it('ElevenLabs ulaw_8000 and alaw_8000 are G.711 at 8 kHz, one byte a sample, that ffmpeg decodes to the same speech', async () => {
+    const pcm = await drain(await eleven.textToSpeech.convert('voice_flite.slt', { text: TEXT, outputFormat: 'pcm_8000' }));
+    const reference = new Int16Array(pcm.bytes.buffer.slice(pcm.bytes.byteOffset, pcm.bytes.byteOffset + pcm.bytes.length));
+    for (const [law, stream] of [
+      ['ulaw', false],
+      ['alaw', true],
+      ['ulaw', true],
+    ] as const) {
+      const call = stream
+        ? eleven.textToSpeech.stream.bind(eleven.textToSpeech)
+        : eleven.textToSpeech.convert.bind(eleven.textToSpeech);
+      const { bytes } = await drain(await call('voice_flite.slt', { text: TEXT, outputFormat: `${law}_8000` }));
+      // No header: one companded byte per 8 kHz sample, as many as the 16-bit PCM has samples.
+      expect(bytes.subarray(0, 4).toString('latin1')).not.toBe('RIFF');
+      expect(bytes.length).toBe(reference.length);
+      const decoded = await ffmpegSamples(bytes, ['-f', law === 'ulaw' ? 'mulaw' : 'alaw', '-ar', '8000', '-ac', '1'], 8000);
+      expect(decoded.length).toBe(reference.length);
+      // G.711 keeps about 38 dB of signal to noise on speech; a wrong law or byte order falls far below.
+      expect(snr(reference, decoded)).toBeGreaterThan(25);
+    }
+  });
+
   it('ElevenLabs voices.getAll lists the library in ElevenLabs shape', async () => {
     const { voices } = await eleven.voices.getAll();
     expect(voices.length).toBeGreaterThan(500);
@@ -140,10 +270,17 @@ describe.each(DIALECTS)('official SDKs pointed at Polyvox (%s)', (dialect) => {
     expect(missing).toBeInstanceOf(ElevenLabsError);
     expect((missing as ElevenLabsError).statusCode).toBe(404);
     expect((missing as ElevenLabsError).body).toMatchObject({ detail: { status: 'not_found' }, error: { code: 'NOT_FOUND' } });
-    const badFormat = await eleven.textToSpeech
-      .convert('voice_flite.slt', { text: 'Hi.', outputFormat: 'ulaw_8000' })
-      .catch((e: unknown) => e);
-    expect((badFormat as ElevenLabsError).statusCode).toBe(400);
+    // A format ElevenLabs does not have (the SDK refuses one before sending it, so asked without the SDK).
+    const badFormat = await fetch(`${t.url}/v1/text-to-speech/voice_flite.slt?output_format=flac_44100`, {
+      method: 'POST',
+      headers: { 'xi-api-key': key.key, 'content-type': 'application/json' },
+      body: JSON.stringify({ text: 'Hi.' }),
+    });
+    expect(badFormat.status).toBe(400);
+    expect(await badFormat.json()).toMatchObject({
+      error: { code: 'VALIDATION_FAILED' },
+      detail: { status: 'validation_failed' },
+    });
     const noKey = new ElevenLabsClient({ apiKey: 'pvx_deleted', baseUrl: t.url, maxRetries: 0 });
     const denied = await noKey.voices.getAll().catch((e: unknown) => e);
     expect((denied as ElevenLabsError).statusCode).toBe(401);

@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, signIn } from '../support/client.js';
+import { givePlan } from '../support/economy.js';
 import { DIALECTS, startTestApp, type TestApp } from '../support/app.js';
 
 /** A local server speaking OpenAI's speech protocol that answers with the status the test sets. */
@@ -38,7 +39,8 @@ describe.each(DIALECTS)('synthesis errors (%s)', (dialect) => {
     t = await startTestApp(dialect, { env: { SPEECH_WORKERS: '1', OPENAI_TTS_URL: upstream.url, OPENAI_TTS_KEY: 'sk-test' } });
     c = new Client(t.url);
     await c.anonymous();
-    await signIn(c, t.outbox, `errors-${dialect}@example.com`);
+    const { id } = await signIn(c, t.outbox, `errors-${dialect}@example.com`);
+    await givePlan(t, id); // streams texts longer than the free plan's limit
   });
   afterAll(async () => {
     await t.close();
@@ -74,11 +76,14 @@ describe.each(DIALECTS)('synthesis errors (%s)', (dialect) => {
     expect(paid.headers.get('x-cache')).toBe('miss');
   });
 
-  it("refuses text over the limit with TEXT_TOO_LONG naming the limit, in the caller's language", async () => {
-    const res = await c.post('/tts?lang=zh-CN', { text: 'a'.repeat(5001), voice_id: 'voice_espeak.en-us' });
+  it("refuses text over the plan's limit with TEXT_TOO_LONG naming the limit, in the caller's language", async () => {
+    // A free account's limit (plans.privileges.test.ts covers each plan and route).
+    const free = new Client(t.url);
+    await free.anonymous();
+    const res = await free.post('/tts?lang=zh-CN', { text: 'a'.repeat(1001), voice_id: 'voice_espeak.en-us' });
     expect(res.status).toBe(422);
     expect(res.body.error.code).toBe('TEXT_TOO_LONG');
-    expect(res.body.error.message).toBe('文本超过 5000 个字符的限制');
+    expect(res.body.error.message).toBe('文本超过 1000 个字符的限制');
   });
 
   it('refuses text in a language the voice does not speak', async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, signIn } from '../support/client.js';
+import { givePlan } from '../support/economy.js';
 import { DIALECTS, startTestApp, type TestApp } from '../support/app.js';
 import { decodedSeconds } from '../support/audio.js';
 import { OPENAI_VOICE_DEFAULTS } from '../../src/synthesis/openai-voices.js';
@@ -36,7 +37,8 @@ describe.each(DIALECTS)('voices and synthesis, happy path (%s)', (dialect) => {
     expect(byId['espeak-ng']!.languages.length).toBeGreaterThan(90);
     expect(byId['flite']!.languages).toContain('en');
     for (const m of models) for (const s of m.sexs) expect(s.icon).toMatch(/\.svg$/);
-    expect(res.body.limits).toEqual({ max_text_length: 5000, mix_max: 3, preview_versions: 50, job_threshold: 1000 });
+    // A visitor's text limit is the free plan's.
+    expect(res.body.limits).toEqual({ max_text_length: 1000, mix_max: 3, preview_versions: 50, job_threshold: 1000 });
     expect(res.body.activation_fees).toEqual(t.ctx.credits.config.activation_fees);
   });
 
@@ -170,6 +172,7 @@ describe.each(DIALECTS)('voices and synthesis, happy path (%s)', (dialect) => {
       ' ',
     );
     expect(text.length).toBeGreaterThan(1000);
+    await givePlan(t, (await c.get('/accounts/me')).body.id); // longer than the free plan's limit: a subscriber's
     const before = await balance();
     const created = await c.post('/tts/jobs', { text, voice_id: 'voice_espeak.en-us', format: 'mp3' });
     expect(created.status).toBe(202);

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, signIn } from '../support/client.js';
 import { DIALECTS, startTestApp, type TestApp } from '../support/app.js';
 import { decodedSeconds } from '../support/audio.js';
+import { givePlan } from '../support/economy.js';
 import { eventually, holdsOf, longText } from '../support/leave.js';
 
 const serverRoot = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
@@ -31,6 +32,7 @@ describe.each(DIALECTS)('synthesis jobs and their holds (%s)', (dialect) => {
     const c = new Client(t.url);
     await c.anonymous();
     const account = await signIn(c, t.outbox, `jobs-${dialect}-${++n}@example.com`);
+    await givePlan(t, account.id); // long texts are a subscriber's
     return { c, id: account.id as string, balance: async () => (await t.ctx.credits.balance(account.id)) as number };
   }
   const job = (c: Client, id: string) => c.get(`/tts/jobs/${id}`).then((r) => r.body);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, signIn } from '../support/client.js';
 import { DIALECTS, startTestApp, type LogLine, type TestApp } from '../support/app.js';
+import { givePlan } from '../support/economy.js';
 import { eventually, ffmpegChildren, heldHolds, holdsOf, longText, pipeline, rawPost } from '../support/leave.js';
 
 /** Clients that leave at every moment of a paid request: nothing charged, nothing left running, nothing logged as an error. */
@@ -21,6 +22,7 @@ describe.each(DIALECTS)('synthesis when the client leaves (%s)', (dialect) => {
     const c = new Client(t.url);
     await c.anonymous();
     const account = await signIn(c, t.outbox, `leaver-${dialect}-${++n}@example.com`);
+    await givePlan(t, account.id); // texts longer than the free plan's limit: a subscriber's
     return { c, id: account.id, balance: async () => (await c.get('/accounts/me')).body.vip.credits as number };
   }
 
@@ -162,6 +164,7 @@ describe.each(DIALECTS)('synthesis at shutdown (%s)', (dialect) => {
       const c = new Client(t.url);
       await c.anonymous();
       const account = await signIn(c, t.outbox, `unread-${dialect}@example.com`);
+      await givePlan(t, account.id); // texts longer than the free plan's limit: a subscriber's
       // mp3 of a mid-length text: all of it is made and handed to the socket, where nobody reads it.
       const { req, response } = rawPost(
         t.url,
@@ -189,6 +192,7 @@ describe.each(DIALECTS)('synthesis at shutdown (%s)', (dialect) => {
       const c = new Client(t.url);
       await c.anonymous();
       const account = await signIn(c, t.outbox, `shutdown-${dialect}@example.com`);
+      await givePlan(t, account.id); // texts longer than the free plan's limit: a subscriber's
       const before = (await c.get('/accounts/me')).body.vip.credits as number;
       const { req, response } = rawPost(
         t.url,

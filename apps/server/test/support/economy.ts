@@ -36,3 +36,32 @@ export function complete(t: TestApp, orderId: string, body: unknown, contentType
     redirect: 'manual',
   });
 }
+
+/**
+ * Puts an account on a plan until `days` from now (negative: a plan that has expired), as a settled
+ * purchase of that plan would; for tests whose subject is not the purchase but what the plan allows.
+ */
+export async function givePlan(t: TestApp, accountId: string, level = 'monthly', days = 30) {
+  await t.ctx.db.kysely
+    .updateTable('accounts')
+    .set({ vip_level: level, vip_expire: new Date(Date.now() + days * 86_400_000).toISOString() })
+    .where('id', '=', accountId)
+    .execute();
+}
+
+/** A copy of the product file with each plan's privileges changed by `change`; returns its path. */
+export async function productsWith(
+  dir: string,
+  change: (plan: string, privileges: { max_text_length: number; own_voices: number; api_access: boolean }) => void,
+): Promise<string> {
+  const fs = await import('node:fs/promises');
+  const path = await import('node:path');
+  const source = path.resolve(import.meta.dirname, '../../config/products.json');
+  const file = JSON.parse(await fs.readFile(source, 'utf8')) as {
+    plans: { plan: string; privileges: { max_text_length: number; own_voices: number; api_access: boolean } }[];
+  };
+  for (const p of file.plans) change(p.plan, p.privileges);
+  const out = path.join(dir, `products-${process.pid}-${++n}.json`);
+  await fs.writeFile(out, JSON.stringify(file));
+  return out;
+}

@@ -63,6 +63,18 @@ interface StripeSession {
   status: 'open' | 'complete' | 'expired';
   success_url: string;
   expires_at: number;
+  /** Set once paid: what a refund names. */
+  payment_intent: string | null;
+}
+
+export interface StripeRefund {
+  id: string;
+  object: 'refund';
+  amount: number;
+  currency: string;
+  payment_intent: string;
+  status: 'succeeded';
+  metadata: Record<string, string>;
 }
 
 /** Form-encoded Stripe parameters (`a[b][0][c]=v`) into nested objects and arrays. */
@@ -82,6 +94,9 @@ function stripeForm(body: string): Record<string, any> {
 export async function fakeStripe(options: { secretKey: string; webhookSecret: string }) {
   const sessions = new Map<string, StripeSession>();
   const refused: string[] = [];
+  /** Refunds by idempotency key, as Stripe keeps a request's result under its key. */
+  const refunds = new Map<string, StripeRefund>();
+  const outage = { refunds: 0 };
   const server = await listen((req, body, res) => {
     const json = (status: number, value: unknown) => {
       res.writeHead(status, { 'content-type': 'application/json', 'request-id': `req_${randomBytes(6).toString('hex')}` });
@@ -122,9 +137,51 @@ export async function fakeStripe(options: { secretKey: string; webhookSecret: st
         status: 'open',
         success_url: p.success_url,
         expires_at: expiresAt,
+        payment_intent: null,
       };
       sessions.set(id, session);
       return json(200, session);
+    }
+    if (req.method === 'POST' && req.url === '/v1/refunds') {
+      const key = req.headers['idempotency-key'];
+      if (typeof key !== 'string' || !key) {
+        refused.push('refund without an idempotency key');
+        return json(400, { error: { type: 'invalid_request_error', message: 'Idempotency-Key expected' } });
+      }
+      if (outage.refunds > 0) {
+        // The request never reached an endpoint: nothing is kept under its idempotency key.
+        outage.refunds--;
+        res.setHeader('stripe-should-retry', 'false');
+        return json(503, { error: { type: 'api_error', message: 'Stripe is temporarily unavailable' } });
+      }
+      const kept = refunds.get(key);
+      if (kept) {
+        res.setHeader('idempotent-replayed', 'true');
+        return json(200, kept);
+      }
+      const p = stripeForm(body);
+      const session = [...sessions.values()].find((s) => s.payment_intent && s.payment_intent === p.payment_intent);
+      const amount = Number(p.amount);
+      if (!session)
+        return json(404, { error: { type: 'invalid_request_error', code: 'resource_missing', param: 'payment_intent' } });
+      const already = [...refunds.values()]
+        .filter((r) => r.payment_intent === session.payment_intent)
+        .reduce((a, r) => a + r.amount, 0);
+      if (!Number.isInteger(amount) || amount <= 0 || amount + already > session.amount_total) {
+        refused.push(`refund amount ${p.amount} of ${session.amount_total} (${already} refunded)`);
+        return json(400, { error: { type: 'invalid_request_error', code: 'amount_too_large', param: 'amount' } });
+      }
+      const refund: StripeRefund = {
+        id: `re_test_${randomBytes(12).toString('hex')}`,
+        object: 'refund',
+        amount,
+        currency: session.currency,
+        payment_intent: session.payment_intent!,
+        status: 'succeeded',
+        metadata: p.metadata ?? {},
+      };
+      refunds.set(key, refund);
+      return json(200, refund);
     }
     const one = /^\/v1\/checkout\/sessions\/(cs_test_\w+)(\/expire)?$/.exec(req.url ?? '');
     const found = one ? sessions.get(one[1]!) : undefined;
@@ -147,6 +204,11 @@ export async function fakeStripe(options: { secretKey: string; webhookSecret: st
     ...server,
     refused,
     sessions,
+    refunds,
+    /** The next `count` refund requests meet an outage (503, nothing kept). */
+    failRefunds(count: number) {
+      outage.refunds = count;
+    },
     /** The webhook Stripe would send when the session's payment succeeds: body and signed header. */
     paidEvent(sessionId: string, override: Partial<StripeSession> = {}, secret = options.webhookSecret) {
       const session = sessions.get(sessionId);
@@ -154,6 +216,7 @@ export async function fakeStripe(options: { secretKey: string; webhookSecret: st
       if (session.status === 'expired') throw new Error(`session ${sessionId} expired: it cannot be paid`);
       session.status = 'complete';
       session.payment_status = 'paid';
+      session.payment_intent ??= `pi_test_${randomBytes(12).toString('hex')}`;
       const object = { ...session, ...override };
       const payload = JSON.stringify({
         id: `evt_${randomBytes(12).toString('hex')}`,
@@ -184,6 +247,9 @@ function alipaySignContent(params: Record<string, string>, omit: string[]): stri
 
 export interface AlipayTrade {
   closed?: boolean;
+  trade_no?: string;
+  /** Refunds by out_request_no, in yuan. */
+  refunds?: Map<string, string>;
   out_trade_no: string;
   total_amount: string;
   subject: string;
@@ -194,6 +260,7 @@ export interface AlipayTrade {
 export async function fakeAlipay(options: { appId: string; appPublicPem: string; alipayPrivatePem: string }) {
   const trades = new Map<string, AlipayTrade>();
   const refused: string[] = [];
+  const outage = { refunds: 0 };
   const server = await listen((req, body, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
     if (req.method === 'POST' && url.pathname === '/gateway.do') {
@@ -212,9 +279,54 @@ export async function fakeAlipay(options: { appId: string; appPublicPem: string;
         refused.push(`bad OpenAPI call ${JSON.stringify(params)}`);
         return signedAnswer({ code: '40002', msg: 'Invalid Arguments', sub_code: 'isv.invalid-signature', sub_msg: '验签出错' });
       }
+      const biz = JSON.parse(params.biz_content ?? '{}') as Record<string, string>;
+      if (params.method === 'alipay.trade.refund') {
+        const paid = trades.get(biz.out_trade_no ?? '');
+        if (!paid?.trade_no)
+          return signedAnswer({ code: '40004', msg: 'Business Failed', sub_code: 'ACQ.TRADE_NOT_EXIST', sub_msg: '交易不存在' });
+        if (outage.refunds > 0) {
+          outage.refunds--;
+          return signedAnswer({
+            code: '20000',
+            msg: 'Service Currently Unavailable',
+            sub_code: 'ACQ.SYSTEM_ERROR',
+            sub_msg: '系统错误',
+          });
+        }
+        paid.refunds ??= new Map();
+        const answer = (amount: string) =>
+          signedAnswer({
+            code: '10000',
+            msg: 'Success',
+            trade_no: paid.trade_no!,
+            out_trade_no: paid.out_trade_no,
+            buyer_logon_id: 'tes***@example.com',
+            fund_change: 'Y',
+            refund_fee: amount,
+          });
+        // The same out_request_no is the same refund: answered again, never paid twice.
+        const kept = paid.refunds.get(biz.out_request_no ?? '');
+        if (kept) return answer(kept);
+        const fen = (v: string) => Math.round(Number(v) * 100);
+        const already = [...paid.refunds.values()].reduce((a, v) => a + fen(v), 0);
+        if (
+          !biz.out_request_no ||
+          !/^\d+\.\d{2}$/.test(biz.refund_amount ?? '') ||
+          already + fen(biz.refund_amount!) > fen(paid.total_amount)
+        ) {
+          refused.push(`bad refund ${params.biz_content}`);
+          return signedAnswer({
+            code: '40004',
+            msg: 'Business Failed',
+            sub_code: 'ACQ.REFUND_AMT_NOT_EQUAL_TOTAL',
+            sub_msg: '退款金额超限',
+          });
+        }
+        paid.refunds.set(biz.out_request_no, biz.refund_amount!);
+        return answer(biz.refund_amount!);
+      }
       if (params.method !== 'alipay.trade.close')
         return signedAnswer({ code: '40004', msg: 'Business Failed', sub_code: 'isv.missing-method' });
-      const biz = JSON.parse(params.biz_content ?? '{}') as Record<string, string>;
       const trade = trades.get(biz.out_trade_no ?? '');
       if (!trade)
         return signedAnswer({ code: '40004', msg: 'Business Failed', sub_code: 'ACQ.TRADE_NOT_EXIST', sub_msg: '交易不存在' });
@@ -255,12 +367,17 @@ export async function fakeAlipay(options: { appId: string; appPublicPem: string;
     ...server,
     refused,
     trades,
+    /** The next `count` refund calls meet ACQ.SYSTEM_ERROR (Alipay's advice: ask again with the same out_request_no). */
+    failRefunds(count: number) {
+      outage.refunds = count;
+    },
     /** The asynchronous notification Alipay posts when the trade is paid: form body, signed without sign and sign_type. */
     paidNotification(outTradeNo: string, override: Record<string, string> = {}, signWith = options.alipayPrivatePem) {
       const trade = trades.get(outTradeNo);
       if (!trade) throw new Error(`no trade ${outTradeNo}`);
       if (trade.closed) throw new Error(`trade ${outTradeNo} is closed: it cannot be paid`);
       const now = new Date(Date.now() + 8 * 3_600_000).toISOString().replace('T', ' ').slice(0, 19);
+      trade.trade_no ??= `2025${randomBytes(10).toString('hex')}`;
       const params: Record<string, string> = {
         gmt_create: now,
         charset: 'utf-8',
@@ -276,7 +393,7 @@ export async function fakeAlipay(options: { appId: string; appPublicPem: string;
         out_trade_no: trade.out_trade_no,
         total_amount: trade.total_amount,
         trade_status: 'TRADE_SUCCESS',
-        trade_no: `2025${randomBytes(10).toString('hex')}`,
+        trade_no: trade.trade_no,
         auth_app_id: options.appId,
         receipt_amount: trade.total_amount,
         point_amount: '0.00',
@@ -300,8 +417,20 @@ export async function fakeAlipay(options: { appId: string; appPublicPem: string;
 
 // ---------------------------------------------------------------- WeChat Pay
 
+export interface WechatRefund {
+  refund_id: string;
+  out_refund_no: string;
+  out_trade_no: string;
+  transaction_id: string;
+  channel: 'ORIGINAL';
+  status: 'SUCCESS';
+  amount: { refund: number; total: number; currency: string; payer_refund: number; payer_total: number };
+  create_time: string;
+}
+
 export interface WechatOrder {
   closed?: boolean;
+  transaction_id?: string;
   out_trade_no: string;
   total: number;
   currency: string;
@@ -324,6 +453,9 @@ export async function fakeWechat(options: {
 }) {
   const orders = new Map<string, WechatOrder>();
   const refused: string[] = [];
+  /** Refunds by out_refund_no. */
+  const refunds = new Map<string, WechatRefund>();
+  const outage = { refunds: 0 };
   const signedHeaders = (
     body: string,
     signWith = options.platformPrivatePem,
@@ -394,6 +526,50 @@ export async function fakeWechat(options: {
       res.writeHead(204, { 'request-id': randomBytes(8).toString('hex'), ...signedHeaders('') }).end();
       return;
     }
+    if (req.method === 'POST' && req.url === '/v3/refund/domestic/refunds') {
+      const p = JSON.parse(body) as any;
+      if (outage.refunds > 0) {
+        outage.refunds--;
+        return answer(500, { code: 'SYSTEM_ERROR', message: '系统错误，请使用相同参数稍后重新调用' });
+      }
+      // The same out_refund_no is the same refund: answered again, never paid twice.
+      const kept = refunds.get(p.out_refund_no);
+      if (kept) return answer(200, kept);
+      const order = orders.get(p.out_trade_no);
+      if (!order?.transaction_id) return answer(404, { code: 'RESOURCE_NOT_EXISTS', message: '订单不存在' });
+      const already = [...refunds.values()]
+        .filter((r) => r.out_trade_no === order.out_trade_no)
+        .reduce((a, r) => a + r.amount.refund, 0);
+      if (
+        !p.out_refund_no ||
+        !Number.isInteger(p.amount?.refund) ||
+        p.amount.refund <= 0 ||
+        p.amount.total !== order.total ||
+        p.amount.currency !== 'CNY' ||
+        already + p.amount.refund > order.total
+      ) {
+        refused.push(`bad refund ${body}`);
+        return answer(400, { code: 'PARAM_ERROR', message: '参数错误' });
+      }
+      const refund: WechatRefund = {
+        refund_id: `5030${randomBytes(12).toString('hex')}`,
+        out_refund_no: p.out_refund_no,
+        out_trade_no: order.out_trade_no,
+        transaction_id: order.transaction_id,
+        channel: 'ORIGINAL',
+        status: 'SUCCESS',
+        amount: {
+          refund: p.amount.refund,
+          total: order.total,
+          currency: 'CNY',
+          payer_refund: p.amount.refund,
+          payer_total: order.total,
+        },
+        create_time: new Date().toISOString(),
+      };
+      refunds.set(p.out_refund_no, refund);
+      return answer(200, refund);
+    }
     refused.push(`unknown route ${req.method} ${req.url}`);
     return answer(404, { code: 'NOT_FOUND', message: '无此接口' });
   });
@@ -401,7 +577,12 @@ export async function fakeWechat(options: {
     ...server,
     refused,
     orders,
+    refunds,
     signedHeaders,
+    /** The next `count` refund calls meet SYSTEM_ERROR (500; WeChat Pay's advice: ask again with the same out_refund_no). */
+    failRefunds(count: number) {
+      outage.refunds = count;
+    },
     /** The TRANSACTION.SUCCESS notification WeChat Pay posts: resource encrypted with AES-256-GCM, body signed. */
     paidNotification(
       outTradeNo: string,
@@ -411,11 +592,12 @@ export async function fakeWechat(options: {
       const order = orders.get(outTradeNo);
       if (!order) throw new Error(`no order ${outTradeNo}`);
       if (order.closed) throw new Error(`order ${outTradeNo} is closed: it cannot be paid`);
+      order.transaction_id ??= `4200${randomBytes(12).toString('hex')}`;
       const plain = JSON.stringify({
         mchid: override.mchid ?? options.mchId,
         appid: options.appId,
         out_trade_no: order.out_trade_no,
-        transaction_id: `4200${randomBytes(12).toString('hex')}`,
+        transaction_id: order.transaction_id,
         trade_type: 'NATIVE',
         trade_state: 'SUCCESS',
         trade_state_desc: '支付成功',

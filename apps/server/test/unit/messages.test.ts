@@ -95,6 +95,18 @@ describe('error catalogue', () => {
     expect(errorMessage('TEXT_TOO_LONG', 'en', { maxLength: 5000 })).toBe('Text exceeds the limit of 5000 characters');
   });
 
+  it('words FORBIDDEN by its reason in every language, and keeps the plain message for any other reason', () => {
+    expect(errorMessage('FORBIDDEN', 'en', { reason: 'own_voices', limit: 10 })).toBe(
+      'Your plan allows 10 own voices; delete one or upgrade your plan to save another',
+    );
+    expect(errorMessage('FORBIDDEN', 'zh-CN', { reason: 'api_access' })).toBe('您的套餐不包含 API 访问权限');
+    expect(errorMessage('FORBIDDEN', 'zh-TW', { reason: 'own_voices', limit: 1 })).toContain('1 個自己的聲音');
+    for (const reason of ['__proto__', 'constructor', 'toString', 'other'])
+      expect(errorMessage('FORBIDDEN', 'en', { reason })).toBe('You are not allowed to do this');
+    // A reason belongs to its code: another code with the same param keeps its own message.
+    expect(errorMessage('NOT_FOUND', 'en', { reason: 'api_access' })).toBe('Not found');
+  });
+
   it('leaves an unknown placeholder visible and ignores extra params', () => {
     expect(formatMessage('wait {seconds} s', {})).toBe('wait {seconds} s');
     expect(formatMessage('{a}{a} {b}', { a: 1, b: 'x', c: 'unused' })).toBe('11 x');

@@ -1,5 +1,5 @@
 import { Badge, Button, Card, List, Stack, Text } from '@mantine/core';
-import { IconCheck } from '@tabler/icons-react';
+import { IconCheck, IconX } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import type { Product } from '../api/economy';
 import { useLocaleChoice } from '../i18n/hooks';
@@ -28,8 +28,11 @@ export function ProductCard({ product, onBuy, buyLabel }: { product: Product; on
   const perK = product.kind === 'credits' ? pricePerThousand(product, currency) : null;
   const free = isFreeProduct(product);
   const plan = product.plan ? planKey(product.plan) : null;
-  const maxText = privilege(product, 'max_text_length', 'maxTextLength');
-  const ownVoices = privilege(product, 'own_voices', 'voices', 'max_voices');
+  // A credit pack changes no privilege: only plans list theirs.
+  const isPlan = product.kind === 'plan';
+  const maxText = isPlan ? privilege(product, 'max_text_length', 'maxTextLength') : null;
+  const ownVoices = isPlan ? privilege(product, 'own_voices', 'voices', 'max_voices') : null;
+  const apiAccess = isPlan ? product.privileges?.api_access !== false : null;
 
   return (
     <Card
@@ -63,9 +66,20 @@ export function ProductCard({ product, onBuy, buyLabel }: { product: Product; on
         </Badge>
         <List size="sm" spacing={4} icon={<IconCheck size={14} color="var(--mantine-color-teal-6)" />} style={{ flex: 1 }}>
           {perK && <List.Item>{t('pricing.perThousand', { price: formatMoney(perK, ui) })}</List.Item>}
-          {maxText !== null && <List.Item>{t('pricing.maxText', { number: formatNumber(maxText, ui) })}</List.Item>}
-          {ownVoices !== null && <List.Item>{t('pricing.ownVoices', { number: formatNumber(ownVoices, ui) })}</List.Item>}
-          {product.kind === 'plan' && product.privileges?.api_access !== false && <List.Item>{t('pricing.apiAccess')}</List.Item>}
+          {maxText !== null && (
+            <List.Item data-testid="privilege-max-text">{t('pricing.maxText', { number: formatNumber(maxText, ui) })}</List.Item>
+          )}
+          {ownVoices !== null && (
+            <List.Item data-testid="privilege-own-voices">
+              {t('pricing.ownVoices', { number: formatNumber(ownVoices, ui) })}
+            </List.Item>
+          )}
+          {apiAccess === true && <List.Item data-testid="privilege-api">{t('pricing.apiAccess')}</List.Item>}
+          {apiAccess === false && (
+            <List.Item data-testid="privilege-api" icon={<IconX size={14} color="var(--mantine-color-gray-6)" />}>
+              {t('pricing.noApiAccess')}
+            </List.Item>
+          )}
         </List>
         {free ? (
           <Button variant="default" disabled fullWidth>

@@ -18,6 +18,7 @@ export const economyEn = {
     maxText: 'Up to {{number}} characters per request',
     ownVoices: 'Own voices: up to {{number}}',
     apiAccess: 'API keys and the OpenAI-compatible endpoint',
+    noApiAccess: 'No API access',
     buy: 'Buy',
     subscribe: 'Subscribe',
     free: 'Free',

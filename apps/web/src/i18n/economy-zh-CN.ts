@@ -15,6 +15,7 @@ export const economyZhCN: EconomyMessages = {
     maxText: '单次最多 {{number}} 个字符',
     ownVoices: '最多 {{number}} 个自有声音',
     apiAccess: 'API 密钥及兼容 OpenAI 的接口',
+    noApiAccess: '不含 API 访问',
     buy: '购买',
     subscribe: '订阅',
     free: '免费',

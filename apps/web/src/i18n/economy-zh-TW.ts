@@ -15,6 +15,7 @@ export const economyZhTW: EconomyMessages = {
     maxText: '每次最多 {{number}} 個字元',
     ownVoices: '最多 {{number}} 個自有聲音',
     apiAccess: 'API 金鑰及相容 OpenAI 的介面',
+    noApiAccess: '不含 API 存取',
     buy: '購買',
     subscribe: '訂閱',
     free: '免費',

@@ -349,6 +349,16 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('client_events_created').on('client_events').column('created_at').execute();
     },
   },
+  '0008_plans_refunds': {
+    async up(db: Kysely<unknown>) {
+      // What returned a refund's money: the provider's refund id and the currency it was paid in.
+      await db.schema.alterTable('orders').addColumn('refund_ref', 'text').execute();
+      await db.schema.alterTable('orders').addColumn('refund_currency', 'text').execute();
+      // A refund under way (its money with the provider): one command at a time, given up when stale.
+      await db.schema.alterTable('orders').addColumn('refund_claim', 'text').execute();
+      await db.schema.alterTable('orders').addColumn('refund_claimed_at', 'text').execute();
+    },
+  },
   '0009_durable_jobs': {
     async up(db: Kysely<unknown>) {
       // What the job synthesizes (the prepared request and its charge, as JSON), so a job a dead process

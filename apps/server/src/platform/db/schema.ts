@@ -191,6 +191,13 @@ export interface OrdersTable {
   refunded_at: string | null;
   refund_credits: number | null;
   refund_amount: number | null;
+  /** The provider's id of the refund that returned the money (null: nothing to return, or before 0008). */
+  refund_ref: string | null;
+  /** The currency refund_amount is in: the paying attempt's (Alipay and WeChat Pay take CNY for a USD order). */
+  refund_currency: string | null;
+  /** Set while a refund command has the order's money with the provider; cleared when it ends either way. */
+  refund_claim: string | null;
+  refund_claimed_at: string | null;
   updated_at: string;
 }
 

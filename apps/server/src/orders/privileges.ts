@@ -1,0 +1,77 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { Product } from '@polyvox/contracts';
+import { countCharacters } from '@polyvox/speech';
+import { AppError } from '../platform/errors.js';
+import type { Database } from '../platform/db/schema.js';
+import type { PlanGate } from '../http/auth.js';
+import type { Catalogue } from './products.js';
+
+export type Privileges = Product['privileges'];
+
+/**
+ * The privileges of an account's current plan (`config/products.json`): its vip level while that has
+ * not expired; an expired level, or none, is the free plan. Read from the database on every call, so a
+ * purchase or an expiry applies at once in every server process.
+ */
+export class PlanPrivileges implements PlanGate {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly products: Catalogue,
+  ) {}
+
+  /** What an account without a plan (or without an account: a visitor) may do. */
+  get free(): Privileges {
+    return this.products.privilegesOf('free');
+  }
+
+  async of(accountId: string, trx: Kysely<Database> | Transaction<Database> = this.db): Promise<Privileges> {
+    const row = await trx
+      .selectFrom('accounts')
+      .select(['vip_level', 'vip_expire'])
+      .where('id', '=', accountId)
+      .executeTakeFirst();
+    if (!row) return this.free;
+    const expired = row.vip_expire !== null && Date.parse(row.vip_expire) <= Date.now();
+    return this.products.privilegesOf(expired ? 'free' : row.vip_level);
+  }
+
+  async apiAccess(accountId: string): Promise<boolean> {
+    return (await this.of(accountId)).api_access;
+  }
+
+  /** FORBIDDEN (`reason: api_access`) unless the account's plan includes the API. */
+  async assertApiAccess(accountId: string): Promise<void> {
+    if (!(await this.apiAccess(accountId))) throw new AppError('FORBIDDEN', { reason: 'api_access' });
+  }
+
+  /** The longest text the account's plan allows (counted as synthesis counts and prices it). */
+  async maxTextLength(accountId: string): Promise<number> {
+    return (await this.of(accountId)).max_text_length;
+  }
+
+  /** TEXT_TOO_LONG with the plan's limit, before anything is prepared, held or charged. */
+  async assertTextLength(accountId: string, text: string): Promise<void> {
+    const maxLength = await this.maxTextLength(accountId);
+    if (countCharacters(text) > maxLength) throw new AppError('TEXT_TOO_LONG', { maxLength });
+  }
+
+  /**
+   * Inside the transaction that saves an own voice: locks the account row (two saves of one account
+   * queue here, so both cannot take the last slot), then counts the account's voices against its
+   * plan's `own_voices` (FORBIDDEN, `reason: own_voices`, naming the limit). Call it before any fee.
+   */
+  async reserveOwnVoice(trx: Transaction<Database>, accountId: string): Promise<void> {
+    await trx
+      .updateTable('accounts')
+      .set((eb) => ({ vip_level: eb.ref('vip_level') }))
+      .where('id', '=', accountId)
+      .execute();
+    const limit = (await this.of(accountId, trx)).own_voices;
+    const row = await trx
+      .selectFrom('own_voices')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('account_id', '=', accountId)
+      .executeTakeFirstOrThrow();
+    if (Number(row.n) >= limit) throw new AppError('FORBIDDEN', { reason: 'own_voices', limit });
+  }
+}
