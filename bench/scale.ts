@@ -6,13 +6,13 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { startServer as startEmbedded } from './server.js';
 import { median, quantile } from './stats.js';
 import { waitUntilReady } from './wait.js';
+import { freePort } from './server.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 const PG_ADMIN = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -28,17 +28,6 @@ export interface ScaleRow {
   unit: string;
   target?: string;
   pass?: boolean;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
 }
 
 async function start(env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {

@@ -8,11 +8,11 @@
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { waitUntilReady } from '../bench/wait.js';
+import { freePort } from '../bench/server.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 const { values: args } = parseArgs({
@@ -61,17 +61,6 @@ function quantile(xs: number[], q: number): number {
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(Math.random() * xs.length)]!;
 const text = (sentences: number) =>
   Array.from({ length: sentences }, () => pick(SENTENCES)).join(' ') + ` ${Math.random().toString(36).slice(2, 8)}.`;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
-}
 
 /** The processes below the server's (children, their children …), by command name, from /proc. */
 async function descendants(pid: number): Promise<string[]> {

@@ -2,7 +2,6 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -11,6 +10,7 @@ import { buildServer, runtimeEntries, serverBuildIsCurrent } from '../../../../s
 import { createPgDatabase, DIALECTS } from '../support/app.js';
 import { JFK_WAV } from '../support/design.js';
 import { writeTinyVits } from '../../../../packages/speech/test/support/tiny-models.js';
+import { freePort } from '../support/processes.js';
 
 const root = path.resolve(import.meta.dirname, '../../../..');
 // Under apps/server/dist/ (ignored by git), so the build finds apps/server and node_modules as the real one does.
@@ -27,17 +27,6 @@ export async function resolve(specifier, context, next) {
   return r;
 }
 `;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
-}
 
 /** The command lines of a process's child processes (Linux /proc), found through its threads. */
 async function childCommandLines(pid: number): Promise<string[]> {

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeWav, measurePcm, semitonesBetween } from '@polyvox/speech';
 import { Client, signIn } from '../support/client.js';
+import { givePlan } from '../support/economy.js';
 import { DIALECTS, startTestApp, type TestApp } from '../support/app.js';
 
 const TEXT = 'A quick preview of this voice, long enough to hear its pitch clearly.';
@@ -20,10 +21,11 @@ describe.each(DIALECTS)("mixing one's own voices (%s)", (dialect) => {
     t = await startTestApp(dialect, { env: { SPEECH_WORKERS: '1' } });
     c = new Client(t.url);
     await c.anonymous();
-    await signIn(c, t.outbox, `mixer-${dialect}@example.com`);
+    // Several own voices are a subscriber's: the free plan keeps one.
+    await givePlan(t, (await signIn(c, t.outbox, `mixer-${dialect}@example.com`)).id);
     stranger = new Client(t.url);
     await stranger.anonymous();
-    await signIn(stranger, t.outbox, `stranger-${dialect}@example.com`);
+    await givePlan(t, (await signIn(stranger, t.outbox, `stranger-${dialect}@example.com`)).id);
   });
   afterAll(async () => {
     await t.close();

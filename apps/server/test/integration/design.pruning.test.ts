@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIMITS } from '@polyvox/contracts';
 import { newId } from '../../src/platform/ids.js';
 import { Client, signIn } from '../support/client.js';
+import { givePlan } from '../support/economy.js';
 import { DIALECTS, startTestApp, type TestApp } from '../support/app.js';
 import { eventually, heldHolds, rawPost } from '../support/leave.js';
 
@@ -21,6 +22,8 @@ describe.each(DIALECTS)('pruning preview versions (%s)', (dialect) => {
     c = new Client(t.url);
     await c.anonymous();
     accountId = (await signIn(c, t.outbox, `pruner-${dialect}@example.com`)).id;
+    // Activations past the first own voice are a subscriber's.
+    await givePlan(t, accountId, 'annual');
     // One real version, then 49 copies of it (rows and audio files): versions 1 to 50.
     const first = await c.post('/voice/previews', PROMPT);
     expect(first.status).toBe(201);

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../src/platform/db/database.js';
 import { Client, signIn } from '../support/client.js';
+import { givePlanIn } from '../support/economy.js';
 import { createPgDatabase, DIALECTS } from '../support/app.js';
 import { decodedSeconds } from '../support/audio.js';
 import { eventually, longText } from '../support/leave.js';
@@ -40,6 +41,8 @@ describe.each(DIALECTS)('durable jobs across a SIGKILL (%s)', (dialect) => {
     const c = new Client(first.url);
     await c.anonymous();
     const account = (await signIn(c, path.join(dataDir, 'outbox'), `durable-${dialect}@example.com`)) as { id: string };
+    // Long texts are a subscriber's: the free plan's limit is below a job's.
+    await givePlanIn(db.kysely, account.id);
     const balance = async () =>
       Number(
         (await db!.kysely.selectFrom('accounts').select('credits').where('id', '=', account.id).executeTakeFirstOrThrow())

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../src/platform/db/database.js';
 import { Client, signIn } from '../support/client.js';
 import { createPgDatabase } from '../support/app.js';
+import { givePlanIn } from '../support/economy.js';
 import { startS3Server, type TestS3 } from '../support/s3.js';
 import { decodedSeconds } from '../support/audio.js';
 import { eventually, longText } from '../support/leave.js';
@@ -73,6 +74,8 @@ describe('two API processes and two workers (postgres, Redis)', () => {
     c = new Client(api[0]!.url);
     await c.anonymous();
     accountId = ((await signIn(c, path.join(dataDir, 'outbox'), 'scale-out@example.com')) as { id: string }).id;
+    // Long texts are a subscriber's: the free plan's limit is below a job's.
+    await givePlanIn(db.kysely, accountId);
   }, 300_000);
 
   afterAll(async () => {

@@ -1,4 +1,6 @@
+import type { Kysely } from 'kysely';
 import { expect } from 'vitest';
+import type { Database } from '../../src/platform/db/schema.js';
 import type { TestApp } from './app.js';
 import { Client, signIn } from './client.js';
 
@@ -42,7 +44,12 @@ export function complete(t: TestApp, orderId: string, body: unknown, contentType
  * purchase of that plan would; for tests whose subject is not the purchase but what the plan allows.
  */
 export async function givePlan(t: TestApp, accountId: string, level = 'monthly', days = 30) {
-  await t.ctx.db.kysely
+  await givePlanIn(t.ctx.db.kysely, accountId, level, days);
+}
+
+/** The same through any connection to the database (a test of server processes opens its own). */
+export async function givePlanIn(db: Kysely<Database>, accountId: string, level = 'monthly', days = 30) {
+  await db
     .updateTable('accounts')
     .set({ vip_level: level, vip_expire: new Date(Date.now() + days * 86_400_000).toISOString() })
     .where('id', '=', accountId)
