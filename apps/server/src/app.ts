@@ -138,6 +138,8 @@ export async function buildContext(config: Config, overrides: { mailer?: Mailer;
     // An API process only prepares and prices requests: its engines never start.
     warmup: config.ROLE !== 'api' && config.SPEECH_WARMUP,
     ...(config.SPEECH_WORKERS ? { poolSize: config.SPEECH_WORKERS } : {}),
+    // A worker process has no API to keep responsive: its threads are SPEECH_WORKERS exactly, unless asked otherwise.
+    interactiveLane: config.SPEECH_INTERACTIVE_LANE ?? config.ROLE !== 'worker',
     ...(config.MODELS_DIR ? { modelsDir: config.MODELS_DIR } : {}),
     remote: {
       ...(config.OPENAI_TTS_URL && config.OPENAI_TTS_KEY

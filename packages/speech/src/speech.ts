@@ -34,6 +34,8 @@ export interface SpeechOptions {
   remote?: { openai?: OpenAIConfig; elevenlabs?: ElevenLabsConfig };
   /** Worker threads; default os.availableParallelism(). */
   poolSize?: number;
+  /** An interactive lane beside them (default true); see PoolOptions. */
+  interactiveLane?: boolean;
   /**
    * Output sample rate (default 24 kHz). Without it, mp3 and Ogg Opus keep an engine's own rate when
    * the format has it (eSpeak's 22,050 Hz is an MPEG-2 rate): no resampling, nothing filtered away.
@@ -130,6 +132,7 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
   const poolOptions = {
     ...(opts.poolSize ? { size: opts.poolSize } : {}),
     ...(opts.modelsDir ? { modelsDir: opts.modelsDir } : {}),
+    ...(opts.interactiveLane === false ? { interactiveLane: false } : {}),
   };
   let started: WorkerPool | undefined;
   const lazyPool = (): WorkerPool => (started ??= new WorkerPool(poolOptions));

@@ -36,6 +36,10 @@ const ConfigSchema = z.object({
     .optional(),
   MODELS_DIR: z.string().optional(),
   SPEECH_WORKERS: z.coerce.number().int().min(1).max(64).optional(),
+  SPEECH_INTERACTIVE_LANE: z
+    .enum(['true', 'false'])
+    .transform((v) => v === 'true')
+    .optional(),
   SPEECH_WARMUP: z
     .enum(['true', 'false'])
     .default('true')

@@ -21,6 +21,12 @@ interface Slot {
 
 export interface PoolOptions extends WorkerConfig {
   size?: number;
+  /**
+   * A separate interactive lane beside the `size` background workers (default true). Without it the pool
+   * has exactly `size` engine threads and a waited-on sentence takes the first free one, so a process given
+   * one thread uses one core (a worker process of a scale-out deployment).
+   */
+  interactiveLane?: boolean;
 }
 
 export class WorkerPool {
@@ -29,7 +35,7 @@ export class WorkerPool {
   private readonly queue: Task[] = [];
   /** Tasks waiting for the interactive lane (they take a background worker if one is free first). */
   private readonly urgent: Task[] = [];
-  private lane: Slot;
+  private lane: Slot | null;
   private seq = 0;
   private closed = false;
   private readonly config: WorkerConfig;
@@ -38,7 +44,11 @@ export class WorkerPool {
     this.size = Math.max(1, opts.size ?? os.availableParallelism());
     this.config = opts.modelsDir ? { modelsDir: opts.modelsDir } : {};
     for (let i = 0; i < this.size; i++) this.slots.push(this.spawn(false));
-    this.lane = this.spawn(true);
+    this.lane = opts.interactiveLane === false ? null : this.spawn(true);
+  }
+
+  private allSlots(): Slot[] {
+    return this.lane ? [...this.slots, this.lane] : [...this.slots];
   }
 
   private spawn(interactive: boolean): Slot {
@@ -89,14 +99,14 @@ export class WorkerPool {
     };
     // An urgent task takes the interactive lane, else any free background worker; background work
     // never runs in the lane, so it never competes with the API at normal priority.
-    if (this.urgent.length && !this.lane.busy) start(this.lane, this.urgent.shift()!);
+    if (this.lane && this.urgent.length && !this.lane.busy) start(this.lane, this.urgent.shift()!);
     for (const slot of this.slots) {
       if (slot.busy) continue;
       const task = this.urgent.shift() ?? this.queue.shift();
       if (!task) break;
       start(slot, task);
     }
-    for (const slot of [...this.slots, this.lane]) if (!slot.busy) slot.worker.unref();
+    for (const slot of this.allSlots()) if (!slot.busy) slot.worker.unref();
   }
 
   private submit<T>(make: (id: number) => ToWorker, transfer: Transferable[] = [], urgent = false): Promise<T> {
@@ -148,13 +158,13 @@ export class WorkerPool {
   }
 
   get busy(): number {
-    return [...this.slots, this.lane].filter((s) => s.busy).length;
+    return this.allSlots().filter((s) => s.busy).length;
   }
 
   async close(): Promise<void> {
     this.closed = true;
     for (const t of [...this.queue.splice(0), ...this.urgent.splice(0)])
       t.pending.reject(new SpeechError('INTERNAL', 'the synthesis pool is closed'));
-    await Promise.all([...this.slots, this.lane].map((s) => s.worker.terminate()));
+    await Promise.all(this.allSlots().map((s) => s.worker.terminate()));
   }
 }
