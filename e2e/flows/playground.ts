@@ -194,7 +194,18 @@ export function playgroundTests(suite: Suite): void {
     await picker.waitFor({ state: 'detached' });
     await warning.waitFor({ state: 'detached' });
     await page.locator('[data-testid="playground-estimate"][data-state="ready"]').waitFor();
+    // The new voice's estimate may still be on its way (debounced): Generate comes back once it answers.
+    await page
+      .waitForFunction(
+        () => !(document.querySelector('[data-testid="playground-generate"]') as HTMLButtonElement | null)?.disabled,
+        null,
+        {
+          timeout: 10_000,
+        },
+      )
+      .catch(() => undefined);
     assert(await page.getByTestId('playground-generate').isEnabled(), 'Generate is back');
+    assert(!(await warning.isVisible()), 'the warning stays away for the matching voice');
   });
 
   suite.test('a WAV result is collected, then played, drawn and downloaded as .wav', async () => {
