@@ -124,6 +124,7 @@ export async function buildContext(config: Config, overrides: { mailer?: Mailer;
           redisUrl: config.REDIS_URL,
           prefix: config.QUEUE_PREFIX,
           stalledSeconds: config.QUEUE_STALLED_SECONDS,
+          waitSeconds: config.QUEUE_WAIT_SECONDS,
           maxAttempts: config.JOB_MAX_ATTEMPTS,
         }
       : null;

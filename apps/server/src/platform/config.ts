@@ -108,6 +108,7 @@ const ConfigSchema = z.object({
     .default('polyvox-queue'),
   QUEUE_CONCURRENCY: z.coerce.number().int().min(1).max(64).optional(),
   QUEUE_STALLED_SECONDS: z.coerce.number().min(0.5).max(3600).default(30),
+  QUEUE_WAIT_SECONDS: z.coerce.number().min(0.5).max(3600).default(60),
   JOB_STALE_SECONDS: z.coerce.number().min(1).max(3600).default(30),
   JOB_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(3),
   JOB_KEEP_MINUTES: z.coerce

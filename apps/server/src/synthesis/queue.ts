@@ -38,6 +38,8 @@ export interface QueueSettings {
   redisUrl: string;
   prefix: string;
   stalledSeconds: number;
+  /** How long an interactive request waits for a worker to take it before it is refused (RATE_LIMITED). */
+  waitSeconds?: number;
   maxAttempts: number;
 }
 
@@ -129,7 +131,7 @@ export class RemoteSynthesis {
       let started = false;
       let sent = false;
       for (;;) {
-        const message = await inbox.next();
+        const message = started ? await inbox.next() : await this.firstMessage(id, inbox);
         if (!message) throw signal?.reason ?? new Error('synthesis stopped');
         const type = message[0] as Msg;
         const body = message.subarray(1);
@@ -159,6 +161,29 @@ export class RemoteSynthesis {
         await this.queue.remove(id).catch(() => {});
       }
       await this.sub.unsubscribe(channel).catch(() => {});
+    }
+  }
+
+  /**
+   * The first message of a request, which a worker sends when it takes the job. When no worker takes it within
+   * `waitSeconds` (none running, or all busy for that long), it is taken back from the queue and the caller is
+   * told to come back later; a worker that took it at that very moment wins, and the wait goes on.
+   */
+  private async firstMessage(id: string, inbox: Inbox): Promise<Buffer | null> {
+    const waitMs = (this.settings.waitSeconds ?? 60) * 1000;
+    for (;;) {
+      let timer: NodeJS.Timeout | undefined;
+      const first = await Promise.race([
+        inbox.next(),
+        new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), waitMs))),
+      ]);
+      clearTimeout(timer);
+      if (first !== 'late') return first;
+      const removed = await this.queue.remove(id).catch(() => 0);
+      if (removed === 1) {
+        const seconds = Math.max(1, Math.ceil(this.settings.waitSeconds ?? 60));
+        throw new AppError('RATE_LIMITED', { seconds }, { headers: { 'retry-after': String(seconds) } });
+      }
     }
   }
 

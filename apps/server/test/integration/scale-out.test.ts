@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { Redis } from 'ioredis';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -369,5 +370,34 @@ describe('two API processes and two workers (postgres, Redis)', () => {
       (await db.kysely.selectFrom('credit_holds').select('status').where('id', '=', hold.id).executeTakeFirstOrThrow()).status;
     expect(await eventually(async () => (await status()) === 'settled', 600, 50)).toBe(true);
     expect(await balance()).toBe(before - 100);
+  });
+
+  it('refuses a request no worker takes in time with 429 and retry-after, taking it back from the queue and charging nothing', async () => {
+    // An API process whose queues no worker serves (a prefix of its own), waiting one second for a worker.
+    const lonely = await startServer({ ...env, ROLE: 'api', QUEUE_PREFIX: `${env.QUEUE_PREFIX}-empty`, QUEUE_WAIT_SECONDS: '1' });
+    const before = await balance();
+    for (const stream of [false, true]) {
+      const started = Date.now();
+      const res = await fetch(`${lonely.url}/tts`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-sid': c.sid!, 'accept-language': 'zh-CN' },
+        body: JSON.stringify({ text: `Nobody is there to say this (${stream}).`, voice_id: VOICE, format: 'mp3', stream }),
+      });
+      expect(res.status).toBe(429);
+      expect(res.headers.get('retry-after')).toBe('1');
+      const body = (await res.json()) as { error: { code: string; message: string } };
+      expect(body.error.code).toBe('RATE_LIMITED');
+      expect(body.error.message).not.toMatch(/[a-z]{6}/);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+    }
+    // Nothing left waiting for a worker that would come later, nothing held, nothing charged.
+    const redis = new Redis(REDIS_URL);
+    try {
+      expect(await redis.llen(`${env.QUEUE_PREFIX}-empty:tts:wait`)).toBe(0);
+    } finally {
+      redis.disconnect();
+    }
+    expect(await heldHolds()).toEqual([]);
+    expect(await balance()).toBe(before);
   });
 });
