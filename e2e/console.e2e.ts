@@ -61,9 +61,26 @@ async function main(): Promise<number> {
     env.page.setDefaultTimeout(15_000);
     env.ui = new Console(env.page, server.baseUrl);
     console.log(`console e2e against ${server.baseUrl} (DATA_DIR ${server.dataDir})`);
-    await suite.run(async (name) => {
-      await env.page.screenshot({ path: path.join(SHOTS, `failed-${name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}.png`) });
-    });
+    await suite.run(
+      async (name) => {
+        await env.page.screenshot({ path: path.join(SHOTS, `failed-${name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}.png`) });
+      },
+      {
+        // A page that stopped answering the driver is left behind; the same context (its storage, so the
+        // same signed-in account) gives the next tests a new one.
+        recover: async () => {
+          const stuck = env.page;
+          const fresh = await Promise.race([
+            context.newPage(),
+            new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no new page')), 15_000)),
+          ]);
+          fresh.setDefaultTimeout(15_000);
+          env.page = fresh;
+          env.ui = new Console(fresh, server.baseUrl);
+          void stuck.close().catch(() => undefined);
+        },
+      },
+    );
   } catch (error) {
     console.log(`the browser could not start: ${(error as Error).message}`);
     suite.failed = suite.size - suite.passed;

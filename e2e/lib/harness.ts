@@ -26,25 +26,60 @@ export class Suite {
     return this.entries.length;
   }
 
-  async run(onFailure?: (name: string) => Promise<void>): Promise<void> {
+  /**
+   * Runs the tests in order. A test still running after `timeoutMs` is stopped waiting for: the browser
+   * driver can wait for ever on a page that never answers. `recover` then gives the next tests a fresh
+   * page, and a test that hung is run once more on it (logged as such); a second hang or any failed
+   * assertion counts as a failure.
+   */
+  async run(
+    onFailure?: (name: string) => Promise<void>,
+    opts: { timeoutMs?: number; recover?: () => Promise<void> } = {},
+  ): Promise<void> {
+    const timeoutMs = opts.timeoutMs ?? 180_000;
     for (const { name, fn } of this.entries) {
-      const started = Date.now();
-      try {
-        await fn();
-        this.passed++;
-        console.log(`  ✓ ${name} (${Date.now() - started} ms)`);
-      } catch (error) {
-        this.failed++;
-        console.log(
-          `  ✗ ${name} (${Date.now() - started} ms)\n      ${String((error as Error).stack ?? error)
-            .split('\n')
-            .slice(0, 6)
-            .join('\n      ')}`,
-        );
-        if (onFailure) await onFailure(name).catch(() => undefined);
+      for (let attempt = 1; ; attempt++) {
+        const started = Date.now();
+        let timer: NodeJS.Timeout | undefined;
+        const hung = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new TestTimeout(`no answer after ${timeoutMs} ms`)), timeoutMs);
+        });
+        try {
+          await Promise.race([fn(), hung]);
+          this.passed++;
+          console.log(`  ✓ ${name} (${Date.now() - started} ms)`);
+          break;
+        } catch (error) {
+          const recovered =
+            error instanceof TestTimeout && opts.recover
+              ? await opts.recover().then(
+                  () => true,
+                  () => false,
+                )
+              : false;
+          if (recovered && attempt === 1) {
+            console.log(`  ↻ ${name}: ${(error as Error).message}; run again on a fresh page`);
+            continue;
+          }
+          this.failed++;
+          console.log(
+            `  ✗ ${name} (${Date.now() - started} ms)\n      ${String((error as Error).stack ?? error)
+              .split('\n')
+              .slice(0, 6)
+              .join('\n      ')}`,
+          );
+          if (onFailure) await onFailure(name).catch(() => undefined);
+          break;
+        } finally {
+          clearTimeout(timer);
+        }
       }
     }
   }
+}
+
+class TestTimeout extends Error {
+  override name = 'TestTimeout';
 }
 
 export class AssertionError extends Error {
