@@ -14,6 +14,17 @@ import { CACHE_FOLDER } from '../../src/synthesis/shared-cache.js';
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = () => `polyvox-test:${process.pid}:${Math.random().toString(36).slice(2)}:`;
 
+/** An app and a second process on one PostgreSQL database and one Redis prefix of their own. */
+async function twoProcesses(env: Record<string, string>): Promise<{ t: TestApp; peer: Peer }> {
+  const t = await startTestApp('postgres', { env: { REDIS_URL, REDIS_PREFIX: prefix(), PREVIEW_PRERENDER: 'false', ...env } });
+  return { t, peer: await startPeer(t) };
+}
+
+async function closeBoth(t: TestApp, peer: Peer): Promise<void> {
+  await peer.close();
+  await t.close();
+}
+
 type Peer = Awaited<ReturnType<typeof startPeer>>;
 
 /** Waits for `done` to hold, asking every 50 ms, at most `seconds`. */
@@ -144,21 +155,9 @@ describe('shared state across two API processes (PostgreSQL and Redis)', () => {
   let t: TestApp;
   let peer: Peer;
   beforeAll(async () => {
-    t = await startTestApp('postgres', {
-      env: {
-        REDIS_URL,
-        REDIS_PREFIX: prefix(),
-        SPEECH_WORKERS: '1',
-        PREVIEW_PRERENDER: 'false',
-        EXISTS_LIMIT_PER_IP_MINUTE: '4',
-      },
-    });
-    peer = await startPeer(t);
+    ({ t, peer } = await twoProcesses({ SPEECH_WORKERS: '1', EXISTS_LIMIT_PER_IP_MINUTE: '4' }));
   });
-  afterAll(async () => {
-    await peer.close();
-    await t.close();
-  });
+  afterAll(() => closeBoth(t, peer));
 
   const balance = async (c: Client) => (await c.get('/accounts/me')).body.vip.credits as number;
 
@@ -316,21 +315,9 @@ describe('trial allowance across two API processes', () => {
   let t: TestApp;
   let peer: Peer;
   beforeAll(async () => {
-    t = await startTestApp('postgres', {
-      env: {
-        REDIS_URL,
-        REDIS_PREFIX: prefix(),
-        SPEECH_WARMUP: 'false',
-        PREVIEW_PRERENDER: 'false',
-        TRIAL_GRANTS_PER_IP_DAY: '1',
-      },
-    });
-    peer = await startPeer(t);
+    ({ t, peer } = await twoProcesses({ SPEECH_WARMUP: 'false', TRIAL_GRANTS_PER_IP_DAY: '1' }));
   });
-  afterAll(async () => {
-    await peer.close();
-    await t.close();
-  });
+  afterAll(() => closeBoth(t, peer));
 
   it('grants one trial per IP per day, whichever process creates the account', async () => {
     const first = new Client(t.url);
