@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildServer, defaultOutdir, serverBuildIsCurrent } from './build-server.mjs';
+import { SERVER_NODE_FLAGS } from './node-flags.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const webDist = process.env.WEB_DIST ? path.resolve(process.env.WEB_DIST) : path.join(root, 'apps/web/dist');
@@ -35,7 +36,7 @@ if (dev) {
     // esbuild's service process would otherwise stay beside the server for as long as it runs.
     (await import('esbuild')).stop();
   }
-  args = [path.join(defaultOutdir, 'main.mjs')];
+  args = [...SERVER_NODE_FLAGS, path.join(defaultOutdir, 'main.mjs')];
 }
 
 const server = spawn(process.execPath, args, {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { estimateF0, semitonesBetween } from '../src/dsp/f0.ts';
 import { integratedLoudness, normalizeLoudness, peakDbfs, TARGET_LUFS } from '../src/dsp/loudness.ts';
-import { decodeWav, encodeWav, trimSilence } from '../src/dsp/pcm.ts';
+import { concatFloat32, decodeWav, encodeWav, floatToInt16, int16FromParts, int16ToFloat, trimSilence } from '../src/dsp/pcm.ts';
 import { resample } from '../src/dsp/resample.ts';
 import { resamplePolyphase } from '../src/dsp/polyphase.ts';
 import { changeSpeedPitch } from '../src/dsp/sonic.ts';
@@ -140,5 +140,39 @@ describe('PCM helpers', () => {
     const padded = new Float32Array(16000 * 2);
     padded.set(s, 8000);
     expect(trimSilence(padded, 16000).length).toBeLessThan(s.length + 16000 * 0.11);
+  });
+
+  it('converts to 16-bit PCM clipped and rounded as the per-sample formula, at any byte offset', () => {
+    const edge = [0, 1, -1, 1.5, -1.5, 0.5, -0.5, 1 / 32767, -1 / 32768, 0.49999 / 32767, NaN, Infinity, -Infinity, 3e-5, -3e-5];
+    const samples = new Float32Array([...edge, ...tone(440, 0.05, 16000, 0.9)]);
+    const expected = Buffer.alloc(samples.length * 2);
+    samples.forEach((x, i) => {
+      const v = Math.max(-1, Math.min(1, x));
+      expected.writeInt16LE(Math.round(v < 0 ? v * 32768 : v * 32767), i * 2);
+    });
+    expect(floatToInt16(samples).equals(expected)).toBe(true);
+    // A WAV is the 44-byte header and the same samples; its PCM read back at an odd offset still decodes.
+    const wav = encodeWav(samples, 16000);
+    expect(wav.subarray(44).equals(expected)).toBe(true);
+    expect(wav.readUInt32LE(40)).toBe(expected.length);
+    const odd = Buffer.concat([Buffer.from([0]), expected]).subarray(1);
+    expect(odd.byteOffset % 2).toBe(1);
+    const back = int16ToFloat(odd);
+    expect(back.length).toBe(samples.length);
+    back.forEach((v, i) => expect(v).toBe(expected.readInt16LE(i * 2) / 32768));
+    expect([...int16ToFloat(expected)]).toEqual([...back]);
+  });
+
+  it("builds WAV and PCM from a file's pieces exactly as from the joined samples", () => {
+    const parts = [
+      tone(220, 0.031, 24000, 0.5),
+      new Float32Array([1.2, -1.2, 0]),
+      new Float32Array(0),
+      tone(330, 0.017, 24000, 0.9),
+    ];
+    const joined = concatFloat32(parts);
+    expect(int16FromParts(parts, 24000, true).equals(encodeWav(joined, 24000))).toBe(true);
+    expect(int16FromParts(parts, 24000, false).equals(floatToInt16(joined))).toBe(true);
+    expect(decodeWav(int16FromParts(parts, 24000, true)).sampleRate).toBe(24000);
   });
 });

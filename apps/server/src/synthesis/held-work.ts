@@ -10,6 +10,12 @@ export class HeldWork {
   private readonly controller = new AbortController();
   private readonly keepAlive: NodeJS.Timeout;
   private closing: Promise<void> | null = null;
+  /**
+   * When the deadline was last known to lie a whole lifetime ahead (taken just before the hold or an extension
+   * that succeeded), or null when that is unknown: a hold adopted from another process, or an extension that found
+   * the hold no longer held.
+   */
+  private confirmedAt: number | null;
   readonly signal: AbortSignal;
 
   constructor(
@@ -18,11 +24,23 @@ export class HeldWork {
     private readonly charge: { amount: number; details: EntryDetails },
     outer: AbortSignal | undefined,
     private readonly onClosed: (work: HeldWork) => void,
+    /** When this process took the hold (`Date.now()` just before): only then is its deadline known here. */
+    heldSince?: number,
   ) {
     this.signal = outer ? AbortSignal.any([outer, this.controller.signal]) : this.controller.signal;
+    this.confirmedAt = heldSince ?? null;
     // A third of the lifetime leaves two chances to extend before the deadline passes.
     const every = Math.max(100, (credits.config.hold_ttl_seconds * 1000) / 3);
-    this.keepAlive = setInterval(() => void credits.extend(hold.id).catch(() => {}), every);
+    this.keepAlive = setInterval(() => {
+      const before = Date.now();
+      void credits
+        .extend(hold.id)
+        .then((extended) => {
+          if (!extended) this.confirmedAt = null;
+          else if (this.confirmedAt !== null) this.confirmedAt = Math.max(this.confirmedAt, before);
+        })
+        .catch(() => {});
+    }, every);
     this.keepAlive.unref();
   }
 
@@ -40,6 +58,10 @@ export class HeldWork {
    * taken again, and if the balance no longer covers it this throws INSUFFICIENT_BALANCE instead.
    */
   async ensureHeld(): Promise<void> {
+    // A hold this process took or extended less than a third of its lifetime ago still has two thirds of it left:
+    // the sweeper, which releases only holds past their deadline, cannot have taken it, so the database is not asked.
+    const lifetimeMs = this.credits.config.hold_ttl_seconds * 1000;
+    if (this.confirmedAt !== null && Date.now() - this.confirmedAt < lifetimeMs / 3) return;
     if ((await this.credits.holdStatus(this.hold.id)) === 'released') await this.credits.reclaim(this.hold.id);
   }
 

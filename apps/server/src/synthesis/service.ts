@@ -184,8 +184,13 @@ export class SynthesisService {
     };
   }
 
-  /** Holds the price (402 before any work) as a piece of work the shutdown can stop and wait for. */
-  async hold(prepared: Prepared, charge: Charge, signal?: AbortSignal): Promise<HeldWork> {
+  /**
+   * Holds the price (402 before any work) as a piece of work the shutdown can stop and wait for. `ownHold`: only
+   * this process will ever close or release it (a request's own file, not a job another route can cancel), so while
+   * it is young its deadline alone proves it still held (see `HeldWork.ensureHeld`).
+   */
+  async hold(prepared: Prepared, charge: Charge, signal?: AbortSignal, ownHold = false): Promise<HeldWork> {
+    const heldSince = Date.now();
     const hold = await this.credits.hold(charge.accountId, prepared.credits, charge.recordType, undefined, {
       apiKeyId: charge.apiKeyId ?? null,
     });
@@ -195,10 +200,17 @@ export class SynthesisService {
       api_key_id: charge.apiKeyId ?? null,
       record_type: charge.recordType,
     };
-    const work = new HeldWork(this.credits, hold, { amount: prepared.credits, details }, signal, (w) => {
-      this.active.delete(w);
-      if (this.active.size === 0) for (const wake of this.idle.splice(0)) wake();
-    });
+    const work = new HeldWork(
+      this.credits,
+      hold,
+      { amount: prepared.credits, details },
+      signal,
+      (w) => {
+        this.active.delete(w);
+        if (this.active.size === 0) for (const wake of this.idle.splice(0)) wake();
+      },
+      ownHold ? heldSince : undefined,
+    );
     this.active.add(work);
     if (this.stopping) work.abort(shuttingDown());
     return work;
@@ -233,7 +245,7 @@ export class SynthesisService {
     synthesized?.catch(() => {});
     let work: HeldWork;
     try {
-      work = opts.work ?? (await this.hold(prepared, charge, opts.signal));
+      work = opts.work ?? (await this.hold(prepared, charge, opts.signal, true));
     } catch (e) {
       stop.abort(e);
       throw e;

