@@ -32,12 +32,18 @@ const WORK = `${SENTENCE} ${SENTENCE.replace('morning', 'evening')} ${SENTENCE.r
 /** `SCALE_NODE_FLAGS="…"` runs the processes with other V8 flags (an empty string: none), to compare. */
 const NODE_FLAGS =
   process.env.SCALE_NODE_FLAGS !== undefined ? process.env.SCALE_NODE_FLAGS.split(' ').filter(Boolean) : SERVER_NODE_FLAGS;
-const ROUNDS = Number(process.env.SCALE_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.SCALE_ROUNDS ?? 5);
 /**
  * Cheap requests before anything is measured, so the API's and the workers' code is as compiled as in a server that
  * has run a while (V8 optimizes a function only after many calls); a second worker gets a quarter as many.
  */
 const WARM_REQUESTS = Number(process.env.SCALE_WARM ?? 800);
+/**
+ * Requests in flight during a throughput run: twice the slots of two workers (2 × QUEUE_CONCURRENCY 2), so the queue
+ * always holds work. With exactly as many as the slots, each answer leaves a slot empty until its caller's next
+ * request arrives, and a worker holding two jobs on its one engine thread can leave the other worker idle.
+ */
+const IN_FLIGHT = 8;
 
 export interface ScaleRow {
   metric: string;
@@ -336,15 +342,15 @@ export async function scaleRows(): Promise<ScaleRow[]> {
         label: 'GnuSpeech wav (one busy engine thread per worker)',
         unit: '1 sentence, wav',
       },
-      { key: 'paragraph', work: HEAVY_PARAGRAPH, total: 12, label: 'GnuSpeech wav, paragraphs', unit: '3 sentences, wav' },
+      { key: 'paragraph', work: HEAVY_PARAGRAPH, total: 36, label: 'GnuSpeech wav, paragraphs', unit: '3 sentences, wav' },
       {
         key: 'mp3',
         work: HEAVY_MP3,
-        total: 24,
+        total: 40,
         label: 'GnuSpeech mp3 (an engine and an encoder thread per worker)',
         unit: '1 sentence, mp3',
       },
-      { key: 'light', work: LIGHT, total: 30, label: 'eSpeak mp3 (request overhead bound)', unit: '3 sentences, mp3' },
+      { key: 'light', work: LIGHT, total: 48, label: 'eSpeak mp3 (request overhead bound)', unit: '3 sentences, mp3' },
     ].filter((w) => !process.env.SCALE_WORKLOADS || process.env.SCALE_WORKLOADS.split(',').includes(w.key));
     const results = new Map<string, { one: number[]; two: number[]; ratio: number[]; cpuOne: CpuSplit[]; cpuTwo: CpuSplit[] }>(
       workloads.map((w) => [w.key, { one: [], two: [], ratio: [], cpuOne: [], cpuTwo: [] }]),
@@ -354,7 +360,7 @@ export async function scaleRows(): Promise<ScaleRow[]> {
       for (const w of workloads)
         one.set(
           w.key,
-          await throughput(api.url, sid, w.total, 4, `one-${round}-${w.key}`, w.work, {
+          await throughput(api.url, sid, w.total, IN_FLIGHT, `one-${round}-${w.key}`, w.work, {
             api: api.child.pid!,
             workers: [w1.child.pid!],
           }),
@@ -362,7 +368,7 @@ export async function scaleRows(): Promise<ScaleRow[]> {
       const w2 = await worker();
       await warm(`second-${round}`, WARM_REQUESTS / 4);
       for (const w of workloads) {
-        const two = await throughput(api.url, sid, w.total, 4, `two-${round}-${w.key}`, w.work, {
+        const two = await throughput(api.url, sid, w.total, IN_FLIGHT, `two-${round}-${w.key}`, w.work, {
           api: api.child.pid!,
           workers: [w1.child.pid!, w2.child.pid!],
         });

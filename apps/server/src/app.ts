@@ -100,7 +100,7 @@ export async function buildContext(config: Config, overrides: { mailer?: Mailer;
   redis?.on('error', () => {});
   const limiter = redis ? redisRateLimiter(redis, `${config.REDIS_PREFIX}rl:`) : memoryRateLimiter();
   const sessions = new SessionService(db.kysely);
-  const credits = new CreditsService(db.kysely, loadCreditsConfig(config.CREDITS_CONFIG));
+  const credits = new CreditsService(db.kysely, loadCreditsConfig(config.CREDITS_CONFIG), db.dialect);
   const uploads = new UploadsService(db.kysely, storage);
   const words = loadSensitiveWords(path.join(serverRoot, 'config/sensitive-words.txt'));
   const accounts = new AccountsService(db.kysely, credits, sessions, words, (url, id) => uploads.ownsAvatarUrl(url, id), {

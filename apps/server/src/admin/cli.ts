@@ -89,7 +89,7 @@ export async function runAdmin(argv: string[], env: Record<string, string | unde
   const db = openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
   try {
     await migrate(db);
-    const credits = new CreditsService(db.kysely, loadCreditsConfig(config.CREDITS_CONFIG));
+    const credits = new CreditsService(db.kysely, loadCreditsConfig(config.CREDITS_CONFIG), db.dialect);
     const orders = new OrdersService(
       db.kysely,
       credits,

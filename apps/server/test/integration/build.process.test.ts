@@ -7,6 +7,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildServer, runtimeEntries, serverBuildIsCurrent } from '../../../../scripts/build-server.mjs';
+import { SERVER_NODE_FLAGS } from '../../../../scripts/node-flags.mjs';
 import { createPgDatabase, DIALECTS } from '../support/app.js';
 import { JFK_WAV } from '../support/design.js';
 import { writeTinyVits } from '../../../../packages/speech/test/support/tiny-models.js';
@@ -148,7 +149,11 @@ describe('the compiled build', () => {
         await new Promise((r) => setTimeout(r, 100));
       }
       const [server] = await childCommandLines(child.pid!);
-      expect(server).toBe(`${process.execPath} ${path.join(root, 'apps/server/dist/main.mjs')} `);
+      // Plain node with the server's V8 flags (scripts/node-flags.mjs), no loader.
+      expect(server).toBe(
+        `${process.execPath} ${[...SERVER_NODE_FLAGS, path.join(root, 'apps/server/dist/main.mjs')].join(' ')} `,
+      );
+      expect(SERVER_NODE_FLAGS).toContain('--max-semi-space-size=64');
       expect(serverBuildIsCurrent()).toBe(true);
       child.kill('SIGTERM');
       expect(await exited).toBe(0);
