@@ -163,7 +163,7 @@ describe('credits in one statement (postgres) write what the transaction path wr
         return 1;
       }),
     );
-    const held = results.reduce((a, b) => a + b, 0);
+    const held = results.reduce<number>((a, b) => a + b, 0);
     expect(held).toBeGreaterThan(0);
     expect(await oneStatement.balance(id)).toBe(await oneStatement.ledgerSum(id));
     expect(await oneStatement.balance(id)).toBeGreaterThanOrEqual(0);
