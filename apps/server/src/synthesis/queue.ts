@@ -136,10 +136,13 @@ export class RemoteSynthesis {
         const type = message[0] as Msg;
         const body = message.subarray(1);
         if (type === Msg.Started) {
-          // A second start is a worker that died and whose job ran again: a stream cannot be resent.
+          // A second start is a worker that died and whose job ran again: a stream cannot be resent, a whole
+          // file starts over (its reader drops whatever the dead worker had sent).
           if (started && sent && kind === 'stream')
             throw new AppError('INTERNAL', {}, { cause: new Error('worker lost mid-stream') });
+          const again = started;
           started = true;
+          if (again) yield { type, body };
           continue;
         }
         if (type === Msg.Failed) {
@@ -193,6 +196,7 @@ export class RemoteSynthesis {
   ): Promise<{ audio: Buffer; durationSec: number; cached: boolean }> {
     const parts: Buffer[] = [];
     for await (const { type, body } of this.messages('file', request, opts.signal, opts.reqId)) {
+      if (type === Msg.Started) parts.length = 0;
       if (type === Msg.Chunk) parts.push(body);
       if (type === Msg.Progress) request.onProgress?.(JSON.parse(body.toString()) as { done: number; total: number });
       if (type === Msg.Done) {
@@ -351,6 +355,8 @@ export class SynthesisWorker {
       };
       const t0 = performance.now();
       try {
+        // Which worker took which request (and, after a crash, which one took it again), under its request id.
+        log.info({ kind: job.data.kind, attempt: job.attemptsStarted ?? 1 }, 'synthesis taken');
         await send(Msg.Started);
         stop.throwIfAborted();
         const speech = await this.speech.get();

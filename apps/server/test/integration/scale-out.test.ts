@@ -93,6 +93,12 @@ describe('two API processes and two workers (postgres, Redis)', () => {
     );
   const heldHolds = () =>
     db.kysely.selectFrom('credit_holds').select('id').where('account_id', '=', accountId).where('status', '=', 'held').execute();
+  /** Whether a process logged a line under the request id that matches `what`. */
+  const logged = (proc: ServerProcess, reqId: string, what: RegExp) =>
+    proc
+      .output()
+      .split('\n')
+      .some((line) => line.includes(reqId) && what.test(line));
   const on = (proc: ServerProcess) => {
     const other = new Client(proc.url);
     other.sid = c.sid;
@@ -204,6 +210,55 @@ describe('two API processes and two workers (postgres, Redis)', () => {
     expect((await stranger.delete(`/tts/jobs/${created.id}`)).status).toBe(404);
   });
 
+  it('finishes a whole-file synthesis in the other worker when its worker is killed with SIGKILL mid-way, delivered and charged once', async () => {
+    const before = await balance();
+    const reqId = `file-kill-${Math.random().toString(36).slice(2, 10)}`;
+    // GnuSpeech, about 800 characters: long enough to be killed in the middle of.
+    const response = fetch(`${api[0]!.url}/tts`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-sid': c.sid!, 'x-request-id': reqId },
+      body: JSON.stringify({ text: longText(16, 'a file whose worker dies'), voice_id: 'voice_gnuspeech.male', format: 'wav' }),
+    });
+    expect(await eventually(() => workers.some((w) => w.output().includes(reqId)), 600, 10)).toBe(true);
+    const victim = workers.find((w) => w.output().includes(reqId))!;
+    const survivor = workers.find((w) => w !== victim)!;
+    await kill(victim);
+    const killedAt = Date.now();
+    const res = await response;
+    const answeredAt = Date.now();
+    expect(res.status).toBe(200);
+    const audio = Buffer.from(await res.arrayBuffer());
+    // One whole WAV (its header's length is the file's), nothing of the dead worker's attempt in front of it.
+    expect(audio.toString('ascii', 0, 4)).toBe('RIFF');
+    expect(audio.readUInt32LE(40)).toBe(audio.length - 44);
+    expect(await decodedSeconds(audio)).toBeGreaterThan(20);
+    expect(logged(survivor, reqId, /synthesis taken/) && logged(survivor, reqId, /synthesis done/)).toBe(true);
+    const charged = Number(res.headers.get('x-credits-charged'));
+    expect(charged).toBeGreaterThan(0);
+    expect(await eventually(async () => (await balance()) === before - charged, 200, 25)).toBe(true);
+    expect(await heldHolds()).toEqual([]);
+    // The other workers and tests go on with two workers.
+    const replacement = await startServer({
+      ...env,
+      ROLE: 'worker',
+      SPEECH_WORKERS: '1',
+      QUEUE_CONCURRENCY: '2',
+      SHUTDOWN_GRACE_SECONDS: '0.3',
+    });
+    workers = [survivor, replacement];
+    expect(
+      await eventually(
+        async () =>
+          ((await (await fetch(`${replacement.url}/healthz`)).json()) as { taking_work?: boolean }).taking_work === true,
+        600,
+        100,
+      ),
+    ).toBe(true);
+    console.info(
+      `[figures] worker killed mid-file: answered by the other worker ${answeredAt - killedAt} ms after the kill; ${charged} credits charged once`,
+    );
+  });
+
   it('completes a long job in the other worker when its worker is killed with SIGKILL mid-way, charged once', async () => {
     const before = await balance();
     const created = (
@@ -267,9 +322,7 @@ describe('two API processes and two workers (postgres, Redis)', () => {
     // Released by the API process that held the connection, well before any deadline would pass.
     expect(await eventually(async () => (await heldHolds()).length === 0, 200, 25)).toBe(true);
     expect(await balance()).toBe(before);
-    expect(await eventually(() => workers.some((w) => /synthesis stopped/.test(w.output().split(reqId)[1] ?? '')), 200, 25)).toBe(
-      true,
-    );
+    expect(await eventually(() => workers.some((w) => logged(w, reqId, /synthesis stopped/)), 200, 25)).toBe(true);
   });
 
   it('leaves no hold open after the sweep when an API process is killed mid-stream, and the worker stops', async () => {
@@ -304,7 +357,7 @@ describe('two API processes and two workers (postgres, Redis)', () => {
     const releasedAt = Date.now();
     expect(await balance()).toBe(before);
     // The worker noticed nobody listens any more and stopped.
-    expect(await eventually(() => /synthesis stopped/.test(workers[0]!.output().split(reqId)[1] ?? ''), 200, 25)).toBe(true);
+    expect(await eventually(() => logged(workers[0]!, reqId, /synthesis stopped/), 200, 25)).toBe(true);
     console.info(`[figures] API killed mid-stream: hold released by the other API's sweep after ${releasedAt - killedAt} ms`);
   });
 
