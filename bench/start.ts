@@ -1,6 +1,6 @@
 /**
- * `--only start`: the server started from the compiled build (plain node, apps/server/dist) against
- * the TypeScript sources through tsx, interleaved: time from spawn to the "ready" log line, to the
+ * `--only start`: the server started from the compiled build (plain node with the server's V8 flags,
+ * apps/server/dist) against the TypeScript sources through tsx, interleaved: time from spawn to the "ready" log line, to the
  * first 200 on /healthz and to "speech engines ready", and the process's resident memory once the
  * engines are up and after one synthesis.
  *
@@ -13,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createSpeech } from '@polyvox/speech';
 import { buildServer, serverBuildIsCurrent } from '../scripts/build-server.mjs';
+import { SERVER_NODE_FLAGS } from '../scripts/node-flags.mjs';
 import { freePort } from './server.js';
 import { median } from './stats.js';
 
@@ -44,7 +45,7 @@ async function startOnce(mode: 'compiled' | 'tsx'): Promise<StartSample> {
   const port = await freePort();
   const args =
     mode === 'compiled'
-      ? [path.join(root, 'apps/server/dist/main.mjs')]
+      ? [...SERVER_NODE_FLAGS, path.join(root, 'apps/server/dist/main.mjs')]
       : ['--import', 'tsx', path.join(root, 'apps/server/src/main.ts')];
   const t0 = performance.now();
   const child = spawn(process.execPath, args, {
