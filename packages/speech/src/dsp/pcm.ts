@@ -38,9 +38,7 @@ function writeInt16(samples: Float32Array, out: Buffer, offset: number): void {
 }
 
 export function floatToInt16(samples: Float32Array): Buffer {
-  const buf = Buffer.allocUnsafeSlow(samples.length * 2);
-  writeInt16(samples, buf, 0);
-  return buf;
+  return int16FromParts([samples], 0, false);
 }
 
 export function int16ToFloat(buf: Buffer): Float32Array {
@@ -76,16 +74,12 @@ export function wavHeader(sampleRate: number, dataBytes: number): Buffer {
 }
 
 export function encodeWav(samples: Float32Array, sampleRate: number): Buffer {
-  // Header and samples in one allocation: no second copy of the whole file.
-  const out = Buffer.allocUnsafeSlow(44 + samples.length * 2);
-  wavHeader(sampleRate, samples.length * 2).copy(out, 0);
-  writeInt16(samples, out, 44);
-  return out;
+  return int16FromParts([samples], sampleRate, true);
 }
 
 /**
- * 16-bit PCM, or a WAV file of it, straight from the pieces of a file (one allocation, no joined copy of the
- * samples first). Equal to `floatToInt16(concatFloat32(parts))` and `encodeWav(concatFloat32(parts), rate)`.
+ * 16-bit PCM, or a WAV file of it, straight from the pieces of a file (header and samples in one allocation, no
+ * joined copy of the samples first). Equal to `floatToInt16(concatFloat32(parts))` and `encodeWav(concatFloat32(parts), rate)`.
  */
 export function int16FromParts(parts: Float32Array[], sampleRate: number, wav: boolean): Buffer {
   const samples = parts.reduce((n, p) => n + p.length, 0);
