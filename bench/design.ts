@@ -5,15 +5,8 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import {
-  analyzeSample,
-  cloneProfile,
-  decodeToPcm,
-  encodeWav,
-  type Speech,
-  type VoiceInfo,
-  type VoiceProfile,
-} from '@polyvox/speech';
+import { analyzeSample, cloneProfile, decodeToPcm, type Speech, type VoiceInfo, type VoiceProfile } from '@polyvox/speech';
+import { encodeWav } from '@polyvox/speech/formats';
 import { median, time } from './stats.js';
 
 export interface DesignRow {
@@ -24,7 +17,7 @@ export interface DesignRow {
   pass?: boolean;
 }
 
-const FIXTURES = path.resolve(import.meta.dirname, '../../shared/fixtures/speech');
+const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/speech');
 const FILES = ['jfk.wav', ...Array.from({ length: 8 }, (_, i) => `LJ001-000${i + 1}.wav`)];
 /** Just under the 300 s a sample may last. */
 const SAMPLE_SEC = 299;

@@ -12,7 +12,7 @@ import { createFloor, type Floor } from './floor.js';
 import { startServer, type BenchServer } from './server.js';
 import { median, quantile, time } from './stats.js';
 import { usageRows } from './usage.js';
-import { sizingRows, startRows } from './start.js';
+import { firstStreamBenchRows, sizingRows, startRows } from './start.js';
 import { scaleRows } from './scale.js';
 
 const TEXT_100 = 'Polyvox turns written text into natural speech for podcasts, lessons, games and accessible apps.';
@@ -298,11 +298,18 @@ async function main() {
   const ratiosOnly = only === 'ratios';
   // `--only usage`: the records and statistics queries at a million records, on both databases, alone.
   if (only === 'usage') return report(started, await usageRows(), 'usage');
+  // `--only transfer`: bytes over the wire for a cold home and usage page in headless Chromium (compression, caching).
+  if (only === 'transfer') return report(started, await (await import('./transfer.js')).transferRows(), 'transfer');
   // `--only start`: compiled build against tsx, start time and memory; `--only sizing`: syntheses per second per worker core.
   if (only === 'start') return report(started, await startRows(), 'start');
+  if (only === 'first-stream') return report(started, await firstStreamBenchRows(), 'first-stream');
   if (only === 'sizing') return report(started, await sizingRows(), 'sizing');
   // `--only scale`: API and worker processes on PostgreSQL and Redis: throughput 1 vs 2 workers, queue overhead, API p99.
   if (only === 'scale') return report(started, await scaleRows(), 'scale');
+  // `--only c2pa`: signing and reading C2PA manifests (wasm load, a ~6 s mp3, a ~60 s wav).
+  if (only === 'c2pa') return report(started, await (await import('./c2pa.js')).c2paRows(), 'c2pa');
+  // `--only watermark`: the audio watermark's robustness, false positives, inaudibility and cost (WM_CLIPS clips, default 200).
+  if (only === 'watermark') return report(started, await (await import('./watermark.js')).watermarkRows(), 'watermark');
   const designOnly = only === 'design';
   const rows: Row[] = [];
   // `--only design` measures the voice-design rows alone: no server, no bundle.

@@ -278,7 +278,10 @@ export async function scaleRows(): Promise<ScaleRow[]> {
     ).json()) as { sid: string; account: { id: string } };
     const db = new pg.Client({ connectionString: dbUrl.toString() });
     await db.connect();
-    await db.query('UPDATE accounts SET credits = credits + 10000000 WHERE id = $1', [anon.account.id]);
+    await db.query(
+      'UPDATE accounts SET credits = credits + 10000000, records_balance = records_balance + 10000000 WHERE id = $1',
+      [anon.account.id],
+    );
     await db.end();
     const sid = anon.sid;
 

@@ -25,7 +25,7 @@ export async function freePort(): Promise<number> {
 }
 
 /** Starts the real server as its own process (SQLite, fresh DATA_DIR) and signs in an account with credits. */
-export async function startServer(opts: { execArgv?: string[] } = {}): Promise<BenchServer> {
+export async function startServer(opts: { execArgv?: string[]; webDist?: string } = {}): Promise<BenchServer> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'polyvox-bench-'));
   const port = await freePort();
   const child: ChildProcess = spawn(
@@ -38,14 +38,15 @@ export async function startServer(opts: { execArgv?: string[] } = {}): Promise<B
         PORT: String(port),
         DATA_DIR: dataDir,
         LOG_LEVEL: 'warn',
-        WEB_DIST: path.join(dataDir, 'none'),
+        WEB_DIST: opts.webDist ?? path.join(dataDir, 'none'),
         PREVIEW_PRERENDER: 'false',
       },
       stdio: ['ignore', 'ignore', 'inherit'],
     },
   );
   const url = `http://127.0.0.1:${port}`;
-  await waitUntilReady(url, 300);
+  // Up to five minutes: on a loaded machine tsx compiles the sources slowly.
+  await waitUntilReady(url, 3000);
   const anon = (await (
     await fetch(`${url}/accounts/anonymous`, {
       method: 'POST',
@@ -72,7 +73,9 @@ export async function startServer(opts: { execArgv?: string[] } = {}): Promise<B
   // Enough credits for every run of the benchmark.
   const { default: Database } = await import('better-sqlite3');
   const db = new Database(path.join(dataDir, 'polyvox.db'));
-  db.prepare('UPDATE accounts SET credits = credits + 10000000 WHERE id = ?').run(signed.account.id);
+  db.prepare('UPDATE accounts SET credits = credits + 10000000, records_balance = records_balance + 10000000 WHERE id = ?').run(
+    signed.account.id,
+  );
   // Texts up to 5,000 characters are a subscriber's: the bench account is on the annual plan.
   db.prepare("UPDATE accounts SET vip_level = 'annual', vip_expire = ? WHERE id = ?").run(
     new Date(Date.now() + 365 * 86_400_000).toISOString(),

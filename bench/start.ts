@@ -4,6 +4,9 @@
  * first 200 on /healthz and to "speech engines ready", and the process's resident memory once the
  * engines are up and after one synthesis.
  *
+ * Then, on a fresh compiled server each run, the first streamed request once /readyz says ready: its first byte against
+ * a whole one-sentence file (`--only first-stream` runs these rows alone).
+ *
  * `--only sizing`: syntheses per second on one worker core by engine (a pool of one thread, one
  * request at a time, ~100 characters to mp3), the figure docs/deploy.md sizes workers with.
  */
@@ -111,6 +114,128 @@ async function startOnce(mode: 'compiled' | 'tsx'): Promise<StartSample> {
   }
 }
 
+interface FirstStreamSample {
+  readyzMs: number;
+  firstStreamByteMs: number;
+  wholeMs: number;
+  warmStreamByteMs: number;
+  warmWholeMs: number;
+}
+
+/** Time to the first byte of a response (headers and one chunk of the body), then its remainder read. */
+async function firstByte(url: string, sid: string, body: unknown): Promise<number> {
+  const t0 = performance.now();
+  const res = await fetch(`${url}/tts`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-sid': sid },
+    body: JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(`POST /tts ${res.status}`);
+  const reader = res.body!.getReader();
+  const first = await reader.read();
+  const ms = performance.now() - t0;
+  if (first.done) throw new Error('empty response');
+  while (!(await reader.read()).done);
+  return ms;
+}
+
+async function wholeFile(url: string, sid: string, text: string): Promise<number> {
+  const t0 = performance.now();
+  const res = await fetch(`${url}/tts`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-sid': sid },
+    body: JSON.stringify({ text, voice_id: 'voice_espeak.en-us', format: 'mp3' }),
+  });
+  if (!res.ok) throw new Error(`POST /tts ${res.status}`);
+  await res.arrayBuffer();
+  return performance.now() - t0;
+}
+
+/**
+ * The first streamed request a freshly started compiled server serves, once its /readyz says ready: its first byte
+ * against a whole one-sentence file made right after it; then the same pair again, warm. Each text is new (no cache hit).
+ */
+async function firstStreamOnce(run: number): Promise<FirstStreamSample> {
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'polyvox-bench-first-'));
+  const port = await freePort();
+  const t0 = performance.now();
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, path.join(root, 'apps/server/dist/main.mjs')], {
+    cwd: root,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      WEB_DIST: path.join(dataDir, 'none'),
+      PREVIEW_PRERENDER: 'false',
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    let readyzMs = -1;
+    for (let i = 0; readyzMs < 0; i++) {
+      if (child.exitCode !== null || i > 12000) throw new Error('the compiled server did not become ready');
+      try {
+        if ((await fetch(`${url}/readyz`)).ok) readyzMs = performance.now() - t0;
+        else await new Promise((r) => setTimeout(r, 5));
+      } catch {
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    }
+    const anon = (await (
+      await fetch(`${url}/accounts/anonymous`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ device: { udid: `web-bench-first-${run}`, model: 'bench', brand: 'other', os: 'other' } }),
+      })
+    ).json()) as { sid: string };
+    const stream = (text: string) =>
+      firstByte(url, anon.sid, { text, voice_id: 'voice_espeak.en-us', format: 'mp3', stream: true });
+    const firstStreamByteMs = await stream(`The first stream of run ${run} begins here. It goes on for a second sentence.`);
+    const wholeMs = await wholeFile(url, anon.sid, `A whole sentence for run ${run}, spoken once.`);
+    const warmStreamByteMs = await stream(`Another stream of run ${run} begins here. It also has a second sentence.`);
+    const warmWholeMs = await wholeFile(url, anon.sid, `Another whole sentence for run ${run}, spoken once.`);
+    return { readyzMs, firstStreamByteMs, wholeMs, warmStreamByteMs, warmWholeMs };
+  } finally {
+    const exited = new Promise((r) => child.once('exit', r));
+    if (child.exitCode === null) child.kill('SIGTERM');
+    await exited;
+    await fs.rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** `--only first-stream`: the first-stream rows of `--only start` alone. */
+export async function firstStreamBenchRows(runs = 5): Promise<Row[]> {
+  if (!serverBuildIsCurrent()) await buildServer({ quiet: true });
+  const first: FirstStreamSample[] = [];
+  for (let i = 0; i < runs; i++) first.push(await firstStreamOnce(i));
+  return firstStreamRows(first);
+}
+
+function firstStreamRows(samples: FirstStreamSample[]): Row[] {
+  const runs = samples.length;
+  const m = (k: keyof FirstStreamSample) => median(samples.map((s) => s[k]));
+  const ratio = (a: keyof FirstStreamSample, b: keyof FirstStreamSample) => median(samples.map((s) => s[a] / s[b]));
+  return [
+    { metric: `first stream: spawn to 200 on /readyz, compiled (median of ${runs})`, value: m('readyzMs'), unit: 'ms' },
+    { metric: `first stream after /readyz: first byte (median of ${runs})`, value: m('firstStreamByteMs'), unit: 'ms' },
+    {
+      metric: `first stream after /readyz: the whole one-sentence file after it (median of ${runs})`,
+      value: m('wholeMs'),
+      unit: 'ms',
+    },
+    {
+      metric: 'first stream after /readyz: first byte ÷ whole one-sentence file',
+      value: ratio('firstStreamByteMs', 'wholeMs'),
+      unit: '×',
+      target: '≤ 1',
+      pass: ratio('firstStreamByteMs', 'wholeMs') <= 1,
+    },
+    { metric: 'warm stream: first byte ÷ whole one-sentence file', value: ratio('warmStreamByteMs', 'warmWholeMs'), unit: '×' },
+  ];
+}
+
 export async function startRows(runs = 5): Promise<Row[]> {
   let buildMs = -1;
   if (!serverBuildIsCurrent()) buildMs = (await buildServer({ quiet: true })).ms;
@@ -141,6 +266,10 @@ export async function startRows(runs = 5): Promise<Row[]> {
     value: m('tsx', 'readyMs') / m('compiled', 'readyMs'),
     unit: '× faster',
   });
+  // A freshly started server per run: only its first stream is cold.
+  const first: FirstStreamSample[] = [];
+  for (let i = 0; i < runs; i++) first.push(await firstStreamOnce(i));
+  rows.push(...firstStreamRows(first));
   if (buildMs >= 0) rows.push({ metric: 'esbuild: the whole server build', value: buildMs, unit: 'ms' });
   return rows;
 }

@@ -168,7 +168,7 @@ export async function usageRows(dialects: Dialect[] = ['sqlite', 'postgres'], ro
         .executeTakeFirstOrThrow();
       rows.push({ metric: `usage ${dialect}: seed ledger rows`, value: Number(total.n), unit: 'rows' });
       rows.push({ metric: `usage ${dialect}: seed time`, value: (performance.now() - t0) / 1000, unit: 's' });
-      const usage = new UsageService(db.kysely);
+      const usage = new UsageService({ db: db.kysely });
       const monthAgo = new Date(Date.now() - 30 * 86_400_000).toISOString().slice(0, 10);
       const weekAgo = new Date(Date.now() - 7 * 86_400_000).toISOString().slice(0, 10);
       const page = (f: Partial<RecordsFilter>): RecordsFilter => ({ page: 1, page_size: 20, ...f });

@@ -49,13 +49,37 @@ export function runtimeEntries() {
   return entries;
 }
 
-/** Bundles our own workspace packages; everything else from node_modules is imported at run time. */
+/** The folder Node would load a bare import's package from, looking up from `dir`; null when there is none. */
+function packageDirFrom(dir, specifier) {
+  const parts = specifier.split('/');
+  const name = specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+  for (let d = dir; ; d = path.dirname(d)) {
+    const candidate = path.join(d, 'node_modules', name);
+    if (fs.existsSync(candidate)) return candidate;
+    if (path.dirname(d) === d) return null;
+  }
+}
+
+const versionOf = (dir) => JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).version;
+
+/**
+ * Bundles our own workspace packages; everything else from node_modules is imported at run time. A package that a
+ * workspace package has in its own node_modules (npm nests it there when another version is hoisted, as lru-cache
+ * 11 for packages/speech beside an old one at the root) would be found as the other version from apps/server/dist:
+ * such a package is bundled too.
+ */
 const externalPackages = {
   name: 'external-packages',
   setup(build) {
+    const distDir = path.join(root, 'apps/server/dist');
     build.onResolve({ filter: /^[^./]/ }, (args) => {
       if (args.kind === 'entry-point' || args.path.startsWith('@polyvox/')) return undefined;
       if (path.isAbsolute(args.path)) return undefined;
+      if (args.resolveDir && !args.path.startsWith('node:')) {
+        const wanted = packageDirFrom(args.resolveDir, args.path);
+        const found = packageDirFrom(distDir, args.path);
+        if (wanted && wanted !== found && versionOf(wanted) !== (found && versionOf(found))) return undefined;
+      }
       return { path: args.path, external: true };
     });
   },

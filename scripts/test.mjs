@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 // Runs every check and test tier in order and ends with one summary line: "N passed, M failed".
+// TEST_NODE_VERSIONS=22,24 adds the unit and integration tiers on those Node versions (scripts/test-node-versions.mjs).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseVersions, runVitestStep, vitestCounts, vitestStep } from './test-node-versions.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const artifacts = path.join(root, 'artifacts');
@@ -13,6 +15,8 @@ const only = process.argv.slice(2);
 const bin = (name) => path.join(root, 'node_modules/.bin', name);
 const steps = [
   { name: 'lint', cmd: bin('eslint'), args: ['.'] },
+  // The import rules: no cycles, layers one way (.dependency-cruiser.cjs).
+  { name: 'imports', cmd: bin('depcruise'), args: ['apps', 'packages', '--config', '.dependency-cruiser.cjs'] },
   { name: 'format', cmd: bin('prettier'), args: ['--check', '.'] },
   { name: 'typecheck', cmd: 'npm', args: ['run', '--silent', 'typecheck'] },
   { name: 'unit', cmd: bin('vitest'), args: vitestArgs('unit'), report: path.join(artifacts, 'vitest-unit.json') },
@@ -22,8 +26,23 @@ const steps = [
     args: vitestArgs('integration'),
     report: path.join(artifacts, 'vitest-integration.json'),
   },
-  { name: 'browser', cmd: process.execPath, args: [path.join(root, 'scripts/browser-tests.mjs')], browser: true },
+  {
+    name: 'browser',
+    cmd: process.execPath,
+    args: [path.join(root, 'scripts/browser-tests.mjs')],
+    browserReport: path.join(artifacts, 'playwright-report.json'),
+  },
+  ...(process.env.TEST_NODE_VERSIONS ? otherNodeSteps(process.env.TEST_NODE_VERSIONS) : []),
 ];
+
+// A bad TEST_NODE_VERSIONS is a failed step, so the summary still ends the output.
+function otherNodeSteps(list) {
+  try {
+    return parseVersions(list).flatMap((pin) => ['unit', 'integration'].map((project) => vitestStep(pin, project)));
+  } catch (err) {
+    return [{ name: 'node versions', fail: err instanceof Error ? err.message : String(err) }];
+  }
+}
 
 function vitestArgs(project) {
   return [
@@ -39,25 +58,38 @@ function vitestArgs(project) {
 let passed = 0;
 let failed = 0;
 const table = [];
+// What failed, repeated next to the summary: a CI log that keeps only its tail still names each failure.
+const failures = [];
 for (const step of steps) {
   if (only.length && !only.includes(step.name)) continue;
   const started = Date.now();
   console.log(`\n=== ${step.name} ===`);
-  const res = spawnSync(step.cmd, step.args, {
-    cwd: root,
-    stdio: step.browser ? ['ignore', 'pipe', 'inherit'] : 'inherit',
-    encoding: 'utf8',
-  });
+  if (step.fail || step.prepare) {
+    // Another Node version's tier: its setup (fetch, native build) failing counts as one failure.
+    const { status, counts } = step.fail
+      ? (console.error(step.fail), { status: 1, counts: { passed: 0, failed: 1 } })
+      : runVitestStep(step);
+    passed += counts.passed;
+    failed += counts.failed;
+    const seconds = ((Date.now() - started) / 1000).toFixed(1);
+    table.push({ step: step.name, status: status === 0 ? 'ok' : 'FAILED', ...counts, seconds });
+    failures.push(...vitestFailures(step.name, step.report));
+    continue;
+  }
+  // A report left by an earlier run must not be read as this one's.
+  if (step.browserReport) fs.rmSync(step.browserReport, { force: true });
+  const res = spawnSync(step.cmd, step.args, { cwd: root, stdio: 'inherit' });
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   let counts = { passed: res.status === 0 ? 1 : 0, failed: res.status === 0 ? 0 : 1 };
-  if (step.report && fs.existsSync(step.report)) {
-    const json = JSON.parse(fs.readFileSync(step.report, 'utf8'));
-    counts = { passed: json.numPassedTests, failed: json.numFailedTests + (res.status === 0 ? 0 : json.numFailedTests ? 0 : 1) };
+  if (step.report) {
+    counts = vitestCounts(step.report, res.status);
+    failures.push(...vitestFailures(step.name, step.report));
   }
-  if (step.browser) {
-    process.stdout.write(res.stdout ?? '');
-    const m = /^(\d+) passed, (\d+) failed$/m.exec(res.stdout ?? '');
-    if (m) counts = { passed: Number(m[1]), failed: Number(m[2]) + (res.status === 0 || Number(m[2]) ? 0 : 1) };
+  if (step.browserReport) {
+    const report = playwrightReport(step.name, step.browserReport);
+    // A run that failed without naming a failed test (the server did not start, say) is one failure.
+    if (report) counts = { passed: report.passed, failed: report.failed + (res.status === 0 || report.failed ? 0 : 1) };
+    failures.push(...(report?.failures ?? []));
   }
   passed += counts.passed;
   failed += counts.failed;
@@ -70,7 +102,78 @@ for (const step of steps) {
   });
 }
 
+if (failures.length) console.log(`\n=== failures ===\n${failures.join('\n')}`);
 console.log('\n=== summary ===');
 console.table(table);
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed > 0 ? 1 : 0);
+
+/** Each failed test of a vitest JSON report, with its file and the first line of its error. */
+function vitestFailures(stepName, report) {
+  if (!report || !fs.existsSync(report)) return [];
+  try {
+    const json = JSON.parse(fs.readFileSync(report, 'utf8'));
+    return json.testResults.flatMap((file) => {
+      const rel = path.relative(root, file.name);
+      const failedTests = file.assertionResults
+        .filter((t) => t.status === 'failed')
+        .map((t) => `${stepName}: ${rel} > ${t.fullName}\n    ${firstLine(t.failureMessages?.[0])}`);
+      // A file that failed before its tests ran (an import or a hook) has no failed test of its own.
+      if (!failedTests.length && file.status === 'failed') return [`${stepName}: ${rel}\n    ${firstLine(file.message)}`];
+      return failedTests;
+    });
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Counts of a Playwright JSON report: a test passes when its last run passed (a hung test that passed when run again
+ * counts as passed); one that failed or did not run counts as failed, named with the first line of its error.
+ */
+function playwrightReport(stepName, report) {
+  if (!fs.existsSync(report)) return undefined;
+  try {
+    const json = JSON.parse(fs.readFileSync(report, 'utf8'));
+    let passed = 0;
+    let failed = 0;
+    const failures = [];
+    // Spec files are named from the config's folder (e2e/); the summary names them from the repository.
+    const file = (name) => path.relative(root, path.resolve(json.config?.rootDir ?? root, name));
+    const visit = (suite, titles) => {
+      const here = suite.title && !suite.title.endsWith('.ts') ? [...titles, suite.title] : titles;
+      for (const spec of suite.specs ?? []) {
+        for (const t of spec.tests ?? []) {
+          if (t.status === 'expected' || t.status === 'flaky') {
+            passed++;
+            continue;
+          }
+          failed++;
+          const error = (t.results ?? []).flatMap((r) => r.errors ?? (r.error ? [r.error] : [])).find((e) => e?.message);
+          const why = error ? firstLine(stripAnsi(error.message)) : 'did not run';
+          failures.push(`${stepName}: ${file(spec.file)} > ${[...here, spec.title].join(' > ')}\n    ${why}`);
+        }
+      }
+      for (const child of suite.suites ?? []) visit(child, here);
+    };
+    for (const suite of json.suites ?? []) visit(suite, []);
+    for (const error of json.errors ?? []) {
+      failed++;
+      failures.push(`${stepName}: ${firstLine(stripAnsi(error.message))}`);
+    }
+    return { passed, failed, failures };
+  } catch {
+    return undefined;
+  }
+}
+
+function stripAnsi(text) {
+  // eslint-disable-next-line no-control-regex
+  return String(text ?? '').replace(/\u001b\[[0-9;]*m/g, '');
+}
+
+function firstLine(text) {
+  return String(text ?? '')
+    .split('\n')[0]
+    .slice(0, 400);
+}

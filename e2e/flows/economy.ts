@@ -1,8 +1,9 @@
 import { errorMessage } from '@polyvox/contracts';
-import type { Page } from 'playwright-core';
+import type { Page } from '@playwright/test';
 import { apiMe, SID_KEY } from '../lib/browser';
-import { env, LANGS, shot, state } from '../lib/env';
-import { assert, assertEqual, type Suite } from '../lib/harness';
+import { env, kept, LANGS, shot, state } from '../lib/env';
+import { assert, assertEqual } from '../lib/assert';
+import { test } from '../lib/fixtures';
 import { listMails, waitForCode } from '../lib/outbox';
 
 /**
@@ -11,11 +12,17 @@ import { listMails, waitForCode } from '../lib/outbox';
  * chart, and API keys (created once, copied, used from outside the browser, renamed, limited, deleted).
  */
 
-const ECONOMY_EMAIL = `e2e-economy-${Date.now()}@example.com`;
 const CURRENCY = { en: 'USD', 'zh-CN': 'CNY', 'zh-TW': 'CNY' } as const;
 const SPEECH = { text: 'Hello from an API key.', voice_id: 'voice_flite.slt', format: 'mp3' };
 
-const economy: { sid?: string; creditsBefore?: number; orderId?: string; keyId?: string; key?: string } = {};
+const economy = kept<{
+  email: string;
+  sid?: string;
+  creditsBefore?: number;
+  orderId?: string;
+  keyId?: string;
+  key?: string;
+}>('economy', { email: `e2e-economy-${Date.now()}@example.com` });
 
 async function api<T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
   const res = await fetch(`${env.server.baseUrl}${path}`, {
@@ -47,14 +54,14 @@ async function ensureRegistered(page: Page): Promise<void> {
     const sent = await fetch(`${env.server.baseUrl}/verification/email`, {
       method: 'POST',
       headers,
-      body: JSON.stringify({ email: ECONOMY_EMAIL }),
+      body: JSON.stringify({ email: economy.email }),
     });
     assertEqual(sent.status, 200, 'POST /verification/email');
-    const { code } = await waitForCode(env.server.outbox, ECONOMY_EMAIL, seen);
+    const { code } = await waitForCode(env.server.outbox, economy.email, seen);
     const res = await fetch(`${env.server.baseUrl}/accounts/me/email`, {
       method: 'PUT',
       headers,
-      body: JSON.stringify({ email: ECONOMY_EMAIL, vcode: code }),
+      body: JSON.stringify({ email: economy.email, vcode: code }),
     });
     assertEqual(res.status, 200, 'PUT /accounts/me/email');
     sid = ((await res.json()) as { sid: string }).sid;
@@ -79,8 +86,8 @@ function numberIn(text: string): number {
   return Number(text.replace(/[^\d-]/g, ''));
 }
 
-export function economyTests(suite: Suite): void {
-  suite.test('an anonymous visitor sees public prices and is asked to sign in to buy', async () => {
+export function economyTests(): void {
+  test('an anonymous visitor sees public prices and is asked to sign in to buy', async () => {
     // A fresh browser context: its own anonymous account, nothing shared with the signed-in page.
     const context = await env.browser.newContext({ viewport: { width: 1280, height: 800 } });
     try {
@@ -104,7 +111,7 @@ export function economyTests(suite: Suite): void {
     }
   });
 
-  suite.test('pricing lists plans and credit packs in the currency of the language (screenshots)', async () => {
+  test('pricing lists plans and credit packs in the currency of the language (screenshots)', async () => {
     const page = env.page;
     await ensureRegistered(page);
     await env.ui.goto('/app/pricing');
@@ -131,7 +138,7 @@ export function economyTests(suite: Suite): void {
     assertEqual(await page.locator('[data-kind="plan"]').count(), 0, 'the credit packs tab shows packs only');
   });
 
-  suite.test('buys a monthly plan through the sandbox checkout and sees the credits rise', async () => {
+  test('buys a monthly plan through the sandbox checkout and sees the credits rise', async () => {
     const page = env.page;
     economy.creditsBefore = await balance();
     await env.ui.goto('/app/pricing');
@@ -180,7 +187,7 @@ export function economyTests(suite: Suite): void {
     assertEqual(await page.getByTestId('dashboard-plan').innerText(), 'Monthly', 'the account is on the monthly plan');
   });
 
-  suite.test('the orders page lists the paid order with its localized status and amount', async () => {
+  test('the orders page lists the paid order with its localized status and amount', async () => {
     const page = env.page;
     await env.ui.goto('/app/orders');
     const row = page.locator(`[data-testid="order-row"][data-order-id="${economy.orderId}"]`);
@@ -195,7 +202,7 @@ export function economyTests(suite: Suite): void {
     await env.ui.chooseLanguage('en');
   });
 
-  suite.test('a payment refused at the checkout ends as a failed order, nothing credited (zh-CN)', async () => {
+  test('a payment refused at the checkout ends as a failed order, nothing credited (zh-CN)', async () => {
     const page = env.page;
     const before = await balance();
     await env.ui.goto('/app/pricing?kind=credits');
@@ -217,7 +224,7 @@ export function economyTests(suite: Suite): void {
     await env.ui.chooseLanguage('en');
   });
 
-  suite.test('a blocked checkout tab is offered as a link; an unconfigured method says to try another', async () => {
+  test('a blocked checkout tab is offered as a link; an unconfigured method says to try another', async () => {
     const page = env.page;
     await env.ui.goto('/app/pricing?kind=credits');
     const pack = page.locator('[data-kind="credits"]').first();
@@ -252,7 +259,7 @@ export function economyTests(suite: Suite): void {
     await page.keyboard.press('Escape');
   });
 
-  suite.test('an order left awaiting payment is paid later from the orders page', async () => {
+  test('an order left awaiting payment is paid later from the orders page', async () => {
     const page = env.page;
     await page.reload(); // the popup blocker of the test before is gone
     await env.ui.goto('/app/orders');
@@ -275,7 +282,7 @@ export function economyTests(suite: Suite): void {
     assertEqual(orders.body.items.find((o) => o.id === id)?.status, 'successful', 'the same order was paid, no new one');
   });
 
-  suite.test('usage shows the purchase in its records, filters by type, and charts credits per day (screenshots)', async () => {
+  test('usage shows the purchase in its records, filters by type, and charts credits per day (screenshots)', async () => {
     const page = env.page;
     await env.ui.goto('/app/usage');
     const purchase = page.locator('[data-testid="record-row"][data-type="purchase"]').first();
@@ -301,7 +308,7 @@ export function economyTests(suite: Suite): void {
     await env.ui.chooseLanguage('en');
   });
 
-  suite.test('creates an API key, shown once with a copy button, and calls the API with it', async () => {
+  test('creates an API key, shown once with a copy button, and calls the API with it', async () => {
     const page = env.page;
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: env.server.baseUrl });
     await env.ui.goto('/app/api-keys');
@@ -361,7 +368,7 @@ export function economyTests(suite: Suite): void {
     await env.ui.chooseLanguage('en');
   });
 
-  suite.test('usage lists the API call with its key, and filters by the key', async () => {
+  test('usage lists the API call with its key, and filters by the key', async () => {
     const page = env.page;
     await env.ui.goto('/app/usage');
     await page.getByTestId('filter-key').selectOption(economy.keyId!);
@@ -380,13 +387,21 @@ export function economyTests(suite: Suite): void {
       charged,
     );
     await env.ui.goto('/app/dashboard');
-    await page.waitForFunction(() => Number(document.querySelector('[data-testid="dashboard-calls"]')?.textContent) >= 1);
+    // "API calls" counts the calls made with a key (one so far), not the console's own use.
+    await page.waitForFunction(() => Number(document.querySelector('[data-testid="dashboard-calls"]')?.textContent) === 1);
     await page.getByTestId('credits-chart').waitFor();
     await page.locator('.recharts-surface').first().waitFor();
+    // Credits as bars on the left axis, calls as a line on an axis of their own on the right.
+    await page.waitForFunction(
+      () =>
+        document.querySelectorAll('[data-testid="credits-chart"] .recharts-yAxis').length === 2 &&
+        document.querySelectorAll('[data-testid="credits-chart"] .recharts-line').length === 1 &&
+        document.querySelectorAll('[data-testid="credits-chart"] .recharts-bar').length === 1,
+    );
     await shot('dashboard-stats-en');
   });
 
-  suite.test('the copy button says so when the browser refuses the clipboard', async () => {
+  test('the copy button says so when the browser refuses the clipboard', async () => {
     const page = env.page;
     await env.ui.goto('/app/api-keys');
     await page.getByTestId('keys-table').waitFor();
@@ -403,7 +418,7 @@ export function economyTests(suite: Suite): void {
     await page.getByTestId('key-done').click();
   });
 
-  suite.test('renames a key, changes its limit, and a deleted key stops working at once', async () => {
+  test('renames a key, changes its limit, and a deleted key stops working at once', async () => {
     const page = env.page;
     await env.ui.goto('/app/api-keys');
     const row = page.locator(`[data-testid="key-row"][data-key-id="${economy.keyId}"]`);

@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import { errorMessage } from '@polyvox/contracts';
-import type { Request } from 'playwright-core';
+import type { Request } from '@playwright/test';
 import { env, LANGS, SHOTS, shot } from '../lib/env';
-import { assert, assertEqual, type Suite } from '../lib/harness';
+import { assert, assertEqual } from '../lib/assert';
+import { test } from '../lib/fixtures';
 import { givePlan } from '../lib/plan';
 import { billable, chooseOption, waitForPlayback, waitForRowsOfModel, waitForWaveform } from '../lib/speech';
 
@@ -33,8 +34,8 @@ async function pickSarahFromPicker(): Promise<void> {
   await picker.waitFor({ state: 'detached' });
 }
 
-export function playgroundTests(suite: Suite): void {
-  suite.test('the playground prices a typed sentence for the picked voice (debounced estimate)', async () => {
+export function playgroundTests(): void {
+  test('the playground prices a typed sentence for the picked voice (debounced estimate)', async () => {
     const page = env.page;
     await env.ui.goto('/app/playground');
     await page.getByTestId('playground-page').waitFor();
@@ -65,13 +66,13 @@ export function playgroundTests(suite: Suite): void {
     assert(Number(await page.getByTestId('playground-balance').getAttribute('data-credits')) > 0, 'the balance is shown');
   });
 
-  suite.test('generating streams the audio, plays it with a waveform, refreshes the balance, and downloads', async () => {
+  test('generating streams the audio, plays it with a waveform, refreshes the balance, and downloads', async () => {
     const page = env.page;
     const before = Number(await page.getByTestId('playground-balance').getAttribute('data-credits'));
     const estimated = Number(await page.getByTestId('playground-estimate').getAttribute('data-credits'));
     const phases: string[] = [];
     await page.exposeFunction('__phase', (p: string) => phases.push(p)).catch(() => undefined);
-    // Records each phase/mode the result goes through (a string: tsx's helpers do not exist in the page).
+    // Records each phase/mode the result goes through (a string: helpers a TypeScript transform adds do not exist in the page).
     await page.evaluate(`(() => {
       const seen = new Set();
       const tick = () => {
@@ -122,7 +123,7 @@ export function playgroundTests(suite: Suite): void {
     );
   });
 
-  suite.test('a double click on Generate starts one generation, plays it and charges once', async () => {
+  test('a double click on Generate starts one generation, plays it and charges once', async () => {
     const page = env.page;
     await page.locator('[data-testid="playground-generate"][data-state="idle"]').waitFor();
     await page.locator('[data-testid="playground-estimate"][data-state="ready"]').waitFor();
@@ -157,7 +158,7 @@ export function playgroundTests(suite: Suite): void {
     await page.getByTestId('result-play').click(); // pause
   });
 
-  suite.test('the playground in en, zh-CN and zh-TW (screenshots)', async () => {
+  test('the playground in en, zh-CN and zh-TW (screenshots)', async () => {
     const page = env.page;
     for (const lang of LANGS) {
       await env.ui.chooseLanguage(lang);
@@ -169,7 +170,7 @@ export function playgroundTests(suite: Suite): void {
     await env.ui.chooseLanguage('en');
   });
 
-  suite.test('Chinese text on an English voice warns before sending; a matching voice clears it', async () => {
+  test('Chinese text on an English voice warns before sending; a matching voice clears it', async () => {
     const page = env.page;
     let sent = 0;
     const count = (r: Request) => {
@@ -208,7 +209,7 @@ export function playgroundTests(suite: Suite): void {
     assert(!(await warning.isVisible()), 'the warning stays away for the matching voice');
   });
 
-  suite.test('a WAV result is collected, then played, drawn and downloaded as .wav', async () => {
+  test('a WAV result is collected, then played, drawn and downloaded as .wav', async () => {
     const page = env.page;
     await page.getByTestId('playground-format').getByText('WAV', { exact: true }).click();
     const sent = page.waitForRequest((r) => isPath(r, '/tts'));
@@ -226,7 +227,7 @@ export function playgroundTests(suite: Suite): void {
     await page.getByTestId('playground-format').getByText('MP3', { exact: true }).click();
   });
 
-  suite.test('a text above the job threshold runs as a job: polled every second with progress, then played', async () => {
+  test('a text above the job threshold runs as a job: polled every second with progress, then played', async () => {
     const page = env.page;
     const limits = ((await (await fetch(`${env.server.baseUrl}/tts/config`)).json()) as { limits: { job_threshold?: number } })
       .limits;
@@ -278,7 +279,7 @@ export function playgroundTests(suite: Suite): void {
     await page.getByTestId('result-play').click();
   });
 
-  suite.test('the over-limit message and the random text button', async () => {
+  test('the over-limit message and the random text button', async () => {
     const page = env.page;
     const max = Number(await page.getByTestId('playground-count').getAttribute('data-max'));
     assertEqual(max, 5000, "the subscriber's limit from /tts/config");

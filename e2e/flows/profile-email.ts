@@ -1,6 +1,7 @@
 import { apiMe, Console, SID_KEY } from '../lib/browser';
 import { env, shot } from '../lib/env';
-import { assert, assertEqual, type Suite } from '../lib/harness';
+import { assert, assertEqual } from '../lib/assert';
+import { test } from '../lib/fixtures';
 import { listMails, mailsTo, waitForCode } from '../lib/outbox';
 
 /**
@@ -9,8 +10,8 @@ import { listMails, mailsTo, waitForCode } from '../lib/outbox';
  * account's other sessions ended. The account is set up over HTTP as if from another network (the
  * e2e server trusts one proxy hop), so the page's own code requests meet no cooldown of the setup.
  */
-export function profileEmailTests(suite: Suite): void {
-  suite.test('a registered account changes its email with codes from both addresses; other sessions end', async () => {
+export function profileEmailTests(): void {
+  test('a registered account changes its email with codes from both addresses; other sessions end', async () => {
     const base = env.server.baseUrl;
     const stamp = Date.now();
     const oldEmail = `move-${stamp}@example.com`;

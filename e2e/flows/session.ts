@@ -1,13 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Request } from 'playwright-core';
+import type { Request } from '@playwright/test';
 import { apiMe, Console, UDID_KEY } from '../lib/browser';
 import { env, LANGS, SHOTS, shot, state, TEXT } from '../lib/env';
-import { assert, assertEqual, type Suite } from '../lib/harness';
+import { assert, assertEqual } from '../lib/assert';
+import { test } from '../lib/fixtures';
 import { listMails, mailsTo, waitForCode } from '../lib/outbox';
 
 /** Anonymous start, the sign-in modal, registration, sign-out, the guard, and signing in again. */
-const email = state.email;
 
 async function fillCodeFromOutbox(address: string, seen: Set<string>): Promise<void> {
   const { code, file } = await waitForCode(env.server.outbox, address, seen);
@@ -15,8 +15,8 @@ async function fillCodeFromOutbox(address: string, seen: Set<string>): Promise<v
   await env.page.getByTestId('signin-code').fill(code);
 }
 
-export function sessionTests(suite: Suite): void {
-  suite.test('a first visit creates an anonymous account, in Simplified Chinese by default', async () => {
+export function sessionTests(): void {
+  test('a first visit creates an anonymous account, in Simplified Chinese by default', async () => {
     const apiRequests: Request[] = [];
     env.page.on('request', (r) => {
       if (new URL(r.url()).pathname === '/accounts/anonymous') apiRequests.push(r);
@@ -49,7 +49,7 @@ export function sessionTests(suite: Suite): void {
     assertEqual(headers['x-sid'], sid, 'x-sid header on later requests');
   });
 
-  suite.test('the sign-in modal in en, zh-CN and zh-TW (screenshots)', async () => {
+  test('the sign-in modal in en, zh-CN and zh-TW (screenshots)', async () => {
     await env.ui.goto('/');
     fs.mkdirSync(SHOTS, { recursive: true });
     for (const lang of LANGS) {
@@ -65,7 +65,7 @@ export function sessionTests(suite: Suite): void {
     }
   });
 
-  suite.test('client-side validation messages, without calling the server', async () => {
+  test('client-side validation messages, without calling the server', async () => {
     await env.ui.chooseLanguage('en');
     await env.ui.openSignInFromHeader();
     let verificationCalls = 0;
@@ -80,7 +80,7 @@ export function sessionTests(suite: Suite): void {
     await env.page.getByTestId('signin-email').fill('not-an-email');
     await env.page.getByTestId('signin-send').click();
     await form.getByText('The email format is incorrect, please re-enter', { exact: true }).waitFor();
-    await env.page.getByTestId('signin-email').fill(email);
+    await env.page.getByTestId('signin-email').fill(state.email);
     await env.page.getByTestId('signin-submit').click();
     await form.getByText('Please enter the verification code', { exact: true }).waitFor();
     await env.page.getByTestId('signin-code').fill('123');
@@ -92,19 +92,19 @@ export function sessionTests(suite: Suite): void {
     await env.ui.closeSignIn();
   });
 
-  suite.test('registers the anonymous account under a new email with a mailed code', async () => {
+  test('registers the anonymous account under a new email with a mailed code', async () => {
     const seen = new Set(listMails(env.server.outbox));
     await env.ui.openSignInFromHeader();
-    await env.page.getByTestId('signin-email').fill(email);
+    await env.page.getByTestId('signin-email').fill(state.email);
     await env.page.getByTestId('signin-send').click();
     await env.page.waitForFunction(
       () => Number(document.querySelector('[data-testid="signin-send"]')?.getAttribute('data-countdown')) > 50,
     );
     assert(await env.page.getByTestId('signin-send').isDisabled(), 'the send button is disabled during the countdown');
     await env.page.getByTestId('signin-send').click({ force: true });
-    await fillCodeFromOutbox(email, seen);
+    await fillCodeFromOutbox(state.email, seen);
     await env.page.waitForTimeout(500);
-    assertEqual((await mailsTo(env.server.outbox, email)).length, 1, 'clicks during the countdown send nothing');
+    assertEqual((await mailsTo(env.server.outbox, state.email)).length, 1, 'clicks during the countdown send nothing');
 
     // Submitting without the agreement asks for it; agreeing ticks the box and carries on.
     assert(!(await env.page.getByTestId('signin-agree').isChecked()), 'the agreement starts unticked');
@@ -125,12 +125,12 @@ export function sessionTests(suite: Suite): void {
     assertEqual(response.status(), 200, 'PUT /accounts/me/email');
 
     await env.ui.waitForHash('/app/dashboard');
-    await env.page.getByTestId('dashboard-email').getByText(email).waitFor();
+    await env.page.getByTestId('dashboard-email').getByText(state.email).waitFor();
     await shot('dashboard-en');
     const sid = await env.ui.waitForSid(state.anonymousSid);
     const me = await apiMe(env.server.baseUrl, sid);
     assertEqual(me.body.anonymous, false, 'registered account is not anonymous');
-    assertEqual(me.body.email, email, 'registered email');
+    assertEqual(me.body.email, state.email, 'registered email');
     assertEqual(me.body.id, state.anonymousId, 'the anonymous account was registered in place');
     state.registeredId = me.body.id;
     state.registeredSid = sid;
@@ -144,7 +144,7 @@ export function sessionTests(suite: Suite): void {
     );
   });
 
-  suite.test('signing out ends the session and starts a new anonymous one', async () => {
+  test('signing out ends the session and starts a new anonymous one', async () => {
     await env.page.getByTestId('account-menu').click();
     await env.page.getByTestId('account-signout').click();
     await env.ui.waitForHash('/');
@@ -164,17 +164,17 @@ export function sessionTests(suite: Suite): void {
     await env.ui.closeSignIn();
   });
 
-  suite.test('a guarded route while anonymous opens the sign-in modal at the root', async () => {
+  test('a guarded route while anonymous opens the sign-in modal at the root', async () => {
     await env.ui.goto('/app/my-profile');
     await env.ui.signInForm().waitFor({ state: 'visible' });
     await env.ui.waitForHash('/');
     await shot('guarded-route-signin-en');
   });
 
-  suite.test('signs in again to the same email with a new code and lands on the remembered page', async () => {
+  test('signs in again to the same email with a new code and lands on the remembered page', async () => {
     // The form opened by the guard in the previous test; the server still refuses a resend for this email.
     await env.ui.signInForm().waitFor({ state: 'visible' });
-    await env.page.getByTestId('signin-email').fill(email);
+    await env.page.getByTestId('signin-email').fill(state.email);
     const send = env.page.getByTestId('signin-send');
     const refused = env.page.waitForResponse((r) => new URL(r.url()).pathname === '/verification/email');
     await send.click();
@@ -191,14 +191,14 @@ export function sessionTests(suite: Suite): void {
     );
     const seen = new Set(listMails(env.server.outbox));
     await send.click();
-    await fillCodeFromOutbox(email, seen);
+    await fillCodeFromOutbox(state.email, seen);
     await env.page.getByTestId('signin-agree').check();
     const signIn = env.page.waitForResponse((r) => new URL(r.url()).pathname === '/auth/email');
     await env.page.getByTestId('signin-submit').click();
     assertEqual((await signIn).status(), 200, 'POST /auth/email');
     await env.page.getByText('Sign in successful', { exact: true }).first().waitFor();
     await env.ui.waitForHash('/app/my-profile');
-    await env.page.getByTestId('profile-email').getByText(email).waitFor();
+    await env.page.getByTestId('profile-email').getByText(state.email).waitFor();
     const sid = await env.ui.waitForSid(state.registeredSid);
     const me = await apiMe(env.server.baseUrl, sid);
     assertEqual(me.body.id, state.registeredId, 'signed in to the registered account');
@@ -206,7 +206,7 @@ export function sessionTests(suite: Suite): void {
     await shot('profile-en');
   });
 
-  suite.test("a fresh page honours the server's resend cooldown (429 CODE_COOLDOWN, retry-after)", async () => {
+  test("a fresh page honours the server's resend cooldown (429 CODE_COOLDOWN, retry-after)", async () => {
     const fresh = await env.browser.newContext({ viewport: { width: 1280, height: 800 } });
     try {
       const p = await fresh.newPage();
@@ -215,7 +215,7 @@ export function sessionTests(suite: Suite): void {
       await other.goto('/');
       await other.waitForSid();
       await other.openSignInFromHeader();
-      await p.getByTestId('signin-email').fill(email);
+      await p.getByTestId('signin-email').fill(state.email);
       const refused = p.waitForResponse((r) => new URL(r.url()).pathname === '/verification/email');
       await p.getByTestId('signin-send').click();
       const res = await refused;
@@ -234,7 +234,7 @@ export function sessionTests(suite: Suite): void {
     }
   });
 
-  suite.test('requests wait for the account, and a failed start-up offers a retry', async () => {
+  test('requests wait for the account, and a failed start-up offers a retry', async () => {
     const fresh = await env.browser.newContext({ viewport: { width: 1280, height: 800 } });
     try {
       const p = await fresh.newPage();

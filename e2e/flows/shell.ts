@@ -1,12 +1,13 @@
 import { errorMessage } from '@polyvox/contracts';
-import type { Request } from 'playwright-core';
+import type { Request } from '@playwright/test';
 import { apiMe, Console, SID_KEY } from '../lib/browser';
 import { env, PNG_1X1, shot, TEXT } from '../lib/env';
-import { assert, assertEqual, type Suite } from '../lib/harness';
+import { assert, assertEqual } from '../lib/assert';
+import { test } from '../lib/fixtures';
 
 /** The profile, route guards for signed-in users, languages, documents, not-found, start-up failures. */
-export function shellTests(suite: Suite): void {
-  suite.test('the profile page refuses a sensitive name, saves a good one, and uploads an avatar', async () => {
+export function shellTests(): void {
+  test('the profile page refuses a sensitive name, saves a good one, and uploads an avatar', async () => {
     await env.ui.goto('/app/my-profile');
     const name = env.page.getByTestId('profile-name');
     await name.fill('shit happens');
@@ -50,7 +51,7 @@ export function shellTests(suite: Suite): void {
     await shot('profile-edited-en');
   });
 
-  suite.test('a signed-in user is sent from home to the dashboard and from /pricing to /app/pricing', async () => {
+  test('a signed-in user is sent from home to the dashboard and from /pricing to /app/pricing', async () => {
     await env.ui.goto('/');
     await env.ui.waitForHash('/app/dashboard');
     await env.ui.goto('/pricing');
@@ -58,7 +59,7 @@ export function shellTests(suite: Suite): void {
     await env.page.getByTestId('pricing-page').waitFor();
   });
 
-  suite.test('switching language changes the visible text, and the choice persists', async () => {
+  test('switching language changes the visible text, and the choice persists', async () => {
     await env.ui.goto('/app/my-profile');
     for (const lang of ['zh-CN', 'zh-TW', 'en'] as const) {
       await env.ui.chooseLanguage(lang);
@@ -86,14 +87,18 @@ export function shellTests(suite: Suite): void {
     await env.ui.chooseLanguage('en');
   });
 
-  suite.test('the dashboard has credits and calls cards and quick start steps 1 to 3; usage lists the records', async () => {
+  test('the dashboard has credits and calls cards and quick start steps 1 to 3; usage lists the records', async () => {
     await env.ui.goto('/app/dashboard');
     await env.page.getByTestId('dashboard-page').waitFor();
     await env.page.getByTestId('dashboard-credits').waitFor();
     await env.page.getByTestId('dashboard-calls').waitFor();
     for (const n of [1, 2, 3]) await env.page.getByTestId(`dashboard-step-${n}`).waitFor();
     const docs = env.page.getByTestId('dashboard-view-docs');
-    assertEqual(await docs.getAttribute('href'), '/reference', 'View docs opens the API reference');
+    assertEqual(
+      await docs.getAttribute('href'),
+      '/reference/?lang=en',
+      'View docs opens the API reference in the console’s language',
+    );
     assertEqual((await fetch(`${env.server.baseUrl}/reference`)).status, 200, 'the API reference is served');
     await shot('dashboard-steps-en');
     await env.page.getByTestId('dashboard-create-key').click();
@@ -110,7 +115,7 @@ export function shellTests(suite: Suite): void {
     assert(!/no records yet|coming soon/i.test(text), `the usage page lists the records (${text.slice(0, 200)})`);
   });
 
-  suite.test('documents render from GET /docs/{name}', async () => {
+  test('documents render from GET /docs/{name}', async () => {
     for (const name of ['terms', 'privacy', 'updates']) {
       await env.ui.goto(`/${name}`);
       const title = env.page.getByTestId('doc-title');
@@ -124,14 +129,14 @@ export function shellTests(suite: Suite): void {
     }
   });
 
-  suite.test('unknown paths show the not-found page', async () => {
+  test('unknown paths show the not-found page', async () => {
     await env.ui.goto('/no-such-page');
     await env.page.getByTestId('not-found').waitFor();
     await env.ui.goto('/app/no-such-page');
     await env.page.getByTestId('not-found').waitFor();
   });
 
-  suite.test('a refused stored session on a console route goes back to the root', async () => {
+  test('a refused stored session on a console route goes back to the root', async () => {
     const fresh = await env.browser.newContext({ viewport: { width: 1280, height: 800 } });
     try {
       const p = await fresh.newPage();
@@ -160,7 +165,7 @@ export function shellTests(suite: Suite): void {
     }
   });
 
-  suite.test('the browser warning shows outside Chromium only', async () => {
+  test('the browser warning shows outside Chromium only', async () => {
     assertEqual(await env.page.getByTestId('browser-warning').count(), 0, 'no warning in Chromium');
     const firefox = await env.browser.newContext({
       userAgent: 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0',
@@ -168,7 +173,7 @@ export function shellTests(suite: Suite): void {
     });
     try {
       const p = await firefox.newPage();
-      // A string, not a function: tsx's helpers (__name) do not exist in the env.page.
+      // A string, not a function: helpers a TypeScript transform adds (__name) do not exist in the page.
       await p.addInitScript({
         content: "Object.defineProperty(Navigator.prototype, 'userAgentData', { get: () => undefined });",
       });

@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import path from 'node:path';
 import { SID_KEY } from '../lib/browser';
 import { env, SHOTS } from '../lib/env';
-import { assert, assertEqual, type Suite } from '../lib/harness';
+import { assert, assertEqual } from '../lib/assert';
+import { test } from '../lib/fixtures';
 import { waitForCode } from '../lib/outbox';
 import { startServer } from '../lib/server';
 import { deliver, fakeWechat, rsaPair } from '../../apps/server/test/support/payments';
@@ -20,8 +22,8 @@ const WECHAT = {
   apiV3Key: randomBytes(16).toString('hex'),
 };
 
-export function wechatTests(suite: Suite): void {
-  suite.test('WeChat Pay: pricing shows the QR of a native order, its notification arrives, the order shows paid', async () => {
+export function wechatTests(): void {
+  test('WeChat Pay: pricing shows the QR of a native order, its notification arrives, the order shows paid', async () => {
     const merchant = rsaPair();
     const platform = rsaPair();
     const fake = await fakeWechat({
@@ -107,6 +109,7 @@ export function wechatTests(suite: Suite): void {
     } finally {
       await context.close();
       await server.stop();
+      fs.rmSync(server.dataDir, { recursive: true, force: true });
       await fake.close();
     }
   });

@@ -1,22 +1,30 @@
-import { chromium, type Browser, type Page } from 'playwright-core';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Page } from '@playwright/test';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
-}
+/** What the fake microphone says: jfk.wav (real speech), looped; Chromium's beep if it is missing. */
+export const FAKE_MICROPHONE = path.join(
+  process.env.SPEECH_FIXTURES ?? path.resolve(import.meta.dirname, '..', '..', 'fixtures', 'speech'),
+  'jfk.wav',
+);
+
+/** How the tests' Chromium is started (playwright.config.ts): headless, no sandbox, a fake microphone. */
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-component-update',
+  '--disable-sync',
+  // A microphone for the recording tests: granted without asking, fed from a file.
+  '--use-fake-device-for-media-stream',
+  '--use-fake-ui-for-media-stream',
+  ...(fs.existsSync(FAKE_MICROPHONE) ? [`--use-file-for-fake-audio-capture=${FAKE_MICROPHONE}`] : []),
+];
 
 export const SID_KEY = 'polyvox.sid';
 export const UDID_KEY = 'polyvox.udid';
@@ -63,12 +71,28 @@ export class Console {
 
   async chooseLanguage(code: string): Promise<void> {
     const menu = menuCode(code);
-    await this.page.getByTestId('language-menu').click();
-    await this.page.getByTestId(`lang-option-${menu}`).click();
-    await this.page.waitForFunction(
-      (c) => document.querySelector('[data-testid="language-menu"]')?.getAttribute('data-locale') === c,
-      menu,
-    );
+    const option = this.page.getByTestId(`lang-option-${menu}`);
+    // A click that lands while the dropdown is still moving (a loaded machine) can miss: the menu is opened and the
+    // option clicked again until the console reports the language, within the usual 15 s overall.
+    // Each step waits 5 s at most, so that an option that moved or was re-rendered under the click is tried again.
+    // The menu is closed before going on: a closing dropdown left in the page is what the next step would see.
+    const deadline = Date.now() + 15_000;
+    const step = () => ({ timeout: Math.max(1_000, Math.min(5_000, deadline - Date.now())) });
+    for (;;) {
+      try {
+        if (!(await option.isVisible())) await this.page.getByTestId('language-menu').click(step());
+        await option.click(step());
+        await this.page.waitForFunction(
+          (c) => document.querySelector('[data-testid="language-menu"]')?.getAttribute('data-locale') === c,
+          menu,
+          step(),
+        );
+        await option.waitFor({ state: 'hidden', ...step() });
+        return;
+      } catch (err) {
+        if (Date.now() >= deadline) throw err;
+      }
+    }
   }
 
   async openSignInFromHeader(): Promise<void> {

@@ -1,5 +1,5 @@
-import type { Locator, Page } from 'playwright-core';
-import { assert } from './harness';
+import type { Locator, Page } from '@playwright/test';
+import { assert } from './assert';
 
 /** Page steps of the synthesis screens: filters, the voice picker, the result's audio and waveform. */
 

@@ -44,7 +44,11 @@ async function main(): Promise<void> {
         const { rendered, failed } = await ctx.voices.prerenderPreviews(() => closing);
         app.log.info({ rendered, failed }, 'voice previews ready');
       })
-      .catch((err: unknown) => app.log.error({ err }, 'speech engines failed to start'));
+      .catch((err: unknown) => {
+        // A shutdown during the start stops it (SpeechHost.close): that is no failure.
+        if (closing) app.log.info('speech engines stopped by the shutdown before they were ready');
+        else app.log.error({ err }, 'speech engines failed to start');
+      });
   }
   app.log.info(
     `Polyvox is ready at ${config.PUBLIC_URL} (role: ${config.ROLE}, database: ${config.DATABASE_URL ? 'postgres' : 'sqlite'})`,

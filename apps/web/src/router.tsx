@@ -61,6 +61,9 @@ const VoicesPage = page(
   () => import('./pages/app/voices/VoicesPage'),
   (m) => m.VoicesPage,
 );
+const checkPages = () => import('./pages/check/CheckAudioPage');
+const PublicCheckAudioPage = page(checkPages, (m) => m.PublicCheckAudioPage);
+const CheckAudioPage = page(checkPages, (m) => m.CheckAudioContent);
 const VoiceCloningPage = page(
   () => import('./pages/app/VoiceCloningPage'),
   (m) => m.VoiceCloningPage,
@@ -92,6 +95,16 @@ export const router = createHashRouter([
               <PublicGuard>
                 <Load>
                   <PublicPricingPage />
+                </Load>
+              </PublicGuard>
+            ),
+          },
+          {
+            path: 'check',
+            element: (
+              <PublicGuard>
+                <Load>
+                  <PublicCheckAudioPage />
                 </Load>
               </PublicGuard>
             ),
@@ -235,6 +248,14 @@ export const router = createHashRouter([
             element: (
               <Load>
                 <ProfilePage />
+              </Load>
+            ),
+          },
+          {
+            path: 'check',
+            element: (
+              <Load>
+                <CheckAudioPage />
               </Load>
             ),
           },

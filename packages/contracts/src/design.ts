@@ -36,9 +36,26 @@ export const SampleUploadResponse = z
     sample_rate: z.number().int(),
     measures: SampleMeasures,
     noisy: z.boolean(),
+    synthetic: z
+      .boolean()
+      .describe("the sample carries this platform's watermark or AIGC label: a voice it made, not a person's recording"),
     created_at: z.string(),
+    audio_url: z.string().describe('the sample as uploaded, for its owner (`GET /files/{id}/audio`)'),
   })
   .meta({ id: 'Sample' });
+
+export const SampleListQuery = z.object({
+  type: z.enum(['clone']),
+  page: z.coerce.number().int().min(1).default(1),
+  page_size: z.coerce.number().int().min(1).max(100).default(20),
+});
+
+export const SampleListResponse = z.object({
+  items: z.array(SampleUploadResponse),
+  total: z.number().int(),
+  page: z.number().int(),
+  page_size: z.number().int(),
+});
 
 export const PREVIEW_TYPES = ['mix', 'prompt', 'clone'] as const;
 
@@ -80,6 +97,18 @@ export const PreviewVersion = z.object({
 export const PreviewResponse = PreviewVersion.extend({
   items: z.array(PreviewVersion).describe('every version this request made, one per model, in the order of `models`'),
 });
+
+export const PreviewEstimateResponse = z
+  .object({
+    credits: z.number().int().describe('what the request will charge in all: the sum of `items`'),
+    characters: z.number().int(),
+    items: z.array(z.object({ model: z.string(), credits: z.number().int(), characters: z.number().int() })),
+    activation_credits: z.number().int().describe('what activating one of its versions as a voice costs (a mix: 0)'),
+    own_voices: z
+      .object({ limit: z.number().int(), used: z.number().int() })
+      .describe("the plan's number of own voices and how many the account has: at the limit, a version cannot be saved"),
+  })
+  .meta({ id: 'PreviewEstimate' });
 
 export const PreviewSchema = z
   .object({

@@ -210,26 +210,38 @@ function translateRule(rule: string, locale: 'zh-CN' | 'zh-TW'): string | undefi
  */
 export const FORBIDDEN_REASONS = ['own_voices', 'api_access'] as const;
 export type ForbiddenReason = (typeof FORBIDDEN_REASONS)[number];
-const REASON_MESSAGES = new Map<string, Record<MessageLocale, string>>([
+export const REASON_MESSAGES = new Map<string, Record<MessageLocale, string>>([
   [
     'FORBIDDEN:own_voices',
     {
       en: 'Your plan allows {limit} own voices; delete one or upgrade your plan to save another',
-      'zh-CN': '您的套餐最多可保存 {limit} 个自己的声音；请删除一个或升级套餐后再保存',
-      'zh-TW': '您的方案最多可儲存 {limit} 個自己的聲音；請刪除一個或升級方案後再儲存',
+      'zh-CN': '你的套餐最多可保存 {limit} 个自己的声音；请删除一个或升级套餐后再保存',
+      'zh-TW': '你的方案最多可儲存 {limit} 個自己的聲音；請刪除一個或升級方案後再儲存',
     },
   ],
   [
     'FORBIDDEN:api_access',
     {
       en: 'Your plan does not include API access',
-      'zh-CN': '您的套餐不包含 API 访问权限',
-      'zh-TW': '您的方案不包含 API 存取權限',
+      'zh-CN': '你的套餐不包含 API 访问权限',
+      'zh-TW': '你的方案不包含 API 存取權限',
     },
   ],
 ]);
 
-export function errorMessage(code: ErrorCode, locale: MessageLocale, params: Record<string, string | number> = {}): string {
+const NUMBER_FORMATS = new Map<MessageLocale, Intl.NumberFormat>();
+
+/** Numbers in a message are written as the reader's locale writes them: "1,000", not "1000". */
+function localizeNumbers(params: Record<string, string | number>, locale: MessageLocale): Record<string, string | number> {
+  let format = NUMBER_FORMATS.get(locale);
+  if (!format) NUMBER_FORMATS.set(locale, (format = new Intl.NumberFormat(locale)));
+  const out: Record<string, string | number> = {};
+  for (const [key, value] of Object.entries(params)) out[key] = typeof value === 'number' ? format.format(value) : value;
+  return out;
+}
+
+export function errorMessage(code: ErrorCode, locale: MessageLocale, raw: Record<string, string | number> = {}): string {
+  const params = localizeNumbers(raw, locale);
   const reasoned = typeof params.reason === 'string' ? REASON_MESSAGES.get(`${code}:${params.reason}`) : undefined;
   if (reasoned) return formatMessage(reasoned[locale], params);
   const rule = locale === 'en' || typeof params.rule !== 'string' ? undefined : translateRule(params.rule, locale);

@@ -8,3 +8,4 @@ export * from './usage.js';
 export * from './api-keys.js';
 export * from './orders.js';
 export * from './design.js';
+export * from './provenance.js';

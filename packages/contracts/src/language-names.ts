@@ -6,6 +6,7 @@
 type Names = readonly [en: string, zhCN: string, zhTW: string];
 
 export const LANGUAGE_FALLBACK = new Map<string, Names>([
+  ['ba', ['Bashkir', '巴什基尔语', '巴什基爾文']],
   ['bpy', ['Bishnupriya Manipuri', '比什努普莱利亚-曼尼普尔语', '比什努普萊利亞-曼尼普爾語']],
   ['chr', ['Cherokee', '切罗基语', '柴羅基文']],
   ['cmn', ['Mandarin Chinese', '普通话', '普通話']],

@@ -1,3 +1,15 @@
+/**
+ * One megabyte, as every size limit is stated: 1,000,000 bytes (decimal, as browsers and file
+ * managers show sizes), so "20 MB" in a hint, an error message or the API document is the byte
+ * count the server enforces, and a file the browser shows as 20.5 MB is over it.
+ */
+export const MB = 1_000_000;
+
+/** A size limit as users read it: "20 MB". */
+export function sizeLimitText(bytes: number): string {
+  return `${bytes / MB} MB`;
+}
+
 /** Limits shared by the server's checks and the console's own validation. */
 export const LIMITS = {
   codeLength: 6,
@@ -6,16 +18,18 @@ export const LIMITS = {
   codeMaxAttempts: 5,
   sessionDays: 30,
   nameMaxLength: 40,
-  avatarMaxBytes: 2 * 1024 * 1024,
+  avatarMaxBytes: 2 * MB,
   avatarTypes: ['image/png', 'image/jpeg', 'image/webp'] as const,
   maxTextLength: 5000,
   /** Texts longer than this run as a synthesis job with progress. */
   jobThreshold: 1000,
   mixMax: 3,
   previewVersions: 50,
-  cloneMaxBytes: 20 * 1024 * 1024,
+  cloneMaxBytes: 20 * MB,
   cloneMinSeconds: 10,
   cloneMaxSeconds: 300,
+  /** A file sent to `POST /provenance/verify`. */
+  provenanceMaxBytes: 20 * MB,
   /** A preview reads a sentence or two. */
   previewTextMaxLength: 300,
   /** A voice description. */

@@ -4,6 +4,9 @@ import { LIMITS } from './limits.js';
 export const AUDIO_FORMATS = ['mp3', 'wav', 'opus', 'pcm'] as const;
 export const VOICE_TYPES = ['preset', 'mix', 'prompt', 'clone'] as const;
 export const GENDERS = ['male', 'female', 'neutral'] as const;
+/** The explicit labels a request may ask for (GB 45438-2025 offers both for audio), and where they are heard. */
+export const AI_LABEL_KINDS = ['rhythm', 'speech'] as const;
+export const AI_LABEL_POSITIONS = ['start', 'end'] as const;
 
 export const VoiceSchema = z
   .object({
@@ -76,7 +79,28 @@ export const TtsConfigResponse = z.object({
   activation_fees: z
     .object({ text_to_voice: z.number().int(), clone: z.number().int() })
     .describe('credits charged once when a voice designed from a prompt (text_to_voice) or cloned (clone) is activated'),
+  ai_label_explicit: z
+    .enum(['off', 'rhythm', 'speech'])
+    .optional()
+    .describe(
+      "the operator's explicit AI label (`AI_LABEL_EXPLICIT`): a spoken notice or the rhythm cue that every download carries",
+    ),
+  ai_label_position: z
+    .enum(AI_LABEL_POSITIONS)
+    .optional()
+    .describe('where the explicit label is heard (`AI_LABEL_POSITION`): before the speech or after it'),
 });
+/**
+ * A request's explicit AI label: it only adds one (the operator's stands when it is as strong or stronger, a spoken
+ * notice being the strongest), so there is no "off": a request cannot remove what the operator requires, and asking
+ * for it is refused.
+ */
+export const AiLabelField = z
+  .enum(AI_LABEL_KINDS)
+  .optional()
+  .describe(
+    "adds an explicit AI label to the audio: `rhythm` (the GB 45438-2025 cue, short–long–short–short tones) or `speech` (a notice read in the text's language); never weakens the operator's (`speech` wins over `rhythm`); the notice's characters are not charged",
+  );
 
 export const TtsRequest = z.object({
   text: z.string(),
@@ -86,6 +110,7 @@ export const TtsRequest = z.object({
   speed: z.number().min(0.5).max(2).default(1),
   pitch: z.number().min(-12).max(12).default(0),
   stream: z.boolean().default(false),
+  ai_label: AiLabelField,
 });
 
 export const EstimateRequest = z.object({ text: z.string(), voice_id: z.string() });
@@ -110,6 +135,8 @@ export const OpenAISpeechRequest = z.object({
   speed: z.number().min(0.25).max(4).default(1),
   instructions: z.string().max(4096).optional(),
   stream_format: z.enum(['audio', 'sse']).optional(),
+  /** An extension of Polyvox's: OpenAI's own fields are as OpenAI defines them. */
+  ai_label: AiLabelField,
 });
 
 export const RandomTextResponse = z.object({ name: z.string(), prompt: z.string(), previewText: z.string(), lang: z.string() });

@@ -38,7 +38,12 @@ export const CreditRecordSchema = z
     id: z.string(),
     type: z.enum(RECORD_TYPES),
     amount: z.number().int().describe('credits in (positive) or charged (negative)'),
-    balance_after: z.number().int(),
+    balance_after: z
+      .number()
+      .int()
+      .describe(
+        "the balance after this record, in the order the ledger applied them: the previous record's plus this amount (credits held by work still running are not spent yet)",
+      ),
     characters: z.number().int().nullable(),
     voice_id: z.string().nullable(),
     api_key_id: z.string().nullable(),
@@ -57,11 +62,17 @@ export const RecordsResponse = z.object({
 
 export const DayCreditsQuery = z.object({ days: z.coerce.number().int().min(1).max(366).default(30) }).passthrough();
 export const DayCreditsResponse = z.object({
-  items: z.array(z.object({ day: z.string().describe('YYYY-MM-DD, UTC'), credits: z.number().int(), calls: z.number().int() })),
+  items: z.array(
+    z.object({
+      day: z.string().describe('YYYY-MM-DD, UTC'),
+      credits: z.number().int().describe('credits charged: settled work and activation fees'),
+      calls: z.number().int().describe('calls made with an API key'),
+    }),
+  ),
 });
 export const CurrentStatisticsResponse = z.object({
   credits: z.number().int().describe('the spendable balance'),
-  calls_today: z.number().int(),
-  credits_today: z.number().int(),
-  calls_total: z.number().int(),
+  calls_today: z.number().int().describe('calls made with an API key today (UTC)'),
+  credits_today: z.number().int().describe('credits charged today (UTC): settled work and activation fees'),
+  calls_total: z.number().int().describe('calls made with an API key, all time'),
 });

@@ -2,12 +2,15 @@
  * The package's high-level API for the server: the voice library, synthesis (whole or streamed),
  * previews, estimates and language checks, behind one object created from config.
  */
+import { createHmac } from 'node:crypto';
 import os from 'node:os';
+import type { Mark } from './audio/marked.ts';
+import { markSamples } from './audio/marked.ts';
 import { EncoderHost, type StreamEncoder } from './audio/encoder-host.ts';
 import { NATIVE_RATES } from './audio/encoders.ts';
 import { mixVoices, type MixPart } from './catalogue/mix.ts';
 import { concatFloat32, int16FromParts } from './dsp/pcm.ts';
-import { resamplePolyphase } from './dsp/polyphase.ts';
+import { resamplePolyphase } from './formats/polyphase.ts';
 import { ElevenLabsEngine, type ElevenLabsConfig } from './engines/elevenlabs.ts';
 import { createLocalEngines } from './engines/local.ts';
 import { OpenAIEngine, type OpenAIConfig } from './engines/openai.ts';
@@ -16,6 +19,8 @@ import { isSpeechError, SpeechError } from './errors.ts';
 import { sentenceJob, synthesizeChunks, type ChunkContext } from './pipeline/chunks.ts';
 import { cacheKey, MemoryAudioCache, type AudioCache } from './pipeline/cache.ts';
 import { makePlan, type Plan, type SynthesisRequest } from './pipeline/plan.ts';
+import type { AiLabelPosition } from './pipeline/ai-label.ts';
+import { createLabeller } from './pipeline/label-audio.ts';
 import { WorkerPool } from './pool/pool.ts';
 import { MessageChannel } from 'node:worker_threads';
 import { checkLanguage, detectLanguage, type DetectedLanguage, type LanguageCheck } from './text/detect-language.ts';
@@ -47,8 +52,19 @@ export interface SpeechOptions {
   /** Audio cache for whole-file synthesis and streams; false disables it. */
   cache?: AudioCache | false;
   maxTextLength?: number;
+  /**
+   * The server's watermark key: every sample encoded carries the mark, with a 32-bit payload derived from the
+   * content (its cache key), so a cached replay carries the payload its first rendering did.
+   */
+  watermark?: { key: Uint8Array };
   /** Load engines in every worker at start (default true). */
   warmup?: boolean;
+  /**
+   * Stops the start: a warmup still running (tens of seconds on a busy machine) is cut short, the
+   * threads it started are ended, and the promise rejects with the signal's reason. A shutdown that
+   * comes during the start does not wait for it.
+   */
+  signal?: AbortSignal;
 }
 
 export interface SynthesisResult {
@@ -63,6 +79,8 @@ export interface SynthesisResult {
   words: WordTiming[];
   cacheKey: string;
   cached: boolean;
+  /** The 32-bit watermark payload in its sound, or null when the speech has no watermark key. */
+  mark?: number | null;
   /**
    * The file was encoded while its engine still ran, gained with the voice's learnt loudness gain
    * (and came within the loudness tolerance); false when it was normalized and encoded afterwards.
@@ -87,7 +105,7 @@ export interface Speech {
   /** Encoded audio chunks, each as soon as it is encoded. */
   synthesizeStream(req: SynthesisRequest): AsyncIterable<Buffer>;
   /** Validates and prepares a request (throws the same errors synthesis would), without synthesizing. */
-  prepare(req: SynthesisRequest): Plan & { cacheKey: string; contentType: string };
+  prepare(req: SynthesisRequest): Plan & { cacheKey: string; contentType: string; mark: number | null };
   renderPreview(voiceId: string, format?: AudioFormat): Promise<SynthesisResult>;
   /**
    * Blends 1 to 3 voices of one mixable model. A part is a library voice by id, or `voice`: a
@@ -140,7 +158,23 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
   let started: WorkerPool | undefined;
   const lazyPool = (): WorkerPool => (started ??= new WorkerPool(poolOptions));
   const encoder = new EncoderHost();
-  if (opts.warmup !== false) await Promise.all([lazyPool().warmup(), encoder.warmup(sampleRate)]);
+  if (opts.warmup !== false) {
+    opts.signal?.throwIfAborted();
+    const warm = Promise.all([lazyPool().warmup(), encoder.warmup(sampleRate)]);
+    // Ending the threads fails the warmup's pending work, so `warm` settles at once.
+    const stop = (): void => void Promise.all([started?.close(), encoder.close()]).catch(() => {});
+    opts.signal?.addEventListener('abort', stop, { once: true });
+    try {
+      await warm;
+    } catch (e) {
+      await Promise.all([started?.close(), encoder.close()]).catch(() => {});
+      throw opts.signal?.aborted ? opts.signal.reason : e;
+    } finally {
+      opts.signal?.removeEventListener('abort', stop);
+    }
+    // Aborted just as the warmup ended: the threads are closing, this instance is not handed out.
+    opts.signal?.throwIfAborted();
+  }
 
   const engines = [...local.values(), ...remote.values()];
   const voices = engines.flatMap((e) => e.listVoices());
@@ -160,6 +194,17 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
     sampleRate,
   };
   const planCtx = { findVoice: (id: string) => byId.get(id), maxTextLength };
+  const labeller = createLabeller({ ctx: () => ctx, ...planCtx });
+  /** The plan's explicit label with its gap, at `rate`, when it goes at `position`. */
+  const labelAt = async (plan: Plan, position: AiLabelPosition, rate: number, signal?: AbortSignal) =>
+    plan.aiLabel?.position === position ? labeller.samples({ ...plan, aiLabel: plan.aiLabel }, rate, signal) : undefined;
+
+  const watermarkKey = opts.watermark?.key;
+  /** The payload a content's audio carries: keyed, so no one without the key can tell which content it names. */
+  const payloadOf = (key: string): number =>
+    createHmac('sha256', watermarkKey!).update(`payload:${key}`).digest().readUInt32BE(0);
+  const markOf = (plan: Plan, key = keyOf(plan)): Mark | undefined =>
+    watermarkKey ? { key: watermarkKey, payload: payloadOf(key) } : undefined;
 
   const keyOf = (plan: Plan): string =>
     cacheKey({
@@ -171,6 +216,7 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
       pitch: plan.pitch,
       format: plan.format,
       sampleRate,
+      ...(plan.aiLabel ? { aiLabel: plan.aiLabel } : {}),
     });
 
   // The server prepares a request (to validate and price it), then synthesizes that same object:
@@ -186,8 +232,12 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
     'pitch',
     'reference',
     'checkLanguage',
+    'aiLabel',
   ] as const;
   const prepared = new WeakMap<SynthesisRequest, { plan: Plan; fields: unknown[] }>();
+  /** The warm-up's own requests: they neither read nor fill the cache (shared, at scale, with other processes). */
+  const uncached = new WeakSet<SynthesisRequest>();
+  const cacheFor = (req: SynthesisRequest) => (uncached.has(req) ? undefined : cache);
   const planOf = (req: SynthesisRequest): Plan => {
     const fields = PLAN_FIELDS.map((f) => req[f]);
     const kept = prepared.get(req);
@@ -232,10 +282,11 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
       ...(known !== undefined ? { gainDb: known } : {}),
     };
     const { port1, port2 } = new MessageChannel();
-    const file = encoder.file(plan.format, port1);
+    const file = encoder.file(plan.format, port1, markOf(plan));
     // Awaited once the sentence is done; a drop or failure before that must not go unhandled.
     file.audio.catch(() => {});
-    const sentence = lazyPool().synthesizeInto(job, port2);
+    // A caller who leaves while the sentence still waits for a worker takes it out of the queue.
+    const sentence = lazyPool().synthesizeInto(job, port2, req.signal);
     const stop = (): void => file.drop();
     req.signal?.addEventListener('abort', stop, { once: true });
     try {
@@ -269,10 +320,22 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
       sentences: plan.sentences.length,
       cacheKey: key,
     };
+    const cache = cacheFor(req);
+    const mark = markOf(plan, key);
     const hit = plan.reference ? undefined : await cache?.get(key);
     if (hit)
-      return { ...base, sampleRate: hit.sampleRate, audio: hit.audio, durationSec: hit.durationSec, words: [], cached: true };
+      return {
+        ...base,
+        sampleRate: hit.sampleRate,
+        audio: hit.audio,
+        durationSec: hit.durationSec,
+        words: [],
+        cached: true,
+        mark: mark?.payload ?? null,
+      };
     if (
+      // A label is put together with the speech on this thread; the one-sentence file is encoded as its engine runs.
+      !plan.aiLabel &&
       plan.sentences.length === 1 &&
       (plan.format === 'mp3' || plan.format === 'opus') &&
       ctx.localEngines.has(plan.voice.engine) &&
@@ -289,6 +352,7 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
         words: one.words,
         cached: false,
         encodedAhead: one.encodedAhead,
+        mark: mark?.payload ?? null,
       };
     }
     const words: WordTiming[] = [];
@@ -302,23 +366,34 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
     const parts: Float32Array[] = [];
     let file: StreamEncoder | undefined;
     const writes: Promise<Buffer[]>[] = [];
+    const take = (pcm: Float32Array): void => {
+      length += pcm.length;
+      if (!piecewise) {
+        parts.push(pcm);
+        return;
+      }
+      file ??= encoder.stream(plan.format, rate, true, mark);
+      const w = file.write(pcm);
+      w.catch(() => {});
+      writes.push(w);
+    };
     try {
       for await (const s of synthesizeChunks(ctx, plan, req.signal, req.onProgress, keepRates(plan.format))) {
         rate ||= s.sampleRate;
+        // The label is made at the file's rate, known with its first sentence; it goes in before it.
+        const head = s.index === 0 ? await labelAt(plan, 'start', rate, req.signal) : undefined;
+        if (head) {
+          take(head);
+          offset += head.length / rate;
+        }
         for (const w of s.words ?? []) words.push({ word: w.word, start: w.start + offset, end: w.end + offset });
         const pcm = sameRate(s.samples, s.sampleRate, rate);
         offset += s.samples.length / s.sampleRate;
-        length += pcm.length;
-        if (!piecewise) {
-          parts.push(pcm);
-          continue;
-        }
-        file ??= encoder.stream(plan.format, rate, true);
-        const w = file.write(pcm);
-        w.catch(() => {});
-        writes.push(w);
+        take(pcm);
       }
       rate ||= sampleRate;
+      const tail = await labelAt(plan, 'end', rate, req.signal);
+      if (tail) take(tail);
       let audio: Buffer;
       if (file) {
         await Promise.all(writes);
@@ -326,14 +401,14 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
       } else if ((plan.format === 'wav' || plan.format === 'pcm') && length <= INLINE_PCM_SAMPLES) {
         // A short WAV or PCM file is a copy with a conversion, well under a millisecond: built here, it saves the
         // two hand-overs to the encoder thread and the joined copy of the samples.
-        audio = int16FromParts(parts, rate, plan.format === 'wav');
+        audio = int16FromParts(mark ? [markSamples(concatFloat32(parts), rate, mark)] : parts, rate, plan.format === 'wav');
       } else {
         // Everything else is built in the encoder thread: even a WAV of minutes is work off the event loop.
-        audio = await encoder.encode(concatFloat32(parts), rate, plan.format);
+        audio = await encoder.encode(concatFloat32(parts), rate, plan.format, mark);
       }
       const durationSec = length / rate;
       if (!plan.reference) await cache?.set(key, { audio, durationSec, sampleRate: rate });
-      return { ...base, sampleRate: rate, audio, durationSec, words, cached: false };
+      return { ...base, sampleRate: rate, audio, durationSec, words, cached: false, mark: mark?.payload ?? null };
     } catch (e) {
       file?.abort();
       throw e;
@@ -343,6 +418,7 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
   async function* synthesizeStream(req: SynthesisRequest): AsyncIterable<Buffer> {
     const plan = planOf(req);
     const key = keyOf(plan);
+    const cache = cacheFor(req);
     const hit = plan.reference ? undefined : await cache?.get(key);
     if (hit) {
       for (let i = 0; i < hit.audio.length; i += 64 * 1024) yield hit.audio.subarray(i, i + 64 * 1024);
@@ -354,20 +430,31 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
     const rateKey = `${plan.voice.engine}\u0000${plan.format}`;
     let rate = 0;
     let opened = streamRates.get(rateKey) ?? sampleRate;
-    let stream: StreamEncoder = encoder.stream(plan.format, opened);
+    const mark = markOf(plan, key);
+    let stream: StreamEncoder = encoder.stream(plan.format, opened, false, mark);
     const out: Buffer[] = [];
     let samples = 0;
     let complete = false;
     try {
+      // A label at the start leaves first, at the rate the encoder opened with; the speech is then brought to it.
+      const head = await labelAt(plan, 'start', opened, req.signal);
+      if (head) {
+        samples += head.length;
+        for (const b of await stream.write(head)) {
+          out.push(b);
+          yield b;
+        }
+      }
       // The first sentence runs alone, so the first bytes come as soon as one sentence could.
       const opts = { firstAlone: true, ...keepRates(plan.format) };
       for await (const s of synthesizeChunks(ctx, plan, req.signal, req.onProgress, opts)) {
         if (!rate) {
           rate = s.sampleRate;
           streamRates.set(rateKey, rate);
-          if (rate !== opened) {
+          if (head) rate = opened;
+          else if (rate !== opened) {
             stream.abort();
-            stream = encoder.stream(plan.format, rate);
+            stream = encoder.stream(plan.format, rate, false, mark);
             opened = rate;
           }
         }
@@ -386,6 +473,14 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
           }
       }
       rate ||= opened;
+      const tail = await labelAt(plan, 'end', rate, req.signal);
+      if (tail) {
+        samples += tail.length;
+        for (const b of await stream.write(tail)) {
+          out.push(b);
+          yield b;
+        }
+      }
       for (const b of await stream.end()) {
         out.push(b);
         yield b;
@@ -397,6 +492,39 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
     // A streamed WAV has an open-ended header; only formats whose stream equals the file are cached.
     if (!plan.reference && plan.format !== 'wav')
       await cache?.set(key, { audio: Buffer.concat(out), durationSec: samples / rate, sampleRate: rate });
+  }
+
+  /**
+   * The paths a first request takes, run once at warm-up through the same functions real requests use: the pool's
+   * warm-up runs the engine alone and the encoder's a whole-file encode, but a first stream also opened its stream
+   * encoder at a guessed rate and again at the engine's, and went through planning, the first-sentence-alone path,
+   * the streamed one-sentence file and their modules for the first time. Each format that streams or has a
+   * one-sentence fast path is spoken once, both ways.
+   */
+  async function warmPaths(signal: AbortSignal | undefined): Promise<void> {
+    const voice = byId.get('espeak:en-us');
+    if (!voice) return;
+    const text = 'Warming up the first request. It has two sentences.';
+    const language = voice.languages[0]!;
+    const base = { voice, language, checkLanguage: false, ...(signal ? { signal } : {}) };
+    for (const format of ['mp3', 'opus'] as const) {
+      const stream: SynthesisRequest = { ...base, text, format };
+      uncached.add(stream);
+      for await (const chunk of synthesizeStream(stream)) void chunk;
+      const one: SynthesisRequest = { ...base, text: 'Warming up one sentence.', format };
+      uncached.add(one);
+      await synthesize(one);
+    }
+  }
+  if (opts.warmup !== false) {
+    // A shutdown during these paths stops them as it stops the threads' warmup above.
+    try {
+      await warmPaths(opts.signal);
+    } catch (e) {
+      await Promise.all([started?.close(), encoder.close()]).catch(() => {});
+      throw opts.signal?.aborted ? opts.signal.reason : e;
+    }
+    opts.signal?.throwIfAborted();
   }
 
   return {
@@ -422,7 +550,8 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
     synthesizeStream,
     prepare(req) {
       const plan = planOf(req);
-      return { ...plan, cacheKey: keyOf(plan), contentType: CONTENT_TYPES[plan.format] };
+      const key = keyOf(plan);
+      return { ...plan, cacheKey: key, contentType: CONTENT_TYPES[plan.format], mark: markOf(plan, key)?.payload ?? null };
     },
     renderPreview(voiceId, format = 'mp3') {
       const voice = byId.get(voiceId);

@@ -3,7 +3,7 @@ import { estimateF0, semitonesBetween } from '../src/dsp/f0.ts';
 import { integratedLoudness, normalizeLoudness, peakDbfs, TARGET_LUFS } from '../src/dsp/loudness.ts';
 import { concatFloat32, decodeWav, encodeWav, floatToInt16, int16FromParts, int16ToFloat, trimSilence } from '../src/dsp/pcm.ts';
 import { resample } from '../src/dsp/resample.ts';
-import { resamplePolyphase } from '../src/dsp/polyphase.ts';
+import { resamplePolyphase } from '../src/formats/polyphase.ts';
 import { changeSpeedPitch } from '../src/dsp/sonic.ts';
 import { buzz, ffmpegLoudness, tone } from './support/audio.ts';
 import * as reference from './support/loudness-reference.ts';

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { EncoderHost } from '../src/audio/encoder-host.ts';
 import { encodeAudio, looksLike, openEncoder } from '../src/audio/encoders.ts';
 import { decodeAudio } from '../src/audio/ffmpeg.ts';
-import { countFrames } from '../src/audio/mp3-frames.ts';
+import { countFrames } from '../src/formats/mp3.ts';
 import { estimateF0 } from '../src/dsp/f0.ts';
 import { createLocalEngines } from '../src/engines/local.ts';
 import { synthesizeChunks } from '../src/pipeline/chunks.ts';

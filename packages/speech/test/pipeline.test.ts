@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeAudio, runFfmpeg } from '../src/audio/ffmpeg.ts';
-import { countFrames } from '../src/audio/mp3-frames.ts';
+import { countFrames } from '../src/formats/mp3.ts';
 import { estimateF0 } from '../src/dsp/f0.ts';
 import { decodeWav } from '../src/dsp/pcm.ts';
 import { createSpeech, type Speech } from '../src/speech.ts';

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ToFileSink } from '../src/audio/encoder-protocol.ts';
 import { decodeAudio } from '../src/audio/ffmpeg.ts';
 import { integratedLoudness, LimiterStream, limit, normalizeLoudness, TARGET_LUFS } from '../src/dsp/loudness.ts';
-import { PolyphaseStream, resamplePolyphase } from '../src/dsp/polyphase.ts';
+import { PolyphaseStream, resamplePolyphase } from '../src/formats/polyphase.ts';
 import { EspeakEngine } from '../src/engines/espeak.ts';
 import { runEngine } from '../src/pipeline/run-engine.ts';
 import { LOUDNESS_TOLERANCE_LU, synthesizeInto } from '../src/pool/streamed.ts';
@@ -188,9 +188,11 @@ describe('one-sentence files through createSpeech', () => {
 
   it('encodes ahead once the voice is known, into files of the right length and loudness', async () => {
     const text = 'A file of one sentence is encoded while the engine speaks it';
+    // Not the warm-up's voice (espeak:en-us): the warm-up's one-sentence files already taught that one's loudness.
+    const voiceId = 'espeak:en-gb-x-rp';
     const results = [];
     for (const [i, format] of (['mp3', 'mp3', 'mp3', 'opus', 'opus'] as const).entries())
-      results.push({ format, r: await speech.synthesize({ text: `${text}, take ${i + 1}.`, voiceId: 'espeak:en-us', format }) });
+      results.push({ format, r: await speech.synthesize({ text: `${text}, take ${i + 1}.`, voiceId, format }) });
     expect(results[0]!.r.encodedAhead).toBe(false);
     expect(results.slice(1).some(({ r }) => r.encodedAhead)).toBe(true);
     for (const { format, r } of results) {

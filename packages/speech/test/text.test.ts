@@ -150,4 +150,16 @@ describe('characters and cache key', () => {
     expect(c.get('a')).toBeDefined();
     expect(c.get('c')).toBeDefined();
   });
+  it('counts a replaced entry once and leaves out one larger than the whole cache', () => {
+    const c = new MemoryAudioCache(250);
+    const v = (n: number) => ({ audio: Buffer.alloc(n), durationSec: 1, sampleRate: 24000 });
+    c.set('a', v(100));
+    c.set('a', v(120));
+    c.set('b', v(120));
+    expect(c.size).toBe(2);
+    c.set('c', v(251));
+    expect(c.get('c')).toBeUndefined();
+    expect(c.get('a')?.audio.length).toBe(120);
+    expect(c.get('b')).toBeDefined();
+  });
 });

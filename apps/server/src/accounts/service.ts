@@ -9,7 +9,7 @@ import { nowIso } from '../platform/db/database.js';
 import type { SensitiveWords } from '../platform/sensitive-words.js';
 import { requesterKey, type RateLimiter } from '../platform/rate-limit.js';
 import type { CreditsService } from '../credits/service.js';
-import type { SessionService } from '../auth/sessions.js';
+import type { SessionService } from '../sessions/sessions.js';
 import { AccountsRepository, type AccountRow } from './repository.js';
 import { toAccount } from './view.js';
 
@@ -37,18 +37,34 @@ export function mailboxKey(email: string): string {
   return `${local}@${domain}`;
 }
 
+export interface AccountsOptions {
+  db: Kysely<Database>;
+  credits: CreditsService;
+  sessions: SessionService;
+  /** What a nickname may not contain. */
+  words: SensitiveWords;
+  /** Whether an avatar URL names an image this account uploaded (the uploads module's). */
+  avatarOwner: (url: string, accountId: string) => Promise<boolean>;
+  limits: AccountLimits;
+}
+
 export class AccountsService {
   readonly repo: AccountsRepository;
+  private readonly db: Kysely<Database>;
+  private readonly credits: CreditsService;
+  private readonly sessions: SessionService;
+  private readonly words: SensitiveWords;
+  private readonly avatarOwner: (url: string, accountId: string) => Promise<boolean>;
+  private readonly limits: AccountLimits;
 
-  constructor(
-    private readonly db: Kysely<Database>,
-    private readonly credits: CreditsService,
-    private readonly sessions: SessionService,
-    private readonly words: SensitiveWords,
-    private readonly avatarOwner: (url: string, accountId: string) => Promise<boolean>,
-    private readonly limits: AccountLimits,
-  ) {
-    this.repo = new AccountsRepository(db);
+  constructor(options: AccountsOptions) {
+    this.db = options.db;
+    this.credits = options.credits;
+    this.sessions = options.sessions;
+    this.words = options.words;
+    this.avatarOwner = options.avatarOwner;
+    this.limits = options.limits;
+    this.repo = new AccountsRepository(options.db);
   }
 
   /**
@@ -179,6 +195,8 @@ function newAccountRow(id: string, now: string, origin: { channel: string; refer
     vip_level: 'free',
     vip_expire: null,
     credits: 0,
+    records_balance: 0,
+    entry_ms: 0,
     channel: origin.channel,
     referrer: origin.referrer,
     created_at: now,

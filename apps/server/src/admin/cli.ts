@@ -1,3 +1,4 @@
+import fs from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import { ConfigError, loadConfig } from '../platform/config.js';
 import { migrate, openDatabase } from '../platform/db/database.js';
@@ -11,14 +12,19 @@ import { loadSecret } from '../platform/secret.js';
 import { PaymentsService } from '../payments/service.js';
 import { createProviders } from '../payments/providers.js';
 import { RefundFailed } from '../payments/provider.js';
+import { Provenance } from '../provenance/service.js';
+import { provenanceKeys } from '../provenance/keys.js';
+import { verifyAudio, watermarkDetector } from '../provenance/verify.js';
+import { describeProvenance } from './provenance.js';
 
 /** Exit codes: 0 done, 1 refused (no such account or order, not refundable), 2 wrong usage or settings. */
 export const EXIT = { ok: 0, refused: 1, usage: 2 } as const;
 
 const USAGE = `Usage: npm run admin -- <command>
   grant <email> <credits>   add credits to the account of <email> (recorded in its ledger as a grant)
-  refund <order id>         refund a successful order once: returns the money through its provider, deducts the credits it left unused
-  order <order id>          show an order`;
+  refund <order id>         refund a successful order once: deducts the credits it left unused, then returns the money for them through its provider
+  order <order id>          show an order
+  provenance <file>         check an audio file for this server's marks and show which record made it (who, when, which voice)`;
 
 export interface Io {
   out: (line: string) => void;
@@ -71,6 +77,7 @@ export async function runAdmin(argv: string[], env: Record<string, string | unde
     ['grant', 2],
     ['refund', 1],
     ['order', 1],
+    ['provenance', 1],
   ]);
   if (!command || !known.has(command) || args.length !== known.get(command)) {
     io.err(USAGE);
@@ -89,14 +96,18 @@ export async function runAdmin(argv: string[], env: Record<string, string | unde
   const db = openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
   try {
     await migrate(db);
-    const credits = new CreditsService(db.kysely, loadCreditsConfig(config.CREDITS_CONFIG), db.dialect);
-    const orders = new OrdersService(
-      db.kysely,
+    const credits = new CreditsService({
+      db: db.kysely,
+      config: loadCreditsConfig(config.CREDITS_CONFIG),
+      dialect: db.dialect,
+    });
+    const orders = new OrdersService({
+      db: db.kysely,
       credits,
-      loadProducts(config.PRODUCTS_CONFIG),
-      config.ORDER_TTL_MINUTES,
-      config.ORDER_PENDING_LIMIT,
-    );
+      products: loadProducts(config.PRODUCTS_CONFIG),
+      ttlMinutes: config.ORDER_TTL_MINUTES,
+      pendingLimit: config.ORDER_PENDING_LIMIT,
+    });
     const emailOf = async (accountId: string) =>
       (await db.kysely.selectFrom('accounts').select('email').where('id', '=', accountId).executeTakeFirst())?.email ?? null;
 
@@ -122,6 +133,31 @@ export async function runAdmin(argv: string[], env: Record<string, string | unde
     }
 
     const orderId = args[0]!;
+    if (command === 'provenance') {
+      let bytes: Buffer;
+      try {
+        bytes = await fs.readFile(args[0]!);
+      } catch (e) {
+        io.err(`Cannot read ${args[0]}: ${(e as Error).message}`);
+        return EXIT.usage;
+      }
+      const provenance = new Provenance({
+        db: db.kysely,
+        keys: provenanceKeys(loadSecret(config.SECRET, config.DATA_DIR)),
+        producer: config.AIGC_CONTENT_PRODUCER,
+        propagator: config.AIGC_CONTENT_PROPAGATOR,
+      });
+      let v;
+      try {
+        v = await verifyAudio(bytes, { provenance, detect: watermarkDetector(provenance.watermarkKey) });
+      } catch (e) {
+        io.err(`${args[0]} is not audio this command can read: ${(e as Error).message}`);
+        return EXIT.refused;
+      }
+      for (const line of await describeProvenance(v, emailOf)) io.out(line);
+      return v.ai_generated ? EXIT.ok : EXIT.refused;
+    }
+
     if (command === 'order') {
       const order = await orders.find(orderId);
       if (!order) {
@@ -139,7 +175,13 @@ export async function runAdmin(argv: string[], env: Record<string, string | unde
     }
 
     const secret = loadSecret(config.SECRET, config.DATA_DIR);
-    const payments = new PaymentsService(db.kysely, orders, createProviders(config, secret), secret, config.PUBLIC_URL);
+    const payments = new PaymentsService({
+      db: db.kysely,
+      orders,
+      providers: createProviders(config, secret),
+      secret,
+      publicUrl: config.PUBLIC_URL,
+    });
     try {
       const result = await payments.refund(orderId);
       io.out(`Refunded ${orderId}.`);
@@ -159,7 +201,9 @@ export async function runAdmin(argv: string[], env: Record<string, string | unde
     } catch (e) {
       if (e instanceof RefundFailed) {
         io.err(`Order ${orderId} was not refunded: the provider did not return the money (${e.message}).`);
-        io.err('Nothing was deducted or recorded; run the refund again once the provider answers.');
+        io.err(
+          'The credits it had taken off the balance were given back (a refund record and its return); run the refund again once the provider answers.',
+        );
         return EXIT.refused;
       }
       if (!isAppError(e)) throw e;

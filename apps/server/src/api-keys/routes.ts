@@ -9,17 +9,24 @@ import {
   ErrorBody,
   UpdateApiKeyRequest,
 } from '@polyvox/contracts';
-import { requireSession } from '../http/auth.js';
-import type { AppContext } from '../context.js';
+import { sessionOf } from '../http/auth.js';
+import type { ApiKeysService } from './service.js';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody };
 
 /** Keys are managed with a session only: a key can neither see nor change keys (nor the account). */
-export function apiKeyRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+export interface ApiKeyRoutesDeps {
+  apiKeys: ApiKeysService;
+  /** The plan's API access (the orders module's plan privileges): refuses an account whose plan has none. */
+  plans: { assertApiAccess(accountId: string): Promise<void> };
+}
+
+export function apiKeyRoutes(deps: ApiKeyRoutesDeps): FastifyPluginAsyncZod {
   return async (app) => {
     app.get(
       '/api/authorization',
       {
+        config: { auth: 'session' },
         schema: {
           tags: ['api keys'],
           summary: "The account's API keys (never their secrets)",
@@ -27,14 +34,15 @@ export function apiKeyRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         },
       },
       async (request) => {
-        const session = await requireSession(request, ctx.sessions);
-        return { items: await ctx.apiKeys.list(session.accountId) };
+        const session = sessionOf(request);
+        return { items: await deps.apiKeys.list(session.accountId) };
       },
     );
 
     app.put(
       '/api/authorization',
       {
+        config: { auth: 'session' },
         schema: {
           tags: ['api keys'],
           summary: 'Create an API key; the answer holds its secret, shown this once (403 when the plan has no API access)',
@@ -43,9 +51,9 @@ export function apiKeyRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) => {
-        const session = await requireSession(request, ctx.sessions);
-        await ctx.plans.assertApiAccess(session.accountId);
-        const created = await ctx.apiKeys.create(session.accountId, request.body);
+        const session = sessionOf(request);
+        await deps.plans.assertApiAccess(session.accountId);
+        const created = await deps.apiKeys.create(session.accountId, request.body);
         return reply.status(201).header('cache-control', 'no-store').send(created);
       },
     );
@@ -53,6 +61,7 @@ export function apiKeyRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.patch(
       '/api/authorization',
       {
+        config: { auth: 'session' },
         schema: {
           tags: ['api keys'],
           summary: 'Rename a key, or change its credit limit, rate, concurrency or voices',
@@ -61,15 +70,16 @@ export function apiKeyRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         },
       },
       async (request) => {
-        const session = await requireSession(request, ctx.sessions);
+        const session = sessionOf(request);
         const { id, ...changes } = request.body;
-        return ctx.apiKeys.update(session.accountId, id, changes);
+        return deps.apiKeys.update(session.accountId, id, changes);
       },
     );
 
     app.delete(
       '/api/authorization',
       {
+        config: { auth: 'session' },
         schema: {
           tags: ['api keys'],
           summary: 'Delete a key: it stops working at once',
@@ -78,8 +88,8 @@ export function apiKeyRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) => {
-        const session = await requireSession(request, ctx.sessions);
-        await ctx.apiKeys.remove(session.accountId, request.query.id);
+        const session = sessionOf(request);
+        await deps.apiKeys.remove(session.accountId, request.query.id);
         return reply.status(204).send(null);
       },
     );

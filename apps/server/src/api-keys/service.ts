@@ -4,7 +4,9 @@ import { AppError } from '../platform/errors.js';
 import { newId, randomToken } from '../platform/ids.js';
 import { sha256 } from '../platform/crypto.js';
 import { nowIso } from '../platform/db/database.js';
+import { lockAccount } from '../platform/db/locks.js';
 import type { ApiKeysTable, Database } from '../platform/db/schema.js';
+import type { SensitiveWords } from '../platform/sensitive-words.js';
 import { API_KEY_PREFIX, type KeyInfo, type KeyResolver } from '../http/auth.js';
 
 /** Characters of the secret shown after creation, so its owner can recognise it. */
@@ -35,12 +37,29 @@ function view(row: ApiKeysTable): ApiKey {
 
 const voicesColumn = (voices: string[] | null | undefined) => (voices ? JSON.stringify([...new Set(voices)]) : null);
 
+export interface ApiKeysOptions {
+  db: Kysely<Database>;
+  /** What a key's name may not contain. */
+  words: SensitiveWords;
+}
+
 /**
  * API keys: a 256-bit secret shown once and stored as its SHA-256; every call looks the hash up in the
  * database, so a deleted key stops at once in every server process (no cache to outlive it).
  */
 export class ApiKeysService implements KeyResolver {
-  constructor(private readonly db: Kysely<Database>) {}
+  private readonly db: Kysely<Database>;
+  private readonly words: SensitiveWords;
+
+  constructor(options: ApiKeysOptions) {
+    this.db = options.db;
+    this.words = options.words;
+  }
+
+  /** A key's name is shown in the account's usage records and to staff: it names nothing it is not. */
+  private checkName(name: string): void {
+    if (this.words.find(name)) throw new AppError('SENSITIVE_WORDS');
+  }
 
   async list(accountId: string): Promise<ApiKey[]> {
     const rows = await this.db
@@ -55,15 +74,7 @@ export class ApiKeysService implements KeyResolver {
   }
 
   async create(accountId: string, input: KeyChanges & { name: string }): Promise<ApiKey & { key: string }> {
-    const count = await this.db
-      .selectFrom('api_keys')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('account_id', '=', accountId)
-      .where('deleted_at', 'is', null)
-      .executeTakeFirstOrThrow();
-    if (Number(count.n) >= API_KEY_LIMITS.maxKeys) {
-      throw new AppError('VALIDATION_FAILED', { field: 'name', rule: `at most ${API_KEY_LIMITS.maxKeys} keys` });
-    }
+    this.checkName(input.name);
     const key = API_KEY_PREFIX + randomToken(32);
     const row: ApiKeysTable = {
       id: newId('apiKey'),
@@ -80,14 +91,30 @@ export class ApiKeysService implements KeyResolver {
       last_used_at: null,
       deleted_at: null,
     };
-    await this.db.insertInto('api_keys').values(row).execute();
+    // Counted with the account row locked, in the transaction that inserts: parallel requests queue on the lock.
+    await this.db.transaction().execute(async (trx) => {
+      await lockAccount(trx, accountId);
+      const count = await trx
+        .selectFrom('api_keys')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('account_id', '=', accountId)
+        .where('deleted_at', 'is', null)
+        .executeTakeFirstOrThrow();
+      if (Number(count.n) >= API_KEY_LIMITS.maxKeys) {
+        throw new AppError('VALIDATION_FAILED', { field: 'name', rule: `at most ${API_KEY_LIMITS.maxKeys} keys` });
+      }
+      await trx.insertInto('api_keys').values(row).execute();
+    });
     return { ...view(row), key };
   }
 
   /** Another account's key, or a deleted one, is NOT_FOUND exactly like a missing one. */
   async update(accountId: string, id: string, changes: KeyChanges): Promise<ApiKey> {
     const set: Partial<ApiKeysTable> = {};
-    if (changes.name !== undefined) set.name = changes.name;
+    if (changes.name !== undefined) {
+      this.checkName(changes.name);
+      set.name = changes.name;
+    }
     if (changes.limit !== undefined) set.credit_limit = changes.limit;
     if (changes.requests_per_minute !== undefined) set.requests_per_minute = changes.requests_per_minute;
     if (changes.concurrency !== undefined) set.concurrency = changes.concurrency;

@@ -11,12 +11,12 @@ const TEXTS: Record<string, { subject: string; body: (code: string) => string }>
   'zh-CN': {
     subject: 'Polyvox 登录验证码',
     body: (code) =>
-      `您的 Polyvox 登录验证码是 ${code}\n\n${minutes} 分钟内有效，仅可使用一次。\n如果这不是您本人的操作，请忽略此邮件。\n`,
+      `你的 Polyvox 登录验证码是 ${code}\n\n${minutes} 分钟内有效，仅可使用一次。\n如果这不是你本人的操作，请忽略此邮件。\n`,
   },
   'zh-TW': {
     subject: 'Polyvox 登入驗證碼',
     body: (code) =>
-      `您的 Polyvox 登入驗證碼是 ${code}\n\n${minutes} 分鐘內有效，僅可使用一次。\n如果這不是您本人的操作，請忽略此郵件。\n`,
+      `你的 Polyvox 登入驗證碼是 ${code}\n\n${minutes} 分鐘內有效，僅可使用一次。\n如果這不是你本人的操作，請忽略此郵件。\n`,
   },
 };
 
@@ -32,14 +32,14 @@ const CHANGED: Record<string, { subject: string; body: (email: string) => string
       `The email of your Polyvox account is being changed to ${email}.\nThis address will no longer sign in to it, and every session of the account has been signed out.\n\nIf you did not do this, contact Polyvox support at once and keep this message.\n`,
   },
   'zh-CN': {
-    subject: '您的 Polyvox 账号邮箱已更改',
+    subject: '你的 Polyvox 账号邮箱已更改',
     body: (email) =>
-      `您的 Polyvox 账号邮箱正在更改为 ${email}。\n此后无法再用本邮箱登录该账号，账号的所有登录状态均已退出。\n\n如果这不是您本人的操作，请立即联系 Polyvox 客服并保留此邮件。\n`,
+      `你的 Polyvox 账号邮箱正在更改为 ${email}。\n此后无法再用本邮箱登录该账号，账号的所有登录状态均已退出。\n\n如果这不是你本人的操作，请立即联系 Polyvox 客服并保留此邮件。\n`,
   },
   'zh-TW': {
-    subject: '您的 Polyvox 帳號電子郵件已變更',
+    subject: '你的 Polyvox 帳號電子郵件已變更',
     body: (email) =>
-      `您的 Polyvox 帳號電子郵件正在變更為 ${email}。\n此後無法再用本電子郵件登入該帳號，帳號的所有登入狀態均已登出。\n\n如果這不是您本人的操作，請立即聯絡 Polyvox 客服並保留此郵件。\n`,
+      `你的 Polyvox 帳號電子郵件正在變更為 ${email}。\n此後無法再用本電子郵件登入該帳號，帳號的所有登入狀態均已登出。\n\n如果這不是你本人的操作，請立即聯絡 Polyvox 客服並保留此郵件。\n`,
   },
 };
 

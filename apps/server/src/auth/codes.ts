@@ -13,6 +13,14 @@ import { nowIso } from '../platform/db/database.js';
  */
 export const FOREIGN_TRIES = LIMITS.codeMaxAttempts;
 
+export interface CodeOptions {
+  db: Kysely<Database>;
+  /** The server secret the codes are hashed with. */
+  secret: string;
+  /** The database's dialect, for the statements that differ; SQLite when left out. */
+  dialect?: 'sqlite' | 'postgres';
+}
+
 /**
  * One-time email codes: 6 digits, hashed with the server secret, 10 minutes, single use. Each code belongs to
  * the requester (client address) that asked for it: a new code replaces only that requester's earlier one,
@@ -21,11 +29,15 @@ export const FOREIGN_TRIES = LIMITS.codeMaxAttempts;
  * owner's own code.
  */
 export class CodeService {
-  constructor(
-    private readonly db: Kysely<Database>,
-    private readonly secret: string,
-    private readonly dialect: 'sqlite' | 'postgres' = 'sqlite',
-  ) {}
+  private readonly db: Kysely<Database>;
+  private readonly secret: string;
+  private readonly dialect: 'sqlite' | 'postgres';
+
+  constructor(options: CodeOptions) {
+    this.db = options.db;
+    this.secret = options.secret;
+    this.dialect = options.dialect ?? 'sqlite';
+  }
 
   /** Seconds until this requester may have a new code sent to this email (0 when it may be sent now). */
   async cooldown(email: string, requester: string, now = Date.now(), db: Kysely<Database> = this.db): Promise<number> {

@@ -1,12 +1,13 @@
 import type { Kysely } from 'kysely';
-import { canonicalEmail, isEmail, type Account } from '@polyvox/contracts';
+import type { Account } from '@polyvox/contracts';
 import type { Database } from '../platform/db/schema.js';
 import { AppError } from '../platform/errors.js';
 import type { Mailer } from '../platform/mail.js';
 import { requesterKey, type RateLimiter } from '../platform/rate-limit.js';
 import type { AccountsService } from '../accounts/service.js';
+import { normalizeEmail } from '../accounts/email.js';
 import type { CodeService } from './codes.js';
-import type { SessionService } from './sessions.js';
+import type { SessionService } from '../sessions/sessions.js';
 import { codeMail, emailChangedMail } from './code-mail.js';
 
 /**
@@ -22,23 +23,37 @@ export interface AuthLimits {
   signInPerIpMinute: number;
 }
 
-export function normalizeEmail(raw: string | undefined): string {
-  const email = (raw ?? '').trim();
-  if (!email) throw new AppError('EMAIL_REQUIRED');
-  if (!isEmail(email)) throw new AppError('EMAIL_FORMAT');
-  return canonicalEmail(email);
+export interface AuthOptions {
+  db: Kysely<Database>;
+  accounts: AccountsService;
+  sessions: SessionService;
+  /** The one-time email codes. */
+  codes: CodeService;
+  /** What sends the codes and the notices. */
+  mailer: Mailer;
+  /** What counts the limits below. */
+  limiter: RateLimiter;
+  limits: AuthLimits;
 }
 
 export class AuthService {
-  constructor(
-    private readonly db: Kysely<Database>,
-    private readonly accounts: AccountsService,
-    private readonly sessions: SessionService,
-    private readonly codes: CodeService,
-    private readonly mailer: Mailer,
-    private readonly limiter: RateLimiter,
-    private readonly limits: AuthLimits,
-  ) {}
+  private readonly db: Kysely<Database>;
+  private readonly accounts: AccountsService;
+  private readonly sessions: SessionService;
+  private readonly codes: CodeService;
+  private readonly mailer: Mailer;
+  private readonly limiter: RateLimiter;
+  private readonly limits: AuthLimits;
+
+  constructor(options: AuthOptions) {
+    this.db = options.db;
+    this.accounts = options.accounts;
+    this.sessions = options.sessions;
+    this.codes = options.codes;
+    this.mailer = options.mailer;
+    this.limiter = options.limiter;
+    this.limits = options.limits;
+  }
 
   async sendCode(
     rawEmail: string | undefined,

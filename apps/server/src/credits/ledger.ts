@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import { AppError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import type { Database } from '../platform/db/schema.js';
@@ -8,10 +8,23 @@ export type LedgerKind = 'grant' | 'hold' | 'settle' | 'release' | 'purchase' | 
 type Executor = Kysely<Database> | Transaction<Database>;
 
 /**
- * The entries a user sees as records: settled charges, grants, purchases, refunds. Holds and releases
- * are internal. Each record is also counted in `record_days` here, in its own transaction.
+ * The entries a user sees as records: settled charges, activation fees (`charge`), grants, purchases, refunds.
+ * Holds and releases are internal. Each record is also counted in `record_days` here, in its own transaction.
  */
-export const RECORD_KINDS: ReadonlySet<string> = new Set(['settle', 'grant', 'purchase', 'refund']);
+export const RECORD_KINDS: ReadonlySet<string> = new Set(['settle', 'charge', 'grant', 'purchase', 'refund']);
+
+/** What an entry changes in the balance the records show: a settlement its charge, a hold or release nothing. */
+export function recordDelta(kind: LedgerKind, amount: number, charge: number | null | undefined): number {
+  if (kind === 'settle') return -(charge ?? 0);
+  return RECORD_KINDS.has(kind) ? amount : 0;
+}
+
+/**
+ * The time of an account's next entry, in the UPDATE that applies it: now, or 1 ms after the account's last entry,
+ * so the account's entries sort by time in the order the ledger applied them, even when they come in one millisecond.
+ */
+export const nextEntryMs = (ms: number) =>
+  sql<number>`CASE WHEN entry_ms + 1 > CAST(${ms} AS bigint) THEN entry_ms + 1 ELSE CAST(${ms} AS bigint) END`;
 
 async function countRecord(
   trx: Executor,
@@ -51,6 +64,9 @@ export interface EntryDetails {
 /**
  * The only code that changes a balance: one conditional UPDATE (never below zero) and one appended
  * ledger entry, always inside the caller's transaction, so the balance is the sum of the entries.
+ * A record's `balance_after` is the account's records balance after it (`records_balance`: the balance with
+ * open holds counted back in), so each record's balance is the one before it plus its own amount, in the order
+ * the ledger applied them, however many holds were open at the time; a hold or release keeps the real balance.
  */
 export async function applyEntry(
   trx: Executor,
@@ -59,19 +75,26 @@ export async function applyEntry(
   amount: number,
   details: EntryDetails = {},
 ): Promise<number> {
+  const delta = recordDelta(kind, amount, details.charge);
   const updated = await trx
     .updateTable('accounts')
-    .set((eb) => ({ credits: eb('credits', '+', amount), updated_at: nowIso() }))
+    .set((eb) => ({
+      credits: eb('credits', '+', amount),
+      records_balance: eb('records_balance', '+', delta),
+      entry_ms: nextEntryMs(Date.now()),
+      updated_at: nowIso(),
+    }))
     .where('id', '=', accountId)
     .where((eb) => eb(eb('credits', '+', amount), '>=', 0))
-    .returning('credits')
+    .returning(['credits', 'records_balance', 'entry_ms'])
     .executeTakeFirst();
   if (!updated) {
     const exists = await trx.selectFrom('accounts').select('id').where('id', '=', accountId).executeTakeFirst();
     throw new AppError(exists ? 'INSUFFICIENT_BALANCE' : 'NOT_FOUND');
   }
   const balance = Number(updated.credits);
-  const createdAt = nowIso();
+  const isRecord = RECORD_KINDS.has(kind);
+  const createdAt = new Date(Number(updated.entry_ms)).toISOString();
   await trx
     .insertInto('credit_ledger')
     .values({
@@ -79,7 +102,7 @@ export async function applyEntry(
       account_id: accountId,
       kind,
       amount,
-      balance_after: balance,
+      balance_after: isRecord ? Number(updated.records_balance) : balance,
       hold_id: details.hold_id ?? null,
       record_type: details.record_type ?? null,
       characters: details.characters ?? null,
@@ -91,15 +114,17 @@ export async function applyEntry(
       created_at: createdAt,
     })
     .execute();
-  if (RECORD_KINDS.has(kind)) {
-    const charged = kind === 'settle' ? (details.charge ?? 0) : 0;
+  if (isRecord) {
+    const charged = kind === 'settle' ? (details.charge ?? 0) : kind === 'charge' ? -amount : 0;
+    const apiKeyId = details.api_key_id ?? '';
     await countRecord(
       trx,
       accountId,
       createdAt.slice(0, 10),
       details.record_type ?? kind,
-      details.api_key_id ?? '',
-      kind === 'settle',
+      apiKeyId,
+      // A call is work done through an API key; the console's own use is charged but is no API call.
+      kind === 'settle' && apiKeyId !== '',
       charged,
     );
   }

@@ -4,11 +4,14 @@ import { AppError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import type { Database } from '../platform/db/schema.js';
 import { nowIso } from '../platform/db/database.js';
-import { applyEntry, type EntryDetails } from './ledger.js';
+import { applyEntry, nextEntryMs, type EntryDetails } from './ledger.js';
 import type { CreditsConfig } from './credits-config.js';
 import { reserveKeyCredits, returnKeyCredits } from '../api-keys/usage.js';
 
 type Executor = Kysely<Database> | Transaction<Database>;
+
+/** PostgreSQL: the time `entry_ms` names, written as `toISOString` writes it (the ledger's `created_at`). */
+const ENTRY_AT = sql`to_char(TIMESTAMP '1970-01-01 00:00:00' + entry_ms * INTERVAL '1 millisecond', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 export interface Hold {
   id: string;
@@ -17,17 +20,29 @@ export interface Hold {
   apiKeyId?: string | null;
 }
 
+export interface CreditsOptions {
+  db: Kysely<Database>;
+  /** Grants, fees and hold lifetimes (credits.json). */
+  config: CreditsConfig;
+  /**
+   * PostgreSQL: a hold and a settlement are each one statement (data-modifying CTEs), one round trip instead of
+   * five or six, with the same rows written; every other change, and SQLite, goes through `applyEntry`.
+   * SQLite when left out.
+   */
+  dialect?: 'sqlite' | 'postgres';
+}
+
 /** Credits move only here: grants, holds and their settlement or release, purchases and refunds. */
 export class CreditsService {
-  constructor(
-    private readonly db: Kysely<Database>,
-    readonly config: CreditsConfig,
-    /**
-     * PostgreSQL: a hold and a settlement are each one statement (data-modifying CTEs), one round trip instead of
-     * five or six, with the same rows written; every other change, and SQLite, goes through `applyEntry`.
-     */
-    private readonly dialect: 'sqlite' | 'postgres' = 'sqlite',
-  ) {}
+  readonly config: CreditsConfig;
+  private readonly db: Kysely<Database>;
+  private readonly dialect: 'sqlite' | 'postgres';
+
+  constructor(options: CreditsOptions) {
+    this.db = options.db;
+    this.config = options.config;
+    this.dialect = options.dialect ?? 'sqlite';
+  }
 
   /** Grants `amount` once per `grantKey`; returns false when that grant was already given. */
   async grantOnce(trx: Executor, accountId: string, grantKey: string, amount: number, note: string): Promise<boolean> {
@@ -200,6 +215,15 @@ export class CreditsService {
     return applyEntry(trx, accountId, 'refund', -amount, { order_id: orderId, record_type: 'refund' });
   }
 
+  /** A refund whose money the provider did not return gives its credits back: a positive `refund` record. */
+  async refundReturned(trx: Executor, accountId: string, amount: number, orderId: string): Promise<number> {
+    return applyEntry(trx, accountId, 'refund', amount, {
+      order_id: orderId,
+      record_type: 'refund',
+      note: 'refund not paid out: credits returned',
+    });
+  }
+
   /** Releases every hold past its deadline, so a crash never leaves credits locked. */
   async sweepExpiredHolds(now = new Date()): Promise<number> {
     const expired = await this.db
@@ -255,13 +279,14 @@ export class CreditsService {
     const deadline = new Date(now.getTime() + ttlSeconds * 1000).toISOString();
     const { rows } = await sql<{ credits: string }>`
       WITH acc AS (
-        UPDATE accounts SET credits = credits - ${amount}::bigint, updated_at = ${at}::text
+        UPDATE accounts SET credits = credits - ${amount}::bigint, updated_at = ${at}::text,
+          entry_ms = ${nextEntryMs(now.getTime())}
         WHERE id = ${accountId}::text AND credits - ${amount}::bigint >= 0
-        RETURNING credits
+        RETURNING credits, ${ENTRY_AT} AS entry_at
       ), entry AS (
         INSERT INTO credit_ledger (id, account_id, kind, amount, balance_after, hold_id, record_type, created_at)
         SELECT ${newId('record')}::text, ${accountId}::text, 'hold', ${-amount}::bigint, acc.credits, ${id}::text,
-          ${recordType}::text, ${at}::text
+          ${recordType}::text, acc.entry_at
         FROM acc
       ), held AS (
         INSERT INTO credit_holds (id, account_id, amount, status, record_type, deadline, created_at)
@@ -297,22 +322,25 @@ export class CreditsService {
           COALESCE(${details.api_key_id ?? null}::text, api_key_id) AS entry_key, api_key_id AS hold_key
         FROM h
       ), acc AS (
-        UPDATE accounts SET credits = accounts.credits + (t.amount - t.take), updated_at = ${at}::text
+        UPDATE accounts SET credits = accounts.credits + (t.amount - t.take),
+          records_balance = accounts.records_balance - t.take, updated_at = ${at}::text,
+          entry_ms = ${nextEntryMs(Date.parse(at))}
         FROM t WHERE accounts.id = t.account_id
-        RETURNING accounts.credits
+        RETURNING accounts.records_balance, ${ENTRY_AT} AS entry_at
       ), entry AS (
         INSERT INTO credit_ledger (id, account_id, kind, amount, balance_after, hold_id, record_type, characters, voice_id,
           api_key_id, order_id, note, charge, created_at)
-        SELECT ${newId('record')}::text, t.account_id, 'settle', t.amount - t.take, acc.credits, ${holdId}::text,
+        SELECT ${newId('record')}::text, t.account_id, 'settle', t.amount - t.take, acc.records_balance, ${holdId}::text,
           t.record_type, ${details.characters ?? null}::integer, ${details.voice_id ?? null}::text, t.entry_key,
-          ${details.order_id ?? null}::text, 'charged ' || t.take, t.take, ${at}::text
+          ${details.order_id ?? null}::text, 'charged ' || t.take, t.take, acc.entry_at
         FROM t, acc
       ), days AS (
         INSERT INTO record_days (account_id, day, type, api_key_id, records, calls, credits)
-        SELECT t.account_id, ${at.slice(0, 10)}::text, COALESCE(t.record_type, 'settle'), COALESCE(t.entry_key, ''), 1, 1, t.take
+        SELECT t.account_id, substr(acc.entry_at, 1, 10), COALESCE(t.record_type, 'settle'), COALESCE(t.entry_key, ''), 1,
+          CASE WHEN t.entry_key IS NULL THEN 0 ELSE 1 END, t.take
         FROM t, acc
         ON CONFLICT (account_id, day, type, api_key_id) DO UPDATE SET
-          records = record_days.records + 1, calls = record_days.calls + 1, credits = record_days.credits + EXCLUDED.credits
+          records = record_days.records + 1, calls = record_days.calls + EXCLUDED.calls, credits = record_days.credits + EXCLUDED.credits
       ), key_back AS (
         UPDATE api_keys SET used = api_keys.used - (t.amount - t.take)
         FROM t WHERE api_keys.id = t.hold_key AND t.amount - t.take > 0 AND api_keys.used >= t.amount - t.take

@@ -10,7 +10,7 @@ import {
   type VoiceProfile,
 } from '@polyvox/speech';
 import { AppError } from '../platform/errors.js';
-import { toAppError } from '../synthesis/errors.js';
+import { toAppError } from '../speech/errors.js';
 
 export type { SampleFormat };
 

@@ -1,5 +1,6 @@
 import type { Voice } from '@polyvox/contracts';
-import type { VoiceInfo, VoiceProfile } from '@polyvox/speech';
+import { voiceKindOf, type Provenance } from '../provenance/service.js';
+import type { VoiceInfo } from '@polyvox/speech';
 import { AppError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { nowIso } from '../platform/db/database.js';
@@ -7,11 +8,12 @@ import type { ByteRange, Storage, StoredStream } from '../platform/storage.js';
 import type { OwnVoicesTable } from '../platform/db/schema.js';
 import type { SensitiveWords } from '../platform/sensitive-words.js';
 import type { CreditsService } from '../credits/service.js';
-import type { SpeechHost } from '../synthesis/speech-host.js';
-import { mapSpeechErrors } from '../synthesis/errors.js';
-import { AVATAR_URL, mixableModels, officialVoiceId } from '../voices/official.js';
-import type { FoundVoice, OwnVoiceSource, VoicesService } from '../voices/service.js';
+import type { SpeechHost } from '../speech/speech-host.js';
+import { mapSpeechErrors } from '../speech/errors.js';
+import type { FoundVoice, OwnVoiceSource } from '../voices/service.js';
+import type { VoiceLibrary } from '../voices/library.js';
 import type { Designer, MixInput } from './profiles.js';
+import { ownVoiceView, type OwnVoiceLookup } from './own-voice-lookup.js';
 import { isUniqueViolation, type DesignRepository } from './repository.js';
 import type { SamplesService } from './samples.js';
 import type { PlanPrivileges } from '../orders/privileges.js';
@@ -23,47 +25,67 @@ const FEE_RECORD = new Map([
 ]);
 
 export const OWN_VOICE_FOLDER = 'own-voices';
-export const ownPreviewUrl = (id: string) => `/voice/preview/${id}.mp3`;
-
-/** `mixable`: the voice's model blends voices, so the voice may go into a mix of that model. */
-export function ownVoiceView(row: OwnVoicesTable, mixable = false): Voice {
-  return {
-    id: row.id,
-    name: row.name,
-    gender: row.gender as Voice['gender'],
-    model: row.model,
-    languages: JSON.parse(row.languages) as string[],
-    source: 'mine',
-    type: row.type as Voice['type'],
-    mix: row.mix ? (JSON.parse(row.mix) as MixInput[]) : null,
-    avatar: AVATAR_URL(row.gender),
-    preview_url: ownPreviewUrl(row.id),
-    status: row.status,
-    created_at: row.created_at,
-    ...(row.prompt ? { description: row.prompt } : {}),
-    mixable,
-  };
-}
-
+export { ownPreviewUrl, ownVoiceView } from './own-voice-lookup.js';
 /**
  * The account's own voices: saved mixes, and prompt or clone voices activated from one of its
  * previews (the fee charged in the transaction that creates the voice). Each is its base engine voice
  * with a stored profile, usable wherever a voice id is.
  */
+/**
+ * The languages a designed or cloned voice is listed with: the language its preview was made in first,
+ * then the base voice's. The base voice is a stand-in chosen for the language (English's first voice is
+ * eSpeak's British one), so its dialect says nothing of the sample's: a clone made "in English" of an
+ * American speaker is English, never "British English".
+ */
+export function ownVoiceLanguages(asked: string, base: readonly string[]): string[] {
+  if (!asked) return [...base];
+  return [asked, ...base.filter((l) => l.toLowerCase() !== asked.toLowerCase())];
+}
+
+export interface OwnVoicesOptions {
+  repo: DesignRepository;
+  storage: Storage;
+  credits: CreditsService;
+  /** The official voices (which are not the account's to rename or delete). */
+  library: VoiceLibrary;
+  /** Finds and lists the account's own voices, as the voices service does too. */
+  lookup: OwnVoiceLookup;
+  designer: Designer;
+  host: SpeechHost;
+  words: SensitiveWords;
+  samples: SamplesService;
+  plans: PlanPrivileges;
+  provenance: Provenance;
+}
+
 export class OwnVoicesService implements OwnVoiceSource {
   private readonly rendering = new Map<string, Promise<string>>();
 
-  constructor(
-    private readonly repo: DesignRepository,
-    private readonly storage: Storage,
-    private readonly credits: CreditsService,
-    private readonly voices: VoicesService,
-    private readonly designer: Designer,
-    private readonly host: SpeechHost,
-    private readonly words: SensitiveWords,
-    private readonly samples: SamplesService,
-    private readonly plans: PlanPrivileges,
-  ) {}
+  private readonly repo: DesignRepository;
+  private readonly storage: Storage;
+  private readonly credits: CreditsService;
+  private readonly library: VoiceLibrary;
+  private readonly lookup: OwnVoiceLookup;
+  private readonly designer: Designer;
+  private readonly host: SpeechHost;
+  private readonly words: SensitiveWords;
+  private readonly samples: SamplesService;
+  private readonly plans: PlanPrivileges;
+  private readonly provenance: Provenance;
+
+  constructor(options: OwnVoicesOptions) {
+    this.repo = options.repo;
+    this.storage = options.storage;
+    this.credits = options.credits;
+    this.library = options.library;
+    this.lookup = options.lookup;
+    this.designer = options.designer;
+    this.host = options.host;
+    this.words = options.words;
+    this.samples = options.samples;
+    this.plans = options.plans;
+    this.provenance = options.provenance;
+  }
 
   private checkName(name: string): string {
     const trimmed = name.trim();
@@ -72,54 +94,16 @@ export class OwnVoicesService implements OwnVoiceSource {
     return trimmed;
   }
 
-  private async mixable(model: string): Promise<boolean> {
-    return mixableModels((await this.voices.load()).models).has(model);
+  private mixable(model: string): Promise<boolean> {
+    return this.library.mixable(model);
   }
 
-  private async baseInfo(row: { base_voice: string; model: string; gender: string }): Promise<VoiceInfo | null> {
-    const { byId, models } = await this.voices.load();
-    const official = byId.get(officialVoiceId(row.base_voice))?.info;
-    if (official) return official;
-    // A zero-shot cloning model's clone voice is in no library: made again from its model, if still installed.
-    const model = models.find((m) => m.id === row.model && m.type === 'cloning');
-    if (!model) return null;
-    const speech = await this.host.get();
-    try {
-      return speech.cloneVoice(model.id, model.name, row.gender as VoiceInfo['gender']);
-    } catch {
-      return null;
-    }
+  find(accountId: string, id: string): Promise<FoundVoice | null> {
+    return this.lookup.find(accountId, id);
   }
 
-  async find(accountId: string, id: string): Promise<FoundVoice | null> {
-    const row = await this.repo.voice(accountId, id);
-    if (!row) return null;
-    const base = await this.baseInfo(row);
-    // The engine it was made on is no longer installed: the voice cannot speak, as if it were gone.
-    if (!base) return null;
-    const profile = JSON.parse(row.profile) as VoiceProfile;
-    // The engine voice stays the library's, its own profile the reference the saved profile is
-    // applied against (pitch and rate are relative to it); the saved profile goes beside it.
-    const found: FoundVoice = { voice: ownVoiceView(row, await this.mixable(row.model)), info: base, profile };
-    // A clone on a zero-shot model speaks from its sample (and transcript) on every request.
-    if (base.variant === 'clone' && row.file_id) {
-      try {
-        found.reference = await this.samples.reference(accountId, row.file_id, row.transcript);
-      } catch (e) {
-        if (e instanceof AppError && e.code === 'NOT_FOUND') return null;
-        throw e;
-      }
-    }
-    return found;
-  }
-
-  async list(accountId: string): Promise<{ voice: Voice; info: VoiceInfo }[]> {
-    const out: { voice: Voice; info: VoiceInfo }[] = [];
-    for (const row of await this.repo.voices(accountId)) {
-      const base = await this.baseInfo(row);
-      if (base) out.push({ voice: ownVoiceView(row, await this.mixable(row.model)), info: base });
-    }
-    return out;
+  list(accountId: string): Promise<{ voice: Voice; info: VoiceInfo }[]> {
+    return this.lookup.list(accountId);
   }
 
   async createMix(
@@ -172,7 +156,7 @@ export class OwnVoicesService implements OwnVoiceSource {
     if (!input.preview_id) throw new AppError('PREVIEW_REQUIRED');
     const preview = await this.repo.preview(accountId, input.preview_id);
     if (!preview || preview.type !== input.type) throw new AppError('PREVIEW_REQUIRED');
-    const baseInfo = await this.baseInfo(preview);
+    const baseInfo = await this.lookup.baseInfo(preview);
     if (!baseInfo) throw new AppError('PREVIEW_REQUIRED');
     const recordType = FEE_RECORD.get(input.type)!;
     const fee = this.credits.config.activation_fees[input.type === 'prompt' ? 'text_to_voice' : 'clone'];
@@ -186,7 +170,7 @@ export class OwnVoicesService implements OwnVoiceSource {
       type: input.type,
       model: preview.model,
       gender: preview.gender,
-      languages: JSON.stringify(baseInfo.languages),
+      languages: JSON.stringify(ownVoiceLanguages(preview.language, baseInfo.languages)),
       base_voice: preview.base_voice,
       profile: preview.profile,
       mix: null,
@@ -239,7 +223,7 @@ export class OwnVoicesService implements OwnVoiceSource {
       mix?: MixInput[] | undefined;
     },
   ): Promise<Voice> {
-    if (await this.voices.isOfficial(input.id)) throw new AppError('FORBIDDEN');
+    if (await this.library.isOfficial(input.id)) throw new AppError('FORBIDDEN');
     const row = await this.repo.voice(accountId, input.id);
     if (!row) throw new AppError('NOT_FOUND');
     const changes: Partial<OwnVoicesTable> = { updated_at: nowIso() };
@@ -273,7 +257,7 @@ export class OwnVoicesService implements OwnVoiceSource {
 
   /** Deletes the voice with its audio, its previews and its sample (unless another voice uses it). */
   async delete(accountId: string, id: string): Promise<void> {
-    if (await this.voices.isOfficial(id)) throw new AppError('FORBIDDEN');
+    if (await this.library.isOfficial(id)) throw new AppError('FORBIDDEN');
     const keys: string[] = [];
     await this.repo.db.transaction().execute(async (trx) => {
       const row = await this.repo.deleteVoice(trx, accountId, id);
@@ -324,7 +308,17 @@ export class OwnVoicesService implements OwnVoiceSource {
           }),
         );
         const key = `${OWN_VOICE_FOLDER}/${id}.mp3`;
-        await this.storage.put(key, result.audio, { contentType: 'audio/mpeg' });
+        const audio = await this.provenance.labelled(result.audio, 'audio/mpeg', {
+          accountId,
+          recordType: 'voice-preview',
+          voiceId: id,
+          voiceKind: voiceKindOf(row.type),
+          engine: info.engine,
+          format: 'mp3',
+          payload: result.mark ?? null,
+          sampleId: row.type === 'clone' ? row.file_id : null,
+        });
+        await this.storage.put(key, audio, { contentType: 'audio/mpeg' });
         await this.repo.updateVoice(accountId, id, { audio_key: key });
         return key;
       })();

@@ -8,6 +8,8 @@ import type { VoicePreviewsTable } from '../platform/db/schema.js';
 import type { SensitiveWords } from '../platform/sensitive-words.js';
 import type { HeldWork } from '../synthesis/held-work.js';
 import type { Prepared, SynthesisService } from '../synthesis/service.js';
+import { originOf } from '../synthesis/origin.js';
+import { voiceKindOf, type Provenance } from '../provenance/service.js';
 import type { Design, Designer, MixInput } from './profiles.js';
 import type { Reference, SamplesService } from './samples.js';
 import type { DesignRepository } from './repository.js';
@@ -69,20 +71,42 @@ export function previewView(row: VoicePreviewsTable, sampleIndex: number | null,
   };
 }
 
+export interface PreviewsOptions {
+  repo: DesignRepository;
+  storage: Storage;
+  /** What activating a prompt or a clone voice costs. */
+  fees: { text_to_voice: number; clone: number };
+  synthesis: SynthesisService;
+  provenance: Provenance;
+  designer: Designer;
+  samples: SamplesService;
+  words: SensitiveWords;
+}
+
 /**
  * Previews of designed voices. Each is charged as an audio preview through the same hold → synthesize
  * → settle path as synthesis, is a numbered version of its account, and only the newest 50 are kept.
  */
 export class PreviewsService {
-  constructor(
-    private readonly repo: DesignRepository,
-    private readonly storage: Storage,
-    private readonly fees: { text_to_voice: number; clone: number },
-    private readonly synthesis: SynthesisService,
-    private readonly designer: Designer,
-    private readonly samples: SamplesService,
-    private readonly words: SensitiveWords,
-  ) {}
+  private readonly repo: DesignRepository;
+  private readonly storage: Storage;
+  private readonly fees: { text_to_voice: number; clone: number };
+  private readonly synthesis: SynthesisService;
+  private readonly provenance: Provenance;
+  private readonly designer: Designer;
+  private readonly samples: SamplesService;
+  private readonly words: SensitiveWords;
+
+  constructor(options: PreviewsOptions) {
+    this.repo = options.repo;
+    this.storage = options.storage;
+    this.fees = options.fees;
+    this.synthesis = options.synthesis;
+    this.provenance = options.provenance;
+    this.designer = options.designer;
+    this.samples = options.samples;
+    this.words = options.words;
+  }
 
   /** What activating a preview of this type costs (a mix is saved free). */
   activationFee(type: string): number {
@@ -115,14 +139,17 @@ export class PreviewsService {
   }
 
   /**
-   * Makes one version per model (up to 3). Every price is held before any audio is made (402 first),
-   * and a failure releases every hold and keeps no version.
+   * Validates the request and prices each model's version exactly as `create` will charge it (the
+   * same design, text plan and price): what `estimate` answers and what `create` holds.
    */
-  async create(accountId: string, input: PreviewInput, signal: AbortSignal): Promise<MadePreviews> {
+  private async plan(accountId: string, input: PreviewInput): Promise<{ model: string; design: Design; prepared: Prepared }[]> {
     if (!input.preview_text.trim()) throw new AppError('PARAMETERS_NEEDED', { field: 'preview_text' });
-    if (input.type === 'prompt' && input.prompt && this.words.find(input.prompt)) throw new AppError('SENSITIVE_WORDS');
-    if (this.words.find(input.preview_text)) throw new AppError('SENSITIVE_WORDS');
-    if (input.type === 'clone' && input.transcript && this.words.find(input.transcript)) throw new AppError('SENSITIVE_WORDS');
+    // Texts to speak, not names: the words listed for names only (impersonation) may appear in them.
+    if (input.type === 'prompt' && input.prompt && this.words.find(input.prompt, 'all')) throw new AppError('SENSITIVE_WORDS');
+    if (this.words.find(input.preview_text, 'all')) throw new AppError('SENSITIVE_WORDS');
+    if (input.type === 'clone' && input.transcript && this.words.find(input.transcript, 'all')) {
+      throw new AppError('SENSITIVE_WORDS');
+    }
     const models = input.models?.length ? input.models : [input.model];
     if (new Set(models).size !== models.length)
       throw new AppError('VALIDATION_FAILED', { field: 'models', rule: 'distinct models' });
@@ -138,6 +165,27 @@ export class PreviewsService {
       );
       planned.push({ model, design, prepared });
     }
+    return planned;
+  }
+
+  /** The price of a preview request before it is made: per model, and what activating a version costs. */
+  async estimate(accountId: string, input: PreviewInput) {
+    const planned = await this.plan(accountId, input);
+    const items = planned.map((p) => ({ model: p.model, credits: p.prepared.credits, characters: p.prepared.characters }));
+    return {
+      credits: items.reduce((sum, i) => sum + i.credits, 0),
+      characters: items.reduce((sum, i) => sum + i.characters, 0),
+      items,
+      activation_credits: this.activationFee(input.type),
+    };
+  }
+
+  /**
+   * Makes one version per model (up to 3). Every price is held before any audio is made (402 first),
+   * and a failure releases every hold and keeps no version.
+   */
+  async create(accountId: string, input: PreviewInput, signal: AbortSignal): Promise<MadePreviews> {
+    const planned = await this.plan(accountId, input);
     const works: HeldWork[] = [];
     const made: { row: VoicePreviewsTable }[] = [];
     const releaseAll = async (note: string) => {
@@ -159,7 +207,11 @@ export class PreviewsService {
         );
         const id = newId('preview');
         const key = `${PREVIEW_FOLDER}/${id}.mp3`;
-        await this.storage.put(key, result.audio, { contentType: 'audio/mpeg' });
+        const audio = await this.provenance.labelled(result.audio, 'audio/mpeg', {
+          ...originOf(p.prepared, { accountId, recordType: 'preview' }, result, { holdId: works[i]!.hold.id }),
+          voiceKind: voiceKindOf(input.type),
+        });
+        await this.storage.put(key, audio, { contentType: 'audio/mpeg' });
         try {
           const version = await this.repo.nextNumber(accountId, 'preview');
           const row: VoicePreviewsTable = {

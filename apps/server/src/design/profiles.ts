@@ -1,8 +1,8 @@
 import { checkLanguage, type ModelInfo, type VoiceInfo, type VoiceMeasures, type VoiceProfile } from '@polyvox/speech';
 import { LIMITS } from '@polyvox/contracts';
 import { AppError } from '../platform/errors.js';
-import type { SpeechHost } from '../synthesis/speech-host.js';
-import { mapSpeechErrors } from '../synthesis/errors.js';
+import type { SpeechHost } from '../speech/speech-host.js';
+import { mapSpeechErrors } from '../speech/errors.js';
 import type { VoicesService } from '../voices/service.js';
 import { cloneOnBase, designFromPrompt } from './analysis.js';
 
@@ -22,12 +22,22 @@ export interface Design {
 /** The voice of a zero-shot clone: the model's clone voice, its gender read from the sample's pitch. */
 const genderOf = (f0: number): VoiceInfo['gender'] => (f0 > 0 && f0 < 165 ? 'male' : f0 >= 165 ? 'female' : 'neutral');
 
+export interface DesignerOptions {
+  /** The engines that analyse samples and build profiles. */
+  host: SpeechHost;
+  /** The models and voices a design is built on. */
+  voices: VoicesService;
+}
+
 /** Builds the voice a mix, a prompt or a sample describes, on one model. */
 export class Designer {
-  constructor(
-    private readonly host: SpeechHost,
-    private readonly voices: VoicesService,
-  ) {}
+  private readonly host: SpeechHost;
+  private readonly voices: VoicesService;
+
+  constructor(options: DesignerOptions) {
+    this.host = options.host;
+    this.voices = options.voices;
+  }
 
   async model(id: string, field = 'model'): Promise<ModelInfo> {
     const { models } = await this.voices.load();

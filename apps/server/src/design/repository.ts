@@ -87,6 +87,24 @@ export class DesignRepository {
       .executeTakeFirst();
   }
 
+  /** The account's samples, newest (highest index) first. */
+  async samples(accountId: string, page: number, pageSize: number): Promise<{ rows: VoiceSamplesTable[]; total: number }> {
+    const rows = await this.db
+      .selectFrom('voice_samples')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .orderBy('idx', 'desc')
+      .limit(pageSize)
+      .offset((page - 1) * pageSize)
+      .execute();
+    const count = await this.db
+      .selectFrom('voice_samples')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('account_id', '=', accountId)
+      .executeTakeFirstOrThrow();
+    return { rows, total: Number(count.n) };
+  }
+
   async previews(accountId: string, page: number, pageSize: number): Promise<{ rows: VoicePreviewsTable[]; total: number }> {
     const rows = await this.db
       .selectFrom('voice_previews')

@@ -5,16 +5,22 @@ import {
   CreateVoiceRequest,
   ErrorBody,
   PatchVoiceRequest,
+  PreviewEstimateResponse,
   PreviewListQuery,
   PreviewListResponse,
   PreviewRequest,
   PreviewResponse,
+  SampleListQuery,
+  SampleListResponse,
   SampleUploadResponse,
   VoiceIdQuery,
   VoiceSchema,
 } from '@polyvox/contracts';
-import type { AppContext } from '../context.js';
-import { requireSession } from '../http/auth.js';
+import type { SamplesService } from './samples.js';
+import type { PreviewsService } from './previews.js';
+import type { OwnVoicesService } from './own-voices.js';
+import type { PlanPrivileges } from '../orders/privileges.js';
+import { sessionOf } from '../http/auth.js';
 import { AppError } from '../platform/errors.js';
 import { requestedRange, sendStored } from '../http/stored-reply.js';
 import { abandon, clientLeaves, whenClientLeaves } from '../synthesis/routes.js';
@@ -22,12 +28,18 @@ import { receiveUpload } from './upload.js';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody, 409: ErrorBody, 422: ErrorBody };
 
-export function designRoutes(ctx: AppContext): FastifyPluginAsyncZod {
-  const { samples, previews, ownVoices } = ctx.design;
+export interface DesignRoutesDeps {
+  design: { samples: SamplesService; previews: PreviewsService; ownVoices: OwnVoicesService };
+  plans: Pick<PlanPrivileges, 'ownVoiceRoom'>;
+}
+
+export function designRoutes(deps: DesignRoutesDeps): FastifyPluginAsyncZod {
+  const { samples, previews, ownVoices } = deps.design;
   return async (app) => {
     app.post(
       '/files_upload',
       {
+        config: { auth: 'session' },
         schema: {
           tags: ['voice design'],
           summary:
@@ -38,7 +50,7 @@ export function designRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) => {
-        const session = await requireSession(request, ctx.sessions);
+        const session = sessionOf(request);
         await samples.admit(session.accountId);
         const { file, fields } = await receiveUpload(request, () => samples.tempFile());
         let saved;
@@ -55,9 +67,65 @@ export function designRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       },
     );
 
+    app.get(
+      '/files',
+      {
+        config: { auth: 'session' },
+        schema: {
+          tags: ['voice design'],
+          summary:
+            "The account's uploaded voice samples (`type=clone`), newest first, with index, format, size, duration and audio address",
+          querystring: SampleListQuery,
+          response: { 200: SampleListResponse, 400: ErrorBody, 401: ErrorBody },
+        },
+      },
+      async (request) => {
+        const session = sessionOf(request);
+        return samples.list(session.accountId, request.query.page, request.query.page_size);
+      },
+    );
+
+    app.get(
+      '/files/:id/audio',
+      {
+        config: { auth: 'session' },
+        schema: {
+          tags: ['voice design'],
+          summary:
+            'A voice sample as it was uploaded (mp3, m4a or wav), for the account that uploaded it; byte ranges for seeking',
+          params: z.object({ id: z.string().max(100) }),
+        },
+      },
+      async (request, reply) => {
+        const session = sessionOf(request);
+        const { file, contentType } = await samples.audio(session.accountId, request.params.id, requestedRange(request));
+        return sendStored(reply, file, { contentType, cacheControl: 'private, max-age=3600' });
+      },
+    );
+
+    app.post(
+      '/voice/previews/estimate',
+      {
+        config: { auth: 'session' },
+        schema: {
+          tags: ['voice design'],
+          summary:
+            "The price of a preview request before it is made (the body of `POST /voice/previews`): per model, the total it will charge, the activation fee of a version, and the plan's room for own voices; nothing is charged",
+          body: PreviewRequest,
+          response: { 200: PreviewEstimateResponse, ...errors },
+        },
+      },
+      async (request) => {
+        const session = sessionOf(request);
+        const estimate = await previews.estimate(session.accountId, request.body);
+        return { ...estimate, own_voices: await deps.plans.ownVoiceRoom(session.accountId) };
+      },
+    );
+
     app.post(
       '/voice/previews',
       {
+        config: { auth: 'session' },
         schema: {
           tags: ['voice design'],
           summary:
@@ -67,7 +135,7 @@ export function designRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) => {
-        const session = await requireSession(request, ctx.sessions);
+        const session = sessionOf(request);
         const left = clientLeaves(request, reply);
         let made;
         try {
@@ -92,6 +160,7 @@ export function designRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.get(
       '/voice/previews',
       {
+        config: { auth: 'session' },
         schema: {
           tags: ['voice design'],
           summary: "The account's preview versions, newest first, with what made each",
@@ -100,7 +169,7 @@ export function designRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         },
       },
       async (request) => {
-        const session = await requireSession(request, ctx.sessions);
+        const session = sessionOf(request);
         return previews.list(session.accountId, request.query.page, request.query.page_size);
       },
     );
@@ -108,6 +177,7 @@ export function designRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.get(
       '/voice/previews/:id/audio',
       {
+        config: { auth: 'session' },
         schema: {
           tags: ['voice design'],
           summary: "A preview's audio (mp3), for the account that made it",
@@ -115,7 +185,7 @@ export function designRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) => {
-        const session = await requireSession(request, ctx.sessions);
+        const session = sessionOf(request);
         const audio = await previews.audio(session.accountId, request.params.id, requestedRange(request));
         return sendStored(reply, audio, { contentType: 'audio/mpeg', cacheControl: 'private, max-age=3600' });
       },
@@ -124,6 +194,7 @@ export function designRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.put(
       '/voice',
       {
+        config: { auth: 'session' },
         schema: {
           tags: ['voice design'],
           summary:
@@ -133,7 +204,7 @@ export function designRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) => {
-        const session = await requireSession(request, ctx.sessions);
+        const session = sessionOf(request);
         const body = request.body;
         const voice =
           body.type === 'mix'
@@ -146,6 +217,7 @@ export function designRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.patch(
       '/voice',
       {
+        config: { auth: 'session' },
         schema: {
           tags: ['voice design'],
           summary: "Rename one of your voices or change a mix's voices; an activated voice's prompt or sample cannot change",
@@ -154,7 +226,7 @@ export function designRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         },
       },
       async (request) => {
-        const session = await requireSession(request, ctx.sessions);
+        const session = sessionOf(request);
         return ownVoices.patch(session.accountId, request.body);
       },
     );
@@ -162,6 +234,7 @@ export function designRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.delete(
       '/voice',
       {
+        config: { auth: 'session' },
         schema: {
           tags: ['voice design'],
           summary: 'Delete one of your voices with its audio, previews and sample; official voices cannot be deleted',
@@ -170,7 +243,7 @@ export function designRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) => {
-        const session = await requireSession(request, ctx.sessions);
+        const session = sessionOf(request);
         if (!request.query.id) throw new AppError('PARAMETERS_NEEDED', { field: 'id' });
         await ownVoices.delete(session.accountId, request.query.id);
         return reply.status(204).send(null);

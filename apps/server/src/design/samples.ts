@@ -1,12 +1,13 @@
+import { createHash } from 'node:crypto';
 import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { LIMITS } from '@polyvox/contracts';
+import { LIMITS, sizeLimitText } from '@polyvox/contracts';
 import { referenceFromSample, type SynthesisRequest, type VoiceMeasures } from '@polyvox/speech';
 import { AppError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { nowIso } from '../platform/db/database.js';
-import { PRIVATE_DIR_MODE, type Storage } from '../platform/storage.js';
+import { PRIVATE_DIR_MODE, type ByteRange, type Storage, type StoredStream } from '../platform/storage.js';
 import type { VoiceSamplesTable } from '../platform/db/schema.js';
 import { analyzeUpload, type SampleAnalysis } from './analysis.js';
 import type { DesignRepository } from './repository.js';
@@ -21,7 +22,10 @@ export interface SampleView {
   sample_rate: number;
   measures: SampleAnalysis['summary'];
   noisy: boolean;
+  /** The platform made it (its watermark, or a valid AIGC label or C2PA manifest). */
+  synthetic: boolean;
   created_at: string;
+  audio_url: string;
 }
 
 export function sampleView(row: VoiceSamplesTable): SampleView {
@@ -36,11 +40,14 @@ export function sampleView(row: VoiceSamplesTable): SampleView {
     sample_rate: Number(row.sample_rate),
     measures: summary,
     noisy: row.noisy === 1,
+    synthetic: row.synthetic !== null,
     created_at: row.created_at,
+    audio_url: sampleAudioUrl(row.id),
   };
 }
 
 export const SAMPLE_FOLDER = 'samples';
+export const sampleAudioUrl = (id: string) => `/files/${id}/audio`;
 const SAMPLE_TYPES = new Map<SampleView['format'], string>([
   ['mp3', 'audio/mpeg'],
   ['m4a', 'audio/mp4'],
@@ -52,17 +59,40 @@ export type Reference = NonNullable<SynthesisRequest['reference']>;
 /** Decoded references kept in memory: a clone voice's every request needs its sample, decoded once. */
 const REFERENCES_KEPT = 8;
 
+export interface SamplesOptions {
+  repo: DesignRepository;
+  storage: Storage;
+  /** Where uploads are written while they are read. */
+  tempDir: string;
+  limiter: RateLimiter;
+  /** Uploads an account may send an hour. */
+  perAccountHour: number;
+  /**
+   * What in a sample says this platform made it (its watermark, a valid AIGC label or C2PA manifest), or null: a
+   * clone of a voice the platform made is recorded as such.
+   */
+  inspect?: ((bytes: Buffer) => Promise<object | null>) | null;
+}
+
 /**
  * Voice samples for cloning: the upload arrives in a temp file (the route streams it there and stops
  * at the size limit), is judged and measured, then kept in storage with its consent.
  */
 export class SamplesService {
-  constructor(
-    private readonly repo: DesignRepository,
-    private readonly storage: Storage,
-    readonly tempDir: string,
-    private readonly limits: { limiter: RateLimiter; perAccountHour: number },
-  ) {}
+  private readonly repo: DesignRepository;
+  private readonly storage: Storage;
+  readonly tempDir: string;
+  private readonly limits: { limiter: RateLimiter; perAccountHour: number };
+
+  constructor(options: SamplesOptions) {
+    this.repo = options.repo;
+    this.storage = options.storage;
+    this.tempDir = options.tempDir;
+    this.limits = { limiter: options.limiter, perAccountHour: options.perAccountHour };
+    this.inspect = options.inspect ?? null;
+  }
+
+  private readonly inspect: ((bytes: Buffer) => Promise<object | null>) | null;
 
   private readonly references = new Map<string, Promise<Reference>>();
 
@@ -85,11 +115,14 @@ export class SamplesService {
 
   async save(accountId: string, file: string, consent: { ip: string }): Promise<SampleView> {
     const { size } = await fs.stat(file);
-    if (size > LIMITS.cloneMaxBytes) throw new AppError('FILE_TOO_LARGE', { limit: '20 MB' });
-    const analysis = await analyzeUpload(file);
+    if (size > LIMITS.cloneMaxBytes) throw new AppError('FILE_TOO_LARGE', { limit: sizeLimitText(LIMITS.cloneMaxBytes) });
+    const [analysis, sha256] = await Promise.all([analyzeUpload(file), fileSha256(file)]);
+    // Only a sample the analysis accepted is checked for this platform's marks (a hostile file never reaches a
+    // second decoder); a check that fails says nothing about the sample.
+    const synthetic = this.inspect ? await this.inspect(await fs.readFile(file)).catch(() => null) : null;
     const id = newId('file');
     const key = `${SAMPLE_FOLDER}/${id}.${analysis.format}`;
-    // Up to 20 MB: streamed from the temp file, never whole in memory (a bucket takes it in parts).
+    // Up to the 20 MB limit: streamed from the temp file, never whole in memory (a bucket takes it in parts).
     await this.storage.putStream(key, fsSync.createReadStream(file), { contentType: SAMPLE_TYPES.get(analysis.format)!, size });
     const now = nowIso();
     try {
@@ -107,6 +140,8 @@ export class SamplesService {
         storage_key: key,
         consent_at: now,
         consent_ip: consent.ip,
+        sha256,
+        synthetic: synthetic ? JSON.stringify(synthetic) : null,
         created_at: now,
       };
       await this.repo.insertSample(row);
@@ -115,6 +150,20 @@ export class SamplesService {
       await this.storage.delete(key).catch(() => {});
       throw e;
     }
+  }
+
+  /** The account's samples, newest first, each with its audio address. */
+  async list(accountId: string, page: number, pageSize: number) {
+    const { rows, total } = await this.repo.samples(accountId, page, pageSize);
+    return { items: rows.map(sampleView), total, page, page_size: pageSize };
+  }
+
+  /** A sample's audio as uploaded, for its owner only. */
+  async audio(accountId: string, id: string, range?: ByteRange): Promise<{ file: StoredStream; contentType: string }> {
+    const row = await this.repo.sample(accountId, id);
+    const file = row ? await this.storage.getStream(row.storage_key, range) : null;
+    if (!row || !file) throw new AppError('NOT_FOUND');
+    return { file, contentType: SAMPLE_TYPES.get(row.format as SampleView['format']) ?? 'application/octet-stream' };
   }
 
   /** The account's sample and its measures; another account's answers NOT_FOUND like a missing one. */
@@ -165,4 +214,11 @@ export class SamplesService {
       await fs.rm(file, { force: true });
     }
   }
+}
+
+/** The SHA-256 of a file's bytes (hex), read as a stream: what a clone's provenance records point to. */
+async function fileSha256(file: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of fsSync.createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
 }

@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import type { FastifyRequest } from 'fastify';
-import { LIMITS } from '@polyvox/contracts';
+import { LIMITS, sizeLimitText } from '@polyvox/contracts';
 import { AppError, isAppError } from '../platform/errors.js';
 import { PRIVATE_FILE_MODE } from '../platform/storage.js';
 
@@ -9,11 +9,7 @@ const FRAMING_ALLOWANCE = 64 * 1024;
 
 /** FILE_TOO_LARGE that also closes the connection, so the rest of the body is never read. */
 function tooLarge(): AppError {
-  return new AppError(
-    'FILE_TOO_LARGE',
-    { limit: `${LIMITS.cloneMaxBytes / (1024 * 1024)} MB` },
-    { headers: { connection: 'close' } },
-  );
+  return new AppError('FILE_TOO_LARGE', { limit: sizeLimitText(LIMITS.cloneMaxBytes) }, { headers: { connection: 'close' } });
 }
 
 /**

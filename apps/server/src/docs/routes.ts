@@ -16,6 +16,7 @@ export const docRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/docs/:name',
     {
+      config: { auth: 'public' },
       schema: {
         tags: ['documents'],
         summary: 'A site document in Markdown',

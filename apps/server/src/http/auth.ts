@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { LIMITS } from '@polyvox/contracts';
 import { AppError } from '../platform/errors.js';
 import type { ConcurrencyLimiter, RateLimiter } from '../platform/rate-limit.js';
@@ -128,4 +128,121 @@ export async function requireCaller(
 /** A key with a voice allowlist may use only those voices: any other is refused with FORBIDDEN. */
 export function assertVoiceAllowed(caller: Caller, voiceId: string): void {
   if (caller.key?.voices && !caller.key.voices.includes(voiceId)) throw new AppError('FORBIDDEN');
+}
+
+/**
+ * How a route authenticates, declared in its options (`config: { auth: 'session' }`) and applied by one hook
+ * (`registerAuth`) after the request is validated, before the handler runs:
+ * - `public`: anyone; nothing is looked up.
+ * - `optional-session`: anyone; the session when the request presents a valid one.
+ * - `session`: a valid session, else 401 UNAUTHENTICATED.
+ * - `caller`: an API key (with its plan, rate and concurrency checks) or a session (`requireCaller`).
+ * - `optional-caller`: anyone, but a presented API key must pass as for `caller`; the session when there is one.
+ * - `bearer`: an API key, or a session given as a Bearer token (not the cookie or `x-sid`).
+ */
+export const AUTH_RULES = ['public', 'optional-session', 'session', 'caller', 'optional-caller', 'bearer'] as const;
+export type AuthRule = (typeof AUTH_RULES)[number];
+
+/** What the route's rule found: `session` for a session, `caller` for whoever pays (a key's account or a session's). */
+export interface RequestAuth {
+  rule: AuthRule;
+  session: SessionInfo | null;
+  caller: Caller | null;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    auth?: AuthRule;
+  }
+  interface FastifyRequest {
+    auth: RequestAuth;
+  }
+  interface FastifyInstance {
+    /** Each route's rule by `METHOD url`, as registered (HEAD routes included). */
+    authRules: ReadonlyMap<string, AuthRule>;
+  }
+}
+
+const kDefaultAuth = Symbol('polyvox.defaultAuth');
+type WithDefault = { [kDefaultAuth]?: AuthRule };
+
+/**
+ * Routes a third-party plugin registers inside `scope` (the static console, the API reference) take `rule`;
+ * any other route must declare its own.
+ */
+export function defaultAuth(scope: FastifyInstance, rule: AuthRule): void {
+  (scope as unknown as WithDefault)[kDefaultAuth] = rule;
+}
+
+/** The session the route's rule established; UNAUTHENTICATED when there is none. */
+export function sessionOf(request: FastifyRequest): SessionInfo {
+  const session = request.auth?.session;
+  if (!session) throw new AppError('UNAUTHENTICATED');
+  return session;
+}
+
+/** The caller the route's rule established; UNAUTHENTICATED when there is none. */
+export function callerOf(request: FastifyRequest): Caller {
+  const caller = request.auth?.caller;
+  if (!caller) throw new AppError('UNAUTHENTICATED');
+  return caller;
+}
+
+async function authenticate(
+  rule: AuthRule,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  sessions: SessionResolver,
+  gate: KeyGate,
+): Promise<RequestAuth> {
+  switch (rule) {
+    case 'public':
+      return { rule, session: null, caller: null };
+    case 'optional-session':
+      return { rule, session: await optionalSession(request, sessions), caller: null };
+    case 'session':
+      return { rule, session: await requireSession(request, sessions), caller: null };
+    case 'caller':
+      return { rule, session: null, caller: await requireCaller(request, reply, sessions, gate) };
+    case 'optional-caller': {
+      const caller = presentedKey(request) !== null ? await requireCaller(request, reply, sessions, gate) : null;
+      return { rule, session: await optionalSession(request, sessions), caller };
+    }
+    case 'bearer': {
+      if (presentedKey(request) !== null)
+        return { rule, session: null, caller: await requireCaller(request, reply, sessions, gate) };
+      const authz = request.headers.authorization;
+      if (!authz?.startsWith('Bearer ')) throw new AppError('UNAUTHENTICATED');
+      const session = await sessions.resolve(authz.slice(7).trim());
+      if (!session) throw new AppError('UNAUTHENTICATED');
+      return { rule, session, caller: { accountId: session.accountId, key: null } };
+    }
+  }
+}
+
+const NO_AUTH: RequestAuth = Object.freeze({ rule: 'public', session: null, caller: null });
+
+/**
+ * Every route must declare its rule: registering one without it throws, naming the route, so the app does not
+ * start. The rule runs in preHandler, after the body and query are validated (a malformed request is refused as
+ * malformed whether or not it is signed in), and puts what it found on `request.auth`.
+ */
+export function registerAuth(app: FastifyInstance, sessions: SessionResolver, gate: KeyGate): void {
+  const rules = new Map<string, AuthRule>();
+  app.decorate('authRules', rules);
+  app.decorateRequest('auth', null as unknown as RequestAuth);
+  app.addHook('onRoute', function (route) {
+    const rule = route.config?.auth ?? (this as unknown as WithDefault)[kDefaultAuth];
+    const methods = Array.isArray(route.method) ? route.method.join(',') : route.method;
+    if (rule === undefined) throw new Error(`route ${methods} ${route.url} declares no auth rule (config.auth)`);
+    if (!(AUTH_RULES as readonly string[]).includes(rule))
+      throw new Error(`route ${methods} ${route.url} declares an unknown auth rule: ${String(rule)}`);
+    route.config = { ...route.config, auth: rule };
+    for (const method of [route.method].flat()) rules.set(`${method} ${route.url}`, rule);
+  });
+  app.addHook('preHandler', async (request, reply) => {
+    const rule = request.routeOptions.config.auth;
+    // The not-found handler has no rule: it authenticates nobody.
+    request.auth = rule && rule !== 'public' ? await authenticate(rule, request, reply, sessions, gate) : NO_AUTH;
+  });
 }

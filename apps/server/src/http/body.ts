@@ -1,9 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { MB, sizeLimitText } from '@polyvox/contracts';
 import { AppError } from '../platform/errors.js';
 
 /** The largest JSON body a route takes; said in FILE_TOO_LARGE's message when a body is over it. */
-export const JSON_BODY_LIMIT = 1024 * 1024;
-export const JSON_BODY_LIMIT_TEXT = '1 MB';
+export const JSON_BODY_LIMIT = 1 * MB;
+export const JSON_BODY_LIMIT_TEXT = sizeLimitText(JSON_BODY_LIMIT);
 
 /**
  * An empty body with a JSON content type is an absent body, not malformed JSON: clients such as fetch wrappers send
@@ -62,5 +63,23 @@ export function acceptForms(app: FastifyInstance): void {
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     done(null, Object.fromEntries(new URLSearchParams(text)));
+  });
+}
+
+/**
+ * An answer that goes out before its request's body was read through (a refusal before an upload is read: no
+ * session, a rate limit, an unsupported type, a second file, a body over its limit) closes the connection after it.
+ * Kept alive, the connection would wait for the unread rest of the body, and the client's next request on it would
+ * hang until the request timeout answered 408. What still arrives until the close is read and dropped, so the
+ * client's kernel is not sent a reset while the answer is on its way.
+ */
+export function closeAfterUnreadBody(app: FastifyInstance): void {
+  app.addHook('onSend', async (request, reply, payload) => {
+    const raw = request.raw;
+    if (raw.complete || reply.raw.headersSent) return payload;
+    void reply.header('connection', 'close');
+    raw.unpipe();
+    raw.resume();
+    return payload;
   });
 }

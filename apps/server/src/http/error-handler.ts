@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { errorMessage, isKnownRule, LIMITS, type ErrorCode } from '@polyvox/contracts';
+import { errorMessage, isKnownRule, LIMITS, sizeLimitText, type ErrorCode } from '@polyvox/contracts';
 import { AppError, isAppError } from '../platform/errors.js';
 import { requestLocale } from './locale.js';
 import { JSON_BODY_LIMIT_TEXT } from './body.js';
@@ -99,7 +99,7 @@ function fromFramework(error: FastifyError): AppError | null {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new AppError('FILE_TOO_LARGE', { limit: JSON_BODY_LIMIT_TEXT });
     case 'FST_REQ_FILE_TOO_LARGE':
-      return new AppError('FILE_TOO_LARGE', { limit: `${LIMITS.avatarMaxBytes / (1024 * 1024)} MB` });
+      return new AppError('FILE_TOO_LARGE', { limit: sizeLimitText(LIMITS.avatarMaxBytes) });
     case 'FST_FILES_LIMIT':
       return new AppError('VALIDATION_FAILED', { field: 'file', rule: 'one file at most' });
     case 'FST_FIELDS_LIMIT':

@@ -3,10 +3,17 @@ import type { Product } from '@polyvox/contracts';
 import { countCharacters } from '@polyvox/speech';
 import { AppError } from '../platform/errors.js';
 import type { Database } from '../platform/db/schema.js';
+import { lockAccount } from '../platform/db/locks.js';
 import type { PlanGate } from '../http/auth.js';
 import type { Catalogue } from './products.js';
 
 export type Privileges = Product['privileges'];
+
+export interface PlanPrivilegesOptions {
+  db: Kysely<Database>;
+  /** The plans and their privileges (products.json). */
+  products: Catalogue;
+}
 
 /**
  * The privileges of an account's current plan (`config/products.json`): its vip level while that has
@@ -14,10 +21,13 @@ export type Privileges = Product['privileges'];
  * purchase or an expiry applies at once in every server process.
  */
 export class PlanPrivileges implements PlanGate {
-  constructor(
-    private readonly db: Kysely<Database>,
-    private readonly products: Catalogue,
-  ) {}
+  private readonly db: Kysely<Database>;
+  private readonly products: Catalogue;
+
+  constructor(options: PlanPrivilegesOptions) {
+    this.db = options.db;
+    this.products = options.products;
+  }
 
   /** What an account without a plan (or without an account: a visitor) may do. */
   get free(): Privileges {
@@ -55,17 +65,24 @@ export class PlanPrivileges implements PlanGate {
     if (countCharacters(text) > maxLength) throw new AppError('TEXT_TOO_LONG', { maxLength });
   }
 
+  /** The plan's number of own voices and how many the account has saved: what a save would meet. */
+  async ownVoiceRoom(accountId: string): Promise<{ limit: number; used: number }> {
+    const limit = (await this.of(accountId)).own_voices;
+    const row = await this.db
+      .selectFrom('own_voices')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('account_id', '=', accountId)
+      .executeTakeFirstOrThrow();
+    return { limit, used: Number(row.n) };
+  }
+
   /**
    * Inside the transaction that saves an own voice: locks the account row (two saves of one account
    * queue here, so both cannot take the last slot), then counts the account's voices against its
    * plan's `own_voices` (FORBIDDEN, `reason: own_voices`, naming the limit). Call it before any fee.
    */
   async reserveOwnVoice(trx: Transaction<Database>, accountId: string): Promise<void> {
-    await trx
-      .updateTable('accounts')
-      .set((eb) => ({ vip_level: eb.ref('vip_level') }))
-      .where('id', '=', accountId)
-      .execute();
+    await lockAccount(trx, accountId);
     const limit = (await this.of(accountId, trx)).own_voices;
     const row = await trx
       .selectFrom('own_voices')

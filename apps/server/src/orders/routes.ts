@@ -8,20 +8,28 @@ import {
   OrdersResponse,
   ProductsQuery,
   ProductsResponse,
+  type PaymentMethod,
 } from '@polyvox/contracts';
-import type { AppContext } from '../context.js';
-import { requireSession } from '../http/auth.js';
+import type { OrdersService } from './service.js';
+import { sessionOf } from '../http/auth.js';
 import { requestLocale } from '../http/locale.js';
 import { orderView } from './service.js';
 import { productView } from './products.js';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody };
 
-export function orderRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+export interface OrderRoutesDeps {
+  orders: OrdersService;
+  /** The payment methods this platform offers (the payments module's service is one). */
+  payments: { methods(): PaymentMethod[] };
+}
+
+export function orderRoutes(deps: OrderRoutesDeps): FastifyPluginAsyncZod {
   return async (app) => {
     app.get(
       '/products',
       {
+        config: { auth: 'public' },
         schema: {
           tags: ['orders'],
           summary: 'Plans and credit packs, named in the request language and priced in its currency',
@@ -35,8 +43,8 @@ export function orderRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       async (request) => {
         const locale = requestLocale(request);
         return {
-          items: ctx.orders.products.list(request.query.kind).map((p) => productView(p, locale)),
-          payment_methods: ctx.payments.methods(),
+          items: deps.orders.products.list(request.query.kind).map((p) => productView(p, locale)),
+          payment_methods: deps.payments.methods(),
         };
       },
     );
@@ -44,6 +52,7 @@ export function orderRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.post(
       '/accounts/me/orders',
       {
+        config: { auth: 'session' },
         schema: {
           tags: ['orders'],
           summary: 'Order a product; the order waits for payment for 30 minutes',
@@ -54,8 +63,8 @@ export function orderRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) => {
-        const session = await requireSession(request, ctx.sessions);
-        const order = await ctx.orders.create(session.accountId, request.body.product, requestLocale(request));
+        const session = sessionOf(request);
+        const order = await deps.orders.create(session.accountId, request.body.product, requestLocale(request));
         return reply.status(201).send(orderView(order));
       },
     );
@@ -63,6 +72,7 @@ export function orderRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.get(
       '/api/accounts/me/orders',
       {
+        config: { auth: 'session' },
         schema: {
           tags: ['orders'],
           summary: "The caller's orders, newest first",
@@ -71,8 +81,8 @@ export function orderRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         },
       },
       async (request) => {
-        const session = await requireSession(request, ctx.sessions);
-        const { items, total } = await ctx.orders.list(session.accountId, request.query.start, request.query.limit);
+        const session = sessionOf(request);
+        const { items, total } = await deps.orders.list(session.accountId, request.query.start, request.query.limit);
         return { items: items.map(orderView), total };
       },
     );
@@ -82,6 +92,7 @@ export function orderRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       app.get(
         url,
         {
+          config: { auth: 'session' },
           schema: {
             tags: ['orders'],
             summary: 'One of the caller’s orders (the checkout return page polls it)',
@@ -91,8 +102,8 @@ export function orderRoutes(ctx: AppContext): FastifyPluginAsyncZod {
           },
         },
         async (request) => {
-          const session = await requireSession(request, ctx.sessions);
-          return orderView(await ctx.orders.get(request.params.id, session.accountId));
+          const session = sessionOf(request);
+          return orderView(await deps.orders.get(request.params.id, session.accountId));
         },
       );
     }

@@ -4,6 +4,7 @@ import { AppError } from '../platform/errors.js';
 import { newId, randomToken } from '../platform/ids.js';
 import type { Database, OrdersTable } from '../platform/db/schema.js';
 import { nowIso } from '../platform/db/database.js';
+import { lockAccount } from '../platform/db/locks.js';
 import type { CreditsService } from '../credits/service.js';
 import type { Catalogue } from './products.js';
 import { currencyFor } from './products.js';
@@ -74,15 +75,32 @@ export function orderView(row: OrderRow): Order {
   };
 }
 
+export interface OrdersOptions {
+  db: Kysely<Database>;
+  credits: CreditsService;
+  /** The products on sale (products.json). */
+  products: Catalogue;
+  /** Minutes an unpaid order stays open before it expires. */
+  ttlMinutes: number;
+  /** Unpaid orders one account may hold open at once; 20 when left out. */
+  pendingLimit?: number;
+}
+
 /** Orders from creation to payment, expiry and refund; credits move through the ledger only. */
 export class OrdersService {
-  constructor(
-    private readonly db: Kysely<Database>,
-    private readonly credits: CreditsService,
-    readonly products: Catalogue,
-    private readonly ttlMinutes: number,
-    private readonly pendingLimit = 20,
-  ) {}
+  readonly products: Catalogue;
+  private readonly db: Kysely<Database>;
+  private readonly credits: CreditsService;
+  private readonly ttlMinutes: number;
+  private readonly pendingLimit: number;
+
+  constructor(options: OrdersOptions) {
+    this.db = options.db;
+    this.credits = options.credits;
+    this.products = options.products;
+    this.ttlMinutes = options.ttlMinutes;
+    this.pendingLimit = options.pendingLimit ?? 20;
+  }
 
   async create(accountId: string, productId: string, locale: MessageLocale): Promise<OrderRow> {
     const account = await this.db.selectFrom('accounts').select(['anonymous']).where('id', '=', accountId).executeTakeFirst();
@@ -94,18 +112,6 @@ export class OrdersService {
     if (!product.purchasable)
       throw new AppError('VALIDATION_FAILED', { field: 'product', rule: 'the free plan is not for sale' });
     const now = new Date();
-    // Orders cost nothing to make: a cap on those awaiting payment keeps one account from filling the table.
-    const pending = await this.db
-      .selectFrom('orders')
-      .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min('expires_at').as('first')])
-      .where('account_id', '=', accountId)
-      .where('status', '=', 'pending_payment')
-      .where('expires_at', '>', now.toISOString())
-      .executeTakeFirstOrThrow();
-    if (Number(pending.n) >= this.pendingLimit) {
-      const seconds = Math.max(1, Math.ceil((Date.parse(String(pending.first)) - now.getTime()) / 1000));
-      throw new AppError('RATE_LIMITED', { seconds }, { headers: { 'retry-after': String(seconds) } });
-    }
     const currency = currencyFor(locale);
     const row: OrderRow = {
       id: newId('order'),
@@ -134,7 +140,23 @@ export class OrdersService {
       refund_claimed_at: null,
       updated_at: now.toISOString(),
     };
-    await this.db.insertInto('orders').values(row).execute();
+    // Orders cost nothing to make: a cap on those awaiting payment keeps one account from filling the table. Counted
+    // with the account row locked, in the transaction that inserts, so parallel requests cannot all pass one count.
+    await this.db.transaction().execute(async (trx) => {
+      if (!(await lockAccount(trx, accountId))) throw new AppError('NOT_FOUND');
+      const pending = await trx
+        .selectFrom('orders')
+        .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min('expires_at').as('first')])
+        .where('account_id', '=', accountId)
+        .where('status', '=', 'pending_payment')
+        .where('expires_at', '>', now.toISOString())
+        .executeTakeFirstOrThrow();
+      if (Number(pending.n) >= this.pendingLimit) {
+        const seconds = Math.max(1, Math.ceil((Date.parse(String(pending.first)) - now.getTime()) / 1000));
+        throw new AppError('RATE_LIMITED', { seconds }, { headers: { 'retry-after': String(seconds) } });
+      }
+      await trx.insertInto('orders').values(row).execute();
+    });
     return row;
   }
 
@@ -280,15 +302,18 @@ export class OrdersService {
   /**
    * Refunds a successful order once, in three steps, so no database lock is held while a provider answers:
    *
-   * 1. a claim (a conditional update: the order is successful, not refunded, and no other command's claim
-   *    younger than REFUND_CLAIM_MINUTES stands) and the figures, priced in the paying attempt's currency;
-   * 2. the money goes back through `returnMoney` (the provider the order was paid with, the order id as the
-   *    refund's idempotency key, so asking again never returns the money twice); a failure drops the claim
-   *    and records nothing, so the order stays unrefunded and a retry starts over;
-   * 3. one transaction sets `refunded_at` (conditional on the claim), appends the `refund` ledger entry and
-   *    stores the provider's refund id.
+   * 1. one transaction claims the order (a conditional update: successful, not refunded, no other command's claim
+   *    younger than REFUND_CLAIM_MINUTES), locks the account, counts what was used since payment, takes the credits
+   *    the order left unused off the balance (the `refund` record) and prices the money from what it took, in the
+   *    paying attempt's currency; so the credits cannot be spent while the provider answers, and the money is for
+   *    credits that are gone;
+   * 2. the money goes back through `returnMoney` (the provider the order was paid with, the order id as the refund's
+   *    idempotency key, so asking again never returns the money twice);
+   * 3. one transaction sets `refunded_at` (conditional on the claim) and keeps the provider's refund id.
    *
-   * The credits taken off are the ones priced in step 1, or the balance if it has fallen below that since.
+   * A provider that fails gives the claim up and the credits back (a second, positive `refund` record), so the order
+   * stays unrefunded and a retry starts over. A command that takes over a stale claim whose credits were already
+   * taken returns the money that claim priced, under the same idempotency key.
    */
   async refund(orderId: string, returnMoney?: (money: MoneyBack) => Promise<string>): Promise<RefundResult> {
     const claim = randomToken(16);
@@ -309,6 +334,8 @@ export class OrdersService {
         if (!existing) throw new AppError('NOT_FOUND');
         throw new AppError('ORDER_NOT_PAYABLE');
       }
+      // No spending of the account commits between the count of what was used and the deduction below.
+      await lockAccount(trx, order.account_id);
       const account = await trx
         .selectFrom('accounts')
         .select('credits')
@@ -331,14 +358,28 @@ export class OrdersService {
       const currency = (payment?.currency ?? order.currency) as Currency;
       const paid = payment ? Number(payment.amount) : Number(order.amount);
       const basic = this.products.basic;
-      const figures = refundFigures({
+      const balanceNow = Number(account.credits);
+      let figures = refundFigures({
         orderCredits: Number(order.credits),
         orderAmount: paid,
         used: -Number(spent.total),
         basicCredits: basic.credits,
         basicPrice: basic.prices[currency],
-        balance: Number(account.credits),
+        balance: balanceNow,
       });
+      let balance = balanceNow;
+      if (order.refund_credits !== null && order.refund_amount !== null) {
+        // A stale claim that already took its credits (its command died): those credits and that money stand.
+        figures = { ...figures, deducted: Number(order.refund_credits), amount: Number(order.refund_amount) };
+      } else {
+        // Recorded even when nothing is left to deduct, so the ledger shows every refund.
+        balance = await this.credits.refund(trx, order.account_id, figures.deducted, order.id);
+        await trx
+          .updateTable('orders')
+          .set({ refund_credits: figures.deducted, refund_amount: figures.amount, refund_currency: currency })
+          .where('id', '=', order.id)
+          .execute();
+      }
       const money: MoneyBack = {
         orderId: order.id,
         method: payment?.method ?? order.method ?? 'sandbox',
@@ -348,50 +389,44 @@ export class OrdersService {
         total: paid,
         currency,
       };
-      return { order, figures, money };
+      return { order, figures, money, balance };
     });
     const { order, figures, money } = planned;
     let refundRef: string | null = null;
     try {
       if (figures.amount > 0 && returnMoney) refundRef = await returnMoney(money);
     } catch (e) {
-      await this.db
-        .updateTable('orders')
-        .set({ refund_claim: null, refund_claimed_at: null })
-        .where('id', '=', order.id)
-        .where('refund_claim', '=', claim)
-        .execute();
+      await this.giveBack(order.id, order.account_id, claim, figures.deducted);
       throw e;
     }
     return this.db.transaction().execute(async (trx) => {
       const now = nowIso();
-      const claimed = await trx
+      const updated = await trx
         .updateTable('orders')
-        .set({ refunded_at: now, updated_at: now, refund_claim: null, refund_claimed_at: null })
+        .set({ refunded_at: now, updated_at: now, refund_claim: null, refund_claimed_at: null, refund_ref: refundRef })
         .where('id', '=', order.id)
+        .where('refund_claim', '=', claim)
+        .where('refunded_at', 'is', null)
+        .returningAll()
+        .executeTakeFirst();
+      // Another command took over a claim it judged stale and finished first: its refund stands, this one records nothing.
+      if (!updated) throw new AppError('ORDER_NOT_PAYABLE');
+      return { ...figures, order: updated, currency: money.currency, balance: planned.balance, refundRef };
+    });
+  }
+
+  /** The provider did not return the money: the claim is given up and the credits it took come back, as a record. */
+  private async giveBack(orderId: string, accountId: string, claim: string, credits: number): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      const dropped = await trx
+        .updateTable('orders')
+        .set({ refund_claim: null, refund_claimed_at: null, refund_credits: null, refund_amount: null, refund_currency: null })
+        .where('id', '=', orderId)
         .where('refund_claim', '=', claim)
         .where('refunded_at', 'is', null)
         .returning('id')
         .executeTakeFirst();
-      // Another command took over a claim it judged stale and finished first: its refund stands, this one records nothing.
-      if (!claimed) throw new AppError('ORDER_NOT_PAYABLE');
-      // Lock the account row before reading its balance, so a concurrent spend cannot slip between.
-      await trx.updateTable('accounts').set({ updated_at: now }).where('id', '=', order.account_id).execute();
-      const account = await trx
-        .selectFrom('accounts')
-        .select('credits')
-        .where('id', '=', order.account_id)
-        .executeTakeFirstOrThrow();
-      const deducted = Math.min(figures.deducted, Math.max(0, Number(account.credits)));
-      // Recorded even when nothing is left to deduct, so the ledger shows every refund.
-      const balance = await this.credits.refund(trx, order.account_id, deducted, order.id);
-      const updated = await trx
-        .updateTable('orders')
-        .set({ refund_credits: deducted, refund_amount: figures.amount, refund_ref: refundRef, refund_currency: money.currency })
-        .where('id', '=', order.id)
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      return { ...figures, deducted, order: updated, currency: money.currency, balance, refundRef };
+      if (dropped && credits > 0) await this.credits.refundReturned(trx, accountId, credits, orderId);
     });
   }
 }

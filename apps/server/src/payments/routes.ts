@@ -1,11 +1,12 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ErrorBody, PaymentMethodsResponse, PaymentRequest, PaymentResponse, SandboxCompleteRequest } from '@polyvox/contracts';
-import type { AppContext } from '../context.js';
-import { requireSession } from '../http/auth.js';
+import type { PaymentsService } from './service.js';
+import type { OrdersService } from '../orders/service.js';
+import type { Config } from '../platform/config.js';
+import { sessionOf } from '../http/auth.js';
 import { requestLocale } from '../http/locale.js';
-import { safeReturnUrl } from './return-url.js';
+import { returnOrigins, safeReturnUrl, storedReturnUrl } from './return-url.js';
 import { sandboxPage } from './sandbox-page.js';
 
 /** Notifications are small; a provider never sends more than a few kilobytes. */
@@ -19,15 +20,19 @@ const NOTIFY_DESCRIPTIONS: Record<(typeof NOTIFIED)[number], string> = {
     'WeChat Pay APIv3 notification: `Wechatpay-Signature` verified with the platform key, the resource decrypted with AES-256-GCM and the APIv3 key. Answers 200 `{"code":"SUCCESS"}`, or 400 `{"code":"FAIL"}` when rejected.',
 };
 
-function requestOrigin(request: FastifyRequest): string {
-  return `${request.protocol}://${request.host}`;
+export interface PaymentRoutesDeps {
+  payments: PaymentsService;
+  orders: Pick<OrdersService, 'products'>;
+  config: Pick<Config, 'PUBLIC_URL' | 'ALLOWED_ORIGINS'>;
 }
 
-export function paymentRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+export function paymentRoutes(deps: PaymentRoutesDeps): FastifyPluginAsyncZod {
+  const origins = returnOrigins(deps.config);
   return async (app) => {
     app.get(
       '/payments/methods',
       {
+        config: { auth: 'public' },
         schema: {
           tags: ['orders'],
           summary: 'The payment methods this server is configured for (the console offers only these)',
@@ -35,17 +40,18 @@ export function paymentRoutes(ctx: AppContext): FastifyPluginAsyncZod {
           response: { 200: PaymentMethodsResponse },
         },
       },
-      async () => ({ items: ctx.payments.methods() }),
+      async () => ({ items: deps.payments.methods() }),
     );
 
     app.post(
       '/accounts/me/orders/:id/payment/:method',
       {
+        config: { auth: 'session' },
         schema: {
           tags: ['orders'],
           summary: 'Start paying an order: a page to open (`pay_url`) or a code to scan (`qr_code`)',
           description:
-            'method ∈ alipay, wechat, card, sandbox. A method this server is not configured for answers 422 PAYMENT_METHOD_UNAVAILABLE; an order that is no longer pending 409 ORDER_NOT_PAYABLE. `return_url` must be a relative path or a URL of this site. Alipay and WeChat Pay take CNY: an order priced in USD is charged its CNY price there.',
+            'method ∈ alipay, wechat, card, sandbox. A method this server is not configured for answers 422 PAYMENT_METHOD_UNAVAILABLE; an order that is no longer pending 409 ORDER_NOT_PAYABLE. `return_url` must be a relative path (resolved against `PUBLIC_URL`) or a URL of the origin of `PUBLIC_URL` or one of `ALLOWED_ORIGINS`; the Host header is never trusted. Alipay and WeChat Pay take CNY: an order priced in USD is charged its CNY price there.',
           params: z.object({ id: z.string().max(64), method: z.string().max(32) }),
           querystring: z.object({ pf: z.literal('web').optional() }).passthrough(),
           body: PaymentRequest,
@@ -53,15 +59,22 @@ export function paymentRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         },
       },
       async (request) => {
-        const session = await requireSession(request, ctx.sessions);
-        const returnUrl = safeReturnUrl(request.body.return_url, [requestOrigin(request), ctx.config.PUBLIC_URL]);
-        return ctx.payments.start(session.accountId, request.params.id, request.params.method, returnUrl, requestLocale(request));
+        const session = sessionOf(request);
+        const returnUrl = safeReturnUrl(request.body.return_url, origins);
+        return deps.payments.start(
+          session.accountId,
+          request.params.id,
+          request.params.method,
+          returnUrl,
+          requestLocale(request),
+        );
       },
     );
 
     app.get(
       '/pay/sandbox/:order_id',
       {
+        config: { auth: 'public' },
         schema: {
           tags: ['orders'],
           summary: 'The sandbox checkout page (HTML) of the embedded payment provider',
@@ -71,9 +84,9 @@ export function paymentRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) => {
-        const { order, payment } = await ctx.payments.sandboxAttempt(request.params.order_id, request.query.token ?? '');
+        const { order, payment } = await deps.payments.sandboxAttempt(request.params.order_id, request.query.token ?? '');
         const locale = requestLocale(request);
-        const product = ctx.orders.products.get(order.product_id);
+        const product = deps.orders.products.get(order.product_id);
         const html = sandboxPage({
           locale,
           orderId: order.id,
@@ -82,7 +95,7 @@ export function paymentRoutes(ctx: AppContext): FastifyPluginAsyncZod {
           amount: Number(payment.amount),
           currency: payment.currency,
           token: request.query.token ?? '',
-          returnUrl: payment.return_url,
+          returnUrl: storedReturnUrl(payment.return_url, origins),
         });
         return reply
           .header('content-type', 'text/html; charset=utf-8')
@@ -95,6 +108,7 @@ export function paymentRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.post(
       '/pay/sandbox/:order_id/complete',
       {
+        config: { auth: 'public' },
         schema: {
           tags: ['orders'],
           summary: "The sandbox checkout's buttons: settle the order as a signed notification would, then return",
@@ -107,13 +121,13 @@ export function paymentRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) => {
-        const { returnUrl, unclosed } = await ctx.payments.sandboxComplete(
+        const { returnUrl, unclosed } = await deps.payments.sandboxComplete(
           request.params.order_id,
           request.body.token,
           request.body.outcome,
         );
         if (unclosed.length) request.log.warn({ unclosed }, 'checkouts left open after the order was paid');
-        return reply.header('cache-control', 'no-store').redirect(returnUrl, 303);
+        return reply.header('cache-control', 'no-store').redirect(storedReturnUrl(returnUrl, origins), 303);
       },
     );
 
@@ -127,6 +141,7 @@ export function paymentRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         scope.post(
           `/payments/${method}/notify`,
           {
+            config: { auth: 'public' },
             schema: {
               tags: ['payments'],
               summary: `Payment notification from ${method === 'card' ? 'Stripe' : method === 'alipay' ? 'Alipay' : 'WeChat Pay'}`,
@@ -136,7 +151,7 @@ export function paymentRoutes(ctx: AppContext): FastifyPluginAsyncZod {
             },
           },
           async (request, reply) => {
-            const result = await ctx.payments.notify(method, {
+            const result = await deps.payments.notify(method, {
               headers: request.headers,
               raw: typeof request.body === 'string' ? request.body : '',
             });

@@ -24,15 +24,32 @@ export interface NotifyResult {
 const byMethod = (methods: ReadonlyMap<PaymentMethod, PaymentProvider>, method: string): PaymentProvider | null =>
   methods.get(method as PaymentMethod) ?? null;
 
+export interface PaymentsOptions {
+  db: Kysely<Database>;
+  orders: OrdersService;
+  /** The configured providers, by the payment method each one takes. */
+  providers: ReadonlyMap<PaymentMethod, PaymentProvider>;
+  /** The server secret (the sandbox provider's checkout tokens). */
+  secret: string;
+  /** The server's public address, for the return and notify URLs given to providers. */
+  publicUrl: string;
+}
+
 /** Starts checkouts with the configured providers and applies what they report, once. */
 export class PaymentsService {
-  constructor(
-    private readonly db: Kysely<Database>,
-    private readonly orders: OrdersService,
-    private readonly providers: ReadonlyMap<PaymentMethod, PaymentProvider>,
-    private readonly secret: string,
-    private readonly publicUrl: string,
-  ) {}
+  private readonly db: Kysely<Database>;
+  private readonly orders: OrdersService;
+  private readonly providers: ReadonlyMap<PaymentMethod, PaymentProvider>;
+  private readonly secret: string;
+  private readonly publicUrl: string;
+
+  constructor(options: PaymentsOptions) {
+    this.db = options.db;
+    this.orders = options.orders;
+    this.providers = options.providers;
+    this.secret = options.secret;
+    this.publicUrl = options.publicUrl;
+  }
 
   /**
    * Refunds a successful order and returns its money through the provider it was paid with, with the order id

@@ -53,11 +53,42 @@ const ConfigSchema = z.object({
   OPENAI_TTS_MODEL: z.string().optional(),
   ELEVENLABS_URL: z.string().url().optional(),
   ELEVENLABS_KEY: z.string().optional(),
-  PUBLIC_URL: z.string().url().optional(),
+  PUBLIC_URL: z
+    .string()
+    .url()
+    .refine((v) => /^https?:\/\//i.test(v), 'must be an http:// or https:// URL')
+    .optional(),
+  ALLOWED_ORIGINS: z
+    .string()
+    .default('')
+    .transform((v, ctx) => {
+      const origins: string[] = [];
+      for (const item of v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)) {
+        let url: URL | null = null;
+        try {
+          url = new URL(item);
+        } catch {
+          url = null;
+        }
+        if (!url || !['http:', 'https:'].includes(url.protocol) || url.origin !== item.replace(/\/+$/, '')) {
+          ctx.addIssue({ code: 'custom', message: `${JSON.stringify(item)} is not an origin (scheme://host[:port])` });
+          return z.NEVER;
+        }
+        origins.push(url.origin);
+      }
+      return origins;
+    }),
   WEB_DIST: z.string().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
   CREDITS_CONFIG: z.string().optional(),
+  SENSITIVE_WORDS_FILES: z
+    .string()
+    .refine((v) => v.split(',').some((f) => f.trim()), 'must name at least one file')
+    .optional(),
   TRUST_PROXY: z
     .enum(['true', 'false'])
     .default('false')
@@ -94,6 +125,9 @@ const ConfigSchema = z.object({
   WECHAT_PLATFORM_CERT: z.string().optional(),
   WECHAT_API_BASE: z.string().url().optional(),
   SAMPLE_UPLOADS_PER_ACCOUNT_HOUR: z.coerce.number().int().min(1).default(30),
+  AVATAR_UPLOADS_PER_ACCOUNT_HOUR: z.coerce.number().int().min(1).default(10),
+  AVATAR_UPLOADS_PER_IP_HOUR: z.coerce.number().int().min(1).default(30),
+  AVATAR_KEEP_HOURS: z.coerce.number().min(0).max(720).default(24),
   HOLD_SWEEP_SECONDS: z.coerce.number().int().min(1).default(60),
   STATS_EVENTS_PER_MINUTE: z.coerce.number().int().min(1).default(120),
   STATS_RETENTION_DAYS: z.coerce.number().int().min(1).default(30),
@@ -109,6 +143,7 @@ const ConfigSchema = z.object({
   QUEUE_CONCURRENCY: z.coerce.number().int().min(1).max(64).optional(),
   QUEUE_STALLED_SECONDS: z.coerce.number().min(0.5).max(3600).default(30),
   QUEUE_WAIT_SECONDS: z.coerce.number().min(0.5).max(3600).default(60),
+  QUEUE_HEARTBEAT_SECONDS: z.coerce.number().min(0.3).max(600).default(3),
   JOB_STALE_SECONDS: z.coerce.number().min(1).max(3600).default(30),
   JOB_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(3),
   JOB_KEEP_MINUTES: z.coerce
@@ -116,16 +151,29 @@ const ConfigSchema = z.object({
     .min(1)
     .max(30 * 24 * 60)
     .default(60),
+  /** GB 45438-2025 `ContentProducer`: the operator's name or filing code, written into every file's AIGC label. */
+  AIGC_CONTENT_PRODUCER: z.string().min(1).max(200).default('Polyvox'),
+  /** GB 45438-2025 `ContentPropagator`: who distributes the files (empty: the same operator serves them). */
+  AIGC_CONTENT_PROPAGATOR: z.string().max(200).default(''),
+  /** The explicit, audible label: none, the standard's rhythm cue, or a spoken notice; and where it goes. */
+  AI_LABEL_EXPLICIT: z.enum(['off', 'rhythm', 'speech']).default('off'),
+  AI_LABEL_POSITION: z.enum(['start', 'end']).default('start'),
+  /** An operator's C2PA signing certificate chain and key (PEM); without them the server makes its own in DATA_DIR. */
+  C2PA_CERT_FILE: z.string().optional(),
+  C2PA_KEY_FILE: z.string().optional(),
+  /** Checks of audio by anyone (POST /provenance/verify) per client address per minute. */
+  VERIFY_PER_MINUTE: z.coerce.number().int().min(1).max(10_000).default(10),
 });
 
 export type RawConfig = z.infer<typeof ConfigSchema>;
-export interface Config extends RawConfig {
+export interface Config extends Omit<RawConfig, 'SENSITIVE_WORDS_FILES'> {
   DATA_DIR: string;
   MAIL_URL: string;
   PUBLIC_URL: string;
   WEB_DIST: string;
   CREDITS_CONFIG: string;
   PRODUCTS_CONFIG: string;
+  SENSITIVE_WORDS_FILES: string[];
 }
 
 export class ConfigError extends Error {}
@@ -175,5 +223,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     WEB_DIST: path.resolve(raw.WEB_DIST ?? path.join(repoRoot, 'apps/web/dist')),
     CREDITS_CONFIG: path.resolve(raw.CREDITS_CONFIG ?? path.join(repoRoot, 'apps/server/config/credits.json')),
     PRODUCTS_CONFIG: path.resolve(raw.PRODUCTS_CONFIG ?? path.join(repoRoot, 'apps/server/config/products.json')),
+    SENSITIVE_WORDS_FILES: (raw.SENSITIVE_WORDS_FILES ?? path.join(repoRoot, 'apps/server/config/sensitive-words.txt'))
+      .split(',')
+      .map((f) => f.trim())
+      .filter(Boolean)
+      .map((f) => path.resolve(f)),
   };
 }

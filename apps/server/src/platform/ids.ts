@@ -16,6 +16,8 @@ export const ID_PREFIX = {
   job: 'job',
   payment: 'pay',
   event: 'evt',
+  /** A piece of audio that left the platform: the ProduceID of its AIGC label. */
+  content: 'aigc',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -1,29 +1,205 @@
 import fs from 'node:fs';
 
-/** Normalizes text so that case, spacing (also invisible: zero-width, soft hyphen), punctuation and full-width forms do not hide a word. */
-export function normalizeForMatch(text: string): string {
-  return text
-    .normalize('NFKC')
-    .toLowerCase()
-    .replace(/[\s\p{P}\p{S}\p{Cf}_]+/gu, '');
-}
+/**
+ * The sensitive-word filter. The words are operator data (SENSITIVE_WORDS_FILES), read again when a file changes.
+ *
+ * Matching, on text and words alike, first folds away what does not change how a word reads: NFKC (full-width,
+ * ligatures), diacritics, case, zero-width and other format characters, Cyrillic and Greek letters that look like
+ * Latin ones, leetspeak digits and symbols (4dm1n, $h!t), l/1/| as i, and a Latin letter repeated in a row (fuuuck).
+ * The folded text is then cut into tokens at spaces, punctuation and symbols; every CJK character is a token of
+ * its own. A word matches a run of consecutive tokens that spells it exactly, so letters spread out ("f u c k",
+ * "kill-yourself", "POLYVOX_STAFF") still match, while a Latin word inside a longer word does not ("Scunthorpe",
+ * "Dickens", "Adminah" pass). Since each CJK character is a token, a CJK word matches anywhere in the text. A word
+ * written `fuck*` also matches at the start of a longer word (fucking), `*word` at its end, `*word*` anywhere.
+ */
 
+export type WordScope = 'names' | 'all';
+export interface SensitiveMatch {
+  /** The word as the list writes it. */
+  word: string;
+  category: string;
+}
 export interface SensitiveWords {
-  find(text: string): string | null;
+  /** The first listed word in `text`; `names` (the default) also checks the words listed for names only. */
+  find(text: string, scope?: WordScope): SensitiveMatch | null;
 }
 
-export function loadSensitiveWords(file: string): SensitiveWords {
-  const words = fs
-    .readFileSync(file, 'utf8')
-    .split('\n')
-    .map((line) => line.trim())
-    .filter((line) => line && !line.startsWith('#'))
-    .map(normalizeForMatch)
-    .filter(Boolean);
+// Letters of other scripts that readers take for Latin ones; uppercase Greek is mapped before lowercasing,
+// because Η (eta, looks like H) and η (looks like n) fold to one lowercase letter.
+const UPPER_LOOKALIKES: Record<string, string> = {
+  Α: 'a', Β: 'b', Ε: 'e', Ζ: 'z', Η: 'h', Ι: 'i', Κ: 'k', Μ: 'm', Ν: 'n', Ο: 'o', Ρ: 'p', Τ: 't', Υ: 'y', Χ: 'x',
+}; // prettier-ignore
+const LOWER_LOOKALIKES: Record<string, string> = {
+  // Cyrillic
+  а: 'a', в: 'b', г: 'r', е: 'e', к: 'k', м: 'm', н: 'h', о: 'o', п: 'n', р: 'p', с: 'c', т: 't', у: 'y',
+  х: 'x', ь: 'b', ѕ: 's', і: 'i', ј: 'j', ԁ: 'd', ԛ: 'q', ԝ: 'w', һ: 'h', ӏ: 'i', ү: 'y', ɡ: 'g',
+  // Greek
+  α: 'a', β: 'b', γ: 'y', ε: 'e', η: 'n', ι: 'i', κ: 'k', ν: 'v', ο: 'o', ρ: 'p', τ: 't', υ: 'u', χ: 'x', ω: 'w',
+  // Latin letters that are not a base letter with a mark
+  ı: 'i', ȷ: 'j', ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', đ: 'd', ħ: 'h', ł: 'l', ŀ: 'l', ɑ: 'a', ƒ: 'f',
+  // leetspeak digits (8964 folds the same way in the list, so numbers still match numbers)
+  '0': 'o', '1': 'i', '3': 'e', '4': 'a', '5': 's', '7': 't', '8': 'b', '9': 'g',
+}; // prettier-ignore
+// Symbols read as letters where they touch a non-CJK letter or digit ($hit, sh!t, 4dm|n, @dmin); elsewhere they separate.
+const SYMBOL_LETTERS: Record<string, string> = { '@': 'a', $: 's', '!': 'i', '|': 'i', '€': 'e', '£': 'l' };
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Bopomofo}]/u;
+
+function mapChars(text: string, table: Record<string, string>): string {
+  let out = '';
+  for (const ch of text) out += Object.hasOwn(table, ch) ? table[ch] : ch;
+  return out;
+}
+
+/** Text folded for matching (see the top of this file), still with its separators. */
+export function foldForMatch(text: string): string {
+  let s = text.normalize('NFKC').normalize('NFD').replace(/\p{M}/gu, '').normalize('NFC');
+  s = s.replace(/\p{Cf}/gu, '');
+  s = s.replace(/[@$!|€£]/gu, (ch, offset: number, all: string) => {
+    const near = (c: string | undefined) => c !== undefined && /[\p{L}\p{N}]/u.test(c) && !CJK.test(c);
+    const before = near(all[offset - 1]);
+    const after = near(all[offset + 1]);
+    // ! and | read as i only inside a word (fuck! stays fuck); @ and $ also at a word's edge.
+    return (ch === '!' || ch === '|' ? before && after : before || after) ? (SYMBOL_LETTERS[ch] ?? ch) : ch;
+  });
+  s = mapChars(s, UPPER_LOOKALIKES).toLowerCase();
+  // ł and l read as i too, as 1 does (ki11 is kill), so they fold after the other letters.
+  return mapChars(mapChars(s, LOWER_LOOKALIKES), { l: 'i', ŀ: 'i' });
+}
+
+interface Tokens {
+  /** The tokens joined, each Latin letter repeated in a row kept once. */
+  text: string;
+  starts: Set<number>;
+  ends: Set<number>;
+}
+
+function tokenize(text: string): Tokens {
+  let out = '';
+  const starts = new Set<number>();
+  const ends = new Set<number>();
+  for (const word of foldForMatch(text).split(/[^\p{L}\p{N}]+/u)) {
+    if (!word) continue;
+    let inToken = false;
+    for (const ch of word) {
+      const cjk = CJK.test(ch);
+      if (cjk || !inToken) {
+        if (inToken) ends.add(out.length);
+        starts.add(out.length);
+      }
+      if (cjk || out.length === 0 || out[out.length - 1] !== ch || !/\p{L}/u.test(ch)) out += ch;
+      if (cjk) {
+        ends.add(out.length);
+        inToken = false;
+      } else {
+        inToken = true;
+      }
+    }
+    if (inToken) ends.add(out.length);
+  }
+  return { text: out, starts, ends };
+}
+
+/** Normalizes text as the filter sees it: folded and with every separator removed. */
+export function normalizeForMatch(text: string): string {
+  return tokenize(text).text;
+}
+
+interface Entry {
+  word: string;
+  category: string;
+  scope: WordScope;
+  folded: string;
+  anyStart: boolean;
+  anyEnd: boolean;
+}
+
+function matches(entry: Entry, tokens: Tokens): boolean {
+  for (let at = tokens.text.indexOf(entry.folded); at !== -1; at = tokens.text.indexOf(entry.folded, at + 1)) {
+    if ((entry.anyStart || tokens.starts.has(at)) && (entry.anyEnd || tokens.ends.has(at + entry.folded.length))) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * Reads one list: a word or phrase per line, `#` comments, `[category]` sections; `[category: names]` lists
+ * words refused only in names (impersonation: "admin" is fine inside a sentence to speak).
+ */
+export function parseWordList(source: string, file = 'list'): Entry[] {
+  const entries: Entry[] = [];
+  let category = 'general';
+  let scope: WordScope = 'all';
+  source.split(/\r?\n/).forEach((raw, index) => {
+    const line = raw.trim();
+    if (!line || line.startsWith('#')) return;
+    const section = /^\[\s*([\p{L}\p{N}_-]+)\s*(?::\s*([a-z]+)\s*)?\]$/u.exec(line);
+    if (section) {
+      if (section[2] !== undefined && section[2] !== 'names' && section[2] !== 'all') {
+        throw new Error(`${file}:${index + 1}: a section's scope is "names" or "all", not "${section[2]}"`);
+      }
+      category = section[1]!.toLowerCase();
+      scope = (section[2] as WordScope | undefined) ?? 'all';
+      return;
+    }
+    const anyStart = line.startsWith('*');
+    const anyEnd = line.length > 1 && line.endsWith('*');
+    const folded = normalizeForMatch(line.slice(anyStart ? 1 : 0, anyEnd ? -1 : undefined));
+    // A line that folds to nothing (punctuation only) would match every text.
+    if (folded) entries.push({ word: line, category, scope, folded, anyStart, anyEnd });
+  });
+  return entries;
+}
+
+export interface SensitiveWordsReload {
+  /** How often, at most, `find` looks whether a file changed (ms); 0: on every call. */
+  recheckMs?: number;
+  /** Told when a changed file cannot be read again; the words read before stay in force. Read at each reload. */
+  onReloadError?: (error: unknown) => void;
+}
+
+function stamp(files: string[]): string {
+  return files
+    .map((f) => {
+      const st = fs.statSync(f);
+      return `${st.ino}:${st.size}:${st.mtimeMs}`;
+    })
+    .join('|');
+}
+
+function readAll(files: string[]): Entry[] {
+  return files.flatMap((f) => parseWordList(fs.readFileSync(f, 'utf8'), f));
+}
+
+/** Loads the lists (an unreadable one throws at start-up) and reads them again when one changes. */
+export function loadSensitiveWords(files: string | string[], options: SensitiveWordsReload = {}): SensitiveWords {
+  const list = typeof files === 'string' ? [files] : files;
+  const recheckMs = options.recheckMs ?? 2000;
+  let current = stamp(list);
+  let entries = readAll(list);
+  let checkedAt = Date.now();
+
+  const refresh = () => {
+    const now = Date.now();
+    if (now - checkedAt < recheckMs) return;
+    checkedAt = now;
+    try {
+      const next = stamp(list);
+      if (next === current) return;
+      entries = readAll(list);
+      current = next;
+    } catch (error) {
+      options.onReloadError?.(error);
+    }
+  };
+
   return {
-    find(text) {
-      const normalized = normalizeForMatch(text);
-      return words.find((w) => normalized.includes(w)) ?? null;
+    find(text, scope = 'names') {
+      refresh();
+      const tokens = tokenize(text);
+      if (!tokens.text) return null;
+      const hit = entries.find((e) => (scope === 'names' || e.scope === 'all') && matches(e, tokens));
+      return hit ? { word: hit.word, category: hit.category } : null;
     },
   };
 }

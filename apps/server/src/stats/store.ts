@@ -23,16 +23,27 @@ export interface EventLimits {
   maxRows: number;
 }
 
+export interface EventStoreOptions {
+  db: Kysely<Database>;
+  /** What counts the per-requester and per-account rates of `limits`. */
+  limiter: RateLimiter;
+  limits: EventLimits;
+}
+
 /**
  * Client events (page views, caught errors …) kept for a while: each one small, posted at a bounded rate
  * per requester and per account, and the table bounded in age and in rows by a sweeper.
  */
 export class EventStore {
-  constructor(
-    private readonly db: Kysely<Database>,
-    private readonly limiter: RateLimiter,
-    private readonly limits: EventLimits,
-  ) {}
+  private readonly db: Kysely<Database>;
+  private readonly limiter: RateLimiter;
+  private readonly limits: EventLimits;
+
+  constructor(options: EventStoreOptions) {
+    this.db = options.db;
+    this.limiter = options.limiter;
+    this.limits = options.limits;
+  }
 
   async record(event: ClientEvent, ip: string): Promise<void> {
     for (const key of [`events:ip:${requesterKey(ip)}`, ...(event.accountId ? [`events:acc:${event.accountId}`] : [])]) {

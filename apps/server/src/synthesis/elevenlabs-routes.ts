@@ -2,16 +2,18 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ErrorBody, LIMITS } from '@polyvox/contracts';
-import { assertVoiceAllowed, requireCaller } from '../http/auth.js';
+import { assertVoiceAllowed, callerOf } from '../http/auth.js';
 import { AUDIO_RESPONSE } from '../http/openapi.js';
 import { requestLocale } from '../http/locale.js';
 import { localizeVoice } from '../voices/display-texts.js';
-import type { AppContext } from '../context.js';
+import type { PlanPrivileges } from '../orders/privileges.js';
+import type { VoicesService } from '../voices/service.js';
+import type { SynthesisService } from './service.js';
 import { AppError } from '../platform/errors.js';
 import { chargeOf, speaker } from './routes.js';
+import type { Provenance } from '../provenance/service.js';
 import { elevenLabsFormat, ELEVENLABS_FORMATS, PCM_RATE } from './elevenlabs-formats.js';
-import { PcmResampler } from './pcm-resample.js';
-import { G711Encoder, wavHeader } from './g711.js';
+import { G711Encoder, PcmResampler, wavHeader } from './pcm-stream.js';
 
 /**
  * A stream's PCM as an ElevenLabs format asks: resampled to its rate, then as it is, companded to G.711
@@ -113,8 +115,15 @@ const ElevenLabsVoices = z.object({ voices: z.array(ElevenLabsVoice) });
  * ElevenLabs' text-to-speech and voice list, so its official SDK works unchanged against Polyvox with a
  * Polyvox key in `xi-api-key`. Errors carry ElevenLabs' `detail` beside the contract's `error`.
  */
-export function elevenLabsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
-  const speak = speaker(ctx);
+export interface ElevenLabsRoutesDeps {
+  synthesis: SynthesisService;
+  provenance: Provenance;
+  plans: Pick<PlanPrivileges, 'assertTextLength'>;
+  voices: Pick<VoicesService, 'load' | 'ownVoices'>;
+}
+
+export function elevenLabsRoutes(deps: ElevenLabsRoutesDeps): FastifyPluginAsyncZod {
+  const speak = speaker(deps);
 
   const synthesize = async (
     request: FastifyRequest,
@@ -124,12 +133,12 @@ export function elevenLabsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     body: z.infer<typeof ElevenLabsSpeechRequest>,
     query: z.infer<typeof SpeechQuery>,
   ) => {
-    const caller = await requireCaller(request, reply, ctx.sessions, ctx.keyGate);
+    const caller = callerOf(request);
     if (!voiceId.startsWith('voice_')) throw new AppError('NOT_FOUND');
     assertVoiceAllowed(caller, voiceId);
-    await ctx.plans.assertTextLength(caller.accountId, body.text);
+    await deps.plans.assertTextLength(caller.accountId, body.text);
     const format = elevenLabsFormat(query.output_format ?? body.output_format ?? 'mp3_44100_128')!;
-    const prepared = await ctx.synthesis.prepare({
+    const prepared = await deps.synthesis.prepare({
       text: body.text,
       voiceId,
       accountId: caller.accountId,
@@ -145,8 +154,15 @@ export function elevenLabsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     if (encoding !== null && (resampleTo !== null || encoding !== 'pcm')) {
       const rate = resampleTo ?? PCM_RATE;
       const shaped = format.contentType ? { ...prepared, contentType: format.contentType } : prepared;
-      return speak(request, reply, shaped, chargeOf(caller, 'api'), true, (chunks) =>
-        reshaped(chunks, rate, resampleTo === null ? null : new PcmResampler(PCM_RATE, resampleTo), encoding, stream),
+      return speak(
+        request,
+        reply,
+        shaped,
+        chargeOf(caller, 'api'),
+        true,
+        (chunks) => reshaped(chunks, rate, resampleTo === null ? null : new PcmResampler(PCM_RATE, resampleTo), encoding, stream),
+        // A WAV answered whole is built whole: signed like any whole WAV.
+        encoding === 'wav' && !stream,
       );
     }
     return speak(request, reply, prepared, chargeOf(caller, 'api'), stream);
@@ -169,6 +185,7 @@ export function elevenLabsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       app.post(
         stream ? '/v1/text-to-speech/:voice_id/stream' : '/v1/text-to-speech/:voice_id',
         {
+          config: { auth: 'caller' },
           schema: {
             tags: ['elevenlabs'],
             summary: stream
@@ -188,6 +205,7 @@ export function elevenLabsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.get(
       '/v1/voices',
       {
+        config: { auth: 'caller' },
         schema: {
           tags: ['elevenlabs'],
           summary: "ElevenLabs-compatible voice list: the official library (and the account's own voices)",
@@ -195,13 +213,13 @@ export function elevenLabsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
           response: { 200: ElevenLabsVoices, 401: ErrorBody, 403: ErrorBody, 429: ErrorBody },
         },
       },
-      async (request, reply) => {
-        const caller = await requireCaller(request, reply, ctx.sessions, ctx.keyGate);
-        const { voices, byId } = await ctx.voices.load();
+      async (request) => {
+        const caller = callerOf(request);
+        const { voices, byId } = await deps.voices.load();
         const locale = requestLocale(request);
         const allowed = caller.key?.voices ? new Set(caller.key.voices) : null;
         // The account's own voices first, as ElevenLabs lists a user's cloned voices, then the library.
-        const own = await ctx.voices.ownVoices(caller.accountId);
+        const own = await deps.voices.ownVoices(caller.accountId);
         const entries = [
           ...own.map(({ voice, info }) => ({ v: voice, info })),
           ...voices.map((official) => {

@@ -1,6 +1,19 @@
 import type { CreditsService, Hold } from '../credits/service.js';
 import type { EntryDetails } from '../credits/ledger.js';
 
+export interface HeldWorkOptions {
+  credits: CreditsService;
+  hold: Hold;
+  /** What delivered work is settled for, and the ledger details of that entry. */
+  charge: { amount: number; details: EntryDetails };
+  /** The caller's signal: its abort aborts the work too. */
+  signal?: AbortSignal;
+  /** Called once the hold is closed (settled or released). */
+  onClosed: (work: HeldWork) => void;
+  /** When this process took the hold (`Date.now()` just before): only then is its deadline known here. */
+  heldSince?: number;
+}
+
 /**
  * One piece of paid work and its hold. While the work runs the hold's deadline keeps moving, so the
  * sweeper (meant for holds a crashed process left behind) never frees credits of work still in
@@ -17,16 +30,17 @@ export class HeldWork {
    */
   private confirmedAt: number | null;
   readonly signal: AbortSignal;
+  readonly hold: Hold;
+  private readonly credits: CreditsService;
+  private readonly charge: { amount: number; details: EntryDetails };
+  private readonly onClosed: (work: HeldWork) => void;
 
-  constructor(
-    private readonly credits: CreditsService,
-    readonly hold: Hold,
-    private readonly charge: { amount: number; details: EntryDetails },
-    outer: AbortSignal | undefined,
-    private readonly onClosed: (work: HeldWork) => void,
-    /** When this process took the hold (`Date.now()` just before): only then is its deadline known here. */
-    heldSince?: number,
-  ) {
+  constructor(options: HeldWorkOptions) {
+    const { credits, hold, signal: outer, heldSince } = options;
+    this.credits = credits;
+    this.hold = hold;
+    this.charge = options.charge;
+    this.onClosed = options.onClosed;
     this.signal = outer ? AbortSignal.any([outer, this.controller.signal]) : this.controller.signal;
     this.confirmedAt = heldSince ?? null;
     // A third of the lifetime leaves two chances to extend before the deadline passes.

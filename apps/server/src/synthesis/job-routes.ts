@@ -1,12 +1,12 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errorMessage, ErrorBody, TtsJobRequest, TtsJobSchema } from '@polyvox/contracts';
-import { requireSession } from '../http/auth.js';
-import type { AppContext } from '../context.js';
+import { sessionOf } from '../http/auth.js';
+import type { PlanPrivileges } from '../orders/privileges.js';
 import { requestLocale } from '../http/locale.js';
 import { requestedRange, sendStored } from '../http/stored-reply.js';
-import type { Job } from './jobs.js';
-import { ttsInput } from './service.js';
+import type { Job, SynthesisJobs } from './jobs.js';
+import { ttsInput, type SynthesisService } from './service.js';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 402: ErrorBody, 404: ErrorBody, 422: ErrorBody, 429: ErrorBody };
 
@@ -24,11 +24,18 @@ function view(job: Job, locale: Parameters<typeof errorMessage>[1]) {
   };
 }
 
-export function jobRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+export interface JobRoutesDeps {
+  jobs: SynthesisJobs;
+  synthesis: Pick<SynthesisService, 'prepare'>;
+  plans: Pick<PlanPrivileges, 'assertTextLength'>;
+}
+
+export function jobRoutes(deps: JobRoutesDeps): FastifyPluginAsyncZod {
   return async (app) => {
     app.post(
       '/tts/jobs',
       {
+        config: { auth: 'session' },
         schema: {
           tags: ['synthesis'],
           summary: 'Synthesize a long text as a job with progress; its price is held at once',
@@ -37,11 +44,11 @@ export function jobRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) => {
-        const session = await requireSession(request, ctx.sessions);
+        const session = sessionOf(request);
         // A job is how a long text runs with progress, not a way around the plan's limit: the same limit applies.
-        await ctx.plans.assertTextLength(session.accountId, request.body.text);
-        const prepared = await ctx.synthesis.prepare(ttsInput(request.body, session.accountId));
-        const job = await ctx.jobs.create(prepared, { accountId: session.accountId, recordType: 'tts' }, request.id);
+        await deps.plans.assertTextLength(session.accountId, request.body.text);
+        const prepared = await deps.synthesis.prepare(ttsInput(request.body, session.accountId));
+        const job = await deps.jobs.create(prepared, { accountId: session.accountId, recordType: 'tts' }, request.id);
         return reply.status(202).send(view(job, requestLocale(request)));
       },
     );
@@ -49,6 +56,7 @@ export function jobRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.get(
       '/tts/jobs',
       {
+        config: { auth: 'session' },
         schema: {
           tags: ['synthesis'],
           summary: "The caller's synthesis jobs, newest first",
@@ -60,8 +68,8 @@ export function jobRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         },
       },
       async (request) => {
-        const session = await requireSession(request, ctx.sessions);
-        const { items, total } = await ctx.jobs.list(session.accountId, request.query.page, request.query.page_size);
+        const session = sessionOf(request);
+        const { items, total } = await deps.jobs.list(session.accountId, request.query.page, request.query.page_size);
         const locale = requestLocale(request);
         return { items: items.map((job) => view(job, locale)), total };
       },
@@ -70,6 +78,7 @@ export function jobRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.delete(
       '/tts/jobs/:id',
       {
+        config: { auth: 'session' },
         schema: {
           tags: ['synthesis'],
           summary: 'Cancels a job that has not finished; its hold is released',
@@ -78,14 +87,15 @@ export function jobRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         },
       },
       async (request) => {
-        const session = await requireSession(request, ctx.sessions);
-        return view(await ctx.jobs.cancel(request.params.id, session.accountId), requestLocale(request));
+        const session = sessionOf(request);
+        return view(await deps.jobs.cancel(request.params.id, session.accountId), requestLocale(request));
       },
     );
 
     app.get(
       '/tts/jobs/:id',
       {
+        config: { auth: 'session' },
         schema: {
           tags: ['synthesis'],
           summary: 'A synthesis job and its progress',
@@ -94,17 +104,20 @@ export function jobRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         },
       },
       async (request) => {
-        const session = await requireSession(request, ctx.sessions);
-        return view(await ctx.jobs.get(request.params.id, session.accountId), requestLocale(request));
+        const session = sessionOf(request);
+        return view(await deps.jobs.get(request.params.id, session.accountId), requestLocale(request));
       },
     );
 
     app.get(
       '/tts/jobs/:id/audio',
-      { schema: { tags: ['synthesis'], summary: "A finished job's audio", params: z.object({ id: z.string() }) } },
+      {
+        config: { auth: 'session' },
+        schema: { tags: ['synthesis'], summary: "A finished job's audio", params: z.object({ id: z.string() }) },
+      },
       async (request, reply) => {
-        const session = await requireSession(request, ctx.sessions);
-        const audio = await ctx.jobs.audio(request.params.id, session.accountId, requestedRange(request));
+        const session = sessionOf(request);
+        const audio = await deps.jobs.audio(request.params.id, session.accountId, requestedRange(request));
         return sendStored(reply, audio.file, { contentType: audio.contentType, cacheControl: 'private, no-store' });
       },
     );

@@ -7,9 +7,12 @@ import type { ByteRange, Storage, StoredStream } from '../platform/storage.js';
 import type { Database, SynthesisJobsTable } from '../platform/db/schema.js';
 import type { CreditsService } from '../credits/service.js';
 import type { HeldWork } from './held-work.js';
-import type { Charge, Prepared, SynthesisService } from './service.js';
-import { decodeJobData, encodeJobData, fromWire, toWire } from './job-data.js';
-import type { JobQueue } from './queue.js';
+import type { SynthesisService } from './service.js';
+import type { Charge, Prepared } from './types.js';
+import { toWire } from './wire.js';
+import { JobPayloadError, writePayload } from './jobs/definition.js';
+import type { JobLayer } from './jobs/layer.js';
+import { JOB_FOLDER, preparedOf, synthesisJob, type SynthesisJobPayload } from './jobs/synthesis.js';
 
 export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
 
@@ -29,7 +32,7 @@ export interface Job {
 
 /** How long a finished job (and its audio) stays reachable. */
 export const JOB_KEEP_MS = 60 * 60 * 1000;
-const FOLDER = 'jobs';
+const FOLDER = JOB_FOLDER;
 
 function toJob(row: SynthesisJobsTable, live?: { done: number; total: number }): Job {
   const params = row.error_params ? (JSON.parse(row.error_params) as Record<string, string | number>) : {};
@@ -55,20 +58,35 @@ interface Live {
 }
 
 export interface JobsOptions {
+  db: Kysely<Database>;
+  synthesis: SynthesisService;
+  credits: CreditsService;
+  storage: Storage;
+  /**
+   * The kinds of job with their handlers, and the provider new jobs go through: the database (they run here) or,
+   * scale-out, BullMQ (they run in worker processes).
+   */
+  layer: JobLayer;
   /** This process, as the rows name the one running a job. */
-  owner: string;
+  owner?: string;
   /** A running job whose process has not said it is alive for this long is taken over (embedded). */
-  staleSeconds: number;
+  staleSeconds?: number;
   /** Runs of one job before it is failed and its hold released. */
-  maxAttempts: number;
+  maxAttempts?: number;
   /** How long a finished job and its audio stay. */
-  keepMs: number;
-  /** Scale-out: new jobs go to this queue and run in worker processes. */
-  queue: JobQueue | null;
+  keepMs?: number;
 }
 
 const ACTIVE: JobStatus[] = ['queued', 'running'];
 const PROGRESS_WRITE_MS = 500;
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
 
 /** Stops work for a shutdown: the job is handed back (to the next start, or another worker), not failed. */
 const handBack = () => new Error('handed back');
@@ -84,27 +102,39 @@ export class SynthesisJobs {
   private readonly live = new Map<string, Live>();
   private readonly running = new Set<Promise<void>>();
   private stopping = false;
-  private readonly options: JobsOptions;
+  private readonly options: { owner: string; staleSeconds: number; maxAttempts: number; keepMs: number };
+  private readonly db: Kysely<Database>;
+  private readonly synthesis: SynthesisService;
+  private readonly credits: CreditsService;
+  private readonly storage: Storage;
+  /** The kinds of job, their handlers and the provider: a worker process runs queued work through it. */
+  readonly layer: JobLayer;
 
-  constructor(
-    private readonly db: Kysely<Database>,
-    private readonly synthesis: SynthesisService,
-    private readonly credits: CreditsService,
-    private readonly storage: Storage,
-    options: Partial<JobsOptions> = {},
-  ) {
+  constructor(options: JobsOptions) {
+    this.db = options.db;
+    this.synthesis = options.synthesis;
+    this.credits = options.credits;
+    this.storage = options.storage;
+    this.layer = options.layer;
     this.options = {
       owner: options.owner ?? newId('request'),
       staleSeconds: options.staleSeconds ?? 30,
       maxAttempts: options.maxAttempts ?? 3,
       keepMs: options.keepMs ?? JOB_KEEP_MS,
-      queue: options.queue ?? null,
     };
   }
 
   async create(prepared: Prepared, charge: Charge, reqId?: string): Promise<Job> {
     const work = await this.synthesis.hold(prepared, charge);
-    const queue = this.options.queue;
+    const provider = this.layer.provider;
+    // Through a queue, the job waits for a worker process; in the database alone, it runs here now.
+    const queue = !provider.runsHere;
+    const payload: SynthesisJobPayload = {
+      request: toWire(prepared.request),
+      voiceId: prepared.voiceId ?? prepared.voice.id,
+      charge,
+      origin: prepared.origin,
+    };
     const now = new Date().toISOString();
     const row: SynthesisJobsTable = {
       id: newId('job'),
@@ -122,7 +152,7 @@ export class SynthesisJobs {
       created_at: now,
       finished_at: null,
       expires_at: null,
-      request: encodeJobData({ request: toWire(prepared.request), voiceId: prepared.voiceId ?? prepared.voice.id, charge }),
+      request: writePayload(synthesisJob, payload),
       attempts: queue ? 0 : 1,
       owner: queue ? null : this.options.owner,
       heartbeat_at: queue ? null : now,
@@ -130,7 +160,7 @@ export class SynthesisJobs {
     };
     try {
       await this.db.insertInto('synthesis_jobs').values(row).execute();
-      if (queue) await queue.add(row.id, reqId);
+      await provider.submit(synthesisJob.name, row.id, reqId);
     } catch (e) {
       await work.release('job not recorded');
       await this.db
@@ -145,30 +175,24 @@ export class SynthesisJobs {
       work.handOver();
       return toJob(row);
     }
-    return toJob(row, this.start(row.id, this.prepared(row), work, reqId).progress);
+    return toJob(row, this.start(row.id, payload, preparedOf(payload, row), work, reqId).progress);
   }
 
-  /** The prepared request a job row carries. */
-  private prepared(row: SynthesisJobsTable): { prepared: Prepared; charge: Charge } {
-    const data = decodeJobData(row.request!);
-    const request = fromWire(data.request);
-    return {
-      prepared: {
-        request,
-        voice: request.voice!,
-        voiceId: data.voiceId,
-        characters: Number(row.characters),
-        credits: Number(row.credits),
-        contentType: row.content_type,
-      },
-      charge: data.charge,
-    };
+  /** A job row's payload, checked against its kind's schema (`JobPayloadError` when it is not what the kind expects). */
+  private payload(row: SynthesisJobsTable): SynthesisJobPayload {
+    return this.layer.read(synthesisJob, row.id, row.request);
   }
 
-  private start(id: string, what: { prepared: Prepared; charge: Charge }, work: HeldWork, reqId?: string): Live {
+  private start(
+    id: string,
+    payload: SynthesisJobPayload,
+    what: { prepared: Prepared; charge: Charge },
+    work: HeldWork,
+    reqId?: string,
+  ): Live {
     const live: Live = { work, progress: { done: 0, total: 0 } };
     this.live.set(id, live);
-    const run = this.run(id, what.prepared, what.charge, live, reqId).finally(() => {
+    const run = this.run(id, payload, what.prepared, what.charge, live, reqId).finally(() => {
       this.live.delete(id);
       this.running.delete(run);
     });
@@ -177,10 +201,21 @@ export class SynthesisJobs {
     return live;
   }
 
-  private async run(id: string, prepared: Prepared, charge: Charge, live: Live, reqId?: string): Promise<void> {
+  private async run(
+    id: string,
+    payload: SynthesisJobPayload,
+    prepared: Prepared,
+    charge: Charge,
+    live: Live,
+    reqId?: string,
+  ): Promise<void> {
     let written = 0;
     try {
-      const { result } = await this.synthesis.render(prepared, charge, {
+      const handler = this.layer.handler(synthesisJob);
+      const { storageKey: key } = await handler(payload, {
+        id,
+        prepared,
+        charge,
         work: live.work,
         ...(reqId ? { reqId } : {}),
         onProgress: (p) => {
@@ -193,8 +228,6 @@ export class SynthesisJobs {
             .catch(() => {});
         },
       });
-      const key = `${FOLDER}/${id}`;
-      await this.storage.put(key, result.audio, { contentType: prepared.contentType });
       const total = live.progress.total;
       // The row says succeeded before the hold is settled: a crash in between is settled at start.
       if (await this.finish(id, 'succeeded', { storage_key: key, progress_done: total, progress_total: total })) {
@@ -265,7 +298,7 @@ export class SynthesisJobs {
    * process runs it (its previous worker died); otherwise only a job whose heartbeat is stale is taken.
    * Returns the running job, or null when the job was not taken or cannot run again.
    */
-  private async resume(row: SynthesisJobsTable, force: boolean): Promise<Live | null> {
+  private async resume(row: SynthesisJobsTable, force: boolean, log?: FastifyBaseLogger): Promise<Live | null> {
     if (this.live.has(row.id) || this.stopping) return null;
     const now = new Date();
     const cutoff = new Date(now.getTime() - this.options.staleSeconds * 1000).toISOString();
@@ -287,6 +320,17 @@ export class SynthesisJobs {
       await this.fail(row.id, row.hold_id, 'INTERNAL', 'job interrupted too often');
       return null;
     }
+    let payload: SynthesisJobPayload;
+    try {
+      payload = this.payload(row);
+    } catch (e) {
+      if (!(e instanceof JobPayloadError)) throw e;
+      // Written by another release, or damaged: this job fails (its hold released, the reason in the ledger's note
+      // and the log), the others run on.
+      log?.error({ job: row.id, problem: e.problem }, 'synthesis job payload invalid; job failed');
+      await this.fail(row.id, row.hold_id, 'INTERNAL', `job payload invalid: ${e.problem}`.slice(0, 500));
+      return null;
+    }
     const hold = await this.credits.holdStatus(row.hold_id);
     if (hold === 'released') {
       try {
@@ -300,18 +344,18 @@ export class SynthesisJobs {
       await this.fail(row.id, row.hold_id, 'INTERNAL', 'job hold missing');
       return null;
     }
-    const what = this.prepared(row);
+    const what = preparedOf(payload, row);
     const work = this.synthesis.adopt(
       { id: row.hold_id, accountId: row.account_id, amount: Number(row.credits), apiKeyId: what.charge.apiKeyId ?? null },
       what.prepared,
       what.charge,
     );
     // The run itself, not a promise of it (an async function would wait for a returned promise).
-    return this.start(row.id, what, work, row.request_id ?? undefined);
+    return this.start(row.id, payload, what, work, row.request_id ?? undefined);
   }
 
   /** Embedded: runs again every job whose process stopped saying it is alive; returns how many. */
-  async resumeStale(): Promise<number> {
+  async resumeStale(log?: FastifyBaseLogger): Promise<number> {
     const cutoff = new Date(Date.now() - this.options.staleSeconds * 1000).toISOString();
     const rows = await this.db
       .selectFrom('synthesis_jobs')
@@ -322,7 +366,7 @@ export class SynthesisJobs {
       .limit(100)
       .execute();
     let taken = 0;
-    for (const row of rows) if (await this.resume(row, false)) taken += 1;
+    for (const row of rows) if (await this.resume(row, false, log)) taken += 1;
     return taken;
   }
 
@@ -331,7 +375,7 @@ export class SynthesisJobs {
     const row = await this.db.selectFrom('synthesis_jobs').selectAll().where('id', '=', id).executeTakeFirst();
     if (!row || !ACTIVE.includes(row.status as JobStatus)) return;
     log.info({ attempt: Number(row.attempts ?? 0) + 1 }, 'synthesis job started');
-    const live = await this.resume(row, true);
+    const live = await this.resume(row, true, log);
     if (!live) {
       // Taken while this worker shuts down: back to the queue for another worker.
       if (this.stopping) throw new Error('synthesis job handed back');
@@ -387,7 +431,7 @@ export class SynthesisJobs {
       this.settleFinished(every)
         .then(async (settled) => {
           if (settled > 0) log.info({ settled }, 'settled finished synthesis jobs');
-          const resumed = resumeStale ? await this.resumeStale() : 0;
+          const resumed = resumeStale ? await this.resumeStale(log) : 0;
           if (resumed > 0) log.info({ resumed }, 'resumed synthesis jobs');
         })
         .catch((err: unknown) => log.error({ err }, 'resuming jobs failed'))
@@ -456,7 +500,7 @@ export class SynthesisJobs {
         live.work.abort(new AppError('INTERNAL', {}, { cause: new Error('job cancelled') }));
         await live.done;
       }
-      await this.options.queue?.cancel(id);
+      await this.layer.provider.cancel(synthesisJob.name, id);
     }
     return this.get(id, accountId);
   }
@@ -504,7 +548,9 @@ export class SynthesisJobs {
       if (this.live.has(row.id)) continue;
       const hold = await this.credits.holdStatus(row.hold_id);
       if (hold === 'released' && !(await this.reclaimOrWithdraw(row))) continue;
-      const charge = row.request ? decodeJobData(row.request) : null;
+      // Its payload only names the charge's details: a payload that is not valid settles with the row's alone.
+      const checked = row.request ? synthesisJob.payload.safeParse(safeJson(row.request)) : null;
+      const charge = checked?.success ? checked.data : null;
       const details = {
         characters: Number(row.characters),
         record_type: charge?.charge.recordType ?? 'tts',

@@ -1,18 +1,29 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { Queue, Worker, type Job as QueueJob } from 'bullmq';
-import { Redis } from 'ioredis';
-import type { SynthesisRequest } from '@polyvox/speech';
+import type { Redis } from 'ioredis';
+import type { SynthesisRequest, VoiceInfo } from '@polyvox/speech';
 import type { ErrorCode } from '@polyvox/contracts';
 import { AppError, isAppError } from '../platform/errors.js';
-import { metrics } from '../platform/metrics.js';
-import { fromWire, toWire, type WireRequest } from './job-data.js';
-import { toAppError } from './errors.js';
-import type { SpeechHost } from './speech-host.js';
+import { toWire } from './wire.js';
+import { toAppError } from '../speech/errors.js';
+import { previewRequest, type SynthesisCall, type Synthesizer } from '../speech/synthesizer.js';
+import type { RenderedAudio } from './types.js';
+import {
+  cancelChannel,
+  connection,
+  heartbeatKey,
+  heartbeatMs,
+  JOBS_QUEUE,
+  outChannel,
+  TTS_QUEUE,
+  type QueueSettings,
+} from './redis-queues.js';
+import type { JobLayer } from './jobs/layer.js';
+import { longJobMessage, type LongJobMessage } from './jobs/bullmq.js';
+import { ttsJob, type TtsJobPayload } from './jobs/tts.js';
 
-/** The queue of interactive synthesis (a file or a stream someone waits on) and the queue of long jobs. */
-export const TTS_QUEUE = 'tts';
-export const JOBS_QUEUE = 'jobs';
+export { JOBS_QUEUE, TTS_QUEUE, type QueueSettings } from './redis-queues.js';
 
 /** One message on a request's output channel: its first byte says what the rest is. */
 const enum Msg {
@@ -23,33 +34,8 @@ const enum Msg {
   Failed = 5,
 }
 
-export interface TtsJobData {
-  kind: 'file' | 'stream';
-  request: WireRequest;
-  reqId?: string;
-}
-
-export interface LongJobData {
-  id: string;
-  reqId?: string;
-}
-
-export interface QueueSettings {
-  redisUrl: string;
-  prefix: string;
-  stalledSeconds: number;
-  /** How long an interactive request waits for a worker to take it before it is refused (RATE_LIMITED). */
-  waitSeconds?: number;
-  maxAttempts: number;
-}
-
-function connection(url: string): Redis {
-  // BullMQ's blocking commands want no retry limit on the connection.
-  return new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: true });
-}
-
-const outChannel = (prefix: string, id: string) => `${prefix}:out:${id}`;
-const cancelChannel = (prefix: string) => `${prefix}:cancel`;
+/** Runs of one interactive request whose worker died under it (a file, or a stream before its first chunk). */
+const INTERACTIVE_RUNS = 2;
 
 function frame(type: Msg, payload: Buffer | string = Buffer.alloc(0)): Buffer {
   return Buffer.concat([Buffer.from([type]), typeof payload === 'string' ? Buffer.from(payload) : payload]);
@@ -60,6 +46,10 @@ class Inbox {
   private readonly items: Buffer[] = [];
   private waiter: ((b: Buffer | null) => void) | null = null;
   private ended = false;
+  /** The worker process running this request (from its start message), whose heartbeat the API watches. */
+  worker: string | null = null;
+  /** Ended because that worker's heartbeat stopped. */
+  lost = false;
 
   push(b: Buffer): void {
     if (this.waiter) {
@@ -69,7 +59,9 @@ class Inbox {
     } else this.items.push(b);
   }
 
-  end(): void {
+  end(lost = false): void {
+    if (this.ended) return;
+    this.lost = lost;
     this.ended = true;
     this.waiter?.(null);
     this.waiter = null;
@@ -83,19 +75,31 @@ class Inbox {
   }
 }
 
+export interface QueuedSynthesizerOptions {
+  settings: QueueSettings;
+  /** Where lost replies and unreadable messages are logged. */
+  log?: FastifyBaseLogger;
+}
+
 /**
- * The API side of queued synthesis: the request goes to the `tts` queue and its audio comes back on a
- * Redis channel of its own that this process subscribed to first, so bytes reach the process that holds
- * the client's connection whichever worker made them. Leaving (the signal) tells the worker to stop.
+ * The queued synthesizer (ROLE=api): the request goes to the `tts` queue as a `tts` job and its audio comes back on a
+ * Redis channel of its own that this process subscribed to first, so bytes reach the process that holds the client's
+ * connection whichever worker made them. Leaving (the request's signal) tells the worker to stop.
  */
-export class RemoteSynthesis {
-  private readonly queue: Queue<TtsJobData>;
+export class QueuedSynthesizer implements Synthesizer {
+  private readonly settings: QueueSettings;
+  private readonly queue: Queue<TtsJobPayload>;
   private readonly sub: Redis;
   private readonly pub: Redis;
   private readonly inboxes = new Map<string, Inbox>();
 
-  constructor(private readonly settings: QueueSettings) {
-    this.queue = new Queue<TtsJobData>(TTS_QUEUE, { connection: connection(settings.redisUrl), prefix: settings.prefix });
+  private readonly log: FastifyBaseLogger | null;
+
+  constructor(options: QueuedSynthesizerOptions) {
+    const settings = options.settings;
+    this.settings = settings;
+    this.log = options.log ?? null;
+    this.queue = new Queue<TtsJobPayload>(TTS_QUEUE, { connection: connection(settings.redisUrl), prefix: settings.prefix });
     this.sub = connection(settings.redisUrl);
     this.pub = connection(settings.redisUrl);
     this.sub.on('messageBuffer', (channel: Buffer, message: Buffer) => this.inboxes.get(channel.toString())?.push(message));
@@ -107,64 +111,112 @@ export class RemoteSynthesis {
     return Object.values(counts).reduce((a, b) => a + b, 0);
   }
 
+  /**
+   * A request's messages, over as many runs as it takes: when the worker running it dies (its heartbeat key expires,
+   * or it drained without finishing), a whole file, or a stream that has not sent a byte yet, is queued again under a
+   * new id (so nothing the dead run might still send is mixed in), at most `INTERACTIVE_RUNS` times; a stream that
+   * already sent audio ends with an error, since its bytes cannot be sent again.
+   */
   private async *messages(
-    kind: TtsJobData['kind'],
+    kind: TtsJobPayload['kind'],
     request: SynthesisRequest,
     signal: AbortSignal | undefined,
     reqId: string | undefined,
   ): AsyncGenerator<{ type: Msg; body: Buffer }> {
-    signal?.throwIfAborted();
-    const id = randomUUID();
-    const channel = outChannel(this.settings.prefix, id);
-    const inbox = new Inbox();
-    this.inboxes.set(channel, inbox);
-    const onAbort = () => inbox.end();
-    signal?.addEventListener('abort', onAbort, { once: true });
-    let finished = false;
-    try {
-      await this.sub.subscribe(channel);
-      await this.queue.add(
-        kind,
-        { kind, request: toWire(request), ...(reqId ? { reqId } : {}) },
-        { jobId: id, removeOnComplete: true, removeOnFail: true, attempts: 1 },
-      );
-      let started = false;
-      let sent = false;
-      for (;;) {
-        const message = started ? await inbox.next() : await this.firstMessage(id, inbox);
-        if (!message) throw signal?.reason ?? new Error('synthesis stopped');
-        const type = message[0] as Msg;
-        const body = message.subarray(1);
-        if (type === Msg.Started) {
-          // A second start is a worker that died and whose job ran again: a stream cannot be resent, a whole
-          // file starts over (its reader drops whatever the dead worker had sent).
-          if (started && sent && kind === 'stream')
-            throw new AppError('INTERNAL', {}, { cause: new Error('worker lost mid-stream') });
-          const again = started;
-          started = true;
-          if (again) yield { type, body };
-          continue;
+    let sent = false;
+    for (let run = 1; ; run++) {
+      signal?.throwIfAborted();
+      const id = randomUUID();
+      const channel = outChannel(this.settings.prefix, id);
+      const inbox = new Inbox();
+      this.inboxes.set(channel, inbox);
+      const onAbort = () => inbox.end();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      let finished = false;
+      let lost = false;
+      try {
+        await this.sub.subscribe(channel);
+        await this.queue.add(
+          kind,
+          { kind, request: toWire(request), ...(reqId ? { reqId } : {}) },
+          { jobId: id, removeOnComplete: true, removeOnFail: true, attempts: 1 },
+        );
+        let started = false;
+        for (;;) {
+          const message = started ? await inbox.next() : await this.firstMessage(id, inbox);
+          if (!message) {
+            if (!inbox.lost) throw signal?.reason ?? new Error('synthesis stopped');
+            if ((kind === 'stream' && sent) || run >= INTERACTIVE_RUNS)
+              throw new AppError('INTERNAL', {}, { cause: new Error(`worker ${inbox.worker} lost mid-${kind}`) });
+            lost = true;
+            break;
+          }
+          const type = message[0] as Msg;
+          const body = message.subarray(1);
+          if (type === Msg.Started) {
+            // A second start is a worker that died and whose job the queue's stalled check ran again: a stream
+            // cannot be resent, a whole file starts over (its reader drops whatever the dead worker had sent).
+            if (started && sent && kind === 'stream')
+              throw new AppError('INTERNAL', {}, { cause: new Error('worker lost mid-stream') });
+            started = true;
+            if (body.length > 0) inbox.worker = body.toString();
+            this.watch();
+            yield { type, body };
+            continue;
+          }
+          if (type === Msg.Failed) {
+            finished = true;
+            const { code, params } = JSON.parse(body.toString()) as { code: ErrorCode; params: Record<string, string | number> };
+            throw new AppError(code, params);
+          }
+          if (type === Msg.Done) finished = true;
+          if (type === Msg.Chunk) sent = true;
+          yield { type, body };
+          if (finished) return;
         }
-        if (type === Msg.Failed) {
-          finished = true;
-          const { code, params } = JSON.parse(body.toString()) as { code: ErrorCode; params: Record<string, string | number> };
-          throw new AppError(code, params);
+      } finally {
+        signal?.removeEventListener('abort', onAbort);
+        this.inboxes.delete(channel);
+        if (!finished) {
+          // Stopped before its end: the worker stops too (it also notices that nobody listens any more).
+          await this.pub.publish(cancelChannel(this.settings.prefix), id).catch(() => {});
+          await this.queue.remove(id).catch(() => {});
         }
-        if (type === Msg.Done) finished = true;
-        if (type === Msg.Chunk) sent = true;
-        yield { type, body };
-        if (finished) return;
+        await this.sub.unsubscribe(channel).catch(() => {});
       }
-    } finally {
-      signal?.removeEventListener('abort', onAbort);
-      this.inboxes.delete(channel);
-      if (!finished) {
-        // Stopped before its end: the worker stops too (it also notices that nobody listens any more).
-        await this.pub.publish(cancelChannel(this.settings.prefix), id).catch(() => {});
-        await this.queue.remove(id).catch(() => {});
-      }
-      await this.sub.unsubscribe(channel).catch(() => {});
+      if (lost) this.log?.warn({ reqId, kind, run }, 'synthesis worker lost; queued again');
     }
+  }
+
+  private watching: NodeJS.Timeout | null = null;
+
+  /**
+   * While any request runs in a worker, checks every third of the heartbeat's lifetime that each such worker's
+   * heartbeat key still exists; the requests of a worker whose key is gone end as lost. A check that fails (Redis
+   * unreachable) decides nothing.
+   */
+  private watch(): void {
+    if (this.watching) return;
+    const every = Math.max(100, heartbeatMs(this.settings) / 3);
+    this.watching = setInterval(() => {
+      const inboxes = [...this.inboxes.values()].filter((i) => i.worker !== null);
+      if (inboxes.length === 0) {
+        clearInterval(this.watching!);
+        this.watching = null;
+        return;
+      }
+      const workers = [...new Set(inboxes.map((i) => i.worker!))];
+      const pipeline = this.pub.pipeline();
+      for (const w of workers) pipeline.exists(heartbeatKey(this.settings.prefix, w));
+      pipeline.exec().then(
+        (results) => {
+          const dead = new Set(workers.filter((_, i) => results?.[i]?.[0] === null && results[i]![1] === 0));
+          for (const inbox of this.inboxes.values()) if (inbox.worker !== null && dead.has(inbox.worker)) inbox.end(true);
+        },
+        () => {},
+      );
+    }, every);
+    this.watching.unref();
   }
 
   /**
@@ -190,69 +242,38 @@ export class RemoteSynthesis {
     }
   }
 
-  async synthesize(
-    request: SynthesisRequest,
-    opts: { signal?: AbortSignal; reqId?: string },
-  ): Promise<{ audio: Buffer; durationSec: number; cached: boolean }> {
+  async synthesize(request: SynthesisRequest, call: SynthesisCall = {}): Promise<RenderedAudio> {
     const parts: Buffer[] = [];
-    for await (const { type, body } of this.messages('file', request, opts.signal, opts.reqId)) {
+    for await (const { type, body } of this.messages('file', request, request.signal, call.reqId)) {
+      // Each run (a worker that died, then another) starts the file over.
       if (type === Msg.Started) parts.length = 0;
       if (type === Msg.Chunk) parts.push(body);
       if (type === Msg.Progress) request.onProgress?.(JSON.parse(body.toString()) as { done: number; total: number });
       if (type === Msg.Done) {
-        const done = JSON.parse(body.toString()) as { durationSec: number; cached: boolean };
+        const done = JSON.parse(body.toString()) as { durationSec: number; cached: boolean; mark?: number | null };
         return { audio: Buffer.concat(parts), ...done };
       }
     }
     throw new Error('synthesis ended without its audio');
   }
 
-  async *synthesizeStream(request: SynthesisRequest, opts: { signal?: AbortSignal; reqId?: string }): AsyncGenerator<Buffer> {
-    for await (const { type, body } of this.messages('stream', request, opts.signal, opts.reqId)) {
+  async *synthesizeStream(request: SynthesisRequest, call: SynthesisCall = {}): AsyncGenerator<Buffer> {
+    for await (const { type, body } of this.messages('stream', request, request.signal, call.reqId)) {
       if (type === Msg.Chunk) yield body;
     }
   }
 
+  /** Rendered by a worker as any request is (an API process starts no engine). */
+  preview(info: VoiceInfo): Promise<{ audio: Buffer }> {
+    return this.synthesize(previewRequest(info));
+  }
+
   async close(): Promise<void> {
+    if (this.watching) clearInterval(this.watching);
+    this.watching = null;
     for (const inbox of this.inboxes.values()) inbox.end();
     await this.queue.close();
     this.sub.disconnect();
-    this.pub.disconnect();
-  }
-}
-
-/** The API side of long jobs: the job's row is the truth; the queue message only names it. */
-export class JobQueue {
-  private readonly queue: Queue<LongJobData>;
-  private readonly pub: Redis;
-
-  constructor(private readonly settings: QueueSettings) {
-    this.queue = new Queue<LongJobData>(JOBS_QUEUE, { connection: connection(settings.redisUrl), prefix: settings.prefix });
-    this.pub = connection(settings.redisUrl);
-  }
-
-  async add(id: string, reqId?: string): Promise<void> {
-    // A job a worker hands back on shutdown (or whose worker died) runs again, up to the attempts.
-    await this.queue.add(
-      'job',
-      { id, ...(reqId ? { reqId } : {}) },
-      { jobId: id, removeOnComplete: true, removeOnFail: true, attempts: this.settings.maxAttempts },
-    );
-  }
-
-  /** A cancelled job: out of the queue if it still waits, stopped in whichever worker runs it. */
-  async cancel(id: string): Promise<void> {
-    await this.queue.remove(id).catch(() => {});
-    await this.pub.publish(cancelChannel(this.settings.prefix), id);
-  }
-
-  async depth(): Promise<number> {
-    const counts = await this.queue.getJobCounts('waiting', 'active', 'prioritized', 'delayed');
-    return Object.values(counts).reduce((a, b) => a + b, 0);
-  }
-
-  async close(): Promise<void> {
-    await this.queue.close();
     this.pub.disconnect();
   }
 }
@@ -264,25 +285,46 @@ export interface LongJobRunner {
   abandon(id: string): Promise<void>;
 }
 
+export interface SynthesisWorkerOptions {
+  settings: QueueSettings;
+  /** The job layer: the `tts` kind's handler runs interactive requests (on this process's engines). */
+  layer: JobLayer;
+  /** Runs long jobs (their rows are the truth; the queue message only names them). */
+  runner: LongJobRunner;
+  /** Requests and jobs run at once, per queue. */
+  concurrency: number;
+  log: FastifyBaseLogger;
+}
+
+/** A long job's id from its queue message (checked), or else from the queue's own id for it (the same). */
+function longJobId(job: QueueJob<unknown>): string | undefined {
+  const message = longJobMessage.safeParse(job.data);
+  return message.success ? message.data.id : job.id;
+}
+
 /**
  * A worker process: takes interactive synthesis and long jobs from the queues and runs them on this
  * process's engines. SIGTERM drains it (`close`): running work finishes within the grace, the rest is
  * handed back (its lock lapses and another worker takes it).
  */
 export class SynthesisWorker {
-  private readonly tts: Worker<TtsJobData>;
-  private readonly jobs: Worker<LongJobData>;
+  private readonly tts: Worker<unknown>;
+  private readonly jobs: Worker<unknown>;
+  private readonly settings: QueueSettings;
+  private readonly layer: JobLayer;
+  private readonly log: FastifyBaseLogger;
   private readonly sub: Redis;
   private readonly pub: Redis;
   private readonly running = new Map<string, AbortController>();
+  /** This process among the workers: its heartbeat key, and what its start messages name. */
+  readonly id = randomUUID();
+  private beating: NodeJS.Timeout | null = null;
 
-  constructor(
-    private readonly settings: QueueSettings,
-    private readonly speech: SpeechHost,
-    runner: LongJobRunner,
-    concurrency: number,
-    private readonly log: FastifyBaseLogger,
-  ) {
+  constructor(options: SynthesisWorkerOptions) {
+    const { settings, runner, concurrency, log } = options;
+    this.settings = settings;
+    this.layer = options.layer;
+    this.log = log;
     this.pub = connection(settings.redisUrl);
     this.sub = connection(settings.redisUrl);
     void this.sub.subscribe(cancelChannel(settings.prefix));
@@ -296,36 +338,54 @@ export class SynthesisWorker {
       stalledInterval: settings.stalledSeconds * 1000,
       maxStalledCount: settings.maxAttempts,
     };
-    this.tts = new Worker<TtsJobData>(TTS_QUEUE, (job) => this.interactive(job), {
+    this.tts = new Worker<unknown>(TTS_QUEUE, (job) => this.interactive(job), {
       ...common,
       connection: connection(settings.redisUrl),
       // A lost interactive request is not worth running twice: its caller has an answer by then.
       maxStalledCount: 1,
     });
-    this.jobs = new Worker<LongJobData>(
+    this.jobs = new Worker<unknown>(
       JOBS_QUEUE,
-      (job) =>
-        this.tracked(job.data.id, (signal) =>
-          runner.runQueued(job.data.id, signal, log.child({ reqId: job.data.reqId, job: job.data.id })),
-        ),
+      async (job) => {
+        const message: LongJobMessage | null = (() => {
+          const checked = longJobMessage.safeParse(job.data);
+          return checked.success ? checked.data : null;
+        })();
+        // Its row is the job: a message that does not name it (another release's) is given up, its row failed.
+        if (!message) throw new Error(`queue message of long job ${job.id} is invalid`);
+        return this.tracked(message.id, (signal) =>
+          runner.runQueued(message.id, signal, log.child({ reqId: message.reqId, job: message.id })),
+        );
+      },
       { ...common, connection: connection(settings.redisUrl) },
     );
     this.jobs.on('failed', (job, err) => {
       // Emitted for every failed attempt: only the last one (no retry left) gives the job up.
       if (!job || job.attemptsMade < (job.opts.attempts ?? 1)) return;
-      log.error({ err, job: job.data.id, reqId: job.data.reqId }, 'synthesis job given up by the queue');
-      void runner.abandon(job.data.id).catch(() => {});
+      const id = longJobId(job);
+      log.error({ err, job: id }, 'synthesis job given up by the queue');
+      if (id) void runner.abandon(id).catch(() => {});
     });
     for (const w of [this.tts, this.jobs]) w.on('error', (err) => log.error({ err }, 'queue worker error'));
   }
 
   private taking = false;
 
-  /** Starts taking work from both queues. */
-  start(): void {
+  /** Starts taking work from both queues, once its heartbeat is written (an API process sees it alive before any start). */
+  async start(): Promise<void> {
     if (this.taking) return;
     this.taking = true;
+    await this.beat();
+    const every = heartbeatMs(this.settings) / 3;
+    this.beating = setInterval(() => void this.beat(), every);
     for (const w of [this.tts, this.jobs]) void w.run().catch((err: unknown) => this.log.error({ err }, 'queue worker stopped'));
+  }
+
+  /** The heartbeat: its key lives one heartbeat lifetime, written again every third of it. */
+  private async beat(): Promise<void> {
+    await this.pub
+      .set(heartbeatKey(this.settings.prefix, this.id), String(process.pid), 'PX', Math.ceil(heartbeatMs(this.settings)))
+      .catch((err: unknown) => this.log.warn({ err }, 'queue worker heartbeat not written'));
   }
 
   get started(): boolean {
@@ -342,44 +402,44 @@ export class SynthesisWorker {
     }
   }
 
-  private async interactive(job: QueueJob<TtsJobData>): Promise<void> {
+  private async interactive(job: QueueJob<unknown>): Promise<void> {
     const id = job.id!;
-    const log = this.log.child({ reqId: job.data.reqId, job: id });
+    // Checked against the `tts` kind's schema: a message another release wrote (or a damaged one) fails that
+    // request alone, with the reason in the log.
+    let payload: TtsJobPayload | null = null;
+    let invalid: unknown = null;
+    try {
+      payload = this.layer.read(ttsJob, id, job.data);
+    } catch (e) {
+      invalid = e;
+    }
+    const kind = payload?.kind;
+    const log = this.log.child({ reqId: payload?.reqId, job: id });
     const channel = outChannel(this.settings.prefix, id);
     await this.tracked(id, async (signal) => {
       const controller = new AbortController();
       const stop = AbortSignal.any([signal, controller.signal]);
-      const send = async (type: Msg, payload?: Buffer | string) => {
+      const send = async (type: Msg, body?: Buffer | string) => {
         // Nobody subscribed any more: the API process died or its client left.
-        if ((await this.pub.publish(channel, frame(type, payload))) === 0) controller.abort(new Error('nobody listens'));
+        if ((await this.pub.publish(channel, frame(type, body))) === 0) controller.abort(new Error('nobody listens'));
       };
       const t0 = performance.now();
       try {
-        // Which worker took which request (and, after a crash, which one took it again), under its request id.
-        log.info({ kind: job.data.kind, attempt: job.attemptsStarted ?? 1 }, 'synthesis taken');
-        await send(Msg.Started);
+        // The API process learns first which worker took the request (it watches that worker's heartbeat from
+        // then on); the log line, under its request id, says which one took it (after a crash, which took it again).
+        await send(Msg.Started, this.id);
+        log.info({ kind, attempt: job.attemptsStarted ?? 1 }, 'synthesis taken');
         stop.throwIfAborted();
-        const speech = await this.speech.get();
-        const request = { ...fromWire(job.data.request), signal: stop };
-        if (job.data.kind === 'stream') {
-          for await (const chunk of speech.synthesizeStream(request)) {
-            stop.throwIfAborted();
-            await send(Msg.Chunk, chunk);
-          }
-          await send(Msg.Done, JSON.stringify({ durationSec: 0, cached: false }));
-          metrics.synthesis(request.voice?.engine ?? 'unknown', 'stream', (performance.now() - t0) / 1000, 0);
-        } else {
-          const result = await speech.synthesize(request);
-          stop.throwIfAborted();
-          await send(Msg.Chunk, result.audio);
-          await send(Msg.Done, JSON.stringify({ durationSec: result.durationSec, cached: result.cached }));
-          if (!result.cached)
-            metrics.synthesis(request.voice?.engine ?? 'unknown', 'file', (performance.now() - t0) / 1000, result.durationSec);
-        }
-        log.info({ kind: job.data.kind, ms: Math.round(performance.now() - t0) }, 'synthesis done');
+        if (!payload) throw invalid;
+        await this.layer.handler(ttsJob)(payload, {
+          signal: stop,
+          chunk: (audio) => send(Msg.Chunk, audio),
+          done: (end) => send(Msg.Done, JSON.stringify(end)),
+        });
+        log.info({ kind, ms: Math.round(performance.now() - t0) }, 'synthesis done');
       } catch (e) {
         if (stop.aborted) {
-          log.info({ kind: job.data.kind, reason: String(stop.reason) }, 'synthesis stopped');
+          log.info({ kind, reason: String(stop.reason) }, 'synthesis stopped');
           return;
         }
         const error = toAppError(e);
@@ -405,16 +465,25 @@ export class SynthesisWorker {
       for (const c of this.running.values()) c.abort(new Error('worker shutting down'));
       await graceful;
     }
+    // Gone: an API process still waiting on a request this worker stopped queues it again at its next check.
+    if (this.beating) clearInterval(this.beating);
+    this.beating = null;
+    await this.pub.del(heartbeatKey(this.settings.prefix, this.id)).catch(() => {});
     this.sub.disconnect();
     this.pub.disconnect();
   }
 }
 
 /** Counts the work waiting in both queues: `polyvox_queue_depth` on /metrics, and a worker's readiness. */
+export interface QueueProbeOptions {
+  settings: QueueSettings;
+}
+
 export class QueueProbe {
   private readonly queues: Array<[string, Queue]>;
 
-  constructor(settings: QueueSettings) {
+  constructor(options: QueueProbeOptions) {
+    const settings = options.settings;
     this.queues = [TTS_QUEUE, JOBS_QUEUE].map((name) => [
       name,
       new Queue(name, { connection: connection(settings.redisUrl), prefix: settings.prefix }),

@@ -3,12 +3,14 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ErrorBody, EstimateRequest, EstimateResponse, OpenAISpeechRequest, TtsRequest } from '@polyvox/contracts';
-import { assertVoiceAllowed, requireCaller, type Caller } from '../http/auth.js';
+import { assertVoiceAllowed, callerOf, type Caller } from '../http/auth.js';
 import { AUDIO_RESPONSE } from '../http/openapi.js';
-import type { AppContext } from '../context.js';
+import type { PlanPrivileges } from '../orders/privileges.js';
 import { AppError } from '../platform/errors.js';
-import { ttsInput, type Charge, type Prepared } from './service.js';
+import { ttsInput, type Charge, type Prepared, type SynthesisService } from './service.js';
 import { openAiVoiceId } from './openai-voices.js';
+import { originOf } from './origin.js';
+import type { Provenance } from '../provenance/service.js';
 
 /** A session, or an API key as a Bearer token or in `xi-api-key`. */
 export const KEY_OR_SESSION: { [scheme: string]: string[] }[] = [
@@ -65,6 +67,8 @@ async function sendStream(
   prepared: Prepared,
   left: AbortSignal,
   chunks: AsyncGenerator<Buffer, boolean>,
+  /** The `x-aigc` header of raw samples, known once the first chunk is there. */
+  label: () => string | null,
 ): Promise<FastifyReply> {
   let first: IteratorResult<Buffer, boolean>;
   try {
@@ -90,6 +94,8 @@ async function sendStream(
       await chunks.return(false);
     }
   }
+  const header = label();
+  if (header !== null) reply.header('x-aigc', header);
   return reply
     .header('content-type', prepared.contentType)
     .header('x-credits-charged', String(prepared.credits))
@@ -98,8 +104,12 @@ async function sendStream(
     .send(Readable.from(rest(), { objectMode: false }));
 }
 
-/** Sends prepared speech to the client, paying for it as it is delivered (shared with the ElevenLabs routes). */
-export function speaker(ctx: AppContext) {
+/**
+ * Sends prepared speech to the client, paying for it as it is delivered (shared with the ElevenLabs routes). Every
+ * file and stream passes the provenance stage on its way: recorded, and labelled in its container (or, raw samples,
+ * in the `x-aigc` header); a whole wav or mp3 also signed.
+ */
+export function speaker(deps: { synthesis: Pick<SynthesisService, 'render' | 'stream'>; provenance: Provenance }) {
   return async (
     request: FastifyRequest,
     reply: FastifyReply,
@@ -108,13 +118,20 @@ export function speaker(ctx: AppContext) {
     stream: boolean,
     /** Changes a stream's chunks on their way out (the ElevenLabs routes resample PCM). */
     reshape: (chunks: AsyncGenerator<Buffer, boolean>) => AsyncGenerator<Buffer, boolean> = (chunks) => chunks,
+    /** The reshaped stream is one whole file (a WAV built whole): it is labelled and signed as a file. */
+    whole = false,
   ) => {
     const left = clientLeaves(request, reply);
-    if (stream)
-      return sendStream(request, reply, prepared, left, reshape(ctx.synthesis.stream(prepared, charge, left, request.id)));
+    if (stream) {
+      // A stream's watermark payload is its plan's (derived from its content).
+      const origin = originOf(prepared, charge, { mark: prepared.mark ?? null }, { requestId: request.id });
+      const chunks = reshape(deps.synthesis.stream(prepared, charge, left, request.id));
+      const labelled = deps.provenance.labelStream(chunks, prepared.contentType, origin, { whole });
+      return sendStream(request, reply, prepared, left, labelled.chunks, labelled.header);
+    }
     let rendered;
     try {
-      rendered = await ctx.synthesis.render(prepared, charge, { signal: left, reqId: request.id });
+      rendered = await deps.synthesis.render(prepared, charge, { signal: left, reqId: request.id });
     } catch (e) {
       if (left.aborted) return abandon(request, reply);
       throw e;
@@ -124,6 +141,20 @@ export function speaker(ctx: AppContext) {
       await work.release('client left before the audio');
       return abandon(request, reply);
     }
+    let audio: Buffer;
+    let label: string | null;
+    try {
+      const mark = await deps.provenance.mark(
+        originOf(prepared, charge, result, { holdId: work.hold.id, requestId: request.id }),
+      );
+      audio = await deps.provenance.labelFile(result.audio, prepared.contentType, mark);
+      label = deps.provenance.header(prepared.contentType, mark);
+    } catch (e) {
+      // Nothing leaves unlabelled, and nothing unlabelled is paid for.
+      await work.release('labelling failed');
+      throw e;
+    }
+    if (label !== null) reply.header('x-aigc', label);
     // Paid only once the audio is out: a client that leaves while it is being written pays nothing.
     const logFailure = (err: unknown) => request.log.error({ err }, 'closing a credit hold failed');
     reply.raw.once('finish', () => void work.settle().catch(logFailure));
@@ -143,7 +174,7 @@ export function speaker(ctx: AppContext) {
           .join(', '),
       )
       .header('cache-control', 'no-store')
-      .send(result.audio);
+      .send(audio);
   };
 }
 
@@ -154,12 +185,19 @@ export function chargeOf(caller: Caller, recordType: string): Charge {
     : { accountId: caller.accountId, recordType };
 }
 
-export function synthesisRoutes(ctx: AppContext): FastifyPluginAsyncZod {
-  const speak = speaker(ctx);
+export interface SynthesisRoutesDeps {
+  synthesis: SynthesisService;
+  provenance: Provenance;
+  plans: Pick<PlanPrivileges, 'assertTextLength' | 'maxTextLength'>;
+}
+
+export function synthesisRoutes(deps: SynthesisRoutesDeps): FastifyPluginAsyncZod {
+  const speak = speaker(deps);
   return async (app) => {
     app.post(
       '/tts',
       {
+        config: { auth: 'caller' },
         schema: {
           tags: ['synthesis'],
           summary: 'Synthesize speech; with `stream: true` the audio arrives in chunks as it is made',
@@ -169,10 +207,10 @@ export function synthesisRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) => {
-        const caller = await requireCaller(request, reply, ctx.sessions, ctx.keyGate);
+        const caller = callerOf(request);
         assertVoiceAllowed(caller, request.body.voice_id);
-        await ctx.plans.assertTextLength(caller.accountId, request.body.text);
-        const prepared = await ctx.synthesis.prepare(ttsInput(request.body, caller.accountId));
+        await deps.plans.assertTextLength(caller.accountId, request.body.text);
+        const prepared = await deps.synthesis.prepare(ttsInput(request.body, caller.accountId));
         return speak(request, reply, prepared, chargeOf(caller, 'tts'), request.body.stream);
       },
     );
@@ -180,6 +218,7 @@ export function synthesisRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.post(
       '/tts/estimate',
       {
+        config: { auth: 'caller' },
         schema: {
           tags: ['synthesis'],
           summary: 'The price of a text before generating',
@@ -188,13 +227,13 @@ export function synthesisRoutes(ctx: AppContext): FastifyPluginAsyncZod {
           response: { 200: EstimateResponse, ...errors },
         },
       },
-      async (request, reply) => {
-        const caller = await requireCaller(request, reply, ctx.sessions, ctx.keyGate);
+      async (request) => {
+        const caller = callerOf(request);
         assertVoiceAllowed(caller, request.body.voice_id);
-        const maxLength = await ctx.plans.maxTextLength(caller.accountId);
-        await ctx.plans.assertTextLength(caller.accountId, request.body.text);
+        const maxLength = await deps.plans.maxTextLength(caller.accountId);
+        await deps.plans.assertTextLength(caller.accountId, request.body.text);
         return {
-          ...(await ctx.synthesis.estimate(request.body.text, request.body.voice_id, caller.accountId)),
+          ...(await deps.synthesis.estimate(request.body.text, request.body.voice_id, caller.accountId)),
           max_text_length: maxLength,
         };
       },
@@ -203,6 +242,7 @@ export function synthesisRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.post(
       '/v1/audio/speech',
       {
+        config: { auth: 'caller' },
         schema: {
           tags: ['synthesis'],
           summary: "OpenAI-compatible speech: OpenAI's voice names map to default voices; our voice ids work too",
@@ -212,20 +252,21 @@ export function synthesisRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) => {
-        const caller = await requireCaller(request, reply, ctx.sessions, ctx.keyGate);
+        const caller = callerOf(request);
         const body = request.body;
         const requested = typeof body.voice === 'string' ? body.voice : body.voice.id;
         const voiceId = openAiVoiceId(requested) ?? requested;
         if (!voiceId.startsWith('voice_')) throw new AppError('NOT_FOUND');
         assertVoiceAllowed(caller, voiceId);
-        await ctx.plans.assertTextLength(caller.accountId, body.input);
-        const prepared = await ctx.synthesis.prepare({
+        await deps.plans.assertTextLength(caller.accountId, body.input);
+        const prepared = await deps.synthesis.prepare({
           text: body.input,
           voiceId,
           accountId: caller.accountId,
           format: body.response_format,
           speed: Math.min(2, Math.max(0.5, body.speed)),
           pitch: 0,
+          ...(body.ai_label ? { aiLabel: body.ai_label } : {}),
         });
         return speak(request, reply, prepared, { ...chargeOf(caller, 'api'), recordType: 'api' }, true);
       },

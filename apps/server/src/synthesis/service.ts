@@ -1,35 +1,20 @@
 import { metrics } from '../platform/metrics.js';
-import type { AudioFormat, Speech, SynthesisRequest, VoiceInfo, VoiceProfile } from '@polyvox/speech';
-import { CONTENT_TYPES } from '@polyvox/speech';
+import type { AiLabelKind, AudioFormat, SynthesisRequest } from '@polyvox/speech';
+import { CONTENT_TYPES, strongerLabel } from '@polyvox/speech';
 import type { CreditsService, Hold } from '../credits/service.js';
-import type { RemoteSynthesis } from './queue.js';
+import type { Synthesizer } from '../speech/synthesizer.js';
+import type { AiLabelPolicy, Charge, Prepared, Progress, RenderedAudio, ResolvedVoice, Synthesized, TtsInput } from './types.js';
 import { priceOf } from '../credits/credits-config.js';
 import type { VoicesService } from '../voices/service.js';
-import type { SpeechHost } from './speech-host.js';
-import { mapSpeechErrors, toAppError } from './errors.js';
+import type { SpeechHost } from '../speech/speech-host.js';
+import { mapSpeechErrors, toAppError } from '../speech/errors.js';
 import { HeldWork } from './held-work.js';
 import { AppError } from '../platform/errors.js';
 
+export type { AiLabelPolicy, Charge, Prepared, Progress, ResolvedVoice, Synthesized, TtsInput } from './types.js';
+
 /** What paid work stopped by a shutdown fails with: a clean error, not a stack in the log. */
 const shuttingDown = () => new AppError('INTERNAL', {}, { cause: new Error('server shutting down') });
-
-export interface TtsInput {
-  text: string;
-  voiceId: string;
-  language?: string;
-  format: AudioFormat;
-  speed: number;
-  pitch: number;
-  /** The caller's account: its own voices (`voice_…` ids it saved) resolve only for it. */
-  accountId?: string;
-}
-
-/** The voice a request speaks with: an engine voice and, for a saved or designed voice, its profile. */
-export interface ResolvedVoice {
-  info: VoiceInfo;
-  profile?: VoiceProfile;
-  reference?: SynthesisRequest['reference'];
-}
 
 /** The contract's request body (snake_case) as the service's input. */
 export function ttsInput(
@@ -40,6 +25,7 @@ export function ttsInput(
     format: AudioFormat;
     speed: number;
     pitch: number;
+    ai_label?: AiLabelKind | undefined;
   },
   accountId?: string,
 ): TtsInput {
@@ -51,32 +37,18 @@ export function ttsInput(
     speed: body.speed,
     pitch: body.pitch,
     ...(body.language ? { language: body.language } : {}),
+    ...(body.ai_label ? { aiLabel: body.ai_label } : {}),
   };
 }
 
-export interface Charge {
-  accountId: string;
-  apiKeyId?: string | null;
-  recordType: string;
-}
-
-export type Progress = (p: { done: number; total: number }) => void;
-export interface Synthesized {
-  audio: Buffer;
-  durationSec: number;
-  cached: boolean;
-  /** Milliseconds spent holding credits, synthesizing and settling (for `server-timing`). */
-  timings: { hold: number; synth: number; settle: number };
-}
-
-export interface Prepared {
-  request: SynthesisRequest;
-  voice: VoiceInfo;
-  /** The voice's public id (`voice_…`), as records name it. */
-  voiceId?: string;
-  characters: number;
-  credits: number;
-  contentType: string;
+export interface SynthesisOptions {
+  host: SpeechHost;
+  voices: VoicesService;
+  credits: CreditsService;
+  /** Where the audio is made: the engines here, or (ROLE=api) a worker process through the queue. */
+  synthesizer: Synthesizer;
+  /** The operator's explicit AI label; absent: none unless a request asks. */
+  aiLabel?: AiLabelPolicy;
 }
 
 /** Text to audio for a caller who pays: price first, hold it, synthesize, then settle or release. */
@@ -85,33 +57,23 @@ export class SynthesisService {
   private readonly idle: (() => void)[] = [];
   private stopping = false;
 
-  constructor(
-    private readonly host: SpeechHost,
-    private readonly voices: VoicesService,
-    private readonly credits: CreditsService,
-    /** Set in ROLE=api: synthesis runs in worker processes, reached through the queue. */
-    private readonly remote: RemoteSynthesis | null = null,
-  ) {}
+  private readonly host: SpeechHost;
+  private readonly voices: VoicesService;
+  private readonly credits: CreditsService;
+  private readonly synthesizer: Synthesizer;
+  private readonly aiLabel: AiLabelPolicy;
 
-  /** Runs a whole file here or, with a queue, in a worker process. */
-  private synthesizeFile(
-    speech: Speech,
-    request: SynthesisRequest,
-    reqId: string | undefined,
-  ): Promise<{ audio: Buffer; durationSec: number; cached: boolean }> {
-    if (!this.remote) return speech.synthesize(request);
-    return this.remote.synthesize(request, {
-      ...(request.signal ? { signal: request.signal } : {}),
-      ...(reqId ? { reqId } : {}),
-    });
+  constructor(options: SynthesisOptions) {
+    this.aiLabel = options.aiLabel ?? { explicit: 'off', position: 'start' };
+    this.host = options.host;
+    this.voices = options.voices;
+    this.credits = options.credits;
+    this.synthesizer = options.synthesizer;
   }
 
-  private synthesizeChunks(speech: Speech, request: SynthesisRequest, reqId: string | undefined): AsyncIterable<Buffer> {
-    if (!this.remote) return speech.synthesizeStream(request);
-    return this.remote.synthesizeStream(request, {
-      ...(request.signal ? { signal: request.signal } : {}),
-      ...(reqId ? { reqId } : {}),
-    });
+  /** Runs a whole file through the synthesizer (here or, with a queue, in a worker process). */
+  private synthesizeFile(request: SynthesisRequest, reqId: string | undefined): Promise<RenderedAudio> {
+    return this.synthesizer.synthesize(request, reqId ? { reqId } : {});
   }
 
   /**
@@ -125,9 +87,14 @@ export class SynthesisService {
       api_key_id: charge.apiKeyId ?? null,
       record_type: charge.recordType,
     };
-    const work = new HeldWork(this.credits, hold, { amount: prepared.credits, details }, undefined, (w) => {
-      this.active.delete(w);
-      if (this.active.size === 0) for (const wake of this.idle.splice(0)) wake();
+    const work = new HeldWork({
+      credits: this.credits,
+      hold,
+      charge: { amount: prepared.credits, details },
+      onClosed: (w) => {
+        this.active.delete(w);
+        if (this.active.size === 0) for (const wake of this.idle.splice(0)) wake();
+      },
     });
     this.active.add(work);
     if (this.stopping) work.abort(shuttingDown());
@@ -146,6 +113,9 @@ export class SynthesisService {
   ): Promise<Prepared> {
     const { info } = voice;
     const speech = await this.host.get();
+    // A request adds a label or asks for a stronger one; the operator's always stands. The notice is not priced:
+    // `characters` is counted on the user's text alone.
+    const label = strongerLabel(this.aiLabel.explicit, input.aiLabel);
     const request: SynthesisRequest = {
       text: input.text,
       voice: info,
@@ -155,6 +125,7 @@ export class SynthesisService {
       speed: input.speed,
       pitch: input.pitch,
       ...(input.language ? { language: input.language } : {}),
+      ...(label ? { aiLabel: { kind: label, position: this.aiLabel.position } } : {}),
     };
     const plan = await mapSpeechErrors(async () => speech.prepare(request));
     return {
@@ -164,6 +135,8 @@ export class SynthesisService {
       characters: plan.characters,
       credits: priceOf(this.credits.config, info.model, info.engine, plan.characters),
       contentType: plan.contentType,
+      mark: plan.mark,
+      origin: { voiceType: voice.voice?.type ?? 'preset', ...(voice.sampleId ? { sampleId: voice.sampleId } : {}) },
     };
   }
 
@@ -200,17 +173,17 @@ export class SynthesisService {
       api_key_id: charge.apiKeyId ?? null,
       record_type: charge.recordType,
     };
-    const work = new HeldWork(
-      this.credits,
+    const work = new HeldWork({
+      credits: this.credits,
       hold,
-      { amount: prepared.credits, details },
+      charge: { amount: prepared.credits, details },
       signal,
-      (w) => {
+      onClosed: (w) => {
         this.active.delete(w);
         if (this.active.size === 0) for (const wake of this.idle.splice(0)) wake();
       },
-      ownHold ? heldSince : undefined,
-    );
+      heldSince: ownHold ? heldSince : undefined,
+    });
     this.active.add(work);
     if (this.stopping) work.abort(shuttingDown());
     return work;
@@ -229,7 +202,8 @@ export class SynthesisService {
     charge: Charge,
     opts: { signal?: AbortSignal; onProgress?: Progress; work?: HeldWork; reqId?: string } = {},
   ): Promise<{ result: Synthesized; work: HeldWork }> {
-    const speech = await this.host.get();
+    // The engines (here, or the request's preparation in an API process) are up before anything is held.
+    await this.host.get();
     // A caller that left while the request was prepared is not held, let alone charged.
     opts.signal?.throwIfAborted();
     const t0 = performance.now();
@@ -240,7 +214,7 @@ export class SynthesisService {
       signal: opts.work ? opts.work.signal : opts.signal ? AbortSignal.any([opts.signal, stop.signal]) : stop.signal,
       ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
     };
-    const synthesized = opts.work ? undefined : this.synthesizeFile(speech, request, opts.reqId);
+    const synthesized = opts.work ? undefined : this.synthesizeFile(request, opts.reqId);
     // Awaited below once the hold is taken; a refused hold leaves its failure unread.
     synthesized?.catch(() => {});
     let work: HeldWork;
@@ -257,7 +231,7 @@ export class SynthesisService {
     try {
       // Synthesis time counts from its start, which a concurrent hold did not hold back.
       const t1 = synthesized ? t0 : performance.now();
-      const result = await (synthesized ?? this.synthesizeFile(speech, request, opts.reqId));
+      const result = await (synthesized ?? this.synthesizeFile(request, opts.reqId));
       // A cache hit never looks at the signal; a caller that left must not pay for it either.
       work.signal.throwIfAborted();
       const t2 = performance.now();
@@ -266,7 +240,8 @@ export class SynthesisService {
         metrics.synthesis(prepared.voice.engine, opts.work ? 'job' : 'file', (t2 - t1) / 1000, result.durationSec);
       await work.ensureHeld();
       const timings = { hold: held, synth: t2 - t1, settle: performance.now() - t2 };
-      return { result: { audio: result.audio, durationSec: result.durationSec, cached: result.cached, timings }, work };
+      const mark = result.mark ?? null;
+      return { result: { audio: result.audio, durationSec: result.durationSec, cached: result.cached, mark, timings }, work };
     } catch (e) {
       await work.release(work.signal.aborted ? 'stopped before delivery' : 'synthesis failed');
       throw toAppError(e);
@@ -285,7 +260,7 @@ export class SynthesisService {
     // eslint-disable-next-line @typescript-eslint/no-this-alias -- the generator below needs the service
     const self = this;
     const generator = (async function* guarded(): AsyncGenerator<Buffer, boolean> {
-      const speech = await self.host.get();
+      await self.host.get();
       if (signal.aborted) return false;
       const work = await self.hold(prepared, charge, signal);
       work.signal.addEventListener('abort', () => void generator.return(false).catch(() => {}), { once: true });
@@ -293,7 +268,10 @@ export class SynthesisService {
       const started = performance.now();
       try {
         work.signal.throwIfAborted();
-        for await (const chunk of self.synthesizeChunks(speech, { ...prepared.request, signal: work.signal }, reqId)) {
+        for await (const chunk of self.synthesizer.synthesizeStream(
+          { ...prepared.request, signal: work.signal },
+          reqId ? { reqId } : {},
+        )) {
           work.signal.throwIfAborted();
           yield chunk;
         }

@@ -1,25 +1,33 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { ErrorBody, LIMITS, UploadResponse } from '@polyvox/contracts';
-import type { AppContext } from '../context.js';
-import { requireSession } from '../http/auth.js';
+import { ErrorBody, LIMITS, sizeLimitText, UploadResponse } from '@polyvox/contracts';
+import type { UploadsService } from './service.js';
+import { sessionOf } from '../http/auth.js';
 import { requestedRange, sendStored } from '../http/stored-reply.js';
 import { AppError, isAppError } from '../platform/errors.js';
 
-export function uploadRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+export interface UploadRoutesDeps {
+  uploads: UploadsService;
+}
+
+export function uploadRoutes(deps: UploadRoutesDeps): FastifyPluginAsyncZod {
   return async (app) => {
     app.post(
       '/uploads',
       {
+        config: { auth: 'session' },
         schema: {
           tags: ['accounts'],
           summary: 'Upload an avatar (multipart fields `type=avatar` and `file`; png, jpeg or webp, at most 2 MB)',
+          description:
+            'Limited per account and per IP per hour (`429 RATE_LIMITED` with `retry-after`). An avatar no account shows is removed after a grace (`AVATAR_KEEP_HOURS`).',
           consumes: ['multipart/form-data'],
-          response: { 201: UploadResponse, 400: ErrorBody, 401: ErrorBody, 413: ErrorBody, 415: ErrorBody },
+          response: { 201: UploadResponse, 400: ErrorBody, 401: ErrorBody, 413: ErrorBody, 415: ErrorBody, 429: ErrorBody },
         },
       },
       async (request, reply) => {
-        const session = await requireSession(request, ctx.sessions);
+        const session = sessionOf(request);
+        await deps.uploads.admitAvatar(session.accountId, request.ip);
         if (!request.isMultipart()) throw new AppError('UNSUPPORTED_FILE_TYPE');
         if (!/;\s*boundary=/i.test(request.headers['content-type'] ?? '')) {
           throw new AppError('VALIDATION_FAILED', { field: 'content-type', rule: 'multipart needs a boundary' });
@@ -32,7 +40,7 @@ export function uploadRoutes(ctx: AppContext): FastifyPluginAsyncZod {
             if (part.type === 'field' && part.fieldname === 'type') type = String(part.value);
             if (part.type === 'file' && part.fieldname === 'file') {
               data = await part.toBuffer();
-              if (part.file.truncated) throw new AppError('FILE_TOO_LARGE', { limit: '2 MB' });
+              if (part.file.truncated) throw new AppError('FILE_TOO_LARGE', { limit: sizeLimitText(LIMITS.avatarMaxBytes) });
             } else if (part.type === 'file') part.file.resume();
           }
         } catch (e) {
@@ -42,15 +50,18 @@ export function uploadRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         }
         if (!data) throw new AppError('PARAMETERS_NEEDED', { field: 'file' });
         if (type !== 'avatar') throw new AppError('VALIDATION_FAILED', { field: 'type', rule: 'must be avatar' });
-        return reply.status(201).send(await ctx.uploads.saveAvatar(session.accountId, data));
+        return reply.status(201).send(await deps.uploads.saveAvatar(session.accountId, data));
       },
     );
 
     app.get(
       '/files/:id',
-      { schema: { tags: ['accounts'], summary: 'An uploaded avatar', params: z.object({ id: z.string() }) } },
+      {
+        config: { auth: 'public' },
+        schema: { tags: ['accounts'], summary: 'An uploaded avatar', params: z.object({ id: z.string() }) },
+      },
       async (request, reply) => {
-        const found = await ctx.uploads.read(request.params.id, requestedRange(request));
+        const found = await deps.uploads.read(request.params.id, requestedRange(request));
         if (!found) throw new AppError('NOT_FOUND');
         return sendStored(reply, found.file, { contentType: found.mime, cacheControl: 'public, max-age=86400' });
       },

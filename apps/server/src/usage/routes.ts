@@ -7,28 +7,35 @@ import {
   RecordsQuery,
   RecordsResponse,
 } from '@polyvox/contracts';
-import { requireSession } from '../http/auth.js';
-import type { AppContext } from '../context.js';
+import { sessionOf } from '../http/auth.js';
+import type { UsageService } from './service.js';
+import type { CreditsService } from '../credits/service.js';
 
 const errors = { 400: ErrorBody, 401: ErrorBody };
 
-export function usageRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+export interface UsageRoutesDeps {
+  usage: UsageService;
+  credits: Pick<CreditsService, 'balance'>;
+}
+
+export function usageRoutes(deps: UsageRoutesDeps): FastifyPluginAsyncZod {
   return async (app) => {
     app.get(
       '/api/credits/records',
       {
+        config: { auth: 'session' },
         schema: {
           tags: ['credits'],
           summary:
-            'Credit records, newest first: settled charges (negative, by type), grants, purchases and refunds. Held credits of work in progress show only in the balance. `from`/`to`: a UTC day (inclusive) or an ISO time.',
+            'Credit records, newest first: settled charges and activation fees (negative, by type), grants, purchases and refunds. Held credits of work in progress show only in the balance. `from`/`to`: a UTC day (inclusive) or an ISO time.',
           querystring: RecordsQuery,
           response: { 200: RecordsResponse, ...errors },
         },
       },
       async (request) => {
-        const session = await requireSession(request, ctx.sessions);
+        const session = sessionOf(request);
         const q = request.query;
-        const { items, total } = await ctx.usage.records(session.accountId, q);
+        const { items, total } = await deps.usage.records(session.accountId, q);
         return { items, total, page: q.page, page_size: q.page_size };
       },
     );
@@ -36,33 +43,35 @@ export function usageRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.get(
       '/api/statistics/day_credits',
       {
+        config: { auth: 'session' },
         schema: {
           tags: ['credits'],
-          summary: 'Credits charged and calls per UTC day, oldest first; days without calls are zeros',
+          summary: 'Credits charged and calls made with API keys per UTC day, oldest first; days without either are zeros',
           querystring: DayCreditsQuery,
           response: { 200: DayCreditsResponse, ...errors },
         },
       },
       async (request) => {
-        const session = await requireSession(request, ctx.sessions);
-        return { items: await ctx.usage.dayCredits(session.accountId, request.query.days) };
+        const session = sessionOf(request);
+        return { items: await deps.usage.dayCredits(session.accountId, request.query.days) };
       },
     );
 
     app.get(
       '/api/statistics/current',
       {
+        config: { auth: 'session' },
         schema: {
           tags: ['credits'],
-          summary: 'The balance, and the calls and credits of today (UTC) and of all time',
+          summary: 'The balance, the credits charged today (UTC), and the calls made with API keys today and of all time',
           response: { 200: CurrentStatisticsResponse, ...errors },
         },
       },
       async (request) => {
-        const session = await requireSession(request, ctx.sessions);
+        const session = sessionOf(request);
         const [credits, stats] = await Promise.all([
-          ctx.credits.balance(session.accountId),
-          ctx.usage.current(session.accountId),
+          deps.credits.balance(session.accountId),
+          deps.usage.current(session.accountId),
         ]);
         return { credits, ...stats };
       },

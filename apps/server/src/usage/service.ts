@@ -3,12 +3,12 @@ import { RECORD_TYPES, type CreditRecord, type RecordType } from '@polyvox/contr
 import type { Database } from '../platform/db/schema.js';
 
 /**
- * The ledger entries a user calls records: settled charges (shown as what the work cost), grants,
- * purchases and refunds. A hold and its release are internal: the price held while work runs is visible
+ * The ledger entries a user calls records: settled charges (shown as what the work cost), activation fees,
+ * grants, purchases and refunds. A hold and its release are internal: the price held while work runs is visible
  * only in the balance, and the charge appears once, when the work is settled. Written out literally, so
  * SQLite sees the partial indexes' own condition (a bound parameter would hide it from the planner).
  */
-const IS_RECORD = sql<boolean>`kind IN ('settle', 'grant', 'purchase', 'refund')`;
+const IS_RECORD = sql<boolean>`kind IN ('settle', 'grant', 'purchase', 'refund', 'charge')`;
 
 const TYPES = new Set<string>(RECORD_TYPES);
 const DAY_MS = 86_400_000;
@@ -36,13 +36,21 @@ const utcDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 const midnight = (day: string): string => `${day}T00:00:00.000Z`;
 const nextDay = (day: string): string => utcDay(Date.parse(midnight(day)) + DAY_MS);
 
+export interface UsageOptions {
+  db: Kysely<Database>;
+  /** Pages deeper than this many records start from the day they fall in, found in `record_days`; 1000 when left out. */
+  seekAfter?: number;
+}
+
 /** Records and statistics: read-only views of the ledger and of the daily counts kept beside it. */
 export class UsageService {
-  constructor(
-    private readonly db: Kysely<Database>,
-    /** Pages deeper than this many records start from the day they fall in, found in `record_days`. */
-    private readonly seekAfter = 1000,
-  ) {}
+  private readonly db: Kysely<Database>;
+  private readonly seekAfter: number;
+
+  constructor(options: UsageOptions) {
+    this.db = options.db;
+    this.seekAfter = options.seekAfter ?? 1000;
+  }
 
   /**
    * Where a deep page starts: OFFSET walks every record before it, so with a million records the last

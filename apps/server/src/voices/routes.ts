@@ -10,8 +10,11 @@ import {
   VoiceListQuery,
   VoiceListResponse,
   VoiceSchema,
+  type Voice,
 } from '@polyvox/contracts';
-import type { AppContext } from '../context.js';
+import type { VoicesService } from './service.js';
+import type { CreditsService } from '../credits/service.js';
+import type { PlanPrivileges } from '../orders/privileges.js';
 import { AppError } from '../platform/errors.js';
 import { serverRoot } from '../platform/paths.js';
 import { coefficientFor } from '../credits/credits-config.js';
@@ -19,20 +22,36 @@ import { randomTextLanguage, randomTextTable, type RandomText } from './random-t
 import { localizeVoice, modelDescription } from './display-texts.js';
 import { requestLocale } from '../http/locale.js';
 import { requestedRange, sendStored } from '../http/stored-reply.js';
-import { optionalSession, requireSession } from '../http/auth.js';
+import type { ByteRange, StoredStream } from '../platform/storage.js';
+import { sessionOf } from '../http/auth.js';
 import { AVATAR_URL } from './official.js';
-import { presentedKey, requireCaller } from '../http/auth.js';
 
 const contentDir = path.join(serverRoot, 'content');
 const GENDER_ORDER = ['male', 'female', 'neutral'];
 
-export function voiceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+export interface VoiceRoutesDeps {
+  voices: VoicesService;
+  credits: Pick<CreditsService, 'config'>;
+  plans: Pick<PlanPrivileges, 'free' | 'maxTextLength'>;
+  design: { ownVoices: OwnVoiceReader };
+  /** The operator's explicit AI label, which the console names beside its downloads. */
+  config: { AI_LABEL_EXPLICIT: 'off' | 'rhythm' | 'speech'; AI_LABEL_POSITION: 'start' | 'end' };
+}
+
+/** The caller's own voices as these routes read them; the design module's own-voices service is one. */
+export interface OwnVoiceReader {
+  get(accountId: string, id: string): Promise<Voice>;
+  previewAudio(accountId: string, id: string, range?: ByteRange): Promise<StoredStream>;
+}
+
+export function voiceRoutes(deps: VoiceRoutesDeps): FastifyPluginAsyncZod {
   let randomTexts: Promise<Map<string, RandomText[]>> | null = null;
 
   return async (app) => {
     app.get(
       '/tts/config',
       {
+        config: { auth: 'optional-session' },
         schema: {
           tags: ['voices'],
           summary: "Models, their languages and genders, and the limits (`max_text_length` is the caller's plan's)",
@@ -42,9 +61,9 @@ export function voiceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       },
       async (request) => {
         const locale = requestLocale(request);
-        const session = await optionalSession(request, ctx.sessions);
-        const maxTextLength = session ? await ctx.plans.maxTextLength(session.accountId) : ctx.plans.free.max_text_length;
-        const { models, voices } = await ctx.voices.load();
+        const session = request.auth.session;
+        const maxTextLength = session ? await deps.plans.maxTextLength(session.accountId) : deps.plans.free.max_text_length;
+        const { models, voices } = await deps.voices.load();
         return {
           models: models.map((m) => {
             const own = voices.filter((v) => v.model === m.id);
@@ -61,7 +80,7 @@ export function voiceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
                 .sort((a, b) => GENDER_ORDER.indexOf(a) - GENDER_ORDER.indexOf(b))
                 .map((sex) => ({ sex, icon: AVATAR_URL(sex) })),
               voice_count: own.length,
-              credits_per_character: coefficientFor(ctx.credits.config, m.id, first?.engine ?? m.engine),
+              credits_per_character: coefficientFor(deps.credits.config, m.id, first?.engine ?? m.engine),
               ...(m.referenceText ? { reference_text: m.referenceText } : {}),
             };
           }),
@@ -71,7 +90,9 @@ export function voiceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
             preview_versions: LIMITS.previewVersions,
             job_threshold: LIMITS.jobThreshold,
           },
-          activation_fees: { ...ctx.credits.config.activation_fees },
+          activation_fees: { ...deps.credits.config.activation_fees },
+          ai_label_explicit: deps.config.AI_LABEL_EXPLICIT,
+          ai_label_position: deps.config.AI_LABEL_POSITION,
         };
       },
     );
@@ -79,6 +100,7 @@ export function voiceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.get(
       '/voice',
       {
+        config: { auth: 'optional-caller' },
         schema: {
           tags: ['voices'],
           summary: "The voice library (`source=official`) or the account's own voices (`source=mine`); with `id`, one voice",
@@ -93,32 +115,31 @@ export function voiceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
           },
         },
       },
-      async (request, reply) => {
+      async (request) => {
         const q = request.query;
         const locale = requestLocale(request);
-        // The library is public; a presented API key must still be a live one, within its rate.
-        if (presentedKey(request) !== null) await requireCaller(request, reply, ctx.sessions, ctx.keyGate);
         if (q.id) {
-          if (await ctx.voices.isOfficial(q.id)) {
-            const found = await ctx.voices.get(q.id);
+          if (await deps.voices.isOfficial(q.id)) {
+            const found = await deps.voices.get(q.id);
             return localizeVoice(found.voice, found.info, locale);
           }
           // Not official: one of the caller's own voices, or not found (another account's answers the same).
-          const session = await optionalSession(request, ctx.sessions);
+          const session = request.auth.session;
           if (!session) throw new AppError('NOT_FOUND');
-          return ctx.design.ownVoices.get(session.accountId, q.id);
+          return deps.design.ownVoices.get(session.accountId, q.id);
         }
         if (q.source === 'mine') {
-          const session = await requireSession(request, ctx.sessions);
-          return ctx.voices.list(q, locale, session.accountId);
+          const session = sessionOf(request);
+          return deps.voices.list(q, locale, session.accountId);
         }
-        return ctx.voices.list(q, locale);
+        return deps.voices.list(q, locale);
       },
     );
 
     app.get(
       '/voice/preview/:file',
       {
+        config: { auth: 'optional-session' },
         schema: {
           tags: ['voices'],
           summary: "A library voice's preview (mp3)",
@@ -127,14 +148,14 @@ export function voiceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       },
       async (request, reply) => {
         const id = request.params.file.replace(/\.mp3$/, '');
-        if (!(await ctx.voices.isOfficial(id))) {
+        if (!(await deps.voices.isOfficial(id))) {
           // An own voice's preview is its owner's alone.
-          const session = await optionalSession(request, ctx.sessions);
+          const session = request.auth.session;
           if (!session) throw new AppError('NOT_FOUND');
-          const audio = await ctx.design.ownVoices.previewAudio(session.accountId, id, requestedRange(request));
+          const audio = await deps.design.ownVoices.previewAudio(session.accountId, id, requestedRange(request));
           return sendStored(reply, audio, { contentType: 'audio/mpeg', cacheControl: 'private, no-cache' });
         }
-        const audio = await ctx.voices.preview(id, requestedRange(request));
+        const audio = await deps.voices.preview(id, requestedRange(request));
         return sendStored(reply, audio, { contentType: 'audio/mpeg', cacheControl: 'public, max-age=86400' });
       },
     );
@@ -142,6 +163,7 @@ export function voiceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.get(
       '/api/random/text',
       {
+        config: { auth: 'public' },
         schema: {
           tags: ['voices'],
           summary: 'A random voice name, voice description and sample text for a language',
@@ -169,7 +191,7 @@ export function voiceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       },
     );
 
-    app.get('/assets/model.svg', { schema: { hide: true } }, async (_request, reply) =>
+    app.get('/assets/model.svg', { config: { auth: 'public' }, schema: { hide: true } }, async (_request, reply) =>
       reply
         .header('content-type', 'image/svg+xml')
         .header('cache-control', 'public, max-age=86400')
@@ -178,7 +200,10 @@ export function voiceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.get(
       '/assets/avatars/:file',
-      { schema: { hide: true, params: z.object({ file: z.enum(['male.svg', 'female.svg', 'neutral.svg']) }) } },
+      {
+        config: { auth: 'public' },
+        schema: { hide: true, params: z.object({ file: z.enum(['male.svg', 'female.svg', 'neutral.svg']) }) },
+      },
       async (request, reply) => {
         const svg = await fs.readFile(path.join(contentDir, 'avatars', request.params.file)).catch(() => null);
         if (!svg) throw new AppError('NOT_FOUND');

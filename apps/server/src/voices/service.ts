@@ -1,12 +1,13 @@
 import type { MessageLocale, Voice } from '@polyvox/contracts';
-import type { ModelInfo, SynthesisRequest, VoiceInfo, VoiceProfile } from '@polyvox/speech';
+import type { Provenance } from '../provenance/service.js';
+import type { SynthesisRequest, VoiceInfo, VoiceProfile } from '@polyvox/speech';
 import { AppError } from '../platform/errors.js';
 import type { ByteRange, Storage, StoredStream } from '../platform/storage.js';
-import type { SpeechHost } from '../synthesis/speech-host.js';
-import { mapSpeechErrors } from '../synthesis/errors.js';
-import { mixableModels, officialVoiceId, toOfficialVoice } from './official.js';
-import { rankVoices } from './ranking.js';
+import { mapSpeechErrors } from '../speech/errors.js';
+import type { Synthesizer } from '../speech/synthesizer.js';
+import { officialVoiceId } from './official.js';
 import { localizeVoice } from './display-texts.js';
+import type { Library, VoiceLibrary } from './library.js';
 
 export interface VoiceQuery {
   source?: 'official' | 'mine';
@@ -25,18 +26,14 @@ export interface FoundVoice {
   info: VoiceInfo;
   profile?: VoiceProfile;
   reference?: SynthesisRequest['reference'];
+  /** A clone's sample. */
+  sampleId?: string;
 }
 
 /** The caller's own voices (saved mixes, designed and cloned voices), kept by the design module. */
 export interface OwnVoiceSource {
   find(accountId: string, id: string): Promise<FoundVoice | null>;
   list(accountId: string): Promise<{ voice: Voice; info: VoiceInfo }[]>;
-}
-
-interface Library {
-  voices: Voice[];
-  byId: Map<string, { voice: Voice; info: VoiceInfo }>;
-  models: ModelInfo[];
 }
 
 const family = (tag: string) => tag.toLowerCase().split('-')[0]!;
@@ -52,35 +49,38 @@ function languageMatches(voiceLanguages: string[], wanted: string[]): boolean {
   });
 }
 
-/** The official library: every engine voice and variant, served from memory once the engines are up. */
+export interface VoicesOptions {
+  /** The official voices. */
+  library: VoiceLibrary;
+  /** Where rendered previews are kept. */
+  storage: Storage;
+  /** What renders a preview: the engines here, or (ROLE=api) a worker process through the queue. */
+  synthesizer: Synthesizer;
+  /** The callers' own voices (the design module's), looked up after the official ones; none without it. */
+  ownVoices?: OwnVoiceSource | null;
+  /** Records and labels each rendered preview (an official voice's is the platform's, of no account). */
+  provenance: Provenance;
+}
+
+/** The official library and, for a caller, its own voices: served from memory once the engines are up. */
 export class VoicesService {
-  private library: Promise<Library> | null = null;
   private readonly previews = new Map<string, Promise<void>>();
-  private own: OwnVoiceSource | null = null;
+  private readonly library: VoiceLibrary;
+  private readonly provenance: Provenance;
+  private readonly storage: Storage;
+  private readonly synthesizer: Synthesizer;
+  private readonly own: OwnVoiceSource | null;
 
-  constructor(
-    private readonly host: SpeechHost,
-    private readonly storage: Storage,
-    private readonly startedAt = new Date().toISOString(),
-  ) {}
-
-  /** Wired once at start: the design module answers for voices that are not official. */
-  setOwnVoices(source: OwnVoiceSource): void {
-    this.own = source;
+  constructor(options: VoicesOptions) {
+    this.library = options.library;
+    this.storage = options.storage;
+    this.synthesizer = options.synthesizer;
+    this.own = options.ownVoices ?? null;
+    this.provenance = options.provenance;
   }
 
   load(): Promise<Library> {
-    this.library ??= this.host.get().then((speech) => {
-      const models = speech.listModels();
-      const mixable = mixableModels(models);
-      const byId = new Map<string, { voice: Voice; info: VoiceInfo }>();
-      for (const info of rankVoices(speech.listVoices().map((v) => ({ info: v }))).map((v) => v.info)) {
-        const voice = toOfficialVoice(info, mixable, this.startedAt);
-        byId.set(voice.id, { voice, info });
-      }
-      return { voices: [...byId.values()].map((v) => v.voice), byId, models };
-    });
-    return this.library;
+    return this.library.load();
   }
 
   /** `locale`: the display texts' language; a name search matches the English or the shown name. */
@@ -147,19 +147,16 @@ export class VoicesService {
   }
 
   /** Whether the id names an official voice (those cannot be renamed or deleted). */
-  async isOfficial(id: string): Promise<boolean> {
-    return (await this.load()).byId.has(id);
+  isOfficial(id: string): Promise<boolean> {
+    return this.library.isOfficial(id);
   }
 
   /**
    * The voices of a model that speak a language, best first: the bases a designed or cloned voice
    * is built on.
    */
-  async candidates(model: string, language: string): Promise<VoiceInfo[]> {
-    const want = family(language);
-    const all = [...(await this.load()).byId.values()].map((v) => v.info).filter((v) => v.model === model);
-    const exact = all.filter((v) => v.languages.some((l) => l.toLowerCase() === language.toLowerCase()));
-    return exact.length ? exact : all.filter((v) => v.languages.some((l) => family(l) === want));
+  candidates(model: string, language: string): Promise<VoiceInfo[]> {
+    return this.library.candidates(model, language);
   }
 
   /** Renders every missing preview, one at a time, so the library's play buttons answer at once. */
@@ -179,18 +176,12 @@ export class VoicesService {
     return { rendered, failed };
   }
 
-  private renderer: ((request: SynthesisRequest) => Promise<{ audio: Buffer }>) | null = null;
-
-  /** ROLE=api: previews are rendered by the worker processes (through the queue), not by engines here. */
-  setRenderer(render: (request: SynthesisRequest) => Promise<{ audio: Buffer }>): void {
-    this.renderer = render;
-  }
-
   private async previewKey(id: string): Promise<{ info: VoiceInfo; key: string }> {
     const found = (await this.load()).byId.get(id);
     if (!found) throw new AppError('NOT_FOUND');
     const { info } = found;
-    return { info, key: `previews/${officialVoiceId(info.id).replace(/[^a-zA-Z0-9_-]/g, '_')}.mp3` };
+    // .v2: rendered with provenance (labelled and watermarked); those kept from before are not served.
+    return { info, key: `previews/${officialVoiceId(info.id).replace(/[^a-zA-Z0-9_-]/g, '_')}.v2.mp3` };
   }
 
   /** A voice's preview, streamed from storage (the asked range of it); rendered and kept the first time. */
@@ -211,13 +202,17 @@ export class VoicesService {
     if (!pending) {
       pending = (async () => {
         if (await this.storage.exists(key)) return;
-        const render = this.renderer;
-        const result = await mapSpeechErrors(async () =>
-          render
-            ? render({ text: info.previewText, voice: info, format: 'mp3', language: info.languages[0]!, checkLanguage: false })
-            : (await this.host.get()).renderPreview(info.id, 'mp3'),
-        );
-        await this.storage.put(key, result.audio, { contentType: 'audio/mpeg' });
+        const result = await mapSpeechErrors(() => this.synthesizer.preview(info));
+        const audio = await this.provenance.labelled(result.audio, 'audio/mpeg', {
+          accountId: null,
+          recordType: 'library-preview',
+          voiceId: officialVoiceId(info.id),
+          voiceKind: 'library',
+          engine: info.engine,
+          format: 'mp3',
+          payload: result.mark ?? null,
+        });
+        await this.storage.put(key, audio, { contentType: 'audio/mpeg' });
       })();
       this.previews.set(key, pending);
       pending.catch(() => this.previews.delete(key));

@@ -71,7 +71,7 @@ describe.each(DIALECTS)('changing the email of an account (%s)', (dialect) => {
     // The old address hears of it, in the language of the request that changed it.
     const notices = (await mailsTo(address)).filter((m) => !/\b\d{6}\b/.test(m.text ?? ''));
     expect(notices).toHaveLength(1);
-    expect(notices[0]!.subject).toBe('您的 Polyvox 账号邮箱已更改');
+    expect(notices[0]!.subject).toBe('你的 Polyvox 账号邮箱已更改');
     expect(notices[0]!.text).toContain(next);
 
     // Every session but the new one is over: the other device's and the one that asked.

@@ -1,4 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { id3Size } from '@polyvox/speech/formats';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
@@ -11,7 +12,8 @@ import { SERVER_NODE_FLAGS } from '../../../../scripts/node-flags.mjs';
 import { createPgDatabase, DIALECTS } from '../support/app.js';
 import { JFK_WAV } from '../support/design.js';
 import { writeTinyVits } from '../../../../packages/speech/test/support/tiny-models.js';
-import { freePort } from '../support/processes.js';
+import { freePort, START_DEADLINE_MS } from '../support/processes.js';
+import { childEnv } from '../support/child-env.js';
 
 const root = path.resolve(import.meta.dirname, '../../../..');
 // Under apps/server/dist/ (ignored by git), so the build finds apps/server and node_modules as the real one does.
@@ -125,8 +127,7 @@ describe('the compiled build', () => {
     const child = spawn(process.execPath, [path.join(root, 'scripts/start.mjs')], {
       cwd: dataDir,
       env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? '',
+        ...childEnv(),
         PORT: String(port),
         DATA_DIR: dataDir,
         WEB_DIST: path.join(dataDir, 'none'),
@@ -139,8 +140,8 @@ describe('the compiled build', () => {
     child.stderr.on('data', (d) => (out += d));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     try {
-      for (let i = 0; ; i++) {
-        if (child.exitCode !== null || i > 600) throw new Error(`npm start did not serve: ${out}`);
+      for (const end = Date.now() + START_DEADLINE_MS; ;) {
+        if (child.exitCode !== null || Date.now() > end) throw new Error(`npm start did not serve: ${out}`);
         const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then(
           (r) => r.ok,
           () => false,
@@ -184,8 +185,7 @@ describe('the compiled build', () => {
         {
           cwd: dataDir,
           env: {
-            PATH: process.env.PATH ?? '',
-            HOME: process.env.HOME ?? '',
+            ...childEnv(),
             LOG_LEVEL: 'info',
             PORT: String(port),
             DATA_DIR: dataDir,
@@ -205,8 +205,8 @@ describe('the compiled build', () => {
       const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
       const url = `http://127.0.0.1:${port}`;
       try {
-        for (let i = 0; !out.includes('Polyvox is ready'); i++) {
-          if (child.exitCode !== null || i > 600) throw new Error(`the compiled server did not start: ${out}`);
+        for (const end = Date.now() + START_DEADLINE_MS; !out.includes('Polyvox is ready');) {
+          if (child.exitCode !== null || Date.now() > end) throw new Error(`the compiled server did not start: ${out}`);
           await new Promise((r) => setTimeout(r, 100));
         }
         expect(await (await fetch(`${url}/healthz`)).json()).toMatchObject({ status: 'ok', database: dialect });
@@ -231,7 +231,8 @@ describe('the compiled build', () => {
         expect(whole.headers.get('content-type')).toBe('audio/mpeg');
         const mp3 = Buffer.from(await whole.arrayBuffer());
         expect(mp3.length).toBeGreaterThan(2000);
-        const frame = mp3.subarray(0, 3).toString('latin1') === 'ID3' ? mp3.indexOf(0xff, 10) : 0;
+        // After the ID3v2 tag (its AIGC label and C2PA manifest), the first frame.
+        const frame = id3Size(mp3);
         expect(mp3[frame]).toBe(0xff);
         expect(mp3[frame + 1]! & 0xe0).toBe(0xe0); // an MPEG frame sync
         expect(Number(whole.headers.get('x-credits-charged'))).toBeGreaterThan(0);
@@ -289,7 +290,7 @@ describe('the compiled build', () => {
 
         // The admin CLI runs compiled too, against the same database.
         const env = {
-          PATH: process.env.PATH ?? '',
+          ...childEnv(),
           DATA_DIR: dataDir,
           ...(database ? { DATABASE_URL: database.url } : {}),
         };

@@ -17,7 +17,7 @@ describe('credits in one statement (postgres) write what the transaction path wr
   beforeAll(async () => {
     t = await startTestApp('postgres', { env: { HOLD_SWEEP_SECONDS: '86400' } });
     oneStatement = t.ctx.credits;
-    general = new CreditsService(t.ctx.db.kysely, t.ctx.credits.config, 'sqlite');
+    general = new CreditsService({ db: t.ctx.db.kysely, config: t.ctx.credits.config, dialect: 'sqlite' });
   });
   afterAll(async () => {
     await t.close();

@@ -1,17 +1,21 @@
 import fs from 'node:fs/promises';
 import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { LIMITS } from '@polyvox/contracts';
 import { Client, signIn } from '../support/client.js';
 import { givePlan } from '../support/economy.js';
 import { DIALECTS, startTestApp, type TestApp } from '../support/app.js';
 import { expectError } from '../support/errors.js';
 import { eventually, heldHolds } from '../support/leave.js';
-import { ffmpegMake, JFK_WAV, jfkMp3, uploadSample } from '../support/design.js';
+import { ffmpegMake, hostileSamples, JFK_WAV, jfkMp3, uploadSample } from '../support/design.js';
 import type { DesignRepository } from '../../src/design/repository.js';
 
 const TEXT = 'A quick preview of this voice.';
 const MB = 1024 * 1024;
+/** Made once for both databases. */
+let hostile: ReturnType<typeof hostileSamples> | undefined;
 
 describe.each(DIALECTS)('voice design, errors (%s)', (dialect) => {
   let t: TestApp;
@@ -126,6 +130,61 @@ describe.each(DIALECTS)('voice design, errors (%s)', (dialect) => {
       expect(await tempFiles()).toBe(0);
     });
 
+    it('refuses files built to exhaust the decoder quickly, from their header or at the decoder cap, in bounded disk and memory', async () => {
+      const files = await (hostile ??= hostileSamples());
+      const before = await samples();
+      // The decoder's temp files (if it wrote any) land in a folder of this test's own, where they are counted.
+      const scratch = await fs.mkdtemp(path.join(os.tmpdir(), 'polyvox-hostile-tmp-'));
+      const savedTmp = process.env.TMPDIR;
+      process.env.TMPDIR = scratch;
+      try {
+        const cases: [keyof Awaited<typeof hostile>, string, 'UNSUPPORTED_FILE_TYPE' | 'AUDIO_TOO_LONG'][] = [
+          ['wav1Hz', 'rate.wav', 'UNSUPPORTED_FILE_TYPE'],
+          ['m4a12h', 'silence.m4a', 'AUDIO_TOO_LONG'],
+          ['m4a3h', 'silence.m4a', 'AUDIO_TOO_LONG'],
+          ['mp3NoHeader4h', 'silence.mp3', 'AUDIO_TOO_LONG'],
+        ];
+        for (const [name, fileName, code] of cases) {
+          const size = files[name].length;
+          expect(size).toBeLessThan(20 * MB);
+          // Everything the server writes while it judges the file: its upload folder and the temp folder.
+          const bytesUnder = async () => {
+            let n = 0;
+            for (const d of [tempDir(), scratch]) {
+              for (const e of await fs.readdir(d, { recursive: true }).catch(() => [] as string[])) {
+                const st = await fs.stat(path.join(d, e)).catch(() => null);
+                if (st?.isFile()) n += st.size;
+              }
+            }
+            return n;
+          };
+          const rss0 = process.memoryUsage().rss;
+          let rss = rss0;
+          let disk = 0;
+          const watch = setInterval(() => {
+            rss = Math.max(rss, process.memoryUsage().rss);
+            void bytesUnder().then((n) => (disk = Math.max(disk, n)));
+          }, 10);
+          const started = performance.now();
+          const res = await uploadSample(c, files[name], fileName, { mime: 'application/octet-stream' });
+          const ms = performance.now() - started;
+          clearInterval(watch);
+          expectError(res, code);
+          // Before: 125 s and 18 GB written for the 1 Hz WAV, a 500 for 12 h of AAC, +1.2 GB for 3 h.
+          expect(ms, name).toBeLessThan(20_000);
+          expect(disk, name).toBeLessThanOrEqual(size);
+          expect(rss - rss0, name).toBeLessThan(250 * MB);
+        }
+      } finally {
+        if (savedTmp === undefined) delete process.env.TMPDIR;
+        else process.env.TMPDIR = savedTmp;
+        await fs.rm(scratch, { recursive: true, force: true });
+      }
+      expect(await samples()).toBe(before);
+      expect(await tempFiles()).toBe(0);
+      // Making the files (once, with ffmpeg) and four uploads on a loaded machine: each answer is bounded above.
+    }, 180_000);
+
     /** Sends a multipart body of `total` file bytes in chunks, as long as the server keeps reading. */
     function slowUpload(total: number, chunked: boolean) {
       const boundary = `----polyvox${Math.random().toString(16).slice(2)}`;
@@ -205,6 +264,23 @@ describe.each(DIALECTS)('voice design, errors (%s)', (dialect) => {
       expect(largest).toBeLessThanOrEqual(20 * MB);
       expect(await tempFiles()).toBe(0);
       expect(await samples()).toBe(before);
+    });
+
+    it('states one limit: 20 MB is 20,000,000 bytes, one byte more is refused with "20 MB" in every language', async () => {
+      const over = Buffer.alloc(LIMITS.cloneMaxBytes + 1, 0x41);
+      for (const [lang, text] of [
+        ['en', 'limit 20 MB'],
+        ['zh-CN', '上限 20 MB'],
+        ['zh-TW', '上限 20 MB'],
+      ] as const) {
+        const client = new Client(t.url, lang);
+        client.sid = c.sid;
+        const res = await uploadSample(client, over, 'big.wav');
+        expect(expectError(res, 'FILE_TOO_LARGE').message).toContain(text);
+      }
+      // At the limit the size passes and the bytes are judged (these are not audio).
+      expectError(await uploadSample(c, over.subarray(0, LIMITS.cloneMaxBytes), 'big.wav'), 'UNSUPPORTED_FILE_TYPE');
+      expect(await tempFiles()).toBe(0);
     });
 
     it('refuses a body that declares more than 20 MB before reading any of it', async () => {

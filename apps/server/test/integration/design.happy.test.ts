@@ -5,7 +5,8 @@ import { givePlan } from '../support/economy.js';
 import { DIALECTS, startTestApp, type TestApp } from '../support/app.js';
 import { decodedSeconds } from '../support/audio.js';
 import { eventually } from '../support/leave.js';
-import { decodeWav, measurePcm, semitonesBetween } from '@polyvox/speech';
+import { measurePcm, semitonesBetween } from '@polyvox/speech';
+import { decodeWav } from '@polyvox/speech/formats';
 import { JFK_MP3, JFK_WAV, uploadSample } from '../support/design.js';
 import { officialVoiceId } from '../../src/voices/official.js';
 

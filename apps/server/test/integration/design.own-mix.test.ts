@@ -4,7 +4,8 @@
  * not found, in a preview, a saved mix and a mix's change alike.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeWav, measurePcm, semitonesBetween } from '@polyvox/speech';
+import { measurePcm, semitonesBetween } from '@polyvox/speech';
+import { decodeWav } from '@polyvox/speech/formats';
 import { Client, signIn } from '../support/client.js';
 import { givePlan } from '../support/economy.js';
 import { DIALECTS, startTestApp, type TestApp } from '../support/app.js';

@@ -175,7 +175,12 @@ describe.each(DIALECTS)('products, orders and payments: errors (%s)', (dialect) 
     // A second process on the same database sweeps at the same moment.
     const second = openDatabase({ databaseUrl: t.ctx.config.DATABASE_URL, dataDir: t.dataDir });
     try {
-      const other = new OrdersService(second.kysely, t.ctx.credits, t.ctx.orders.products, 30);
+      const other = new OrdersService({
+        db: second.kysely,
+        credits: t.ctx.credits,
+        products: t.ctx.orders.products,
+        ttlMinutes: 30,
+      });
       const swept = await Promise.all([
         t.ctx.orders.sweepExpired(),
         other.sweepExpired(),

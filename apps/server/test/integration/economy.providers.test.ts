@@ -103,7 +103,8 @@ describe.each(DIALECTS)('Stripe, Alipay and WeChat Pay against local protocol se
       const session = [...stripe.sessions.values()].find((s) => s.metadata.order_id === o.id)!;
       expect(pay_url).toBe(session.url);
       expect(session).toMatchObject({ amount_total: 499, currency: 'usd', client_reference_id: await paymentId(o.id, 'card') });
-      expect(session.success_url).toBe(`http://127.0.0.1:${new URL(t.url).port}/#/app/orders/${o.id}/result`);
+      // Relative to PUBLIC_URL, never to the Host the request named.
+      expect(session.success_url).toBe(`https://polyvox.example/#/app/orders/${o.id}/result`);
       expect((await client.get(`/accounts/me/orders/${o.id}`)).body.method).toBe('card');
 
       const event = stripe.paidEvent(session.id);

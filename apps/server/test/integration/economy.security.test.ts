@@ -7,7 +7,9 @@ import { buyer, complete, newOrder, sandboxToken } from '../support/economy.js';
 describe.each(DIALECTS)('products, orders and payments: security (%s)', (dialect) => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp(dialect, { env: { PUBLIC_URL: 'https://polyvox.example' } });
+    t = await startTestApp(dialect, {
+      env: { PUBLIC_URL: 'https://polyvox.example', ALLOWED_ORIGINS: 'https://console.polyvox.example' },
+    });
   });
   afterAll(async () => {
     await t.close();
@@ -48,6 +50,9 @@ describe.each(DIALECTS)('products, orders and payments: security (%s)', (dialect
       ' /leading-space',
       '/line\r\nSet-Cookie: x=1',
       'ftp://polyvox.example/',
+      // The address the request came to is not an allowed origin: only PUBLIC_URL and ALLOWED_ORIGINS are.
+      `${t.url}/#/app/orders`,
+      'https://console.polyvox.example.evil.example/',
     ];
     for (const return_url of hostile) {
       const res = await client.post(`/accounts/me/orders/${order.id}/payment/sandbox?pf=web`, {
@@ -68,10 +73,10 @@ describe.each(DIALECTS)('products, orders and payments: security (%s)', (dialect
     expect(await t.ctx.db.kysely.selectFrom('payments').select('id').where('order_id', '=', order.id).execute()).toEqual([]);
 
     for (const [return_url, expected] of [
-      ['/#/app/orders/x/result', `${t.url}/#/app/orders/x/result`],
-      ['#/app/orders', `${t.url}/#/app/orders`],
-      [`${t.url}/#/app/orders`, `${t.url}/#/app/orders`],
+      ['/#/app/orders/x/result', 'https://polyvox.example/#/app/orders/x/result'],
+      ['#/app/orders', 'https://polyvox.example/#/app/orders'],
       ['https://polyvox.example/#/app/orders', 'https://polyvox.example/#/app/orders'],
+      ['https://console.polyvox.example/#/app/orders', 'https://console.polyvox.example/#/app/orders'],
     ] as const) {
       const token = await sandboxToken(client, order.id, return_url);
       const done = await complete(t, order.id, { token, outcome: 'fail' });

@@ -7,7 +7,7 @@ import { Client, signIn } from '../support/client.js';
 import { givePlanIn } from '../support/economy.js';
 import { createPgDatabase, DIALECTS } from '../support/app.js';
 import { decodedSeconds } from '../support/audio.js';
-import { eventually, longText } from '../support/leave.js';
+import { longText, within } from '../support/leave.js';
 import { kill, killAll, startServer } from '../support/processes.js';
 
 /** A server killed with SIGKILL in the middle of a job (embedded, ROLE=all): nothing is lost, nothing charged twice. */
@@ -71,10 +71,8 @@ describe.each(DIALECTS)('durable jobs across a SIGKILL (%s)', (dialect) => {
         })
       ).body as { id: string; credits: number };
       expect(
-        await eventually(
+        await within(
           async () => ((await c.get(`/tts/jobs/${created.id}`)).body as { progress: { done: number } }).progress.done >= 2,
-          600,
-          20,
         ),
       ).toBe(true);
       await kill(first);
@@ -94,9 +92,9 @@ describe.each(DIALECTS)('durable jobs across a SIGKILL (%s)', (dialect) => {
     const upAt = Date.now();
     const again = new Client(second.url);
     again.sid = s.c.sid;
-    expect(await eventually(async () => Number((await s.row(created.id)).attempts) === 2, 600, 20)).toBe(true);
+    expect(await within(async () => Number((await s.row(created.id)).attempts) === 2)).toBe(true);
     const resumedAt = Date.now();
-    expect(await eventually(async () => (await s.row(created.id)).status !== 'running', 1200, 50)).toBe(true);
+    expect(await within(async () => (await s.row(created.id)).status !== 'running')).toBe(true);
     const doneAt = Date.now();
     const job = (await again.get(`/tts/jobs/${created.id}`)).body as {
       status: string;
@@ -118,7 +116,7 @@ describe.each(DIALECTS)('durable jobs across a SIGKILL (%s)', (dialect) => {
       `[figures] durable job (${dialect}): killed → restarted ${upAt - killedAt} ms, restarted → resumed ${resumedAt - upAt} ms, ` +
         `resumed → succeeded ${doneAt - resumedAt} ms; ${created.credits} credits charged once`,
     );
-  });
+  }, 600_000);
 
   it('fails a job interrupted more often than JOB_MAX_ATTEMPTS allows and gives its hold back', async () => {
     const s = await setup({ JOB_MAX_ATTEMPTS: '1' });
@@ -126,10 +124,10 @@ describe.each(DIALECTS)('durable jobs across a SIGKILL (%s)', (dialect) => {
     const second = await startServer(s.env);
     const again = new Client(second.url);
     again.sid = s.c.sid;
-    expect(await eventually(async () => (await s.row(created.id)).status === 'failed', 600, 20)).toBe(true);
+    expect(await within(async () => (await s.row(created.id)).status === 'failed')).toBe(true);
     expect((await again.get(`/tts/jobs/${created.id}`)).body).toMatchObject({ status: 'failed', error: { code: 'INTERNAL' } });
     expect((await again.get(`/tts/jobs/${created.id}/audio`)).status).toBe(404);
     expect((await s.holds()).map((h) => h.status)).toEqual(['released']);
     expect(await s.balance()).toBe(before);
-  });
+  }, 600_000);
 });

@@ -136,6 +136,7 @@ describe.each(DIALECTS)('key-limited spends at once (%s)', (dialect) => {
     expect(Number((await keyRow(key.id)).used)).toBe(ok * price);
     expect(await t.ctx.credits.balance(id)).toBe(await t.ctx.credits.ledgerSum(id));
     const current = (await client.get('/api/statistics/current')).body;
-    expect(current.calls_today).toBe(ok + 1);
+    // Calls are those made with an API key: the warming request above, made in the console's session, is none.
+    expect(current.calls_today).toBe(ok);
   });
 });

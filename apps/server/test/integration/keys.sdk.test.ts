@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readC2pa } from '../../src/provenance/c2pa-read.js';
+import { parseWavHeader, readAigcValues } from '@polyvox/speech/formats';
 import OpenAI from 'openai';
 import { ElevenLabsClient, ElevenLabsError } from '@elevenlabs/elevenlabs-js';
 import { Client } from '../support/client.js';
@@ -50,6 +52,8 @@ function snr(a: Int16Array, b: Int16Array): number {
 
 /** The fields of a 44-byte RIFF/WAVE header of PCM. */
 function wavFields(bytes: Buffer) {
+  // The fmt chunk first, then the AIGC label's LIST chunk, then data.
+  const info = parseWavHeader(bytes)!;
   return {
     riff: bytes.subarray(0, 4).toString('latin1'),
     wave: bytes.subarray(8, 12).toString('latin1'),
@@ -58,8 +62,10 @@ function wavFields(bytes: Buffer) {
     rate: bytes.readUInt32LE(24),
     byteRate: bytes.readUInt32LE(28),
     bits: bytes.readUInt16LE(34),
-    data: bytes.subarray(36, 40).toString('latin1'),
-    dataBytes: bytes.readUInt32LE(40),
+    data: bytes.subarray(info.dataSizeOffset - 4, info.dataSizeOffset).toString('latin1'),
+    dataBytes: bytes.readUInt32LE(info.dataSizeOffset),
+    dataOffset: info.dataOffset,
+    aigc: readAigcValues(bytes).length,
   };
 }
 
@@ -225,10 +231,14 @@ describe.each(DIALECTS)('official SDKs pointed at Polyvox (%s)', (dialect) => {
         byteRate: rate * 2,
         bits: 16,
         data: 'data',
+        aigc: 1,
       });
-      const dataBytes = bytes.length - 44;
+      const dataBytes = stream ? bytes.length - header.dataOffset : header.dataBytes;
       // A whole file names its exact size; a stream cannot know it and says so with the largest size.
-      if (!stream) expect(header.dataBytes).toBe(dataBytes);
+      // A whole file's RIFF size covers all of it (the data, then its C2PA chunk); a stream's cannot be known.
+      if (!stream) expect(bytes.readUInt32LE(4)).toBe(bytes.length - 8);
+      // A WAV answered whole is signed like any whole WAV (its C2PA chunk after the data, outside the data's size).
+      if (!stream) expect(await readC2pa(bytes, 'audio/wav')).toMatchObject({ present: true, valid: true });
       else expect(header.dataBytes).toBeGreaterThan(dataBytes);
       expect(Math.abs(dataBytes / 2 / rate - seconds)).toBeLessThan(0.01);
       expect(Math.abs((await decodedSeconds(bytes)) - seconds)).toBeLessThan(0.05);

@@ -96,7 +96,7 @@ describe.each(DIALECTS)('mail over SMTP (%s)', (dialect) => {
     expect((await new Client(t.url, 'zh-TW').post('/verification/email', { email: address })).status).toBe(200);
     const mail = smtp.received.find((r) => r.to.includes(address))!.mail;
     expect(mail.subject).toBe('Polyvox 登入驗證碼');
-    expect(mail.text).toMatch(/您的 Polyvox 登入驗證碼是 \d{6}/);
+    expect(mail.text).toMatch(/你的 Polyvox 登入驗證碼是 \d{6}/);
   });
 
   it('logs in to the SMTP server with the credentials of MAIL_URL', async () => {

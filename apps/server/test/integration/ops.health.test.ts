@@ -58,15 +58,33 @@ describe.each(DIALECTS)('operations (%s)', (dialect) => {
     const health = await c.get('/healthz');
     expect(health.status).toBe(200);
     expect(health.body).toMatchObject({ status: 'ok', database: dialect, role: 'all' });
-    const ready = await c.get('/readyz');
+    // Alive at once, but not ready while the engines warm up (nothing has started them yet in this test): the first
+    // request after /readyz said ready must not pay for the warm-up.
+    const warming = await c.get('/readyz');
+    expect(warming.status).toBe(503);
+    expect(warming.body).toMatchObject({
+      status: 'unavailable',
+      failed: ['speech'],
+      checks: { database: { ok: true }, redis: { ok: true }, storage: { ok: true }, speech: { ok: false } },
+    });
+    expect((await c.get('/healthz')).status).toBe(200);
+    // Warming takes a second or two on a quiet machine, minutes on a loaded one: waited for, not timed.
+    let ready = await c.get('/readyz');
+    for (let i = 0; ready.status !== 200 && i < 2800; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      ready = await c.get('/readyz');
+    }
     expect(ready.status).toBe(200);
     expect(ready.body).toMatchObject({
       status: 'ready',
       role: 'all',
-      checks: { database: { ok: true }, redis: { ok: true }, storage: { ok: true } },
+      checks: { database: { ok: true }, redis: { ok: true }, storage: { ok: true }, speech: { ok: true } },
     });
     expect(ready.body.failed).toBeUndefined();
-  });
+    // Ready means warm: the engines have started (and run the paths a first request takes).
+    expect(t.ctx.speech.ready()).toBe(true);
+    expect((await t.ctx.speech.get()).enginesStarted).toBe(true);
+  }, 420_000);
 
   it('keeps a plain incoming x-request-id, on the answer, the error body and every log line of the request', async () => {
     const id = `lb-${Math.random().toString(36).slice(2)}`;

@@ -66,7 +66,7 @@ describe.each(DIALECTS)('plan privileges (%s)', (dialect) => {
         await c.post(`/v1/text-to-speech/${VOICE}/stream`, { text: tooLong }),
       ];
       for (const res of refusals) {
-        expect(errorOf(res)).toEqual({ status: 422, code: 'TEXT_TOO_LONG', message: '文字超過 1000 個字元的限制' });
+        expect(errorOf(res)).toEqual({ status: 422, code: 'TEXT_TOO_LONG', message: '文字超過 1,000 個字元的限制' });
       }
       expect((await c.get('/tts/jobs')).body.total).toBe(0);
       expect(await t.ctx.credits.balance(id)).toBe(before);
@@ -83,7 +83,7 @@ describe.each(DIALECTS)('plan privileges (%s)', (dialect) => {
       expect(estimate.status).toBe(200);
       expect(estimate.body).toMatchObject({ characters: 4000, max_text_length: 5000 });
       const over = await c.post('/tts/estimate', { text: words(5001), voice_id: VOICE });
-      expect(expectError(over, 'TEXT_TOO_LONG', 422).message).toBe('Text exceeds the limit of 5000 characters');
+      expect(expectError(over, 'TEXT_TOO_LONG', 422).message).toBe('Text exceeds the limit of 5,000 characters');
       await givePlan(t, id, 'monthly', -1);
       expect((await c.get('/tts/config')).body.limits.max_text_length).toBe(1000);
       expectError(await c.post('/tts/estimate', { text: words(4000), voice_id: VOICE }), 'TEXT_TOO_LONG', 422);
@@ -97,7 +97,7 @@ describe.each(DIALECTS)('plan privileges (%s)', (dialect) => {
       expect(first.status).toBe(201);
       const second = await c.put('/voice', mix('Two'));
       expect(expectError(second, 'FORBIDDEN', 403).message).toBe(
-        '您的套餐最多可保存 1 个自己的声音；请删除一个或升级套餐后再保存',
+        '你的套餐最多可保存 1 个自己的声音；请删除一个或升级套餐后再保存',
       );
       expect((await c.get('/voice?source=mine')).body.items).toHaveLength(1);
       expect((await c.delete(`/voice?id=${first.body.id}`)).status).toBeLessThan(300);
@@ -155,7 +155,7 @@ describe.each(DIALECTS)('plan privileges (%s)', (dialect) => {
     it('refuses creating a key on a plan without the API, in the caller’s language', async () => {
       const { c } = await account('zh-TW');
       const res = await c.put('/api/authorization', { name: 'server' });
-      expect(expectError(res, 'FORBIDDEN', 403).message).toBe('您的方案不包含 API 存取權限');
+      expect(expectError(res, 'FORBIDDEN', 403).message).toBe('你的方案不包含 API 存取權限');
       expect((await c.get('/api/authorization')).body.items).toHaveLength(0);
     });
 

@@ -68,6 +68,24 @@ describe.each(DIALECTS)('platform routes (%s)', (dialect) => {
     );
   });
 
+  it('has an auth rule for every route it serves', () => {
+    // The router's own tree: each line one segment under its parent's (4 characters of indent a level).
+    const served: string[] = [];
+    const paths: string[] = [];
+    for (const line of t.app.printRoutes({ commonPrefix: false }).split('\n')) {
+      const m = /^([│ ]*)[├└]── (.*?)(?: \(([A-Z, ]+)\))?$/.exec(line);
+      if (!m) continue;
+      const depth = m[1]!.length / 4;
+      paths[depth] = (depth > 0 ? paths[depth - 1]! : '') + m[2]!;
+      if (m[3]) served.push(...m[3].split(', ').map((method) => `${method} ${paths[depth]}`));
+    }
+    expect(served.length).toBeGreaterThan(60);
+    expect(served.filter((route) => !t.app.authRules.has(route))).toEqual([]);
+    expect(t.app.authRules.get('GET /accounts/me')).toBe('session');
+    expect(t.app.authRules.get('POST /tts')).toBe('caller');
+    expect(t.app.authRules.get('GET /healthz')).toBe('public');
+  });
+
   it('serves the interactive reference with its script from this server', async () => {
     const page = await fetch(`${t.url}/reference/`);
     expect(page.status).toBe(200);

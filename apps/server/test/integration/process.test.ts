@@ -7,6 +7,7 @@ import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPgDatabase, DIALECTS } from '../support/app.js';
 import { freePort } from '../support/processes.js';
+import { childEnv } from '../support/child-env.js';
 
 const root = path.resolve(import.meta.dirname, '../../../..');
 const main = path.join(root, 'apps/server/src/main.ts');
@@ -20,7 +21,7 @@ interface Running {
 function run(env: Record<string, string>): Running {
   const child = spawn(process.execPath, ['--import', 'tsx', main], {
     cwd: root,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'info', ...env },
+    env: { ...childEnv(), LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -30,18 +31,25 @@ function run(env: Record<string, string>): Running {
   return { child, output: () => out, exited };
 }
 
-async function waitHealthy(url: string, proc: Running): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    try {
-      const res = await fetch(`${url}/healthz`);
-      if (res.status === 200) return;
-    } catch {
-      /* not listening yet */
-    }
-    if (proc.child.exitCode !== null) throw new Error(`server exited: ${proc.output()}`);
-    await new Promise((r) => setTimeout(r, 100));
+/** Polls `check` until it holds, the process exits (a failure) or `ms` pass: a bound for a hung start, not a pace. */
+async function waitFor(what: string, proc: Running, check: () => Promise<boolean> | boolean, ms = 300_000): Promise<void> {
+  const end = Date.now() + ms;
+  for (;;) {
+    if (await check()) return;
+    if (proc.child.exitCode !== null) throw new Error(`server exited before ${what}: ${proc.output()}`);
+    if (Date.now() > end) throw new Error(`no ${what} within ${ms} ms: ${proc.output()}`);
+    await new Promise((r) => setTimeout(r, 50));
   }
-  throw new Error(`server never became healthy: ${proc.output()}`);
+}
+
+async function waitHealthy(url: string, proc: Running): Promise<void> {
+  await waitFor('health', proc, async () => {
+    try {
+      return (await fetch(`${url}/healthz`)).status === 200;
+    } catch {
+      return false; /* not listening yet */
+    }
+  });
 }
 
 const started: Running[] = [];
@@ -76,28 +84,37 @@ describe('the server process', () => {
       expect(health).toMatchObject({ status: 'ok', database: dialect });
       if (dialect === 'sqlite') await fs.access(path.join(dataDir, 'polyvox.db'));
 
-      // Send the headers and half the body, stop the server, then send the rest: the answer still comes.
+      // Send the headers and half the body; once the server has the request, stop it; once it is shutting
+      // down, send the rest: the answer still comes. Each step waits for the server to have done the last
+      // one (a busy machine may take seconds for any of them), never for a fixed time.
       const body = JSON.stringify({ device: { udid: 'web-shutdown', model: 'x', brand: 'other', os: 'other' } });
+      const socket = net.connect(port, '127.0.0.1');
+      let data = '';
+      socket.on('data', (d) => (data += d));
       const answer = new Promise<string>((resolve, reject) => {
-        const socket = net.connect(port, '127.0.0.1', () => {
-          socket.write(
-            `POST /accounts/anonymous HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`,
-          );
-          socket.write(body.slice(0, 20));
-          setTimeout(() => {
-            proc.child.kill('SIGINT');
-            setTimeout(() => socket.write(body.slice(20)), 300);
-          }, 200);
-        });
-        let data = '';
-        socket.on('data', (d) => (data += d));
         socket.on('end', () => resolve(data));
         socket.on('error', reject);
       });
+      await new Promise<void>((resolve) => socket.once('connect', resolve));
+      socket.write(
+        `POST /accounts/anonymous HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\nx-request-id: in-flight-${dialect}\r\n\r\n`,
+      );
+      socket.write(body.slice(0, 20));
+      await waitFor('the request in flight', proc, () => proc.output().includes(`"reqId":"in-flight-${dialect}"`));
+      proc.child.kill('SIGINT');
+      await waitFor('the shutdown', proc, () => proc.output().includes('shutting down'));
+      socket.write(body.slice(20));
       const raw = await answer;
       expect(raw.split('\r\n')[0]).toBe('HTTP/1.1 201 Created');
       expect(await proc.exited).toBe(0);
       expect(proc.output()).toContain('shutting down');
+      // Nothing failed on the way out (a warmup the shutdown stopped is no failure).
+      expect(
+        proc
+          .output()
+          .split('\n')
+          .filter((l) => l.includes('"level":50') || l.includes('"level":60')),
+      ).toEqual([]);
       if (dialect === 'sqlite') {
         // The database was closed cleanly: the WAL was checkpointed and removed.
         await expect(fs.access(path.join(dataDir, 'polyvox.db-wal'))).rejects.toThrow();
@@ -117,5 +134,7 @@ describe('the server process', () => {
       }
       await fs.rm(dataDir, { recursive: true, force: true });
     },
+    // A bound for a hung server on a machine other work keeps busy; every step above waits for its condition.
+    600_000,
   );
 });

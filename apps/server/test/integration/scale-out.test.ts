@@ -4,6 +4,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseWavHeader } from '@polyvox/speech/formats';
 import { openDatabase, type Db } from '../../src/platform/db/database.js';
 import { Client, signIn } from '../support/client.js';
 import { createPgDatabase } from '../support/app.js';
@@ -11,7 +12,7 @@ import { givePlanIn } from '../support/economy.js';
 import { startS3Server, type TestS3 } from '../support/s3.js';
 import { decodedSeconds } from '../support/audio.js';
 import { eventually, longText } from '../support/leave.js';
-import { kill, killAll, startServer, type ServerProcess } from '../support/processes.js';
+import { kill, killAll, START_DEADLINE_MS, startServer, type ServerProcess } from '../support/processes.js';
 import { CreditsService } from '../../src/credits/service.js';
 import { loadCreditsConfig } from '../../src/credits/credits-config.js';
 
@@ -77,6 +78,9 @@ describe('two API processes and two workers (postgres, Redis)', () => {
     accountId = ((await signIn(c, path.join(dataDir, 'outbox'), 'scale-out@example.com')) as { id: string }).id;
     // Long texts are a subscriber's: the free plan's limit is below a job's.
     await givePlanIn(db.kysely, accountId);
+    // Each worker takes work once its engines are warm (its /readyz says so): the tests time work, not warm-ups.
+    for (const w of workers)
+      expect(await eventually(async () => (await fetch(`${w.url}/readyz`)).status === 200, 1200, 100)).toBe(true);
   }, 300_000);
 
   afterAll(async () => {
@@ -132,7 +136,7 @@ describe('two API processes and two workers (postgres, Redis)', () => {
     // A worker is ready (database, Redis, storage, its queues) and its metrics show the synthesis it ran.
     // (a worker whose engines are still starting is alive but not ready: it takes no work yet).
     let ready = await fetch(`${workers[0]!.url}/readyz`);
-    for (let i = 0; ready.status !== 200 && i < 300; i++) {
+    for (const end = Date.now() + START_DEADLINE_MS; ready.status !== 200 && Date.now() < end;) {
       await new Promise((r) => setTimeout(r, 100));
       ready = await fetch(`${workers[0]!.url}/readyz`);
     }
@@ -230,7 +234,13 @@ describe('two API processes and two workers (postgres, Redis)', () => {
     const audio = Buffer.from(await res.arrayBuffer());
     // One whole WAV (its header's length is the file's), nothing of the dead worker's attempt in front of it.
     expect(audio.toString('ascii', 0, 4)).toBe('RIFF');
-    expect(audio.readUInt32LE(40)).toBe(audio.length - 44);
+    const wav = parseWavHeader(audio)!;
+    // One whole WAV: its RIFF size is the file's, its data chunk (after the fmt and the AIGC label's LIST chunk) ends
+    // inside it, followed only by the C2PA manifest's chunk.
+    expect(audio.readUInt32LE(4)).toBe(audio.length - 8);
+    const end = wav.dataOffset + audio.readUInt32LE(wav.dataSizeOffset);
+    expect(end).toBeLessThanOrEqual(audio.length);
+    expect(audio.toString('ascii', end, end + 4)).toBe('C2PA');
     expect(await decodedSeconds(audio)).toBeGreaterThan(20);
     expect(logged(survivor, reqId, /synthesis taken/) && logged(survivor, reqId, /synthesis done/)).toBe(true);
     const charged = Number(res.headers.get('x-credits-charged'));
@@ -395,7 +405,7 @@ describe('two API processes and two workers (postgres, Redis)', () => {
 
   it('settles, without a restart, a job a dead worker recorded as succeeded but did not settle', async () => {
     const before = await balance();
-    const credits = new CreditsService(db.kysely, loadCreditsConfig(path.join(dataDir, 'credits.json')));
+    const credits = new CreditsService({ db: db.kysely, config: loadCreditsConfig(path.join(dataDir, 'credits.json')) });
     // What a worker killed between its two writes leaves: the row succeeded, the hold still open.
     const hold = await credits.hold(accountId, 100, 'tts', 3600);
     const now = new Date().toISOString();

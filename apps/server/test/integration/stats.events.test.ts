@@ -49,7 +49,11 @@ describe.each(DIALECTS)('client events (%s)', (dialect) => {
   });
 
   it('limits the events per minute of one requester with 429 and retry-after', async () => {
-    const store = new EventStore(t.ctx.db.kysely, memoryRateLimiter(), { perMinute: 3, retentionDays: 30, maxRows: 1000 });
+    const store = new EventStore({
+      db: t.ctx.db.kysely,
+      limiter: memoryRateLimiter(),
+      limits: { perMinute: 3, retentionDays: 30, maxRows: 1000 },
+    });
     const event = { type: 'page', event: 'view', os: 'ios', accountId: null, channel: null, detail: null };
     for (let i = 0; i < 3; i++) await store.record(event, '203.0.113.9');
     await expect(store.record(event, '203.0.113.9')).rejects.toMatchObject({ code: 'RATE_LIMITED' });
@@ -69,7 +73,11 @@ describe.each(DIALECTS)('client events (%s)', (dialect) => {
   });
 
   it('keeps the table bounded in age and in rows', async () => {
-    const store = new EventStore(t.ctx.db.kysely, memoryRateLimiter(), { perMinute: 1000, retentionDays: 30, maxRows: 5 });
+    const store = new EventStore({
+      db: t.ctx.db.kysely,
+      limiter: memoryRateLimiter(),
+      limits: { perMinute: 1000, retentionDays: 30, maxRows: 5 },
+    });
     await t.ctx.db.kysely.deleteFrom('client_events').execute();
     const old = new Date(Date.now() - 31 * 86_400_000).toISOString();
     await t.ctx.db.kysely

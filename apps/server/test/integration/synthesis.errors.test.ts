@@ -83,7 +83,7 @@ describe.each(DIALECTS)('synthesis errors (%s)', (dialect) => {
     const res = await free.post('/tts?lang=zh-CN', { text: 'a'.repeat(1001), voice_id: 'voice_espeak.en-us' });
     expect(res.status).toBe(422);
     expect(res.body.error.code).toBe('TEXT_TOO_LONG');
-    expect(res.body.error.message).toBe('文本超过 1000 个字符的限制');
+    expect(res.body.error.message).toBe('文本超过 1,000 个字符的限制');
   });
 
   it('refuses text in a language the voice does not speak', async () => {

@@ -184,7 +184,7 @@ describe.each(DIALECTS)('synthesis at shutdown (%s)', (dialect) => {
     } finally {
       await t.close();
     }
-  });
+  }, 300_000); // two cold starts of the engines and a 60-sentence stream, on a machine other work keeps busy
 
   it('releases the hold of a stream in flight when the app closes, and stops its encoder', async () => {
     let t = await startTestApp(dialect, { env: { SPEECH_WORKERS: '1', HOLD_SWEEP_SECONDS: '86400' } });
@@ -216,5 +216,5 @@ describe.each(DIALECTS)('synthesis at shutdown (%s)', (dialect) => {
     } finally {
       await t.close();
     }
-  });
+  }, 300_000);
 });

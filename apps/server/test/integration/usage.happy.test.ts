@@ -56,7 +56,8 @@ describe.each(DIALECTS)('usage records and statistics, happy path (%s)', (dialec
     const ttsRecord = res.body.items[2];
     expect(ttsRecord).toMatchObject({ voice_id: VOICE, characters: expect.any(Number), balance_after: 1000 - charged });
     expect(ttsRecord.id).toMatch(/^rec_/);
-    expect(res.body.items[0].balance_after).toBe(1000 - charged - 50 + 500 - 200);
+    // A record's balance is the one the records add up to: the 50 still held is not spent yet.
+    expect(res.body.items[0].balance_after).toBe(1000 - charged + 500 - 200);
     await t.ctx.credits.settle(open.id, 30);
     const after = await c.get('/api/credits/records?type=preview');
     expect(after.body.items.map((r: { type: string; amount: number }) => [r.type, r.amount])).toEqual([['preview', -30]]);
@@ -119,21 +120,26 @@ describe.each(DIALECTS)('usage records and statistics, happy path (%s)', (dialec
     expect((await c.get('/api/credits/records?type=&api_key=&from=')).body.total).toBe(26);
   });
 
-  it('counts credits and calls per UTC day with missing days as zeros, and the current figures', async () => {
+  it('counts credits per UTC day and the calls made with API keys, missing days as zeros, and the current figures', async () => {
     const { c, id } = await fresh();
+    // The console's own use is charged but is no API call.
     for (const amount of [12, 30]) {
       const hold = await t.ctx.credits.hold(id, amount, 'tts');
       await t.ctx.credits.settle(hold.id, amount);
     }
+    const { body: key } = await c.put('/api/authorization', { name: 'stats' });
+    const viaKey = await t.ctx.credits.hold(id, 8, 'api', undefined, { apiKeyId: key.id });
+    await t.ctx.credits.settle(viaKey.id, 8);
     const released = await t.ctx.credits.hold(id, 99, 'tts');
     await t.ctx.credits.release(released.id);
     // Days before today, as the ledger's daily sums would hold them.
     await t.ctx.db.kysely
       .insertInto('record_days')
       .values([
-        { account_id: id, day: day(2), type: 'tts', api_key_id: '', records: 3, calls: 3, credits: 60 },
+        { account_id: id, day: day(2), type: 'tts', api_key_id: '', records: 3, calls: 0, credits: 60 },
         { account_id: id, day: day(2), type: 'api', api_key_id: 'key_x', records: 1, calls: 1, credits: 40 },
-        { account_id: id, day: day(40), type: 'preview', api_key_id: '', records: 1, calls: 1, credits: 7 },
+        { account_id: id, day: day(40), type: 'preview', api_key_id: '', records: 1, calls: 0, credits: 7 },
+        { account_id: id, day: day(40), type: 'api', api_key_id: 'key_x', records: 1, calls: 1, credits: 3 },
         { account_id: id, day: day(40), type: 'purchase', api_key_id: '', records: 1, calls: 0, credits: 0 },
       ])
       .execute();
@@ -145,17 +151,17 @@ describe.each(DIALECTS)('usage records and statistics, happy path (%s)', (dialec
       { day: day(5), credits: 0, calls: 0 },
       { day: day(4), credits: 0, calls: 0 },
       { day: day(3), credits: 0, calls: 0 },
-      { day: day(2), credits: 100, calls: 4 },
+      { day: day(2), credits: 100, calls: 1 },
       { day: day(1), credits: 0, calls: 0 },
-      { day: day(0), credits: 42, calls: 2 },
+      { day: day(0), credits: 50, calls: 1 },
     ]);
     const month = await c.get('/api/statistics/day_credits');
     expect(month.body.items).toHaveLength(30);
-    expect(month.body.items.reduce((s: number, d: { credits: number }) => s + d.credits, 0)).toBe(142);
-    expect((await c.get('/api/statistics/day_credits?days=41')).body.items[0]).toEqual({ day: day(40), credits: 7, calls: 1 });
+    expect(month.body.items.reduce((s: number, d: { credits: number }) => s + d.credits, 0)).toBe(150);
+    expect((await c.get('/api/statistics/day_credits?days=41')).body.items[0]).toEqual({ day: day(40), credits: 10, calls: 1 });
 
     const current = await c.get('/api/statistics/current');
-    expect(current.body).toEqual({ credits: 1000 - 42, calls_today: 2, credits_today: 42, calls_total: 7 });
+    expect(current.body).toEqual({ credits: 1000 - 50, calls_today: 1, credits_today: 50, calls_total: 3 });
   });
 
   it('reads deep pages from the day they fall in, exactly as plain paging would', async () => {
@@ -211,8 +217,8 @@ describe.each(DIALECTS)('usage records and statistics, happy path (%s)', (dialec
       .values([...counts.values()])
       .execute();
 
-    const seeking = new UsageService(db, 0);
-    const plain = new UsageService(db, Number.MAX_SAFE_INTEGER);
+    const seeking = new UsageService({ db, seekAfter: 0 });
+    const plain = new UsageService({ db, seekAfter: Number.MAX_SAFE_INTEGER });
     const filters: Partial<RecordsFilter>[] = [
       {},
       { type: 'api' },

@@ -1,21 +1,37 @@
 import fs from 'node:fs/promises';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import pg from 'pg';
+import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/platform/config.js';
-import type { AppContext } from '../../src/context.js';
+import type { AppContext } from '../../src/composition/context.js';
 import type { Mailer } from '../../src/platform/mail.js';
 
 /** Integration tests run once per database; PostgreSQL is the loopback server of these machines. */
-export const DIALECTS = ['sqlite', 'postgres'] as const;
-export type TestDialect = (typeof DIALECTS)[number];
+const ALL_DIALECTS = ['sqlite', 'postgres'] as const;
+export type TestDialect = (typeof ALL_DIALECTS)[number];
+/**
+ * TEST_DIALECTS (a comma list) narrows the run to those databases; unset, both. The tiers on other Node versions
+ * run SQLite only (scripts/test-node-versions.mjs): its driver is the native part that differs by version.
+ */
+export const DIALECTS: readonly TestDialect[] = selectDialects(process.env.TEST_DIALECTS);
+
+function selectDialects(list: string | undefined): TestDialect[] {
+  if (!list) return [...ALL_DIALECTS];
+  const chosen = list.split(',').map((d) => d.trim());
+  const unknown = chosen.filter((d) => !(ALL_DIALECTS as readonly string[]).includes(d));
+  if (unknown.length || !chosen.length) throw new Error(`TEST_DIALECTS: not a database of the tests: ${unknown.join(', ')}`);
+  return ALL_DIALECTS.filter((d) => chosen.includes(d));
+}
 
 const PG_ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 export interface TestApp {
   url: string;
+  app: FastifyInstance;
   ctx: AppContext;
   dataDir: string;
   outbox: string;
@@ -68,6 +84,18 @@ function logInto(logs: LogLine[]): Writable {
   });
 }
 
+/** A port free at this moment (the OS picks it); the app listens on it right after. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
 /** Boots the real app in-process on a fresh database and a fresh DATA_DIR, listening on a free port. */
 export async function startTestApp(
   dialect: TestDialect,
@@ -80,11 +108,13 @@ export async function startTestApp(
   } = {},
 ): Promise<TestApp> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'polyvox-test-'));
+  // PUBLIC_URL defaults to http://HOST:PORT, the origin payments return to: the app listens on a port known beforehand.
+  const port = await freePort();
   const database = dialect === 'postgres' ? await createPgDatabase() : null;
   const config = loadConfig({
     DATA_DIR: dataDir,
     HOST: '127.0.0.1',
-    PORT: '0',
+    PORT: String(port),
     LOG_LEVEL: 'silent',
     WEB_DIST: path.join(dataDir, 'no-web'),
     ...(database ? { DATABASE_URL: database.url } : {}),
@@ -96,19 +126,23 @@ export async function startTestApp(
     PLAN_GRANTS_PER_IP_DAY: '100000',
     EXISTS_LIMIT_PER_IP_MINUTE: '100000',
     STATS_EVENTS_PER_MINUTE: '100000',
+    // uploads.limits.test.ts sets the avatar upload limits on purpose and tests them.
+    AVATAR_UPLOADS_PER_IP_HOUR: '100000',
+    AVATAR_UPLOADS_PER_ACCOUNT_HOUR: '100000',
     ...options.env,
   });
   const logStream = options.logs ? logInto(options.logs) : undefined;
 
   async function boot(): Promise<TestApp> {
     const { app, ctx } = await buildApp(config, { mailer: options.mailer, ...(logStream ? { logStream } : {}) });
-    await app.listen({ port: 0, host: '127.0.0.1' });
+    await app.listen({ port, host: '127.0.0.1' });
     const address = app.server.address();
     if (!address || typeof address === 'string') throw new Error('no address');
     let stopped: Promise<void> | null = null;
     const stop = () => (stopped ??= app.close());
     return {
       url: `http://127.0.0.1:${address.port}`,
+      app,
       ctx,
       dataDir,
       outbox: path.join(dataDir, 'outbox'),

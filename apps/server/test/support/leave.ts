@@ -30,6 +30,20 @@ export async function eventually(check: () => Promise<boolean> | boolean, tries 
   return false;
 }
 
+/**
+ * Polls `check` until it holds or `ms` pass; returns whether it did. For waits across a process's start or
+ * a job's run, where a machine other work keeps busy takes far longer than an idle one: the bound is time
+ * (generous, only against a hang), not a count of tries whose pace the load decides.
+ */
+export async function within(check: () => Promise<boolean> | boolean, ms = 300_000, every = 50): Promise<boolean> {
+  const end = Date.now() + ms;
+  for (;;) {
+    if (await check()) return true;
+    if (Date.now() > end) return false;
+    await new Promise((r) => setTimeout(r, every));
+  }
+}
+
 /** A POST over a raw socket the test can destroy at any moment. */
 export function rawPost(base: string, path: string, body: unknown, headers: Record<string, string>) {
   const payload = JSON.stringify(body);

@@ -97,7 +97,9 @@ export async function fakeStripe(options: { secretKey: string; webhookSecret: st
   /** Refunds by idempotency key, as Stripe keeps a request's result under its key. */
   const refunds = new Map<string, StripeRefund>();
   const outage = { refunds: 0 };
-  const server = await listen((req, body, res) => {
+  /** While set, refund requests wait at the door until `resume`: a provider slow to answer, for as long as a test needs. */
+  let pause: { arrived: () => void; open: Promise<void> } | null = null;
+  const handle = (req: http.IncomingMessage, body: string, res: http.ServerResponse): void => {
     const json = (status: number, value: unknown) => {
       res.writeHead(status, { 'content-type': 'application/json', 'request-id': `req_${randomBytes(6).toString('hex')}` });
       res.end(JSON.stringify(value));
@@ -198,6 +200,15 @@ export async function fakeStripe(options: { secretKey: string; webhookSecret: st
     }
     refused.push(`unknown route ${req.method} ${req.url}`);
     return json(404, { error: { type: 'invalid_request_error', message: 'Unrecognized request URL' } });
+  };
+  const server = await listen((req, body, res) => {
+    const gate = pause;
+    if (gate && req.method === 'POST' && req.url === '/v1/refunds') {
+      gate.arrived();
+      void gate.open.then(() => handle(req, body, res));
+      return;
+    }
+    handle(req, body, res);
   });
   const stripe = new Stripe(options.secretKey);
   return {
@@ -208,6 +219,24 @@ export async function fakeStripe(options: { secretKey: string; webhookSecret: st
     /** The next `count` refund requests meet an outage (503, nothing kept). */
     failRefunds(count: number) {
       outage.refunds = count;
+    },
+    /**
+     * Holds every refund request unanswered until `resume()`: `arrived` settles when the first one is in, so a test
+     * acts while the provider is "slow" for exactly as long as it needs, with no timer.
+     */
+    pauseRefunds() {
+      let arrived!: () => void;
+      let resume!: () => void;
+      const inside = new Promise<void>((r) => (arrived = r));
+      const open = new Promise<void>((r) => (resume = r));
+      pause = { arrived, open };
+      return {
+        arrived: inside,
+        resume: () => {
+          pause = null;
+          resume();
+        },
+      };
     },
     /** The webhook Stripe would send when the session's payment succeeds: body and signed header. */
     paidEvent(sessionId: string, override: Partial<StripeSession> = {}, secret = options.webhookSecret) {

@@ -2,9 +2,13 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { childEnv } from './child-env.js';
 
 const root = path.resolve(import.meta.dirname, '../../../..');
 const main = path.join(root, 'apps/server/src/main.ts');
+
+/** The longest a server process may take to answer /healthz before its start counts as hung. */
+export const START_DEADLINE_MS = 300_000;
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -40,8 +44,7 @@ export async function startServer(env: Record<string, string>): Promise<ServerPr
   const child = spawn(process.execPath, ['--import', 'tsx', main], {
     cwd: root,
     env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
+      ...childEnv(),
       LOG_LEVEL: 'info',
       HOST: '127.0.0.1',
       PORT: String(port),
@@ -65,16 +68,19 @@ export async function startServer(env: Record<string, string>): Promise<ServerPr
     threads: () => fs.readdirSync(`/proc/${child.pid}/task`).length,
   };
   running.push(proc);
-  for (let i = 0; i < 600; i++) {
+  // Waits for health, or the process's exit; the deadline only bounds a hung start (a start on a machine
+  // other work keeps busy can take a minute), it paces nothing.
+  const deadline = Date.now() + START_DEADLINE_MS;
+  for (;;) {
     try {
       if ((await fetch(`${proc.url}/healthz`)).status === 200) return proc;
     } catch {
       /* not listening yet */
     }
     if (child.exitCode !== null) throw new Error(`server exited: ${out}`);
+    if (Date.now() > deadline) throw new Error(`server never became healthy: ${out}`);
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`server never became healthy: ${out}`);
 }
 
 /** Kills a process with SIGKILL (nothing of it runs after this resolves). */

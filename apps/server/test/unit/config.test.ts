@@ -36,7 +36,15 @@ describe('loadConfig', () => {
     expect(c.MAIL_URL).toMatch(/^file:\/\//);
     expect(fileURLToPath(c.MAIL_URL)).toBe(path.join(dataDir, 'outbox'));
     expect(c.CREDITS_CONFIG).toMatch(/apps[/\\]server[/\\]config[/\\]credits\.json$/);
+    expect(c.SENSITIVE_WORDS_FILES).toHaveLength(1);
+    expect(c.SENSITIVE_WORDS_FILES[0]).toMatch(/apps[/\\]server[/\\]config[/\\]sensitive-words\.txt$/);
+    expect(path.isAbsolute(c.SENSITIVE_WORDS_FILES[0]!)).toBe(true);
     expect(path.isAbsolute(c.WEB_DIST)).toBe(true);
+  });
+
+  it('reads SENSITIVE_WORDS_FILES as a comma list of paths', () => {
+    const c = loadConfig({ SENSITIVE_WORDS_FILES: 'words.txt, /etc/polyvox/own words.txt,' });
+    expect(c.SENSITIVE_WORDS_FILES).toEqual([path.resolve('words.txt'), path.resolve('/etc/polyvox/own words.txt')]);
   });
 
   it.each(['/tmp/polyvox data', '/tmp/polyvox #1', '/tmp/100% polyvox?', '/tmp/数据'])(
@@ -86,6 +94,7 @@ describe('loadConfig', () => {
     ['SECRET', 'short'],
     ['CODE_LIMIT_PER_IP_HOUR', '0'],
     ['HOLD_SWEEP_SECONDS', 'soon'],
+    ['SENSITIVE_WORDS_FILES', ' , '],
   ])('stops on a bad %s (%j) with a ConfigError naming it', (name, value) => {
     const err = configError({ [name]: value });
     expect(err.message).toMatch(new RegExp(`(^|\\s)${name}=`));

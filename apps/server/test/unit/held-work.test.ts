@@ -26,7 +26,7 @@ function fakeCredits(opts: { status: 'held' | 'released'; extends?: boolean; ttl
 
 const hold = { id: 'hold_1', accountId: 'acc_1', amount: 10, apiKeyId: null };
 const work = (credits: CreditsService, heldSince?: number) =>
-  new HeldWork(credits, hold, { amount: 10, details: {} }, undefined, () => {}, heldSince);
+  new HeldWork({ credits, hold, charge: { amount: 10, details: {} }, onClosed: () => {}, heldSince });
 
 describe('HeldWork.ensureHeld', () => {
   it('trusts a hold this process took moments ago, since the sweeper only frees holds past their deadline', async () => {

@@ -1,43 +1,74 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { cruise } from 'dependency-cruiser';
+import { afterAll, describe, expect, it } from 'vitest';
 
-const src = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src');
-const LOWER = ['http', 'platform'];
+// The import rules themselves run in `npm run lint` (dependency-cruiser over every app and package). These tests keep
+// the rules honest: every server folder has its place in the layer list, and a planted violation of each kind is seen.
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
+const config = createRequire(import.meta.url)(path.join(repo, '.dependency-cruiser.cjs')) as {
+  forbidden: unknown[];
+  options: Record<string, unknown>;
+  SERVER_LAYERS: string[][];
+};
+const src = path.join(repo, 'apps/server/src');
 
-function filesUnder(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const full = path.join(dir, e.name);
-    return e.isDirectory() ? filesUnder(full) : /\.tsx?$/.test(e.name) ? [full] : [];
-  });
+const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'polyvox-layers-'));
+afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
+
+function write(files: Record<string, string>): void {
+  for (const [name, text] of Object.entries(files)) {
+    const file = path.join(scratch, name);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, text);
+  }
 }
 
-/** The folder directly under src/ that a relative import from `file` lands in ('' for src itself). */
-function targetFolder(file: string, spec: string): string {
-  const resolved = path.relative(src, path.resolve(path.dirname(file), spec));
-  return resolved.includes(path.sep) ? resolved.split(path.sep)[0]! : '';
+async function violations(): Promise<string[]> {
+  const { tsConfig: _ts, ...options } = config.options;
+  const result = await cruise(['apps', 'packages'], {
+    ...options,
+    baseDir: scratch,
+    validate: true,
+    ruleSet: { forbidden: config.forbidden } as never,
+  });
+  const output = result.output as { summary: { violations: { rule: { name: string }; from: string; to: string }[] } };
+  return output.summary.violations.map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`).sort();
 }
 
-describe('layers inside apps/server/src', () => {
-  it('http/ and platform/ import only each other, never a domain module or the app root', () => {
-    const upward: string[] = [];
-    for (const layer of LOWER) {
-      for (const file of filesUnder(path.join(src, layer))) {
-        const text = fs.readFileSync(file, 'utf8');
-        for (const m of text.matchAll(/(?:from|import)\s*\(?\s*'(\.[^']+)'/g)) {
-          const folder = targetFolder(file, m[1]!);
-          if (!LOWER.includes(folder)) upward.push(`${path.relative(src, file)} -> ${m[1]}`);
-        }
-      }
-    }
-    expect(upward).toEqual([]);
+describe('the import rules (.dependency-cruiser.cjs)', () => {
+  it('place every folder of apps/server/src in the layer list', () => {
+    const listed = new Set(config.SERVER_LAYERS.flat());
+    const folders = fs
+      .readdirSync(src, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name);
+    expect(folders.filter((f) => !listed.has(f))).toEqual([]);
+    expect(listed.has('(root)')).toBe(true);
   });
 
-  it('the check sees an upward import when there is one', () => {
-    const file = path.join(src, 'http/example.ts');
-    expect(targetFolder(file, '../auth/sessions.js')).toBe('auth');
-    expect(targetFolder(file, './auth.js')).toBe('http');
-    expect(targetFolder(file, '../context.js')).toBe('');
+  it('see an upward import, a cycle, a package importing an app and a Node built-in in the formats', async () => {
+    write({
+      'apps/server/src/platform/config.ts': "import { voice } from '../voices/service.ts';\nexport const c = voice;\n",
+      'apps/server/src/voices/service.ts': "export const voice = 1;\nimport '../app.ts';\n",
+      'apps/server/src/app.ts': "import { voice } from './voices/service.ts';\nexport const app = voice;\n",
+      'apps/server/src/usage/a.ts': "import { b } from './b.ts';\nexport const a = b;\n",
+      'apps/server/src/usage/b.ts': "import { a } from './a.ts';\nexport const b = () => a;\n",
+      'packages/speech/src/engine.ts': "import { app } from '../../../apps/server/src/app.ts';\nexport const e = app;\n",
+      'packages/speech/src/formats/wav.ts': "import fs from 'node:fs';\nexport const w = fs;\n",
+    });
+    expect(await violations()).toEqual(
+      [
+        'no-circular: apps/server/src/app.ts -> apps/server/src/voices/service.ts',
+        'no-circular: apps/server/src/usage/a.ts -> apps/server/src/usage/b.ts',
+        'formats-no-node: packages/speech/src/formats/wav.ts -> fs',
+        'packages-not-apps: packages/speech/src/engine.ts -> apps/server/src/app.ts',
+        'server-layer-platform: apps/server/src/platform/config.ts -> apps/server/src/voices/service.ts',
+        'server-layer-voices: apps/server/src/voices/service.ts -> apps/server/src/app.ts',
+      ].sort(),
+    );
   });
 });

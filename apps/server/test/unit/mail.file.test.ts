@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { simpleParser } from 'mailparser';
 import { createMailer } from '../../src/platform/mail.js';
-import { codeMail } from '../../src/auth/code-mail.js';
+import { codeMail, emailChangedMail } from '../../src/auth/code-mail.js';
 import { loadConfig } from '../../src/platform/config.js';
 
 const FROM = 'Polyvox <no-reply@polyvox.local>';
@@ -47,9 +47,18 @@ describe('file mailer', () => {
     const mails = await Promise.all((await emls(dir)).map(async (f) => simpleParser(await fs.readFile(path.join(dir, f)))));
     const byTo = Object.fromEntries(mails.map((m) => [(Array.isArray(m.to) ? m.to[0] : m.to)?.value[0]?.address, m]));
     expect(byTo['a@example.com']).toMatchObject({ subject: 'Polyvox 登录验证码' });
-    expect(byTo['a@example.com']!.text).toContain('您的 Polyvox 登录验证码是 123456');
+    expect(byTo['a@example.com']!.text).toContain('你的 Polyvox 登录验证码是 123456');
     expect(byTo['b@example.com']).toMatchObject({ subject: 'Polyvox 登入驗證碼' });
-    expect(byTo['b@example.com']!.text).toContain('您的 Polyvox 登入驗證碼是 654321');
+    expect(byTo['b@example.com']!.text).toContain('你的 Polyvox 登入驗證碼是 654321');
+  });
+
+  it('addresses the reader as 你 in both Chinese scripts, as the console does, never 您', () => {
+    for (const locale of ['zh-CN', 'zh-TW'] as const) {
+      for (const mail of [codeMail('123456', locale), emailChangedMail('new@example.com', locale)]) {
+        expect(mail.subject + mail.text).toContain('你');
+        expect(mail.subject + mail.text).not.toContain('您');
+      }
+    }
   });
 
   it('never overwrites: many messages to one address at once give as many files, and no temporary ones', async () => {

@@ -88,18 +88,25 @@ describe('error catalogue', () => {
         const text = errorMessage(code, locale, params);
         expect(text, `${locale} ${code}`).not.toMatch(/[{}]/);
         for (const name of placeholders(ERROR_MESSAGES[locale][code]))
-          expect(text).toContain(String(params[name as keyof typeof params]));
+          expect(text).toContain(
+            typeof params[name as keyof typeof params] === 'number'
+              ? new Intl.NumberFormat(locale).format(params[name as keyof typeof params] as number)
+              : String(params[name as keyof typeof params]),
+          );
       }
     }
     expect(errorMessage('CODE_COOLDOWN', 'zh-TW', { seconds: 7 })).toBe('請等待 7 秒後再取得驗證碼');
-    expect(errorMessage('TEXT_TOO_LONG', 'en', { maxLength: 5000 })).toBe('Text exceeds the limit of 5000 characters');
+    expect(errorMessage('TEXT_TOO_LONG', 'en', { maxLength: 5000 })).toBe('Text exceeds the limit of 5,000 characters');
+    // Numbers as the reader's locale writes them, as the console's counter shows them.
+    expect(errorMessage('TEXT_TOO_LONG', 'zh-CN', { maxLength: 1000 })).toBe('文本超过 1,000 个字符的限制');
+    expect(errorMessage('TEXT_TOO_LONG', 'zh-TW', { maxLength: 1000 })).toBe('文字超過 1,000 個字元的限制');
   });
 
   it('words FORBIDDEN by its reason in every language, and keeps the plain message for any other reason', () => {
     expect(errorMessage('FORBIDDEN', 'en', { reason: 'own_voices', limit: 10 })).toBe(
       'Your plan allows 10 own voices; delete one or upgrade your plan to save another',
     );
-    expect(errorMessage('FORBIDDEN', 'zh-CN', { reason: 'api_access' })).toBe('您的套餐不包含 API 访问权限');
+    expect(errorMessage('FORBIDDEN', 'zh-CN', { reason: 'api_access' })).toBe('你的套餐不包含 API 访问权限');
     expect(errorMessage('FORBIDDEN', 'zh-TW', { reason: 'own_voices', limit: 1 })).toContain('1 個自己的聲音');
     for (const reason of ['__proto__', 'constructor', 'toString', 'other'])
       expect(errorMessage('FORBIDDEN', 'en', { reason })).toBe('You are not allowed to do this');

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatMessage } from '@polyvox/contracts';
-import { previewTextFor } from '@polyvox/speech';
-import { espeakLanguageTags } from '../../../../packages/speech/src/catalogue/languages.ts';
+import { espeakLanguageTags, previewTextFor } from '../../../../packages/speech/src/catalogue/languages.ts';
 import { coefficientFor, type CreditsConfig } from '../../src/credits/credits-config.js';
 import { label } from '../../src/stats/metrics.js';
 import { eventLabels } from '../../src/stats/events.js';

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/platform/config.js';
-import { decodeJobData, encodeJobData, fromWire, toWire } from '../../src/synthesis/job-data.js';
+import { fromWire, toWire, wireRequestSchema } from '../../src/synthesis/wire.js';
+import { readPayload, writePayload } from '../../src/synthesis/jobs/definition.js';
+import { synthesisJob } from '../../src/synthesis/jobs/synthesis.js';
 
 describe('roles and queue settings', () => {
   it('defaults to the embedded role, with no Redis needed', () => {
@@ -51,7 +53,30 @@ describe('a job request as text', () => {
     expect([...fromWire(toWire({ text: 'x', reference: { samples: view, sampleRate: 8000 } })).reference!.samples]).toEqual([
       0.75,
     ]);
-    const data = { request: wire, voiceId: 'voice_espeak.en-us', charge: { accountId: 'acc_1', recordType: 'tts' } };
-    expect(decodeJobData(encodeJobData(data))).toEqual(data);
+    const voice = {
+      id: 'espeak:en-us',
+      name: 'English',
+      gender: 'male' as const,
+      languages: ['en-US'],
+      model: 'espeak',
+      engine: 'espeak',
+      variant: 'en-us',
+      profile: { pitchHz: 120, range: 50, rate: 1, formantScale: 1, breathiness: 0, gainDb: 0 },
+      previewText: 'Hello.',
+    };
+    const data = {
+      request: { ...wire, voice },
+      voiceId: 'voice_espeak.en-us',
+      charge: { accountId: 'acc_1', recordType: 'tts' },
+    };
+    expect(readPayload(synthesisJob, 'job_1', writePayload(synthesisJob, data))).toEqual(data);
+  });
+
+  it('carries the explicit AI label to the worker, and refuses one it does not know', () => {
+    const wire = toWire({ text: 'Hello.', voiceId: 'espeak:en-us', aiLabel: { kind: 'speech', position: 'end' } });
+    const back = fromWire(wireRequestSchema.parse(JSON.parse(JSON.stringify(wire))));
+    expect(back.aiLabel).toEqual({ kind: 'speech', position: 'end' });
+    expect(wireRequestSchema.safeParse({ ...wire, aiLabel: { kind: 'off', position: 'start' } }).success).toBe(false);
+    expect(wireRequestSchema.safeParse({ ...wire, aiLabel: { kind: 'rhythm', position: 'middle' } }).success).toBe(false);
   });
 });

@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
-import { loadSensitiveWords, normalizeForMatch } from '../../src/platform/sensitive-words.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { loadSensitiveWords, normalizeForMatch, parseWordList } from '../../src/platform/sensitive-words.js';
 
 const LIST = fileURLToPath(new URL('../../config/sensitive-words.txt', import.meta.url));
 
@@ -17,6 +17,17 @@ describe('normalizeForMatch', () => {
     ['f\u200bu\u200cc\u200dk\u2060', 'fuck'], // zero-width space, non-joiner, joiner, word joiner
     ['f\u00adu\ufeffck', 'fuck'], // soft hyphen, byte-order mark
     ['f\tu\nc\u00a0k', 'fuck'],
+    ['fúck', 'fuck'], // diacritics
+    ['fu\u0301\u0308ck', 'fuck'], // combining marks piled on
+    ['fuuuuck', 'fuck'], // a letter repeated
+    ['ſhit', 'shit'], // long s (NFKC)
+    ['\u0430dmin', 'admin'], // Cyrillic а
+    ['АDМIN', 'admin'], // Cyrillic А, М and Latin I
+    ['ΑDΜΙΝ', 'admin'], // Greek capitals
+    ['4dm1n', 'admin'], // leetspeak digits
+    ['@dm!n', 'admin'], // leetspeak symbols inside a word
+    ['$h!t', 'shit'],
+    ['ki11', 'ki'], // l and 1 both fold to i, and a repeated letter counts once
     ['傻 逼', '傻逼'],
     ['管・理・員', '管理員'],
     ['幹！你？娘。', '幹你娘'],
@@ -27,59 +38,222 @@ describe('normalizeForMatch', () => {
   });
 });
 
-describe('the sensitive-word list', () => {
+describe('the shipped sensitive-word list', () => {
   const words = loadSensitiveWords(LIST);
 
+  // Issue 14's examples: each refused.
   it.each([
-    'fuck',
+    ['fuck you', 'profanity'],
+    ['傻逼', 'profanity'],
+    ['操你妈', 'profanity'],
+    ['管理员', 'impersonation'],
+    ['法轮功', 'political'],
+    ['习近平', 'political'],
+    ['admin', 'impersonation'],
+    ['Polyvox官方', 'impersonation'],
+    ['fúck', 'profanity'],
+  ])('refuses %j (%s)', (name, category) => {
+    expect(words.find(name)?.category).toBe(category);
+  });
+
+  it.each([
+    // profanity, with each trick
     'MotherFucker',
+    'fucking great',
     'a.s.s.h.o.l.e',
     'Heil  Hitler',
     'kill-yourself',
-    'POLYVOX_STAFF',
     'ｂｉｔｃｈ',
     's\u200bl\u200bu\u200bt',
-    '傻逼',
+    'sh1t',
+    '$h!t happens',
+    'fuuuuck',
+    'ƒuck',
+    'fu\u0441k', // Cyrillic с
+    'F U C K',
+    'f*u*c*k',
     '傻 逼',
-    '操你妈',
-    '妈的',
-    '我是管理员',
-    '官方 客服',
-    '傻屄',
+    '妈的，他妈的',
     '幹你娘',
     '操你媽',
-    '媽的',
     '賤人',
+    // impersonation, with each trick
+    'POLYVOX_STAFF',
+    'Polyvox fan',
+    'polyvoxofficial',
+    'the_real_polyvox',
+    'P0lyv0x',
+    'Ρolyvox', // Greek Ρ
+    '4dm1n',
+    '@dmin',
+    'ａｄｍｉｎ', // full-width
+    'a d m i n',
+    'a\u200bdmin',
+    'аdmіn', // Cyrillic а and і
+    'Administrator',
+    'Official',
+    'Customer-Service',
+    'root',
+    'staff',
+    'system',
+    'moderator',
+    '我是管理员',
+    '官方 客服',
     '管理員',
-  ])('finds %j', (name) => {
+    '系统消息',
+    'Polyvox 客服',
+    // political
+    '習近平',
+    '法輪功',
+    'Falun Gong',
+    'xi jinping',
+    'x1j1np1ng',
+    '六四事件',
+    '8964',
+    '天安门事件',
+  ])('refuses %j', (name) => {
     expect(words.find(name)).not.toBeNull();
   });
 
-  it.each(['Ming', '小明', 'English', '简体中文', '繁體中文', 'Polyvox fan', 'official fan', 'common impersonation', '#', ''])(
-    'lets %j pass',
-    (name) => {
-      expect(words.find(name)).toBeNull();
-    },
-  );
+  // Ordinary names that contain a listed Latin word inside a longer word, or nothing listed at all.
+  it.each([
+    'Scunthorpe',
+    'Dickens',
+    'Alexander',
+    'Adminah',
+    'Cockburn',
+    'Sussex',
+    'Essex',
+    'Shitake',
+    'Therapist',
+    'Dick',
+    'Hancock',
+    'Matsushita',
+    'Supportive Sam',
+    'Systematic',
+    'Rooted',
+    'Staffordshire',
+    'Officially Bob',
+    'Li Ming',
+    '李明',
+    '王伟',
+    '张习',
+    '小明',
+    '妈妈的声音',
+    '其他妈妈',
+    '天安门广场',
+    '尼玛次仁',
+    'Ming',
+    'English',
+    '简体中文',
+    '繁體中文',
+    'common impersonation',
+    'Anna 1990',
+    'Zoë',
+    'José',
+    'Владимир',
+    'Σωκράτης',
+    '#',
+    '',
+  ])('lets %j pass', (name) => {
+    expect(words.find(name)).toBeNull();
+  });
+
+  it('refuses impersonation in names only, not in a text to speak', () => {
+    expect(words.find('The admin says hello', 'names')?.category).toBe('impersonation');
+    expect(words.find('The admin says hello', 'all')).toBeNull();
+    expect(words.find('官方客服', 'all')).toBeNull();
+    expect(words.find('fuck this', 'all')?.category).toBe('profanity');
+    expect(words.find('法轮功', 'all')?.category).toBe('political');
+  });
 
   it('reports the listed word it found', () => {
-    expect(words.find('hello F.U.C.K world')).toBe('fuck');
-    expect(words.find('傻  逼')).toBe('傻逼');
+    expect(words.find('hello F.U.C.K world')?.word).toBe('fuck*');
+    expect(words.find('傻  逼')?.word).toBe('傻逼');
+    expect(words.find('4dm1n')?.word).toBe('admin');
+  });
+});
+
+describe('word lists as operator data', () => {
+  const dirs: string[] = [];
+  const tempFile = (content: string) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'polyvox-words-'));
+    dirs.push(dir);
+    const file = path.join(dir, 'words.txt');
+    fs.writeFileSync(file, content);
+    return file;
+  };
+  afterEach(() => {
+    for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
   });
 
   it('reads a list with comments, blank lines, CRLF and punctuation-only lines', () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'polyvox-words-'));
-    const file = path.join(dir, 'words.txt');
-    fs.writeFileSync(file, '# comment words\r\n\r\n  Bad Word  \r\n!!!\r\n-\r\n坏 词\r\n');
+    const list = loadSensitiveWords(tempFile('# comment words\r\n\r\n  Bad Word  \r\n!!!\r\n-\r\n*\r\n坏 词\r\n'));
+    expect(list.find('a b-a-d w o r d here')?.word).toBe('Bad Word');
+    expect(list.find('坏词')?.word).toBe('坏 词');
+    // A line that folds to nothing must not match every name; comments are not words.
+    expect(list.find('harmless')).toBeNull();
+    expect(list.find('comment words')).toBeNull();
+  });
+
+  it('matches whole words, or the start, end or inside of words where the list says so', () => {
+    const list = loadSensitiveWords(tempFile('[a]\nexact\nstart*\n*end\n*inside*\n'));
+    expect(list.find('an exact one')?.word).toBe('exact');
+    expect(list.find('inexactly')).toBeNull();
+    expect(list.find('startled')?.word).toBe('start*');
+    expect(list.find('restart')).toBeNull();
+    expect(list.find('weekend')?.word).toBe('*end');
+    expect(list.find('endless')).toBeNull();
+    expect(list.find('xxinsidexx')?.word).toBe('*inside*');
+  });
+
+  it('keeps categories and the names-only scope of each section', () => {
+    const entries = parseWordList('top\n[Brand: names]\nacme\n[rude]\nblah\n');
+    expect(entries.map((e) => [e.word, e.category, e.scope])).toEqual([
+      ['top', 'general', 'all'],
+      ['acme', 'brand', 'names'],
+      ['blah', 'rude', 'all'],
+    ]);
+    expect(() => parseWordList('[x: everywhere]\n', 'w.txt')).toThrow(/w\.txt:1: .*"everywhere"/);
+  });
+
+  it('adds the words of every listed file', () => {
+    const list = loadSensitiveWords([tempFile('alpha\n'), tempFile('[operator: names]\nAcme Corp\n')]);
+    expect(list.find('alpha')?.word).toBe('alpha');
+    expect(list.find('ACME-corp support')).toEqual({ word: 'Acme Corp', category: 'operator' });
+    expect(list.find('acme corp', 'all')).toBeNull();
+  });
+
+  it('reads a changed list again without a restart, and keeps the old words when the new file cannot be read', async () => {
+    const file = tempFile('alpha\n');
+    const onReloadError = vi.fn();
+    const list = loadSensitiveWords(file, { recheckMs: 0, onReloadError });
+    expect(list.find('beta')).toBeNull();
+    fs.writeFileSync(file, 'alpha\nbeta gamma\n');
+    await vi.waitFor(() => expect(list.find('Beta-Gamma')?.word).toBe('beta gamma'));
+    fs.writeFileSync(file, '[bad: nowhere]\nbeta\n');
+    await vi.waitFor(() => {
+      list.find('anything');
+      expect(onReloadError).toHaveBeenCalled();
+    });
+    expect(list.find('alpha')?.word).toBe('alpha');
+    fs.rmSync(file);
+    expect(list.find('alpha')?.word).toBe('alpha');
+  });
+
+  it('looks at the files at most once per recheck interval', () => {
+    const file = tempFile('alpha\n');
+    const list = loadSensitiveWords(file, { recheckMs: 60_000 });
+    const stat = vi.spyOn(fs, 'statSync');
     try {
-      const list = loadSensitiveWords(file);
-      expect(list.find('a b-a-d w o r d here')).toBe('badword');
-      expect(list.find('坏词')).toBe('坏词');
-      // A line that normalizes to nothing must not match every name; comments are not words.
-      expect(list.find('harmless')).toBeNull();
-      expect(list.find('comment words')).toBeNull();
+      for (let i = 0; i < 50; i++) list.find('hello');
+      expect(stat).not.toHaveBeenCalled();
     } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
+      stat.mockRestore();
     }
+  });
+
+  it('refuses to start on a list that cannot be read', () => {
+    expect(() => loadSensitiveWords(path.join(os.tmpdir(), 'no-such-words.txt'))).toThrow(/ENOENT/);
   });
 });

@@ -14,6 +14,14 @@ describe('guardPublic', () => {
     expect(guardPublic('/pricing', state({ signedIn: true }))).toEqual({ kind: 'redirect', to: '/app/pricing' });
   });
 
+  it('the audio check is open to everyone: a visitor stays on /check, a signed-in user sees the console’s', () => {
+    expect(guardPublic('/check', state())).toEqual({ kind: 'render' });
+    expect(guardPublic('/check', state({ status: 'failed' }))).toEqual({ kind: 'render' });
+    expect(guardPublic('/check', state({ signedIn: true }))).toEqual({ kind: 'redirect', to: '/app/check' });
+    // Not a path the table knows, though its prototype has the name.
+    expect(guardPublic('constructor', state({ signedIn: true }))).toEqual({ kind: 'render' });
+  });
+
   it('shows the public page to anonymous users and on other paths', () => {
     expect(guardPublic('/', state())).toEqual({ kind: 'render' });
     expect(guardPublic('/pricing', state())).toEqual({ kind: 'render' });

@@ -12,15 +12,19 @@ export type GuardDecision = { kind: 'render' } | { kind: 'wait' } | { kind: 'red
 
 export const DEFAULT_AFTER_SIGN_IN = '/app/dashboard';
 
-/** Public pages that a signed-in user skips: home → dashboard, pricing → the console's pricing. */
-const SIGNED_IN_REDIRECTS: Record<string, string> = { '/': DEFAULT_AFTER_SIGN_IN, '/pricing': '/app/pricing' };
+/** Public pages that a signed-in user skips: home → dashboard, pricing and the audio check → the console's own. */
+const SIGNED_IN_REDIRECTS: Record<string, string> = {
+  '/': DEFAULT_AFTER_SIGN_IN,
+  '/pricing': '/app/pricing',
+  '/check': '/app/check',
+};
 
 export function isAppPath(path: string): boolean {
   return path === '/app' || path.startsWith('/app/');
 }
 
 export function guardPublic(path: string, state: GuardState): GuardDecision {
-  const target = SIGNED_IN_REDIRECTS[path];
+  const target = Object.hasOwn(SIGNED_IN_REDIRECTS, path) ? SIGNED_IN_REDIRECTS[path] : undefined;
   if (!target) return { kind: 'render' };
   // Avoid flashing the landing page at a returning user while their session is checked.
   if (state.status === 'booting') return state.hasStoredSid ? { kind: 'wait' } : { kind: 'render' };

@@ -1,11 +1,19 @@
-import { http, requestQueue } from '../api/client';
+import { browserUploadDeps, http, requestQueue } from '../api/client';
 import type { QueryValue } from '../api/http';
-import { getSid } from '../api/storage';
-import { currentUiLocale } from '../i18n';
 import type { VoiceList } from '../speech/types';
-import type { CloneSample, PreviewAnswer, PreviewBody, PreviewList, RenameVoiceBody, SaveVoiceBody, Voice } from './types';
+import type {
+  CloneSample,
+  PreviewAnswer,
+  PreviewBody,
+  PreviewEstimate,
+  PreviewList,
+  RenameVoiceBody,
+  SampleList,
+  SaveVoiceBody,
+  Voice,
+} from './types';
 
-import { sendSample, type UploadProgress, type UploadXhr } from './upload';
+import { sendSample, type UploadProgress } from './upload';
 
 export * from './types';
 export type { UploadProgress };
@@ -54,18 +62,17 @@ export async function fetchPreviewAudio(url: string, signal?: AbortSignal): Prom
 
 /** The console's upload: waits for the session like every request, then sends with progress. */
 export function uploadSample(file: File, onProgress: (p: UploadProgress) => void, signal?: AbortSignal): Promise<CloneSample> {
-  return requestQueue.enqueue(() =>
-    sendSample(
-      file,
-      file.name,
-      onProgress,
-      {
-        xhr: () => new XMLHttpRequest() as unknown as UploadXhr,
-        baseUrl: window.location.origin,
-        sid: getSid(),
-        lang: currentUiLocale(),
-      },
-      signal,
-    ),
-  );
+  return requestQueue.enqueue(() => sendSample(file, file.name, onProgress, browserUploadDeps(), signal));
+}
+
+/** The price of a preview request before it is made (nothing is charged): per model, the activation fee, the plan's room. */
+export function estimatePreview(body: PreviewBody, signal?: AbortSignal): Promise<PreviewEstimate> {
+  return http('POST', '/voice/previews/estimate', { json: body, signal });
+}
+
+export const SAMPLES_KEY = 'clone-samples';
+
+/** The account's uploaded samples, newest first. */
+export function listSamples(page: number, pageSize: number, signal?: AbortSignal): Promise<SampleList> {
+  return http('GET', '/files', { query: { type: 'clone', page, page_size: pageSize }, signal });
 }

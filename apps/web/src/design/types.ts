@@ -7,11 +7,13 @@ import type {
   CreateVoiceRequest,
   MixEntry as MixEntrySchema,
   PatchVoiceRequest,
+  PreviewEstimateResponse,
   PreviewListResponse,
   PreviewRequest,
   PreviewResponse,
   PreviewSchema,
   PreviewVersion,
+  SampleListResponse,
   SampleUploadResponse,
 } from '@polyvox/contracts';
 import type { Voice } from '../speech/types';
@@ -31,5 +33,7 @@ export type PreviewAnswer = z.infer<typeof PreviewResponse>;
 export type Preview = z.infer<typeof PreviewSchema>;
 export type PreviewList = z.infer<typeof PreviewListResponse>;
 export type CloneSample = z.infer<typeof SampleUploadResponse>;
+export type SampleList = z.infer<typeof SampleListResponse>;
+export type PreviewEstimate = z.infer<typeof PreviewEstimateResponse>;
 export type SaveVoiceBody = z.input<typeof CreateVoiceRequest>;
 export type RenameVoiceBody = Pick<z.input<typeof PatchVoiceRequest>, 'id' | 'name'>;

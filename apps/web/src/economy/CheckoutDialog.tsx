@@ -75,7 +75,7 @@ export function CheckoutDialog({
     try {
       const placed = orderRef.current ?? (await createOrder(product.id));
       orderRef.current = placed;
-      const answer = await payOrder(placed.id, chosen, returnUrl(window.location.origin, placed.id));
+      const answer = await payOrder(placed.id, chosen, returnUrl(placed.id));
       if (answer.qr_code) {
         win?.close();
         setPhase({ kind: 'qr', orderId: placed.id, qr: answer.qr_code });

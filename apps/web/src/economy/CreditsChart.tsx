@@ -1,6 +1,6 @@
 import '@mantine/charts/styles.css';
 import { useState } from 'react';
-import { BarChart } from '@mantine/charts';
+import { CompositeChart } from '@mantine/charts';
 import { Group, Paper, SegmentedControl, Skeleton, Text } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { useLocaleChoice } from '../i18n/hooks';
@@ -10,7 +10,10 @@ import { dayLabel } from './usage';
 
 const RANGES = [7, 30, 90] as const;
 
-/** Credits spent per day (UTC days, as the statistics count them), with the day's calls in the tooltip. */
+/**
+ * Credits spent per day (UTC days, as the statistics count them) as bars on the left axis, and the day's API calls
+ * as a line on an axis of its own on the right: a few calls beside a thousand credits would be invisible on one scale.
+ */
 export function CreditsChart({ initialDays = 30 }: { initialDays?: (typeof RANGES)[number] }) {
   const { t } = useTranslation();
   const { ui } = useLocaleChoice();
@@ -36,19 +39,25 @@ export function CreditsChart({ initialDays = 30 }: { initialDays?: (typeof RANGE
         <Skeleton h={240} />
       ) : (
         <>
-          <BarChart
+          <CompositeChart
             h={240}
             data={rows}
             dataKey="day"
             series={[
-              { name: 'credits', label: t('stats.credits'), color: 'violet.6' },
-              { name: 'calls', label: t('stats.calls'), color: 'teal.5' },
+              { name: 'credits', label: t('stats.credits'), color: 'violet.6', type: 'bar', yAxisId: 'left' },
+              { name: 'calls', label: t('stats.calls'), color: 'teal.6', type: 'line', yAxisId: 'right' },
             ]}
             valueFormatter={(v) => formatNumber(v, ui)}
+            withRightYAxis
+            yAxisLabel={t('stats.credits')}
+            rightYAxisLabel={t('stats.calls')}
+            yAxisProps={{ allowDecimals: false }}
+            rightYAxisProps={{ allowDecimals: false }}
             tickLine="y"
             gridAxis="y"
             withLegend
             maxBarWidth={28}
+            data-testid="credits-chart-plot"
           />
           {spent === 0 && (
             <Text size="sm" c="dimmed" ta="center" mt="xs" data-testid="chart-empty">

@@ -1,4 +1,4 @@
-import { Badge, Button, Card, List, Stack, Text } from '@mantine/core';
+import { Badge, Button, Card, Group, List, Stack, Text } from '@mantine/core';
 import { IconCheck, IconX } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import type { Product } from '../api/economy';
@@ -20,7 +20,15 @@ export function isFreeProduct(product: Product): boolean {
 }
 
 /** One plan or credit pack: price in the currency of the interface's language, what it gives, and Buy. */
-export function ProductCard({ product, onBuy, buyLabel }: { product: Product; onBuy: () => void; buyLabel: string }) {
+interface CardProps {
+  product: Product;
+  onBuy: () => void;
+  buyLabel: string;
+  /** The account is on this plan now: marked, and its button renews it. */
+  current?: { until: string | null } | undefined;
+}
+
+export function ProductCard({ product, onBuy, buyLabel, current }: CardProps) {
   const { t } = useTranslation();
   const { ui } = useLocaleChoice();
   const currency = currencyFor(ui);
@@ -43,11 +51,25 @@ export function ProductCard({ product, onBuy, buyLabel }: { product: Product; on
       data-kind={product.kind}
       data-plan={product.plan ?? undefined}
       data-product-id={product.id}
+      data-current={current ? true : undefined}
+      style={current ? { borderColor: 'var(--mantine-color-violet-6)', borderWidth: 2 } : undefined}
     >
       <Stack gap="xs" h="100%">
-        <Text fw={700} size="lg" data-testid="product-name">
-          {product.name || (plan ? t(`plans.${plan}`) : product.id)}
-        </Text>
+        <Group justify="space-between" gap="xs" wrap="wrap">
+          <Text fw={700} size="lg" data-testid="product-name">
+            {product.name || (plan ? t(`plans.${plan}`) : product.id)}
+          </Text>
+          {current && (
+            <Badge color="violet" variant="filled" data-testid="product-current">
+              {t('pricing.currentPlan')}
+            </Badge>
+          )}
+        </Group>
+        {current?.until && (
+          <Text size="sm" c="violet.8" data-testid="product-current-until">
+            {t('pricing.currentUntil', { date: current.until })}
+          </Text>
+        )}
         {product.description && (
           <Text size="sm" c="dimmed" data-testid="product-description">
             {product.description}
@@ -86,8 +108,8 @@ export function ProductCard({ product, onBuy, buyLabel }: { product: Product; on
             {t('pricing.freeIncluded')}
           </Button>
         ) : (
-          <Button fullWidth onClick={onBuy} data-testid="product-buy">
-            {buyLabel}
+          <Button fullWidth onClick={onBuy} variant={current ? 'light' : 'filled'} data-testid="product-buy">
+            {current ? t('pricing.renew') : buyLabel}
           </Button>
         )}
       </Stack>

@@ -1,10 +1,13 @@
 import { useMemo } from 'react';
-import { encodeQr } from './qr';
+import { encode } from 'uqr';
 
-/** A QR code as an SVG: one path of dark modules inside the standard four-module quiet zone. */
+/**
+ * A QR code as an SVG (`uqr`, error correction level M, UTF-8 bytes): one path of dark modules inside the standard
+ * four-module quiet zone.
+ */
 export function QrCode({ text, size = 200, label }: { text: string; size?: number; label: string }) {
   const { path, modules } = useMemo(() => {
-    const m = encodeQr(text);
+    const m = encode(text, { ecc: 'M', border: 0 }).data;
     const parts: string[] = [];
     m.forEach((row, y) => row.forEach((dark, x) => dark && parts.push(`M${x + 4} ${y + 4}h1v1h-1z`)));
     return { path: parts.join(''), modules: m.length + 8 };

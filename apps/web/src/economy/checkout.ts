@@ -1,8 +1,12 @@
 import type { Order, PaymentMethod } from '../api/economy';
 
-/** Where the provider sends the buyer back: the console's result page of this order. */
-export function returnUrl(origin: string, orderId: string): string {
-  return `${origin}/#/app/orders/${encodeURIComponent(orderId)}/result`;
+/**
+ * Where the provider sends the buyer back: the console's result page of this order, as a path. The server resolves
+ * it against its PUBLIC_URL (the only origin it trusts, with ALLOWED_ORIGINS), so the console works whatever name
+ * the browser reached it by.
+ */
+export function returnUrl(orderId: string): string {
+  return `/#/app/orders/${encodeURIComponent(orderId)}/result`;
 }
 
 export function isFinal(order: Pick<Order, 'status'> | undefined): boolean {

@@ -5,6 +5,27 @@
  */
 export const designEn = {
   design: {
+    estimateTitle: 'Price:',
+    estimateHint: 'fill in the form to see what the previews cost',
+    estimateCredits: '{{credits}} credits for {{count}} preview(s)',
+    estimateItem: '{{model}}: {{credits}}',
+    estimateActivation: 'Saving a version as your voice then costs {{credits}} credits, charged once.',
+    estimateShort: 'Your balance ({{balance}} credits) does not cover these previews.',
+    estimateNeedsPlan:
+      'Your plan allows {{limit}} own voice(s) and you have {{used}}: saving another voice needs a plan (previews are still charged).',
+    estimatePlans: 'See plans',
+    samplesTitle: 'Your samples',
+    samplesHint: 'Uploaded and recorded samples stay here: play one, or use it for cloning.',
+    samplesEmpty: 'No samples yet: upload or record one above.',
+    sampleUse: 'Use this sample',
+    sampleInUse: 'In use',
+    samplePlay: 'Play sample #{{index}}',
+    record: 'Record with the microphone',
+    recordStop: 'Stop and upload',
+    recordCancel: 'Discard',
+    recordHint: 'Read aloud for 10 seconds to 5 minutes; the recording stops by itself at 5 minutes.',
+    recordLevel: 'Input level',
+    recordUnavailable: 'The microphone is not available: {{reason}}',
     promptHint: 'Gender, age, pitch, pace, accent and tone: "deep", "warm", "bright", "breathy", "calm", "energetic"…',
     promptRequired: 'Please enter a voice description',
     previewText: 'Preview text',
@@ -65,6 +86,8 @@ export const designEn = {
     seconds: '{{seconds}} s',
     hertz: '{{rate}} Hz',
     noisy: 'This recording has a lot of background noise: the clone will sound better from a cleaner one.',
+    synthetic:
+      'This recording carries the mark of audio this platform generated: it is not a person recorded live, and its clone is recorded as made from AI audio.',
     transcript: 'What the sample says',
     transcriptHint: 'This model reads your sample together with its words: type them as spoken.',
     transcriptRequired: 'Please type what the sample says',

@@ -5,6 +5,7 @@
  */
 import { economyEn } from './economy-en';
 import { designEn } from './design-en';
+import { provenanceEn } from './provenance-en';
 import { speechEn } from './speech-en';
 
 export const en = {
@@ -27,9 +28,11 @@ export const en = {
     usage: 'Usage',
     orders: 'Orders',
     profile: 'Profile',
+    check: 'Check audio',
     sectionCreate: 'Create',
     sectionLibrary: 'Library',
     sectionAccount: 'Account',
+    sectionTools: 'Tools',
     toggle: 'Toggle navigation',
   },
   header: {
@@ -73,7 +76,8 @@ export const en = {
     submit: 'Sign in',
     codeRequired: 'Please enter the verification code',
     confirmTitle: 'Agree to the terms',
-    confirmBody: 'To continue, please read and agree to the Terms of Service and the Privacy Policy.',
+    confirmBody:
+      'To continue, please read and agree to the <terms>Terms of Service</terms> and the <privacy>Privacy Policy</privacy>.',
     confirmAgree: 'Agree and continue',
     confirmCancel: 'Cancel',
     welcomeBack: 'Sign in successful',
@@ -88,6 +92,8 @@ export const en = {
     copied: 'Copied',
     comingSoon: 'Coming soon',
     none: '—',
+    loadFailed: 'This could not be loaded',
+    pager: { first: 'First page', previous: 'Previous page', next: 'Next page', last: 'Last page' },
     backHome: 'Back to home',
   },
   errors: {
@@ -117,6 +123,13 @@ export const en = {
     featureMixBody: 'Blend up to three voices with your own weights to create something new.',
     featureApiTitle: 'Developer API',
     featureApiBody: 'Create API keys with spending limits, including an OpenAI-compatible speech endpoint.',
+    tryTitle: 'Try it now',
+    tryBody: 'Listen before you sign up: this speaks with your trial credits.',
+    tryText: 'Text',
+    trySample: 'Hello! This is Polyvox, turning your words into speech.',
+    tryVoice: 'Voice',
+    tryPlay: 'Play',
+    tryCredits: 'Trial credits left: {{credits}}',
     officialVoices: '500+ official voices, ready to use in the console and through the API',
   },
   footer: {
@@ -171,9 +184,9 @@ export const en = {
     nameSaved: 'Your name has been saved',
     avatar: 'Avatar',
     changeAvatar: 'Change avatar',
-    avatarHint: 'PNG, JPEG or WebP, up to 2 MB',
+    avatarHint: 'PNG, JPEG or WebP, up to {{limit}}',
     avatarType: 'Please choose a PNG, JPEG or WebP image',
-    avatarSize: 'The image must be 2 MB or smaller',
+    avatarSize: 'The image must be {{limit}} or smaller',
     avatarSaved: 'Your avatar has been updated',
   },
   textToVoice: {
@@ -189,7 +202,7 @@ export const en = {
     title: 'Voice cloning',
     description: 'Upload a clean recording of one speaker and get a voice that sounds like it.',
     dropTitle: 'Upload a voice sample',
-    dropBody: 'MP3, M4A or WAV, 10 seconds to 5 minutes, up to 20 MB.',
+    dropBody: 'MP3, M4A or WAV, 10 seconds to 5 minutes, up to {{limit}}.',
     consent: 'I have the right to clone this voice',
     emptyTitle: 'No samples yet',
     emptyBody: 'Samples you upload and the previews made from them will appear here.',
@@ -215,4 +228,5 @@ export const en = {
   ...speechEn,
   ...economyEn,
   ...designEn,
+  ...provenanceEn,
 } as const;

@@ -1,6 +1,7 @@
 import type { designEn } from './design-en';
 import type { en } from './en';
 import type { economyEn } from './economy-en';
+import type { provenanceEn } from './provenance-en';
 import type { speechEn } from './speech-en';
 
 /** The shape of `en` with every leaf widened to `string`: each translation must match it key for key. */
@@ -14,3 +15,5 @@ export type SpeechMessages = Widen<typeof speechEn>;
 export type EconomyMessages = Widen<typeof economyEn>;
 /** The voice-design screens' part of `Messages`, translated in ./design-zh-CN.ts and ./design-zh-TW.ts. */
 export type DesignMessages = Widen<typeof designEn>;
+/** The provenance check's part of `Messages`, translated in ./provenance-zh-CN.ts and ./provenance-zh-TW.ts. */
+export type ProvenanceMessages = Widen<typeof provenanceEn>;

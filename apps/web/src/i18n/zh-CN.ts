@@ -1,5 +1,6 @@
 import { economyZhCN } from './economy-zh-CN';
 import { designZhCN } from './design-zh-CN';
+import { provenanceZhCN } from './provenance-zh-CN';
 import { speechZhCN } from './speech-zh-CN';
 import type { Messages } from './types';
 
@@ -23,9 +24,11 @@ export const zhCN: Messages = {
     usage: '用量',
     orders: '订单',
     profile: '个人资料',
+    check: '音频检测',
     sectionCreate: '创作',
     sectionLibrary: '声音',
     sectionAccount: '账户',
+    sectionTools: '工具',
     toggle: '切换导航',
   },
   header: {
@@ -69,7 +72,7 @@ export const zhCN: Messages = {
     submit: '登录',
     codeRequired: '请输入验证码',
     confirmTitle: '同意协议',
-    confirmBody: '继续之前，请阅读并同意《服务条款》和《隐私政策》。',
+    confirmBody: '继续之前，请阅读并同意<terms>《服务条款》</terms>和<privacy>《隐私政策》</privacy>。',
     confirmAgree: '同意并继续',
     confirmCancel: '取消',
     welcomeBack: '登录成功',
@@ -84,6 +87,8 @@ export const zhCN: Messages = {
     copied: '已复制',
     comingSoon: '即将推出',
     none: '—',
+    loadFailed: '加载失败',
+    pager: { first: '第一页', previous: '上一页', next: '下一页', last: '最后一页' },
     backHome: '返回首页',
   },
   errors: {
@@ -113,6 +118,13 @@ export const zhCN: Messages = {
     featureMixBody: '按自定义权重混合最多三个声音，创造全新的声音。',
     featureApiTitle: '开发者 API',
     featureApiBody: '创建带额度上限的 API 密钥，并提供兼容 OpenAI 的语音接口。',
+    tryTitle: '马上试试',
+    tryBody: '注册前先听一听：这里使用你的试用点数。',
+    tryText: '文本',
+    trySample: '你好！这是 Polyvox，把你的文字变成声音。',
+    tryVoice: '声音',
+    tryPlay: '播放',
+    tryCredits: '剩余试用点数：{{credits}}',
     officialVoices: '500+ 官方声音，可在控制台和 API 中直接使用',
   },
   footer: {
@@ -167,9 +179,9 @@ export const zhCN: Messages = {
     nameSaved: '昵称已保存',
     avatar: '头像',
     changeAvatar: '更换头像',
-    avatarHint: 'PNG、JPEG 或 WebP，不超过 2 MB',
+    avatarHint: 'PNG、JPEG 或 WebP，不超过 {{limit}}',
     avatarType: '请选择 PNG、JPEG 或 WebP 格式的图片',
-    avatarSize: '图片不能超过 2 MB',
+    avatarSize: '图片不能超过 {{limit}}',
     avatarSaved: '头像已更新',
   },
   textToVoice: {
@@ -185,7 +197,7 @@ export const zhCN: Messages = {
     title: '声音克隆',
     description: '上传一段单人清晰录音，获得与之相似的声音。',
     dropTitle: '上传声音样本',
-    dropBody: 'MP3、M4A 或 WAV，时长 10 秒到 5 分钟，不超过 20 MB。',
+    dropBody: 'MP3、M4A 或 WAV，时长 10 秒到 5 分钟，不超过 {{limit}}。',
     consent: '我有权克隆这个声音',
     emptyTitle: '暂无样本',
     emptyBody: '你上传的样本及其生成的试听会显示在这里。',
@@ -210,4 +222,5 @@ export const zhCN: Messages = {
   ...speechZhCN,
   ...economyZhCN,
   ...designZhCN,
+  ...provenanceZhCN,
 };

@@ -1,5 +1,6 @@
 import { economyZhTW } from './economy-zh-TW';
 import { designZhTW } from './design-zh-TW';
+import { provenanceZhTW } from './provenance-zh-TW';
 import { speechZhTW } from './speech-zh-TW';
 import type { Messages } from './types';
 
@@ -23,9 +24,11 @@ export const zhTW: Messages = {
     usage: '用量',
     orders: '訂單',
     profile: '個人資料',
+    check: '音訊檢測',
     sectionCreate: '創作',
     sectionLibrary: '聲音',
     sectionAccount: '帳戶',
+    sectionTools: '工具',
     toggle: '切換導覽',
   },
   header: {
@@ -69,7 +72,7 @@ export const zhTW: Messages = {
     submit: '登入',
     codeRequired: '請輸入驗證碼',
     confirmTitle: '同意條款',
-    confirmBody: '繼續之前，請閱讀並同意《服務條款》與《隱私權政策》。',
+    confirmBody: '繼續之前，請閱讀並同意<terms>《服務條款》</terms>與<privacy>《隱私權政策》</privacy>。',
     confirmAgree: '同意並繼續',
     confirmCancel: '取消',
     welcomeBack: '登入成功',
@@ -84,6 +87,8 @@ export const zhTW: Messages = {
     copied: '已複製',
     comingSoon: '即將推出',
     none: '—',
+    loadFailed: '載入失敗',
+    pager: { first: '第一頁', previous: '上一頁', next: '下一頁', last: '最後一頁' },
     backHome: '返回首頁',
   },
   errors: {
@@ -113,6 +118,13 @@ export const zhTW: Messages = {
     featureMixBody: '依自訂權重混合最多三個聲音，創造全新的聲音。',
     featureApiTitle: '開發者 API',
     featureApiBody: '建立帶有額度上限的 API 金鑰，並提供相容 OpenAI 的語音介面。',
+    tryTitle: '馬上試試',
+    tryBody: '註冊前先聽一聽：這裡使用你的試用點數。',
+    tryText: '文字',
+    trySample: '你好！這是 Polyvox，把你的文字變成聲音。',
+    tryVoice: '聲音',
+    tryPlay: '播放',
+    tryCredits: '剩餘試用點數：{{credits}}',
     officialVoices: '500+ 官方聲音，可在主控台與 API 中直接使用',
   },
   footer: {
@@ -167,9 +179,9 @@ export const zhTW: Messages = {
     nameSaved: '暱稱已儲存',
     avatar: '頭像',
     changeAvatar: '更換頭像',
-    avatarHint: 'PNG、JPEG 或 WebP，不超過 2 MB',
+    avatarHint: 'PNG、JPEG 或 WebP，不超過 {{limit}}',
     avatarType: '請選擇 PNG、JPEG 或 WebP 格式的圖片',
-    avatarSize: '圖片不能超過 2 MB',
+    avatarSize: '圖片不能超過 {{limit}}',
     avatarSaved: '頭像已更新',
   },
   textToVoice: {
@@ -185,7 +197,7 @@ export const zhTW: Messages = {
     title: '聲音複製',
     description: '上傳一段單人清晰錄音，取得與之相似的聲音。',
     dropTitle: '上傳聲音樣本',
-    dropBody: 'MP3、M4A 或 WAV，長度 10 秒到 5 分鐘，不超過 20 MB。',
+    dropBody: 'MP3、M4A 或 WAV，長度 10 秒到 5 分鐘，不超過 {{limit}}。',
     consent: '我有權複製這個聲音',
     emptyTitle: '目前沒有樣本',
     emptyBody: '你上傳的樣本及其產生的試聽會顯示在這裡。',
@@ -211,4 +223,5 @@ export const zhTW: Messages = {
   ...speechZhTW,
   ...economyZhTW,
   ...designZhTW,
+  ...provenanceZhTW,
 };

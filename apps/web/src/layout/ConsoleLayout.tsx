@@ -1,21 +1,21 @@
 import { AppShell, Container } from '@mantine/core';
-import { useDisclosure } from '@mantine/hooks';
 import { Outlet } from 'react-router-dom';
 import { useTranslation } from 'react-i18next';
 import { Banners } from './Banners';
 import { ConsoleNav } from './ConsoleNav';
 import { Header } from './Header';
+import { useNavMenu } from './useNavMenu';
 
 /** Everything under /app: header, side bar, and the page. */
 export function ConsoleLayout() {
   const { t } = useTranslation();
-  const [opened, { toggle, close }] = useDisclosure(false);
+  const [opened, { toggle, close }] = useNavMenu();
   return (
     <AppShell header={{ height: 60 }} navbar={{ width: 240, breakpoint: 'md', collapsed: { mobile: !opened } }} padding={0}>
       <AppShell.Header>
         <Header navOpened={opened} onToggleNav={toggle} burgerLabel={t('nav.toggle')} />
       </AppShell.Header>
-      <AppShell.Navbar>
+      <AppShell.Navbar className="console-navbar" data-closed={opened ? undefined : true}>
         <ConsoleNav onNavigate={close} />
       </AppShell.Navbar>
       <AppShell.Main bg="var(--mantine-color-gray-0)">

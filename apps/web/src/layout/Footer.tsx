@@ -8,6 +8,7 @@ export function Footer() {
   const { t } = useTranslation();
   const links = [
     { to: '/pricing', label: t('footer.pricing') },
+    { to: '/check', label: t('nav.check') },
     { to: '/updates', label: t('footer.updates') },
     { to: '/terms', label: t('footer.terms') },
     { to: '/privacy', label: t('footer.privacy') },

@@ -14,7 +14,15 @@ export function Header({ navOpened, onToggleNav, burgerLabel }: Props) {
   return (
     <Group h="100%" px="md" justify="space-between" wrap="nowrap">
       <Group gap="lg" wrap="nowrap">
-        <Burger opened={navOpened} onClick={onToggleNav} hiddenFrom="md" size="sm" aria-label={burgerLabel} />
+        <Burger
+          opened={navOpened}
+          onClick={onToggleNav}
+          hiddenFrom="md"
+          size="sm"
+          aria-label={burgerLabel}
+          aria-expanded={navOpened}
+          data-testid="nav-burger"
+        />
         <Logo />
         <nav aria-label="main">
           <Group visibleFrom="md">

@@ -65,7 +65,8 @@ export function LanguageMenu() {
           color="gray"
           size="sm"
           px="xs"
-          aria-label={t('language.menu')}
+          // The visible language name starts the accessible name (WCAG 2.5.3), the menu's purpose follows.
+          aria-label={`${current.name} · ${t('language.menu')}`}
           rightSection={<IconChevronDown size={14} />}
           data-testid="language-menu"
           data-locale={choice}

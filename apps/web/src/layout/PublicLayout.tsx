@@ -1,11 +1,11 @@
 import { lazy, Suspense, useState } from 'react';
 import { AppShell } from '@mantine/core';
-import { useDisclosure } from '@mantine/hooks';
 import { Outlet } from 'react-router-dom';
 import { useTranslation } from 'react-i18next';
 import { Banners } from './Banners';
 import { Footer } from './Footer';
 import { Header } from './Header';
+import { useNavMenu } from './useNavMenu';
 
 // The phone menu's drawer (and the modal code under it) loads the first time it is opened.
 const NavDrawer = lazy(async () => ({ default: (await import('./NavDrawer')).NavDrawer }));
@@ -13,7 +13,7 @@ const NavDrawer = lazy(async () => ({ default: (await import('./NavDrawer')).Nav
 /** Home, pricing, documents and not-found: the header menu and a footer, no side bar. */
 export function PublicLayout() {
   const { t } = useTranslation();
-  const [opened, { toggle, close }] = useDisclosure(false);
+  const [opened, { toggle, close }] = useNavMenu();
   const [used, setUsed] = useState(false);
   if (opened && !used) setUsed(true);
   return (

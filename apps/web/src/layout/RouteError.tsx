@@ -15,7 +15,9 @@ export function RouteError() {
   return (
     <Container size="sm" py={96}>
       <Stack align="center" ta="center">
-        <Title order={2}>{errorMessage('INTERNAL', currentUiLocale())}</Title>
+        <Title order={1} size="h2">
+          {errorMessage('INTERNAL', currentUiLocale())}
+        </Title>
         <Text c="dimmed">Polyvox</Text>
         <Button onClick={() => window.location.reload()}>{t('common.retry')}</Button>
       </Stack>

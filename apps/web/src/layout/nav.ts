@@ -7,11 +7,13 @@ import {
   IconLayoutDashboard,
   IconMicrophone,
   IconReceipt,
+  IconShieldCheck,
   IconSparkles,
   IconUser,
   IconUserCircle,
   IconVolume,
   IconWaveSine,
+  IconAdjustmentsHorizontal,
 } from '@tabler/icons-react';
 
 export type NavKey =
@@ -19,6 +21,7 @@ export type NavKey =
   | 'playground'
   | 'textToVoice'
   | 'voiceCloning'
+  | 'mix'
   | 'myVoices'
   | 'voices'
   | 'models'
@@ -26,7 +29,8 @@ export type NavKey =
   | 'orders'
   | 'apiKeys'
   | 'pricing'
-  | 'profile';
+  | 'profile'
+  | 'check';
 
 export interface NavItem {
   key: NavKey;
@@ -47,6 +51,7 @@ export const NAV: Record<NavKey, NavItem> = {
   playground: item('playground', '/app/playground', IconWaveSine),
   textToVoice: item('textToVoice', '/app/text-to-voice', IconSparkles),
   voiceCloning: item('voiceCloning', '/app/voice-cloning', IconMicrophone),
+  mix: item('mix', '/app/mix', IconAdjustmentsHorizontal),
   myVoices: item('myVoices', '/app/my-voices', IconUserCircle),
   voices: item('voices', '/app/voices', IconVolume),
   models: item('models', '/app/models', IconCpu),
@@ -55,14 +60,22 @@ export const NAV: Record<NavKey, NavItem> = {
   apiKeys: item('apiKeys', '/app/api-keys', IconKey),
   pricing: item('pricing', '/app/pricing', IconDiamond),
   profile: item('profile', '/app/my-profile', IconUser),
+  check: item('check', '/app/check', IconShieldCheck),
 };
 
 /** The header menu, in the order the product lists it. */
-export const HEADER_NAV: NavKey[] = ['models', 'dashboard', 'voices', 'myVoices', 'pricing', 'apiKeys'];
+export const HEADER_NAV: NavKey[] = ['models', 'dashboard', 'voices', 'myVoices', 'pricing', 'apiKeys', 'check'];
+
+/** Header entries with a public page of their own, where a visitor not signed in goes instead of the console's. */
+export const PUBLIC_PATHS: Partial<Record<NavKey, string>> = { pricing: '/pricing', check: '/check' };
 
 /** The console's side bar, grouped. */
-export const SIDEBAR: ReadonlyArray<{ section: 'sectionCreate' | 'sectionLibrary' | 'sectionAccount'; items: NavKey[] }> = [
-  { section: 'sectionCreate', items: ['playground', 'textToVoice', 'voiceCloning'] },
+export const SIDEBAR: ReadonlyArray<{
+  section: 'sectionCreate' | 'sectionLibrary' | 'sectionTools' | 'sectionAccount';
+  items: NavKey[];
+}> = [
+  { section: 'sectionCreate', items: ['playground', 'textToVoice', 'voiceCloning', 'mix'] },
   { section: 'sectionLibrary', items: ['voices', 'myVoices', 'models'] },
+  { section: 'sectionTools', items: ['check'] },
   { section: 'sectionAccount', items: ['usage', 'orders', 'apiKeys', 'pricing', 'profile'] },
 ];

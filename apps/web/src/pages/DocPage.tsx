@@ -8,12 +8,14 @@ import { FullPageLoader } from '../components/FullPageLoader';
 import { Markdown } from '../components/Markdown';
 import { useLocaleChoice } from '../i18n/hooks';
 import { stripLeadingTitle } from '../lib/doc-text';
+import { useDocumentTitle } from '../lib/document-title';
 
 /** /terms, /privacy, /updates: Markdown served by GET /docs/{name}, in the UI language (`lang`). */
 export function DocPage({ name }: { name: DocName }) {
   const { t } = useTranslation();
   const { ui } = useLocaleChoice();
   const doc = useQuery({ queryKey: ['docs', name, ui], queryFn: () => fetchDoc(name), meta: { silent: true }, retry: 1 });
+  useDocumentTitle(doc.data?.title ?? t(`footer.${name}`));
 
   return (
     <Container size="md" py="xl" data-testid={`doc-${name}`}>

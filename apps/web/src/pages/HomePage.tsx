@@ -1,8 +1,13 @@
+import { lazy, Suspense } from 'react';
 import { Button, Card, Container, Group, SimpleGrid, Stack, Text, ThemeIcon, Title } from '@mantine/core';
 import { IconArrowRight, IconCode, IconMicrophone, IconSparkles, IconWand, IconWaveSine } from '@tabler/icons-react';
 import { Link } from 'react-router-dom';
 import { useTranslation } from 'react-i18next';
 import { useSignIn } from '../auth/SignInContext';
+import { useDocumentTitle } from '../lib/document-title';
+
+// The box (its player and waveform) loads after the page: the first paint stays light.
+const TryIt = lazy(async () => ({ default: (await import('./home/TryIt')).TryIt }));
 
 const FEATURES = [
   { icon: IconWaveSine, title: 'home.featureTtsTitle', body: 'home.featureTtsBody' },
@@ -15,6 +20,7 @@ const FEATURES = [
 export function HomePage() {
   const { t } = useTranslation();
   const signIn = useSignIn();
+  useDocumentTitle(t('home.heroTitle'));
   return (
     <Container size="lg" py={64} data-testid="home-page">
       <Stack align="center" gap="lg" maw={760} mx="auto" ta="center">
@@ -41,6 +47,9 @@ export function HomePage() {
           </Button>
         </Group>
       </Stack>
+      <Suspense fallback={null}>
+        <TryIt />
+      </Suspense>
       <SimpleGrid cols={{ base: 1, sm: 2, md: 3 }} mt={64} spacing="lg">
         {FEATURES.map(({ icon: Icon, title, body }) => (
           <Card key={title} withBorder radius="md" padding="lg">

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Alert, Container, SegmentedControl, SimpleGrid, Skeleton } from '@mantine/core';
+import { Container, SegmentedControl, SimpleGrid, Skeleton } from '@mantine/core';
 import { IconDiamond } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router-dom';
@@ -7,6 +7,9 @@ import type { Product, ProductKind } from '../api/economy';
 import { useAccount } from '../auth/hooks';
 import { useSignIn } from '../auth/SignInContext';
 import { EmptyState } from '../components/EmptyState';
+import { LoadError } from '../components/LoadError';
+import { useLocaleChoice } from '../i18n/hooks';
+import { formatDate } from '../lib/format';
 import { PageHeader } from '../components/PageHeader';
 import { CheckoutDialog } from '../economy/CheckoutDialog';
 import { ProductCard } from '../economy/ProductCard';
@@ -19,6 +22,16 @@ import { notifyInfo } from '../lib/notify';
  * visitor is asked to sign in and comes back to the console's pricing with the same product chosen
  * (`?buy=<product id>`).
  */
+/** The paid plan the account is on now (not expired), or null. */
+export function currentPlanOf(
+  vip: { level: string; expire: string | null },
+  now = Date.now(),
+): { level: string; expire: string | null } | null {
+  if (vip.level === 'free' || vip.level === 'trial') return null;
+  if (vip.expire && Date.parse(vip.expire) <= now) return null;
+  return { level: vip.level, expire: vip.expire };
+}
+
 export function PricingContent() {
   const { t } = useTranslation();
   const [params, setParams] = useSearchParams();
@@ -29,7 +42,9 @@ export function PricingContent() {
     else params.delete('kind');
     setParams(params, { replace: true });
   };
-  const { signedIn } = useAccount();
+  const { signedIn, account } = useAccount();
+  const { ui } = useLocaleChoice();
+  const currentPlan = signedIn && account ? currentPlanOf(account.vip) : null;
   const { open: openSignIn } = useSignIn();
   const products = useProducts(kind);
   const items = products.data?.items ?? [];
@@ -76,9 +91,12 @@ export function PricingContent() {
           ))}
         </SimpleGrid>
       ) : products.isError ? (
-        <Alert color="red" data-testid="pricing-error">
-          {t('pricing.loadError')}
-        </Alert>
+        <LoadError
+          error={products.error}
+          onRetry={() => void products.refetch()}
+          retrying={products.isFetching}
+          what="products"
+        />
       ) : items.length === 0 ? (
         <EmptyState icon={<IconDiamond size={26} />} title={t('pricing.emptyTitle')} body={t('pricing.emptyBody')} />
       ) : (
@@ -89,6 +107,11 @@ export function PricingContent() {
               product={product}
               onBuy={() => buy(product)}
               buyLabel={signedIn ? t(product.kind === 'plan' ? 'pricing.subscribe' : 'pricing.buy') : t('pricing.signInToBuy')}
+              current={
+                currentPlan && product.kind === 'plan' && product.plan === currentPlan.level
+                  ? { until: formatDate(currentPlan.expire, ui) }
+                  : undefined
+              }
             />
           ))}
         </SimpleGrid>

@@ -3,7 +3,7 @@
  * the measures. RNNoise works on 480-sample frames at 48 kHz, in 16-bit range.
  */
 import initRnnoise from '@echogarden/rnnoise-wasm';
-import { resamplePolyphase } from '../dsp/polyphase.ts';
+import { resamplePolyphase } from '../formats/polyphase.ts';
 
 const rnnoise: any = await initRnnoise();
 const RATE = 48_000;

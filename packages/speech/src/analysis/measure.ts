@@ -6,7 +6,7 @@
  */
 import { estimateF0 } from '../dsp/f0.ts';
 import { integratedLoudness } from '../dsp/loudness.ts';
-import { resamplePolyphase } from '../dsp/polyphase.ts';
+import { resamplePolyphase } from '../formats/polyphase.ts';
 import { denoise } from './denoise.ts';
 import { frameFormants, LPC_RATE } from './lpc.ts';
 import { ltas } from './ltas.ts';

@@ -6,9 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import { createReadStream } from 'node:fs';
-import { mkdtemp, open, readFile, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { open, stat } from 'node:fs/promises';
 import { parseStream } from 'music-metadata';
 import { FFMPEG } from '../audio/ffmpeg.ts';
 import { SpeechError } from '../errors.ts';
@@ -112,21 +110,81 @@ function abortError(signal: AbortSignal): unknown {
   return signal.reason ?? new Error('aborted');
 }
 
-/** ffmpeg as a child process, killed when `signal` aborts. */
-function ffmpeg(args: string[], signal?: AbortSignal, timeoutMs = 120_000): Promise<void> {
+/** Rates and channel counts a recording of a voice can have; a header outside them is hostile or broken. */
+export const SAMPLE_RATE_RANGE = { min: 8000, max: 192_000 } as const;
+export const SAMPLE_MAX_CHANNELS = 8;
+/**
+ * What the decoder may produce: one second past the longest sample (so a longer one is seen to be
+ * longer, never decoded whole), and a wall-clock bound for the child. A 5-minute sample decodes in
+ * well under a second on one core; the bound is for a file built to be slow.
+ */
+export const DECODE_MAX_SEC = SAMPLE_MAX_SEC + 1;
+export const DECODE_TIMEOUT_MS = 60_000;
+
+const tooLong = (durationSec: number, cause?: string): SpeechError => {
+  const duration = Math.round(durationSec * 10) / 10;
+  return new SpeechError(
+    'AUDIO_TOO_LONG',
+    `the sample lasts ${cause ? `more than ${SAMPLE_MAX_SEC}` : duration} s; at most ${SAMPLE_MAX_SEC} s${cause ? ` (${cause})` : ''}`,
+    { params: { min: SAMPLE_MIN_SEC, max: SAMPLE_MAX_SEC, duration } },
+  );
+};
+
+/**
+ * Decodes with the demuxer the bytes named, to mono float PCM at `sampleRate`, at most `maxSec` of it.
+ * The PCM streams from ffmpeg's stdout into a buffer of exactly that size: nothing is written to
+ * disk, and no file, however its header lies (a 1 Hz rate, hours of silence in a few kB of AAC),
+ * makes the decoder produce more than `maxSec` seconds (`-t`, `-fs`, and the child is killed at the
+ * buffer's end) or run longer than `timeoutMs`. `truncated` says the audio went on past `maxSec`.
+ * The input is the temp FILE (a pipe can hide a failed m4a decode), only the output is a pipe.
+ */
+export function decodeCapped(
+  file: string,
+  format: SampleFormat,
+  sampleRate: number,
+  opts: { maxSec: number; signal?: AbortSignal | undefined; timeoutMs?: number },
+): Promise<{ samples: Float32Array; sampleRate: number; truncated: boolean }> {
+  const { signal } = opts;
+  const capacity = Math.ceil(opts.maxSec * sampleRate) * 4;
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(abortError(signal));
-    const p = spawn(FFMPEG, ['-hide_banner', '-nostdin', '-loglevel', 'error', '-y', ...args], {
-      stdio: ['ignore', 'ignore', 'pipe'],
+    const args = ['-f', DEMUXER[format], '-i', file, '-vn', '-ac', '1', '-ar', String(sampleRate)];
+    // ffmpeg's own stops sit a second past the buffer, so audio longer than `maxSec` always
+    // overflows it (the resampler can end `-t` a few samples early) and is seen to be longer.
+    const slack = sampleRate * 4;
+    args.push('-t', String(opts.maxSec + 1), '-fs', String(capacity + slack));
+    args.push('-f', 'f32le', '-c:a', 'pcm_f32le', 'pipe:1');
+    const p = spawn(FFMPEG, ['-hide_banner', '-nostdin', '-loglevel', 'error', ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
     if (p.pid) lowerPriority(p.pid);
+    const out = Buffer.alloc(capacity);
+    let filled = 0;
+    let truncated = false;
+    let timedOut = false;
     let stderr = '';
+    const kill = (): void => void p.kill('SIGKILL');
+    p.stdout.on('data', (d: Buffer) => {
+      const room = capacity - filled;
+      d.copy(out, filled, 0, Math.min(room, d.length));
+      filled += Math.min(room, d.length);
+      if (d.length > room) {
+        // The audio goes on past the cap: what it holds beyond is never read.
+        truncated = true;
+        kill();
+      }
+    });
     p.stderr.on('data', (d: Buffer) => {
       stderr += d.toString();
       if (stderr.length > 8000) stderr = stderr.slice(-4000);
     });
-    const kill = (): void => void p.kill('SIGKILL');
-    const timer = setTimeout(kill, timeoutMs);
+    // A child killed mid-write closes its pipes under us: those errors are the kill's, not the caller's.
+    p.stdout.on('error', () => {});
+    p.stderr.on('error', () => {});
+    const timer = setTimeout(() => {
+      timedOut = true;
+      kill();
+    }, opts.timeoutMs ?? DECODE_TIMEOUT_MS);
     signal?.addEventListener('abort', kill, { once: true });
     const done = (): void => {
       clearTimeout(timer);
@@ -138,34 +196,26 @@ function ffmpeg(args: string[], signal?: AbortSignal, timeoutMs = 120_000): Prom
     });
     p.on('close', (code, sig) => {
       done();
-      if (signal?.aborted) reject(abortError(signal));
-      else if (code === 0) resolve();
-      else reject(unsupported(`ffmpeg could not decode it (${sig ?? code}): ${stderr.trim().slice(-300)}`));
+      if (signal?.aborted) return reject(abortError(signal));
+      if (timedOut) return reject(unsupported(`decoding took longer than ${(opts.timeoutMs ?? DECODE_TIMEOUT_MS) / 1000} s`));
+      const whole = filled - (filled % 4);
+      if (!truncated && code !== 0)
+        return reject(unsupported(`ffmpeg could not decode it (${sig ?? code}): ${stderr.trim().slice(-300)}`));
+      const samples = new Float32Array(out.buffer, out.byteOffset, whole / 4).slice();
+      if (samples.length === 0) return reject(unsupported('no audio could be decoded'));
+      resolve({ samples, sampleRate, truncated });
     });
   });
 }
 
-/** Decodes with the demuxer the bytes named, to mono float PCM at `sampleRate`. */
+/** As `decodeCapped`, at most one second past the longest sample. */
 async function decodeAs(
   file: string,
   format: SampleFormat,
   sampleRate: number,
   signal?: AbortSignal,
-): Promise<{ samples: Float32Array; sampleRate: number }> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'polyvox-sample-'));
-  try {
-    const out = path.join(dir, 'pcm.f32');
-    await ffmpeg(
-      ['-f', DEMUXER[format], '-i', file, '-vn', '-ac', '1', '-ar', String(sampleRate), '-f', 'f32le', '-c:a', 'pcm_f32le', out],
-      signal,
-    );
-    const raw = await readFile(out);
-    const samples = new Float32Array(raw.buffer, raw.byteOffset, Math.floor(raw.length / 4)).slice();
-    if (samples.length === 0) throw unsupported('no audio could be decoded');
-    return { samples, sampleRate };
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+): Promise<{ samples: Float32Array; sampleRate: number; truncated: boolean }> {
+  return decodeCapped(file, format, sampleRate, { maxSec: DECODE_MAX_SEC, signal });
 }
 
 /** Mono float PCM of an accepted upload (mp3, m4a, wav judged from the bytes), at `sampleRate`. */
@@ -175,7 +225,8 @@ export async function decodeToPcm(
   opts: { signal?: AbortSignal } = {},
 ): Promise<{ samples: Float32Array; sampleRate: number }> {
   const format = await sniffFile(file);
-  return decodeAs(file, format, sampleRate, opts.signal);
+  const { samples } = await decodeAs(file, format, sampleRate, opts.signal);
+  return { samples, sampleRate };
 }
 
 /** The probe and the decoded audio together: analysis decodes once. */
@@ -199,24 +250,33 @@ export async function loadSample(
   } catch (e) {
     throw unsupported('unreadable header', e);
   }
-  const pcm = await decodeAs(file, format, sampleRate, opts.signal);
+  // What the container says, judged before a byte is decoded: a rate or channel count no voice
+  // recording has, or a length past the limit, is refused here (the decoder's cap backs this up for
+  // a header that understates its length).
+  const { sampleRate: fileRate, numberOfChannels, duration: declared } = meta.format;
+  if (fileRate !== undefined && !(fileRate >= SAMPLE_RATE_RANGE.min && fileRate <= SAMPLE_RATE_RANGE.max))
+    throw unsupported(`a sample rate of ${fileRate} Hz`);
+  if (numberOfChannels !== undefined && !(numberOfChannels >= 1 && numberOfChannels <= SAMPLE_MAX_CHANNELS))
+    throw unsupported(`${numberOfChannels} channels`);
+  // A little over the limit is left to the decoded length (encoder padding makes headers round up).
+  if (declared !== undefined && Number.isFinite(declared) && declared > SAMPLE_MAX_SEC + 1) throw tooLong(declared);
+  const decoded = await decodeAs(file, format, sampleRate, opts.signal);
+  const pcm = { samples: decoded.samples, sampleRate: decoded.sampleRate };
+  if (decoded.truncated) throw tooLong(DECODE_MAX_SEC, 'decoding stopped there');
   const durationSec = pcm.samples.length / pcm.sampleRate;
   const probe: SampleProbe = {
     format,
     codec: meta.format.codec ?? (format === 'wav' ? 'PCM' : format === 'mp3' ? 'MPEG 1 Layer 3' : 'AAC'),
     durationSec: Math.round(durationSec * 1000) / 1000,
-    sampleRate: meta.format.sampleRate ?? 0,
-    channels: meta.format.numberOfChannels ?? 1,
+    sampleRate: fileRate ?? 0,
+    channels: numberOfChannels ?? 1,
   };
   const params = { min: SAMPLE_MIN_SEC, max: SAMPLE_MAX_SEC, duration: Math.round(durationSec * 10) / 10 };
   if (durationSec < SAMPLE_MIN_SEC)
     throw new SpeechError('AUDIO_TOO_SHORT', `the sample lasts ${params.duration} s; at least ${SAMPLE_MIN_SEC} s`, {
       params,
     });
-  if (durationSec > SAMPLE_MAX_SEC)
-    throw new SpeechError('AUDIO_TOO_LONG', `the sample lasts ${params.duration} s; at most ${SAMPLE_MAX_SEC} s`, {
-      params,
-    });
+  if (durationSec > SAMPLE_MAX_SEC) throw tooLong(durationSec);
   return { probe, pcm };
 }
 

@@ -6,7 +6,7 @@
  */
 import type { EngineRequest } from '../types.ts';
 import { decodeToPcm } from './probe.ts';
-import { resamplePolyphase } from '../dsp/polyphase.ts';
+import { resamplePolyphase } from '../formats/polyphase.ts';
 import { VAD_FRAME, VAD_RATE, vadFrames } from './vad.ts';
 
 export async function referenceFromSample(

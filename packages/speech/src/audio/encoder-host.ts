@@ -4,9 +4,11 @@
  * starts a new one.
  */
 import { Worker, type MessagePort } from 'node:worker_threads';
+import type { Mark } from './marked.ts';
 import { SpeechError, reviveError } from '../errors.ts';
 import type { AudioFormat } from '../types.ts';
 import type { FromEncoder, ToEncoder } from './encoder-protocol.ts';
+import { transferList } from './transfer.ts';
 
 /** Streaming encoder: PCM chunks in, encoded bytes out as soon as the encoder has them. */
 export interface StreamEncoder {
@@ -68,16 +70,25 @@ export class EncoderHost {
     const id = ++this.seq;
     const worker = this.thread();
     return new Promise((resolve, reject) => {
+      try {
+        // Throws (DataCloneError) for a port in `transfer` whose other end was closed meanwhile.
+        worker.postMessage({ ...msg, id }, transferList(transfer));
+      } catch (e) {
+        const err = e as Error;
+        reject(new SpeechError('INTERNAL', `the encoder could not take the work: ${err.message}`, { cause: err }));
+        return;
+      }
       this.pending.set(id, { resolve, reject });
       worker.ref();
-      worker.postMessage({ ...msg, id }, transfer);
     });
   }
 
   /** Encodes a whole file; the samples' buffer is transferred, so the caller must not reuse it. */
-  async encode(samples: Float32Array, sampleRate: number, format: AudioFormat): Promise<Buffer> {
+  async encode(samples: Float32Array, sampleRate: number, format: AudioFormat, mark?: Mark): Promise<Buffer> {
     const own = ownedSamples(samples);
-    const r = await this.call({ type: 'encode', samples: own, sampleRate, format }, [own.buffer as ArrayBuffer]);
+    const r = await this.call({ type: 'encode', samples: own, sampleRate, format, ...(mark ? { mark } : {}) }, [
+      own.buffer as ArrayBuffer,
+    ]);
     if (r.type !== 'encoded') throw new SpeechError('INTERNAL', 'unexpected encoder reply');
     return toBuffer(r.audio);
   }
@@ -86,9 +97,9 @@ export class EncoderHost {
    * A whole file whose samples a pool worker sends on the other end of `port` (see
    * pool/streamed.ts), encoded in the encoder thread as they arrive. `drop()` gives it up.
    */
-  file(format: AudioFormat, port: MessagePort): { audio: Promise<Buffer>; drop(): void } {
+  file(format: AudioFormat, port: MessagePort, mark?: Mark): { audio: Promise<Buffer>; drop(): void } {
     const id = this.seq + 1;
-    const audio = this.call({ type: 'file', format, port }, [port]).then((r) => {
+    const audio = this.call({ type: 'file', format, port, ...(mark ? { mark } : {}) }, [port]).then((r) => {
       if (r.type !== 'encoded') throw new SpeechError('INTERNAL', 'unexpected encoder reply');
       return toBuffer(r.audio);
     });
@@ -110,9 +121,16 @@ export class EncoderHost {
    * nothing and `end` returns the whole file, checked like `encode`'s (an mp3's Info frame then
    * carries the exact length): a file encoded piece by piece as its samples come.
    */
-  stream(format: AudioFormat, sampleRate: number, whole = false): StreamEncoder {
+  stream(format: AudioFormat, sampleRate: number, whole = false, mark?: Mark): StreamEncoder {
     const stream = ++this.streams;
-    const opened = this.call({ type: 'open', stream, format, sampleRate, ...(whole ? { whole } : {}) });
+    const opened = this.call({
+      type: 'open',
+      stream,
+      format,
+      sampleRate,
+      ...(whole ? { whole } : {}),
+      ...(mark ? { mark } : {}),
+    });
     opened.catch(() => {});
     let done = false;
     const chunks = (r: FromEncoder): Buffer[] => (r.type === 'bytes' ? r.chunks.map(toBuffer) : []);

@@ -1,16 +1,17 @@
 /** Messages between the encoder host and its thread. */
 import type { MessagePort } from 'node:worker_threads';
 import type { AudioFormat } from '../types.ts';
+import type { Mark } from './marked.ts';
 
 export type ToEncoder =
-  | { type: 'encode'; id: number; samples: Float32Array; sampleRate: number; format: AudioFormat }
+  | { type: 'encode'; id: number; samples: Float32Array; sampleRate: number; format: AudioFormat; mark?: Mark }
   /** `whole`: the stream's bytes are kept in the thread and come out as one checked file at `end`. */
-  | { type: 'open'; id: number; stream: number; format: AudioFormat; sampleRate: number; whole?: boolean }
+  | { type: 'open'; id: number; stream: number; format: AudioFormat; sampleRate: number; whole?: boolean; mark?: Mark }
   | { type: 'write'; id: number; stream: number; samples: Float32Array }
   | { type: 'end'; id: number; stream: number }
   | { type: 'free'; stream: number }
   /** A whole file whose samples come on `port` from the pool worker that makes them (`ToFileSink`). */
-  | { type: 'file'; id: number; format: AudioFormat; port: MessagePort }
+  | { type: 'file'; id: number; format: AudioFormat; port: MessagePort; mark?: Mark }
   | { type: 'drop'; file: number };
 
 /** From a pool worker to the encoder thread, on a file's own port. */

@@ -3,12 +3,14 @@
  * encoding never runs on the server's event loop and never waits behind synthesis in the pool.
  */
 import { parentPort, type MessagePort } from 'node:worker_threads';
-import { checkedFile, encodeAudio, openEncoder, type Encoder } from './encoders.ts';
+import { checkedFile, encodeAudio, openEncoder } from './encoders.ts';
+import { markedEncoder, markSamples, type Mark, type MarkedEncoder } from './marked.ts';
 import type { FromEncoder, ToEncoder, ToFileSink } from './encoder-protocol.ts';
 import type { AudioFormat } from '../types.ts';
+import { transferList } from './transfer.ts';
 
 const port = parentPort!;
-const streams = new Map<number, Encoder>();
+const streams = new Map<number, MarkedEncoder>();
 /** Streams opened `whole`: their bytes so far, the samples written and the rate. */
 const wholes = new Map<number, { format: AudioFormat; parts: Uint8Array[]; samples: number; rate: number }>();
 /** Files being made from a pool worker's samples, by id: closing one drops it. */
@@ -19,21 +21,16 @@ function owned(parts: Uint8Array[]): Uint8Array[] {
 }
 
 function reply(msg: FromEncoder): void {
-  const transfer =
-    msg.type === 'encoded'
-      ? [msg.audio.buffer as ArrayBuffer]
-      : msg.type === 'bytes'
-        ? msg.chunks.map((c) => c.buffer as ArrayBuffer)
-        : [];
-  port.postMessage(msg, transfer);
+  const transfer = msg.type === 'encoded' ? [msg.audio.buffer] : msg.type === 'bytes' ? msg.chunks.map((c) => c.buffer) : [];
+  port.postMessage(msg, transferList(transfer));
 }
 
 /**
  * A whole file whose samples come from a pool worker on `sink`, encoded as they arrive; the file
  * (or an error) goes to the host under `id`.
  */
-function receiveFile(id: number, format: AudioFormat, sink: MessagePort): void {
-  let enc: Encoder | undefined;
+function receiveFile(id: number, format: AudioFormat, sink: MessagePort, mark: Mark | undefined): void {
+  let enc: MarkedEncoder | undefined;
   let rate = 0;
   let samples = 0;
   let parts: Uint8Array[] = [];
@@ -52,21 +49,21 @@ function receiveFile(id: number, format: AudioFormat, sink: MessagePort): void {
     if (closed) return;
     if (m.type === 'open') {
       rate = m.sampleRate;
-      enc = await openEncoder(format, rate, true);
+      enc = markedEncoder(await openEncoder(format, rate, true), rate, mark);
     } else if (m.type === 'pcm') {
       if (!enc) throw new Error('samples before the file was opened');
       samples += m.samples.length;
       parts.push(...(await enc.write(m.samples)));
     } else if (m.type === 'end') {
       if (!enc) throw new Error('a file ended before it was opened');
-      const out = checkedFile(format, Buffer.concat([...parts, ...enc.end()]), samples, rate);
+      const out = checkedFile(format, Buffer.concat([...parts, ...(await enc.end())]), samples, rate);
       enc = undefined;
       close();
       reply({ type: 'encoded', id, audio: owned([out])[0]! });
     } else if (m.type === 'whole') {
       enc?.free();
       enc = undefined;
-      const out = await encodeAudio(m.samples, m.sampleRate, format);
+      const out = await encodeAudio(markSamples(m.samples, m.sampleRate, mark), m.sampleRate, format);
       close();
       reply({ type: 'encoded', id, audio: owned([out])[0]! });
     } else {
@@ -93,14 +90,15 @@ function receiveFile(id: number, format: AudioFormat, sink: MessagePort): void {
 }
 
 port.on('message', async (msg: ToEncoder) => {
-  if (msg.type === 'file') return receiveFile(msg.id, msg.format, msg.port);
+  if (msg.type === 'file') return receiveFile(msg.id, msg.format, msg.port, msg.mark);
   if (msg.type === 'drop') return files.get(msg.file)?.();
   try {
     if (msg.type === 'encode') {
-      const [audio] = owned([await encodeAudio(msg.samples, msg.sampleRate, msg.format)]);
+      const samples = markSamples(msg.samples, msg.sampleRate, msg.mark);
+      const [audio] = owned([await encodeAudio(samples, msg.sampleRate, msg.format)]);
       reply({ type: 'encoded', id: msg.id, audio: audio! });
     } else if (msg.type === 'open') {
-      streams.set(msg.stream, await openEncoder(msg.format, msg.sampleRate, msg.whole));
+      streams.set(msg.stream, markedEncoder(await openEncoder(msg.format, msg.sampleRate, msg.whole), msg.sampleRate, msg.mark));
       if (msg.whole) wholes.set(msg.stream, { format: msg.format, parts: [], samples: 0, rate: msg.sampleRate });
       reply({ type: 'bytes', id: msg.id, chunks: [] });
     } else if (msg.type === 'write') {
@@ -120,9 +118,9 @@ port.on('message', async (msg: ToEncoder) => {
       wholes.delete(msg.stream);
       if (!enc) throw new Error(`no open stream ${msg.stream}`);
       if (whole) {
-        const file = checkedFile(whole.format, Buffer.concat([...whole.parts, ...enc.end()]), whole.samples, whole.rate);
+        const file = checkedFile(whole.format, Buffer.concat([...whole.parts, ...(await enc.end())]), whole.samples, whole.rate);
         reply({ type: 'bytes', id: msg.id, chunks: owned([file]) });
-      } else reply({ type: 'bytes', id: msg.id, chunks: owned(enc.end()) });
+      } else reply({ type: 'bytes', id: msg.id, chunks: owned(await enc.end()) });
     } else {
       streams.get(msg.stream)?.free();
       streams.delete(msg.stream);

@@ -11,7 +11,7 @@ import { SpeechError } from '../errors.ts';
 import { encodeWav, floatToInt16, wavHeader } from '../dsp/pcm.ts';
 import { resample } from '../dsp/resample.ts';
 import type { AudioFormat } from '../types.ts';
-import { countFrames, infoFrame, parseHeader } from './mp3-frames.ts';
+import { countFrames, infoFrame, parseHeader } from '../formats/mp3.ts';
 import { OggOpusWriter, OPUS_PRE_SKIP } from './ogg-opus.ts';
 
 export const BITRATES: Record<'mp3' | 'opus', number> = { mp3: 64_000, opus: 32_000 };

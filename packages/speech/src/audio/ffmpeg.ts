@@ -49,12 +49,24 @@ export async function decodeAudio(
   data: Buffer,
   ext: string,
   sampleRate?: number,
+  /** Decodes only this many seconds from the start (a check of a long file reads its beginning). */
+  maxSec?: number,
 ): Promise<{ samples: Float32Array; sampleRate: number }> {
   return withTempDir(async (dir) => {
     const input = path.join(dir, `in.${ext.replace(/[^a-z0-9]/gi, '') || 'bin'}`);
     const output = path.join(dir, 'out.wav');
     await writeFile(input, data);
-    await runFfmpeg(['-i', input, '-ac', '1', ...(sampleRate ? ['-ar', String(sampleRate)] : []), '-c:a', 'pcm_s16le', output]);
+    await runFfmpeg([
+      '-i',
+      input,
+      ...(maxSec ? ['-t', String(maxSec)] : []),
+      '-ac',
+      '1',
+      ...(sampleRate ? ['-ar', String(sampleRate)] : []),
+      '-c:a',
+      'pcm_s16le',
+      output,
+    ]);
     const wav = await readFile(output);
     if (wav.length <= 44)
       throw new SpeechError('VALIDATION_FAILED', 'the audio decoded to nothing', {

@@ -3,21 +3,7 @@
  * call closes a page with the packets so far, so a stream can send every packet as it is made.
  */
 
-const CRC_TABLE = (() => {
-  const t = new Uint32Array(256);
-  for (let i = 0; i < 256; i++) {
-    let r = i << 24;
-    for (let j = 0; j < 8; j++) r = r & 0x80000000 ? (r << 1) ^ 0x04c11db7 : r << 1;
-    t[i] = r >>> 0;
-  }
-  return t;
-})();
-
-function oggCrc(data: Uint8Array): number {
-  let crc = 0;
-  for (let i = 0; i < data.length; i++) crc = ((crc << 8) ^ CRC_TABLE[((crc >>> 24) ^ data[i]!) & 0xff]!) >>> 0;
-  return crc;
-}
+import { oggCrc } from '../formats/ogg.ts';
 
 /** libopus' look-ahead (2.5 ms + 4 ms delay compensation) in 48 kHz samples, for every input rate. */
 export const OPUS_PRE_SKIP = 312;

@@ -75,11 +75,16 @@ function languageName(l: EspeakLanguageData): string {
   return l.name.replace(/, latin as English/i, '').replace(/_/g, ' ');
 }
 
+const NATURAL = new Intl.Collator('en', { numeric: true, sensitivity: 'base' });
+
+/** The plain voice first, then its variants by label in natural order (Female 1, 2, …, 10). */
 function variantsFor(identifier: string): string[] {
   const list = [...EVERY_LANGUAGE];
   if (WIDELY_USED_LANGUAGES.has(identifier)) list.push(...WIDELY_USED);
   if (ENGLISH_LANGUAGES.has(identifier)) list.push(...ENGLISH_EXTRA);
-  return list;
+  const [plain, ...rest] = list;
+  const labelOf = (id: string) => label(variants.get(id), id);
+  return [plain!, ...rest.sort((a, b) => NATURAL.compare(labelOf(a), labelOf(b)) || a.localeCompare(b))];
 }
 
 /** The espeak voice name to pass to `set_voice`. */

@@ -37,7 +37,18 @@ export class ChildHost {
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       child.channel?.ref();
-      child.send({ ...payload, id });
+      // A process that died a moment ago has a closed channel: the write fails (EPIPE,
+      // ERR_IPC_CHANNEL_CLOSED) here, as this request's failure, never as an uncaught 'error'.
+      const failed = (err: Error | null): void => {
+        if (!err || !this.pending.delete(id)) return;
+        if (this.pending.size === 0) child.channel?.unref();
+        reject(new HostExit(`helper process unreachable: ${err.message}`));
+      };
+      try {
+        child.send({ ...payload, id }, failed);
+      } catch (e) {
+        failed(e as Error);
+      }
     });
   }
 
@@ -58,6 +69,14 @@ export class ChildHost {
       if (this.pending.size === 0) child.channel?.unref();
       if (m.error) p.reject(new Error(m.error));
       else p.resolve(m);
+    });
+    // Errors of the process or its channel (a failed send is also given to its callback above).
+    child.on('error', (err) => {
+      if (this.child === child) this.child = undefined;
+      const e = new HostExit(`helper process failed: ${err.message}`);
+      for (const p of this.pending.values()) p.reject(e);
+      this.pending.clear();
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     });
     child.on('exit', (code, signal) => {
       if (this.child === child) this.child = undefined;

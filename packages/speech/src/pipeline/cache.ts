@@ -1,6 +1,8 @@
-/** The synthesis cache: a key over everything that changes the audio, and a small LRU store. */
+/** The synthesis cache: a key over everything that changes the audio, and a small byte-bounded LRU store (`lru-cache`). */
 import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import type { AudioFormat, VoiceProfile } from '../types.ts';
+import type { AiLabel } from './ai-label.ts';
 
 export interface CacheKeyInput {
   text: string;
@@ -11,6 +13,8 @@ export interface CacheKeyInput {
   pitch: number;
   format: AudioFormat;
   sampleRate: number;
+  /** A labelled rendering is other audio than the unlabelled one (absent: the key of an unlabelled one is unchanged). */
+  aiLabel?: AiLabel;
   /** Bump when the pipeline's output changes, so old entries stop matching. */
   version?: number;
 }
@@ -46,36 +50,28 @@ export interface AudioCache {
   set(key: string, value: CachedAudio): Promise<void> | void;
 }
 
+/**
+ * The in-memory store: least recently used out first once the audio it holds passes `maxBytes`. An entry larger
+ * than the whole store is not kept (and does not evict what is there).
+ */
 export class MemoryAudioCache implements AudioCache {
-  private readonly map = new Map<string, CachedAudio>();
-  private bytes = 0;
+  private readonly lru: LRUCache<string, CachedAudio>;
 
-  constructor(private readonly maxBytes = 64 * 1024 * 1024) {}
+  constructor(private readonly maxBytes = 64 * 1024 * 1024) {
+    // lru-cache counts sizes as positive integers: an empty file counts one byte.
+    this.lru = new LRUCache({ maxSize: maxBytes, sizeCalculation: (v) => Math.max(1, v.audio.length) });
+  }
 
   get(key: string): CachedAudio | undefined {
-    const v = this.map.get(key);
-    if (v) {
-      this.map.delete(key);
-      this.map.set(key, v);
-    }
-    return v;
+    return this.lru.get(key);
   }
 
   set(key: string, value: CachedAudio): void {
     if (value.audio.length > this.maxBytes) return;
-    const old = this.map.get(key);
-    if (old) this.bytes -= old.audio.length;
-    this.map.delete(key);
-    this.map.set(key, value);
-    this.bytes += value.audio.length;
-    for (const [k, v] of this.map) {
-      if (this.bytes <= this.maxBytes) break;
-      this.map.delete(k);
-      this.bytes -= v.audio.length;
-    }
+    this.lru.set(key, value);
   }
 
   get size(): number {
-    return this.map.size;
+    return this.lru.size;
   }
 }

@@ -52,7 +52,12 @@ export async function* synthesizeChunks(
   const run = remote
     ? (text: string) => runEngine(remote, job(text), signal)
     : ctx.localEngines.has(plan.voice.engine)
-      ? (text: string) => ctx.pool.synthesize(job(text), { urgent: opts.firstAlone === true && next === 0 })
+      ? (text: string) =>
+          ctx.pool.synthesize(job(text), {
+            urgent: opts.firstAlone === true && next === 0,
+            // Sentences still waiting for a worker when the caller leaves are taken out of the queue.
+            ...(signal ? { signal } : {}),
+          })
       : undefined;
   if (!run) throw new Error(`engine ${plan.voice.engine} is not configured`);
 

@@ -5,6 +5,7 @@ import { checkLanguage } from '../text/detect-language.ts';
 import { countCharacters, normalizeText } from '../text/normalize.ts';
 import { splitSentences } from '../text/segment.ts';
 import { AUDIO_FORMATS, type AudioFormat, type EngineRequest, type VoiceInfo, type VoiceProfile } from '../types.ts';
+import { AI_LABEL_KINDS, AI_LABEL_POSITIONS, type AiLabel } from './ai-label.ts';
 
 export interface SynthesisRequest {
   text: string;
@@ -23,6 +24,8 @@ export interface SynthesisRequest {
   reference?: EngineRequest['reference'];
   /** Refuse text in a language the voice does not speak (default true). */
   checkLanguage?: boolean;
+  /** The explicit AI label heard in the audio (GB 45438-2025): the rhythm cue or a spoken notice, before or after. */
+  aiLabel?: AiLabel;
   signal?: AbortSignal;
   /** Called as each sentence is synthesized (for progress of long texts). */
   onProgress?: (p: { done: number; total: number }) => void;
@@ -37,8 +40,10 @@ export interface Plan {
   pitch: number;
   text: string;
   sentences: string[];
+  /** The user's text only: a label's notice is never counted (nor charged). */
   characters: number;
   reference?: EngineRequest['reference'];
+  aiLabel?: AiLabel;
 }
 
 export interface PlanContext {
@@ -65,6 +70,9 @@ export function makePlan(req: SynthesisRequest, ctx: PlanContext): Plan {
   if (!(speed >= 0.5 && speed <= 2)) throw invalid('speed', 'between 0.5 and 2');
   const pitch = req.pitch ?? 0;
   if (!(pitch >= -12 && pitch <= 12)) throw invalid('pitch', 'between -12 and 12 semitones');
+  const label = req.aiLabel;
+  if (label && !(AI_LABEL_KINDS.includes(label.kind) && AI_LABEL_POSITIONS.includes(label.position)))
+    throw invalid('ai_label', `one of ${AI_LABEL_KINDS.join(', ')}, at the ${AI_LABEL_POSITIONS.join(' or ')}`);
   const voice = req.voice ?? (req.voiceId ? ctx.findVoice(req.voiceId) : undefined);
   if (!voice) throw new SpeechError('NOT_FOUND', `voice ${req.voiceId ?? ''} not found`, { params: { field: 'voice_id' } });
 
@@ -96,5 +104,6 @@ export function makePlan(req: SynthesisRequest, ctx: PlanContext): Plan {
     sentences,
     characters,
     ...(req.reference ? { reference: req.reference } : {}),
+    ...(label ? { aiLabel: { kind: label.kind, position: label.position } } : {}),
   };
 }

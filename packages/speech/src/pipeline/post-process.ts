@@ -4,7 +4,7 @@
  */
 import { convertVoice, f0Correction, type Conversion } from '../dsp/convert.ts';
 import { normalizeLoudness } from '../dsp/loudness.ts';
-import { resamplePolyphase } from '../dsp/polyphase.ts';
+import { resamplePolyphase } from '../formats/polyphase.ts';
 import { changeSpeedPitch } from '../dsp/sonic.ts';
 import type { PcmChunk } from '../types.ts';
 

@@ -2,6 +2,11 @@
  * A pool of worker threads sized to the machine, with a FIFO queue: engines are synchronous
  * WASM/JS, so they never run on the caller's event loop. A worker that dies fails its job and is
  * replaced.
+ *
+ * Work can wait in the queue while its caller goes away: a task whose signal aborts leaves the
+ * queue at once, and a task that can no longer be handed to a worker (a sink port whose other end
+ * was closed meanwhile, so `postMessage` refuses its transfer list) fails alone. Nothing the pool
+ * does on a worker's message may throw: it runs outside any caller, where a throw ends the process.
  */
 import os from 'node:os';
 import { Worker, type MessagePort, type Transferable } from 'node:worker_threads';
@@ -91,28 +96,83 @@ export class WorkerPool {
     return slot;
   }
 
-  private pump(): void {
-    const start = (slot: Slot, task: Task): void => {
-      slot.busy = task;
-      slot.worker.ref();
+  /** Hands `task` to `slot`'s worker; false (and the task failed) when it cannot be posted. */
+  private start(slot: Slot, task: Task): boolean {
+    try {
       slot.worker.postMessage(task.msg, task.transfer);
-    };
+    } catch (e) {
+      // DataCloneError: a port in the transfer list was closed while the task waited (its caller left).
+      const err = e as Error;
+      task.pending.reject(new SpeechError('INTERNAL', `synthesis work could not be started: ${err.message}`, { cause: err }));
+      closePorts(task);
+      return false;
+    }
+    slot.busy = task;
+    slot.worker.ref();
+    return true;
+  }
+
+  /** The next task that is still wanted (an aborted one has already left its queue), from `queues` in order. */
+  private next(...queues: Task[][]): Task | undefined {
+    for (const q of queues) if (q.length) return q.shift();
+    return undefined;
+  }
+
+  private pump(): void {
     // An urgent task takes the interactive lane, else any free background worker; background work
     // never runs in the lane, so it never competes with the API at normal priority.
-    if (this.lane && this.urgent.length && !this.lane.busy) start(this.lane, this.urgent.shift()!);
+    if (this.lane) {
+      while (!this.lane.busy) {
+        const task = this.next(this.urgent);
+        if (!task) break;
+        this.start(this.lane, task);
+      }
+    }
     for (const slot of this.slots) {
-      if (slot.busy) continue;
-      const task = this.urgent.shift() ?? this.queue.shift();
-      if (!task) break;
-      start(slot, task);
+      while (!slot.busy) {
+        const task = this.next(this.urgent, this.queue);
+        if (!task) break;
+        this.start(slot, task);
+      }
     }
     for (const slot of this.allSlots()) if (!slot.busy) slot.worker.unref();
   }
 
-  private submit<T>(make: (id: number) => ToWorker, transfer: Transferable[] = [], urgent = false): Promise<T> {
+  private submit<T>(
+    make: (id: number) => ToWorker,
+    transfer: Transferable[] = [],
+    urgent = false,
+    signal?: AbortSignal,
+  ): Promise<T> {
     if (this.closed) return Promise.reject(new SpeechError('INTERNAL', 'the synthesis pool is closed'));
+    if (signal?.aborted) return Promise.reject(signal.reason ?? new Error('aborted'));
     return new Promise<T>((resolve, reject) => {
-      (urgent ? this.urgent : this.queue).push({ msg: make(++this.seq), transfer, pending: { resolve, reject } });
+      const queue = urgent ? this.urgent : this.queue;
+      // A caller that leaves while its task waits takes the task out of the queue: no worker runs it.
+      const onAbort = (): void => {
+        const i = queue.indexOf(task);
+        if (i < 0) return;
+        queue.splice(i, 1);
+        closePorts(task);
+        reject(signal!.reason ?? new Error('aborted'));
+      };
+      const done = (): void => signal?.removeEventListener('abort', onAbort);
+      const task: Task = {
+        msg: make(++this.seq),
+        transfer,
+        pending: {
+          resolve: (v) => {
+            done();
+            resolve(v);
+          },
+          reject: (e) => {
+            done();
+            reject(e);
+          },
+        },
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      queue.push(task);
       this.pump();
     });
   }
@@ -122,16 +182,17 @@ export class WorkerPool {
    * stream's first sentence) goes to the interactive lane, a worker at normal priority, when it
    * is free; other work runs in the background workers at a lower priority than the API.
    */
-  synthesize(job: SynthesisJob, opts: { urgent?: boolean } = {}): Promise<SynthesisResult> {
-    return this.submit((id) => ({ type: 'synthesize', id, job }), [], opts.urgent);
+  synthesize(job: SynthesisJob, opts: { urgent?: boolean; signal?: AbortSignal } = {}): Promise<SynthesisResult> {
+    return this.submit((id) => ({ type: 'synthesize', id, job }), [], opts.urgent, opts.signal);
   }
 
   /**
    * Synthesizes one sentence straight into a file encoder: the worker sends the samples on `sink`
-   * (see streamed.ts) and resolves with the words and the sample count only.
+   * (see streamed.ts) and resolves with the words and the sample count only. `signal` takes it out
+   * of the queue if it is still waiting there (its sink is then closed).
    */
-  synthesizeInto(job: SynthesisJob, sink: MessagePort): Promise<SynthesisResult> {
-    return this.submit((id) => ({ type: 'synthesize', id, job, sink }), [sink], true);
+  synthesizeInto(job: SynthesisJob, sink: MessagePort, signal?: AbortSignal): Promise<SynthesisResult> {
+    return this.submit((id) => ({ type: 'synthesize', id, job, sink }), [sink], true, signal);
   }
 
   /** Encodes PCM in a worker; the samples' buffer is transferred, so the caller must not reuse it. */
@@ -163,8 +224,15 @@ export class WorkerPool {
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const t of [...this.queue.splice(0), ...this.urgent.splice(0)])
+    for (const t of [...this.queue.splice(0), ...this.urgent.splice(0)]) {
       t.pending.reject(new SpeechError('INTERNAL', 'the synthesis pool is closed'));
+      closePorts(t);
+    }
     await Promise.all(this.allSlots().map((s) => s.worker.terminate()));
   }
+}
+
+/** Closes the ports a task would have handed over, so whoever holds their other ends sees them go. */
+function closePorts(task: Task): void {
+  if (task.msg.type === 'synthesize') task.msg.sink?.close();
 }

@@ -13,9 +13,10 @@
  */
 import type { MessagePort } from 'node:worker_threads';
 import type { ToFileSink } from '../audio/encoder-protocol.ts';
+import { transferList } from '../audio/transfer.ts';
 import { concatFloat32 } from '../dsp/pcm.ts';
 import { integratedLoudness, limit, LimiterStream, PEAK_CEILING_DBFS, TARGET_LUFS } from '../dsp/loudness.ts';
-import { PolyphaseStream } from '../dsp/polyphase.ts';
+import { PolyphaseStream } from '../formats/polyphase.ts';
 import { postProcess } from '../pipeline/post-process.ts';
 import { runEngine } from '../pipeline/run-engine.ts';
 import type { Engine, EngineRequest, WordTiming } from '../types.ts';
@@ -46,8 +47,7 @@ const KNOWN_FIELDS = new Set([
 ]);
 
 function send(port: MessagePort, msg: ToFileSink): void {
-  const transfer = msg.type === 'pcm' || msg.type === 'whole' ? [msg.samples.buffer as ArrayBuffer] : ([] as ArrayBuffer[]);
-  port.postMessage(msg, transfer);
+  port.postMessage(msg, transferList(msg.type === 'pcm' || msg.type === 'whole' ? [msg.samples.buffer] : []));
 }
 
 /** A buffer the message can own whole (never a view into a bigger buffer, or a WASM heap). */

@@ -3,6 +3,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { createLocalEngines } from '../engines/local.ts';
 import { runEngine } from '../pipeline/run-engine.ts';
 import { encodeAudio } from '../audio/encoders.ts';
+import { transferList } from '../audio/transfer.ts';
 import type { FromWorker, ToWorker, WorkerConfig } from './protocol.ts';
 import { lowerPriority } from './priority.ts';
 import { synthesizeInto } from './streamed.ts';
@@ -45,7 +46,16 @@ async function warmup(): Promise<void> {
 }
 
 function send(msg: FromWorker, transfer: ArrayBuffer[] = []): void {
-  port.postMessage(msg, transfer);
+  try {
+    port.postMessage(msg, transfer);
+  } catch (e) {
+    // A reply that cannot be cloned or transferred fails its task, not this thread.
+    port.postMessage({
+      type: 'error',
+      id: msg.id,
+      error: { name: 'Error', message: `the worker's reply could not be sent: ${(e as Error).message}` },
+    } satisfies FromWorker);
+  }
 }
 
 port.on('message', async (msg: ToWorker) => {
@@ -58,7 +68,7 @@ port.on('message', async (msg: ToWorker) => {
       const audio = await encodeAudio(msg.samples, msg.sampleRate, msg.format);
       const owned = new Uint8Array(audio.byteLength);
       owned.set(audio);
-      send({ type: 'encoded', id: msg.id, audio: owned }, [owned.buffer as ArrayBuffer]);
+      send({ type: 'encoded', id: msg.id, audio: owned }, transferList([owned.buffer]));
     } else if (msg.type === 'voices') {
       const list = [...engines.values()];
       send({
@@ -84,7 +94,7 @@ port.on('message', async (msg: ToWorker) => {
       // Transfer only a buffer the result owns whole (never a view into a WASM heap).
       if (result.samples.byteOffset !== 0 || result.samples.byteLength !== result.samples.buffer.byteLength)
         result.samples = result.samples.slice();
-      send({ type: 'result', id: msg.id, result }, [result.samples.buffer as ArrayBuffer]);
+      send({ type: 'result', id: msg.id, result }, transferList([result.samples.buffer]));
     }
   } catch (e) {
     const err = e as { name?: string; message?: string; code?: string; params?: Record<string, string | number> };

@@ -1,4 +1,4 @@
-/** The real speech recordings beside the repository (`../shared/fixtures/speech`), and samples made from them. */
+/** The real speech recordings kept in the repository (`fixtures/speech`, public domain), and samples made from them. */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { FFMPEG } from '../../src/audio/ffmpeg.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
-export const SPEECH_FIXTURES = path.resolve(repoRoot, '../shared/fixtures/speech');
+export const SPEECH_FIXTURES = process.env.SPEECH_FIXTURES ?? path.resolve(repoRoot, 'fixtures/speech');
 export const fixture = (name: string): string => path.join(SPEECH_FIXTURES, name);
 
 export const LJ_FILES = Array.from({ length: 8 }, (_, i) => fixture(`LJ001-000${i + 1}.wav`));

@@ -1,7 +1,7 @@
 /** How tests judge synthesized voices: the analysis module's measures, and whether two renderings read the same text. */
 import { measurePcm, type VoiceMeasures } from '../../src/analysis/measure.ts';
 import { decodeWav } from '../../src/dsp/pcm.ts';
-import { resamplePolyphase } from '../../src/dsp/polyphase.ts';
+import { resamplePolyphase } from '../../src/formats/polyphase.ts';
 
 export function measureWav(wav: Buffer): VoiceMeasures & { samples: Float32Array; sampleRate: number } {
   const { samples, sampleRate } = decodeWav(wav);

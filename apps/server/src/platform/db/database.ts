@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { ensurePrivateDir, PRIVATE_FILE_MODE } from '../storage.js';
 import { migrationProvider } from './migrations.js';
+import { openSqlite } from './sqlite-driver.js';
 import type { Database } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -28,12 +28,7 @@ export function openDatabase(options: { databaseUrl?: string; dataDir: string })
   // SQLite gives its -wal and -shm files the database file's mode, so making this one private covers them.
   fs.closeSync(fs.openSync(file, 'a', PRIVATE_FILE_MODE));
   fs.chmodSync(file, PRIVATE_FILE_MODE);
-  const sqlite = new SQLite(file);
-  sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('synchronous = NORMAL');
-  sqlite.pragma('foreign_keys = ON');
-  sqlite.pragma('busy_timeout = 5000');
-  const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: openSqlite(file) }) });
   return { kysely, dialect: 'sqlite', close: () => kysely.destroy() };
 }
 

@@ -1,10 +1,15 @@
 import { sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 
 /** Migration 0007 fills the daily record counts from the ledger (the benchmark seeds them the same way). */
+/**
+ * Fills `record_days` from the ledger: every record (settled work, activation fees, grants, purchases, refunds) counted
+ * under its type; `calls` are the calls made with an API key; `credits` what was charged (settlements and fees).
+ */
 export const RECORD_DAYS_BACKFILL = `INSERT INTO record_days (account_id, day, type, api_key_id, records, calls, credits)
   SELECT account_id, substr(created_at, 1, 10), coalesce(record_type, kind), coalesce(api_key_id, ''), count(*),
-    sum(CASE WHEN kind = 'settle' THEN 1 ELSE 0 END), coalesce(sum(CASE WHEN kind = 'settle' THEN charge ELSE 0 END), 0)
-  FROM credit_ledger WHERE kind IN ('settle', 'grant', 'purchase', 'refund')
+    sum(CASE WHEN kind = 'settle' AND api_key_id IS NOT NULL THEN 1 ELSE 0 END),
+    coalesce(sum(CASE WHEN kind = 'settle' THEN charge WHEN kind = 'charge' THEN -amount ELSE 0 END), 0)
+  FROM credit_ledger WHERE kind IN ('settle', 'grant', 'purchase', 'refund', 'charge')
   GROUP BY account_id, substr(created_at, 1, 10), coalesce(record_type, kind), coalesce(api_key_id, '')`;
 
 /** One ordered set of migrations, written with the portable schema builder for SQLite and PostgreSQL. */
@@ -384,6 +389,64 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('voice_previews').addColumn('voice_id', 'text').execute();
       await sql`UPDATE voice_previews SET voice_id = (SELECT v.id FROM own_voices v
         WHERE v.account_id = voice_previews.account_id AND v.preview_id = voice_previews.id)`.execute(db);
+    },
+  },
+  '0011_money_records': {
+    async up(db: Kysely<unknown>) {
+      // An activation fee (kind `charge`) is a record like any other: the partial indexes take it in.
+      for (const name of ['credit_records_account', 'credit_records_type', 'credit_records_key'])
+        await db.schema.dropIndex(name).execute();
+      await sql`CREATE INDEX credit_records_account ON credit_ledger (account_id, created_at, id)
+        WHERE kind IN ('settle', 'grant', 'purchase', 'refund', 'charge')`.execute(db);
+      await sql`CREATE INDEX credit_records_type ON credit_ledger (account_id, record_type, created_at, id)
+        WHERE kind IN ('settle', 'grant', 'purchase', 'refund', 'charge')`.execute(db);
+      await sql`CREATE INDEX credit_records_key ON credit_ledger (api_key_id, created_at, id)
+        WHERE api_key_id IS NOT NULL AND kind IN ('settle', 'grant', 'purchase', 'refund', 'charge')`.execute(db);
+      // The day counts again, with the fees in them and calls counted as the calls made with a key.
+      await sql`DELETE FROM record_days`.execute(db);
+      await sql`${sql.raw(RECORD_DAYS_BACKFILL)}`.execute(db);
+      // The balance the records add up to (the held credits are not spent yet), and the time of the last entry.
+      await db.schema
+        .alterTable('accounts')
+        .addColumn('records_balance', 'bigint', (c) => c.notNull().defaultTo(0))
+        .execute();
+      await db.schema
+        .alterTable('accounts')
+        .addColumn('entry_ms', 'bigint', (c) => c.notNull().defaultTo(0))
+        .execute();
+      await sql`UPDATE accounts SET records_balance = credits + coalesce((SELECT sum(h.amount) FROM credit_holds h
+        WHERE h.account_id = accounts.id AND h.status = 'held'), 0)`.execute(db);
+    },
+  },
+  '0012_provenance': {
+    async up(db: Kysely<unknown>) {
+      // One row per piece of audio that left the platform: the GB 45438 ProduceID in its AIGC label, the watermark
+      // payload in its sound, and who made it with which voice (a clone's sample and the consent given with it), so
+      // the operator can answer "who made this, with whose voice" from a file alone. `hold_id` ties it to the
+      // credit record that paid for it.
+      await db.schema
+        .createTable('content_marks')
+        .addColumn('produce_id', 'text', (c) => c.primaryKey())
+        .addColumn('payload', 'bigint')
+        .addColumn('account_id', 'text')
+        .addColumn('api_key_id', 'text')
+        .addColumn('hold_id', 'text')
+        .addColumn('request_id', 'text')
+        .addColumn('record_type', 'text', (c) => c.notNull())
+        .addColumn('voice_id', 'text', (c) => c.notNull())
+        .addColumn('voice_kind', 'text', (c) => c.notNull())
+        .addColumn('engine', 'text', (c) => c.notNull())
+        .addColumn('format', 'text', (c) => c.notNull())
+        .addColumn('sample_id', 'text')
+        .addColumn('sample_sha256', 'text')
+        .addColumn('consent_at', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('content_marks_payload').on('content_marks').columns(['payload', 'created_at']).execute();
+      await db.schema.createIndex('content_marks_account').on('content_marks').columns(['account_id', 'created_at']).execute();
+      // A clone sample's hash (what a file's record points to), and whether the sample itself was synthetic.
+      await db.schema.alterTable('voice_samples').addColumn('sha256', 'text').execute();
+      await db.schema.alterTable('voice_samples').addColumn('synthetic', 'text').execute();
     },
   },
 };

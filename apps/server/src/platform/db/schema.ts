@@ -10,6 +10,10 @@ export interface AccountsTable {
   vip_level: string;
   vip_expire: string | null;
   credits: number;
+  /** The balance as the records show it: `credits` plus what open holds keep (changed by records only). */
+  records_balance: number;
+  /** When the account's last ledger entry was applied (ms): entries get strictly later times, in the order applied. */
+  entry_ms: number;
   channel: string;
   referrer: string | null;
   created_at: string;
@@ -113,7 +117,7 @@ export interface SynthesisJobsTable {
   created_at: string;
   finished_at: string | null;
   expires_at: string | null;
-  /** The job's synthesis request and charge (synthesis/job-data.ts); null for jobs made before 0009. */
+  /** The job's synthesis request and charge (synthesis/jobs/synthesis.ts, checked against its schema when read); null for jobs made before 0009. */
   request?: string | null;
   attempts?: number;
   /** The process running the job (embedded) or null while it waits. */
@@ -242,6 +246,10 @@ export interface VoiceSamplesTable {
   /** The uploader's consent to clone this voice: the account is the row's, with the time and client address. */
   consent_at: string;
   consent_ip: string;
+  /** SHA-256 of the uploaded bytes (hex); null for samples uploaded before provenance records. */
+  sha256: string | null;
+  /** JSON of what marked the sample as made by this platform (watermark, AIGC label), or null when nothing did. */
+  synthetic: string | null;
   created_at: string;
 }
 
@@ -296,6 +304,28 @@ export interface OwnVoicesTable {
   updated_at: string;
 }
 
+/** A piece of audio that left the platform, by the ProduceID in its AIGC label (see migration 0012). */
+export interface ContentMarksTable {
+  produce_id: string;
+  /** The 32-bit watermark payload in its sound (content-derived: a cached replay carries its first rendering's). */
+  payload: number | null;
+  account_id: string | null;
+  api_key_id: string | null;
+  hold_id: string | null;
+  request_id: string | null;
+  record_type: string;
+  voice_id: string;
+  /** library, mix, designed or clone. */
+  voice_kind: string;
+  engine: string;
+  format: string;
+  /** For a clone: its sample, the sample's SHA-256 and when its uploader consented. */
+  sample_id: string | null;
+  sample_sha256: string | null;
+  consent_at: string | null;
+  created_at: string;
+}
+
 export interface Database {
   accounts: AccountsTable;
   devices: DevicesTable;
@@ -315,4 +345,5 @@ export interface Database {
   voice_samples: VoiceSamplesTable;
   voice_previews: VoicePreviewsTable;
   own_voices: OwnVoicesTable;
+  content_marks: ContentMarksTable;
 }

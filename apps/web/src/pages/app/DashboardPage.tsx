@@ -4,6 +4,7 @@ import { Link } from 'react-router-dom';
 import { useTranslation } from 'react-i18next';
 import type { ReactNode } from 'react';
 import { useAccount } from '../../auth/hooks';
+import { LoadError } from '../../components/LoadError';
 import { PageHeader } from '../../components/PageHeader';
 import { useLocaleChoice } from '../../i18n/hooks';
 import { formatDate, formatNumber } from '../../lib/format';
@@ -59,6 +60,19 @@ function Step({ n, title, body, children }: { n: number; title: string; body: st
   );
 }
 
+/** An address breaks before its "@" (never inside a word) when the card is too narrow for it. */
+function EmailText({ email }: { email: string }) {
+  const at = email.lastIndexOf('@');
+  if (at <= 0) return <span title={email}>{email}</span>;
+  return (
+    <span title={email}>
+      {email.slice(0, at)}
+      <wbr />
+      {email.slice(at)}
+    </span>
+  );
+}
+
 const QUICK = [
   { nav: NAV.playground, label: 'dashboard.quickPlayground' },
   { nav: NAV.textToVoice, label: 'dashboard.quickDesign' },
@@ -67,7 +81,7 @@ const QUICK = [
 ] as const;
 
 export function DashboardPage() {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const { ui } = useLocaleChoice();
   const { account } = useAccount();
   const planLabel = usePlanLabel();
@@ -130,11 +144,14 @@ export function DashboardPage() {
         <Stat
           icon={<IconMail size={18} />}
           label={t('dashboard.email')}
-          value={account.email ?? t('common.none')}
+          value={account.email ? <EmailText email={account.email} /> : t('common.none')}
           size={18}
           testId="dashboard-email"
         />
       </SimpleGrid>
+      {stats.isError && !stats.data && (
+        <LoadError error={stats.error} onRetry={() => void stats.refetch()} retrying={stats.isFetching} what="stats" />
+      )}
       <LazyCreditsChart />
       <Text fw={600} mt="sm">
         {t('dashboard.quickStart')}
@@ -154,7 +171,8 @@ export function DashboardPage() {
         <Step n={2} title={t('dashboard.step2Title')} body={t('dashboard.step2Body')}>
           <Button
             component="a"
-            href="/reference"
+            // The reference names its title and document in the console's language (the server falls back to English).
+            href={`/reference/?lang=${encodeURIComponent(i18n.language)}`}
             target="_blank"
             rel="noopener"
             size="xs"

@@ -9,7 +9,6 @@ import {
   Group,
   Loader,
   Modal,
-  Pagination,
   Paper,
   Stack,
   Text,
@@ -31,6 +30,8 @@ import { useTranslation } from 'react-i18next';
 import { LIMITS } from '@polyvox/contracts';
 import { describeError } from '../../api/errors';
 import { EmptyState } from '../../components/EmptyState';
+import { LoadError } from '../../components/LoadError';
+import { Pager } from '../../components/Pager';
 import { PageHeader } from '../../components/PageHeader';
 import { deleteVoice, listMyVoices, MY_VOICES_KEY, renameVoice, type Voice } from '../../design/api';
 import { useLocaleChoice } from '../../i18n/hooks';
@@ -40,6 +41,13 @@ import { queryClient } from '../../lib/query-client';
 import { findModel, useTtsConfig } from '../../speech/useTtsConfig';
 import { pageCount, playgroundPath, VOICES_PAGE_SIZE } from '../../speech/voice-query';
 import { PreviewButton } from './voices/PreviewButton';
+import { languageSummary } from '../../speech/languages';
+
+/** A voice's languages by name in the UI language, the first few and how many more. */
+function languageLine(languages: string[], ui: string): string {
+  const langs = languageSummary(languages, ui);
+  return `${langs.text}${langs.more > 0 ? ` +${langs.more}` : ''}`;
+}
 
 const TYPE_COLOR = { preset: 'gray', mix: 'grape', prompt: 'violet', clone: 'indigo' } as const;
 
@@ -90,9 +98,7 @@ export function MyVoicesPage() {
         actions={list.data && total > 0 ? actions : undefined}
       />
       {list.isError && !list.data ? (
-        <Alert color="red" variant="light">
-          {describeError(list.error, ui, t('errors.network'))}
-        </Alert>
+        <LoadError error={list.error} onRetry={() => void list.refetch()} retrying={list.isFetching} what="my-voices" />
       ) : !list.data ? (
         <Center py="xl">
           <Loader />
@@ -111,8 +117,8 @@ export function MyVoicesPage() {
               <div key={voice.id}>
                 {i > 0 && <Divider />}
                 <Group
-                  wrap="nowrap"
-                  gap="md"
+                  wrap="wrap"
+                  gap="sm"
                   px="md"
                   py="sm"
                   data-testid="my-voice-row"
@@ -120,21 +126,34 @@ export function MyVoicesPage() {
                   data-type={voice.type}
                   bg={voice.id === highlight ? 'var(--mantine-color-violet-0)' : undefined}
                 >
-                  <PreviewButton voice={voice} />
-                  <Stack gap={2} style={{ flex: 1, minWidth: 0 }}>
-                    <Group gap={6} wrap="nowrap">
-                      <Text fw={600} size="sm" truncate title={voice.name} data-testid="my-voice-name">
-                        {voice.name}
+                  <Group wrap="nowrap" gap="md" style={{ flex: '1 1 200px', minWidth: 0 }}>
+                    <PreviewButton voice={voice} />
+                    <Stack gap={2} style={{ flex: 1, minWidth: 0 }}>
+                      <Group gap={6} wrap="nowrap">
+                        <Text fw={600} size="sm" truncate title={voice.name} data-testid="my-voice-name">
+                          {voice.name}
+                        </Text>
+                        <Badge size="xs" variant="light" color={TYPE_COLOR[voice.type]}>
+                          {t(`design.types.${voice.type}`)}
+                        </Badge>
+                      </Group>
+                      <Text size="xs" c="dimmed" truncate title={voice.languages.join(', ')} data-testid="my-voice-meta">
+                        <span data-testid="my-voice-gender" data-gender={voice.gender}>
+                          {t(`genders.${voice.gender}`)}
+                        </span>
+                        {' · '}
+                        <span data-testid="my-voice-languages">{languageLine(voice.languages, ui)}</span>
+                        {' · '}
+                        {findModel(config, voice.model)?.model_name ?? voice.model} · {formatDate(voice.created_at, ui)}
                       </Text>
-                      <Badge size="xs" variant="light" color={TYPE_COLOR[voice.type]}>
-                        {t(`design.types.${voice.type}`)}
-                      </Badge>
-                    </Group>
-                    <Text size="xs" c="dimmed" truncate>
-                      {findModel(config, voice.model)?.model_name ?? voice.model} · {formatDate(voice.created_at, ui)}
-                    </Text>
-                  </Stack>
-                  <Group gap={4} wrap="nowrap" style={{ flexShrink: 0 }}>
+                      {voice.description && (
+                        <Text size="xs" c="dimmed" lineClamp={2} title={voice.description} data-testid="my-voice-description">
+                          {voice.description}
+                        </Text>
+                      )}
+                    </Stack>
+                  </Group>
+                  <Group gap={4} wrap="nowrap" style={{ flexShrink: 0, marginLeft: 'auto' }}>
                     <Button
                       component={Link}
                       to={playgroundPath(voice.id)}
@@ -175,7 +194,7 @@ export function MyVoicesPage() {
       )}
       {pages > 1 && (
         <Group justify="center">
-          <Pagination total={pages} value={Math.min(page, pages)} onChange={setPage} />
+          <Pager total={pages} value={Math.min(page, pages)} onChange={setPage} />
         </Group>
       )}
       {list.data && total > 0 && (

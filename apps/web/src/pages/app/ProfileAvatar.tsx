@@ -3,14 +3,19 @@ import { Avatar, Button, FileButton, Group, Stack, Text } from '@mantine/core';
 import { IconUpload } from '@tabler/icons-react';
 import { useMutation } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
+import { LIMITS } from '@polyvox/contracts';
 import { updateProfile, uploadAvatar, type Account } from '../../api/accounts';
 import { ME_KEY } from '../../auth/session-controller';
 import { AVATAR_ACCEPT, checkAvatar, type AvatarProblem } from '../../lib/avatar';
+import { formatBytes } from '../../lib/format';
+import { useLocaleChoice } from '../../i18n/hooks';
 import { notifySuccess } from '../../lib/notify';
 import { queryClient } from '../../lib/query-client';
 
 export function ProfileAvatar({ account }: { account: Account }) {
   const { t } = useTranslation();
+  const { ui } = useLocaleChoice();
+  const avatarLimit = formatBytes(LIMITS.avatarMaxBytes, ui);
   const [problem, setProblem] = useState<AvatarProblem | null>(null);
   const upload = useMutation({
     mutationFn: async (file: File) => {
@@ -51,7 +56,11 @@ export function ProfileAvatar({ account }: { account: Account }) {
           )}
         </FileButton>
         <Text size="xs" c={problem ? 'red' : 'dimmed'} data-testid="profile-avatar-hint">
-          {problem === 'type' ? t('profile.avatarType') : problem === 'size' ? t('profile.avatarSize') : t('profile.avatarHint')}
+          {problem === 'type'
+            ? t('profile.avatarType')
+            : problem === 'size'
+              ? t('profile.avatarSize', { limit: avatarLimit })
+              : t('profile.avatarHint', { limit: avatarLimit })}
         </Text>
       </Stack>
     </Group>

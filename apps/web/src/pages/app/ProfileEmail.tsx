@@ -186,7 +186,7 @@ export function ProfileEmail({ account }: { account: Account }) {
           testId="email-change-new"
         />
         {problems.server ? (
-          <Text size="sm" c="red" data-testid="email-change-error">
+          <Text size="sm" c="red.8" data-testid="email-change-error">
             {problems.server}
           </Text>
         ) : null}

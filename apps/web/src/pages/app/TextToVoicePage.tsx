@@ -9,6 +9,7 @@ import { PreviewHistory } from './design/PreviewHistory';
 import { PreviewResults } from './design/PreviewResults';
 import { useDesignForm } from './design/useDesignForm';
 import { useDesignPreviews } from './design/useDesignPreviews';
+import { PreviewCost } from './design/PreviewCost';
 
 /** Describe a voice, hear it on up to three models side by side, and activate the version to keep. */
 export function TextToVoicePage() {
@@ -51,6 +52,20 @@ export function TextToVoicePage() {
               data-testid="ttv-prompt"
             />
             <DesignFields value={form} onChange={update} errors={errors} models={models} languages={languages} withPrompt />
+            <PreviewCost
+              body={
+                form.prompt.trim() && form.previewText.trim() && form.language && form.models.length
+                  ? {
+                      type: 'prompt',
+                      language: form.language,
+                      preview_text: form.previewText.trim(),
+                      prompt: form.prompt.trim(),
+                      model: form.models[0]!,
+                      ...(form.models.length > 1 ? { models: form.models } : {}),
+                    }
+                  : null
+              }
+            />
             <Group justify="flex-end">
               <Button type="submit" loading={pending} leftSection={<IconSparkles size={16} />} data-testid="design-generate">
                 {t('textToVoice.generate')}

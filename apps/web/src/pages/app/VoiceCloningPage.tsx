@@ -7,7 +7,7 @@ import { describeError } from '../../api/errors';
 import { PageHeader } from '../../components/PageHeader';
 import type { CloneSample } from '../../design/api';
 import { checkCloneFile } from '../../design/rules';
-import { uploadSample, type UploadProgress } from '../../design/api';
+import { SAMPLES_KEY, uploadSample, type UploadProgress } from '../../design/api';
 import { useLocaleChoice } from '../../i18n/hooks';
 import { formatBytes } from '../../lib/format';
 import { ActivateDialog, type ActivationTarget } from './design/ActivateDialog';
@@ -18,6 +18,10 @@ import { SampleCard } from './design/SampleCard';
 import { SampleDrop } from './design/SampleDrop';
 import { useDesignForm } from './design/useDesignForm';
 import { useDesignPreviews } from './design/useDesignPreviews';
+import { SampleList } from './design/SampleList';
+import { SampleRecorder } from './design/SampleRecorder';
+import { queryClient } from '../../lib/query-client';
+import { PreviewCost } from './design/PreviewCost';
 
 interface UploadState {
   fileName: string | null;
@@ -75,6 +79,7 @@ export function VoiceCloningPage() {
     try {
       const sample = await uploadSample(file, (progress) => setUpload((u) => ({ ...u, progress })), controller.signal);
       setUpload((u) => ({ ...u, uploading: false, sample }));
+      void queryClient.invalidateQueries({ queryKey: [SAMPLES_KEY] });
     } catch (error) {
       const cancelled = error instanceof DOMException && error.name === 'AbortError';
       setUpload((u) => ({
@@ -136,7 +141,17 @@ export function VoiceCloningPage() {
         onCancel={() => abort.current?.abort()}
         fileError={upload.error}
       />
+      <Paper withBorder radius="md" p="md">
+        <SampleRecorder disabled={upload.uploading} onFile={(file) => void onFile(file)} />
+      </Paper>
       {upload.sample && <SampleCard sample={upload.sample} fileName={upload.fileName} />}
+      <SampleList
+        selected={upload.sample?.id ?? null}
+        onUse={(sample) => {
+          setNeedSample(false);
+          setUpload({ fileName: null, progress: null, uploading: false, sample, error: null });
+        }}
+      />
       <Paper withBorder radius="md" p="lg">
         <form
           onSubmit={(e) => {
@@ -165,10 +180,25 @@ export function VoiceCloningPage() {
               />
             )}
             {needSample && !upload.sample && (
-              <Text size="sm" c="red" data-testid="clone-need-sample">
+              <Text size="sm" c="red.8" data-testid="clone-need-sample">
                 <IconAlertTriangle size={14} style={{ verticalAlign: -2 }} /> {t('design.sampleRequired')}
               </Text>
             )}
+            <PreviewCost
+              body={
+                upload.sample && form.previewText.trim() && form.language && form.models.length
+                  ? {
+                      type: 'clone',
+                      language: form.language,
+                      preview_text: form.previewText.trim(),
+                      file_id: upload.sample.id,
+                      model: form.models[0]!,
+                      ...(form.models.length > 1 ? { models: form.models } : {}),
+                      ...(asksTranscript && transcript.trim() ? { transcript: transcript.trim() } : {}),
+                    }
+                  : null
+              }
+            />
             <Group justify="flex-end">
               <Button
                 type="submit"

@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { browserMseCheck, mseTypeFor } from './formats';
-import { firstMp3Frame, id3Size, mp3Seconds } from './mp3';
 import { computePeaks, estimateSeconds } from './peaks';
 import { downloadable, playable } from './playable';
-import { fixWavSizes, parseWavHeader, pcmToWav } from './wav';
+import { firstMp3Frame, fixWavSizes, id3Size, mp3Seconds, parseWavHeader, pcmToWav } from '@polyvox/speech/formats';
 
 /** The head of what the platform streams: an ID3v2 tag, then MPEG-2 Layer III frames at 64 kbps, 24 kHz. */
 function platformMp3Head(): Uint8Array {

@@ -1,7 +1,6 @@
 import type { AudioFormat } from '../types';
 import { PCM_SAMPLE_RATE } from './formats';
-import { mp3Seconds } from './mp3';
-import { parseWavHeader } from './wav';
+import { mp3Seconds, parseWavHeader } from '@polyvox/speech/formats';
 
 /** The waveform drawn from at most this many points, whatever the length. */
 export const MAX_PEAKS = 4000;

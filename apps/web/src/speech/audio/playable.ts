@@ -1,6 +1,6 @@
 import type { AudioFormat } from '../types';
 import { FORMAT_MIME, PCM_SAMPLE_RATE } from './formats';
-import { fixWavSizes, pcmToWav } from './wav';
+import { fixWavSizes, pcmToWav } from '@polyvox/speech/formats';
 
 /**
  * What the browser can play and decode from the bytes POST /tts sent: a streamed WAV with its real

@@ -36,6 +36,7 @@ import { VoiceBrowser } from '../voices/VoiceBrowser';
 import { PreviewButton } from '../voices/PreviewButton';
 import { PreviewResults } from './PreviewResults';
 import { useDesignPreviews } from './useDesignPreviews';
+import { PreviewCost } from './PreviewCost';
 
 interface Slot {
   voice: Voice;
@@ -215,7 +216,7 @@ export function MixPage() {
             </Group>
           ))}
           {errors.voices && (
-            <Text size="sm" c="red">
+            <Text size="sm" c="red.8">
               {errors.voices}
             </Text>
           )}
@@ -276,6 +277,13 @@ export function MixPage() {
             error={errors.previewText}
             aria-label={t('design.previewText')}
             data-testid="mix-preview-text"
+          />
+          <PreviewCost
+            body={
+              model && slots.length > 0 && previewText.trim() && language
+                ? { type: 'mix', model, language, preview_text: previewText.trim(), mix: payload }
+                : null
+            }
           />
           <Group justify="flex-end">
             <Button loading={pending} onClick={preview} leftSection={<IconSparkles size={16} />} data-testid="mix-preview">

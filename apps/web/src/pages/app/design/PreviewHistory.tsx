@@ -1,7 +1,6 @@
 import { useState } from 'react';
 import {
   ActionIcon,
-  Alert,
   Badge,
   Button,
   Center,
@@ -20,7 +19,7 @@ import { IconCheck, IconHistory, IconPlayerPlayFilled, IconX } from '@tabler/ico
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { LIMITS } from '@polyvox/contracts';
-import { describeError } from '../../../api/errors';
+import { LoadError } from '../../../components/LoadError';
 import { EmptyState } from '../../../components/EmptyState';
 import { listPreviews, PREVIEWS_KEY, type Preview, type PreviewType } from '../../../design/api';
 import { useLocaleChoice } from '../../../i18n/hooks';
@@ -116,9 +115,13 @@ export function PreviewHistory({ type, onActivate }: Props) {
         </Paper>
       )}
       {list.isError && !list.data ? (
-        <Alert color="red" variant="light">
-          {describeError(list.error, ui, t('errors.network'))}
-        </Alert>
+        <LoadError
+          error={list.error}
+          onRetry={() => void list.refetch()}
+          retrying={list.isFetching}
+          bordered={false}
+          what="previews"
+        />
       ) : !list.data ? (
         <Center py="lg">
           <Loader size="sm" />
@@ -164,10 +167,11 @@ export function PreviewHistory({ type, onActivate }: Props) {
                       {findModel(config, p.model)?.model_name ?? p.model}
                     </Badge>
                     <Text size="xs" c="dimmed" truncate>
-                      {languageName(p.language, ui)} · {formatSeconds(p.duration, ui)} s · {formatDate(p.created_at, ui)}
+                      {languageName(p.language, ui)} · {t('design.seconds', { seconds: formatSeconds(p.duration, ui) })} ·{' '}
+                      {formatDate(p.created_at, ui)}
                     </Text>
                     {p.voice_id && (
-                      <Badge size="xs" color="teal" leftSection={<IconCheck size={10} />} data-testid="history-activated">
+                      <Badge size="xs" color="teal.9" leftSection={<IconCheck size={10} />} data-testid="history-activated">
                         {t('design.activatedBadge')}
                       </Badge>
                     )}

@@ -55,6 +55,11 @@ export function SampleCard({ sample, fileName }: { sample: CloneSample; fileName
           {t('design.noisy')}
         </Alert>
       )}
+      {sample.synthetic && (
+        <Alert mt="sm" color="blue" variant="light" icon={<IconAlertTriangle size={18} />} data-testid="clone-synthetic">
+          {t('design.synthetic')}
+        </Alert>
+      )}
     </Paper>
   );
 }

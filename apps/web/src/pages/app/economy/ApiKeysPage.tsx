@@ -5,6 +5,7 @@ import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router-dom';
 import type { ApiKey } from '../../../api/economy';
 import { EmptyTable } from '../../../components/EmptyTable';
+import { LoadError } from '../../../components/LoadError';
 import { PageHeader } from '../../../components/PageHeader';
 import { useApiKeys } from '../../../economy/queries';
 import { formatDateTime } from '../../../economy/usage';
@@ -77,7 +78,8 @@ function KeyRow({ apiKey, onAction }: { apiKey: ApiKey; onAction: (d: Dialog) =>
 /** The account's API keys: create (the secret shown once), rename, limit, delete; prefix, use and last use. */
 export function ApiKeysPage() {
   const { t } = useTranslation();
-  const { data, isPending } = useApiKeys();
+  const keys = useApiKeys();
+  const { data, isPending } = keys;
   // The dashboard's "Create a key" comes here with ?create=1: the dialog opens at once.
   const [params, setParams] = useSearchParams();
   const [dialog, setDialog] = useState<Dialog>(() => (params.get('create') === '1' ? { kind: 'create' } : null));
@@ -111,6 +113,8 @@ export function ApiKeysPage() {
       />
       {isPending ? (
         <Skeleton h={160} radius="md" />
+      ) : keys.isError && !data ? (
+        <LoadError error={keys.error} onRetry={() => void keys.refetch()} retrying={keys.isFetching} what="keys" />
       ) : items.length === 0 ? (
         <EmptyTable columns={columns} title={t('apiKeys.emptyTitle')} body={t('apiKeys.emptyBody')} />
       ) : (

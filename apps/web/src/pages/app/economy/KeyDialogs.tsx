@@ -84,7 +84,7 @@ function CreatedKeyView({ created, onDone }: { created: CreatedKey; onDone: () =
         </Button>
       </Group>
       {copy === 'copied' && (
-        <Text size="sm" c="teal" data-testid="key-copied">
+        <Text size="sm" c="teal.9" data-testid="key-copied">
           {t('apiKeys.copied')}
         </Text>
       )}
@@ -113,6 +113,8 @@ export function CreateKeyDialog({ onClose }: { onClose: () => void }) {
   const refresh = useRefreshKeys();
   const fields = useKeyFields({});
   const [created, setCreated] = useState<CreatedKey | null>(null);
+  // Escape or the close button, once the secret is shown: ask first, it is never shown again.
+  const [warning, setWarning] = useState(false);
   const create = useMutation({
     mutationFn: ({ name, limit }: { name: string; limit: number | null }) => createApiKey(name, limit),
     onSuccess: (key) => {
@@ -128,7 +130,7 @@ export function CreateKeyDialog({ onClose }: { onClose: () => void }) {
   return (
     <Modal
       opened
-      onClose={onClose}
+      onClose={() => (created && !warning ? setWarning(true) : onClose())}
       title={created ? t('apiKeys.createdTitle') : t('apiKeys.createTitle')}
       centered
       size="lg"
@@ -136,6 +138,21 @@ export function CreateKeyDialog({ onClose }: { onClose: () => void }) {
       closeOnClickOutside={!created}
       data-testid="key-dialog"
     >
+      {created && warning && (
+        <Alert color="orange" variant="light" mb="md" data-testid="key-close-warning" role="alertdialog">
+          <Text size="sm" mb="sm">
+            {t('apiKeys.closeWarning')}
+          </Text>
+          <Group gap="xs">
+            <Button size="xs" color="orange" onClick={onClose} data-testid="key-close-anyway">
+              {t('apiKeys.closeAnyway')}
+            </Button>
+            <Button size="xs" variant="default" onClick={() => setWarning(false)} data-testid="key-keep-open">
+              {t('apiKeys.keepOpen')}
+            </Button>
+          </Group>
+        </Alert>
+      )}
       {created ? (
         <CreatedKeyView created={created} onDone={onClose} />
       ) : (

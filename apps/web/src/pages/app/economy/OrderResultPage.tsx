@@ -7,6 +7,7 @@ import { Link, useParams } from 'react-router-dom';
 import { useAccount } from '../../../auth/hooks';
 import { ME_KEY } from '../../../auth/session-controller';
 import { useLocaleChoice } from '../../../i18n/hooks';
+import { useDocumentTitle } from '../../../lib/document-title';
 import { formatNumber } from '../../../lib/format';
 import { isFinal } from '../../../economy/checkout';
 import { formatMoney } from '../../../economy/money';
@@ -46,6 +47,7 @@ function PayAgain({ order }: { order: Order }) {
  */
 export function OrderResultPage() {
   const { t } = useTranslation();
+  useDocumentTitle(t('checkout.resultTitle'));
   const { ui } = useLocaleChoice();
   const { id = '' } = useParams();
   const queryClient = useQueryClient();
@@ -67,7 +69,9 @@ export function OrderResultPage() {
           <ThemeIcon size={56} radius="xl" variant="light" color="gray">
             <IconSearch size={30} />
           </ThemeIcon>
-          <Title order={3}>{t('checkout.notFoundTitle')}</Title>
+          <Title order={1} size="h3">
+            {t('checkout.notFoundTitle')}
+          </Title>
           <Text c="dimmed">{t('checkout.notFoundBody')}</Text>
           <Button component={Link} to="/app/orders" variant="light">
             {t('checkout.viewOrders')}
@@ -82,7 +86,9 @@ export function OrderResultPage() {
       <Paper withBorder radius="md" p="xl" data-testid="order-result" data-status="pending_payment">
         <Stack align="center" gap="sm">
           <Loader />
-          <Title order={3}>{t('checkout.resultTitle')}</Title>
+          <Title order={1} size="h3">
+            {t('checkout.resultTitle')}
+          </Title>
           <Text c="dimmed">{t('checkout.pending')}</Text>
           <Text size="sm" c="dimmed">
             {t('checkout.processing')}
@@ -101,7 +107,7 @@ export function OrderResultPage() {
         <ThemeIcon size={56} radius="xl" variant="light" color={color}>
           <Icon size={30} />
         </ThemeIcon>
-        <Title order={3} data-testid="order-result-title">
+        <Title order={1} size="h3" data-testid="order-result-title">
           {t(`checkout.${status}Title`)}
         </Title>
         <Text c="dimmed" ta="center">

@@ -1,9 +1,11 @@
 import { useState } from 'react';
-import { Badge, Group, Pagination, Paper, Skeleton, Stack, Table, Text } from '@mantine/core';
+import { Badge, Button, Group, Paper, Skeleton, Stack, Table, Text } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
 import { ORDER_STATUSES, PAYMENT_METHODS, type Order } from '../../../api/economy';
 import { EmptyTable } from '../../../components/EmptyTable';
+import { LoadError } from '../../../components/LoadError';
+import { Pager } from '../../../components/Pager';
 import { PageHeader } from '../../../components/PageHeader';
 import { useLocaleChoice } from '../../../i18n/hooks';
 import { formatNumber, planKey } from '../../../lib/format';
@@ -23,7 +25,14 @@ function StatusBadge({ status }: { status: string }) {
   const { t } = useTranslation();
   const known = (ORDER_STATUSES as readonly string[]).includes(status);
   return (
-    <Badge variant="light" color={STATUS_COLOR[status] ?? 'gray'} data-testid="order-status" data-status={status}>
+    <Badge
+      variant="light"
+      color={STATUS_COLOR[status] ?? 'gray'}
+      data-testid="order-status"
+      data-status={status}
+      // The whole status, never "AWAITING PAYME…": the cell gives it the room.
+      styles={{ root: { maxWidth: 'none', flexShrink: 0 }, label: { overflow: 'visible' } }}
+    >
       {known ? t(`orders.status.${status as (typeof ORDER_STATUSES)[number]}`) : status}
     </Badge>
   );
@@ -64,11 +73,24 @@ function OrderRow({ order }: { order: Order }) {
       <Table.Td>
         <MethodLabel method={order.method} />
       </Table.Td>
-      <Table.Td>
+      <Table.Td style={{ whiteSpace: 'nowrap' }}>
         <StatusBadge status={order.status} />
       </Table.Td>
       <Table.Td>{formatDateTime(order.created_at, ui)}</Table.Td>
       <Table.Td>{formatDateTime(order.paid_at, ui) ?? t('common.none')}</Table.Td>
+      <Table.Td>
+        {order.status === 'pending_payment' && (
+          <Button
+            component={Link}
+            to={`/app/orders/${encodeURIComponent(order.id)}/result`}
+            size="xs"
+            variant="light"
+            data-testid="order-continue"
+          >
+            {t('orders.continuePayment')}
+          </Button>
+        )}
+      </Table.Td>
     </Table.Tr>
   );
 }
@@ -77,7 +99,8 @@ function OrderRow({ order }: { order: Order }) {
 export function OrdersPage() {
   const { t } = useTranslation();
   const [page, setPage] = useState(1);
-  const { data, isPending } = useOrders((page - 1) * PAGE_SIZE, PAGE_SIZE);
+  const orders = useOrders((page - 1) * PAGE_SIZE, PAGE_SIZE);
+  const { data, isPending } = orders;
   const columns = [
     t('orders.colOrder'),
     t('orders.colProduct'),
@@ -86,6 +109,7 @@ export function OrdersPage() {
     t('orders.colStatus'),
     t('orders.colCreated'),
     t('orders.colPaid'),
+    t('orders.actions'),
   ];
   const items = data?.items ?? [];
 
@@ -94,11 +118,13 @@ export function OrdersPage() {
       <PageHeader title={t('orders.title')} description={t('orders.description')} />
       {isPending ? (
         <Skeleton h={200} radius="md" />
+      ) : orders.isError && !data ? (
+        <LoadError error={orders.error} onRetry={() => void orders.refetch()} retrying={orders.isFetching} what="orders" />
       ) : items.length === 0 ? (
         <EmptyTable columns={columns} title={t('orders.emptyTitle')} body={t('orders.emptyBody')} />
       ) : (
         <Paper withBorder radius="md">
-          <Table.ScrollContainer minWidth={760}>
+          <Table.ScrollContainer minWidth={900}>
             <Table striped highlightOnHover data-testid="orders-table" data-total={data?.total ?? 0}>
               <Table.Thead>
                 <Table.Tr>
@@ -118,12 +144,7 @@ export function OrdersPage() {
       )}
       {(data?.total ?? 0) > PAGE_SIZE && (
         <Group justify="flex-end">
-          <Pagination
-            total={pageCount(data?.total ?? 0, PAGE_SIZE)}
-            value={page}
-            onChange={setPage}
-            data-testid="orders-pagination"
-          />
+          <Pager total={pageCount(data?.total ?? 0, PAGE_SIZE)} value={page} onChange={setPage} data-testid="orders-pagination" />
         </Group>
       )}
     </Stack>

@@ -1,22 +1,11 @@
 import { useMemo, useState } from 'react';
-import {
-  Badge,
-  Button,
-  Group,
-  Pagination,
-  Paper,
-  NativeSelect,
-  SimpleGrid,
-  Skeleton,
-  Stack,
-  Table,
-  Text,
-  TextInput,
-} from '@mantine/core';
+import { Badge, Button, Group, Paper, NativeSelect, SimpleGrid, Skeleton, Stack, Table, Text, TextInput } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { RECORD_TYPES, type ApiKey, type CreditRecord } from '../../../api/economy';
 import { useAccount } from '../../../auth/hooks';
 import { EmptyTable } from '../../../components/EmptyTable';
+import { LoadError } from '../../../components/LoadError';
+import { Pager } from '../../../components/Pager';
 import { PageHeader } from '../../../components/PageHeader';
 import { LazyCreditsChart } from '../../../economy/LazyCreditsChart';
 import { useApiKeys, useCurrentStats, useRecords } from '../../../economy/queries';
@@ -69,7 +58,7 @@ function RecordRow({ record, keys }: { record: CreditRecord; keys: Map<string, A
           {typeLabel(record.type)}
         </Badge>
       </Table.Td>
-      <Table.Td c={record.amount >= 0 ? 'teal.7' : undefined} fw={600} data-testid="record-amount">
+      <Table.Td c={record.amount >= 0 ? 'teal.9' : undefined} fw={600} data-testid="record-amount">
         {record.amount > 0 ? '+' : ''}
         {formatNumber(record.amount, ui)}
       </Table.Td>
@@ -176,6 +165,8 @@ export function UsagePage() {
       </Group>
       {records.isPending ? (
         <Skeleton h={240} radius="md" />
+      ) : records.isError && !records.data ? (
+        <LoadError error={records.error} onRetry={() => void records.refetch()} retrying={records.isFetching} what="records" />
       ) : items.length === 0 ? (
         <EmptyTable
           columns={columns}
@@ -204,7 +195,7 @@ export function UsagePage() {
       )}
       {total > PAGE_SIZE && (
         <Group justify="flex-end">
-          <Pagination total={pageCount(total, PAGE_SIZE)} value={page} onChange={setPage} data-testid="records-pagination" />
+          <Pager total={pageCount(total, PAGE_SIZE)} value={page} onChange={setPage} data-testid="records-pagination" />
         </Group>
       )}
     </Stack>

@@ -110,7 +110,7 @@ export function CostBar({ credits, estimating, over, balance, canGenerate, busy,
         </Group>
       </Group>
       {short && (
-        <Text size="sm" c="red" data-testid="playground-short">
+        <Text size="sm" c="red.8" data-testid="playground-short">
           {errorMessage('INSUFFICIENT_BALANCE', ui)} ·{' '}
           <Anchor component={Link} to="/app/pricing" size="sm">
             {t('playground.buyCredits')}

@@ -108,9 +108,15 @@ export function PlaygroundPage() {
               voice={voice}
               loading={voiceLoading}
               missing={missing}
-              onChange={() => setPicker({ opened: true, filters: {} })}
+              onChange={() => setPicker((p) => ({ ...p, opened: true }))}
             />
-            <SettingsPanel value={settings} onChange={setSettings} disabled={busy} />
+            <SettingsPanel
+              value={settings}
+              onChange={setSettings}
+              disabled={busy}
+              explicitLabel={config?.ai_label_explicit}
+              explicitPosition={config?.ai_label_position}
+            />
           </Stack>
         </Grid.Col>
       </Grid>

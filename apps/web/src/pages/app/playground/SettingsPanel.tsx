@@ -1,19 +1,24 @@
-import { Button, Group, Paper, SegmentedControl, Slider, Stack, Text } from '@mantine/core';
+import { Box, Button, Group, Paper, SegmentedControl, Slider, Stack, Text } from '@mantine/core';
 import { IconRestore } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
-import type { AudioFormat } from '../../../speech/api';
+import type { AudioFormat, TtsConfig } from '../../../speech/api';
+import { DownloadLabelNote } from './DownloadLabelNote';
 import { DEFAULT_SETTINGS, FORMATS, PITCH, SPEED, type SynthesisSettings } from './settings';
 
 interface Props {
   value: SynthesisSettings;
   onChange: (next: SynthesisSettings) => void;
   disabled?: boolean;
+  /** The operator's explicit AI label, from /tts/config. */
+  explicitLabel?: TtsConfig['ai_label_explicit'];
+  /** Where it is heard (before or after the speech). */
+  explicitPosition?: TtsConfig['ai_label_position'];
 }
 
 const FORMAT_LABEL: Record<AudioFormat, string> = { mp3: 'MP3', wav: 'WAV', opus: 'Opus', pcm: 'PCM' };
 
 /** Speed (0.5–2×), pitch (±12 semitones) and the output format. */
-export function SettingsPanel({ value, onChange, disabled }: Props) {
+export function SettingsPanel({ value, onChange, disabled, explicitLabel, explicitPosition }: Props) {
   const { t } = useTranslation();
   const changed =
     value.speed !== DEFAULT_SETTINGS.speed || value.pitch !== DEFAULT_SETTINGS.pitch || value.format !== DEFAULT_SETTINGS.format;
@@ -88,6 +93,9 @@ export function SettingsPanel({ value, onChange, disabled }: Props) {
             disabled={disabled}
             data-testid="playground-format"
           />
+          <Box mt="xs">
+            <DownloadLabelNote format={value.format} explicit={explicitLabel} position={explicitPosition} />
+          </Box>
         </div>
       </Stack>
     </Paper>

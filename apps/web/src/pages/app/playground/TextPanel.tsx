@@ -82,7 +82,7 @@ export function TextPanel({ text, onChange, state, disabled, footer, language }:
         data-testid="playground-text"
       />
       <Group justify="space-between" mt="xs" wrap="nowrap" align="flex-start">
-        <Text size="xs" c="red" data-testid="playground-too-long" hidden={!state.over}>
+        <Text size="xs" c="red.8" data-testid="playground-too-long" hidden={!state.over}>
           {state.over ? errorMessage('TEXT_TOO_LONG', ui, { maxLength: state.max }) : ''}
         </Text>
         <Tooltip label={t('playground.countHint')}>

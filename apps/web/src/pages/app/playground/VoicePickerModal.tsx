@@ -4,23 +4,38 @@ import { IconCheck } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import type { Voice } from '../../../speech/api';
 import { previewPlayer } from '../../../speech/preview-audio';
-import type { VoiceFilters } from '../../../speech/voice-query';
+import { VOICES_PAGE_SIZE, type VoiceFilters } from '../../../speech/voice-query';
 import { VoiceBrowser } from '../voices/VoiceBrowser';
 
-export const PICKER_PAGE_SIZE = 10;
+/** As many a page as the voices page. */
+export const PICKER_PAGE_SIZE = VOICES_PAGE_SIZE;
 
 interface Props {
   opened: boolean;
   onClose: () => void;
   selectedId: string | undefined;
   onSelect: (voice: Voice) => void;
-  /** Filters to open with (the language warning opens it on the text's language). */
+  /**
+   * Filters to open with (the language warning opens it on the text's language). The picker keeps the
+   * filters and page it was closed with while this object stays the same; a new object starts over.
+   */
   initialFilters: VoiceFilters;
+}
+
+interface Browse {
+  filters: VoiceFilters;
+  page: number;
 }
 
 /** The library in a dialog: the voices page's filters and rows, with "use this voice". */
 export function VoicePickerModal({ opened, onClose, selectedId, onSelect, initialFilters }: Props) {
   const { t } = useTranslation();
+  const [browse, setBrowse] = useState<Browse>({ filters: initialFilters, page: 1 });
+  const [from, setFrom] = useState(initialFilters);
+  if (from !== initialFilters) {
+    setFrom(initialFilters);
+    setBrowse({ filters: initialFilters, page: 1 });
+  }
   return (
     <Modal
       opened={opened}
@@ -34,7 +49,8 @@ export function VoicePickerModal({ opened, onClose, selectedId, onSelect, initia
     >
       {opened && (
         <PickerBody
-          initialFilters={initialFilters}
+          browse={browse}
+          onBrowse={setBrowse}
           selectedId={selectedId}
           onSelect={(voice) => {
             previewPlayer.stop();
@@ -46,10 +62,13 @@ export function VoicePickerModal({ opened, onClose, selectedId, onSelect, initia
   );
 }
 
-function PickerBody({ initialFilters, selectedId, onSelect }: Omit<Props, 'opened' | 'onClose'>) {
+function PickerBody({
+  browse: { filters, page },
+  onBrowse,
+  selectedId,
+  onSelect,
+}: Pick<Props, 'selectedId' | 'onSelect'> & { browse: Browse; onBrowse: (next: Browse) => void }) {
   const { t } = useTranslation();
-  const [filters, setFilters] = useState<VoiceFilters>(initialFilters);
-  const [page, setPage] = useState(1);
   return (
     <div data-testid="voice-picker">
       <VoiceBrowser
@@ -57,10 +76,7 @@ function PickerBody({ initialFilters, selectedId, onSelect }: Omit<Props, 'opene
         page={page}
         pageSize={PICKER_PAGE_SIZE}
         selectedId={selectedId}
-        onChange={(next, nextPage) => {
-          setFilters(next);
-          setPage(nextPage);
-        }}
+        onChange={(next, nextPage) => onBrowse({ filters: next, page: nextPage })}
         action={(voice) =>
           voice.id === selectedId ? (
             <Button

@@ -1,9 +1,11 @@
 import type { ReactNode } from 'react';
-import { Alert, Center, Group, Loader, Pagination, Stack, Text } from '@mantine/core';
+import { Center, Group, Loader, Stack, Text } from '@mantine/core';
 import { IconMoodEmpty } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import type { QueryValue } from '../../../api/http';
+import { Pager } from '../../../components/Pager';
 import { EmptyState } from '../../../components/EmptyState';
+import { LoadError } from '../../../components/LoadError';
 import { useLocaleChoice } from '../../../i18n/hooks';
 import { formatNumber } from '../../../lib/format';
 import type { Voice } from '../../../speech/api';
@@ -49,7 +51,7 @@ export function VoiceBrowser({ filters, page, onChange, action, selectedId, page
         {list.isFetching && <Loader size="xs" />}
       </Group>
       {list.isError && !list.data ? (
-        <Alert color="red">{t('voices.loadFailed')}</Alert>
+        <LoadError error={list.error} onRetry={() => void list.refetch()} retrying={list.isFetching} what="voices" />
       ) : !list.data ? (
         <Center py="xl">
           <Loader />
@@ -61,7 +63,7 @@ export function VoiceBrowser({ filters, page, onChange, action, selectedId, page
       )}
       {pages > 1 && (
         <Group justify="center">
-          <Pagination
+          <Pager
             total={pages}
             value={Math.min(page, pages)}
             onChange={(next) => onChange(filters, next)}

@@ -75,6 +75,7 @@ export function VoiceFilters({ value, onChange, config }: Props) {
         value={value.language ?? null}
         onChange={(language) => set({ language: language ?? undefined })}
         searchable
+        selectFirstOptionOnChange
         clearable
         limit={200}
         w={230}

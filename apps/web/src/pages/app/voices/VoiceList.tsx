@@ -33,9 +33,10 @@ export function VoiceRow({
   const langs = languageSummary(voice.languages, ui);
   const model = findModel(config, voice.model);
   return (
+    // On a phone the actions move under the name instead of squeezing it to nothing.
     <Group
-      wrap="nowrap"
-      gap="md"
+      wrap="wrap"
+      gap="sm"
       px="md"
       py="sm"
       data-testid="voice-row"
@@ -44,26 +45,30 @@ export function VoiceRow({
       data-gender={voice.gender}
       bg={selected ? 'var(--mantine-color-violet-0)' : undefined}
     >
-      <PreviewButton voice={voice} />
-      <Avatar src={voice.avatar} alt="" radius="xl" size="md" />
-      <Stack gap={2} style={{ flex: 1, minWidth: 0 }}>
-        <Group gap={6} wrap="nowrap">
-          <Text fw={600} size="sm" truncate title={voice.name} data-testid="voice-name">
-            {voice.name}
+      <Group wrap="nowrap" gap="md" style={{ flex: '1 1 220px', minWidth: 0 }}>
+        <PreviewButton voice={voice} />
+        <Avatar src={voice.avatar} alt="" radius="xl" size="md" />
+        <Stack gap={2} style={{ flex: 1, minWidth: 0 }}>
+          <Group gap={6} wrap="nowrap">
+            <Text fw={600} size="sm" truncate title={voice.name} data-testid="voice-name">
+              {voice.name}
+            </Text>
+            <Badge size="xs" variant="light" color={GENDER_COLOR[voice.gender]}>
+              {t(`genders.${voice.gender}`)}
+            </Badge>
+          </Group>
+          <Text size="xs" c="dimmed" truncate title={voice.languages.join(', ')}>
+            {langs.text}
+            {langs.more > 0 ? ` +${langs.more}` : ''}
           </Text>
-          <Badge size="xs" variant="light" color={GENDER_COLOR[voice.gender]}>
-            {t(`genders.${voice.gender}`)}
-          </Badge>
-        </Group>
-        <Text size="xs" c="dimmed" truncate title={voice.languages.join(', ')}>
-          {langs.text}
-          {langs.more > 0 ? ` +${langs.more}` : ''}
-        </Text>
-      </Stack>
-      <Badge variant="outline" color="gray" visibleFrom="sm" style={{ flexShrink: 0 }}>
-        {model?.model_name ?? voice.model}
-      </Badge>
-      <div style={{ flexShrink: 0 }}>{action}</div>
+        </Stack>
+      </Group>
+      <Group wrap="nowrap" gap="md" style={{ flexShrink: 0, marginLeft: 'auto', maxWidth: '100%' }}>
+        <Badge variant="outline" color="gray" visibleFrom="sm" style={{ flexShrink: 0 }}>
+          {model?.model_name ?? voice.model}
+        </Badge>
+        <div style={{ flexShrink: 0, maxWidth: '100%' }}>{action}</div>
+      </Group>
     </Group>
   );
 }

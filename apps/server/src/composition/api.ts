@@ -1,0 +1,125 @@
+import fs from 'node:fs';
+import { watermarkDetector } from '../provenance/verify.js';
+import { provenanceRoutes } from '../provenance/routes.js';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import cookie from '@fastify/cookie';
+import multipart from '@fastify/multipart';
+import fastifyStatic from '@fastify/static';
+import { registerOpenApi } from '../http/openapi.js';
+import { acceptEmptyJson, acceptForms, refuseNul } from '../http/body.js';
+import { registerSecurity } from '../http/security.js';
+import { registerCompression, staticCacheHeaders } from '../http/compression.js';
+import { defaultAuth, registerAuth } from '../http/auth.js';
+import { operationsRoutes } from '../http/operations.js';
+import { registerCreditsOnHold, registerJobStates } from '../platform/metrics.js';
+import { accountRoutes } from '../accounts/routes.js';
+import { authRoutes } from '../auth/routes.js';
+import { uploadRoutes } from '../uploads/routes.js';
+import { docRoutes } from '../docs/routes.js';
+import { statsRoutes } from '../stats/routes.js';
+import { creditsOnHold, jobsByState } from '../stats/gauges.js';
+import { voiceRoutes } from '../voices/routes.js';
+import { synthesisRoutes } from '../synthesis/routes.js';
+import { jobRoutes } from '../synthesis/job-routes.js';
+import { elevenLabsRoutes } from '../synthesis/elevenlabs-routes.js';
+import { apiKeyRoutes } from '../api-keys/routes.js';
+import { usageRoutes } from '../usage/routes.js';
+import { orderRoutes } from '../orders/routes.js';
+import { paymentRoutes } from '../payments/routes.js';
+import { designRoutes } from '../design/routes.js';
+import type { AppContext } from './context.js';
+import { startSweepers } from './sweepers.js';
+
+/** Every route module of the public API, each given the services it declares. */
+async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  await app.register(accountRoutes(ctx));
+  await app.register(authRoutes(ctx));
+  await app.register(uploadRoutes(ctx));
+  await app.register(docRoutes);
+  await app.register(statsRoutes(ctx));
+  await app.register(operationsRoutes({ db: ctx.db, readiness: ctx.readiness, role: ctx.config.ROLE }));
+  await app.register(voiceRoutes(ctx));
+  await app.register(synthesisRoutes(ctx));
+  await app.register(jobRoutes(ctx));
+  await app.register(elevenLabsRoutes(ctx));
+  await app.register(apiKeyRoutes(ctx));
+  await app.register(usageRoutes(ctx));
+  await app.register(orderRoutes(ctx));
+  await app.register(paymentRoutes(ctx));
+  await app.register(designRoutes(ctx));
+  await app.register(
+    provenanceRoutes({
+      provenance: ctx.provenance,
+      limiter: ctx.limiter,
+      detect: watermarkDetector(ctx.provenance.watermarkKey),
+      perMinute: ctx.config.VERIFY_PER_MINUTE,
+      publicUrl: ctx.config.PUBLIC_URL,
+    }),
+  );
+}
+
+/**
+ * The public API on `app` (ROLE=all and api): body handling, security headers, compression, the reference, every
+ * route, the console's files; then the jobs' recovery and rounds, the sweepers and the gauges, and the shutdown.
+ * `embedded`: this process synthesizes itself (ROLE=all) and takes over jobs of processes that died.
+ */
+export async function serveApi(app: FastifyInstance, ctx: AppContext, { embedded }: { embedded: boolean }): Promise<void> {
+  const { config } = ctx;
+  registerAuth(app, ctx.sessions, ctx.keyGate);
+  acceptEmptyJson(app);
+  acceptForms(app);
+  refuseNul(app);
+  await registerSecurity(app);
+  // After the security hook, which reads the API reference page's inline script to hash it.
+  registerCompression(app);
+  await app.register(cookie);
+  await app.register(multipart, { limits: { fileSize: 25 * 1024 * 1024, files: 1, fields: 10 } });
+  await registerOpenApi(app, config);
+  await registerRoutes(app, ctx);
+
+  if (fs.existsSync(path.join(config.WEB_DIST, 'index.html'))) {
+    // The console's files are public.
+    await app.register(async (scope) => {
+      defaultAuth(scope, 'public');
+      // wildcard: files are looked up per request, so a rebuilt console is served without a restart.
+      await scope.register(fastifyStatic, {
+        root: config.WEB_DIST,
+        prefix: '/',
+        wildcard: true,
+        index: ['index.html'],
+        // Source maps are never published, even if a build left some behind.
+        allowedPath: (pathName) => !pathName.endsWith('.map'),
+        // The build writes .br and .gz beside each text file: sent as they are to a browser that takes them.
+        preCompressed: true,
+        cacheControl: false,
+        setHeaders: staticCacheHeaders(path.resolve(config.WEB_DIST)),
+      });
+    });
+  }
+
+  await ctx.design.samples.clearTemp();
+  // Jobs a dead process left behind are settled, run again or released before the sweeper looks at their
+  // holds; embedded, this process also takes over jobs whose process stopped saying it is alive.
+  await ctx.jobs.recover(embedded);
+  const stopJobRounds = ctx.jobs.startRounds(embedded, app.log);
+  const stopSweepers = startSweepers(ctx, app.log);
+  const unregisterGauges = [
+    registerJobStates(() => jobsByState(ctx.db.kysely)),
+    registerCreditsOnHold(() => creditsOnHold(ctx.db.kysely)),
+  ];
+  // In-flight paid work gets a short grace, then stops and releases its hold before the database closes.
+  app.addHook('preClose', async () => {
+    ctx.jobs.beginShutdown();
+    await ctx.synthesis.stopAll(config.SHUTDOWN_GRACE_SECONDS * 1000);
+    // A reply its client stopped reading (a stream whose bytes sit unread) would keep the server from ever
+    // closing: whatever is still open one more grace later is cut off. Its paid work was released above.
+    setTimeout(() => app.server.closeAllConnections(), config.SHUTDOWN_GRACE_SECONDS * 1000).unref();
+  });
+  // Runs first at close (the last onClose registered), before the services drain and the resources close.
+  app.addHook('onClose', async () => {
+    stopJobRounds();
+    for (const unregister of unregisterGauges) unregister();
+    await stopSweepers();
+  });
+}

@@ -1,0 +1,82 @@
+import type { FastifyInstance } from 'fastify';
+import type { Redis } from 'ioredis';
+import type { Config } from '../platform/config.js';
+import type { Db } from '../platform/db/database.js';
+import type { Mailer } from '../platform/mail.js';
+import type { Storage } from '../platform/storage.js';
+import type { AccountsService } from '../accounts/service.js';
+import type { AuthService } from '../auth/service.js';
+import type { SessionService } from '../sessions/sessions.js';
+import type { CreditsService } from '../credits/service.js';
+import type { UploadsService } from '../uploads/service.js';
+import type { SpeechHost } from '../speech/speech-host.js';
+import type { SynthesisService } from '../synthesis/service.js';
+import type { VoicesService } from '../voices/service.js';
+import type { SynthesisJobs } from '../synthesis/jobs.js';
+import type { QueueSettings, QueuedSynthesizer, QueueProbe } from '../synthesis/queue.js';
+import type { BullMqJobProvider } from '../synthesis/jobs/bullmq.js';
+import type { ApiKeysService } from '../api-keys/service.js';
+import type { UsageService } from '../usage/service.js';
+import type { KeyGate } from '../http/auth.js';
+import type { RateLimiter } from '../platform/rate-limit.js';
+import type { OrdersService } from '../orders/service.js';
+import type { PaymentsService } from '../payments/service.js';
+import type { EventStore } from '../stats/store.js';
+import type { SamplesService } from '../design/samples.js';
+import type { PreviewsService } from '../design/previews.js';
+import type { OwnVoicesService } from '../design/own-voices.js';
+import type { Readiness } from '../platform/health.js';
+import type { SharedAudioCache } from '../synthesis/shared-cache.js';
+import type { PlanPrivileges } from '../orders/privileges.js';
+import type { SensitiveWordsReload } from '../platform/sensitive-words.js';
+import type { Provenance } from '../provenance/service.js';
+
+/** Every service and resource of a process, built once by the composition (parts.ts) and handed to each role. */
+export interface AppContext {
+  config: Config;
+  db: Db;
+  mailer: Mailer;
+  storage: Storage;
+  sessions: SessionService;
+  accounts: AccountsService;
+  auth: AuthService;
+  credits: CreditsService;
+  uploads: UploadsService;
+  redis: Redis | null;
+  speech: SpeechHost;
+  voices: VoicesService;
+  synthesis: SynthesisService;
+  jobs: SynthesisJobs;
+  /** Scale-out (ROLE=api, worker): the queue settings and, in an API process, its ends of the queues. */
+  queues: {
+    settings: QueueSettings | null;
+    remote: QueuedSynthesizer | null;
+    jobs: BullMqJobProvider | null;
+    probe: QueueProbe | null;
+  };
+  apiKeys: ApiKeysService;
+  usage: UsageService;
+  /** API keys with their per-minute and concurrency limits, for the public API routes. */
+  keyGate: KeyGate;
+  limiter: RateLimiter;
+  orders: OrdersService;
+  payments: PaymentsService;
+  events: EventStore;
+  design: { samples: SamplesService; previews: PreviewsService; ownVoices: OwnVoicesService };
+  /** What `/readyz` checks; the queue module adds its queue. */
+  readiness: Readiness;
+  /** The synthesis cache shared through Redis and storage, when REDIS_URL is set. */
+  audioCache: SharedAudioCache | null;
+  /** The privileges of each account's current plan (text length, own voices, API access). */
+  plans: PlanPrivileges;
+  /** Where a failed reload of the sensitive-word lists is reported, once the app's logger is there. */
+  wordsReload: SensitiveWordsReload;
+  /** Records and labels every file that leaves (AIGC field, C2PA manifest); checks files for the public. */
+  provenance: Provenance;
+}
+
+/** A process's HTTP app and everything it was built from. */
+export interface BuiltApp {
+  app: FastifyInstance;
+  ctx: AppContext;
+}

@@ -1,0 +1,72 @@
+import type { FastifyInstance } from 'fastify';
+import { ConfigError, type Config } from '../platform/config.js';
+import type { Db } from '../platform/db/database.js';
+import type { Mailer } from '../platform/mail.js';
+import { loadSensitiveWords, type SensitiveWordsReload } from '../platform/sensitive-words.js';
+import { loadProducts } from '../orders/products.js';
+import type { AppContext } from './context.js';
+import {
+  databaseResource,
+  openResource,
+  queuesResource,
+  redisResource,
+  speechResource,
+  storageResource,
+  type Resource,
+} from './resources.js';
+import { buildServices, type ServiceParts } from './services.js';
+import { C2paFileSigner } from '../provenance/c2pa-signer.js';
+
+export interface BuildOverrides {
+  mailer?: Mailer;
+  db?: Db;
+  logStream?: NodeJS.WritableStream;
+}
+
+/** The sensitive-word lists; one that cannot be read stops the start with the setting's name. */
+function loadWordLists(files: string[], reload: SensitiveWordsReload) {
+  try {
+    return loadSensitiveWords(files, reload);
+  } catch (err) {
+    throw new ConfigError(`Invalid configuration:\n  SENSITIVE_WORDS_FILES: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+/** The services, a plugin too: closed before the resources they use, once their work in flight has drained. */
+const servicesResource = (config: Config, parts: ServiceParts, overrides: BuildOverrides): Resource<AppContext> => ({
+  name: 'services',
+  open: () => buildServices(config, parts, overrides),
+  async close(ctx) {
+    ctx.mailer.close();
+    await ctx.jobs.drain();
+    await ctx.synthesis.drain();
+  },
+});
+
+/**
+ * The parts every role is built from, opened in order on `app`: storage, the database, Redis, speech, the queues,
+ * then the services. Fastify closes them in the reverse order.
+ */
+export async function openParts(app: FastifyInstance, config: Config, overrides: BuildOverrides = {}): Promise<AppContext> {
+  // Read first: a list or catalogue that cannot be read stops the start before anything is opened.
+  const wordsReload: SensitiveWordsReload = {
+    onReloadError: (err) =>
+      app.log.warn({ err }, 'sensitive words: a changed list could not be read; the words read before stay in force'),
+  };
+  const words = loadWordLists(config.SENSITIVE_WORDS_FILES, wordsReload);
+  const products = loadProducts(config.PRODUCTS_CONFIG);
+  const storage = await openResource(app, storageResource(config));
+  const db = await openResource(app, databaseResource(config, overrides.db));
+  const redis = await openResource(app, redisResource(config));
+  const { speech, audioCache } = await openResource(app, speechResource(config, { redis, storage, products }));
+  const queues = await openResource(app, queuesResource(config));
+  // The C2PA signer: its key and certificate made once in DATA_DIR (or the operator's), c2pa-rs loaded before any file.
+  const signer = await C2paFileSigner.open({
+    dataDir: config.DATA_DIR,
+    organization: config.AIGC_CONTENT_PRODUCER,
+    ...(config.C2PA_CERT_FILE ? { certFile: config.C2PA_CERT_FILE } : {}),
+    ...(config.C2PA_KEY_FILE ? { keyFile: config.C2PA_KEY_FILE } : {}),
+  });
+  const parts = { db, storage, redis, speech, audioCache, queues, words, wordsReload, products, signer };
+  return openResource(app, servicesResource(config, parts, overrides));
+}

@@ -1,0 +1,255 @@
+import path from 'node:path';
+import type { Redis } from 'ioredis';
+import type { Config } from '../platform/config.js';
+import type { Db } from '../platform/db/database.js';
+import { createMailer, type Mailer } from '../platform/mail.js';
+import type { Storage } from '../platform/storage.js';
+import {
+  memoryConcurrencyLimiter,
+  memoryRateLimiter,
+  redisConcurrencyLimiter,
+  redisRateLimiter,
+} from '../platform/rate-limit.js';
+import type { SensitiveWords, SensitiveWordsReload } from '../platform/sensitive-words.js';
+import { loadSecret } from '../platform/secret.js';
+import { newId } from '../platform/ids.js';
+import { Readiness } from '../platform/health.js';
+import { SessionService } from '../sessions/sessions.js';
+import { CodeService } from '../auth/codes.js';
+import { AuthService } from '../auth/service.js';
+import { AccountsService } from '../accounts/service.js';
+import { CreditsService } from '../credits/service.js';
+import { loadCreditsConfig } from '../credits/credits-config.js';
+import { UploadsService } from '../uploads/service.js';
+import { SynthesisService } from '../synthesis/service.js';
+import { VoicesService } from '../voices/service.js';
+import { SynthesisJobs } from '../synthesis/jobs.js';
+import { ApiKeysService } from '../api-keys/service.js';
+import { UsageService } from '../usage/service.js';
+import { OrdersService } from '../orders/service.js';
+import type { Catalogue } from '../orders/products.js';
+import { PlanPrivileges } from '../orders/privileges.js';
+import { PaymentsService } from '../payments/service.js';
+import { createProviders } from '../payments/providers.js';
+import { EventStore } from '../stats/store.js';
+import { DesignRepository } from '../design/repository.js';
+import { Designer } from '../design/profiles.js';
+import { SamplesService } from '../design/samples.js';
+import { PreviewsService } from '../design/previews.js';
+import { OwnVoicesService } from '../design/own-voices.js';
+import { OwnVoiceLookup } from '../design/own-voice-lookup.js';
+import { VoiceLibrary } from '../voices/library.js';
+import { LocalSynthesizer } from '../speech/synthesizer.js';
+import { DatabaseJobProvider } from '../synthesis/jobs/database.js';
+import { startJobLayer } from '../synthesis/jobs/kinds.js';
+import type { AppContext } from './context.js';
+import { Provenance, type FileSigner } from '../provenance/service.js';
+import { provenanceKeys } from '../provenance/keys.js';
+import { syntheticSignals, watermarkDetector } from '../provenance/verify.js';
+import type { Queues, SpeechParts } from './resources.js';
+
+/** What the services are built on: the opened resources (resources.ts) and the lists read at start. */
+export interface ServiceParts extends SpeechParts {
+  db: Db;
+  storage: Storage;
+  redis: Redis | null;
+  queues: Queues;
+  words: SensitiveWords;
+  wordsReload: SensitiveWordsReload;
+  products: Catalogue;
+  /** The C2PA signer of whole wav and mp3 files (resources.ts), or null. */
+  signer: FileSigner | null;
+}
+
+/** Builds every service of the process on its resources; what each role serves is chosen by the role. */
+export function buildServices(config: Config, parts: ServiceParts, overrides: { mailer?: Mailer } = {}): AppContext {
+  const { db, storage, redis, speech, audioCache, words, wordsReload, products } = parts;
+  const { settings: queueSettings, remote, jobs: jobQueue, probe: queueProbe } = parts.queues;
+  const secret = loadSecret(config.SECRET, config.DATA_DIR);
+  const mailer = overrides.mailer ?? createMailer(config.MAIL_URL, config.MAIL_FROM);
+  const limiter = redis ? redisRateLimiter(redis, `${config.REDIS_PREFIX}rl:`) : memoryRateLimiter();
+  const sessions = new SessionService(db.kysely);
+  const credits = new CreditsService({
+    db: db.kysely,
+    config: loadCreditsConfig(config.CREDITS_CONFIG),
+    dialect: db.dialect,
+  });
+  const uploads = new UploadsService({
+    db: db.kysely,
+    storage,
+    limits: {
+      limiter,
+      perAccountHour: config.AVATAR_UPLOADS_PER_ACCOUNT_HOUR,
+      perIpHour: config.AVATAR_UPLOADS_PER_IP_HOUR,
+      keepMs: config.AVATAR_KEEP_HOURS * 3_600_000,
+    },
+  });
+  const accounts = new AccountsService({
+    db: db.kysely,
+    credits,
+    sessions,
+    words,
+    avatarOwner: (url, id) => uploads.ownsAvatarUrl(url, id),
+    limits: {
+      limiter,
+      accountsPerIpHour: config.ACCOUNT_LIMIT_PER_IP_HOUR,
+      trialsPerIpDay: config.TRIAL_GRANTS_PER_IP_DAY,
+      plansPerIpDay: config.PLAN_GRANTS_PER_IP_DAY,
+      existsPerIpMinute: config.EXISTS_LIMIT_PER_IP_MINUTE,
+    },
+  });
+  const auth = new AuthService({
+    db: db.kysely,
+    accounts,
+    sessions,
+    codes: new CodeService({ db: db.kysely, secret, dialect: db.dialect }),
+    mailer,
+    limiter,
+    limits: {
+      codePerIpHour: config.CODE_LIMIT_PER_IP_HOUR,
+      codePerEmailDay: config.CODE_LIMIT_PER_EMAIL_DAY,
+      codePerAccountHour: config.CODE_LIMIT_PER_ACCOUNT_HOUR,
+      codePerEmailAllDay: config.CODE_LIMIT_PER_EMAIL_ALL_DAY,
+      signInPerIpMinute: config.SIGN_IN_LIMIT_PER_IP_MINUTE,
+    },
+  });
+  const plans = new PlanPrivileges({ db: db.kysely, products });
+  // Every file that leaves is recorded and labelled (provenance/); the watermark key reaches the engines in resources.ts.
+  const provenance = new Provenance({
+    db: db.kysely,
+    keys: provenanceKeys(secret),
+    producer: config.AIGC_CONTENT_PRODUCER,
+    propagator: config.AIGC_CONTENT_PROPAGATOR,
+    signer: parts.signer,
+  });
+  // Synthesis: SpeechHost (resources.ts, with the shared cache) and, in an API process, the queues (resources.ts).
+  // ROLE=api synthesizes through the queue (in worker processes); the others on their own engines.
+  const engines = new LocalSynthesizer({ host: speech });
+  const library = new VoiceLibrary({ host: speech });
+  const designRepo = new DesignRepository(db.kysely);
+  const samples = new SamplesService({
+    repo: designRepo,
+    storage,
+    tempDir: path.join(config.DATA_DIR, 'tmp', 'uploads'),
+    limiter,
+    perAccountHour: config.SAMPLE_UPLOADS_PER_ACCOUNT_HOUR,
+    // A sample this platform made (a re-encoded download, say) is recorded as synthetic with what showed it.
+    inspect: (bytes) => syntheticSignals(bytes, { provenance, detect: watermarkDetector(provenance.watermarkKey) }),
+  });
+  const ownVoiceLookup = new OwnVoiceLookup({ repo: designRepo, library, host: speech, samples });
+  const voices = new VoicesService({
+    library,
+    storage,
+    synthesizer: remote ?? engines,
+    ownVoices: ownVoiceLookup,
+    provenance,
+  });
+  const synthesis = new SynthesisService({
+    host: speech,
+    voices,
+    credits,
+    synthesizer: remote ?? engines,
+    aiLabel: { explicit: config.AI_LABEL_EXPLICIT, position: config.AI_LABEL_POSITION },
+  });
+  const jobs = new SynthesisJobs({
+    db: db.kysely,
+    synthesis,
+    credits,
+    storage,
+    layer: startJobLayer({ synthesis, storage, provenance, engines, provider: jobQueue ?? new DatabaseJobProvider() }),
+    owner: newId('request').replace('req_', `${config.ROLE}_`),
+    staleSeconds: config.JOB_STALE_SECONDS,
+    maxAttempts: config.JOB_MAX_ATTEMPTS,
+    keepMs: config.JOB_KEEP_MINUTES * 60_000,
+  });
+  const apiKeys = new ApiKeysService({ db: db.kysely, words });
+  const concurrency = redis ? redisConcurrencyLimiter(redis, `${config.REDIS_PREFIX}conc:`) : memoryConcurrencyLimiter();
+  const orders = new OrdersService({
+    db: db.kysely,
+    credits,
+    products,
+    ttlMinutes: config.ORDER_TTL_MINUTES,
+    pendingLimit: config.ORDER_PENDING_LIMIT,
+  });
+  const payments = new PaymentsService({
+    db: db.kysely,
+    orders,
+    providers: createProviders(config, secret),
+    secret,
+    publicUrl: config.PUBLIC_URL,
+  });
+  const designer = new Designer({ host: speech, voices });
+  const previews = new PreviewsService({
+    repo: designRepo,
+    storage,
+    fees: credits.config.activation_fees,
+    synthesis,
+    designer,
+    samples,
+    words,
+    provenance,
+  });
+  const ownVoices = new OwnVoicesService({
+    repo: designRepo,
+    storage,
+    credits,
+    library,
+    lookup: ownVoiceLookup,
+    designer,
+    host: speech,
+    words,
+    samples,
+    plans,
+    provenance,
+  });
+  const readiness = new Readiness();
+  readiness.add('database', () => db.kysely.selectFrom('accounts').select('id').limit(1).execute());
+  if (redis) readiness.add('redis', () => redis.ping());
+  readiness.add('storage', () => storage.check());
+  // A process that synthesizes itself is ready once its engines are warm (the first request then costs what any does);
+  // a worker takes no work before that either (its /readyz waits for it), and an API process starts no engine.
+  if (config.ROLE === 'all' && config.SPEECH_WARMUP)
+    readiness.add('speech', async () => {
+      if (!speech.ready()) throw new Error('speech engines are warming up');
+    });
+  // Scale-out: a process that cannot count the queues' depth (for /metrics) cannot use them either.
+  if (queueProbe) readiness.add('queue', () => queueProbe.depth());
+  return {
+    readiness,
+    audioCache,
+    config,
+    db,
+    mailer,
+    storage,
+    sessions,
+    accounts,
+    auth,
+    credits,
+    uploads,
+    redis,
+    speech,
+    voices,
+    synthesis,
+    jobs,
+    queues: { settings: queueSettings, remote, jobs: jobQueue, probe: queueProbe },
+    apiKeys,
+    usage: new UsageService({ db: db.kysely }),
+    keyGate: { keys: apiKeys, rate: limiter, concurrency, plans },
+    limiter,
+    orders,
+    payments,
+    events: new EventStore({
+      db: db.kysely,
+      limiter,
+      limits: {
+        perMinute: config.STATS_EVENTS_PER_MINUTE,
+        retentionDays: config.STATS_RETENTION_DAYS,
+        maxRows: config.STATS_MAX_EVENTS,
+      },
+    }),
+    design: { samples, previews, ownVoices },
+    plans,
+    wordsReload,
+    provenance,
+  };
+}

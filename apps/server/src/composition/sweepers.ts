@@ -1,0 +1,68 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { postgresSweepGate, soleProcess, type SweepGate } from '../platform/sweep-gate.js';
+import { startSweeper } from '../platform/sweeper.js';
+import { startHoldSweeper } from '../credits/sweeper.js';
+import { startJobSweeper } from '../synthesis/job-sweeper.js';
+import { startOrderSweeper } from '../orders/sweeper.js';
+import { startEventSweeper } from '../stats/sweeper.js';
+import type { AppContext } from './context.js';
+
+type Stop = () => void;
+
+/** Every sweeper a serving process runs, in the order they start; null: not in this process (no shared cache). */
+const SWEEPERS: { name: string; start(ctx: AppContext, log: FastifyBaseLogger, gate: SweepGate): Stop | null }[] = [
+  { name: 'holds', start: (ctx, log, gate) => startHoldSweeper(ctx.credits, ctx.config.HOLD_SWEEP_SECONDS, log, gate) },
+  { name: 'jobs', start: (ctx, log, gate) => startJobSweeper(ctx.jobs, ctx.config.HOLD_SWEEP_SECONDS, log, gate) },
+  { name: 'orders', start: (ctx, log, gate) => startOrderSweeper(ctx.orders, ctx.config.ORDER_SWEEP_SECONDS, log, gate) },
+  { name: 'events', start: (ctx, log, gate) => startEventSweeper(ctx.events, ctx.config.HOLD_SWEEP_SECONDS, log, gate) },
+  {
+    name: 'avatars',
+    start: (ctx, log, gate) =>
+      startSweeper(
+        {
+          sweep: () => ctx.uploads.sweepUnused(),
+          done: 'removed avatars no account shows',
+          field: 'removed',
+          failed: 'avatar sweep failed',
+        },
+        ctx.config.HOLD_SWEEP_SECONDS,
+        log,
+        gate,
+      ),
+  },
+  {
+    name: 'synthesis cache',
+    start: (ctx, log, gate) => {
+      const audioCache = ctx.audioCache;
+      if (!audioCache) return null;
+      return startSweeper(
+        {
+          sweep: () => audioCache.sweep(),
+          done: 'removed expired synthesis cache files',
+          field: 'removed',
+          failed: 'synthesis cache sweep failed',
+          atStart: false,
+        },
+        ctx.config.HOLD_SWEEP_SECONDS,
+        log,
+        gate,
+      );
+    },
+  },
+];
+
+/**
+ * Starts every sweeper. With PostgreSQL several processes may share the database: one of them (the holder of an
+ * advisory lock) sweeps. Returns what stops them all and lets the lock go.
+ */
+export function startSweepers(ctx: AppContext, log: FastifyBaseLogger): () => Promise<void> {
+  const gate =
+    ctx.db.dialect === 'postgres' && ctx.config.DATABASE_URL
+      ? postgresSweepGate(ctx.config.DATABASE_URL, (err) => log.warn({ err }, 'sweeper lock connection failed'))
+      : soleProcess;
+  const stops = SWEEPERS.map((sweeper) => sweeper.start(ctx, log, gate));
+  return async () => {
+    for (const stop of stops) stop?.();
+    await gate.close();
+  };
+}

@@ -1,0 +1,111 @@
+/**
+ * The public check of a file (`POST /provenance/verify`): does it carry this server's watermark, its AIGC label
+ * (and does the label's integrity code check out), a valid C2PA manifest; and, for the account that made it, which
+ * record it was. The watermark is looked for in the sound (the first two minutes), so a file whose metadata a
+ * re-encode stripped is still recognised.
+ */
+import { decodeAudio } from '@polyvox/speech';
+import { parseAigc, readAigcValues, sniffContainer, type AigcRecord } from '@polyvox/speech/formats';
+import { detectWatermark } from '@polyvox/speech/watermark';
+import { checkRecord } from './aigc.js';
+import { readC2pa, type C2paReport } from './c2pa-read.ts';
+import { GENERATOR } from './c2pa-signer.js';
+import type { MarkRow } from './marks.js';
+import type { Provenance } from './service.js';
+
+/** What a watermark detector says about PCM (the speech package's detector, keyed by the server). */
+export interface WatermarkVerdict {
+  detected: boolean;
+  score: number;
+  falseAlarmRate: number;
+  payload: number | null;
+}
+export type WatermarkDetector = (samples: Float32Array, sampleRate: number) => WatermarkVerdict;
+
+/** The rate files are decoded at for the check: the watermark lives below 4 kHz. */
+const CHECK_RATE = 16_000;
+/**
+ * Seconds of a file the check decodes and searches (20 MB of wav is minutes; the mark repeats throughout, and the
+ * payload needs about 15 s): enough for both, while the search stays a fraction of a second on the event loop.
+ */
+const CHECK_SECONDS = 30;
+
+/** The speech package's detector with this server's key. */
+export function watermarkDetector(key: Uint8Array): WatermarkDetector {
+  return (samples, sampleRate) => detectWatermark(samples, sampleRate, key, { payload: true });
+}
+
+export interface Verification {
+  ai_generated: boolean;
+  watermark: { detected: boolean; score: number; false_alarm_rate: number; payload_found: boolean };
+  aigc: AigcRecord | null;
+  aigc_valid: boolean;
+  c2pa: {
+    present: boolean;
+    valid: boolean;
+    validation_state: 'Invalid' | 'Valid' | 'Trusted';
+    claim_generator: string | null;
+  } | null;
+  /** The records the file points to (by its valid label, else by its watermark payload), before access is checked. */
+  candidates: MarkRow[];
+}
+
+const MIME = { mp3: 'audio/mpeg', wav: 'audio/wav', opus: 'audio/ogg' } as const;
+
+function c2paView(report: C2paReport): Verification['c2pa'] {
+  if (!report.present) return null;
+  const state = report.validationState === 'Trusted' || report.validationState === 'Valid' ? report.validationState : 'Invalid';
+  return { present: true, valid: report.valid, validation_state: state, claim_generator: report.claimGenerator };
+}
+
+export async function verifyAudio(
+  bytes: Buffer,
+  deps: { provenance: Provenance; detect: WatermarkDetector | null },
+): Promise<Verification> {
+  const container = sniffContainer(bytes);
+  const values = readAigcValues(bytes);
+  // Exactly one field is a label; two that differ are no label anyone can rely on.
+  const aigc = values.length === 1 ? parseAigc(values[0]!) : null;
+  const aigcValid = aigc !== null && checkRecord(deps.provenance.aigcKey, aigc);
+  const c2pa = container === 'mp3' || container === 'wav' ? c2paView(await readC2pa(bytes, MIME[container])) : null;
+  let watermark: WatermarkVerdict = { detected: false, score: 0, falseAlarmRate: 1, payload: null };
+  if (deps.detect) {
+    const pcm = await decodeAudio(bytes, container === 'opus' ? 'ogg' : (container ?? 'bin'), CHECK_RATE, CHECK_SECONDS);
+    watermark = deps.detect(pcm.samples, pcm.sampleRate);
+  }
+  let candidates: MarkRow[] = [];
+  const labelled = aigcValid ? await deps.provenance.marks.byProduceId(aigc.ProduceID) : undefined;
+  if (labelled) candidates = [labelled];
+  // A payload names the content: every rendering of it (a cached replay carries the first one's) is a candidate.
+  else if (watermark.payload !== null) candidates = await deps.provenance.marks.byPayload(watermark.payload, 50);
+  const ours = c2pa?.valid === true && (c2pa.claim_generator ?? '').startsWith(GENERATOR.name);
+  return {
+    ai_generated: watermark.detected || aigcValid || ours,
+    watermark: {
+      detected: watermark.detected,
+      score: watermark.score,
+      false_alarm_rate: watermark.falseAlarmRate,
+      payload_found: watermark.payload !== null,
+    },
+    aigc,
+    aigc_valid: aigcValid,
+    c2pa,
+    candidates,
+  };
+}
+
+/** What in a file says this server made it, for a clone sample's record; null when nothing does. */
+export async function syntheticSignals(
+  bytes: Buffer,
+  deps: { provenance: Provenance; detect: WatermarkDetector | null },
+): Promise<object | null> {
+  const v = await verifyAudio(bytes, deps);
+  if (!v.ai_generated) return null;
+  return {
+    watermark: v.watermark.detected,
+    score: v.watermark.score,
+    aigc_valid: v.aigc_valid,
+    c2pa_valid: v.c2pa?.valid ?? false,
+    produce_id: v.candidates[0]?.produce_id ?? null,
+  };
+}

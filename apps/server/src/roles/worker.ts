@@ -1,0 +1,44 @@
+import os from 'node:os';
+import type { Config } from '../platform/config.js';
+import { registerAuth } from '../http/auth.js';
+import { operationsRoutes } from '../http/operations.js';
+import { SynthesisWorker } from '../synthesis/queue.js';
+import type { BuiltApp } from '../composition/context.js';
+import { openParts, type BuildOverrides } from '../composition/parts.js';
+import { createServer } from '../composition/server.js';
+
+/**
+ * ROLE=worker: no public API, only `/healthz`, `/readyz` and `/metrics` on its own port; takes synthesis from the
+ * queues. SIGTERM drains it: running work gets a grace to finish, then is handed back to the queue.
+ */
+export async function buildWorker(config: Config, overrides: BuildOverrides = {}): Promise<BuiltApp> {
+  const app = createServer(config, overrides.logStream);
+  const ctx = await openParts(app, config, overrides);
+  const settings = ctx.queues.settings!;
+  const concurrency = config.QUEUE_CONCURRENCY ?? config.SPEECH_WORKERS ?? os.availableParallelism();
+  const worker = new SynthesisWorker({ settings, layer: ctx.jobs.layer, runner: ctx.jobs, concurrency, log: app.log });
+  const stopJobRounds = ctx.jobs.startRounds(false, app.log);
+  // Work is taken once the engines are up (they warm up at start unless SPEECH_WARMUP=false).
+  ctx.speech.get().then(
+    () => worker.start(),
+    (err: unknown) => app.log.error({ err }, 'speech engines failed to start'),
+  );
+  // Its engines warming up (or failed to start) is a part that is not ready, named like the others.
+  ctx.readiness.add('speech', async () => {
+    if (!worker.started) throw new Error('speech engines are not taking work');
+  });
+  registerAuth(app, ctx.sessions, ctx.keyGate);
+  await app.register(
+    operationsRoutes({ db: ctx.db, readiness: ctx.readiness, role: 'worker', status: () => ({ taking_work: worker.started }) }),
+  );
+  app.addHook('preClose', async () => {
+    ctx.jobs.beginShutdown();
+    await worker.close(config.SHUTDOWN_GRACE_SECONDS * 1000);
+    await ctx.synthesis.stopAll(config.SHUTDOWN_GRACE_SECONDS * 1000);
+  });
+  // Runs first at close, before the services drain and the resources close.
+  app.addHook('onClose', async () => {
+    stopJobRounds();
+  });
+  return { app, ctx };
+}

@@ -1,0 +1,35 @@
+import type { Storage } from '../../platform/storage.js';
+import type { Provenance } from '../../provenance/service.js';
+import type { SynthesisService } from '../service.js';
+import type { Synthesizer } from '../../speech/synthesizer.js';
+import type { AnyJobDefinition } from './definition.js';
+import { handle, JobLayer, type JobProvider } from './layer.js';
+import { synthesisJob, synthesisJobHandler } from './synthesis.js';
+import { ttsJob, ttsJobHandler } from './tts.js';
+
+/** Every kind of job this release runs; the job layer starts only with a handler for each. */
+export const JOB_KINDS: readonly AnyJobDefinition[] = [synthesisJob, ttsJob];
+
+/**
+ * The started job layer of this release: every kind with its handler, jobs going through `provider`. `engines` is
+ * this process's own synthesizer (what a worker runs a queued interactive request on).
+ */
+export function startJobLayer(deps: {
+  synthesis: SynthesisService;
+  storage: Storage;
+  provenance: Provenance;
+  engines: Synthesizer;
+  provider: JobProvider;
+}): JobLayer {
+  return new JobLayer({
+    kinds: JOB_KINDS,
+    handlers: [
+      handle(
+        synthesisJob,
+        synthesisJobHandler({ synthesis: deps.synthesis, storage: deps.storage, provenance: deps.provenance }),
+      ),
+      handle(ttsJob, ttsJobHandler({ synthesizer: deps.engines })),
+    ],
+    provider: deps.provider,
+  }).start();
+}

@@ -1,0 +1,70 @@
+import type { AiLabelKind, AiLabelPosition, AudioFormat, SynthesisRequest, VoiceInfo, VoiceProfile } from '@polyvox/speech';
+
+/**
+ * The types every part of synthesis/ shares (the service, the jobs, the queue, the routes). A leaf: it imports
+ * nothing of this module, so no file here reaches another through it.
+ */
+
+export interface TtsInput {
+  text: string;
+  voiceId: string;
+  language?: string;
+  format: AudioFormat;
+  speed: number;
+  pitch: number;
+  /** The caller's account: its own voices (`voice_…` ids it saved) resolve only for it. */
+  accountId?: string;
+  /** An explicit AI label the request adds to the operator's (it never weakens it). */
+  aiLabel?: AiLabelKind;
+}
+
+/** The operator's explicit AI label (`AI_LABEL_EXPLICIT`, `AI_LABEL_POSITION`). */
+export interface AiLabelPolicy {
+  explicit: AiLabelKind | 'off';
+  position: AiLabelPosition;
+}
+
+/** The voice a request speaks with: an engine voice and, for a saved or designed voice, its profile. */
+export interface ResolvedVoice {
+  info: VoiceInfo;
+  profile?: VoiceProfile;
+  reference?: SynthesisRequest['reference'];
+  /** The public voice's type (preset, mix, prompt, clone), for provenance records. */
+  voice?: { type: string };
+  /** A clone's sample (its records point to it). */
+  sampleId?: string;
+}
+
+export interface Charge {
+  accountId: string;
+  apiKeyId?: string | null;
+  recordType: string;
+}
+
+export type Progress = (p: { done: number; total: number }) => void;
+
+export interface Synthesized {
+  audio: Buffer;
+  durationSec: number;
+  cached: boolean;
+  /** The watermark payload in its sound (null: none embedded). */
+  mark?: number | null;
+  /** Milliseconds spent holding credits, synthesizing and settling (for `server-timing`). */
+  timings: { hold: number; synth: number; settle: number };
+}
+
+export interface Prepared {
+  request: SynthesisRequest;
+  voice: VoiceInfo;
+  /** The voice's public id (`voice_…`), as records name it. */
+  voiceId?: string;
+  characters: number;
+  credits: number;
+  contentType: string;
+  /** The watermark payload its sound will carry (derived from its content), or null when none is embedded. */
+  mark?: number | null;
+  /** Who and what made it, as the provenance record names it. */
+  origin: { voiceType: string; sampleId?: string };
+}
+
+export type { RenderedAudio } from '../speech/synthesizer.js';

@@ -1,0 +1,61 @@
+/**
+ * The public check refused as the contract says: no file, a file that is not audio, an address that is not this
+ * server's (or a list, a prototype key, a NUL where one address goes), and a client past its rate; in the caller's
+ * language; and nothing it is given reaches the record of another account.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '../support/client.js';
+import { DIALECTS, startTestApp, type TestApp } from '../support/app.js';
+import { expectError } from '../support/errors.js';
+
+describe.each(DIALECTS)('POST /provenance/verify, errors (%s)', (dialect) => {
+  let t: TestApp;
+  let c: Client;
+  beforeAll(async () => {
+    t = await startTestApp(dialect, { env: { SPEECH_WORKERS: '1', VERIFY_PER_MINUTE: '12' } });
+    c = new Client(t.url);
+    await c.anonymous();
+  }, 240_000);
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  const form = (bytes: Buffer | string, field = 'file') => {
+    const f = new FormData();
+    f.append(field, new Blob([typeof bytes === 'string' ? Buffer.from(bytes) : bytes]), 'x.bin');
+    return f;
+  };
+
+  it('refuses a body without a file or address, a file that is not audio, and addresses that are not ours', async () => {
+    expectError(await c.post('/provenance/verify', {}), 'PARAMETERS_NEEDED');
+    expectError(await c.post('/provenance/verify', form('hello', 'other')), 'PARAMETERS_NEEDED');
+    expectError(await c.post('/provenance/verify', form('just some text, not audio at all')), 'UNSUPPORTED_FILE_TYPE');
+    expectError(await c.post('/provenance/verify', { url: 'https://example.com/a.mp3' }), 'VALIDATION_FAILED');
+    expectError(await c.post('/provenance/verify', { url: '/provenance/verify' }), 'VALIDATION_FAILED');
+    // A list, a prototype key or a NUL where one address goes.
+    expectError(await c.post('/provenance/verify', { url: ['/voice'] }), 'PARAMETERS_NEEDED');
+    const proto = await c.request('POST', '/provenance/verify', undefined, { 'content-type': 'application/json' });
+    expect(proto.status).toBe(400);
+    const res = await fetch(`${t.url}/provenance/verify`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-sid': c.sid! },
+      body: '{"__proto__": {"url": "/voice/preview/voice_flite.slt.mp3"}}',
+    });
+    expect(res.status).toBe(400);
+    expectError(await c.post('/provenance/verify', { url: '/voice/preview/\u0000.mp3' }), 'VALIDATION_FAILED');
+    // A path of this server that is no audio.
+    expectError(await c.post('/provenance/verify', { url: '/tts/config' }), 'UNSUPPORTED_FILE_TYPE');
+  });
+
+  it('answers in the caller’s language, and refuses a client past its rate with retry-after', async () => {
+    const zh = new Client(t.url, 'zh-CN');
+    zh.sid = c.sid;
+    const refused = await zh.post('/provenance/verify', form('not audio'));
+    expect(refused.status).toBe(415);
+    expect(refused.body.error.message).toMatch(/[\u4e00-\u9fff]/);
+    let last = refused;
+    for (let i = 0; i < 15 && last.status !== 429; i++) last = await c.post('/provenance/verify', form('not audio'));
+    expectError(last, 'RATE_LIMITED');
+    expect(Number(last.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+});

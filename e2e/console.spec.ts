@@ -1,0 +1,46 @@
+/**
+ * Browser tests of the console: @playwright/test drives Chromium against the real server, started once for the
+ * run on a free port with a fresh DATA_DIR (lib/global-setup.ts). Run: `npm run test:browser`.
+ * `E2E_FLOWS=session,design` (a comma list) runs only the named flows, in the order below.
+ * Screenshots the tests take go to artifacts/screenshots/; those of failed tests and each test's output to
+ * artifacts/e2e/; the JSON report to artifacts/playwright-report.json. The last line printed is "N passed, M failed".
+ */
+import { a11yTests, consoleListTests } from './flows/a11y';
+import { designTests } from './flows/design';
+import { economyTests } from './flows/economy';
+import { libraryTests } from './flows/library';
+import { playgroundTests } from './flows/playground';
+import { profileEmailTests } from './flows/profile-email';
+import { provenanceTests } from './flows/provenance';
+import { referenceTests } from './flows/reference';
+import { sessionTests } from './flows/session';
+import { shellTests } from './flows/shell';
+import { uxTests } from './flows/ux';
+import { wechatTests } from './flows/wechat';
+import { test } from './lib/fixtures';
+
+const FLOWS: Record<string, () => void> = {
+  session: sessionTests,
+  shell: shellTests,
+  playground: playgroundTests,
+  library: libraryTests,
+  economy: economyTests,
+  design: designTests,
+  'profile-email': profileEmailTests,
+  wechat: wechatTests,
+  a11y: a11yTests,
+  lists: consoleListTests,
+  ux: uxTests,
+  reference: referenceTests,
+  provenance: provenanceTests,
+};
+// E2E_FLOWS=design (a comma list) runs only those flows, in the order above; unset, all of them.
+const only = (process.env.E2E_FLOWS ?? '')
+  .split(',')
+  .map((f) => f.trim())
+  .filter(Boolean);
+for (const name of only) if (!Object.hasOwn(FLOWS, name)) throw new Error(`E2E_FLOWS: no flow named ${name}`);
+
+// Order matters: the session flow registers, signs out and back in; the shell, playground, library, economy,
+// design and profile tests use that account (the playground tests follow one another on one page).
+for (const [name, register] of Object.entries(FLOWS)) if (only.length === 0 || only.includes(name)) test.describe(name, register);

@@ -1,0 +1,432 @@
+/**
+ * The detector: resample to 8 kHz, one short-time spectrum every 4 ms, then a search over the ways
+ * the audio may have been changed: speed (tempo alone, or time and pitch together, ±6 %), where the
+ * clip starts within a slot, and where within the pattern's period. Each hypothesis gives every
+ * unit a phase against its keyed lattice; on unmarked audio these phases are uniform, so the score
+ * (the sum of their cosines over its standard deviation) is standard normal for any one hypothesis,
+ * and the calibrated null of the search's maximum gives the false-alarm rate.
+ */
+import { resamplePolyphase } from '../formats/polyphase.ts';
+import {
+  BANDS,
+  BAND_BINS,
+  BANDS_PER_UNIT,
+  FIRST_BIN,
+  FRAME,
+  HOP,
+  INNER_FIRST,
+  INNER_LAST,
+  PERIOD,
+  RATE,
+  SLOT,
+  STEP,
+  UNITS_PER_SLOT,
+  WINDOW,
+  frameStart,
+} from './grid.ts';
+import { RealFft } from './fft.ts';
+import { keyedPattern, type Pattern } from './pattern.ts';
+import { CODED_BITS, decodePayload } from './code.ts';
+import { falseAlarmRate, THRESHOLD } from './calibration.ts';
+
+export interface WatermarkResult {
+  detected: boolean;
+  score: number;
+  falseAlarmRate: number;
+  payload: number | null;
+}
+
+/** The detector's own hop: a quarter of the embedder's, so the search can align to 2 ms. */
+const STEP_HOP = HOP / 4;
+const BINS = FRAME / 2 + 1;
+
+export interface Spectra {
+  frames: number;
+  /** Per frame, BINS + 1 cumulative powers (cum[i] = power of bins < i). */
+  cum: Float64Array;
+}
+
+export function spectra(x: Float32Array): Spectra {
+  const frames = Math.max(0, Math.floor((x.length - FRAME) / STEP_HOP) + 1);
+  const cum = new Float64Array(frames * (BINS + 1));
+  const fft = new RealFft(FRAME);
+  const re = new Float64Array(BINS),
+    im = new Float64Array(BINS);
+  const top = FIRST_BIN + BANDS * BAND_BINS + 12;
+  for (let f = 0; f < frames; f++) {
+    fft.forward(x, f * STEP_HOP, WINDOW, re, im);
+    const o = f * (BINS + 1);
+    let s = 0;
+    for (let i = 0; i < BINS; i++) {
+      cum[o + i] = s;
+      if (i < top) s += re[i]! * re[i]! + im[i]! * im[i]!;
+    }
+    cum[o + BINS] = s;
+  }
+  return { frames, cum };
+}
+
+/** Band energies per frame with band edges scaled by `freq` (pitch moved by that factor). */
+function bandEnergies(sp: Spectra, freq: number): Float64Array {
+  const out = new Float64Array(sp.frames * BANDS);
+  const edges = new Float64Array(BANDS + 1);
+  for (let b = 0; b <= BANDS; b++) edges[b] = (FIRST_BIN + b * BAND_BINS - 0.5) * freq;
+  for (let f = 0; f < sp.frames; f++) {
+    const o = f * (BINS + 1);
+    let prev = 0;
+    for (let b = 0; b <= BANDS; b++) {
+      // Power below continuous bin position x: whole bins, then the covered part of the next.
+      const y = edges[b]! + 0.5;
+      const i = Math.min(BINS - 1, Math.floor(y));
+      const cur = sp.cum[o + i]! + (y - i) * (sp.cum[o + i + 1]! - sp.cum[o + i]!);
+      if (b > 0) out[f * BANDS + b - 1] = Math.max(0, cur - prev);
+      prev = cur;
+    }
+  }
+  return out;
+}
+
+interface Hypothesis {
+  /** Observed time per embedded time. */
+  time: number;
+  freq: number;
+}
+
+/** Speeds 0.94–1.06 in steps of `step`, both kinds; the unchanged speed first. */
+function hypotheses(step: number): Hypothesis[] {
+  const out: Hypothesis[] = [{ time: 1, freq: 1 }];
+  for (let i = 1; i * step <= 0.0601; i++) {
+    for (const sgn of [-1, 1]) {
+      const r = 1 + sgn * i * step;
+      out.push({ time: 1 / r, freq: 1 }); // tempo changed, pitch kept (atempo)
+      out.push({ time: 1 / r, freq: r }); // played faster: time and pitch together (asetrate)
+    }
+  }
+  return out;
+}
+const COARSE = hypotheses(0.01);
+
+/** What the search knows about the clip under one pitch hypothesis. */
+interface View {
+  energies: Float64Array;
+  /** Per band: the clip's floor (a low percentile of the frames' energies), for the units' weights. */
+  floor: Float64Array;
+  /** A slot's energy that counts as loud in this clip (a high percentile over the frames). */
+  loud: number;
+}
+
+function view(sp: Spectra, freq: number): View {
+  const energies = bandEnergies(sp, freq);
+  const floor = new Float64Array(BANDS);
+  const column = new Float64Array(sp.frames);
+  for (let b = 0; b < BANDS; b++) {
+    for (let f = 0; f < sp.frames; f++) column[f] = energies[f * BANDS + b]!;
+    floor[b] = select(column, Math.floor(sp.frames * 0.1)) * (INNER_LAST - INNER_FIRST + 1);
+  }
+  for (let f = 0; f < sp.frames; f++) {
+    let t = 0;
+    for (let b = 0; b < BANDS; b++) t += energies[f * BANDS + b]!;
+    column[f] = t;
+  }
+  const loud = select(column, Math.floor(sp.frames * 0.9)) * (INNER_LAST - INNER_FIRST + 1);
+  return { energies, floor, loud };
+}
+
+/** The k-th smallest of `a` (reorders it): Hoare's quickselect. */
+function select(a: Float64Array, k: number): number {
+  let lo = 0,
+    hi = a.length - 1;
+  while (lo < hi) {
+    const pivot = a[(lo + hi) >> 1]!;
+    let i = lo,
+      j = hi;
+    while (i <= j) {
+      while (a[i]! < pivot) i++;
+      while (a[j]! > pivot) j--;
+      if (i <= j) {
+        const t = a[i]!;
+        a[i++] = a[j]!;
+        a[j--] = t;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else break;
+  }
+  return a[k]!;
+}
+
+/** cos(2π·x) for x in [0, 1), tabulated: the search evaluates millions. */
+const COS_SIZE = 4096;
+const COS = Float64Array.from({ length: COS_SIZE + 1 }, (_, i) => Math.cos((2 * Math.PI * i) / COS_SIZE));
+const cosTurns = (x: number): number => COS[Math.round((x - Math.floor(x)) * COS_SIZE)]!;
+
+/** Energies of each slot's tiles for one hypothesis and phase; returns how many slots fit in the clip. */
+function tiles(v: View, frames: number, h: Hypothesis, phase: number, out: Float64Array, level: Float64Array): number {
+  const energies = v.energies;
+  for (let k = 0; ; k++) {
+    // Embedded frame centres, in 8 kHz samples from the slot grid's origin, to fractional detector frames.
+    const last = (phase + h.time * (k * SLOT + frameStart(INNER_LAST) + FRAME / 2) - FRAME / 2) / STEP_HOP;
+    if (Math.floor(last) + 1 >= frames) return k;
+    let total = 0;
+    for (let b = 0; b < BANDS; b++) out[k * BANDS + b] = 0;
+    for (let j = INNER_FIRST; j <= INNER_LAST; j++) {
+      const pos = (phase + h.time * (k * SLOT + frameStart(j) + FRAME / 2) - FRAME / 2) / STEP_HOP;
+      const f = Math.floor(pos),
+        t = pos - f;
+      for (let b = 0; b < BANDS; b++)
+        out[k * BANDS + b] = out[k * BANDS + b]! + (1 - t) * energies[f * BANDS + b]! + t * energies[(f + 1) * BANDS + b]!;
+    }
+    for (let b = 0; b < BANDS; b++) total += out[k * BANDS + b]!;
+    level[k] = total;
+  }
+}
+
+/** Slots loud enough to carry the mark: within 35 dB of the clip's loud slots. */
+function activity(level: Float64Array, slots: number, loud: number, active: Uint8Array): void {
+  const min = Math.max(loud * 10 ** -3.5, 1e-9);
+  for (let k = 0; k < slots; k++) active[k] = level[k]! > min ? 1 : 0;
+}
+
+/** Spread of a unit's value that the floor's noise causes, in steps² (the units' weights come from it). */
+const BASE_SPREAD = 0.03;
+const WEIGHT = (2 * Math.PI * Math.PI) / (STEP * STEP);
+
+/**
+ * Score of the slots at pattern offset `offset`. A unit's phase against its lattice is uniform on
+ * unmarked audio whatever its weight, so Σ w·cos / √(Σ w²/2) is standard normal there. Sync units
+ * count cos θ; data units cos 2θ (both bits sit on the half-step lattice), weighted by the fourth
+ * power of the unit's expected cos, since that is how fast cos 2θ fades with noise. `soft` collects
+ * the data units' cos θ per coded bit.
+ */
+function score(
+  p: Pattern,
+  E: Float64Array,
+  floor: Float64Array,
+  active: Uint8Array,
+  slots: number,
+  offset: number,
+  syncOnly: boolean,
+  soft?: Float64Array,
+): number {
+  let sum = 0,
+    norm = 0;
+  for (let k = 0; k < slots; k++) {
+    if (!active[k]) continue;
+    const q = (k + offset) % PERIOD;
+    for (let u = 0; u < UNITS_PER_SLOT; u++) {
+      const unit = q * UNITS_PER_SLOT + u;
+      const bit = p.bit[unit]!;
+      if (syncOnly && bit >= 0) continue;
+      let up = 1e-20,
+        dn = 1e-20,
+        nu = 0,
+        nd = 0;
+      for (let i = 0; i < BANDS_PER_UNIT; i++) {
+        const b = p.bands[unit * BANDS_PER_UNIT + i]!;
+        if (p.signs[unit * BANDS_PER_UNIT + i]! > 0) {
+          up += E[k * BANDS + b]!;
+          nu += floor[b]!;
+        } else {
+          dn += E[k * BANDS + b]!;
+          nd += floor[b]!;
+        }
+      }
+      const r = nu / up + nd / dn;
+      const spread = BASE_SPREAD + 0.5 * r;
+      // ≈ exp(−WEIGHT·spread²), the expected cos of a unit's phase under that spread.
+      const w = 1 / (1 + WEIGHT * spread * spread);
+      const phase = Math.log(up / dn) / STEP - p.dither[unit]!;
+      if (bit < 0) {
+        sum += w * cosTurns(phase);
+        norm += w * w;
+      } else {
+        const w4 = w * w * w * w;
+        sum += w4 * cosTurns(2 * phase);
+        norm += w4 * w4;
+        if (soft) soft[bit] = soft[bit]! + w * cosTurns(phase);
+      }
+    }
+  }
+  return norm > 0 ? sum / Math.sqrt(norm / 2) : 0;
+}
+
+interface Candidate {
+  score: number;
+  hyp: Hypothesis;
+  phase: number;
+  offset: number;
+}
+
+/** The search's workspace for one clip. */
+class Search {
+  readonly views = new Map<number, View>();
+  readonly E: Float64Array;
+  readonly level: Float64Array;
+  readonly active: Uint8Array;
+  private readonly fft = new RealFft(FRAME);
+  private readonly re = new Float64Array(BINS);
+  private readonly im = new Float64Array(BINS);
+  constructor(
+    readonly x: Float32Array,
+    readonly sp: Spectra,
+    readonly p: Pattern,
+  ) {
+    const maxSlots = Math.ceil(x.length / (SLOT * 0.9)) + 2;
+    this.E = new Float64Array(maxSlots * BANDS);
+    this.level = new Float64Array(maxSlots);
+    this.active = new Uint8Array(maxSlots);
+  }
+  view(freq: number): View {
+    let v = this.views.get(freq);
+    if (!v) this.views.set(freq, (v = view(this.sp, freq)));
+    return v;
+  }
+  /** Lays the slot grid; returns the number of slots. */
+  lay(h: Hypothesis, phase: number): number {
+    const v = this.view(h.freq);
+    const slots = tiles(v, this.sp.frames, h, phase, this.E, this.level);
+    activity(this.level, slots, v.loud, this.active);
+    return slots;
+  }
+  score(h: Hypothesis, phase: number, offset: number, syncOnly: boolean, soft?: Float64Array): number {
+    const slots = this.lay(h, phase);
+    return slots ? score(this.p, this.E, this.view(h.freq).floor, this.active, slots, offset, syncOnly, soft) : 0;
+  }
+  /**
+   * The score with each inner frame analysed where the hypothesis puts it, to the sample, instead of
+   * interpolated between the 4 ms frames: the last polish, worth about a fifth of the score on
+   * voices whose harmonics are sparse.
+   */
+  exact(h: Hypothesis, phase: number, offset: number, soft?: Float64Array): number {
+    const { x, E, level, active, fft, re, im } = this;
+    const v = this.view(h.freq);
+    const edges = new Float64Array(BANDS + 1);
+    for (let b = 0; b <= BANDS; b++) edges[b] = (FIRST_BIN + b * BAND_BINS - 0.5) * h.freq + 0.5;
+    let k = 0;
+    for (; ; k++) {
+      const lastStart = Math.round(phase + h.time * (k * SLOT + frameStart(INNER_LAST)));
+      if (lastStart + FRAME > x.length || k * BANDS + BANDS > E.length) break;
+      E.fill(0, k * BANDS, k * BANDS + BANDS);
+      let total = 0;
+      for (let j = INNER_FIRST; j <= INNER_LAST; j++) {
+        const start = Math.round(phase + h.time * (k * SLOT + frameStart(j)));
+        fft.forward(x, start, WINDOW, re, im);
+        // Power below each edge: whole bins, then the covered part of the next (as bandEnergies).
+        let bin = 0,
+          below = 0,
+          prev = 0;
+        for (let b = 0; b <= BANDS; b++) {
+          const y = edges[b]!;
+          const i = Math.min(BINS - 1, Math.floor(y));
+          while (bin < i) {
+            below += re[bin]! * re[bin]! + im[bin]! * im[bin]!;
+            bin++;
+          }
+          const cur = below + (y - i) * (re[i]! * re[i]! + im[i]! * im[i]!);
+          if (b > 0) {
+            E[k * BANDS + b - 1] = E[k * BANDS + b - 1]! + Math.max(0, cur - prev);
+            total += Math.max(0, cur - prev);
+          }
+          prev = cur;
+        }
+      }
+      level[k] = total;
+    }
+    activity(level, k, v.loud, active);
+    return k ? score(this.p, E, v.floor, active, k, offset, false, soft) : 0;
+  }
+}
+
+/** The coarse pass looks at the first 4 s at most; the fine pass at everything. */
+const COARSE_SLOTS = 32;
+/** Candidates kept from the coarse pass for refinement. */
+const KEEP = 6;
+
+function search(s: Search): Candidate | undefined {
+  // Coarse: speeds every 1 %, phases every 8 ms, every offset, sync units only.
+  const top: Candidate[] = [];
+  for (const hyp of COARSE) {
+    const slotLen = SLOT * hyp.time;
+    for (let phase = 0; phase < slotLen; phase += 2 * STEP_HOP) {
+      const slots = Math.min(COARSE_SLOTS, s.lay(hyp, phase));
+      if (slots === 0) continue;
+      const floor = s.view(hyp.freq).floor;
+      for (let o = 0; o < PERIOD; o++) {
+        const sc = score(s.p, s.E, floor, s.active, slots, o, true);
+        if (top.length < KEEP || sc > top[top.length - 1]!.score) {
+          top.push({ score: sc, hyp, phase, offset: o });
+          top.sort((a, b) => b.score - a.score);
+          if (top.length > KEEP) top.pop();
+        }
+      }
+    }
+  }
+  // Fine: around each, speeds every 0.25 % and phases every 2 ms, with every unit.
+  let best: Candidate | undefined;
+  for (const c of top) {
+    const r = 1 / c.hyp.time;
+    for (let ds = -2; ds <= 2; ds++) {
+      const rr = r + ds * 0.0025;
+      const hyp = { time: 1 / rr, freq: c.hyp.freq === 1 ? 1 : rr };
+      for (let dp = -4; dp <= 4; dp++) {
+        const phase = c.phase + dp * (STEP_HOP / 2);
+        if (phase < 0) continue;
+        const sc = s.score(hyp, phase, c.offset, false);
+        if (!best || sc > best.score) best = { score: sc, hyp, phase, offset: c.offset };
+      }
+    }
+  }
+  if (!best) return best;
+  // Polish: the best alignment to a quarter of a millisecond, each frame analysed exactly.
+  const fine = best;
+  best = { ...fine, score: s.exact(fine.hyp, fine.phase, fine.offset) };
+  for (let dp = -8; dp <= 8; dp++) {
+    if (dp === 0 || fine.phase + dp * 2 < 0) continue;
+    const sc = s.exact(fine.hyp, fine.phase + dp * 2, fine.offset);
+    if (sc > best.score) best = { ...fine, phase: fine.phase + dp * 2, score: sc };
+  }
+  return best;
+}
+
+export function detectWatermark(
+  pcm: Float32Array,
+  sampleRate: number,
+  key: Uint8Array,
+  opts: { payload?: boolean } = {},
+): WatermarkResult {
+  const p = keyedPattern(key);
+  const x = sampleRate === RATE ? pcm : resamplePolyphase(pcm, sampleRate, RATE);
+  const sp = spectra(x);
+  const none: WatermarkResult = { detected: false, score: 0, falseAlarmRate: 1, payload: null };
+  if (sp.frames < 2) return none;
+  const s = new Search(x, sp, p);
+  const best = search(s);
+  if (!best) return none;
+  const result: WatermarkResult = {
+    detected: best.score >= THRESHOLD,
+    score: best.score,
+    falseAlarmRate: falseAlarmRate(best.score, x.length / RATE),
+    payload: null,
+  };
+  if (opts.payload && result.detected) {
+    const soft = new Float64Array(CODED_BITS);
+    s.exact(best.hyp, best.phase, best.offset, soft);
+    result.payload = decodePayload(soft);
+  }
+  return result;
+}
+
+/** Debug: the score at a given alignment (identity speed). */
+export function scoreAt(
+  pcm: Float32Array,
+  sampleRate: number,
+  key: Uint8Array,
+  phase: number,
+  offset: number,
+  syncOnly = false,
+): number {
+  const x = sampleRate === RATE ? pcm : resamplePolyphase(pcm, sampleRate, RATE);
+  const s = new Search(x, spectra(x), keyedPattern(key));
+  return s.score({ time: 1, freq: 1 }, phase, offset, syncOnly);
+}

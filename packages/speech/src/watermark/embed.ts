@@ -1,0 +1,240 @@
+/**
+ * The embedder: the output-rate audio goes down to 8 kHz, each 128 ms slot is analysed (8 frames),
+ * each unit's value (the mean of its bands' ±log energies over the slot's inner frames) is moved to
+ * the nearest point of its keyed lattice by scaling the bands' magnitudes, and only the difference
+ * goes back up to the output rate and is added. The change is proportional to the audio in each
+ * band, so silence stays silent and loud speech masks its own mark. Streaming: every value is
+ * computed at an absolute position from inputs that are final, so any chunking gives the same output.
+ */
+import {
+  BANDS,
+  BAND_BINS,
+  BANDS_PER_UNIT,
+  FIRST_BIN,
+  FRAME,
+  FRAMES_PER_SLOT,
+  INNER_FIRST,
+  INNER_LAST,
+  PERIOD,
+  RATE,
+  SLOT,
+  STEP,
+  UNITS_PER_SLOT,
+  WINDOW,
+  frameStart,
+} from './grid.ts';
+import { RealFft } from './fft.ts';
+import { keyedPattern, type Pattern } from './pattern.ts';
+import { encodePayload } from './code.ts';
+import { kernelsFor, type Kernel } from './resample.ts';
+import { Tail } from './tail.ts';
+
+const BINS = FRAME / 2 + 1;
+/** A slot's energy (sum of squared spectra over its inner frames) under which it is left alone: about −100 dBFS. */
+const SILENT = 1e-6;
+/** The most a slot's mark may carry, relative to the slot's energy under 4 kHz: −26 dB, a bound on the costly slots (a whole clip's mark comes out 30–38 dB under the speech). */
+const BUDGET = 10 ** -2.6;
+
+export class WatermarkEmbedder {
+  private readonly rate: number;
+  private readonly pattern: Pattern;
+  private readonly coded: Uint8Array;
+  private readonly down: Kernel | undefined;
+  private readonly up: Kernel | undefined;
+  /** Per bin: 1 / (down gain · up gain · FRAME), so the change lands at the intended size. */
+  private readonly undo = new Float64Array(BINS);
+  /** Per bin: 1 / down gain, so the energies are the audio's own. */
+  private readonly unfilter = new Float64Array(BINS);
+  private readonly input = new Tail();
+  private readonly x8 = new Tail();
+  private readonly d8 = new Tail();
+  private received = 0;
+  private emitted = 0;
+  private slot = 0;
+  private ended = false;
+  private readonly fft = new RealFft(FRAME);
+  private readonly re = new Float64Array(FRAMES_PER_SLOT * BINS);
+  private readonly im = new Float64Array(FRAMES_PER_SLOT * BINS);
+  private readonly energy = new Float64Array(BANDS);
+  private readonly gain = new Float64Array(BANDS);
+  private readonly dre = new Float64Array(BINS);
+  private readonly dim = new Float64Array(BINS);
+  private readonly frame = new Float64Array(FRAME);
+  private readonly synth = new Float64Array(FRAME);
+
+  constructor(opts: { key: Uint8Array; payload: number; sampleRate: number }) {
+    const { key, payload, sampleRate } = opts;
+    if (!Number.isInteger(sampleRate) || sampleRate < 8000 || sampleRate > 48000)
+      throw new RangeError(`sample rate ${sampleRate} is outside 8000..48000`);
+    if (!Number.isInteger(payload) || payload < 0 || payload > 0xffffffff)
+      throw new RangeError('the watermark payload must be an unsigned 32-bit integer');
+    this.rate = sampleRate;
+    this.pattern = keyedPattern(key);
+    this.coded = encodePayload(payload);
+    const k = kernelsFor(sampleRate);
+    this.down = k?.down;
+    this.up = k?.up;
+    for (let b = 0; b < BINS; b++) {
+      const hz = (b * RATE) / FRAME;
+      const down = k ? k.down.response(hz) : 1;
+      const up = k ? k.up.response(hz) : 1;
+      // The FFT pair scales by FRAME; this takes it back.
+      this.undo[b] = 1 / (down * up * FRAME);
+      this.unfilter[b] = 1 / down;
+    }
+    // Frame 0 starts half a hop before the audio: zeros there (and before it, for the filters).
+    this.x8.base = frameStart(0);
+    this.d8.base = frameStart(0);
+    if (this.down) {
+      const start = this.down.first(frameStart(0));
+      this.input.base = start;
+      this.input.pad(-start);
+    } else this.x8.pad(-frameStart(0));
+  }
+
+  push(samples: Float32Array): Float32Array {
+    if (this.ended) throw new Error('push after end');
+    this.input.append(samples);
+    this.received += samples.length;
+    return this.run(this.received);
+  }
+
+  end(): Float32Array {
+    if (this.ended) throw new Error('end called twice');
+    this.ended = true;
+    const total = this.received;
+    // Zeros past the end finish the last slot and the filters' reach.
+    const pad = Math.ceil(((SLOT + 2 * FRAME) * this.rate) / RATE) + 64;
+    this.input.append(new Float32Array(pad));
+    return this.run(total);
+  }
+
+  /** Computes everything its inputs allow and returns output up to `limit` samples in all. */
+  private run(limit: number): Float32Array {
+    const inEnd = this.input.base + this.input.length;
+    // 8 kHz samples whose taps have all arrived.
+    const x8 = this.x8;
+    if (this.down) {
+      const k = this.down;
+      let n = x8.base + x8.length;
+      const buf = this.input;
+      const count0 = n;
+      while (k.first(n) + k.width <= inEnd) n++;
+      x8.reserve(n - count0);
+      for (let i = count0; i < n; i++) x8.push1(k.at(buf.data, buf.base, i));
+    } else {
+      const from = x8.base + x8.length;
+      if (inEnd > from) x8.appendFrom(this.input.data, from - this.input.base, inEnd - from);
+    }
+    // Slots whose frames have all arrived.
+    const x8End = x8.base + x8.length;
+    while (frameStart((this.slot + 1) * FRAMES_PER_SLOT - 1) + FRAME <= x8End) this.markSlot(this.slot++);
+    const d8Final = frameStart(this.slot * FRAMES_PER_SLOT);
+    // Output samples whose difference taps are final.
+    let m = this.emitted;
+    if (this.up) {
+      const k = this.up;
+      while (m < limit && k.first(m) + k.width <= d8Final) m++;
+    } else m = Math.min(limit, d8Final);
+    const out = new Float32Array(m - this.emitted);
+    const inp = this.input;
+    const d8 = this.d8;
+    for (let i = this.emitted; i < m; i++) {
+      const d = this.up ? this.up.at(d8.data, d8.base, i) : d8.data[i - d8.base]!;
+      out[i - this.emitted] = inp.data[i - inp.base]! + d;
+    }
+    this.emitted = m;
+    // Drop what no later step reads.
+    inp.dropBefore(Math.min(m, this.down ? this.down.first(x8.base + x8.length) : x8.base + x8.length));
+    x8.dropBefore(frameStart(this.slot * FRAMES_PER_SLOT));
+    d8.dropBefore(this.up ? this.up.first(m) : m);
+    return out;
+  }
+
+  private markSlot(slot: number): void {
+    const { fft, re, im, energy, gain, dre, dim, frame, synth, undo, unfilter, pattern, coded } = this;
+    const x8 = this.x8;
+    const first = slot * FRAMES_PER_SLOT;
+    energy.fill(0);
+    let total = 0;
+    for (let f = 0; f < FRAMES_PER_SLOT; f++) {
+      const o = f * BINS;
+      fft.forward(x8.data, frameStart(first + f) - x8.base, WINDOW, re.subarray(o, o + BINS), im.subarray(o, o + BINS));
+      if (f < INNER_FIRST || f > INNER_LAST) continue;
+      for (let i = 0; i < BINS; i++) total += re[o + i]! * re[o + i]! + im[o + i]! * im[o + i]!;
+      for (let b = 0; b < BANDS; b++) {
+        let e = 0;
+        for (let i = FIRST_BIN + b * BAND_BINS, end = i + BAND_BINS; i < end; i++) {
+          const u = unfilter[i]!;
+          e += (re[o + i]! * re[o + i]! + im[o + i]! * im[o + i]!) * u * u;
+        }
+        energy[b] = energy[b]! + e;
+      }
+    }
+    const q = slot % PERIOD;
+    for (let u = 0; u < UNITS_PER_SLOT; u++) {
+      const unit = q * UNITS_PER_SLOT + u;
+      // The unit's value: log of the raised bands' energy over the lowered ones'.
+      let up = 1e-20,
+        dn = 1e-20;
+      for (let i = 0; i < BANDS_PER_UNIT; i++) {
+        const e = energy[pattern.bands[unit * BANDS_PER_UNIT + i]!]!;
+        if (pattern.signs[unit * BANDS_PER_UNIT + i]! > 0) up += e;
+        else dn += e;
+      }
+      const value = Math.log(up / dn);
+      const bit = pattern.bit[unit]!;
+      const offset = pattern.dither[unit]! + (bit >= 0 ? coded[bit]! / 2 : 0);
+      const target = STEP * (Math.round(value / STEP - offset) + offset);
+      let delta = target - value;
+      // The weaker side takes most of the change: the least energy for the same move of the value.
+      let raise = (delta * dn) / (up + dn),
+        lower = (delta * up) / (up + dn);
+      // A unit whose move would cost more than its share of the budget moves only part of the way:
+      // every slot stays inaudible, at the price of a weaker value there.
+      const cost = up * (Math.exp(raise / 2) - 1) ** 2 + dn * (Math.exp(-lower / 2) - 1) ** 2;
+      const budget = (BUDGET * total) / UNITS_PER_SLOT;
+      if (cost > budget) {
+        const k = Math.sqrt(budget / cost);
+        delta *= k;
+        raise *= k;
+        lower *= k;
+      }
+      for (let i = 0; i < BANDS_PER_UNIT; i++) {
+        const b = pattern.bands[unit * BANDS_PER_UNIT + i]!;
+        // Power by e^{x}, so magnitude by e^{x/2}; the difference is (gain − 1) times the audio.
+        gain[b] = Math.exp((pattern.signs[unit * BANDS_PER_UNIT + i]! > 0 ? raise : -lower) / 2) - 1;
+      }
+    }
+    const d8 = this.d8;
+    d8.ensure(frameStart(first + FRAMES_PER_SLOT - 1) + FRAME);
+    // Silence (digital or nearly) gets no mark: nothing to hide it in, nothing to find.
+    if (total < SILENT) return;
+    for (let f = 0; f < FRAMES_PER_SLOT; f++) {
+      const o = f * BINS;
+      dre.fill(0);
+      dim.fill(0);
+      for (let b = 0; b < BANDS; b++) {
+        const g = gain[b]!;
+        for (let i = FIRST_BIN + b * BAND_BINS, end = i + BAND_BINS; i < end; i++) {
+          dre[i] = re[o + i]! * g * undo[i]!;
+          dim[i] = im[o + i]! * g * undo[i]!;
+        }
+      }
+      fft.inverse(dre, dim, frame);
+      for (let i = 0; i < FRAME; i++) synth[i] = frame[i]! * WINDOW[i]!;
+      d8.addAt(frameStart(first + f), synth);
+    }
+  }
+}
+
+/** The whole buffer at once: the same samples as any chunking through `WatermarkEmbedder`. */
+export function embedWatermark(pcm: Float32Array, sampleRate: number, opts: { key: Uint8Array; payload: number }): Float32Array {
+  const e = new WatermarkEmbedder({ ...opts, sampleRate });
+  const a = e.push(pcm);
+  const b = e.end();
+  const out = new Float32Array(pcm.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}

@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import * as speech from '../src/index.ts';
+
+describe('the public entry', () => {
+  it('exports the facade, errors, the cache, analysis and design, and no internals', () => {
+    expect(Object.keys(speech).sort()).toEqual(
+      [
+        'AI_LABEL_KINDS',
+        'AI_LABEL_POSITIONS',
+        'AUDIO_FORMATS',
+        'CONTENT_TYPES',
+        'FFMPEG',
+        'MemoryAudioCache',
+        'SPEECH_ERROR_CODES',
+        'SpeechError',
+        'analyzeSample',
+        'checkLanguage',
+        'cloneProfile',
+        'countCharacters',
+        'createSpeech',
+        'decodeAudio',
+        'decodeToPcm',
+        'isSpeechError',
+        'measurePcm',
+        'probeSample',
+        'promptVoice',
+        'readPrompt',
+        'referenceFromSample',
+        'semitonesBetween',
+        'strongerLabel',
+      ].sort(),
+    );
+    for (const internal of ['WorkerPool', 'SherpaEngine', 'encodeAudio', 'resample', 'cacheKey', 'normalizeText']) {
+      expect(speech, internal).not.toHaveProperty(internal);
+    }
+  });
+});
