@@ -62,7 +62,8 @@ function installFileReaderSync(): void {
   g.FileReaderSync = class {
     readAsArrayBuffer(blob: unknown): ArrayBuffer {
       const bytes = (blob as Partial<ByteBlob> | null)?.[BYTES];
-      if (bytes) return bytes.slice().buffer;
+      // A copy of exactly these bytes: a Buffer's own slice() is a view, whose .buffer may be a whole shared pool.
+      if (bytes) return Uint8Array.prototype.slice.call(bytes).buffer as ArrayBuffer;
       if (Native) return new Native().readAsArrayBuffer(blob);
       throw new TypeError('c2pa: only in-memory byte blobs can be read here');
     }

@@ -115,7 +115,7 @@ export async function startTestApp(
     DATA_DIR: dataDir,
     HOST: '127.0.0.1',
     PORT: String(port),
-    LOG_LEVEL: 'silent',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     WEB_DIST: path.join(dataDir, 'no-web'),
     ...(database ? { DATABASE_URL: database.url } : {}),
     ...(options.s3 ? { S3_URL: options.s3.url } : {}),

@@ -325,6 +325,16 @@ it('every kind of voice is named in the manifest, signed concurrently (one wasm 
   );
 });
 
+it('signs a file that is a view into a larger buffer (a pooled Buffer) as exactly its own bytes', async () => {
+  for (const format of ['mp3', 'wav'] as const) {
+    // Bytes before and after the file in the same memory: a reader that took the view's whole .buffer would see them.
+    const pool = Buffer.concat([Buffer.alloc(100_003, 0x55), Buffer.from(audio[format]), Buffer.alloc(70_001, 0xaa)]);
+    const view = pool.subarray(100_003, 100_003 + audio[format].length);
+    const signed = await signAudio(view, format, claim({ produceId: `pv_view_${format}` }), signer);
+    await expect(readC2pa(signed, MIME[format])).resolves.toMatchObject({ present: true, valid: true, produceId: `pv_view_${format}` });
+  }
+});
+
 it('an unknown media type reads as not present', async () => {
   await expect(readC2pa(audio.mp3, 'text/plain')).resolves.toMatchObject({ present: false });
 });
