@@ -177,8 +177,8 @@ function stripAnsi(text) {
   return String(text ?? '').replace(/\u001b\[[0-9;]*m/g, '');
 }
 
+/** The first line that says something (a file-level error's message may open with a blank line or colour codes). */
 function firstLine(text) {
-  return String(text ?? '')
-    .split('\n')[0]
-    .slice(0, 400);
+  const lines = stripAnsi(String(text ?? '')).split('\n');
+  return (lines.find((l) => l.trim()) ?? '').trim().slice(0, 400);
 }
