@@ -1,10 +1,12 @@
 import fs from 'node:fs';
+import { Converter } from 'opencc-js/t2cn';
 
 /**
  * The sensitive-word filter. The words are operator data (SENSITIVE_WORDS_FILES), read again when a file changes.
  *
  * Matching, on text and words alike, first folds away what does not change how a word reads: NFKC (full-width,
- * ligatures), diacritics, case, zero-width and other format characters, Cyrillic and Greek letters that look like
+ * ligatures), Traditional Chinese characters to Simplified ones (OpenCC's tables, so 習近平 and 法輪功 match the
+ * Simplified entries), diacritics, case, zero-width and other format characters, Cyrillic and Greek letters that look like
  * Latin ones, leetspeak digits and symbols (4dm1n, $h!t), l/1/| as i, and a Latin letter repeated in a row (fuuuck).
  * The folded text is then cut into tokens at spaces, punctuation and symbols; every CJK character is a token of
  * its own. A word matches a run of consecutive tokens that spells it exactly, so letters spread out ("f u c k",
@@ -50,9 +52,19 @@ function mapChars(text: string, table: Record<string, string>): string {
   return out;
 }
 
+const HAN = /\p{Script=Han}/u;
+let toSimplified: ((text: string) => string) | undefined;
+
+/** Traditional (and Hong Kong and Taiwan variant) characters as Simplified ones; text without Han characters as is. */
+function simplified(text: string): string {
+  if (!HAN.test(text)) return text;
+  toSimplified ??= Converter({ from: 't', to: 'cn' });
+  return toSimplified(text);
+}
+
 /** Text folded for matching (see the top of this file), still with its separators. */
 export function foldForMatch(text: string): string {
-  let s = text.normalize('NFKC').normalize('NFD').replace(/\p{M}/gu, '').normalize('NFC');
+  let s = simplified(text.normalize('NFKC')).normalize('NFD').replace(/\p{M}/gu, '').normalize('NFC');
   s = s.replace(/\p{Cf}/gu, '');
   s = s.replace(/[@$!|€£]/gu, (ch, offset: number, all: string) => {
     const near = (c: string | undefined) => c !== undefined && /[\p{L}\p{N}]/u.test(c) && !CJK.test(c);

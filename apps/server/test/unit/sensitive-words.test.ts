@@ -29,9 +29,9 @@ describe('normalizeForMatch', () => {
     ['$h!t', 'shit'],
     ['ki11', 'ki'], // l and 1 both fold to i, and a repeated letter counts once
     ['傻 逼', '傻逼'],
-    ['管・理・員', '管理員'],
-    ['幹！你？娘。', '幹你娘'],
-    ['♥操♥你♥媽♥', '操你媽'],
+    ['管・理・員', '管理员'],
+    ['幹！你？娘。', '干你娘'],
+    ['♥操♥你♥媽♥', '操你妈'],
     ['小明 Ming', '小明ming'],
   ])('%j → %j', (input, expected) => {
     expect(normalizeForMatch(input)).toBe(expected);
@@ -205,6 +205,20 @@ describe('word lists as operator data', () => {
     expect(list.find('weekend')?.word).toBe('*end');
     expect(list.find('endless')).toBeNull();
     expect(list.find('xxinsidexx')?.word).toBe('*inside*');
+  });
+
+  it('matches Traditional and variant Chinese characters against a word listed in Simplified ones, and back', () => {
+    const list = loadSensitiveWords(tempFile('[politics]\n习近平\n法轮功\n[brand: names]\n官方客服\n[old]\n臺灣獨立\n'));
+    // Taiwan, Hong Kong and OpenCC standard forms, a mix of both scripts, and full-width spacing between them.
+    for (const text of ['習近平', '习近平', '習近平万岁', '習 近　平', '習\u200b近平', '法輪功', '法輪功學員']) {
+      expect(list.find(text, 'all')?.word, text).toMatch(/习近平|法轮功/);
+    }
+    expect(list.find('官方客服', 'names')?.word).toBe('官方客服');
+    expect(list.find('官方客服')?.word).toBe('官方客服');
+    // A word the operator wrote in Traditional characters matches the Simplified spelling too.
+    expect(list.find('台湾独立', 'all')?.word).toBe('臺灣獨立');
+    // Ordinary text in either script passes.
+    for (const text of ['學習中文', '学习中文', '近來平安', '台灣小吃']) expect(list.find(text, 'all'), text).toBeNull();
   });
 
   it('keeps categories and the names-only scope of each section', () => {
