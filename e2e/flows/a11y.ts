@@ -90,6 +90,82 @@ export function a11yTests(): void {
       await env.ui.chooseLanguage('en');
     });
 
+  // The pages' checks see each page as it opens; these see the dialogs people meet on them.
+  test('dialogs in three languages: sign-in, its agreement question linking both documents, the key shown once, the voice picker', async () => {
+    const problems: string[] = [];
+    // Once a dialog has finished opening: axe would read a fading dialog's colours as too little contrast.
+    const axe = async (where: string, on = env.page) => {
+      await on.waitForFunction(() => document.getAnimations().every((a) => a.playState !== 'running'));
+      for (const v of await axeViolations(on)) problems.push(`${where}: ${v}`);
+    };
+    const page = env.page;
+    const context = await env.browser.newContext({ viewport: { width: 1280, height: 800 } });
+    try {
+      // A visitor's dialogs: a fresh context, not signed in.
+      const visitor = new Console(await context.newPage(), env.server.baseUrl);
+      visitor.page.setDefaultTimeout(15_000);
+      await visitor.goto('/');
+      await visitor.waitForSid();
+      for (const lang of LANGS) {
+        await visitor.chooseLanguage(lang);
+        await visitor.openSignInFromHeader();
+        await axe(`sign-in ${lang}`, visitor.page);
+        await visitor.page.getByTestId('signin-email').fill('a11y-dialogs@example.com');
+        await visitor.page.getByTestId('signin-code').fill('123456');
+        // Submitted without the agreement ticked: the question names both documents, each a link that opens it.
+        await visitor.page.getByTestId('signin-submit').click();
+        const question = visitor.page.getByTestId('agree-dialog');
+        await question.waitFor();
+        for (const [id, href] of [
+          ['agree-terms', '/#/terms'],
+          ['agree-privacy', '/#/privacy'],
+        ] as const) {
+          const link = question.getByTestId(id);
+          assertEqual(await link.getAttribute('href'), href, `${lang}: ${id} links the document`);
+          assert((await link.innerText()).trim().length > 1, `${lang}: ${id} has a visible name`);
+        }
+        await axe(`agreement question ${lang}`, visitor.page);
+        await question.getByTestId('agree-cancel').click();
+        await question.waitFor({ state: 'hidden' });
+        await visitor.closeSignIn();
+      }
+
+      // A signed-in user's: the key shown once, and the voice picker.
+      await ensureSignedIn();
+      for (const lang of LANGS) {
+        await env.ui.chooseLanguage(lang);
+        await env.ui.goto('/app/api-keys?create=1');
+        await page.getByTestId('key-create-submit').waitFor();
+        await axe(`new key ${lang}`);
+        await page.getByRole('dialog').locator('input').first().fill(`a11y ${lang}`);
+        await page.getByTestId('key-create-submit').click();
+        await page.getByTestId('key-done').waitFor();
+        await axe(`key shown once ${lang}`);
+        await page.keyboard.press('Escape');
+        await page.getByTestId('key-close-warning').waitFor();
+        await axe(`closing the key ${lang}`);
+        await page.getByTestId('key-close-anyway').click();
+        await page.getByTestId('key-done').waitFor({ state: 'detached' });
+
+        await env.ui.goto('/app/playground');
+        await page.getByTestId('playground-page').waitFor();
+        await page.getByTestId('playground-change-voice').click();
+        await page.getByTestId('voice-picker').waitFor();
+        await axe(`voice picker ${lang}`);
+        await page.keyboard.press('Escape');
+        await page.getByTestId('voice-picker').waitFor({ state: 'hidden' });
+      }
+    } finally {
+      await context.close();
+      await env.ui.chooseLanguage('en');
+    }
+    fs.writeFileSync(path.join(SHOTS, 'a11y-problems-dialogs.txt'), problems.join('\n'));
+    assert(
+      problems.length === 0,
+      `${problems.length} problems (all in artifacts/screenshots/a11y-problems-dialogs.txt):\n${problems.slice(0, 3).join('\n')}`,
+    );
+  });
+
   test('the phone menu opens and closes with Escape and Back, and says whether it is open', async () => {
     const page = env.page;
     await ensureSignedIn();

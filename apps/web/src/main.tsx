@@ -1,17 +1,18 @@
 import '@mantine/core/styles.css';
 import '@mantine/notifications/styles.css';
 import './styles.css';
-import { lazy, StrictMode, Suspense } from 'react';
+import { lazy, StrictMode, Suspense, useMemo, type ReactNode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { MantineProvider } from '@mantine/core';
 import { QueryClientProvider } from '@tanstack/react-query';
+import { useTranslation } from 'react-i18next';
 import { RouterProvider } from 'react-router-dom';
 import { i18nReady } from './i18n';
 import { session } from './auth/session';
 import { queryClient } from './lib/query-client';
 import { NOTIFY_MS } from './lib/notify';
 import { router } from './router';
-import { theme } from './theme';
+import { localizedTheme } from './theme';
 
 // Start-up runs once, outside React: every request waits in the queue until it is done.
 void session.start();
@@ -24,6 +25,18 @@ void import('./lib/stats-instance').then(({ stats, trackRouter, trackUncaughtErr
 // Messages shown before it arrives wait in the notifications store; the first page does not need its code.
 const Notifications = lazy(async () => ({ default: (await import('@mantine/notifications')).Notifications }));
 
+/** Mantine with its own words (close buttons) in the console's language, changed with it. */
+function LocalizedMantine({ children }: { children: ReactNode }) {
+  const { t } = useTranslation();
+  const close = t('common.close');
+  const theme = useMemo(() => localizedTheme(close), [close]);
+  return (
+    <MantineProvider theme={theme} defaultColorScheme="light">
+      {children}
+    </MantineProvider>
+  );
+}
+
 const root = document.getElementById('root');
 if (!root) throw new Error('#root is missing from index.html');
 
@@ -31,14 +44,14 @@ const app = createRoot(root);
 void i18nReady.finally(() =>
   app.render(
     <StrictMode>
-      <MantineProvider theme={theme} defaultColorScheme="light">
+      <LocalizedMantine>
         <Suspense fallback={null}>
           <Notifications position="top-right" autoClose={NOTIFY_MS} limit={4} />
         </Suspense>
         <QueryClientProvider client={queryClient}>
           <RouterProvider router={router} />
         </QueryClientProvider>
-      </MantineProvider>
+      </LocalizedMantine>
     </StrictMode>,
   ),
 );

@@ -1,4 +1,14 @@
-import { createTheme, defaultVariantColorsResolver, parseThemeColor, Table, type VariantColorsResolver } from '@mantine/core';
+import {
+  createTheme,
+  defaultVariantColorsResolver,
+  Drawer,
+  mergeThemeOverrides,
+  Modal,
+  parseThemeColor,
+  Table,
+  type MantineThemeOverride,
+  type VariantColorsResolver,
+} from '@mantine/core';
 
 /**
  * Light, subtle and outline variants write their text in shade 6 of their colour, below WCAG AA's 4.5:1 on
@@ -6,9 +16,19 @@ import { createTheme, defaultVariantColorsResolver, parseThemeColor, Table, type
  */
 const variantColorResolver: VariantColorsResolver = (input) => {
   const colors = defaultVariantColorsResolver(input);
-  if (input.variant !== 'light' && input.variant !== 'subtle' && input.variant !== 'outline') return colors;
   const parsed = parseThemeColor({ color: input.color || input.theme.primaryColor, theme: input.theme });
   if (!parsed.isThemeColor || parsed.shade !== undefined || parsed.color === 'gray' || parsed.color === 'dark') return colors;
+  // Filled: white text on shade 6 is below 4.5:1 for every colour but the darkest (orange 3.0, red 3.3, teal 2.6), and
+  // on shade 9 still for some (orange 4.0). The primary colour has its own shade (7) above; the rest take 9, darkened.
+  if (input.variant === 'filled' && parsed.color !== input.theme.primaryColor) {
+    return {
+      ...colors,
+      background: `color-mix(in srgb, var(--mantine-color-${parsed.color}-9) 75%, black)`,
+      hover: `color-mix(in srgb, var(--mantine-color-${parsed.color}-9) 60%, black)`,
+      color: 'var(--mantine-color-white)',
+    };
+  }
+  if (input.variant !== 'light' && input.variant !== 'subtle' && input.variant !== 'outline') return colors;
   // Shade 9 darkened by a quarter: teal 9 alone is 4.3:1 on a striped row's light teal.
   return { ...colors, color: `color-mix(in srgb, var(--mantine-color-${parsed.color}-9) 75%, black)` };
 };
@@ -29,3 +49,20 @@ export const theme = createTheme({
     }),
   },
 });
+
+/**
+ * The theme with the words Mantine draws itself in the console's language: the close button of every dialog and
+ * drawer is an icon, whose name screen readers read from its label.
+ */
+export function localizedTheme(closeLabel: string): MantineThemeOverride {
+  const closeButtonProps = { 'aria-label': closeLabel };
+  return mergeThemeOverrides(
+    theme,
+    createTheme({
+      components: {
+        Modal: Modal.extend({ defaultProps: { closeButtonProps } }),
+        Drawer: Drawer.extend({ defaultProps: { closeButtonProps } }),
+      },
+    }),
+  );
+}

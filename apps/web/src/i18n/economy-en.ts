@@ -158,6 +158,8 @@ export const economyEn = {
     limitInvalid: 'Enter a whole number of credits, or leave it empty',
     createSubmit: 'Create key',
     closeWarning: 'This key will not be shown again. Have you copied it somewhere safe?',
+    closeWarningTitle: 'Close without saving the key?',
+    secretLabel: 'Your new API key',
     closeAnyway: 'Close anyway',
     keepOpen: 'Back to the key',
     createdTitle: 'Save your API key',

@@ -155,6 +155,8 @@ export const economyZhCN: EconomyMessages = {
     limitInvalid: '请输入整数积分，或留空',
     createSubmit: '创建密钥',
     closeWarning: '这个密钥不会再次显示。你已经把它复制到安全的地方了吗？',
+    closeWarningTitle: '不保存密钥就关闭？',
+    secretLabel: '你的新 API 密钥',
     closeAnyway: '仍然关闭',
     keepOpen: '返回密钥',
     createdTitle: '保存你的 API 密钥',

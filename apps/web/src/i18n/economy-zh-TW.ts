@@ -155,6 +155,8 @@ export const economyZhTW: EconomyMessages = {
     limitInvalid: '請輸入整數點數，或留空',
     createSubmit: '建立金鑰',
     closeWarning: '這個金鑰不會再次顯示。你已經把它複製到安全的地方了嗎？',
+    closeWarningTitle: '不儲存金鑰就關閉？',
+    secretLabel: '你的新 API 金鑰',
     closeAnyway: '仍要關閉',
     keepOpen: '返回金鑰',
     createdTitle: '儲存你的 API 金鑰',

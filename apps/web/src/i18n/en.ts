@@ -90,6 +90,7 @@ export const en = {
     cancel: 'Cancel',
     copy: 'Copy',
     copied: 'Copied',
+    close: 'Close',
     comingSoon: 'Coming soon',
     none: '—',
     loadFailed: 'This could not be loaded',

@@ -85,6 +85,7 @@ export const zhCN: Messages = {
     cancel: '取消',
     copy: '复制',
     copied: '已复制',
+    close: '关闭',
     comingSoon: '即将推出',
     none: '—',
     loadFailed: '加载失败',

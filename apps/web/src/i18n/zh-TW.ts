@@ -85,6 +85,7 @@ export const zhTW: Messages = {
     cancel: '取消',
     copy: '複製',
     copied: '已複製',
+    close: '關閉',
     comingSoon: '即將推出',
     none: '—',
     loadFailed: '載入失敗',

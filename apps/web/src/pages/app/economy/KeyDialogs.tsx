@@ -67,6 +67,7 @@ function CreatedKeyView({ created, onDone }: { created: CreatedKey; onDone: () =
       <Group gap="xs" wrap="nowrap" align="flex-end">
         <TextInput
           readOnly
+          aria-label={t('apiKeys.secretLabel')}
           value={created.key}
           onFocus={(e) => e.currentTarget.select()}
           style={{ flex: 1 }}
@@ -139,7 +140,14 @@ export function CreateKeyDialog({ onClose }: { onClose: () => void }) {
       data-testid="key-dialog"
     >
       {created && warning && (
-        <Alert color="orange" variant="light" mb="md" data-testid="key-close-warning" role="alertdialog">
+        <Alert
+          color="orange"
+          variant="light"
+          mb="md"
+          data-testid="key-close-warning"
+          role="alertdialog"
+          aria-label={t('apiKeys.closeWarningTitle')}
+        >
           <Text size="sm" mb="sm">
             {t('apiKeys.closeWarning')}
           </Text>
