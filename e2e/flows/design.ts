@@ -323,6 +323,12 @@ export function designTests(): void {
     const row = page.locator(`[data-testid="my-voice-row"][data-voice-id="${voice.id}"]`);
     await row.waitFor();
     assertEqual(await row.getAttribute('data-type'), 'clone', 'listed as a clone');
+    // The row says what the voice is: the sample's gender and language (JFK: a man, American English, not the
+    // base voice's British), and the menu leads to mixing it.
+    assertEqual(await row.getByTestId('my-voice-gender').getAttribute('data-gender'), 'male', 'the clone is listed as male');
+    const languages = await row.getByTestId('my-voice-languages').innerText();
+    assert(/English/.test(languages) && !/British/.test(languages), `the clone's languages: ${languages}`);
+    await page.getByTestId('nav-mix').waitFor();
     assertEqual((await me()).vip.credits, afterPreview - fee, 'the fee was charged once');
   });
 

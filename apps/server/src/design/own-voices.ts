@@ -33,13 +33,18 @@ export { ownPreviewUrl, ownVoiceView } from './own-voice-lookup.js';
  */
 /**
  * The languages a designed or cloned voice is listed with: the language its preview was made in first,
- * then the base voice's. The base voice is a stand-in chosen for the language (English's first voice is
+ * then the base voice's other languages. The base voice is a stand-in chosen for the language (English's first voice is
  * eSpeak's British one), so its dialect says nothing of the sample's: a clone made "in English" of an
  * American speaker is English, never "British English".
  */
 export function ownVoiceLanguages(asked: string, base: readonly string[]): string[] {
   if (!asked) return [...base];
-  return [asked, ...base.filter((l) => l.toLowerCase() !== asked.toLowerCase())];
+  const primary = (tag: string) => tag.toLowerCase().split('-')[0];
+  const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+  // The base voice is a stand-in: its dialect of the asked language (a British eSpeak voice under an American
+  // speaker's clone) is not the voice's. Its other languages, and the plain language tag, stay.
+  const kept = base.filter((l) => !same(l, asked) && (primary(l) !== primary(asked) || !l.includes('-')));
+  return [asked, ...kept];
 }
 
 export interface OwnVoicesOptions {

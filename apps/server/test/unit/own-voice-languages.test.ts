@@ -4,10 +4,16 @@ import { languageName } from '@polyvox/contracts';
 import { ownVoiceLanguages } from '../../src/design/own-voices.ts';
 
 describe('ownVoiceLanguages', () => {
-  it('lists a clone made in English as English, though its base voice is eSpeak’s British one', () => {
+  it('lists a clone made in English as English, never as its base voice’s British dialect', () => {
     const languages = ownVoiceLanguages('en', ['en-GB', 'en']);
-    expect(languages).toEqual(['en', 'en-GB']);
-    expect(languageName(languages[0]!, 'en')).toBe('English');
+    expect(languages).toEqual(['en']);
+    expect(languages.map((l) => languageName(l, 'en'))).toEqual(['English']);
+    expect(ownVoiceLanguages('en-US', ['en-GB-x-rp', 'en-GB', 'en'])).toEqual(['en-US', 'en']);
+  });
+
+  it('keeps the base voice’s other languages', () => {
+    expect(ownVoiceLanguages('en', ['en-GB', 'de', 'fr-FR'])).toEqual(['en', 'de', 'fr-FR']);
+    expect(ownVoiceLanguages('zh-CN', ['cmn', 'zh-TW', 'en'])).toEqual(['zh-CN', 'cmn', 'en']);
   });
 
   it('keeps a stated dialect first, once', () => {
