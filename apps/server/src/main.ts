@@ -19,7 +19,13 @@ async function main(): Promise<void> {
     if (closing) return;
     closing = true;
     app.log.info({ signal }, 'shutting down');
-    const force = setTimeout(() => process.exit(1), 15_000);
+    // Paid work has SHUTDOWN_GRACE_SECONDS to finish; closing the rest (database, queues, engine threads) then
+    // takes moments, longer on a loaded machine. Past that margin something hangs: say so, and exit 1.
+    const deadline = config.SHUTDOWN_GRACE_SECONDS + 30;
+    const force = setTimeout(() => {
+      app.log.error({ seconds: deadline }, 'shutdown did not finish in time; exiting');
+      process.exit(1);
+    }, deadline * 1000);
     force.unref();
     app.close().then(
       () => process.exit(0),
