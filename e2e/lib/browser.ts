@@ -73,11 +73,12 @@ export class Console {
     const menu = menuCode(code);
     const option = this.page.getByTestId(`lang-option-${menu}`);
     // A click that lands while the dropdown is still moving (a loaded machine) can miss: the menu is opened and the
-    // option clicked again until the console reports the language, within the usual 15 s overall.
-    // Each step waits 5 s at most, so that an option that moved or was re-rendered under the click is tried again.
+    // option clicked again until the console reports the language. The 45 s overall only guards against a hang (on a
+    // loaded two-core machine a step can take seconds); each step waits 10 s at most, so that an option that moved or
+    // was re-rendered under the click is tried again.
     // The menu is closed before going on: a closing dropdown left in the page is what the next step would see.
-    const deadline = Date.now() + 15_000;
-    const step = () => ({ timeout: Math.max(1_000, Math.min(5_000, deadline - Date.now())) });
+    const deadline = Date.now() + 45_000;
+    const step = () => ({ timeout: Math.max(1_000, Math.min(10_000, deadline - Date.now())) });
     for (;;) {
       try {
         if (!(await option.isVisible())) await this.page.getByTestId('language-menu').click(step());
