@@ -3,7 +3,8 @@
  * cache and fresh storage, every response's `encodedDataLength` (headers and body as transferred, so compressed
  * where the server compressed) summed from the DevTools protocol's Network events until the page is idle.
  *
- * `npx tsx bench/run.ts --only transfer` (builds the console when there is no build).
+ * `npx tsx bench/run.ts --only transfer` (builds the console when there is no build); `TRANSFER_DETAIL=1` also prints
+ * each response (page, kind, bytes, address).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -65,6 +66,7 @@ export async function measureTransfer(): Promise<PageTransfer[]> {
         const k = kind(r.mime, r.url);
         bytes[k] = (bytes[k] ?? 0) + e.encodedDataLength;
         requests += 1;
+        if (process.env.TRANSFER_DETAIL) console.log(`${name}\t${k}\t${e.encodedDataLength}\t${r.url}`);
       });
       await page.goto(`${server.url}/#${hash}`, { waitUntil: 'networkidle', timeout: 120_000 });
       out.push({ page: name, requests, bytes, total: Object.values(bytes).reduce((a, b) => a + b, 0), decoded });
