@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DOCUMENT_ONLY_HEADERS } from '../../src/http/security.js';
 import { DIALECTS, startTestApp, type TestApp } from '../support/app.js';
 import { Client } from '../support/client.js';
 
@@ -77,11 +78,24 @@ describe.each(DIALECTS)('compression and caching (%s)', (dialect) => {
       expect(res.headers['cache-control']).toBe('public, max-age=31536000, immutable');
       expect(res.headers['content-type']).toMatch(/javascript/);
       expect(res.headers.vary).toMatch(/accept-encoding/i);
+      // A build file follows its page's policy: it carries only the headers that act on such a file.
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+      expect(res.headers['cross-origin-resource-policy']).toBe('same-origin');
+      for (const name of DOCUMENT_ONLY_HEADERS) expect(res.headers[name], name).toBeUndefined();
     }
     for (const page of ['/', '/index.html']) {
       const res = await raw(t.url, 'GET', page, { 'accept-encoding': 'br' });
       expect(res.status).toBe(200);
       expect(res.headers['cache-control'], page).toBe('no-cache');
+      // The page itself has them all.
+      expect(res.headers['content-security-policy'], page).toContain("frame-ancestors 'self'");
+      expect(res.headers['x-frame-options'], page).toBe('SAMEORIGIN');
+      expect(res.headers['strict-transport-security'], page).toBeTruthy();
+    }
+    // A missing build file, or a path that only looks like one, is an answer like any other, with every header.
+    for (const url of ['/assets/missing-AbCd1234.js', '/assets/index-AbCd1234.js/..%2f..%2fhealthz']) {
+      const res = await raw(t.url, 'GET', url);
+      expect(res.headers['content-security-policy'], url).toContain("frame-ancestors 'self'");
     }
   });
 
