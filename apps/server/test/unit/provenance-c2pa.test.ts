@@ -331,7 +331,11 @@ it('signs a file that is a view into a larger buffer (a pooled Buffer) as exactl
     const pool = Buffer.concat([Buffer.alloc(100_003, 0x55), Buffer.from(audio[format]), Buffer.alloc(70_001, 0xaa)]);
     const view = pool.subarray(100_003, 100_003 + audio[format].length);
     const signed = await signAudio(view, format, claim({ produceId: `pv_view_${format}` }), signer);
-    await expect(readC2pa(signed, MIME[format])).resolves.toMatchObject({ present: true, valid: true, produceId: `pv_view_${format}` });
+    await expect(readC2pa(signed, MIME[format])).resolves.toMatchObject({
+      present: true,
+      valid: true,
+      produceId: `pv_view_${format}`,
+    });
   }
 });
 

@@ -16,7 +16,11 @@ describe('language names', () => {
     expect(languageName('xex', 'en', knowsNothing)).toBe('Xextan');
     expect(languageName('yue', 'zh-CN', knowsNothing)).toBe('粤语');
     // Bashkir was once shown as its raw code "ba" (Chromium's locale data lacks it).
-    expect(['en', 'zh-CN', 'zh-TW'].map((ui) => languageName('ba', ui, knowsNothing))).toEqual(['Bashkir', '巴什基尔语', '巴什基爾文']);
+    expect(['en', 'zh-CN', 'zh-TW'].map((ui) => languageName('ba', ui, knowsNothing))).toEqual([
+      'Bashkir',
+      '巴什基尔语',
+      '巴什基爾文',
+    ]);
     // A known language with a region the browser lacks: spelled out from the tables.
     const knowsEnglish = { language: (c: string) => (c === 'en' ? '英语' : undefined), region: () => undefined };
     expect(languageName('en-029', 'zh-CN', knowsEnglish)).toBe('英语（加勒比地区）');
@@ -24,7 +28,21 @@ describe('language names', () => {
   });
 
   it('never shows a library code raw in a Chinese UI', () => {
-    const codes = ['ba', 'en-029', 'smj', 'tlh', 'xex', 'qdb', 'py', 'sjn', 'ca-x-va', 'en-US-x-nyc', 'es-419', 'hyw', 'tlh-Piqd'];
+    const codes = [
+      'ba',
+      'en-029',
+      'smj',
+      'tlh',
+      'xex',
+      'qdb',
+      'py',
+      'sjn',
+      'ca-x-va',
+      'en-US-x-nyc',
+      'es-419',
+      'hyw',
+      'tlh-Piqd',
+    ];
     for (const ui of ['zh-CN', 'zh-TW', 'en']) {
       for (const code of codes) expect(languageName(code, ui), `${code} in ${ui}`).not.toBe(code);
     }
