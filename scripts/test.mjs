@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Runs every check and test tier in order and ends with one summary line: "N passed, M failed".
-// TEST_NODE_VERSIONS=22,24 adds the unit and integration tiers on those Node versions (scripts/test-node-versions.mjs);
-// TEST_NODE_PROJECTS=integration (or unit) runs only that tier there.
+// TEST_NODE_VERSIONS=22,24 adds tiers on those Node versions (scripts/test-node-versions.mjs): the integration tier,
+// which runs the whole server (worker threads, child processes, native addons, WebAssembly) where versions differ;
+// TEST_NODE_PROJECTS=unit,integration adds the unit tier there (about 6 minutes a version, which CI's time cannot spare).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -39,7 +40,7 @@ const steps = [
 // A bad TEST_NODE_VERSIONS is a failed step, so the summary still ends the output.
 function otherNodeSteps(list) {
   try {
-    const projects = (process.env.TEST_NODE_PROJECTS || 'unit,integration').split(',').map((p) => p.trim());
+    const projects = (process.env.TEST_NODE_PROJECTS || 'integration').split(',').map((p) => p.trim());
     const unknown = projects.filter((p) => p !== 'unit' && p !== 'integration');
     if (unknown.length) throw new Error(`TEST_NODE_PROJECTS: unknown tier ${unknown.join(', ')} (unit, integration)`);
     return parseVersions(list).flatMap((pin) => projects.map((project) => vitestStep(pin, project)));

@@ -11,7 +11,7 @@ import { createPgDatabase } from '../support/app.js';
 import { givePlanIn } from '../support/economy.js';
 import { startS3Server, type TestS3 } from '../support/s3.js';
 import { decodedSeconds } from '../support/audio.js';
-import { eventually, longText } from '../support/leave.js';
+import { eventually, longText, within } from '../support/leave.js';
 import { kill, killAll, START_DEADLINE_MS, startServer, type ServerProcess } from '../support/processes.js';
 import { CreditsService } from '../../src/credits/service.js';
 import { loadCreditsConfig } from '../../src/credits/credits-config.js';
@@ -80,8 +80,8 @@ describe('two API processes and two workers (postgres, Redis)', () => {
     await givePlanIn(db.kysely, accountId);
     // Each worker takes work once its engines are warm (its /readyz says so): the tests time work, not warm-ups.
     for (const w of workers)
-      expect(await eventually(async () => (await fetch(`${w.url}/readyz`)).status === 200, 1200, 100)).toBe(true);
-  }, 300_000);
+      expect(await within(async () => (await fetch(`${w.url}/readyz`)).status === 200, 900_000, 200)).toBe(true);
+  }, 1_200_000);
 
   afterAll(async () => {
     killAll();
