@@ -1,11 +1,8 @@
 import {
   createTheme,
   defaultVariantColorsResolver,
-  Drawer,
   mergeThemeOverrides,
-  Modal,
   parseThemeColor,
-  Table,
   type MantineThemeOverride,
   type VariantColorsResolver,
 } from '@mantine/core';
@@ -42,11 +39,11 @@ export const theme = createTheme({
   fontFamily:
     'Inter, system-ui, -apple-system, "Segoe UI", Roboto, "PingFang SC", "Hiragino Sans GB", "Microsoft YaHei", "Noto Sans CJK SC", sans-serif',
   headings: { fontWeight: '700' },
+  // Components' defaults are plain objects, not `Table.extend(…)` and the like: naming a component here would put it
+  // (and what it is built from) on the first page, which shows no table, dialog or drawer until asked.
   components: {
     // A table wider than the screen scrolls sideways: its scrolling box takes keyboard focus, so it can be scrolled without a mouse.
-    TableScrollContainer: Table.ScrollContainer.extend({
-      defaultProps: { scrollAreaProps: { viewportProps: { tabIndex: 0 } } },
-    }),
+    TableScrollContainer: { defaultProps: { scrollAreaProps: { viewportProps: { tabIndex: 0 } } } },
   },
 });
 
@@ -60,8 +57,8 @@ export function localizedTheme(closeLabel: string): MantineThemeOverride {
     theme,
     createTheme({
       components: {
-        Modal: Modal.extend({ defaultProps: { closeButtonProps } }),
-        Drawer: Drawer.extend({ defaultProps: { closeButtonProps } }),
+        Modal: { defaultProps: { closeButtonProps } },
+        Drawer: { defaultProps: { closeButtonProps } },
       },
     }),
   );

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DOCUMENT_ONLY_HEADERS } from '../../src/http/security.js';
+import { DOCUMENT_ONLY_HEADERS, HASHED_ASSET_REDUNDANT_HEADERS } from '../../src/http/security.js';
 import { DIALECTS, startTestApp, type TestApp } from '../support/app.js';
 import { Client } from '../support/client.js';
 
@@ -82,6 +82,8 @@ describe.each(DIALECTS)('compression and caching (%s)', (dialect) => {
       expect(res.headers['x-content-type-options']).toBe('nosniff');
       expect(res.headers['cross-origin-resource-policy']).toBe('same-origin');
       for (const name of DOCUMENT_ONLY_HEADERS) expect(res.headers[name], name).toBeUndefined();
+      // Nor what an immutable, hashed file never needs (validators, ranges, a request id).
+      for (const name of HASHED_ASSET_REDUNDANT_HEADERS) expect(res.headers[name], name).toBeUndefined();
     }
     for (const page of ['/', '/index.html']) {
       const res = await raw(t.url, 'GET', page, { 'accept-encoding': 'br' });
@@ -96,6 +98,7 @@ describe.each(DIALECTS)('compression and caching (%s)', (dialect) => {
     for (const url of ['/assets/missing-AbCd1234.js', '/assets/index-AbCd1234.js/..%2f..%2fhealthz']) {
       const res = await raw(t.url, 'GET', url);
       expect(res.headers['content-security-policy'], url).toContain("frame-ancestors 'self'");
+      expect(res.headers['x-request-id'], url).toBeTruthy();
     }
   });
 

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState } from 'react';
+import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
 import { Alert, Button, Group, Paper, SegmentedControl, Stack, Text, Textarea, Title } from '@mantine/core';
 import { IconPlayerPlayFilled } from '@tabler/icons-react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -9,10 +9,16 @@ import { ME_KEY } from '../../auth/session-controller';
 import { useLocaleChoice } from '../../i18n/hooks';
 import { formatNumber } from '../../lib/format';
 import { listVoices, synthesizeStream } from '../../speech/api';
-import { decodePeaks } from '../../speech/audio/decode';
 import { preferredVoiceLanguage } from '../../speech/languages';
 import { voiceListQuery } from '../../speech/voice-query';
-import { WaveformPlayer } from '../app/playground/WaveformPlayer';
+
+/**
+ * The waveform player (wavesurfer.js) and the decoder that draws its peaks are fetched when a visitor first presses
+ * play, alongside the synthesis, not with the home page: most first visits never play anything.
+ */
+const loadPlayer = () => import('../app/playground/WaveformPlayer');
+const loadDecoder = () => import('../../speech/audio/decode');
+const WaveformPlayer = lazy(async () => ({ default: (await loadPlayer()).WaveformPlayer }));
 
 /** A short text: the home page's box is a taste, not the playground. */
 export const TRY_MAX_CHARACTERS = 200;
@@ -57,9 +63,13 @@ export function TryIt() {
   const speak = useMutation({
     mutationFn: async () => {
       if (!chosen) throw new Error('no voice');
+      // Fetched while the server speaks; a failure shows when it is awaited (the player's, in its Suspense).
+      loadPlayer().catch(() => undefined);
+      const decoder = loadDecoder();
+      decoder.catch(() => undefined);
       const res = await synthesizeStream({ text: text.trim(), voice_id: chosen.id, format: 'mp3', speed: 1, pitch: 0 });
       const bytes = new Uint8Array(await res.arrayBuffer());
-      const decoded = await decodePeaks(bytes);
+      const decoded = await (await decoder).decodePeaks(bytes);
       return {
         url: URL.createObjectURL(new Blob([bytes], { type: 'audio/mpeg' })),
         peaks: decoded?.peaks ?? null,
@@ -131,7 +141,9 @@ export function TryIt() {
         )}
         {result && (
           <div data-testid="home-try-result">
-            <WaveformPlayer src={result.url} peaks={result.peaks} duration={result.duration} autoplay />
+            <Suspense fallback={<div style={{ minHeight: 100 }} />}>
+              <WaveformPlayer src={result.url} peaks={result.peaks} duration={result.duration} autoplay />
+            </Suspense>
           </div>
         )}
       </Stack>
