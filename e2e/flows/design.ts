@@ -3,7 +3,7 @@ import path from 'node:path';
 import { errorMessage } from '@polyvox/contracts';
 import type { Request } from '@playwright/test';
 import { SID_KEY } from '../lib/browser';
-import { givePlan } from '../lib/plan';
+import { givePlan, takePlan } from '../lib/plan';
 import { env, kept, LANGS, shot, state } from '../lib/env';
 import { assert, assertEqual } from '../lib/assert';
 import { test } from '../lib/fixtures';
@@ -26,6 +26,12 @@ const TITLES = {
 } as const;
 
 const RECORD = { en: 'Record with the microphone', 'zh-CN': '用麦克风录制', 'zh-TW': '用麥克風錄製' } as const;
+/** What the free plan's warning says, in each language, before previews are paid for. */
+const NEEDS_PLAN = {
+  en: 'saving another voice needs a plan',
+  'zh-CN': '再保存一个需要购买套餐',
+  'zh-TW': '再儲存一個需要購買方案',
+} as const;
 const ESTIMATE_WORD = { en: 'credits', 'zh-CN': '积分', 'zh-TW': '點數' } as const;
 
 const isPath = (r: Request, p: string, method = 'POST') => new URL(r.url()).pathname === p && r.method() === method;
@@ -353,6 +359,32 @@ export function designTests(): void {
     await waitForWaveform(page);
     await page.getByTestId('result-play').click();
     await shot('clone-playground-en');
+  });
+
+  // After the clone's test and before the mix's: the account has exactly one own voice, the free plan's limit.
+  test('on the free plan, with its one own voice saved, the price says that saving another needs a plan', async () => {
+    const page = env.page;
+    await takePlan();
+    try {
+      for (const lang of LANGS) {
+        await env.ui.chooseLanguage(lang);
+        await env.ui.goto('/app/text-to-voice');
+        await page.getByTestId('ttv-prompt').fill('bright young female voice');
+        await page.getByTestId('design-preview-text').fill('The quick brown fox jumps over the lazy dog.');
+        await page.getByTestId('design-name').fill('Bright');
+        await page.locator('[data-testid="design-estimate"][data-state="ready"]').waitFor();
+        const alert = page.getByTestId('design-estimate-plan');
+        await alert.waitFor();
+        const text = await alert.innerText();
+        // The plan's limit and the voices saved, in the page's language, before anything is paid.
+        assert(text.includes(NEEDS_PLAN[lang]), `${lang}: the warning says a plan is needed: ${text}`);
+        assertEqual(await alert.getByRole('link').getAttribute('href'), '#/app/pricing', `${lang}: it links to the plans`);
+        if (lang === 'en') await shot('design-needs-plan-en');
+      }
+    } finally {
+      await env.ui.chooseLanguage('en');
+      await givePlan('monthly');
+    }
   });
 
   test('text to voice asks for every field, previews a prompt on two models side by side, and compares versions', async () => {

@@ -9,6 +9,9 @@ const TITLES: Record<(typeof LANGS)[number], string> = {
   'zh-TW': 'Polyvox 介面',
 };
 
+/** The label of Scalar's search box in the pack it uses for each language. */
+const SEARCH: Record<(typeof LANGS)[number], string> = { en: 'Search', 'zh-CN': '搜索', 'zh-TW': '搜索' };
+
 /**
  * The API reference (Scalar at /reference) in each of the console's languages (the shell flow checks that the
  * dashboard's "View docs" names the console's language),
@@ -39,6 +42,8 @@ export function referenceTests(): void {
         // The document is in: its title, in the page's language, heads the reference.
         await page.getByText(TITLES[lang], { exact: true }).first().waitFor({ timeout: 120_000 });
         assertEqual(await page.title(), TITLES[lang], `title in ${lang}`);
+        // Scalar's own words too, where it has the language (no Traditional Chinese pack: Simplified there).
+        await page.getByText(SEARCH[lang], { exact: true }).first().waitFor();
         for (const label of ['Ask AI', 'Generate MCP', 'Deploy', 'Share', 'Open API Client', 'Test Request']) {
           assertEqual(await page.getByRole('button', { name: label, exact: true }).count(), 0, `no "${label}" button (${lang})`);
           assertEqual(await page.getByRole('link', { name: label, exact: true }).count(), 0, `no "${label}" link (${lang})`);

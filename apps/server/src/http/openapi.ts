@@ -39,7 +39,16 @@ export const REFERENCE_OPTIONS = {
   telemetry: false,
   agent: { disabled: true },
   mcp: { disabled: true },
+  // Scalar's own words (search, sections, buttons) from its built-in packs; each language's copy names its own.
+  localization: { locale: 'en' },
 } as const;
+
+/**
+ * Scalar's built-in pack for each language of the console. It ships English and Simplified Chinese among others but
+ * no Traditional Chinese, so a zh-TW reader gets Scalar's few words (search, section names) in Simplified Chinese; the
+ * title, description and document are the server's own and in Traditional Chinese.
+ */
+export const REFERENCE_UI_LOCALE: Record<MessageLocale, string> = { en: 'en', 'zh-CN': 'zh-CN', 'zh-TW': 'zh-CN' };
 
 const BASE_MARK = 'x-polyvox-reference-base';
 
@@ -105,7 +114,8 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
         // No icon of its own: without this line the browser asks for /favicon.ico and logs its 404.
         .replace(/<title>[^<]*<\/title>/, `<title>${REFERENCE_TEXTS[locale].title}</title><link rel="icon" href="data:,">`)
         .replace(/<html([^>]*)>/, (_m, attrs: string) => `<html${attrs.replace(/\slang="[^"]*"/, '')} lang="${locale}">`)
-        .replaceAll('"/openapi.json"', JSON.stringify(`/openapi.json?lang=${locale}`));
+        .replaceAll('"/openapi.json"', JSON.stringify(`/openapi.json?lang=${locale}`))
+        .replace(/"locale":\s*"en"/, `"locale": ${JSON.stringify(REFERENCE_UI_LOCALE[locale])}`);
       pages.set(locale, localized);
     }
     return localized;

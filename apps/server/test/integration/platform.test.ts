@@ -96,6 +96,19 @@ describe.each(DIALECTS)('platform routes (%s)', (dialect) => {
     expect(Number(script.headers.get('content-length') ?? (await script.arrayBuffer()).byteLength)).toBeGreaterThan(100_000);
   });
 
+  it("names Scalar's own language pack for the reader's language", async () => {
+    for (const [lang, pack] of [
+      ['en', 'en'],
+      ['zh-CN', 'zh-CN'],
+      // Scalar has no Traditional Chinese pack: its few words come in Simplified.
+      ['zh-TW', 'zh-CN'],
+    ] as const) {
+      const html = await (await fetch(`${t.url}/reference/?lang=${lang}`)).text();
+      expect(html, lang).toContain(`"locale": "${pack}"`);
+      expect(html, lang).toContain(`lang="${lang}"`);
+    }
+  });
+
   it('answers /healthz with the database it uses', async () => {
     const res = await c.get('/healthz');
     expect(res.status).toBe(200);
