@@ -17,6 +17,7 @@ export { SpeechError, isSpeechError, SPEECH_ERROR_CODES } from './errors.ts';
 export type { SpeechErrorCode } from './errors.ts';
 export { AUDIO_FORMATS, CONTENT_TYPES } from './types.ts';
 export type { AudioFormat, Gender, ModelInfo, VoiceInfo, VoiceProfile, WordTiming } from './types.ts';
+export type { CharacterAlignment, TimedWord, Timings } from './pipeline/timings.ts';
 export { MemoryAudioCache } from './pipeline/cache.ts';
 export type { AudioCache, CachedAudio } from './pipeline/cache.ts';
 export type { OpenAIConfig } from './engines/openai.ts';

@@ -21,6 +21,7 @@ import { cacheKey, MemoryAudioCache, type AudioCache } from './pipeline/cache.ts
 import { makePlan, type Plan, type SynthesisRequest } from './pipeline/plan.ts';
 import type { AiLabelPosition } from './pipeline/ai-label.ts';
 import { createLabeller } from './pipeline/label-audio.ts';
+import { buildTimings, type SentenceTiming, type Timings } from './pipeline/timings.ts';
 import { WorkerPool } from './pool/pool.ts';
 import { MessageChannel } from 'node:worker_threads';
 import { checkLanguage, detectLanguage, type DetectedLanguage, type LanguageCheck } from './text/detect-language.ts';
@@ -77,6 +78,8 @@ export interface SynthesisResult {
   language: string;
   sentences: number;
   words: WordTiming[];
+  /** The alignment of the text to the audio, when the request asked for it (`timings: true`). */
+  timings?: Timings;
   cacheKey: string;
   cached: boolean;
   /** The 32-bit watermark payload in its sound, or null when the speech has no watermark key. */
@@ -233,6 +236,7 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
     'reference',
     'checkLanguage',
     'aiLabel',
+    'timings',
   ] as const;
   const prepared = new WeakMap<SynthesisRequest, { plan: Plan; fields: unknown[] }>();
   /** The warm-up's own requests: they neither read nor fill the cache (shared, at scale, with other processes). */
@@ -243,6 +247,11 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
     const kept = prepared.get(req);
     if (kept && kept.fields.every((v, i) => v === fields[i])) return kept.plan;
     const plan = makePlan(req, planCtx);
+    // Timings come from an engine's own word events; an engine without them gets no made-up alignment.
+    if (req.timings && !engines.find((e) => e.id === plan.voice.engine)?.capabilities.wordTimings)
+      throw new SpeechError('VALIDATION_FAILED', `voice_id: ${plan.voice.engine} voices give no timings`, {
+        params: { field: 'voice_id', rule: 'a voice whose engine reports word timings (eSpeak NG)' },
+      });
     prepared.set(req, { plan, fields });
     return plan;
   };
@@ -322,7 +331,8 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
     };
     const cache = cacheFor(req);
     const mark = markOf(plan, key);
-    const hit = plan.reference ? undefined : await cache?.get(key);
+    // The cache keeps audio, not timings: a request for timings makes its audio again (the same audio).
+    const hit = plan.reference || req.timings ? undefined : await cache?.get(key);
     if (hit)
       return {
         ...base,
@@ -336,6 +346,7 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
     if (
       // A label is put together with the speech on this thread; the one-sentence file is encoded as its engine runs.
       !plan.aiLabel &&
+      !req.timings &&
       plan.sentences.length === 1 &&
       (plan.format === 'mp3' || plan.format === 'opus') &&
       ctx.localEngines.has(plan.voice.engine) &&
@@ -356,6 +367,7 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
       };
     }
     const words: WordTiming[] = [];
+    const placed: SentenceTiming[] = [];
     let offset = 0;
     // The first sentence's rate is the file's (an engine's own rate, or the configured one).
     let rate = 0;
@@ -388,6 +400,7 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
         }
         for (const w of s.words ?? []) words.push({ word: w.word, start: w.start + offset, end: w.end + offset });
         const pcm = sameRate(s.samples, s.sampleRate, rate);
+        if (req.timings) placed.push({ text: s.text, start: offset, duration: pcm.length / rate, words: s.words ?? [] });
         offset += s.samples.length / s.sampleRate;
         take(pcm);
       }
@@ -408,7 +421,8 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
       }
       const durationSec = length / rate;
       if (!plan.reference) await cache?.set(key, { audio, durationSec, sampleRate: rate });
-      return { ...base, sampleRate: rate, audio, durationSec, words, cached: false, mark: mark?.payload ?? null };
+      const timings = req.timings ? { timings: buildTimings(req.text, plan.text, placed, durationSec) } : {};
+      return { ...base, sampleRate: rate, audio, durationSec, words, ...timings, cached: false, mark: mark?.payload ?? null };
     } catch (e) {
       file?.abort();
       throw e;

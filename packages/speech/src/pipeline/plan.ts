@@ -26,6 +26,8 @@ export interface SynthesisRequest {
   checkLanguage?: boolean;
   /** The explicit AI label heard in the audio (GB 45438-2025): the rhythm cue or a spoken notice, before or after. */
   aiLabel?: AiLabel;
+  /** Align the text to the audio (`SynthesisResult.timings`); refused for a voice whose engine reports no word times. */
+  timings?: boolean;
   signal?: AbortSignal;
   /** Called as each sentence is synthesized (for progress of long texts). */
   onProgress?: (p: { done: number; total: number }) => void;

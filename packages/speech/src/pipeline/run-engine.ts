@@ -5,6 +5,7 @@ import { concatFloat32 } from '../dsp/pcm.ts';
 import type { Engine, EngineRequest, WordTiming } from '../types.ts';
 import type { SynthesisJob, SynthesisResult } from '../pool/protocol.ts';
 import { postProcess } from './post-process.ts';
+import { trimWordSilences } from './timings.ts';
 
 export async function runEngine(engine: Engine, job: SynthesisJob, signal?: AbortSignal): Promise<SynthesisResult> {
   const t0 = performance.now();
@@ -46,7 +47,8 @@ export async function runEngine(engine: Engine, job: SynthesisJob, signal?: Abor
   return {
     samples: out.samples,
     sampleRate: out.sampleRate,
-    words: out.words ?? [],
+    // A pause belongs between words, not to the word before it.
+    words: out.words?.length ? trimWordSilences(out.samples, out.sampleRate, out.words) : [],
     engineMs: t1 - t0,
     dspMs: performance.now() - t1,
   };

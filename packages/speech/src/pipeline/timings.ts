@@ -1,0 +1,426 @@
+/**
+ * Timings: an alignment of a request's text to its audio, per word and per character (ElevenLabs' shape), built
+ * from the word times an engine reports for each sentence and the place each sentence took in the file (after
+ * the explicit AI label, sentence joins, speed and pitch changes, resampling: times in seconds survive all of
+ * them, and the DSP stage scales them for the speed it applies).
+ */
+import type { WordTiming } from '../types.ts';
+
+/** A word of the text with its interval in the audio and its place in the text (indexes into `characters`). */
+export interface TimedWord {
+  word: string;
+  start: number;
+  end: number;
+  /** Index of its first character in the alignment's `characters` (code points of the text). */
+  charStart: number;
+  /** One past its last character. */
+  charEnd: number;
+}
+
+/** ElevenLabs' character alignment: one entry per character (code point) of the text. */
+export interface CharacterAlignment {
+  characters: string[];
+  character_start_times_seconds: number[];
+  character_end_times_seconds: number[];
+}
+
+export interface Timings {
+  /** The words of the request's own text. */
+  words: TimedWord[];
+  /** Every character of the request's text as it was sent. */
+  alignment: CharacterAlignment;
+  /** Every character of the text as the engine read it (numbers, dates … written out). */
+  normalizedAlignment: CharacterAlignment;
+  durationSec: number;
+}
+
+/** Where one sentence's audio sits in the file, with its engine's word times relative to that start. */
+export interface SentenceTiming {
+  text: string;
+  start: number;
+  duration: number;
+  words: readonly WordTiming[];
+}
+
+/** Frames of 10 ms below this share of the sentence's loudest frame (−40 dB) are silence. */
+const SILENCE_RATIO = 0.01;
+const FRAME_SEC = 0.01;
+/** Frames of sound at a word's bound that may belong to the next word (or the one before). */
+const NUDGE = 3;
+/** Frames of silence that make a pause behind such frames. */
+const MIN_PAUSE = 5;
+
+/**
+ * An engine's word runs to the next word's start, pauses included: each word's end is brought back over the
+ * silence that ends it, and its start forward over the silence that opens it, so a pause lies between words.
+ */
+export function trimWordSilences(samples: Float32Array, rate: number, words: readonly WordTiming[]): WordTiming[] {
+  if (!words.length || !samples.length) return [...words];
+  const frame = Math.max(1, Math.round(FRAME_SEC * rate));
+  const frames = Math.ceil(samples.length / frame);
+  const rms = new Float32Array(frames);
+  let peak = 0;
+  for (let f = 0; f < frames; f++) {
+    let sum = 0;
+    const end = Math.min(samples.length, (f + 1) * frame);
+    for (let i = f * frame; i < end; i++) sum += samples[i]! * samples[i]!;
+    rms[f] = Math.sqrt(sum / (end - f * frame));
+    if (rms[f]! > peak) peak = rms[f]!;
+  }
+  const floor = Math.max(peak * SILENCE_RATIO, 1e-5);
+  const duration = samples.length / rate;
+  const out: WordTiming[] = [];
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i]!;
+    const next = words[i + 1];
+    let start = clamp(w.start, 0, duration);
+    let end = clamp(Math.min(w.end, next ? next.start : duration), start, duration);
+    const a = Math.floor(start / FRAME_SEC);
+    const b = Math.min(frames, Math.ceil(end / FRAME_SEC));
+    // An event can come a few milliseconds after (or before) the sound it names: a silence that ends within
+    // NUDGE frames of the word's bound still counts as the word's edge, when it is long enough to be a pause.
+    let k = b - 1;
+    while (k > a && b - 1 - k < NUDGE && rms[k]! >= floor) k--;
+    let j = k;
+    while (j > a && rms[j]! < floor) j--;
+    if (k - j >= (k === b - 1 ? 1 : MIN_PAUSE)) end = Math.min(end, (j + 1) * FRAME_SEC);
+    let m = a;
+    while (m < b - 1 && m - a < NUDGE && rms[m]! >= floor) m++;
+    let n = m;
+    while (n < b - 1 && rms[n]! < floor) n++;
+    if (n - m >= (m === a ? 1 : MIN_PAUSE) && n * FRAME_SEC < end) start = Math.max(start, n * FRAME_SEC);
+    out.push({ word: w.word, start, end: Math.max(start, end) });
+  }
+  return out;
+}
+
+/** Words of a text: runs of letters, marks and digits (with inner apostrophes and hyphens); each CJK character alone. */
+interface Token {
+  from: number;
+  to: number;
+  start?: number;
+  end?: number;
+}
+
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
+const WORD = /[\p{L}\p{M}\p{N}]/u;
+const JOINER = /['’\-‐]/u;
+
+function tokenize(text: string, from = 0, to = text.length): Token[] {
+  const tokens: Token[] = [];
+  let i = from;
+  while (i < to) {
+    const c = charAt(text, i);
+    if (CJK.test(c)) {
+      tokens.push({ from: i, to: i + c.length });
+      i += c.length;
+      continue;
+    }
+    if (!WORD.test(c)) {
+      i += c.length;
+      continue;
+    }
+    const begin = i;
+    while (i < to) {
+      const d = charAt(text, i);
+      if (CJK.test(d)) break;
+      if (WORD.test(d)) i += d.length;
+      else if (JOINER.test(d) && i + 1 < to && WORD.test(charAt(text, i + 1)) && !CJK.test(charAt(text, i + 1))) i += d.length;
+      else break;
+    }
+    tokens.push({ from: begin, to: i });
+  }
+  return tokens;
+}
+
+function charAt(text: string, i: number): string {
+  return String.fromCodePoint(text.codePointAt(i)!);
+}
+
+function clamp(v: number, lo: number, hi: number): number {
+  return Math.min(hi, Math.max(lo, v));
+}
+
+/**
+ * Times the tokens of one sentence (found at `from` in the text) from its engine's words: each engine word is looked
+ * for in the sentence from where the previous one was found, and gives its interval to the tokens it covers (split
+ * by their length); tokens it missed share the gap between their timed neighbours. A sentence with no word found
+ * spreads its tokens over its audio.
+ */
+function timeSentence(text: string, tokens: Token[], from: number, to: number, s: SentenceTiming): void {
+  const lower = text.slice(0, to).toLowerCase();
+  let cursor = from;
+  let k = 0;
+  for (const w of s.words) {
+    const needle = w.word.trim().toLowerCase();
+    if (!needle) continue;
+    const at = lower.indexOf(needle, cursor);
+    if (at < 0) continue;
+    const end = at + needle.length;
+    const covered: Token[] = [];
+    while (k < tokens.length && tokens[k]!.to <= at) k++;
+    for (let j = k; j < tokens.length && tokens[j]!.from < end; j++) covered.push(tokens[j]!);
+    if (!covered.length) continue;
+    cursor = end;
+    const length = covered.reduce((n, t) => n + (t.to - t.from), 0);
+    let t0 = s.start + w.start;
+    const span = Math.max(0, w.end - w.start);
+    for (const t of covered) {
+      const t1 = t0 + (span * (t.to - t.from)) / length;
+      t.start = t.start === undefined ? t0 : Math.min(t.start, t0);
+      t.end = t.end === undefined ? t1 : Math.max(t.end, t1);
+      t0 = t1;
+    }
+  }
+  // Tokens left untimed share the gap between their neighbours (or the sentence's bounds).
+  let i = 0;
+  while (i < tokens.length) {
+    if (tokens[i]!.start !== undefined) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < tokens.length && tokens[j]!.start === undefined) j++;
+    const lo = i > 0 ? tokens[i - 1]!.end! : s.start;
+    const hi = j < tokens.length ? tokens[j]!.start! : s.start + s.duration;
+    spread(tokens.slice(i, j), lo, Math.max(lo, hi));
+    i = j;
+  }
+}
+
+function spread(tokens: Token[], lo: number, hi: number): void {
+  const length = tokens.reduce((n, t) => n + (t.to - t.from), 0);
+  let at = lo;
+  for (const t of tokens) {
+    t.start = at;
+    at += ((hi - lo) * (t.to - t.from)) / length;
+    t.end = at;
+  }
+}
+
+/** Per UTF-16 unit of `text`: its interval, from its tokens; the characters between tokens share the gaps. */
+function unitTimes(text: string, tokens: Token[], first: number, last: number): { starts: Float64Array; ends: Float64Array } {
+  const starts = new Float64Array(text.length);
+  const ends = new Float64Array(text.length);
+  let prevEnd = first;
+  let gapFrom = 0;
+  const fillGap = (to: number, until: number): void => {
+    const count = codePoints(text, gapFrom, to);
+    let n = 0;
+    for (let i = gapFrom; i < to; i++) {
+      const step = count ? (until - prevEnd) / count : 0;
+      starts[i] = prevEnd + step * n;
+      ends[i] = prevEnd + step * (n + 1);
+      if (!isLowSurrogate(text, i + 1)) n++;
+    }
+  };
+  for (const t of tokens) {
+    fillGap(t.from, Math.max(prevEnd, t.start!));
+    const count = codePoints(text, t.from, t.to);
+    let n = 0;
+    for (let i = t.from; i < t.to; i++) {
+      const step = (t.end! - t.start!) / count;
+      starts[i] = t.start! + step * n;
+      ends[i] = t.start! + step * (n + 1);
+      if (!isLowSurrogate(text, i + 1)) n++;
+    }
+    prevEnd = t.end!;
+    gapFrom = t.to;
+  }
+  fillGap(text.length, Math.max(prevEnd, last));
+  return { starts, ends };
+}
+
+function isLowSurrogate(text: string, i: number): boolean {
+  const c = text.charCodeAt(i);
+  return c >= 0xdc00 && c <= 0xdfff;
+}
+
+function codePoints(text: string, from: number, to: number): number {
+  let n = 0;
+  for (let i = from; i < to; i++) if (!isLowSurrogate(text, i)) n++;
+  return n;
+}
+
+const round = (t: number): number => Math.round(t * 1000) / 1000;
+
+/** The alignment of `text` (one entry per code point) from per-unit times. */
+function alignmentOf(text: string, starts: ArrayLike<number>, ends: ArrayLike<number>): CharacterAlignment {
+  const out: CharacterAlignment = { characters: [], character_start_times_seconds: [], character_end_times_seconds: [] };
+  for (let i = 0; i < text.length;) {
+    const c = charAt(text, i);
+    out.characters.push(c);
+    out.character_start_times_seconds.push(round(starts[i]!));
+    out.character_end_times_seconds.push(round(ends[i + c.length - 1]!));
+    i += c.length;
+  }
+  return out;
+}
+
+/**
+ * Maps each UTF-16 unit of `original` to a range of units of `normalized` (the same text cleaned and written out):
+ * equal characters (case and whitespace aside) map one to one; where they differ, the next place where both agree
+ * again on a few characters ends a replaced span, whose characters map to the whole span they became.
+ */
+export function mapText(original: string, normalized: string): { from: Int32Array; to: Int32Array } {
+  const from = new Int32Array(original.length);
+  const to = new Int32Array(original.length);
+  const same = (a: string | undefined, b: string | undefined): boolean =>
+    a !== undefined && b !== undefined && (a === b || a.toLowerCase() === b.toLowerCase() || (/\s/.test(a) && /\s/.test(b)));
+  const agree = (i: number, j: number): boolean => {
+    const n = Math.min(3, original.length - i, normalized.length - j);
+    if (n <= 0) return original.length - i === 0 && normalized.length - j === 0;
+    for (let k = 0; k < n; k++) if (!same(original[i + k], normalized[j + k])) return false;
+    return n === 3 || (original.length - i === n && normalized.length - j === n);
+  };
+  let i = 0;
+  let j = 0;
+  while (i < original.length) {
+    if (j < normalized.length && same(original[i], normalized[j])) {
+      from[i] = j;
+      to[i] = j + 1;
+      i++;
+      j++;
+      continue;
+    }
+    // Characters the cleaning dropped (extra spaces, zero-width ones) take the point where they were.
+    if (/[\s\u200b-\u200d\ufeff]/.test(original[i]!) && !(j < normalized.length && /\s/.test(normalized[j]!))) {
+      from[i] = j;
+      to[i] = j;
+      i++;
+      continue;
+    }
+    let found: [number, number] | undefined;
+    search: for (let d = 1; d <= 400; d++) {
+      for (let di = 0; di <= Math.min(d, 60); di++) {
+        const dj = d - di;
+        if (i + di > original.length || j + dj > normalized.length) continue;
+        if (agree(i + di, j + dj)) {
+          found = [di, dj];
+          break search;
+        }
+      }
+    }
+    const [di, dj] = found ?? [original.length - i, normalized.length - j];
+    for (let k = 0; k < Math.max(1, di) && i + k < original.length; k++) {
+      from[i + k] = j;
+      to[i + k] = j + dj;
+    }
+    i += Math.max(1, di);
+    j += dj;
+  }
+  return { from, to };
+}
+
+/**
+ * The timings of a whole file: `original` is the request's text, `normalized` the plan's (whose sentences were
+ * spoken, in order), each sentence placed where its audio went. Characters before the first word and after the
+ * last share the silences at the ends of the speech; a label's audio belongs to no character.
+ */
+export function buildTimings(
+  original: string,
+  normalized: string,
+  sentences: readonly SentenceTiming[],
+  durationSec: number,
+): Timings {
+  const tokens = tokenize(normalized);
+  let cursor = 0;
+  for (const s of sentences) {
+    const at = normalized.indexOf(s.text, cursor);
+    if (at < 0) continue;
+    const end = at + s.text.length;
+    const inside = tokens.filter((t) => t.from >= at && t.to <= end);
+    timeSentence(normalized, inside, at, end, s);
+    cursor = end;
+  }
+  const speechStart = sentences.length ? sentences[0]!.start : 0;
+  const speechEnd = sentences.length ? sentences.at(-1)!.start + sentences.at(-1)!.duration : durationSec;
+  // Tokens outside every located sentence (none, in practice) share what is left around them.
+  for (let i = 0; i < tokens.length; i++) {
+    if (tokens[i]!.start !== undefined) continue;
+    let j = i;
+    while (j < tokens.length && tokens[j]!.start === undefined) j++;
+    spread(tokens.slice(i, j), i > 0 ? tokens[i - 1]!.end! : speechStart, j < tokens.length ? tokens[j]!.start! : speechEnd);
+    i = j;
+  }
+  // Intervals stay ordered and inside the audio whatever an engine reported.
+  let floor = 0;
+  for (const t of tokens) {
+    t.start = clamp(Math.max(t.start!, floor), 0, durationSec);
+    t.end = clamp(Math.max(t.end!, t.start), t.start, durationSec);
+    floor = t.end;
+  }
+  const norm = unitTimes(normalized, tokens, speechStart, Math.min(durationSec, speechEnd));
+  const normalizedAlignment = alignmentOf(normalized, norm.starts, norm.ends);
+
+  // The request's own characters take the times of what they became.
+  const map = mapText(original, normalized);
+  const starts = new Float64Array(original.length);
+  const ends = new Float64Array(original.length);
+  for (let i = 0; i < original.length; i++) {
+    const a = map.from[i]!;
+    const b = map.to[i]!;
+    if (b > a) {
+      starts[i] = norm.starts[a]!;
+      ends[i] = norm.ends[b - 1]!;
+    } else {
+      const t = a < normalized.length ? norm.starts[a]! : a > 0 ? norm.ends[a - 1]! : speechStart;
+      starts[i] = t;
+      ends[i] = t;
+    }
+  }
+  // Monotone, whatever the mapping did.
+  for (let i = 1; i < original.length; i++) {
+    if (starts[i]! < starts[i - 1]!) starts[i] = starts[i - 1]!;
+    if (ends[i]! < starts[i]!) ends[i] = starts[i]!;
+  }
+  const alignment = alignmentOf(original, starts, ends);
+
+  // Words of the request's text, in code point indexes.
+  const cpIndex = new Int32Array(original.length + 1);
+  for (let i = 0, n = 0; i <= original.length; i++) {
+    cpIndex[i] = n;
+    if (i < original.length && !isLowSurrogate(original, i + 1)) n++;
+  }
+  const words: TimedWord[] = tokenize(original).map((t) => {
+    let start = Infinity;
+    let end = 0;
+    for (let i = t.from; i < t.to; i++) {
+      start = Math.min(start, starts[i]!);
+      end = Math.max(end, ends[i]!);
+    }
+    return {
+      word: original.slice(t.from, t.to),
+      start: round(start),
+      end: round(end),
+      charStart: cpIndex[t.from]!,
+      charEnd: cpIndex[t.to]!,
+    };
+  });
+  // Two words of the request can become one span of the normalized text (a replaced number): split what they share.
+  for (let i = 1; i < words.length; i++) {
+    const a = words[i - 1]!;
+    const b = words[i]!;
+    if (b.start < a.end) {
+      const mid = round(Math.max(a.start, Math.min(b.end, (a.start + b.end) / 2)));
+      a.end = mid;
+      b.start = Math.max(b.start, mid);
+      if (b.end < b.start) b.end = b.start;
+    }
+  }
+  return { words, alignment, normalizedAlignment, durationSec };
+}
+
+/** The characters of `alignment` whose start falls in [from, to): the piece of a stream's chunk. */
+export function sliceAlignment(alignment: CharacterAlignment, from: number, to: number): CharacterAlignment {
+  const out: CharacterAlignment = { characters: [], character_start_times_seconds: [], character_end_times_seconds: [] };
+  alignment.characters.forEach((c, i) => {
+    const t = alignment.character_start_times_seconds[i]!;
+    if (t >= from && t < to) {
+      out.characters.push(c);
+      out.character_start_times_seconds.push(t);
+      out.character_end_times_seconds.push(alignment.character_end_times_seconds[i]!);
+    }
+  });
+  return out;
+}

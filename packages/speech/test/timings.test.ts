@@ -1,0 +1,242 @@
+/** Timings: the alignment of a request's text to its audio, from eSpeak NG's word events through the whole pipeline. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeWav } from '../src/dsp/pcm.ts';
+import { LABEL_GAP_SEC, rhythmCue } from '../src/pipeline/ai-label.ts';
+import { buildTimings, mapText, trimWordSilences, type Timings } from '../src/pipeline/timings.ts';
+import { createSpeech, type Speech } from '../src/speech.ts';
+
+/** Every word inside the audio, in order, none overlapping the next; every character's interval ordered. */
+function expectWellFormed(t: Timings, text: string): void {
+  expect(t.alignment.characters.join('')).toBe(text);
+  expect(t.alignment.character_start_times_seconds).toHaveLength(t.alignment.characters.length);
+  expect(t.alignment.character_end_times_seconds).toHaveLength(t.alignment.characters.length);
+  let last = 0;
+  for (const w of t.words) {
+    expect(w.start, w.word).toBeGreaterThanOrEqual(last);
+    expect(w.end, w.word).toBeGreaterThanOrEqual(w.start);
+    expect(w.end, w.word).toBeLessThanOrEqual(t.durationSec + 1e-3);
+    expect(t.alignment.characters.slice(w.charStart, w.charEnd).join('')).toBe(w.word);
+    last = w.end;
+  }
+  for (const a of [t.alignment, t.normalizedAlignment]) {
+    let prev = 0;
+    a.characters.forEach((c, i) => {
+      const s = a.character_start_times_seconds[i]!;
+      const e = a.character_end_times_seconds[i]!;
+      expect(s, `${c} at ${i}`).toBeGreaterThanOrEqual(prev - 1e-9);
+      expect(e).toBeGreaterThanOrEqual(s);
+      expect(e).toBeLessThanOrEqual(t.durationSec + 1e-3);
+      prev = s;
+    });
+  }
+}
+
+/** Silences longer than `minSec` (frames of 10 ms under −40 dB of the loudest) strictly inside the speech. */
+function pauses(samples: Float32Array, rate: number, minSec: number): { start: number; end: number }[] {
+  const frame = Math.round(rate * 0.01);
+  const rms: number[] = [];
+  for (let i = 0; i + frame <= samples.length; i += frame) {
+    let sum = 0;
+    for (let j = i; j < i + frame; j++) sum += samples[j]! ** 2;
+    rms.push(Math.sqrt(sum / frame));
+  }
+  const floor = Math.max(...rms) * 0.01;
+  const first = rms.findIndex((r) => r >= floor);
+  const lastLoud = rms.length - 1 - [...rms].reverse().findIndex((r) => r >= floor);
+  const out: { start: number; end: number }[] = [];
+  let from = -1;
+  for (let f = first; f <= lastLoud; f++) {
+    if (rms[f]! < floor) {
+      if (from < 0) from = f;
+    } else if (from >= 0) {
+      if ((f - from) * 0.01 > minSec) out.push({ start: from * 0.01, end: f * 0.01 });
+      from = -1;
+    }
+  }
+  return out;
+}
+
+describe('timings without an engine', () => {
+  it('give each word its interval and the characters between words the gaps', () => {
+    const text = 'Hello  world, again.';
+    const t = buildTimings(
+      text,
+      'Hello world, again.',
+      [
+        {
+          text: 'Hello world, again.',
+          start: 0.5,
+          duration: 2,
+          words: [
+            { word: 'Hello', start: 0.1, end: 0.5 },
+            { word: 'world', start: 0.5, end: 1.0 },
+            { word: 'again', start: 1.4, end: 1.9 },
+          ],
+        },
+      ],
+      3,
+    );
+    expectWellFormed(t, text);
+    expect(t.words.map((w) => [w.word, w.start, w.end])).toEqual([
+      ['Hello', 0.6, 1],
+      ['world', 1, 1.5],
+      ['again', 1.9, 2.4],
+    ]);
+    const comma = t.alignment.characters.indexOf(',');
+    expect(t.alignment.character_start_times_seconds[comma]).toBeGreaterThanOrEqual(1.5);
+    expect(t.alignment.character_end_times_seconds[comma]).toBeLessThanOrEqual(1.9);
+    // 'H' takes the first fifth of its word.
+    expect(t.alignment.character_end_times_seconds[0]).toBeCloseTo(0.68, 3);
+  });
+
+  it('map a number written out to the digits the request sent', () => {
+    const original = 'It costs 25 dollars.';
+    const normalized = 'It costs twenty-five dollars.';
+    const map = mapText(original, normalized);
+    const two = original.indexOf('25');
+    expect(normalized.slice(map.from[two]!, map.to[two]!)).toContain('twenty');
+    const t = buildTimings(
+      original,
+      normalized,
+      [
+        {
+          text: normalized,
+          start: 0,
+          duration: 2,
+          words: [
+            { word: 'It', start: 0, end: 0.2 },
+            { word: 'costs', start: 0.2, end: 0.6 },
+            { word: 'twenty-five', start: 0.6, end: 1.3 },
+            { word: 'dollars', start: 1.3, end: 1.8 },
+          ],
+        },
+      ],
+      2,
+    );
+    expectWellFormed(t, original);
+    const w = t.words.find((x) => x.word === '25')!;
+    expect(w.start).toBeCloseTo(0.6, 2);
+    expect(w.end).toBeCloseTo(1.3, 2);
+  });
+
+  it('give CJK characters each their share of the word eSpeak reports', () => {
+    const text = '你好世界';
+    const t = buildTimings(
+      text,
+      text,
+      [
+        {
+          text,
+          start: 0,
+          duration: 1,
+          words: [
+            { word: '你好', start: 0, end: 0.4 },
+            { word: '世界', start: 0.4, end: 0.8 },
+          ],
+        },
+      ],
+      1,
+    );
+    expectWellFormed(t, text);
+    expect(t.words.map((w) => w.start)).toEqual([0, 0.2, 0.4, 0.6]);
+  });
+
+  it('bring a word end back over the pause that follows it', () => {
+    const rate = 1000;
+    const samples = new Float32Array(1000);
+    for (let i = 0; i < 300; i++) samples[i] = Math.sin(i);
+    for (let i = 700; i < 1000; i++) samples[i] = Math.sin(i);
+    const [a, b] = trimWordSilences(samples, rate, [
+      { word: 'a', start: 0, end: 0.7 },
+      { word: 'b', start: 0.7, end: 1 },
+    ]);
+    expect(a!.end).toBeCloseTo(0.3, 2);
+    expect(b!.start).toBeCloseTo(0.7, 2);
+  });
+});
+
+describe('timings of eSpeak NG speech', () => {
+  let speech: Speech;
+  beforeAll(async () => {
+    speech = await createSpeech({ poolSize: 1, warmup: false, cache: false, sampleRate: 24000 });
+  });
+  afterAll(() => speech?.close());
+
+  const text = 'The quick brown fox, who was very tired, went home. Then it slept for 3 hours!';
+  const voiceId = 'espeak:en-us';
+
+  it('lie inside the audio, in order, with pauses between the right words', async () => {
+    const r = await speech.synthesize({ text, voiceId, format: 'wav', timings: true });
+    const t = r.timings!;
+    expectWellFormed(t, text);
+    expect(t.durationSec).toBeCloseTo(r.durationSec, 3);
+    expect(t.words.map((w) => w.word)).toEqual(text.match(/[\p{L}\p{N}]+/gu));
+    expect(t.normalizedAlignment.characters.join('')).toContain('three');
+    const { samples, sampleRate } = decodeWav(r.audio);
+    // eSpeak pauses about 150 ms at a comma; anything over 100 ms counts here.
+    const found = pauses(samples, sampleRate, 0.1);
+    expect(found.length).toBeGreaterThanOrEqual(2);
+    for (const p of found) {
+      // No word reaches into a pause by more than a frame or two.
+      const inside = t.words.filter((w) => w.start < p.end - 0.03 && w.end > p.start + 0.03);
+      expect(inside, `pause ${p.start}–${p.end}`).toEqual([]);
+    }
+    // The commas' pauses lie between 'fox' and 'who', and between 'tired' and 'went'.
+    const word = (w: string) => t.words.find((x) => x.word === w)!;
+    for (const [before, after] of [
+      ['fox', 'who'],
+      ['tired', 'went'],
+    ] as const)
+      expect(found.some((p) => p.start >= word(before).end - 0.02 && p.end <= word(after).start + 0.02)).toBe(true);
+  });
+
+  it('halve, roughly, at twice the speed', async () => {
+    const normal = (await speech.synthesize({ text, voiceId, format: 'wav', timings: true })).timings!;
+    const fast = (await speech.synthesize({ text, voiceId, format: 'wav', timings: true, speed: 2 })).timings!;
+    expectWellFormed(fast, text);
+    const last = (t: Timings) => t.words.at(-1)!.start;
+    const ratio = last(fast) / last(normal);
+    expect(ratio).toBeGreaterThan(0.35);
+    expect(ratio).toBeLessThan(0.65);
+  });
+
+  it('shift by the length of an AI label put before the speech', async () => {
+    const plain = (await speech.synthesize({ text, voiceId, format: 'wav', timings: true })).timings!;
+    const labelled = await speech.synthesize({
+      text,
+      voiceId,
+      format: 'wav',
+      timings: true,
+      aiLabel: { kind: 'rhythm', position: 'start' },
+    });
+    const t = labelled.timings!;
+    expectWellFormed(t, text);
+    const shift = rhythmCue(24000).length / 24000 + LABEL_GAP_SEC;
+    t.words.forEach((w, i) => {
+      expect(w.start - plain.words[i]!.start, w.word).toBeCloseTo(shift, 2);
+      expect(w.end - plain.words[i]!.end, w.word).toBeCloseTo(shift, 2);
+    });
+  });
+
+  it('shift after a spoken notice, in mp3 at its own rate', async () => {
+    const r = await speech.synthesize({
+      text: 'Hello there.',
+      voiceId,
+      format: 'mp3',
+      timings: true,
+      aiLabel: { kind: 'speech', position: 'start' },
+    });
+    const t = r.timings!;
+    expectWellFormed(t, 'Hello there.');
+    // The notice ("This content was generated by AI.") and its gap come first.
+    expect(t.words[0]!.start).toBeGreaterThan(1.2);
+  });
+
+  it('are refused for an engine that reports no word times, before any work', () => {
+    const voice = speech.listVoices({ engine: 'gnuspeech' })[0];
+    expect(voice).toBeDefined();
+    expect(() => speech.prepare({ text: 'Hello.', voiceId: voice!.id, timings: true })).toThrow(
+      expect.objectContaining({ code: 'VALIDATION_FAILED' }),
+    );
+  });
+});
