@@ -55,12 +55,23 @@ const BASE_MARK = 'x-polyvox-reference-base';
 export const AUDIO_RESPONSE = 'Audio bytes in the requested format; `x-credits-charged` says what they cost.';
 const AUDIO_TYPES = ['audio/mpeg', 'audio/wav', 'audio/ogg', 'audio/pcm'];
 
-/** Responses marked as audio are bytes: document them under the audio media types, not JSON. */
+/** Marks a response schema whose objects are sent as lines of JSON (`application/x-ndjson`), one per line. */
+export const NDJSON_MARK = 'x-ndjson';
+
+/**
+ * Responses marked as audio are bytes: document them under the audio media types, not JSON. Responses marked as
+ * lines of JSON are documented as `application/x-ndjson`, with the schema of one line.
+ */
 function audioResponses(doc: Record<string, any>): Record<string, any> {
   for (const operations of Object.values<Record<string, any>>(doc.paths ?? {})) {
     for (const operation of Object.values<Record<string, any>>(operations)) {
       const ok = operation?.responses?.['200'];
       const schema = ok?.content?.['application/json']?.schema;
+      if (schema?.[NDJSON_MARK]) {
+        const { [NDJSON_MARK]: _mark, ...line } = schema;
+        ok.content = { 'application/x-ndjson': { schema: line } };
+        continue;
+      }
       if (schema?.description !== AUDIO_RESPONSE) continue;
       ok.description = AUDIO_RESPONSE;
       ok.content = Object.fromEntries(AUDIO_TYPES.map((t) => [t, { schema: { type: 'string', format: 'binary' } }]));

@@ -1,4 +1,4 @@
-import type { SynthesisRequest, VoiceInfo } from '@polyvox/speech';
+import type { SynthesisRequest, Timings, VoiceInfo } from '@polyvox/speech';
 import type { SpeechHost } from './speech-host.js';
 
 /** Audio made whole: its bytes, its length, and whether it came from the cache. */
@@ -8,6 +8,8 @@ export interface RenderedAudio {
   cached: boolean;
   /** The watermark payload in its sound (null: none embedded). */
   mark?: number | null;
+  /** The alignment of its text, when the request asked for timings. */
+  timings?: Timings;
 }
 
 /** Where a call runs for: the request id that the logs of every process it reaches carry. */

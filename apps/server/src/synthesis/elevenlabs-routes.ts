@@ -1,16 +1,18 @@
+import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ErrorBody, LIMITS } from '@polyvox/contracts';
 import { assertVoiceAllowed, callerOf } from '../http/auth.js';
-import { AUDIO_RESPONSE } from '../http/openapi.js';
+import { AUDIO_RESPONSE, NDJSON_MARK } from '../http/openapi.js';
 import { requestLocale } from '../http/locale.js';
 import { localizeVoice } from '../voices/display-texts.js';
 import type { PlanPrivileges } from '../orders/privileges.js';
 import type { VoicesService } from '../voices/service.js';
 import type { SynthesisService } from './service.js';
 import { AppError } from '../platform/errors.js';
-import { chargeOf, speaker } from './routes.js';
+import { chargeOf, speaker, type FileAnswer } from './routes.js';
+import type { Synthesized } from './types.js';
 import type { Provenance } from '../provenance/service.js';
 import { elevenLabsFormat, ELEVENLABS_FORMATS, PCM_RATE } from './elevenlabs-formats.js';
 import { G711Encoder, PcmResampler, wavHeader } from './pcm-stream.js';
@@ -63,7 +65,81 @@ async function* reshaped(
   }
 }
 
+/** One buffer as a finished stream of PCM (what `reshaped` takes). */
+async function* whole(pcm: Buffer): AsyncGenerator<Buffer, boolean> {
+  yield pcm;
+  return true;
+}
+
 const audio = z.string().meta({ description: AUDIO_RESPONSE });
+
+/** ElevenLabs' character alignment: one entry per character, times in seconds from the start of the audio. */
+const CharacterAlignment = z.object({
+  characters: z.array(z.string()),
+  character_start_times_seconds: z.array(z.number()),
+  character_end_times_seconds: z.array(z.number()),
+});
+const AudioWithTimestamps = z.object({
+  audio_base64: z.string().meta({ description: 'The whole file (as `output_format` asks), base64' }),
+  alignment: CharacterAlignment.meta({ description: "The request's text as sent, character by character" }),
+  normalized_alignment: CharacterAlignment.meta({ description: 'The text as it was read (numbers, dates … written out)' }),
+});
+const TIMESTAMPED_STREAM =
+  'Newline-delimited JSON (`application/x-ndjson`): one object per line, `{audio_base64, alignment, normalized_alignment}`, ' +
+  'each with its piece of the file and the characters that start in it (times from the start of the whole audio). ' +
+  'The audio is made whole first (its timings need the whole alignment), then sent in pieces of about a second.';
+
+/** The alignment's characters that start in [from, to). */
+function piece(a: z.infer<typeof CharacterAlignment>, from: number, to: number): z.infer<typeof CharacterAlignment> {
+  const out = {
+    characters: [] as string[],
+    character_start_times_seconds: [] as number[],
+    character_end_times_seconds: [] as number[],
+  };
+  a.characters.forEach((c, i) => {
+    const t = a.character_start_times_seconds[i]!;
+    if (t < from || t >= to) return;
+    out.characters.push(c);
+    out.character_start_times_seconds.push(t);
+    out.character_end_times_seconds.push(a.character_end_times_seconds[i]!);
+  });
+  return out;
+}
+
+/**
+ * ElevenLabs' timestamped answers: the whole file and its alignments as one JSON object, or as lines of JSON, each
+ * a piece of about a second of the file (cut by bytes, so by time for PCM and nearly so for constant-rate mp3) with
+ * the characters that start in it.
+ */
+function timestamped(stream: boolean) {
+  return (audio: Buffer, result: Synthesized): { contentType: string; body: Buffer | Readable } => {
+    const timings = result.alignment;
+    if (!timings) throw new Error('the synthesis gave no timings');
+    if (!stream)
+      return {
+        contentType: 'application/json',
+        body: Buffer.from(
+          JSON.stringify({
+            audio_base64: audio.toString('base64'),
+            alignment: timings.alignment,
+            normalized_alignment: timings.normalizedAlignment,
+          }),
+        ),
+      };
+    const count = Math.max(1, Math.ceil(result.durationSec));
+    const lines = Array.from({ length: count }, (_, k) => {
+      const from = k === 0 ? -Infinity : (k * result.durationSec) / count;
+      const to = k === count - 1 ? Infinity : ((k + 1) * result.durationSec) / count;
+      const bytes = audio.subarray(Math.floor((k * audio.length) / count), Math.floor(((k + 1) * audio.length) / count));
+      return `${JSON.stringify({
+        audio_base64: bytes.toString('base64'),
+        alignment: piece(timings.alignment, from, to),
+        normalized_alignment: piece(timings.normalizedAlignment, from, to),
+      })}\n`;
+    });
+    return { contentType: 'application/x-ndjson', body: Readable.from(lines, { objectMode: false }) };
+  };
+}
 const errors = { 400: ErrorBody, 401: ErrorBody, 402: ErrorBody, 403: ErrorBody, 404: ErrorBody, 422: ErrorBody, 429: ErrorBody };
 
 const OutputFormat = z
@@ -132,6 +208,8 @@ export function elevenLabsRoutes(deps: ElevenLabsRoutesDeps): FastifyPluginAsync
     voiceId: string,
     body: z.infer<typeof ElevenLabsSpeechRequest>,
     query: z.infer<typeof SpeechQuery>,
+    /** The timestamp routes: the whole file with its alignment, as one JSON object or as lines of JSON. */
+    timestamps = false,
   ) => {
     const caller = callerOf(request);
     if (!voiceId.startsWith('voice_')) throw new AppError('NOT_FOUND');
@@ -146,26 +224,43 @@ export function elevenLabsRoutes(deps: ElevenLabsRoutesDeps): FastifyPluginAsync
       speed: body.voice_settings?.speed ?? 1,
       pitch: 0,
       ...(body.language_code ? { language: body.language_code } : {}),
+      ...(timestamps ? { timings: true } : {}),
     });
     void reply.header('character-cost', String(prepared.characters));
     const { encoding, resampleTo } = format;
+    const reshapes = encoding !== null && (resampleTo !== null || encoding !== 'pcm');
+    const charge = chargeOf(caller, 'api');
+    if (timestamps) {
+      const file: FileAnswer = { respond: timestamped(stream) };
+      if (!reshapes) return speak(request, reply, prepared, charge, false, undefined, false, file);
+      // The platform's PCM made whole, then reshaped as a stream of it would be, then labelled as a file.
+      const rate = resampleTo ?? PCM_RATE;
+      file.reshape = async (pcm) => {
+        const parts: Buffer[] = [];
+        const resampler = resampleTo === null ? null : new PcmResampler(PCM_RATE, resampleTo);
+        for await (const b of reshaped(whole(pcm), rate, resampler, encoding, false)) parts.push(b);
+        return Buffer.concat(parts);
+      };
+      const shaped = format.contentType ? { ...prepared, contentType: format.contentType } : prepared;
+      return speak(request, reply, shaped, charge, false, undefined, false, file);
+    }
     // PCM at another rate, WAV at another rate and G.711 are made from the platform's PCM as it streams
     // (a whole answer is sent in chunks too, as ElevenLabs does).
-    if (encoding !== null && (resampleTo !== null || encoding !== 'pcm')) {
+    if (reshapes) {
       const rate = resampleTo ?? PCM_RATE;
       const shaped = format.contentType ? { ...prepared, contentType: format.contentType } : prepared;
       return speak(
         request,
         reply,
         shaped,
-        chargeOf(caller, 'api'),
+        charge,
         true,
         (chunks) => reshaped(chunks, rate, resampleTo === null ? null : new PcmResampler(PCM_RATE, resampleTo), encoding, stream),
         // A WAV answered whole is built whole: signed like any whole WAV.
         encoding === 'wav' && !stream,
       );
     }
-    return speak(request, reply, prepared, chargeOf(caller, 'api'), stream);
+    return speak(request, reply, prepared, charge, stream);
   };
 
   return async (app) => {
@@ -181,24 +276,67 @@ export function elevenLabsRoutes(deps: ElevenLabsRoutesDeps): FastifyPluginAsync
       }
     });
 
-    for (const stream of [false, true]) {
+    const ROUTES = [
+      {
+        path: '/v1/text-to-speech/:voice_id',
+        stream: false,
+        timestamps: false,
+        summary:
+          "ElevenLabs-compatible speech: ElevenLabs' body and `output_format` (query or body), a Polyvox voice id and key (`xi-api-key`)",
+      },
+      {
+        path: '/v1/text-to-speech/:voice_id/stream',
+        stream: true,
+        timestamps: false,
+        summary: 'ElevenLabs-compatible streaming speech: the audio arrives in chunks as it is made',
+      },
+      {
+        path: '/v1/text-to-speech/:voice_id/with-timestamps',
+        stream: false,
+        timestamps: true,
+        summary:
+          'ElevenLabs-compatible speech with character timings: the audio in base64 with the alignment of the text as sent and as read',
+      },
+      {
+        path: '/v1/text-to-speech/:voice_id/stream/with-timestamps',
+        stream: true,
+        timestamps: true,
+        summary:
+          'ElevenLabs-compatible speech with character timings, as lines of JSON: pieces of the audio, each with the characters that start in it',
+      },
+    ];
+    for (const { path, stream, timestamps, summary } of ROUTES) {
       app.post(
-        stream ? '/v1/text-to-speech/:voice_id/stream' : '/v1/text-to-speech/:voice_id',
+        path,
         {
           config: { auth: 'caller' },
           schema: {
             tags: ['elevenlabs'],
-            summary: stream
-              ? 'ElevenLabs-compatible streaming speech: the audio arrives in chunks as it is made'
-              : "ElevenLabs-compatible speech: ElevenLabs' body and `output_format` (query or body), a Polyvox voice id and key (`xi-api-key`)",
+            summary,
+            ...(timestamps
+              ? {
+                  description:
+                    "Charged, authorised and limited as the plain route. Timings come from the engine's own word events (eSpeak NG voices); " +
+                    'a voice whose engine reports none is refused with 400 `VALIDATION_FAILED` naming `voice_id`, before anything is held.' +
+                    (stream ? ` ${TIMESTAMPED_STREAM}` : ''),
+                }
+              : {}),
             security: [{ xiApiKey: [] }, { bearer: [] }],
             params: SpeechParams,
             querystring: SpeechQuery,
             body: ElevenLabsSpeechRequest,
-            response: { 200: audio, ...errors },
+            response: {
+              200: !timestamps
+                ? audio
+                : stream
+                  ? AudioWithTimestamps.meta({ description: TIMESTAMPED_STREAM, [NDJSON_MARK]: true })
+                  : AudioWithTimestamps,
+              ...errors,
+            },
           },
         },
-        async (request, reply) => synthesize(request, reply, stream, request.params.voice_id, request.body, request.query),
+        async (request, reply) =>
+          synthesize(request, reply, stream, request.params.voice_id, request.body, request.query, timestamps),
       );
     }
 

@@ -250,7 +250,7 @@ export class QueuedSynthesizer implements Synthesizer {
       if (type === Msg.Chunk) parts.push(body);
       if (type === Msg.Progress) request.onProgress?.(JSON.parse(body.toString()) as { done: number; total: number });
       if (type === Msg.Done) {
-        const done = JSON.parse(body.toString()) as { durationSec: number; cached: boolean; mark?: number | null };
+        const done = JSON.parse(body.toString()) as Omit<RenderedAudio, 'audio'>;
         return { audio: Buffer.concat(parts), ...done };
       }
     }

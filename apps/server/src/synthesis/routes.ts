@@ -7,7 +7,7 @@ import { assertVoiceAllowed, callerOf, type Caller } from '../http/auth.js';
 import { AUDIO_RESPONSE } from '../http/openapi.js';
 import type { PlanPrivileges } from '../orders/privileges.js';
 import { AppError } from '../platform/errors.js';
-import { ttsInput, type Charge, type Prepared, type SynthesisService } from './service.js';
+import { ttsInput, type Charge, type Prepared, type Synthesized, type SynthesisService } from './service.js';
 import { openAiVoiceId } from './openai-voices.js';
 import { originOf } from './origin.js';
 import type { Provenance } from '../provenance/service.js';
@@ -104,6 +104,14 @@ async function sendStream(
     .send(Readable.from(rest(), { objectMode: false }));
 }
 
+/** A whole file that leaves as something else than its bytes (the timestamp routes' JSON). */
+export interface FileAnswer {
+  /** Changes the rendered audio before it is labelled (PCM resampled, companded or wrapped in a WAV header). */
+  reshape?: (audio: Buffer) => Promise<Buffer>;
+  /** The response's content type and body, made from the labelled audio. */
+  respond(audio: Buffer, result: Synthesized): { contentType: string; body: Buffer | Readable };
+}
+
 /**
  * Sends prepared speech to the client, paying for it as it is delivered (shared with the ElevenLabs routes). Every
  * file and stream passes the provenance stage on its way: recorded, and labelled in its container (or, raw samples,
@@ -120,6 +128,8 @@ export function speaker(deps: { synthesis: Pick<SynthesisService, 'render' | 'st
     reshape: (chunks: AsyncGenerator<Buffer, boolean>) => AsyncGenerator<Buffer, boolean> = (chunks) => chunks,
     /** The reshaped stream is one whole file (a WAV built whole): it is labelled and signed as a file. */
     whole = false,
+    /** A whole file answered in another shape (`stream` false): labelled as any file, then reshaped on its way out. */
+    file?: FileAnswer,
   ) => {
     const left = clientLeaves(request, reply);
     if (stream) {
@@ -141,14 +151,16 @@ export function speaker(deps: { synthesis: Pick<SynthesisService, 'render' | 'st
       await work.release('client left before the audio');
       return abandon(request, reply);
     }
-    let audio: Buffer;
+    let answer: ReturnType<FileAnswer['respond']>;
     let label: string | null;
     try {
       const mark = await deps.provenance.mark(
         originOf(prepared, charge, result, { holdId: work.hold.id, requestId: request.id }),
       );
-      audio = await deps.provenance.labelFile(result.audio, prepared.contentType, mark);
+      const raw = file?.reshape ? await file.reshape(result.audio) : result.audio;
+      const audio = await deps.provenance.labelFile(raw, prepared.contentType, mark);
       label = deps.provenance.header(prepared.contentType, mark);
+      answer = file ? file.respond(audio, result) : { contentType: prepared.contentType, body: audio };
     } catch (e) {
       // Nothing leaves unlabelled, and nothing unlabelled is paid for.
       await work.release('labelling failed');
@@ -162,7 +174,7 @@ export function speaker(deps: { synthesis: Pick<SynthesisService, 'render' | 'st
     // A shutdown does not wait for a client that reads slowly: the reply is cut and the hold released.
     work.signal.addEventListener('abort', () => reply.raw.destroy(), { once: true });
     return reply
-      .header('content-type', prepared.contentType)
+      .header('content-type', answer.contentType)
       .header('x-credits-charged', String(prepared.credits))
       .header('x-characters', String(prepared.characters))
       .header('x-audio-duration', result.durationSec.toFixed(3))
@@ -174,7 +186,7 @@ export function speaker(deps: { synthesis: Pick<SynthesisService, 'render' | 'st
           .join(', '),
       )
       .header('cache-control', 'no-store')
-      .send(audio);
+      .send(answer.body);
   };
 }
 

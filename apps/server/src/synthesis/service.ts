@@ -126,6 +126,7 @@ export class SynthesisService {
       pitch: input.pitch,
       ...(input.language ? { language: input.language } : {}),
       ...(label ? { aiLabel: { kind: label, position: this.aiLabel.position } } : {}),
+      ...(input.timings ? { timings: true } : {}),
     };
     const plan = await mapSpeechErrors(async () => speech.prepare(request));
     return {
@@ -241,7 +242,11 @@ export class SynthesisService {
       await work.ensureHeld();
       const timings = { hold: held, synth: t2 - t1, settle: performance.now() - t2 };
       const mark = result.mark ?? null;
-      return { result: { audio: result.audio, durationSec: result.durationSec, cached: result.cached, mark, timings }, work };
+      const alignment = result.timings ? { alignment: result.timings } : {};
+      return {
+        result: { audio: result.audio, durationSec: result.durationSec, cached: result.cached, mark, timings, ...alignment },
+        work,
+      };
     } catch (e) {
       await work.release(work.signal.aborted ? 'stopped before delivery' : 'synthesis failed');
       throw toAppError(e);

@@ -1,4 +1,12 @@
-import type { AiLabelKind, AiLabelPosition, AudioFormat, SynthesisRequest, VoiceInfo, VoiceProfile } from '@polyvox/speech';
+import type {
+  AiLabelKind,
+  AiLabelPosition,
+  AudioFormat,
+  SynthesisRequest,
+  Timings,
+  VoiceInfo,
+  VoiceProfile,
+} from '@polyvox/speech';
 
 /**
  * The types every part of synthesis/ shares (the service, the jobs, the queue, the routes). A leaf: it imports
@@ -16,6 +24,8 @@ export interface TtsInput {
   accountId?: string;
   /** An explicit AI label the request adds to the operator's (it never weakens it). */
   aiLabel?: AiLabelKind;
+  /** Align the text to the audio (the timestamp routes); refused before any charge for a voice without timings. */
+  timings?: boolean;
 }
 
 /** The operator's explicit AI label (`AI_LABEL_EXPLICIT`, `AI_LABEL_POSITION`). */
@@ -49,6 +59,8 @@ export interface Synthesized {
   cached: boolean;
   /** The watermark payload in its sound (null: none embedded). */
   mark?: number | null;
+  /** The alignment of its text to its audio, when the request asked for timings. */
+  alignment?: Timings;
   /** Milliseconds spent holding credits, synthesizing and settling (for `server-timing`). */
   timings: { hold: number; synth: number; settle: number };
 }

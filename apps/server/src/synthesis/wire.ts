@@ -80,6 +80,7 @@ export const wireRequestSchema: z.ZodType<WireRequest> = z.object({
   speed: z.number().optional(),
   pitch: z.number().optional(),
   checkLanguage: z.boolean().optional(),
+  timings: z.boolean().optional(),
   // A job or a queued request keeps its label: a worker renders exactly what the API process priced and keyed.
   aiLabel: z.object({ kind: z.enum(AI_LABEL_KINDS), position: z.enum(AI_LABEL_POSITIONS) }).optional(),
   reference: z

@@ -4,7 +4,8 @@ import { parseWavHeader, readAigcValues } from '@polyvox/speech/formats';
 import OpenAI from 'openai';
 import { ElevenLabsClient, ElevenLabsError } from '@elevenlabs/elevenlabs-js';
 import { Client } from '../support/client.js';
-import { DIALECTS, startTestApp, type TestApp } from '../support/app.js';
+import { DIALECTS, type TestApp } from '../support/app.js';
+import { elevenLabsError, keyedApp, postWithKey } from '../support/sdk.js';
 import { decodedSeconds } from '../support/audio.js';
 import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
@@ -85,14 +86,8 @@ describe.each(DIALECTS)('official SDKs pointed at Polyvox (%s)', (dialect) => {
   let openai: OpenAI;
   let eleven: ElevenLabsClient;
   beforeAll(async () => {
-    t = await startTestApp(dialect, { env: { SPEECH_WORKERS: '1' } });
-    c = new Client(t.url);
-    const { account } = await c.anonymous();
     // Every format of both SDKs is a paid call: more than the trial's credits.
-    await t.ctx.db.kysely
-      .transaction()
-      .execute((trx) => t.ctx.credits.grantOnce(trx, account.id, `test:${account.id}`, 200_000, 'test'));
-    key = (await c.put('/api/authorization', { name: 'sdk' })).body;
+    ({ t, c, key } = await keyedApp(dialect, 200_000, 'sdk'));
     openai = new OpenAI({ apiKey: key.key, baseURL: `${t.url}/v1`, maxRetries: 0 });
     eleven = new ElevenLabsClient({ apiKey: key.key, baseUrl: t.url, maxRetries: 0 });
   });
@@ -281,16 +276,10 @@ describe.each(DIALECTS)('official SDKs pointed at Polyvox (%s)', (dialect) => {
     expect((missing as ElevenLabsError).statusCode).toBe(404);
     expect((missing as ElevenLabsError).body).toMatchObject({ detail: { status: 'not_found' }, error: { code: 'NOT_FOUND' } });
     // A format ElevenLabs does not have (the SDK refuses one before sending it, so asked without the SDK).
-    const badFormat = await fetch(`${t.url}/v1/text-to-speech/voice_flite.slt?output_format=flac_44100`, {
-      method: 'POST',
-      headers: { 'xi-api-key': key.key, 'content-type': 'application/json' },
-      body: JSON.stringify({ text: 'Hi.' }),
+    const badFormat = await postWithKey(`${t.url}/v1/text-to-speech/voice_flite.slt?output_format=flac_44100`, key.key, {
+      text: 'Hi.',
     });
-    expect(badFormat.status).toBe(400);
-    expect(await badFormat.json()).toMatchObject({
-      error: { code: 'VALIDATION_FAILED' },
-      detail: { status: 'validation_failed' },
-    });
+    expect(badFormat).toMatchObject({ status: 400, body: elevenLabsError('VALIDATION_FAILED') });
     const noKey = new ElevenLabsClient({ apiKey: 'pvx_deleted', baseUrl: t.url, maxRetries: 0 });
     const denied = await noKey.voices.getAll().catch((e: unknown) => e);
     expect((denied as ElevenLabsError).statusCode).toBe(401);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { metrics } from '../../platform/metrics.js';
-import type { Synthesizer } from '../../speech/synthesizer.js';
+import type { RenderedAudio, Synthesizer } from '../../speech/synthesizer.js';
 import { fromWire, wireRequestSchema, type WireRequest } from '../wire.js';
 import { defineJob, type JobHandler } from './definition.js';
 
@@ -15,7 +15,7 @@ export interface TtsJobPayload {
 export interface TtsJobContext {
   signal: AbortSignal;
   chunk(audio: Buffer): Promise<void>;
-  done(end: { durationSec: number; cached: boolean; mark?: number | null }): Promise<void>;
+  done(end: Omit<RenderedAudio, 'audio'>): Promise<void>;
 }
 
 export const ttsJob = defineJob<TtsJobPayload, TtsJobContext>(
@@ -41,7 +41,12 @@ export function ttsJobHandler(deps: { synthesizer: Synthesizer }): JobHandler<Tt
     const result = await deps.synthesizer.synthesize(request);
     signal.throwIfAborted();
     await chunk(result.audio);
-    await done({ durationSec: result.durationSec, cached: result.cached, mark: result.mark ?? null });
+    await done({
+      durationSec: result.durationSec,
+      cached: result.cached,
+      mark: result.mark ?? null,
+      ...(result.timings ? { timings: result.timings } : {}),
+    });
     if (!result.cached) metrics.synthesis(engine, 'file', (performance.now() - t0) / 1000, result.durationSec);
   };
 }
