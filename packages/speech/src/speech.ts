@@ -21,7 +21,9 @@ import { cacheKey, MemoryAudioCache, type AudioCache } from './pipeline/cache.ts
 import { makePlan, type Plan, type SynthesisRequest } from './pipeline/plan.ts';
 import type { AiLabelPosition } from './pipeline/ai-label.ts';
 import { createLabeller } from './pipeline/label-audio.ts';
-import { buildTimings, type SentenceTiming, type Timings } from './pipeline/timings.ts';
+import { buildTimings, trimWordSilences, type SentenceTiming, type Timings } from './pipeline/timings.ts';
+import { alignByReference } from './pipeline/dtw-align.ts';
+import { languageFamily } from './catalogue/languages.ts';
 import { WorkerPool } from './pool/pool.ts';
 import { MessageChannel } from 'node:worker_threads';
 import { checkLanguage, detectLanguage, type DetectedLanguage, type LanguageCheck } from './text/detect-language.ts';
@@ -247,14 +249,52 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
     const kept = prepared.get(req);
     if (kept && kept.fields.every((v, i) => v === fields[i])) return kept.plan;
     const plan = makePlan(req, planCtx);
-    // Timings come from an engine's own word events; an engine without them gets no made-up alignment.
-    if (req.timings && !engines.find((e) => e.id === plan.voice.engine)?.capabilities.wordTimings)
-      throw new SpeechError('VALIDATION_FAILED', `voice_id: ${plan.voice.engine} voices give no timings`, {
-        params: { field: 'voice_id', rule: 'a voice whose engine reports word timings (eSpeak NG)' },
+    // Timings come from an engine's own word events, else from an eSpeak NG rendering of the language aligned to
+    // the audio; a language eSpeak NG does not speak gets no made-up alignment.
+    if (req.timings && !timedEngine(plan.voice.engine) && !referenceVoice(plan.language))
+      throw new SpeechError('VALIDATION_FAILED', `voice_id: no timings for ${plan.voice.engine} voices in ${plan.language}`, {
+        params: { field: 'voice_id', rule: 'a voice whose engine reports word timings, or a language eSpeak NG speaks' },
       });
     prepared.set(req, { plan, fields });
     return plan;
   };
+
+  const timedEngine = (id: string): boolean => engines.find((e) => e.id === id)?.capabilities.wordTimings === true;
+  const espeakVoices = voices.filter((v) => v.engine === 'espeak' && !v.variant.includes('+'));
+  /** The eSpeak NG voice whose rendering of a language is the generic aligner's reference: the language's own, else its family's. */
+  const referenceVoice = (language: string): VoiceInfo | undefined => {
+    const lower = language.toLowerCase();
+    return (
+      espeakVoices.find((v) => v.languages.some((l) => l.toLowerCase() === lower)) ??
+      espeakVoices.find((v) => v.languages.some((l) => languageFamily(l) === languageFamily(language)))
+    );
+  };
+  /**
+   * Word times for a sentence of an engine that reports none: an eSpeak NG rendering of the same text (its word
+   * events known) aligned to the sentence's audio by dynamic time warping of their cepstra.
+   */
+  async function alignedWords(
+    text: string,
+    language: string,
+    produced: { samples: Float32Array; sampleRate: number },
+    signal?: AbortSignal,
+  ) {
+    const voice = referenceVoice(language)!;
+    const plan = makePlan({ text, voice, language, format: 'pcm', checkLanguage: false }, planCtx);
+    const parts: Float32Array[] = [];
+    const words: WordTiming[] = [];
+    let at = 0;
+    let rate = 0;
+    for await (const s of synthesizeChunks(ctx, plan, signal)) {
+      rate ||= s.sampleRate;
+      const pcm = sameRate(s.samples, s.sampleRate, rate);
+      for (const w of s.words ?? []) words.push({ word: w.word, start: w.start + at, end: w.end + at });
+      parts.push(pcm);
+      at += pcm.length / rate;
+    }
+    const found = alignByReference(produced, { samples: concatFloat32(parts), sampleRate: rate, words });
+    return trimWordSilences(produced.samples, produced.sampleRate, found);
+  }
 
   /** The rate each engine's sentences came at, per format: a stream's encoder opens with it. */
   const streamRates = new Map<string, number>();
@@ -400,7 +440,11 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
         }
         for (const w of s.words ?? []) words.push({ word: w.word, start: w.start + offset, end: w.end + offset });
         const pcm = sameRate(s.samples, s.sampleRate, rate);
-        if (req.timings) placed.push({ text: s.text, start: offset, duration: pcm.length / rate, words: s.words ?? [] });
+        if (req.timings) {
+          const timed = timedEngine(plan.voice.engine);
+          const sentenceWords = timed ? (s.words ?? []) : await alignedWords(s.text, plan.language, s, req.signal);
+          placed.push({ text: s.text, start: offset, duration: pcm.length / rate, words: sentenceWords });
+        }
         offset += s.samples.length / s.sampleRate;
         take(pcm);
       }

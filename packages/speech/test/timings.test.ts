@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeWav } from '../src/dsp/pcm.ts';
 import { LABEL_GAP_SEC, rhythmCue } from '../src/pipeline/ai-label.ts';
 import { buildTimings, mapText, trimWordSilences, type Timings } from '../src/pipeline/timings.ts';
+import { alignByReference } from '../src/pipeline/dtw-align.ts';
 import { createSpeech, type Speech } from '../src/speech.ts';
 
 /** Every word inside the audio, in order, none overlapping the next; every character's interval ordered. */
@@ -232,11 +233,50 @@ describe('timings of eSpeak NG speech', () => {
     expect(t.words[0]!.start).toBeGreaterThan(1.2);
   });
 
-  it('are refused for an engine that reports no word times, before any work', () => {
-    const voice = speech.listVoices({ engine: 'gnuspeech' })[0];
-    expect(voice).toBeDefined();
-    expect(() => speech.prepare({ text: 'Hello.', voiceId: voice!.id, timings: true })).toThrow(
+  it('are refused for a language eSpeak NG does not speak, on an engine without word times, before any work', () => {
+    const voice = speech.listVoices({ engine: 'flite' })[0]!;
+    expect(() => speech.prepare({ text: 'Hello.', voice: { ...voice, languages: ['qaa'] }, timings: true })).toThrow(
       expect.objectContaining({ code: 'VALIDATION_FAILED' }),
     );
+  });
+
+  it("by the generic aligner land near eSpeak's own word events for another voice, accent and speed", async () => {
+    const sentence = 'The quick brown fox, who was very tired, went home to sleep for a long while.';
+    const errors: number[] = [];
+    for (const [id, speed] of [
+      ['espeak:en+f3', 1],
+      ['espeak:en-gb-scotland+m3', 1.3],
+      ['espeak:en-029+f1', 0.8],
+    ] as const) {
+      const produced = await speech.synthesize({ text: sentence, voiceId: id, format: 'wav', speed, checkLanguage: false });
+      const reference = await speech.synthesize({ text: sentence, voiceId, format: 'wav' });
+      const p = decodeWav(produced.audio);
+      const r = decodeWav(reference.audio);
+      const t0 = performance.now();
+      const found = alignByReference(p, { ...r, words: reference.words });
+      const ms = performance.now() - t0;
+      expect(found).toHaveLength(produced.words.length);
+      const mae = found.reduce((n, w, i) => n + Math.abs(w.start - produced.words[i]!.start), 0) / found.length;
+      errors.push(mae);
+      console.log(
+        `aligner ${id} ×${speed}: word-start MAE ${(mae * 1000).toFixed(0)} ms, DTW ${ms.toFixed(0)} ms for ${produced.durationSec.toFixed(1)} s`,
+      );
+    }
+    const mean = errors.reduce((a, b) => a + b, 0) / errors.length;
+    expect(mean).toBeLessThan(0.08);
+  });
+
+  it('of an engine without word events (Flite) come from the aligner: well formed, with the pauses between words', async () => {
+    const r = await speech.synthesize({ text, voiceId: 'flite:slt', format: 'wav', timings: true });
+    const t = r.timings!;
+    expectWellFormed(t, text);
+    const { samples, sampleRate } = decodeWav(r.audio);
+    for (const p of pauses(samples, sampleRate, 0.15)) {
+      const inside = t.words.filter((w) => w.start < p.end - 0.03 && w.end > p.start + 0.03);
+      expect(inside, `pause ${p.start}–${p.end}`).toEqual([]);
+    }
+    const word = (w: string) => t.words.find((x) => x.word === w)!;
+    expect(word('home').end).toBeLessThan(word('Then').start);
+    expect(word('Then').start).toBeGreaterThan(t.durationSec * 0.4);
   });
 });

@@ -316,8 +316,8 @@ export function elevenLabsRoutes(deps: ElevenLabsRoutesDeps): FastifyPluginAsync
             ...(timestamps
               ? {
                   description:
-                    "Charged, authorised and limited as the plain route. Timings come from the engine's own word events (eSpeak NG voices); " +
-                    'a voice whose engine reports none is refused with 400 `VALIDATION_FAILED` naming `voice_id`, before anything is held.' +
+                    "Charged, authorised and limited as the plain route. Timings come from the engine's own word events (eSpeak NG); for other engines, from an eSpeak NG " +
+                    'rendering of the same text aligned to the audio by dynamic time warping. A voice whose engine reports none, in a language eSpeak NG does not speak, is refused with 400 `VALIDATION_FAILED` naming `voice_id`, before anything is held.' +
                     (stream ? ` ${TIMESTAMPED_STREAM}` : ''),
                 }
               : {}),

@@ -1,0 +1,156 @@
+/**
+ * The generic aligner, for engines that report no word times: the produced audio is aligned by dynamic time warping
+ * of its cepstra against an eSpeak NG rendering of the same text, whose word times are known, and each word's bounds
+ * are carried through the warping path (the method of Aeneas and Echogarden).
+ */
+import { resamplePolyphase } from '../formats/polyphase.ts';
+import { RealFft } from '../watermark/fft.ts';
+import type { WordTiming } from '../types.ts';
+
+const RATE = 16000;
+const FFT = 512;
+const HOP = 160;
+const HOP_SEC = HOP / RATE;
+const MELS = 26;
+const CEPS = 13;
+
+let shared: { fft: RealFft; window: Float64Array; mel: Float64Array[]; dct: Float64Array[] } | undefined;
+
+function tables() {
+  if (shared) return shared;
+  const window = new Float64Array(FFT);
+  for (let i = 0; i < FFT; i++) window[i] = 0.5 - 0.5 * Math.cos((2 * Math.PI * i) / (FFT - 1));
+  const toMel = (f: number) => 2595 * Math.log10(1 + f / 700);
+  const fromMel = (m: number) => 700 * (10 ** (m / 2595) - 1);
+  const lo = toMel(80);
+  const hi = toMel(7600);
+  const edges = Array.from({ length: MELS + 2 }, (_, i) => (fromMel(lo + ((hi - lo) * i) / (MELS + 1)) * FFT) / RATE);
+  const mel = Array.from({ length: MELS }, (_, m) => {
+    const f = new Float64Array(FFT / 2 + 1);
+    const [a, b, c] = [edges[m]!, edges[m + 1]!, edges[m + 2]!];
+    for (let k = 0; k <= FFT / 2; k++) f[k] = k > a && k < c ? (k <= b ? (k - a) / (b - a) : (c - k) / (c - b)) : 0;
+    return f;
+  });
+  const dct = Array.from({ length: CEPS }, (_, n) => {
+    const row = new Float64Array(MELS);
+    for (let m = 0; m < MELS; m++) row[m] = Math.cos((Math.PI * n * (m + 0.5)) / MELS);
+    return row;
+  });
+  shared = { fft: new RealFft(FFT), window, mel, dct };
+  return shared;
+}
+
+/** MFCCs (c0..c12) every 10 ms, each coefficient normalized to zero mean and unit variance over the utterance. */
+export function cepstra(samples: Float32Array, rate: number): { data: Float32Array; frames: number } {
+  const x = rate === RATE ? samples : resamplePolyphase(samples, rate, RATE);
+  const { fft, window, mel, dct } = tables();
+  const frames = Math.max(1, Math.floor(x.length / HOP));
+  const padded = new Float32Array(frames * HOP + FFT);
+  padded.set(x, FFT / 2);
+  const re = new Float64Array(FFT / 2 + 1);
+  const im = new Float64Array(FFT / 2 + 1);
+  const power = new Float64Array(FFT / 2 + 1);
+  const logMel = new Float64Array(MELS);
+  const data = new Float32Array(frames * CEPS);
+  for (let f = 0; f < frames; f++) {
+    fft.forward(padded, f * HOP, window, re, im);
+    for (let k = 0; k <= FFT / 2; k++) power[k] = re[k]! * re[k]! + im[k]! * im[k]!;
+    for (let m = 0; m < MELS; m++) {
+      const filter = mel[m]!;
+      let sum = 0;
+      for (let k = 0; k <= FFT / 2; k++) sum += filter[k]! * power[k]!;
+      logMel[m] = Math.log(sum + 1e-8);
+    }
+    for (let n = 0; n < CEPS; n++) {
+      let sum = 0;
+      for (let m = 0; m < MELS; m++) sum += dct[n]![m]! * logMel[m]!;
+      data[f * CEPS + n] = sum;
+    }
+  }
+  for (let n = 0; n < CEPS; n++) {
+    let mean = 0;
+    for (let f = 0; f < frames; f++) mean += data[f * CEPS + n]!;
+    mean /= frames;
+    let variance = 0;
+    for (let f = 0; f < frames; f++) variance += (data[f * CEPS + n]! - mean) ** 2;
+    const sd = Math.sqrt(variance / frames) || 1;
+    for (let f = 0; f < frames; f++) data[f * CEPS + n] = (data[f * CEPS + n]! - mean) / sd;
+  }
+  return { data, frames };
+}
+
+/**
+ * The warping path between two feature sequences (Euclidean distance, steps (1,1), (1,0), (0,1)), within a band
+ * around the diagonal wide enough for the two to differ in tempo by a factor of 2.5: for each frame of `a`, the
+ * first and last frame of `b` it is matched with.
+ */
+export function warp(a: { data: Float32Array; frames: number }, b: { data: Float32Array; frames: number }) {
+  const n = a.frames;
+  const m = b.frames;
+  const band = Math.max(40, Math.ceil(Math.max(n, m) * 0.4));
+  const cost = new Float32Array(n * m).fill(Infinity);
+  const dist = (i: number, j: number): number => {
+    let s = 0;
+    for (let k = 0; k < CEPS; k++) {
+      const d = a.data[i * CEPS + k]! - b.data[j * CEPS + k]!;
+      s += d * d;
+    }
+    return Math.sqrt(s);
+  };
+  for (let i = 0; i < n; i++) {
+    const centre = Math.round((i * (m - 1)) / Math.max(1, n - 1));
+    const j0 = Math.max(0, centre - band);
+    const j1 = Math.min(m - 1, centre + band);
+    for (let j = j0; j <= j1; j++) {
+      const d = dist(i, j);
+      if (i === 0 && j === 0) {
+        cost[0] = d;
+        continue;
+      }
+      const diag = i > 0 && j > 0 ? cost[(i - 1) * m + j - 1]! : Infinity;
+      const up = i > 0 ? cost[(i - 1) * m + j]! : Infinity;
+      const left = j > 0 ? cost[i * m + j - 1]! : Infinity;
+      cost[i * m + j] = d + Math.min(diag, up, left);
+    }
+  }
+  const first = new Int32Array(n).fill(m);
+  const last = new Int32Array(n).fill(-1);
+  let i = n - 1;
+  let j = m - 1;
+  for (;;) {
+    first[i] = Math.min(first[i]!, j);
+    last[i] = Math.max(last[i]!, j);
+    if (i === 0 && j === 0) break;
+    const diag = i > 0 && j > 0 ? cost[(i - 1) * m + j - 1]! : Infinity;
+    const up = i > 0 ? cost[(i - 1) * m + j]! : Infinity;
+    const left = j > 0 ? cost[i * m + j - 1]! : Infinity;
+    if (diag <= up && diag <= left) {
+      i--;
+      j--;
+    } else if (up <= left) i--;
+    else j--;
+  }
+  return { first, last };
+}
+
+/**
+ * The words of a reference rendering (samples and word times) carried onto the produced audio of the same text:
+ * a word starts where the path first meets its first frame and ends where it last meets its last one.
+ */
+export function alignByReference(
+  produced: { samples: Float32Array; sampleRate: number },
+  reference: { samples: Float32Array; sampleRate: number; words: readonly WordTiming[] },
+): WordTiming[] {
+  const ref = cepstra(reference.samples, reference.sampleRate);
+  const out = cepstra(produced.samples, produced.sampleRate);
+  const { first, last } = warp(ref, out);
+  const frameOf = (t: number) => Math.min(ref.frames - 1, Math.max(0, Math.round(t / HOP_SEC)));
+  const duration = produced.samples.length / produced.sampleRate;
+  return reference.words.map((w) => {
+    const a = frameOf(w.start);
+    const b = Math.max(a, frameOf(w.end) - 1);
+    const start = Math.min(duration, first[a]! * HOP_SEC);
+    const end = Math.min(duration, Math.max(start, (last[b]! + 1) * HOP_SEC));
+    return { word: w.word, start, end };
+  });
+}
