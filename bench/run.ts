@@ -308,6 +308,8 @@ async function main() {
   if (only === 'scale') return report(started, await scaleRows(), 'scale');
   // `--only c2pa`: signing and reading C2PA manifests (wasm load, a ~6 s mp3, a ~60 s wav).
   if (only === 'c2pa') return report(started, await (await import('./c2pa.js')).c2paRows(), 'c2pa');
+  // `--only timings`: the generic aligner's error against eSpeak NG's own word events, and what timings cost per engine.
+  if (only === 'timings') return report(started, await (await import('./timings.js')).timingsRows(), 'timings');
   // `--only watermark`: the audio watermark's robustness, false positives, inaudibility and cost (WM_CLIPS clips, default 200).
   if (only === 'watermark') return report(started, await (await import('./watermark.js')).watermarkRows(), 'watermark');
   const designOnly = only === 'design';

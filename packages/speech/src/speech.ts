@@ -273,12 +273,7 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
    * Word times for a sentence of an engine that reports none: an eSpeak NG rendering of the same text (its word
    * events known) aligned to the sentence's audio by dynamic time warping of their cepstra.
    */
-  async function alignedWords(
-    text: string,
-    language: string,
-    produced: { samples: Float32Array; sampleRate: number },
-    signal?: AbortSignal,
-  ) {
+  async function renderReference(text: string, language: string, signal?: AbortSignal) {
     const voice = referenceVoice(language)!;
     const plan = makePlan({ text, voice, language, format: 'pcm', checkLanguage: false }, planCtx);
     const parts: Float32Array[] = [];
@@ -292,8 +287,30 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
       parts.push(pcm);
       at += pcm.length / rate;
     }
-    const found = alignByReference(produced, { samples: concatFloat32(parts), sampleRate: rate, words });
-    return trimWordSilences(produced.samples, produced.sampleRate, found);
+    return { samples: concatFloat32(parts), sampleRate: rate, words };
+  }
+  /**
+   * The references of a plan's sentences, each started a couple of sentences ahead of the one being aligned (so it
+   * is made while the engine speaks), then aligned to that sentence's audio.
+   */
+  function referenceAligner(plan: Plan, signal?: AbortSignal) {
+    const started = new Map<number, ReturnType<typeof renderReference>>();
+    const start = (i: number) => {
+      if (i >= plan.sentences.length || started.has(i)) return;
+      const p = renderReference(plan.sentences[i]!, plan.language, signal);
+      p.catch(() => {});
+      started.set(i, p);
+    };
+    start(0);
+    start(1);
+    return async (index: number, produced: { samples: Float32Array; sampleRate: number }): Promise<WordTiming[]> => {
+      start(index);
+      start(index + 1);
+      start(index + 2);
+      const reference = await started.get(index)!;
+      started.delete(index);
+      return trimWordSilences(produced.samples, produced.sampleRate, alignByReference(produced, reference));
+    };
   }
 
   /** The rate each engine's sentences came at, per format: a stream's encoder opens with it. */
@@ -408,6 +425,7 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
     }
     const words: WordTiming[] = [];
     const placed: SentenceTiming[] = [];
+    const align = req.timings && !timedEngine(plan.voice.engine) ? referenceAligner(plan, req.signal) : undefined;
     let offset = 0;
     // The first sentence's rate is the file's (an engine's own rate, or the configured one).
     let rate = 0;
@@ -441,8 +459,7 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
         for (const w of s.words ?? []) words.push({ word: w.word, start: w.start + offset, end: w.end + offset });
         const pcm = sameRate(s.samples, s.sampleRate, rate);
         if (req.timings) {
-          const timed = timedEngine(plan.voice.engine);
-          const sentenceWords = timed ? (s.words ?? []) : await alignedWords(s.text, plan.language, s, req.signal);
+          const sentenceWords = align ? await align(s.index, s) : (s.words ?? []);
           placed.push({ text: s.text, start: offset, duration: pcm.length / rate, words: sentenceWords });
         }
         offset += s.samples.length / s.sampleRate;
