@@ -12,3 +12,12 @@ export async function time<T>(fn: () => Promise<T>): Promise<{ ms: number; value
   const value = await fn();
   return { ms: performance.now() - t0, value };
 }
+
+/** One line of a bench's table: a measure, its unit, and the goal it is held to. */
+export interface BenchRow {
+  metric: string;
+  value: number;
+  unit: string;
+  target?: string;
+  pass?: boolean;
+}

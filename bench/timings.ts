@@ -6,15 +6,9 @@
 import { createSpeech } from '@polyvox/speech';
 import { decodeWav } from '../packages/speech/src/dsp/pcm.ts';
 import { alignByReference } from '../packages/speech/src/pipeline/dtw-align.ts';
-import { median } from './stats.js';
+import { median, type BenchRow } from './stats.js';
 
-interface Row {
-  metric: string;
-  value: number;
-  unit: string;
-  target?: string;
-  pass?: boolean;
-}
+type Row = BenchRow;
 
 const TEXTS = [
   'The morning train left the station slowly, carrying travellers towards the distant mountains.',
