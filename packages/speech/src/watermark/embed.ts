@@ -35,6 +35,29 @@ const SILENT = 1e-6;
 /** The most a slot's mark may carry, relative to the slot's energy under 4 kHz: −26 dB, a bound on the costly slots (a whole clip's mark comes out 30–38 dB under the speech). */
 const BUDGET = 10 ** -2.6;
 
+/**
+ * The per-bin corrections for the filters of one output rate, computed once per rate: the filters'
+ * responses cost tens of milliseconds at rates with many phases (22,050 and 44,100 Hz).
+ */
+const corrected = new Map<number, { undo: Float64Array; unfilter: Float64Array }>();
+
+function corrections(rate: number): { undo: Float64Array; unfilter: Float64Array } {
+  let c = corrected.get(rate);
+  if (c) return c;
+  const k = kernelsFor(rate);
+  c = { undo: new Float64Array(BINS), unfilter: new Float64Array(BINS) };
+  for (let b = 0; b < BINS; b++) {
+    const hz = (b * RATE) / FRAME;
+    const down = k ? k.down.response(hz) : 1;
+    const up = k ? k.up.response(hz) : 1;
+    // The FFT pair scales by FRAME; this takes it back.
+    c.undo[b] = 1 / (down * up * FRAME);
+    c.unfilter[b] = 1 / down;
+  }
+  corrected.set(rate, c);
+  return c;
+}
+
 export class WatermarkEmbedder {
   private readonly rate: number;
   private readonly pattern: Pattern;
@@ -42,9 +65,9 @@ export class WatermarkEmbedder {
   private readonly down: Kernel | undefined;
   private readonly up: Kernel | undefined;
   /** Per bin: 1 / (down gain · up gain · FRAME), so the change lands at the intended size. */
-  private readonly undo = new Float64Array(BINS);
+  private readonly undo: Float64Array;
   /** Per bin: 1 / down gain, so the energies are the audio's own. */
-  private readonly unfilter = new Float64Array(BINS);
+  private readonly unfilter: Float64Array;
   private readonly input = new Tail();
   private readonly x8 = new Tail();
   private readonly d8 = new Tail();
@@ -74,14 +97,7 @@ export class WatermarkEmbedder {
     const k = kernelsFor(sampleRate);
     this.down = k?.down;
     this.up = k?.up;
-    for (let b = 0; b < BINS; b++) {
-      const hz = (b * RATE) / FRAME;
-      const down = k ? k.down.response(hz) : 1;
-      const up = k ? k.up.response(hz) : 1;
-      // The FFT pair scales by FRAME; this takes it back.
-      this.undo[b] = 1 / (down * up * FRAME);
-      this.unfilter[b] = 1 / down;
-    }
+    ({ undo: this.undo, unfilter: this.unfilter } = corrections(sampleRate));
     // Frame 0 starts half a hop before the audio: zeros there (and before it, for the filters).
     this.x8.base = frameStart(0);
     this.d8.base = frameStart(0);
