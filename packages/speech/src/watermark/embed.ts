@@ -84,6 +84,8 @@ export class WatermarkEmbedder {
   private readonly dim = new Float64Array(BINS);
   private readonly frame = new Float64Array(FRAME);
   private readonly synth = new Float64Array(FRAME);
+  /** The difference at the output rate, before it is added. */
+  private scratch = new Float64Array(0);
 
   constructor(opts: { key: Uint8Array; payload: number; sampleRate: number }) {
     const { key, payload, sampleRate } = opts;
@@ -132,12 +134,11 @@ export class WatermarkEmbedder {
     const x8 = this.x8;
     if (this.down) {
       const k = this.down;
-      let n = x8.base + x8.length;
-      const buf = this.input;
-      const count0 = n;
-      while (k.first(n) + k.width <= inEnd) n++;
-      x8.reserve(n - count0);
-      for (let i = count0; i < n; i++) x8.push1(k.at(buf.data, buf.base, i));
+      const from = x8.base + x8.length;
+      const n = Math.max(from, k.countBefore(inEnd));
+      x8.reserve(n - from);
+      k.block(this.input.data, this.input.base, from, n - from, x8.data, x8.length);
+      x8.length += n - from;
     } else {
       const from = x8.base + x8.length;
       if (inEnd > from) x8.appendFrom(this.input.data, from - this.input.base, inEnd - from);
@@ -147,18 +148,22 @@ export class WatermarkEmbedder {
     while (frameStart((this.slot + 1) * FRAMES_PER_SLOT - 1) + FRAME <= x8End) this.markSlot(this.slot++);
     const d8Final = frameStart(this.slot * FRAMES_PER_SLOT);
     // Output samples whose difference taps are final.
-    let m = this.emitted;
-    if (this.up) {
-      const k = this.up;
-      while (m < limit && k.first(m) + k.width <= d8Final) m++;
-    } else m = Math.min(limit, d8Final);
-    const out = new Float32Array(m - this.emitted);
+    const e = this.emitted;
+    const m = Math.max(e, Math.min(limit, this.up ? this.up.countBefore(d8Final) : d8Final));
+    const out = new Float32Array(m - e);
     const inp = this.input;
     const d8 = this.d8;
-    for (let i = this.emitted; i < m; i++) {
-      const d = this.up ? this.up.at(d8.data, d8.base, i) : d8.data[i - d8.base]!;
-      out[i - this.emitted] = inp.data[i - inp.base]! + d;
+    let diff = d8.data,
+      at = e - d8.base;
+    if (this.up) {
+      if (this.scratch.length < m - e) this.scratch = new Float64Array(m - e);
+      this.up.block(d8.data, d8.base, e, m - e, this.scratch, 0);
+      diff = this.scratch;
+      at = 0;
     }
+    const src = inp.data,
+      o = e - inp.base;
+    for (let i = 0; i < m - e; i++) out[i] = src[o + i]! + diff[at + i]!;
     this.emitted = m;
     // Drop what no later step reads.
     inp.dropBefore(Math.min(m, this.down ? this.down.first(x8.base + x8.length) : x8.base + x8.length));
