@@ -83,7 +83,6 @@ export class WatermarkEmbedder {
   private readonly dre = new Float64Array(BINS);
   private readonly dim = new Float64Array(BINS);
   private readonly frame = new Float64Array(FRAME);
-  private readonly synth = new Float64Array(FRAME);
   /** The difference at the output rate, before it is added. */
   private scratch = new Float64Array(0);
 
@@ -173,7 +172,7 @@ export class WatermarkEmbedder {
   }
 
   private markSlot(slot: number): void {
-    const { fft, re, im, energy, gain, dre, dim, frame, synth, undo, unfilter, pattern, coded } = this;
+    const { fft, re, im, energy, gain, dre, dim, frame, undo, unfilter, pattern, coded } = this;
     const x8 = this.x8;
     const first = slot * FRAMES_PER_SLOT;
     energy.fill(0);
@@ -231,10 +230,10 @@ export class WatermarkEmbedder {
     d8.ensure(frameStart(first + FRAMES_PER_SLOT - 1) + FRAME);
     // Silence (digital or nearly) gets no mark: nothing to hide it in, nothing to find.
     if (total < SILENT) return;
+    // dre and dim stay zero outside the bands: only the bands' bins are ever written.
+    const data = d8.data;
     for (let f = 0; f < FRAMES_PER_SLOT; f++) {
       const o = f * BINS;
-      dre.fill(0);
-      dim.fill(0);
       for (let b = 0; b < BANDS; b++) {
         const g = gain[b]!;
         for (let i = FIRST_BIN + b * BAND_BINS, end = i + BAND_BINS; i < end; i++) {
@@ -243,8 +242,8 @@ export class WatermarkEmbedder {
         }
       }
       fft.inverse(dre, dim, frame);
-      for (let i = 0; i < FRAME; i++) synth[i] = frame[i]! * WINDOW[i]!;
-      d8.addAt(frameStart(first + f), synth);
+      // Synthesis window, overlap-added.
+      for (let i = 0, at = frameStart(first + f) - d8.base; i < FRAME; i++) data[at + i] = data[at + i]! + frame[i]! * WINDOW[i]!;
     }
   }
 }

@@ -49,8 +49,9 @@ export class RealFft {
   }
 
   /**
-   * In-place complex FFT of zr/zi, which hold its input in bit-reversed order (the callers write it
-   * so: no separate permutation), forward or inverse unscaled: radix-2 decimation in time, its
+   * In-place complex FFT of zr/zi, which hold its input in bit-reversed order after the first
+   * stage (the callers write it so: no separate passes for the permutation and the first stage, whose
+   * twiddle is one), forward or inverse unscaled: radix-2 decimation in time, its
    * stages fused in pairs so that each pass over the data does two (the same operations on the same
    * twiddles as one stage at a time, so the same result to the bit, in half the passes).
    */
@@ -60,15 +61,6 @@ export class RealFft {
       cos = this.cos,
       sin = inverse ? this.sinInv : this.sin,
       n = this.half;
-    // The first stage has only the unit twiddle.
-    for (let a = 0; a < n; a += 2) {
-      const br = zr[a + 1]!,
-        bi = zi[a + 1]!;
-      zr[a + 1] = zr[a]! - br;
-      zi[a + 1] = zi[a]! - bi;
-      zr[a] = zr[a]! + br;
-      zi[a] = zi[a]! + bi;
-    }
     let hl = 2,
       step = n >> 2;
     // Two stages at once: half-length hl with twiddle w1 = W(k·step), then 2·hl with w2 = W(k·step/2)
@@ -137,10 +129,19 @@ export class RealFft {
   /** Spectrum of `input` (size samples from `offset`, times `window`) into re/im, bins 0..size/2. */
   forward(input: ArrayLike<number>, offset: number, window: Float64Array, re: Float64Array, im: Float64Array): void {
     const { zr, zi, half: h, splitCos, splitSin, rev } = this;
-    for (let i = 0; i < h; i++) {
-      const j = rev[i]!;
-      zr[j] = input[offset + 2 * i]! * window[2 * i]!;
-      zi[j] = input[offset + 2 * i + 1]! * window[2 * i + 1]!;
+    // Points i and i + h/2 land side by side (at rev[i], rev[i] + 1): the first stage's butterfly.
+    for (let i = 0, q = h >> 1; i < q; i++) {
+      const j = rev[i]!,
+        a = offset + 2 * i,
+        b = a + h;
+      const ar = input[a]! * window[2 * i]!,
+        ai = input[a + 1]! * window[2 * i + 1]!,
+        br = input[b]! * window[2 * i + h]!,
+        bi = input[b + 1]! * window[2 * i + h + 1]!;
+      zr[j + 1] = ar - br;
+      zi[j + 1] = ai - bi;
+      zr[j] = ar + br;
+      zi[j] = ai + bi;
     }
     this.complex(false);
     re[0] = zr[0]! + zi[0]!;
@@ -152,11 +153,11 @@ export class RealFft {
         ai = zi[k]!,
         br = zr[h - k]!,
         bi = -zi[h - k]!;
-      // E = (Z[k] + conj Z[h-k]) / 2, O = (Z[k] - conj Z[h-k]) / 2i
-      const er = (ar + br) / 2,
-        ei = (ai + bi) / 2;
-      const or = (ai - bi) / 2,
-        oi = -(ar - br) / 2;
+      // E = (Z[k] + conj Z[h-k]) / 2, O = (Z[k] - conj Z[h-k]) / 2i (halving exactly, by 0.5)
+      const er = (ar + br) * 0.5,
+        ei = (ai + bi) * 0.5;
+      const or = (ai - bi) * 0.5,
+        oi = -(ar - br) * 0.5;
       const wr = splitCos[k]!,
         wi = splitSin[k]!;
       re[k] = er + or * wr - oi * wi;
@@ -168,6 +169,7 @@ export class RealFft {
   inverse(re: Float64Array, im: Float64Array, out: Float64Array): void {
     const { zr, zi, half: h, splitCos, splitSin, rev } = this;
     for (let k = 0; k < h; k++) {
+      // Point k's input to the complex FFT, before its first stage (done below).
       const ar = re[k]!,
         ai = im[k]!,
         br = re[h - k]!,
@@ -183,6 +185,15 @@ export class RealFft {
         oi = dr * wi + di * wr;
       zr[rev[k]!] = er - oi;
       zi[rev[k]!] = ei + or;
+    }
+    // The first stage: points k and k + h/2 sit side by side.
+    for (let a = 0; a < h; a += 2) {
+      const br = zr[a + 1]!,
+        bi = zi[a + 1]!;
+      zr[a + 1] = zr[a]! - br;
+      zi[a + 1] = zi[a]! - bi;
+      zr[a] = zr[a]! + br;
+      zi[a] = zi[a]! + bi;
     }
     this.complex(true);
     for (let i = 0; i < h; i++) {

@@ -91,11 +91,26 @@ export class Kernel {
     let start = whole - (this.half - 1) - base;
     for (let j = 0; j < count; j++) {
       const off = rem * width;
-      let s0 = 0,
+      let s0, s1;
+      if (width === 8) {
+        // The up filters' width (8 kHz, ±0.5 ms), unrolled: the same sums in the same order.
+        s0 =
+          input[start]! * taps[off]! +
+          input[start + 2]! * taps[off + 2]! +
+          input[start + 4]! * taps[off + 4]! +
+          input[start + 6]! * taps[off + 6]!;
+        s1 =
+          input[start + 1]! * taps[off + 1]! +
+          input[start + 3]! * taps[off + 3]! +
+          input[start + 5]! * taps[off + 5]! +
+          input[start + 7]! * taps[off + 7]!;
+      } else {
+        s0 = 0;
         s1 = 0;
-      for (let k = 0; k < width; k += 2) {
-        s0 += input[start + k]! * taps[off + k]!;
-        s1 += input[start + k + 1]! * taps[off + k + 1]!;
+        for (let k = 0; k < width; k += 2) {
+          s0 += input[start + k]! * taps[off + k]!;
+          s1 += input[start + k + 1]! * taps[off + k + 1]!;
+        }
       }
       out[at + j] = s0 + s1;
       start += dWhole;
