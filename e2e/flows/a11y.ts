@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Console } from '../lib/browser';
 import { ensureSignedIn } from '../lib/account';
-import { env, LANGS, SHOTS, shot } from '../lib/env';
+import { env, LANGS, SHOTS, shot, HANG_GUARD_MS } from '../lib/env';
 import { assert, assertEqual } from '../lib/assert';
 import { test } from '../lib/fixtures';
 import { axeViolations, busyReport, overflowReport, waitForSettledPage } from '../lib/layout-checks';
@@ -72,7 +72,7 @@ export function a11yTests(): void {
     const context = await env.browser.newContext({ viewport: { width: 390, height: 844 } });
     try {
       const page = await context.newPage();
-      page.setDefaultTimeout(15_000);
+      page.setDefaultTimeout(HANG_GUARD_MS);
       const ui = new Console(page, env.server.baseUrl);
       await ui.goto('/');
       await ui.waitForSid();
@@ -103,7 +103,7 @@ export function a11yTests(): void {
     try {
       // A visitor's dialogs: a fresh context, not signed in.
       const visitor = new Console(await context.newPage(), env.server.baseUrl);
-      visitor.page.setDefaultTimeout(15_000);
+      visitor.page.setDefaultTimeout(HANG_GUARD_MS);
       await visitor.goto('/');
       await visitor.waitForSid();
       for (const lang of LANGS) {
@@ -234,13 +234,13 @@ export function consoleListTests(): void {
         // A fresh document: nothing cached from an earlier visit stands in for the failed answer.
         await page.reload();
         const error = page.getByTestId(`load-error-${what}`);
-        await error.waitFor({ timeout: 20_000 });
+        await error.waitFor({ timeout: 60_000 });
         assertEqual(await page.getByTestId('empty-state').count(), 0, `${route}: no empty state beside the error`);
         const text = await error.innerText();
         assert(text.includes('載入失敗') && text.includes('再試一次'), `${route}: the error speaks zh-TW: ${text}`);
         failing = false;
         await error.getByTestId('load-error-retry').click();
-        await error.waitFor({ state: 'detached', timeout: 20_000 });
+        await error.waitFor({ state: 'detached', timeout: 60_000 });
       } finally {
         await page.unroute(matcher);
       }

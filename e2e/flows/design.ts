@@ -244,7 +244,7 @@ export function designTests(): void {
     await page.waitForFunction(
       () => Number(document.querySelector('[data-testid="record-clock"]')?.getAttribute('data-seconds')) >= 11,
       undefined,
-      { timeout: 30_000 },
+      { timeout: 60_000 },
     );
     const answered = later(page.waitForResponse((r) => isPath(r.request(), '/files_upload')));
     await page.getByTestId('record-stop').click();
@@ -298,7 +298,7 @@ export function designTests(): void {
     const preview = (await res.json()) as { id: string; credits: number; version: number };
     const card = page.locator(`[data-testid="preview-result"][data-preview-id="${preview.id}"]`);
     await card.waitFor({ timeout: 60_000 });
-    const wave = await waitForWaveform(page);
+    const wave = await waitForWaveform(page, 1);
     assert(wave.duration > 1, `the waveform covers the preview (${wave.duration} s)`);
     await waitForPlayback(page, 'result-audio', 0.3);
     await card.getByTestId('result-play').click(); // pause
@@ -355,7 +355,7 @@ export function designTests(): void {
     assertEqual(res.status(), 200, 'POST /tts');
     assert(Number(res.headers()['x-credits-charged']) > 0, 'charged for the synthesis');
     await waitForPlayback(page, 'result-audio', 0.3);
-    await page.locator('[data-testid="playground-result"][data-phase="done"]').waitFor({ timeout: 30_000 });
+    await page.locator('[data-testid="playground-result"][data-phase="done"]').waitFor({ timeout: 60_000 });
     await waitForWaveform(page);
     await page.getByTestId('result-play').click();
     await shot('clone-playground-en');

@@ -1,7 +1,7 @@
 import { errorMessage } from '@polyvox/contracts';
 import type { Page } from '@playwright/test';
 import { apiMe, SID_KEY } from '../lib/browser';
-import { env, kept, LANGS, shot, state } from '../lib/env';
+import { env, kept, LANGS, shot, state, HANG_GUARD_MS } from '../lib/env';
 import { assert, assertEqual } from '../lib/assert';
 import { test } from '../lib/fixtures';
 import { listMails, waitForCode } from '../lib/outbox';
@@ -92,7 +92,7 @@ export function economyTests(): void {
     const context = await env.browser.newContext({ viewport: { width: 1280, height: 800 } });
     try {
       const page = await context.newPage();
-      page.setDefaultTimeout(15_000);
+      page.setDefaultTimeout(HANG_GUARD_MS);
       await page.goto(`${env.server.baseUrl}/#/pricing`);
       const monthly = page.locator('[data-plan="monthly"]');
       await monthly.waitFor();

@@ -98,9 +98,10 @@ export function playgroundTests(): void {
     assertEqual(charged, estimated, 'x-credits-charged is the estimate shown');
 
     await waitForPlayback(page, 'result-audio', 0.3);
-    const wave = await waitForWaveform(page);
+    // Streamed: the waveform is drawn from the first piece and grows; it comes to cover the sentence.
+    const wave = await waitForWaveform(page, 2);
     assert(wave.duration > 2, `the waveform covers the sentence (${wave.duration} s)`);
-    await page.locator('[data-testid="playground-result"][data-phase="done"]').waitFor({ timeout: 30_000 });
+    await page.locator('[data-testid="playground-result"][data-phase="done"]').waitFor({ timeout: 60_000 });
     assert(
       phases.includes('streaming/stream'),
       `the MP3 played through MediaSource while streaming (phases: ${phases.join(', ')})`,
@@ -146,7 +147,7 @@ export function playgroundTests(): void {
       `Stop (${JSON.stringify(stop)}) does not overlap Generate (${JSON.stringify(box)})`,
     );
     await waitForPlayback(page, 'result-audio', 0.3);
-    await page.locator('[data-testid="playground-result"][data-phase="done"]').waitFor({ timeout: 30_000 });
+    await page.locator('[data-testid="playground-result"][data-phase="done"]').waitFor({ timeout: 60_000 });
     await page.locator(`[data-testid="playground-balance"][data-credits="${before - estimated}"]`).waitFor();
     page.off('request', count);
     assertEqual(sent, 1, 'one POST /tts for a double click');
@@ -201,7 +202,7 @@ export function playgroundTests(): void {
         () => !(document.querySelector('[data-testid="playground-generate"]') as HTMLButtonElement | null)?.disabled,
         null,
         {
-          timeout: 10_000,
+          timeout: 60_000,
         },
       )
       .catch(() => undefined);
@@ -215,7 +216,7 @@ export function playgroundTests(): void {
     const sent = page.waitForRequest((r) => isPath(r, '/tts'));
     await page.getByTestId('playground-generate').click();
     assertEqual(((await sent).postDataJSON() as { format: string }).format, 'wav', 'format wav');
-    await page.locator('[data-testid="playground-result"][data-phase="done"][data-mode="collect"]').waitFor({ timeout: 30_000 });
+    await page.locator('[data-testid="playground-result"][data-phase="done"][data-mode="collect"]').waitFor({ timeout: 60_000 });
     await waitForWaveform(page);
     await waitForPlayback(page, 'result-audio', 0.2);
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('result-download').click()]);

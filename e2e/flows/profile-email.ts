@@ -1,5 +1,5 @@
 import { apiMe, Console, SID_KEY } from '../lib/browser';
-import { env, shot } from '../lib/env';
+import { env, shot, HANG_GUARD_MS } from '../lib/env';
 import { assert, assertEqual } from '../lib/assert';
 import { test } from '../lib/fixtures';
 import { listMails, mailsTo, waitForCode } from '../lib/outbox';
@@ -62,7 +62,7 @@ export function profileEmailTests(): void {
     const context = await env.browser.newContext({ viewport: { width: 1280, height: 800 } });
     try {
       const page = await context.newPage();
-      page.setDefaultTimeout(15_000);
+      page.setDefaultTimeout(HANG_GUARD_MS);
       await page.addInitScript(
         ([key, sid]) => {
           if (!localStorage.getItem(key!)) localStorage.setItem(key!, sid!);

@@ -5,7 +5,7 @@ import { errorMessage } from '@polyvox/contracts';
 import type { Page, Request } from '@playwright/test';
 import { Console, SID_KEY } from '../lib/browser';
 import { ensureSignedIn } from '../lib/account';
-import { env, LANGS, SHOTS } from '../lib/env';
+import { env, LANGS, SHOTS, HANG_GUARD_MS } from '../lib/env';
 import { assert, assertEqual } from '../lib/assert';
 import { test } from '../lib/fixtures';
 import { overflowReport, waitForSettledPage } from '../lib/layout-checks';
@@ -76,7 +76,7 @@ export function provenanceTests(): void {
     const context = await env.browser.newContext({ viewport: { width: 1440, height: 900 } });
     try {
       const page = await context.newPage();
-      page.setDefaultTimeout(20_000);
+      page.setDefaultTimeout(HANG_GUARD_MS);
       const ui = new Console(page, env.server.baseUrl);
       await ui.goto('/');
       await ui.waitForSid();
@@ -149,7 +149,7 @@ export function provenanceTests(): void {
     const context = await env.browser.newContext({ viewport: { width: 390, height: 844 } });
     try {
       const page = await context.newPage();
-      page.setDefaultTimeout(20_000);
+      page.setDefaultTimeout(HANG_GUARD_MS);
       const ui = new Console(page, env.server.baseUrl);
       await ui.goto('/check');
       await ui.waitForSid();

@@ -3,7 +3,7 @@ import SQLite from 'better-sqlite3';
 import { errorMessage } from '@polyvox/contracts';
 import { Console, SID_KEY } from '../lib/browser';
 import { ensureSignedIn } from '../lib/account';
-import { env, shot } from '../lib/env';
+import { env, shot, HANG_GUARD_MS } from '../lib/env';
 import { assert, assertEqual } from '../lib/assert';
 import { test } from '../lib/fixtures';
 import { givePlan } from '../lib/plan';
@@ -31,7 +31,7 @@ export function uxTests(): void {
     const context = await env.browser.newContext({ viewport: { width: 390, height: 844 } });
     try {
       const page = await context.newPage();
-      page.setDefaultTimeout(20_000);
+      page.setDefaultTimeout(HANG_GUARD_MS);
       const ui = new Console(page, env.server.baseUrl);
       await ui.goto('/');
       const sid = await ui.waitForSid();

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { SID_KEY } from '../lib/browser';
-import { env, SHOTS } from '../lib/env';
+import { env, SHOTS, HANG_GUARD_MS } from '../lib/env';
 import { assert, assertEqual } from '../lib/assert';
 import { test } from '../lib/fixtures';
 import { waitForCode } from '../lib/outbox';
@@ -45,7 +45,7 @@ export function wechatTests(): void {
     const context = await env.browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'zh-CN' });
     try {
       const page = await context.newPage();
-      page.setDefaultTimeout(15_000);
+      page.setDefaultTimeout(HANG_GUARD_MS);
       await page.goto(`${server.baseUrl}/#/app/dashboard`);
       await page.waitForFunction((key) => Boolean(localStorage.getItem(key)), SID_KEY);
       // Register the browser's anonymous account with a mailed code, as the sign-in form does.
@@ -69,11 +69,11 @@ export function wechatTests(): void {
       await page.evaluate(([k, v]) => localStorage.setItem(k!, v!), [SID_KEY, sid]);
       // The console reads the stored session at start; then the pricing page is a route away.
       await page.reload();
-      await page.getByTestId('dashboard-page').waitFor({ timeout: 30_000 });
+      await page.getByTestId('dashboard-page').waitFor({ timeout: 60_000 });
       await page.goto(`${server.baseUrl}/#/app/pricing`);
 
       const monthly = page.locator('[data-plan="monthly"]');
-      await monthly.waitFor({ timeout: 30_000 });
+      await monthly.waitFor({ timeout: 60_000 });
       await monthly.getByTestId('product-buy').click();
       const dialog = page.getByTestId('checkout-dialog');
       await dialog.getByTestId('method-wechat').waitFor();
@@ -102,7 +102,7 @@ export function wechatTests(): void {
       assertEqual(delivered.status, 200, 'the notification is accepted');
 
       // The dialog polls the order and follows it to its result page.
-      await page.waitForURL(/#\/app\/orders\/[^/]+\/result$/, { timeout: 20_000 });
+      await page.waitForURL(/#\/app\/orders\/[^/]+\/result$/, { timeout: 60_000 });
       await page.locator('[data-testid="order-result"][data-status="successful"]').waitFor();
       await page.screenshot({ path: path.join(SHOTS, 'order-result-wechat-zh-CN.png') });
       assertEqual(fake.refused.length, 0, `the fake refused nothing (${fake.refused.join('; ')})`);

@@ -57,7 +57,7 @@ export class Console {
   }
 
   /** Waits for a stored session id, optionally one different from `previous`. */
-  async waitForSid(previous?: string | null, timeout = 15_000): Promise<string> {
+  async waitForSid(previous?: string | null, timeout = 45_000): Promise<string> {
     const handle = await this.page.waitForFunction(
       ([key, prev]) => {
         const sid = localStorage.getItem(key as string);

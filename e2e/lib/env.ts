@@ -77,3 +77,9 @@ export const PNG_1X1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4
 export function shot(name: string): Promise<Buffer> {
   return env.page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
 }
+
+/**
+ * How long a page waits for anything before failing: a hang guard, not a pace. Every wait is for a condition, and on
+ * a loaded two-core machine (the suite beside `stress-ng --cpu 2` and other work) what takes 2 s when quiet can take 20.
+ */
+export const HANG_GUARD_MS = 45_000;

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { test as base, type BrowserContext, type Page } from '@playwright/test';
 import { Console } from './browser';
-import { env, restoreKept, runFiles, saveKept, type ServerInfo } from './env';
+import { env, restoreKept, runFiles, saveKept, type ServerInfo, HANG_GUARD_MS } from './env';
 
 /** The platform global-setup.ts started for the run. */
 function serverInfo(): ServerInfo {
@@ -41,7 +41,7 @@ export const test = base.extend<{ hungOnly: void; shared: void }, { signedInPage
         storageState: fs.existsSync(storage) ? storage : undefined,
       });
       const page = await context.newPage();
-      page.setDefaultTimeout(15_000);
+      page.setDefaultTimeout(HANG_GUARD_MS);
       // Where the last worker's page was: the next tests of a flow go on from there (the playground's follow one another).
       const last = fs.existsSync(url) ? fs.readFileSync(url, 'utf8') : '';
       if (/^https?:/.test(last)) await page.goto(last).catch(() => undefined);

@@ -28,7 +28,7 @@ export async function waitForCode(
   outbox: string,
   email: string,
   seen: ReadonlySet<string>,
-  timeoutMs = 15_000,
+  timeoutMs = 45_000,
 ): Promise<{ code: string; file: string }> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {

@@ -38,7 +38,7 @@ export async function audioState(
 }
 
 /** Waits until the audio element has played past `seconds`. */
-export async function waitForPlayback(page: Page, testId: string, seconds = 0.3, timeout = 20_000): Promise<void> {
+export async function waitForPlayback(page: Page, testId: string, seconds = 0.3, timeout = 60_000): Promise<void> {
   await page
     .waitForFunction(
       ([id, s]) => {
@@ -66,14 +66,14 @@ export async function waveform(page: Page): Promise<{ duration: number; canvases
 
 export async function waitForWaveform(
   page: Page,
-  timeout = 20_000,
+  // A streamed result's waveform grows as the audio arrives: wait until it covers at least this much.
+  minSeconds = 0,
+  timeout = 60_000,
 ): Promise<{ duration: number; canvases: number; width: number }> {
   await page.waitForFunction(
-    () => Number(document.querySelector('[data-testid="waveform"]')?.getAttribute('data-duration')) > 0,
-    null,
-    {
-      timeout,
-    },
+    (min) => Number(document.querySelector('[data-testid="waveform"]')?.getAttribute('data-duration')) > min,
+    minSeconds,
+    { timeout },
   );
   const wave = await waveform(page);
   assert(wave.canvases > 0 && wave.width > 0, `the waveform has drawn canvases (${JSON.stringify(wave)})`);

@@ -4,6 +4,8 @@ import { decodeWav, resamplePolyphase } from '../src/formats/index.ts';
 import { WatermarkEmbedder, detectWatermark, embedWatermark, WATERMARK_THRESHOLD } from '../src/watermark/index.ts';
 import { decodePayload, encodePayload, CODED_BITS } from '../src/watermark/code.ts';
 import { nullModel, normalTail } from '../src/watermark/calibration.ts';
+import { coarseScores } from '../src/watermark/detect.ts';
+import { RealFft } from '../src/watermark/fft.ts';
 import { LJ_FILES, fixture } from './support/fixtures.ts';
 
 const KEY = new Uint8Array(32).map((_, i) => (i * 37 + 11) & 255);
@@ -128,10 +130,79 @@ describe('the watermark', () => {
     expect(detectWatermark(new Float32Array(10), 16000, KEY).detected).toBe(false);
   });
 
+  it('still finds the mark in audio marked before the detector was made faster, and its payload', () => {
+    // 16 s of LJ at 22,050 Hz marked by the embedder of the first release (payload 0xc0ffee42 under
+    // KEY), resampled to 8 kHz and saved as 16-bit WAV: files already issued carry this mark.
+    const old = wav(fixture('LJ-watermarked-v1.wav'));
+    expect(old.sampleRate).toBe(8000);
+    const whole = detectWatermark(old.samples, old.sampleRate, KEY, { payload: true });
+    expect(whole.detected).toBe(true);
+    expect(whole.score).toBeGreaterThan(WATERMARK_THRESHOLD + 5);
+    expect(whole.payload).toBe(0xc0ffee42);
+    // A 6 s crop that does not start on a slot, played back at 22,050 Hz.
+    const crop = resamplePolyphase(old.samples.subarray(12345, 12345 + 6 * 8000), 8000, 22050);
+    const r = detectWatermark(crop, 22050, KEY);
+    expect(r.detected).toBe(true);
+    expect(r.falseAlarmRate).toBeLessThan(1e-6);
+    expect(detectWatermark(crop, 22050, OTHER).detected).toBe(false);
+    // The same speech unmarked.
+    const host = lj(8000, 20).subarray(4 * 8000, 20 * 8000);
+    expect(detectWatermark(host, 8000, KEY).detected).toBe(false);
+  });
+
+  it("scores the coarse search's offsets from its per-slot table exactly as the direct sum does", () => {
+    const x = lj(16000, 6);
+    const y = embedWatermark(x, 16000, { key: KEY, payload: 5 });
+    let s = 3;
+    const noise = Float32Array.from({ length: 16000 * 5 }, () => ((s = (s * 1103515245 + 12345) >>> 0) / 2 ** 32 - 0.5) * 0.2);
+    const speeds = [
+      { time: 1, freq: 1 },
+      { time: 1 / 1.03, freq: 1 },
+      { time: 1 / 0.96, freq: 0.96 },
+    ];
+    let best = 0;
+    for (const audio of [x, y, noise])
+      for (const h of speeds)
+        for (const phase of [0, 64, 448]) {
+          const { table, direct } = coarseScores(audio, 16000, KEY, h, phase);
+          expect(table).toEqual(direct);
+          best = Math.max(best, ...table);
+        }
+    // The marked clip at its own alignment scores far above the threshold in the coarse pass alone.
+    expect(best).toBeGreaterThan(WATERMARK_THRESHOLD);
+  });
+
   it('is not found with another key', () => {
     const x = lj(24000, 6);
     const y = embedWatermark(x, 24000, { key: KEY, payload: 3 });
     expect(detectWatermark(y, 24000, OTHER).detected).toBe(false);
+  });
+});
+
+describe("the watermark's real FFT", () => {
+  it('matches a direct DFT and inverts, at sizes with an odd and an even number of stages', () => {
+    for (const n of [4, 8, 16, 64, 256, 512]) {
+      const fft = new RealFft(n);
+      let s = n;
+      const x = Float64Array.from({ length: n + 3 }, () => (s = (s * 1103515245 + 12345) >>> 0) / 2 ** 32 - 0.5);
+      const w = Float64Array.from({ length: n }, (_, i) => 0.5 + i / n);
+      const re = new Float64Array(n / 2 + 1),
+        im = new Float64Array(n / 2 + 1);
+      fft.forward(x, 3, w, re, im);
+      for (let k = 0; k <= n / 2; k++) {
+        let r = 0,
+          m = 0;
+        for (let t = 0; t < n; t++) {
+          r += x[3 + t]! * w[t]! * Math.cos((2 * Math.PI * k * t) / n);
+          m -= x[3 + t]! * w[t]! * Math.sin((2 * Math.PI * k * t) / n);
+        }
+        expect(re[k]).toBeCloseTo(r, 10);
+        expect(im[k]).toBeCloseTo(m, 10);
+      }
+      const back = new Float64Array(n);
+      fft.inverse(re, im, back);
+      for (let t = 0; t < n; t++) expect(back[t]! / n).toBeCloseTo(x[3 + t]! * w[t]!, 12);
+    }
   });
 });
 

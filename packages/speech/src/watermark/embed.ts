@@ -35,6 +35,29 @@ const SILENT = 1e-6;
 /** The most a slot's mark may carry, relative to the slot's energy under 4 kHz: −26 dB, a bound on the costly slots (a whole clip's mark comes out 30–38 dB under the speech). */
 const BUDGET = 10 ** -2.6;
 
+/**
+ * The per-bin corrections for the filters of one output rate, computed once per rate: the filters'
+ * responses cost tens of milliseconds at rates with many phases (22,050 and 44,100 Hz).
+ */
+const corrected = new Map<number, { undo: Float64Array; unfilter: Float64Array }>();
+
+function corrections(rate: number): { undo: Float64Array; unfilter: Float64Array } {
+  let c = corrected.get(rate);
+  if (c) return c;
+  const k = kernelsFor(rate);
+  c = { undo: new Float64Array(BINS), unfilter: new Float64Array(BINS) };
+  for (let b = 0; b < BINS; b++) {
+    const hz = (b * RATE) / FRAME;
+    const down = k ? k.down.response(hz) : 1;
+    const up = k ? k.up.response(hz) : 1;
+    // The FFT pair scales by FRAME; this takes it back.
+    c.undo[b] = 1 / (down * up * FRAME);
+    c.unfilter[b] = 1 / down;
+  }
+  corrected.set(rate, c);
+  return c;
+}
+
 export class WatermarkEmbedder {
   private readonly rate: number;
   private readonly pattern: Pattern;
@@ -42,9 +65,9 @@ export class WatermarkEmbedder {
   private readonly down: Kernel | undefined;
   private readonly up: Kernel | undefined;
   /** Per bin: 1 / (down gain · up gain · FRAME), so the change lands at the intended size. */
-  private readonly undo = new Float64Array(BINS);
+  private readonly undo: Float64Array;
   /** Per bin: 1 / down gain, so the energies are the audio's own. */
-  private readonly unfilter = new Float64Array(BINS);
+  private readonly unfilter: Float64Array;
   private readonly input = new Tail();
   private readonly x8 = new Tail();
   private readonly d8 = new Tail();
@@ -60,7 +83,8 @@ export class WatermarkEmbedder {
   private readonly dre = new Float64Array(BINS);
   private readonly dim = new Float64Array(BINS);
   private readonly frame = new Float64Array(FRAME);
-  private readonly synth = new Float64Array(FRAME);
+  /** The difference at the output rate, before it is added. */
+  private scratch = new Float64Array(0);
 
   constructor(opts: { key: Uint8Array; payload: number; sampleRate: number }) {
     const { key, payload, sampleRate } = opts;
@@ -74,14 +98,7 @@ export class WatermarkEmbedder {
     const k = kernelsFor(sampleRate);
     this.down = k?.down;
     this.up = k?.up;
-    for (let b = 0; b < BINS; b++) {
-      const hz = (b * RATE) / FRAME;
-      const down = k ? k.down.response(hz) : 1;
-      const up = k ? k.up.response(hz) : 1;
-      // The FFT pair scales by FRAME; this takes it back.
-      this.undo[b] = 1 / (down * up * FRAME);
-      this.unfilter[b] = 1 / down;
-    }
+    ({ undo: this.undo, unfilter: this.unfilter } = corrections(sampleRate));
     // Frame 0 starts half a hop before the audio: zeros there (and before it, for the filters).
     this.x8.base = frameStart(0);
     this.d8.base = frameStart(0);
@@ -116,12 +133,11 @@ export class WatermarkEmbedder {
     const x8 = this.x8;
     if (this.down) {
       const k = this.down;
-      let n = x8.base + x8.length;
-      const buf = this.input;
-      const count0 = n;
-      while (k.first(n) + k.width <= inEnd) n++;
-      x8.reserve(n - count0);
-      for (let i = count0; i < n; i++) x8.push1(k.at(buf.data, buf.base, i));
+      const from = x8.base + x8.length;
+      const n = Math.max(from, k.countBefore(inEnd));
+      x8.reserve(n - from);
+      k.block(this.input.data, this.input.base, from, n - from, x8.data, x8.length);
+      x8.length += n - from;
     } else {
       const from = x8.base + x8.length;
       if (inEnd > from) x8.appendFrom(this.input.data, from - this.input.base, inEnd - from);
@@ -131,18 +147,22 @@ export class WatermarkEmbedder {
     while (frameStart((this.slot + 1) * FRAMES_PER_SLOT - 1) + FRAME <= x8End) this.markSlot(this.slot++);
     const d8Final = frameStart(this.slot * FRAMES_PER_SLOT);
     // Output samples whose difference taps are final.
-    let m = this.emitted;
-    if (this.up) {
-      const k = this.up;
-      while (m < limit && k.first(m) + k.width <= d8Final) m++;
-    } else m = Math.min(limit, d8Final);
-    const out = new Float32Array(m - this.emitted);
+    const e = this.emitted;
+    const m = Math.max(e, Math.min(limit, this.up ? this.up.countBefore(d8Final) : d8Final));
+    const out = new Float32Array(m - e);
     const inp = this.input;
     const d8 = this.d8;
-    for (let i = this.emitted; i < m; i++) {
-      const d = this.up ? this.up.at(d8.data, d8.base, i) : d8.data[i - d8.base]!;
-      out[i - this.emitted] = inp.data[i - inp.base]! + d;
+    let diff = d8.data,
+      at = e - d8.base;
+    if (this.up) {
+      if (this.scratch.length < m - e) this.scratch = new Float64Array(m - e);
+      this.up.block(d8.data, d8.base, e, m - e, this.scratch, 0);
+      diff = this.scratch;
+      at = 0;
     }
+    const src = inp.data,
+      o = e - inp.base;
+    for (let i = 0; i < m - e; i++) out[i] = src[o + i]! + diff[at + i]!;
     this.emitted = m;
     // Drop what no later step reads.
     inp.dropBefore(Math.min(m, this.down ? this.down.first(x8.base + x8.length) : x8.base + x8.length));
@@ -152,7 +172,7 @@ export class WatermarkEmbedder {
   }
 
   private markSlot(slot: number): void {
-    const { fft, re, im, energy, gain, dre, dim, frame, synth, undo, unfilter, pattern, coded } = this;
+    const { fft, re, im, energy, gain, dre, dim, frame, undo, unfilter, pattern, coded } = this;
     const x8 = this.x8;
     const first = slot * FRAMES_PER_SLOT;
     energy.fill(0);
@@ -210,10 +230,10 @@ export class WatermarkEmbedder {
     d8.ensure(frameStart(first + FRAMES_PER_SLOT - 1) + FRAME);
     // Silence (digital or nearly) gets no mark: nothing to hide it in, nothing to find.
     if (total < SILENT) return;
+    // dre and dim stay zero outside the bands: only the bands' bins are ever written.
+    const data = d8.data;
     for (let f = 0; f < FRAMES_PER_SLOT; f++) {
       const o = f * BINS;
-      dre.fill(0);
-      dim.fill(0);
       for (let b = 0; b < BANDS; b++) {
         const g = gain[b]!;
         for (let i = FIRST_BIN + b * BAND_BINS, end = i + BAND_BINS; i < end; i++) {
@@ -222,8 +242,8 @@ export class WatermarkEmbedder {
         }
       }
       fft.inverse(dre, dim, frame);
-      for (let i = 0; i < FRAME; i++) synth[i] = frame[i]! * WINDOW[i]!;
-      d8.addAt(frameStart(first + f), synth);
+      // Synthesis window, overlap-added.
+      for (let i = 0, at = frameStart(first + f) - d8.base; i < FRAME; i++) data[at + i] = data[at + i]! + frame[i]! * WINDOW[i]!;
     }
   }
 }

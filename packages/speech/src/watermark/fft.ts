@@ -48,35 +48,68 @@ export class RealFft {
     this.zi = new Float64Array(h);
   }
 
-  /** In-place complex FFT of zr/zi (forward, or inverse unscaled). */
+  /**
+   * In-place complex FFT of zr/zi, which hold its input in bit-reversed order after the first
+   * stage (the callers write it so: no separate passes for the permutation and the first stage, whose
+   * twiddle is one), forward or inverse unscaled: radix-2 decimation in time, its
+   * stages fused in pairs so that each pass over the data does two (the same operations on the same
+   * twiddles as one stage at a time, so the same result to the bit, in half the passes).
+   */
   private complex(inverse: boolean): void {
     const zr = this.zr,
       zi = this.zi,
-      rev = this.rev,
       cos = this.cos,
       sin = inverse ? this.sinInv : this.sin,
       n = this.half;
-    for (let i = 0; i < n; i++) {
-      const j = rev[i]!;
-      if (j > i) {
-        const tr = zr[i]!,
-          ti = zi[i]!;
-        zr[i] = zr[j]!;
-        zi[i] = zi[j]!;
-        zr[j] = tr;
-        zi[j] = ti;
+    let hl = 2,
+      step = n >> 2;
+    // Two stages at once: half-length hl with twiddle w1 = W(k·step), then 2·hl with w2 = W(k·step/2)
+    // on (a0, a2) and w3 = W((k + hl)·step/2) on (a1, a3).
+    for (; hl << 1 < n; hl <<= 2, step >>= 2) {
+      const h2 = hl << 1,
+        s2 = step >> 1;
+      for (let k = 0; k < hl; k++) {
+        const w1r = cos[k * step]!,
+          w1i = sin[k * step]!,
+          w2r = cos[k * s2]!,
+          w2i = sin[k * s2]!,
+          w3r = cos[(k + hl) * s2]!,
+          w3i = sin[(k + hl) * s2]!;
+        for (let a0 = k; a0 < n; a0 += h2 << 1) {
+          const a1 = a0 + hl,
+            a2 = a0 + h2,
+            a3 = a2 + hl;
+          // Stage hl: (a0, a1) and (a2, a3).
+          let xr = zr[a1]! * w1r - zi[a1]! * w1i;
+          let xi = zr[a1]! * w1i + zi[a1]! * w1r;
+          const b1r = zr[a0]! - xr,
+            b1i = zi[a0]! - xi,
+            b0r = zr[a0]! + xr,
+            b0i = zi[a0]! + xi;
+          xr = zr[a3]! * w1r - zi[a3]! * w1i;
+          xi = zr[a3]! * w1i + zi[a3]! * w1r;
+          const b3r = zr[a2]! - xr,
+            b3i = zi[a2]! - xi,
+            b2r = zr[a2]! + xr,
+            b2i = zi[a2]! + xi;
+          // Stage 2·hl: (a0, a2) and (a1, a3).
+          xr = b2r * w2r - b2i * w2i;
+          xi = b2r * w2i + b2i * w2r;
+          zr[a2] = b0r - xr;
+          zi[a2] = b0i - xi;
+          zr[a0] = b0r + xr;
+          zi[a0] = b0i + xi;
+          xr = b3r * w3r - b3i * w3i;
+          xi = b3r * w3i + b3i * w3r;
+          zr[a3] = b1r - xr;
+          zi[a3] = b1i - xi;
+          zr[a1] = b1r + xr;
+          zi[a1] = b1i + xi;
+        }
       }
     }
-    // The first stage has only the unit twiddle.
-    for (let a = 0; a < n; a += 2) {
-      const br = zr[a + 1]!,
-        bi = zi[a + 1]!;
-      zr[a + 1] = zr[a]! - br;
-      zi[a + 1] = zi[a]! - bi;
-      zr[a] = zr[a]! + br;
-      zi[a] = zi[a]! + bi;
-    }
-    for (let hl = 2, step = n >> 2; hl < n; hl <<= 1, step >>= 1) {
+    // A last single stage when the stages after the first are odd in number.
+    for (; hl < n; hl <<= 1, step >>= 1) {
       for (let k = 0; k < hl; k++) {
         const wr = cos[k * step]!,
           wi = sin[k * step]!;
@@ -95,10 +128,20 @@ export class RealFft {
 
   /** Spectrum of `input` (size samples from `offset`, times `window`) into re/im, bins 0..size/2. */
   forward(input: ArrayLike<number>, offset: number, window: Float64Array, re: Float64Array, im: Float64Array): void {
-    const { zr, zi, half: h, splitCos, splitSin } = this;
-    for (let i = 0; i < h; i++) {
-      zr[i] = input[offset + 2 * i]! * window[2 * i]!;
-      zi[i] = input[offset + 2 * i + 1]! * window[2 * i + 1]!;
+    const { zr, zi, half: h, splitCos, splitSin, rev } = this;
+    // Points i and i + h/2 land side by side (at rev[i], rev[i] + 1): the first stage's butterfly.
+    for (let i = 0, q = h >> 1; i < q; i++) {
+      const j = rev[i]!,
+        a = offset + 2 * i,
+        b = a + h;
+      const ar = input[a]! * window[2 * i]!,
+        ai = input[a + 1]! * window[2 * i + 1]!,
+        br = input[b]! * window[2 * i + h]!,
+        bi = input[b + 1]! * window[2 * i + h + 1]!;
+      zr[j + 1] = ar - br;
+      zi[j + 1] = ai - bi;
+      zr[j] = ar + br;
+      zi[j] = ai + bi;
     }
     this.complex(false);
     re[0] = zr[0]! + zi[0]!;
@@ -110,11 +153,11 @@ export class RealFft {
         ai = zi[k]!,
         br = zr[h - k]!,
         bi = -zi[h - k]!;
-      // E = (Z[k] + conj Z[h-k]) / 2, O = (Z[k] - conj Z[h-k]) / 2i
-      const er = (ar + br) / 2,
-        ei = (ai + bi) / 2;
-      const or = (ai - bi) / 2,
-        oi = -(ar - br) / 2;
+      // E = (Z[k] + conj Z[h-k]) / 2, O = (Z[k] - conj Z[h-k]) / 2i (halving exactly, by 0.5)
+      const er = (ar + br) * 0.5,
+        ei = (ai + bi) * 0.5;
+      const or = (ai - bi) * 0.5,
+        oi = -(ar - br) * 0.5;
       const wr = splitCos[k]!,
         wi = splitSin[k]!;
       re[k] = er + or * wr - oi * wi;
@@ -124,8 +167,9 @@ export class RealFft {
 
   /** Real signal times `size` (the caller folds 1/size into its window) from bins 0..size/2. */
   inverse(re: Float64Array, im: Float64Array, out: Float64Array): void {
-    const { zr, zi, half: h, splitCos, splitSin } = this;
+    const { zr, zi, half: h, splitCos, splitSin, rev } = this;
     for (let k = 0; k < h; k++) {
+      // Point k's input to the complex FFT, before its first stage (done below).
       const ar = re[k]!,
         ai = im[k]!,
         br = re[h - k]!,
@@ -139,8 +183,17 @@ export class RealFft {
         wi = -splitSin[k]!;
       const or = dr * wr - di * wi,
         oi = dr * wi + di * wr;
-      zr[k] = er - oi;
-      zi[k] = ei + or;
+      zr[rev[k]!] = er - oi;
+      zi[rev[k]!] = ei + or;
+    }
+    // The first stage: points k and k + h/2 sit side by side.
+    for (let a = 0; a < h; a += 2) {
+      const br = zr[a + 1]!,
+        bi = zi[a + 1]!;
+      zr[a + 1] = zr[a]! - br;
+      zi[a + 1] = zi[a]! - bi;
+      zr[a] = zr[a]! + br;
+      zi[a] = zi[a]! + bi;
     }
     this.complex(true);
     for (let i = 0; i < h; i++) {
