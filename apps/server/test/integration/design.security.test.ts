@@ -100,6 +100,19 @@ describe.each(DIALECTS)('voice design, security (%s)', (dialect) => {
       other.post('/v1/audio/speech', { model: 'tts-1', input: 'Not yours.', voice: voiceId }),
       other.post('/v1/audio/speech', { model: 'tts-1', input: 'Not yours.', voice: missingVoice }),
     );
+    // ElevenLabs' routes, the timestamped ones too, whole and streamed (their body also carries ElevenLabs' `detail`).
+    for (const suffix of ['', '/stream', '/with-timestamps', '/stream/with-timestamps']) {
+      const [theirs, missing] = await Promise.all([
+        other.post(`/v1/text-to-speech/${voiceId}${suffix}`, { text: 'Not yours.' }),
+        other.post(`/v1/text-to-speech/${missingVoice}${suffix}`, { text: 'Not yours.' }),
+      ]);
+      expect(theirs.status, suffix).toBe(404);
+      expect({ status: theirs.status, error: theirs.body.error?.code, message: theirs.body.error?.message }, suffix).toEqual({
+        status: missing.status,
+        error: missing.body.error?.code,
+        message: missing.body.error?.message,
+      });
+    }
     const clone = (file_id: string) =>
       other.post('/voice/previews', { type: 'clone', model: 'flite', language: 'en', preview_text: TEXT, file_id });
     await sameAsMissing(clone(sampleId), clone('file_missing'));
