@@ -48,6 +48,11 @@ async function checkPages(ui: Console, pages: string[], label: string, langs: re
         const where = `${route} ${lang} ${viewport.width}px`;
         const title = await ui.page.title();
         if (title === 'Polyvox' || title.trim() === '') problems.push(`${where}: the tab title is "${title}"`);
+        // A chart drawn at the previous width re-measures itself a frame after the resize: wait for the
+        // layout to settle (up to a few seconds), and report what still sticks out then.
+        await ui.page
+          .waitForFunction(() => document.documentElement.scrollWidth <= window.innerWidth, undefined, { timeout: 3000 })
+          .catch(() => undefined);
         const overflow = await overflowReport(ui.page);
         if (overflow.scrollWidth > overflow.innerWidth)
           problems.push(`${where}: scrollWidth ${overflow.scrollWidth} > ${overflow.innerWidth}`);

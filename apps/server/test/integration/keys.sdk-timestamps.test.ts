@@ -6,6 +6,7 @@ import { Client } from '../support/client.js';
 import { DIALECTS, type TestApp } from '../support/app.js';
 import { elevenLabsError, keyedApp, postWithKey } from '../support/sdk.js';
 import { decodedSeconds } from '../support/audio.js';
+import { eventually } from '../support/leave.js';
 
 const TEXT = 'The quick brown fox, who was tired, went home. Then it slept for 3 hours!';
 const VOICE = 'voice_espeak.en-us';
@@ -53,12 +54,19 @@ describe.each(DIALECTS)('ElevenLabs timestamp routes through the official SDK (%
       amount: number;
       api_key_id: string;
     }[];
+  /** The records once there are `n` of them: a streamed answer's charge settles as its last bytes leave, so a
+   * client that has read them may ask before the record is written. */
+  const recordsWhen = async (n: number) => {
+    let list = await records();
+    expect(await eventually(async () => (list = await records()).length >= n)).toBe(true);
+    return list;
+  };
   const ledgerRows = async () => (await t.ctx.db.kysely.selectFrom('credit_ledger').select('id').execute()).length;
 
   it('convertWithTimestamps answers labelled audio and an alignment of the text, charged as convert is', async () => {
     const plain = await eleven.textToSpeech.convert(VOICE, { text: TEXT });
     for await (const chunk of plain as unknown as AsyncIterable<Uint8Array>) void chunk;
-    const [convertCharge] = await records();
+    const [convertCharge] = await recordsWhen(1);
     const res = await eleven.textToSpeech.convertWithTimestamps(VOICE, { text: TEXT, modelId: 'eleven_multilingual_v2' });
     const audio = Buffer.from(res.audioBase64, 'base64');
     // mp3, labelled in its ID3 tag as every file that leaves.
@@ -69,7 +77,7 @@ describe.each(DIALECTS)('ElevenLabs timestamp routes through the official SDK (%
     // The number as it was read.
     expect(res.normalizedAlignment!.characters.join('')).toContain('three');
     expectAligned(res.normalizedAlignment!, res.normalizedAlignment!.characters.join(''), seconds);
-    const [charge] = await records();
+    const [charge] = await recordsWhen(2);
     expect(charge).toMatchObject({ type: 'api', api_key_id: key.id });
     expect(charge!.amount).toBe(convertCharge!.amount);
     expect(charge!.amount).toBeLessThan(0);
@@ -107,11 +115,11 @@ describe.each(DIALECTS)('ElevenLabs timestamp routes through the official SDK (%
     const audio = Buffer.concat(parts);
     expect(readAigcValues(audio).length).toBeGreaterThan(0);
     expectAligned(all, text, await decodedSeconds(audio));
-    const list = await records();
+    const list = await recordsWhen(before + 1);
     expect(list.length).toBe(before + 1);
     const plain = await eleven.textToSpeech.convert(VOICE, { text });
     for await (const chunk of plain as unknown as AsyncIterable<Uint8Array>) void chunk;
-    const [convertCharge, streamCharge] = await records();
+    const [convertCharge, streamCharge] = await recordsWhen(before + 2);
     expect(streamCharge!.amount).toBe(convertCharge!.amount);
   });
 
