@@ -25,7 +25,16 @@ export function CreditsChart({ initialDays = 30 }: { initialDays?: (typeof RANGE
 
   return (
     // minWidth 0: a plot drawn at a wider layout's size (before it re-measures) never widens the page.
-    <Paper withBorder radius="md" p="lg" miw={0} style={{ overflow: 'hidden' }} data-testid="credits-chart" data-days={days} data-total={spent}>
+    <Paper
+      withBorder
+      radius="md"
+      p="lg"
+      miw={0}
+      style={{ overflow: 'hidden' }}
+      data-testid="credits-chart"
+      data-days={days}
+      data-total={spent}
+    >
       <Group justify="space-between" mb="md" wrap="wrap">
         <Text fw={600}>{t('stats.chartTitle')}</Text>
         <SegmentedControl
