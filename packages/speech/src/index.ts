@@ -34,6 +34,7 @@ export {
   cloneProfile,
   readPrompt,
   promptVoice,
+  instructedProfile,
   referenceFromSample,
 } from './analysis/index.ts';
 export type { SampleFormat, SampleProbe, VoiceMeasures, PromptTraits, Age, Tone } from './analysis/index.ts';

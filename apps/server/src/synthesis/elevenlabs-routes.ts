@@ -232,7 +232,7 @@ export function elevenLabsRoutes(deps: ElevenLabsRoutesDeps): FastifyPluginAsync
     const charge = chargeOf(caller, 'api');
     if (timestamps) {
       const file: FileAnswer = { respond: timestamped(stream) };
-      if (!reshapes) return speak(request, reply, prepared, charge, false, undefined, false, file);
+      if (!reshapes) return speak(request, reply, prepared, charge, { stream: false, file });
       // The platform's PCM made whole, then reshaped as a stream of it would be, then labelled as a file.
       const rate = resampleTo ?? PCM_RATE;
       file.reshape = async (pcm) => {
@@ -242,25 +242,22 @@ export function elevenLabsRoutes(deps: ElevenLabsRoutesDeps): FastifyPluginAsync
         return Buffer.concat(parts);
       };
       const shaped = format.contentType ? { ...prepared, contentType: format.contentType } : prepared;
-      return speak(request, reply, shaped, charge, false, undefined, false, file);
+      return speak(request, reply, shaped, charge, { stream: false, file });
     }
     // PCM at another rate, WAV at another rate and G.711 are made from the platform's PCM as it streams
     // (a whole answer is sent in chunks too, as ElevenLabs does).
     if (reshapes) {
       const rate = resampleTo ?? PCM_RATE;
       const shaped = format.contentType ? { ...prepared, contentType: format.contentType } : prepared;
-      return speak(
-        request,
-        reply,
-        shaped,
-        charge,
-        true,
-        (chunks) => reshaped(chunks, rate, resampleTo === null ? null : new PcmResampler(PCM_RATE, resampleTo), encoding, stream),
+      return speak(request, reply, shaped, charge, {
+        stream: true,
+        reshape: (chunks) =>
+          reshaped(chunks, rate, resampleTo === null ? null : new PcmResampler(PCM_RATE, resampleTo), encoding, stream),
         // A WAV answered whole is built whole: signed like any whole WAV.
-        encoding === 'wav' && !stream,
-      );
+        whole: encoding === 'wav' && !stream,
+      });
     }
-    return speak(request, reply, prepared, charge, stream);
+    return speak(request, reply, prepared, charge, { stream });
   };
 
   return async (app) => {

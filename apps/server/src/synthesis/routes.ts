@@ -104,6 +104,35 @@ async function sendStream(
     .send(Readable.from(rest(), { objectMode: false }));
 }
 
+const sseEvent = (event: object): Buffer => Buffer.from(`data: ${JSON.stringify(event)}\n\n`);
+
+/**
+ * OpenAI's speech events: each chunk of the (labelled) audio as a `speech.audio.delta` with its bytes in base64, then,
+ * once the whole audio is out, `speech.audio.done` with the usage. Polyvox bills characters: they are its input
+ * tokens (audio is not counted in tokens), and the credits charged come beside them.
+ */
+export async function* speechEvents(
+  chunks: AsyncGenerator<Buffer, boolean>,
+  usage: { characters: number; credits: number },
+): AsyncGenerator<Buffer, boolean> {
+  try {
+    for (;;) {
+      const next = await chunks.next();
+      if (next.done) {
+        if (next.value !== true) return false;
+        yield sseEvent({
+          type: 'speech.audio.done',
+          usage: { input_tokens: usage.characters, output_tokens: 0, total_tokens: usage.characters, ...usage },
+        });
+        return true;
+      }
+      yield sseEvent({ type: 'speech.audio.delta', audio: next.value.toString('base64') });
+    }
+  } finally {
+    await chunks.return(false);
+  }
+}
+
 /** A whole file that leaves as something else than its bytes (the timestamp routes' JSON). */
 export interface FileAnswer {
   /** Changes the rendered audio before it is labelled (PCM resampled, companded or wrapped in a WAV header). */
@@ -117,26 +146,37 @@ export interface FileAnswer {
  * file and stream passes the provenance stage on its way: recorded, and labelled in its container (or, raw samples,
  * in the `x-aigc` header); a whole wav or mp3 also signed.
  */
+export interface SpeakOptions {
+  /** The audio as it is made, in chunks; else a whole file. */
+  stream: boolean;
+  /** Changes a stream's chunks on their way out (the ElevenLabs routes resample PCM). */
+  reshape?: (chunks: AsyncGenerator<Buffer, boolean>) => AsyncGenerator<Buffer, boolean>;
+  /** The reshaped stream is one whole file (a WAV built whole): it is labelled and signed as a file. */
+  whole?: boolean;
+  /** A whole file answered in another shape (`stream` false): labelled as any file, then reshaped on its way out. */
+  file?: FileAnswer;
+  /** A stream sent as events (OpenAI's server-sent events): the labelled chunks wrapped, under its own content type. */
+  events?: { contentType: string; wrap: (chunks: AsyncGenerator<Buffer, boolean>) => AsyncGenerator<Buffer, boolean> };
+}
+
 export function speaker(deps: { synthesis: Pick<SynthesisService, 'render' | 'stream'>; provenance: Provenance }) {
-  return async (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    prepared: Prepared,
-    charge: Charge,
-    stream: boolean,
-    /** Changes a stream's chunks on their way out (the ElevenLabs routes resample PCM). */
-    reshape: (chunks: AsyncGenerator<Buffer, boolean>) => AsyncGenerator<Buffer, boolean> = (chunks) => chunks,
-    /** The reshaped stream is one whole file (a WAV built whole): it is labelled and signed as a file. */
-    whole = false,
-    /** A whole file answered in another shape (`stream` false): labelled as any file, then reshaped on its way out. */
-    file?: FileAnswer,
-  ) => {
+  return async (request: FastifyRequest, reply: FastifyReply, prepared: Prepared, charge: Charge, opts: SpeakOptions) => {
+    const { stream, reshape = (chunks) => chunks, whole = false, file, events } = opts;
     const left = clientLeaves(request, reply);
     if (stream) {
       // A stream's watermark payload is its plan's (derived from its content).
       const origin = originOf(prepared, charge, { mark: prepared.mark ?? null }, { requestId: request.id });
       const chunks = reshape(deps.synthesis.stream(prepared, charge, left, request.id));
       const labelled = deps.provenance.labelStream(chunks, prepared.contentType, origin, { whole });
+      if (events)
+        return sendStream(
+          request,
+          reply,
+          { ...prepared, contentType: events.contentType },
+          left,
+          events.wrap(labelled.chunks),
+          labelled.header,
+        );
       return sendStream(request, reply, prepared, left, labelled.chunks, labelled.header);
     }
     let rendered;
@@ -223,7 +263,7 @@ export function synthesisRoutes(deps: SynthesisRoutesDeps): FastifyPluginAsyncZo
         assertVoiceAllowed(caller, request.body.voice_id);
         await deps.plans.assertTextLength(caller.accountId, request.body.text);
         const prepared = await deps.synthesis.prepare(ttsInput(request.body, caller.accountId));
-        return speak(request, reply, prepared, chargeOf(caller, 'tts'), request.body.stream);
+        return speak(request, reply, prepared, chargeOf(caller, 'tts'), { stream: request.body.stream });
       },
     );
 
@@ -258,6 +298,16 @@ export function synthesisRoutes(deps: SynthesisRoutesDeps): FastifyPluginAsyncZo
         schema: {
           tags: ['synthesis'],
           summary: "OpenAI-compatible speech: OpenAI's voice names map to default voices; our voice ids work too",
+          description: [
+            'The audio streams as it is made. With `stream_format: "sse"` the answer is `text/event-stream`: each piece of the',
+            'audio (in `response_format`, joined they make one labelled file) as `data: {"type":"speech.audio.delta","audio":"<base64>"}`,',
+            'then `data: {"type":"speech.audio.done","usage":{"input_tokens","output_tokens","total_tokens","characters","credits"}}`',
+            '(Polyvox bills characters: they are the input tokens; audio is not counted in tokens).',
+            '`instructions` is read for delivery: pace (slow, fast), pitch (high, low, deep), range (calm, monotone, sad; energetic,',
+            'excited, cheerful, expressive), breath (breathy, whispering, raspy) and tone (warm, soft; bright, clear), in English or',
+            'Chinese; words about who speaks (gender, age, accent) do not change the voice the request names. `speed` is taken in',
+            "OpenAI's range 0.25–4 and spoken within 0.5–2.",
+          ].join(' '),
           security: KEY_OR_SESSION,
           body: OpenAISpeechRequest,
           response: { 200: audio, ...errors },
@@ -279,8 +329,15 @@ export function synthesisRoutes(deps: SynthesisRoutesDeps): FastifyPluginAsyncZo
           speed: Math.min(2, Math.max(0.5, body.speed)),
           pitch: 0,
           ...(body.ai_label ? { aiLabel: body.ai_label } : {}),
+          ...(body.instructions ? { instructions: body.instructions } : {}),
         });
-        return speak(request, reply, prepared, { ...chargeOf(caller, 'api'), recordType: 'api' }, true);
+        const charge = { ...chargeOf(caller, 'api'), recordType: 'api' };
+        if (body.stream_format !== 'sse') return speak(request, reply, prepared, charge, { stream: true });
+        const usage = { characters: prepared.characters, credits: prepared.credits };
+        return speak(request, reply, prepared, charge, {
+          stream: true,
+          events: { contentType: 'text/event-stream', wrap: (chunks) => speechEvents(chunks, usage) },
+        });
       },
     );
   };

@@ -1,6 +1,6 @@
 import { metrics } from '../platform/metrics.js';
 import type { AiLabelKind, AudioFormat, SynthesisRequest } from '@polyvox/speech';
-import { CONTENT_TYPES, strongerLabel } from '@polyvox/speech';
+import { CONTENT_TYPES, instructedProfile, strongerLabel } from '@polyvox/speech';
 import type { CreditsService, Hold } from '../credits/service.js';
 import type { Synthesizer } from '../speech/synthesizer.js';
 import type { AiLabelPolicy, Charge, Prepared, Progress, RenderedAudio, ResolvedVoice, Synthesized, TtsInput } from './types.js';
@@ -116,10 +116,12 @@ export class SynthesisService {
     // A request adds a label or asks for a stronger one; the operator's always stands. The notice is not priced:
     // `characters` is counted on the user's text alone.
     const label = strongerLabel(this.aiLabel.explicit, input.aiLabel);
+    const own = voice.profile ?? info.profile;
+    const profile = input.instructions?.trim() ? instructedProfile(own, input.instructions).profile : voice.profile;
     const request: SynthesisRequest = {
       text: input.text,
       voice: info,
-      ...(voice.profile ? { profile: voice.profile } : {}),
+      ...(profile ? { profile } : {}),
       ...(voice.reference ? { reference: voice.reference } : {}),
       format: input.format,
       speed: input.speed,

@@ -26,6 +26,8 @@ export interface TtsInput {
   aiLabel?: AiLabelKind;
   /** Align the text to the audio (the timestamp routes); refused before any charge for a voice without timings. */
   timings?: boolean;
+  /** How to speak (OpenAI's `instructions`): its delivery words move the voice's pitch, pace, range, breath and tone. */
+  instructions?: string;
 }
 
 /** The operator's explicit AI label (`AI_LABEL_EXPLICIT`, `AI_LABEL_POSITION`). */

@@ -12,7 +12,7 @@ export { measurePcm, NOISY_SNR_DB } from './measure.ts';
 export type { VoiceMeasures } from './measure.ts';
 export { LTAS_BANDS, ltas, ltasDistance } from './ltas.ts';
 export { cloneProfile } from './clone.ts';
-export { readPrompt, promptVoice, TONES } from './prompt.ts';
+export { readPrompt, promptVoice, instructedProfile, TONES } from './prompt.ts';
 export type { PromptTraits, Age, Tone } from './prompt.ts';
 export { referenceFromSample } from './reference.ts';
 

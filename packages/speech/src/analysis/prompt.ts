@@ -87,12 +87,12 @@ const RULES: Rule[] = [
   { en: w('raspy|hoarse|gravelly|rough|gruff|husky'), zh: ['沙哑', '嘶哑', '粗犷', '烟嗓'], apply: tone('raspy') },
   { en: w('whisper|whispering|whispered|whispery'), zh: ['耳语', '悄悄', '低语', '轻声'], apply: tone('whisper') },
   {
-    en: w('calm|relaxed|peaceful|serene|steady|soothing|composed'),
+    en: w('calm|relaxed|peaceful|serene|steady|soothing|composed|sad|somber|sombre|sympathetic|monotone|flat'),
     zh: ['平静', '冷静', '沉稳', '安静', '平和', '舒缓'],
     apply: tone('calm'),
   },
   {
-    en: w('energetic|lively|excited|enthusiastic|dynamic|vibrant|upbeat|animated'),
+    en: w('energetic|lively|excited|enthusiastic|dynamic|vibrant|upbeat|animated|happy|joyful|positive|expressive'),
     zh: ['活力', '活泼', '热情', '激情', '兴奋', '元气'],
     apply: tone('energetic'),
   },
@@ -275,4 +275,50 @@ export function promptVoice(
     seed: (hashText(prompt) ^ seed) >>> 0,
   };
   return { base, profile, traits };
+}
+
+/**
+ * A request's spoken-style instructions (OpenAI's `instructions`) applied to a voice as it is: the same words a
+ * design prompt is read for, but only those about delivery move it (pitch, pace, range, breathiness, warmth or
+ * brightness); words about who speaks (gender, age, accent) leave the voice alone, since the request named it.
+ * Returns the profile unchanged when the text says nothing it knows.
+ */
+export function instructedProfile(own: VoiceProfile, instructions: string): { profile: VoiceProfile; traits: PromptTraits } {
+  const traits = readPrompt(instructions);
+  const has = (t: Tone) => traits.tones.includes(t);
+  let st = (traits.pitch ?? 0) * 4;
+  if (has('deep')) st -= 2;
+  if (has('bright')) st += 1.5;
+  if (has('energetic')) st += 1;
+  if (has('calm')) st -= 0.5;
+  let rate = own.rate * (1 + (traits.pace ?? 0) * 0.35);
+  if (has('calm')) rate *= 0.93;
+  if (has('energetic')) rate *= 1.08;
+  let range = own.range;
+  if (has('calm')) range *= 0.7;
+  if (has('energetic')) range *= 1.35;
+  let breathiness = own.breathiness;
+  if (has('breathy')) breathiness = Math.max(breathiness, 0.45);
+  if (has('raspy')) breathiness = Math.max(breathiness, 0.25);
+  if (has('whisper')) breathiness = Math.max(breathiness, 0.9);
+  let tiltDb = own.tiltDb ?? 0;
+  if (has('warm')) tiltDb -= 1.5;
+  if (has('deep')) tiltDb -= 1;
+  if (has('bright')) tiltDb += 1.5;
+  if (has('raspy')) tiltDb += 1;
+  const moved =
+    st !== 0 || rate !== own.rate || range !== own.range || breathiness !== own.breathiness || tiltDb !== (own.tiltDb ?? 0);
+  if (!moved) return { profile: own, traits };
+  return {
+    traits,
+    profile: {
+      ...own,
+      pitchHz: Math.round(clamp(own.pitchHz * 2 ** (st / 12), PITCH_FLOOR_HZ, PITCH_CEILING_HZ) * 10) / 10,
+      range: Math.round(clamp(range, 0, 100) * 10) / 10,
+      rate: Math.round(clamp(rate, 0.5, 2) * 1000) / 1000,
+      breathiness: Math.round(clamp(breathiness, 0, 1) * 1000) / 1000,
+      ...(tiltDb ? { tiltDb } : {}),
+      seed: own.seed ?? hashText(instructions),
+    },
+  };
 }
