@@ -18,6 +18,8 @@ export type { SpeechErrorCode } from './errors.ts';
 export { AUDIO_FORMATS, CONTENT_TYPES } from './types.ts';
 export type { AudioFormat, Gender, ModelInfo, VoiceInfo, VoiceProfile, WordTiming } from './types.ts';
 export type { CharacterAlignment, TimedWord, Timings } from './pipeline/timings.ts';
+export { subtitles, cues, SUBTITLE_FORMATS, LINE_CHARS } from './pipeline/subtitles.ts';
+export type { SubtitleFormat, Cue } from './pipeline/subtitles.ts';
 export { MemoryAudioCache } from './pipeline/cache.ts';
 export type { AudioCache, CachedAudio } from './pipeline/cache.ts';
 export type { OpenAIConfig } from './engines/openai.ts';

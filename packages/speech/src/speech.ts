@@ -110,7 +110,8 @@ export interface Speech {
   /** Encoded audio chunks, each as soon as it is encoded. */
   synthesizeStream(req: SynthesisRequest): AsyncIterable<Buffer>;
   /** Validates and prepares a request (throws the same errors synthesis would), without synthesizing. */
-  prepare(req: SynthesisRequest): Plan & { cacheKey: string; contentType: string; mark: number | null };
+  /** The request's plan; `timeable`: whether it can have timings (an engine's own word times, or an eSpeak NG language). */
+  prepare(req: SynthesisRequest): Plan & { cacheKey: string; contentType: string; mark: number | null; timeable: boolean };
   renderPreview(voiceId: string, format?: AudioFormat): Promise<SynthesisResult>;
   /**
    * Blends 1 to 3 voices of one mixable model. A part is a library voice by id, or `voice`: a
@@ -626,7 +627,13 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
     prepare(req) {
       const plan = planOf(req);
       const key = keyOf(plan);
-      return { ...plan, cacheKey: key, contentType: CONTENT_TYPES[plan.format], mark: markOf(plan, key)?.payload ?? null };
+      return {
+        ...plan,
+        cacheKey: key,
+        contentType: CONTENT_TYPES[plan.format],
+        mark: markOf(plan, key)?.payload ?? null,
+        timeable: timedEngine(plan.voice.engine) || !!referenceVoice(plan.language),
+      };
     },
     renderPreview(voiceId, format = 'mp3') {
       const voice = byId.get(voiceId);

@@ -7,6 +7,7 @@ import { requestLocale } from '../http/locale.js';
 import { requestedRange, sendStored } from '../http/stored-reply.js';
 import type { Job, SynthesisJobs } from './jobs.js';
 import { ttsInput, type SynthesisService } from './service.js';
+import { SUBTITLE_FORMATS } from '@polyvox/speech';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 402: ErrorBody, 404: ErrorBody, 422: ErrorBody, 429: ErrorBody };
 
@@ -47,7 +48,8 @@ export function jobRoutes(deps: JobRoutesDeps): FastifyPluginAsyncZod {
         const session = sessionOf(request);
         // A job is how a long text runs with progress, not a way around the plan's limit: the same limit applies.
         await deps.plans.assertTextLength(session.accountId, request.body.text);
-        const prepared = await deps.synthesis.prepare(ttsInput(request.body, session.accountId));
+        // Timed when the voice can be (subtitles are asked for later): the price is the same.
+        const prepared = await deps.synthesis.prepare({ ...ttsInput(request.body, session.accountId), timings: 'auto' });
         const job = await deps.jobs.create(prepared, { accountId: session.accountId, recordType: 'tts' }, request.id);
         return reply.status(202).send(view(job, requestLocale(request)));
       },
@@ -119,6 +121,34 @@ export function jobRoutes(deps: JobRoutesDeps): FastifyPluginAsyncZod {
         const session = sessionOf(request);
         const audio = await deps.jobs.audio(request.params.id, session.accountId, requestedRange(request));
         return sendStored(reply, audio.file, { contentType: audio.contentType, cacheControl: 'private, no-store' });
+      },
+    );
+
+    app.get(
+      '/tts/jobs/:id/subtitles',
+      {
+        config: { auth: 'session' },
+        schema: {
+          tags: ['synthesis'],
+          summary: "A finished job's subtitles",
+          description:
+            "SubRip (`srt`) or WebVTT (`vtt`, with a timestamp tag before each word after a cue's first). Cues end at " +
+            'sentence ends, hold at most two lines of about 42 characters and stay at most 7 s on screen. A job whose ' +
+            'voice has no timings (a language eSpeak NG does not speak, on an engine without word times) has none: 404.',
+          params: z.object({ id: z.string() }),
+          querystring: z.object({ format: z.enum(SUBTITLE_FORMATS).default('srt') }),
+          response: { 200: z.string(), 400: ErrorBody, 401: ErrorBody, 404: ErrorBody },
+        },
+      },
+      async (request, reply) => {
+        const session = sessionOf(request);
+        const { format } = request.query;
+        const text = await deps.jobs.subtitles(request.params.id, session.accountId, format);
+        return reply
+          .header('content-type', format === 'vtt' ? 'text/vtt; charset=utf-8' : 'application/x-subrip; charset=utf-8')
+          .header('content-disposition', `attachment; filename="${request.params.id.replace(/[^\w-]/g, '')}.${format}"`)
+          .header('cache-control', 'private, no-store')
+          .send(text);
       },
     );
   };

@@ -12,7 +12,8 @@ import type { Charge, Prepared } from './types.js';
 import { toWire } from './wire.js';
 import { JobPayloadError, writePayload } from './jobs/definition.js';
 import type { JobLayer } from './jobs/layer.js';
-import { JOB_FOLDER, preparedOf, synthesisJob, type SynthesisJobPayload } from './jobs/synthesis.js';
+import { JOB_FOLDER, jobOfKey, preparedOf, synthesisJob, timingsKey, type SynthesisJobPayload } from './jobs/synthesis.js';
+import { subtitles, type SubtitleFormat, type Timings } from '@polyvox/speech';
 
 export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
 
@@ -234,7 +235,7 @@ export class SynthesisJobs {
         await live.work.settle();
       } else {
         // Cancelled (or taken over) meanwhile: whoever changed the row closed the hold.
-        await this.storage.delete(key);
+        await this.deleteFiles(key);
         await live.work.release('job cancelled');
       }
     } catch (e) {
@@ -513,6 +514,20 @@ export class SynthesisJobs {
     return { contentType: job.contentType, file };
   }
 
+  /** A finished job's subtitles, from the timings stored with its audio (none for a voice without timings). */
+  async subtitles(id: string, accountId: string, format: SubtitleFormat): Promise<string> {
+    const job = await this.get(id, accountId);
+    const stored = job.status === 'succeeded' && job.storageKey ? await this.storage.get(timingsKey(job.storageKey)) : null;
+    if (!stored) throw new AppError('NOT_FOUND');
+    return subtitles(JSON.parse(stored.toString('utf8')) as Timings, format);
+  }
+
+  /** Deletes a job's stored files: its audio and its timings. */
+  private async deleteFiles(storageKey: string): Promise<void> {
+    await this.storage.delete(timingsKey(storageKey));
+    await this.storage.delete(storageKey);
+  }
+
   /**
    * At start, before the hold sweeper: a job recorded as succeeded whose hold is still open is settled
    * (its audio exists); a job a dead process left unfinished runs again (or, without its request or
@@ -567,7 +582,7 @@ export class SynthesisJobs {
       return await this.credits.reclaim(row.hold_id);
     } catch (e) {
       if (!isAppError(e) || e.code !== 'INSUFFICIENT_BALANCE') throw e;
-      if (row.storage_key) await this.storage.delete(row.storage_key);
+      if (row.storage_key) await this.deleteFiles(row.storage_key);
       await this.db
         .updateTable('synthesis_jobs')
         .set({ status: 'failed', storage_key: null, error_code: 'INSUFFICIENT_BALANCE', error_params: '{}' })
@@ -586,13 +601,13 @@ export class SynthesisJobs {
       .where('expires_at', '<', now.toISOString())
       .execute();
     for (const row of expired) {
-      if (row.storage_key) await this.storage.delete(row.storage_key);
+      if (row.storage_key) await this.deleteFiles(row.storage_key);
       await this.db.deleteFrom('synthesis_jobs').where('id', '=', row.id).execute();
     }
     let removed = expired.length;
     const files = (await this.storage.list(FOLDER)).filter((key) => !key.includes('.tmp-'));
     if (files.length > 0) {
-      const ids = files.map((key) => key.slice(FOLDER.length + 1));
+      const ids = files.map(jobOfKey);
       const known = new Set(
         (await this.db.selectFrom('synthesis_jobs').select('id').where('id', 'in', ids).execute()).map((r) => r.id),
       );

@@ -128,9 +128,13 @@ export class SynthesisService {
       pitch: input.pitch,
       ...(input.language ? { language: input.language } : {}),
       ...(label ? { aiLabel: { kind: label, position: this.aiLabel.position } } : {}),
-      ...(input.timings ? { timings: true } : {}),
+      ...(input.timings === true ? { timings: true } : {}),
     };
-    const plan = await mapSpeechErrors(async () => speech.prepare(request));
+    let plan = await mapSpeechErrors(async () => speech.prepare(request));
+    if (input.timings === 'auto' && plan.timeable) {
+      request.timings = true;
+      plan = await mapSpeechErrors(async () => speech.prepare(request));
+    }
     return {
       request,
       voice: info,

@@ -24,8 +24,11 @@ export interface TtsInput {
   accountId?: string;
   /** An explicit AI label the request adds to the operator's (it never weakens it). */
   aiLabel?: AiLabelKind;
-  /** Align the text to the audio (the timestamp routes); refused before any charge for a voice without timings. */
-  timings?: boolean;
+  /**
+   * Align the text to the audio (the timestamp routes); refused before any charge for a voice without timings.
+   * `auto`: when the voice can have them (a job, whose subtitles are asked for later), else none.
+   */
+  timings?: boolean | 'auto';
   /** How to speak (OpenAI's `instructions`): its delivery words move the voice's pitch, pace, range, breath and tone. */
   instructions?: string;
 }

@@ -10,6 +10,10 @@ import { originOf } from '../origin.js';
 
 /** Where a finished job's audio waits in storage. */
 export const JOB_FOLDER = 'jobs';
+/** Where a finished job's timings (its subtitles' source) wait, beside its audio. */
+export const timingsKey = (storageKey: string): string => `${storageKey}.timings.json`;
+/** The job a stored file belongs to (`jobs/<id>` or `jobs/<id>.timings.json`). */
+export const jobOfKey = (key: string): string => key.slice(JOB_FOLDER.length + 1).split('.')[0]!;
 
 /** What a long synthesis job's row keeps so that any process can run it again: the request, its voice and its charge. */
 export interface SynthesisJobPayload {
@@ -80,6 +84,11 @@ export function synthesisJobHandler(deps: {
       originOf(prepared, charge, result, { holdId: work.hold.id, requestId: reqId ?? null }),
     );
     const audio = await deps.provenance.labelFile(result.audio, prepared.contentType, mark);
+    // The timings first: a job whose audio is there has its subtitles too.
+    if (result.alignment)
+      await deps.storage.put(timingsKey(storageKey), Buffer.from(JSON.stringify(result.alignment)), {
+        contentType: 'application/json',
+      });
     await deps.storage.put(storageKey, audio, { contentType: prepared.contentType });
     return { storageKey };
   };
