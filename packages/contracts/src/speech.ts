@@ -111,6 +111,10 @@ export const TtsRequest = z.object({
   pitch: z.number().min(-12).max(12).default(0),
   stream: z.boolean().default(false),
   ai_label: AiLabelField,
+  /** A whole file as JSON with its alignment (`audio_base64`, `alignment`, `normalized_alignment`, `words`). */
+  timestamps: z.boolean().default(false),
+  /** With `timestamps`: the subtitles too, in this format. */
+  subtitles: z.enum(['srt', 'vtt']).optional(),
 });
 
 export const EstimateRequest = z.object({ text: z.string(), voice_id: z.string() });

@@ -49,7 +49,10 @@ export function jobRoutes(deps: JobRoutesDeps): FastifyPluginAsyncZod {
         // A job is how a long text runs with progress, not a way around the plan's limit: the same limit applies.
         await deps.plans.assertTextLength(session.accountId, request.body.text);
         // Timed when the voice can be (subtitles are asked for later): the price is the same.
-        const prepared = await deps.synthesis.prepare({ ...ttsInput(request.body, session.accountId), timings: 'auto' });
+        const prepared = await deps.synthesis.prepare({
+          ...ttsInput(request.body, session.accountId),
+          timings: request.body.timestamps ? true : 'auto',
+        });
         const job = await deps.jobs.create(prepared, { accountId: session.accountId, recordType: 'tts' }, request.id);
         return reply.status(202).send(view(job, requestLocale(request)));
       },

@@ -7,6 +7,7 @@ import { assertVoiceAllowed, callerOf, type Caller } from '../http/auth.js';
 import { AUDIO_RESPONSE } from '../http/openapi.js';
 import type { PlanPrivileges } from '../orders/privileges.js';
 import { AppError } from '../platform/errors.js';
+import { subtitles, type SubtitleFormat } from '@polyvox/speech';
 import { ttsInput, type Charge, type Prepared, type Synthesized, type SynthesisService } from './service.js';
 import { openAiVoiceId } from './openai-voices.js';
 import { originOf } from './origin.js';
@@ -133,6 +134,28 @@ export async function* speechEvents(
   }
 }
 
+/**
+ * A whole file with its timings, as JSON: the audio in base64, the alignment of the text as sent and as read (ElevenLabs'
+ * shape), the words with their intervals, and the subtitles when asked for.
+ */
+function timedFile(audio: Buffer, result: Synthesized, format?: SubtitleFormat): { contentType: string; body: Buffer } {
+  const timings = result.alignment;
+  if (!timings) throw new Error('the synthesis gave no timings');
+  return {
+    contentType: 'application/json',
+    body: Buffer.from(
+      JSON.stringify({
+        audio_base64: audio.toString('base64'),
+        duration_seconds: result.durationSec,
+        alignment: timings.alignment,
+        normalized_alignment: timings.normalizedAlignment,
+        words: timings.words.map((w) => ({ word: w.word, start: w.start, end: w.end })),
+        ...(format ? { subtitles: subtitles(timings, format) } : {}),
+      }),
+    ),
+  };
+}
+
 /** A whole file that leaves as something else than its bytes (the timestamp routes' JSON). */
 export interface FileAnswer {
   /** Changes the rendered audio before it is labelled (PCM resampled, companded or wrapped in a WAV header). */
@@ -253,6 +276,11 @@ export function synthesisRoutes(deps: SynthesisRoutesDeps): FastifyPluginAsyncZo
         schema: {
           tags: ['synthesis'],
           summary: 'Synthesize speech; with `stream: true` the audio arrives in chunks as it is made',
+          description:
+            'With `timestamps: true` (a whole file) the answer is JSON: `{audio_base64, duration_seconds, alignment, ' +
+            "normalized_alignment, words: [{word, start, end}], subtitles?}` — the alignments in ElevenLabs' shape " +
+            '(`characters`, `character_start_times_seconds`, `character_end_times_seconds`), times in seconds from the start ' +
+            'of the audio; `subtitles: "srt"|"vtt"` adds them as text. The price is the same.',
           security: KEY_OR_SESSION,
           body: TtsRequest,
           response: { 200: audio, ...errors },
@@ -261,9 +289,21 @@ export function synthesisRoutes(deps: SynthesisRoutesDeps): FastifyPluginAsyncZo
       async (request, reply) => {
         const caller = callerOf(request);
         assertVoiceAllowed(caller, request.body.voice_id);
-        await deps.plans.assertTextLength(caller.accountId, request.body.text);
-        const prepared = await deps.synthesis.prepare(ttsInput(request.body, caller.accountId));
-        return speak(request, reply, prepared, chargeOf(caller, 'tts'), { stream: request.body.stream });
+        const body = request.body;
+        await deps.plans.assertTextLength(caller.accountId, body.text);
+        if (body.timestamps && body.stream)
+          throw new AppError('VALIDATION_FAILED', { field: 'timestamps', rule: 'a whole file (stream: false)' });
+        if (body.subtitles && !body.timestamps)
+          throw new AppError('VALIDATION_FAILED', { field: 'subtitles', rule: 'with timestamps: true' });
+        const prepared = await deps.synthesis.prepare({
+          ...ttsInput(body, caller.accountId),
+          ...(body.timestamps ? { timings: true } : {}),
+        });
+        if (!body.timestamps) return speak(request, reply, prepared, chargeOf(caller, 'tts'), { stream: body.stream });
+        return speak(request, reply, prepared, chargeOf(caller, 'tts'), {
+          stream: false,
+          file: { respond: (audio, result) => timedFile(audio, result, body.subtitles) },
+        });
       },
     );
 

@@ -115,6 +115,40 @@ describe.each(DIALECTS)("a finished job's subtitles (%s)", (dialect) => {
     expect((await c.get('/tts/jobs/job_nope/subtitles')).status).toBe(404);
   });
 
+  it('POST /tts with timestamps answers the file, its alignment, its words and, asked for, its subtitles, at the same price', async () => {
+    const text = 'Hello there, my friend. How are you today?';
+    const plain = await c.post('/tts', { text, voice_id: 'voice_espeak.en-us', format: 'wav' });
+    const res = await c.post('/tts', { text, voice_id: 'voice_espeak.en-us', format: 'wav', timestamps: true, subtitles: 'vtt' });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-credits-charged')).toBe(plain.headers.get('x-credits-charged'));
+    const body = res.body as {
+      audio_base64: string;
+      duration_seconds: number;
+      alignment: { characters: string[]; character_start_times_seconds: number[] };
+      words: { word: string; start: number; end: number }[];
+      subtitles: string;
+    };
+    const wav = Buffer.from(body.audio_base64, 'base64');
+    expect(wav.subarray(0, 4).toString('latin1')).toBe('RIFF');
+    expect(Math.abs((await decodedSeconds(wav)) - body.duration_seconds)).toBeLessThan(0.05);
+    expect(body.alignment.characters.join('')).toBe(text);
+    expect(body.words.map((w) => w.word)).toEqual(['Hello', 'there', 'my', 'friend', 'How', 'are', 'you', 'today']);
+    for (const w of body.words) expect(w.end).toBeLessThanOrEqual(body.duration_seconds + 1e-3);
+    expect(body.subtitles.startsWith('WEBVTT')).toBe(true);
+    expect(body.subtitles).toContain('How <');
+
+    // Timestamps of a stream, and subtitles without timestamps, are refused before any charge.
+    for (const bad of [
+      { text, voice_id: 'voice_espeak.en-us', stream: true, timestamps: true },
+      { text, voice_id: 'voice_espeak.en-us', subtitles: 'srt' },
+      { text, voice_id: 'voice_espeak.en-us', timestamps: true, subtitles: 'ass' },
+    ]) {
+      const refused = await c.post('/tts', bad);
+      expect(refused.status, JSON.stringify(bad)).toBe(400);
+      expect(refused.body.error.code).toBe('VALIDATION_FAILED');
+    }
+  });
+
   it('removes the timings with the job’s audio when the job expires', async () => {
     const id = await finished(c, { text: 'A short job.', voice_id: 'voice_espeak.en-us', format: 'mp3' });
     const keys = async () => (await t.ctx.storage.list('jobs')).filter((k) => k.includes(id));
