@@ -273,6 +273,26 @@ export function playgroundTests(): void {
     );
     await waitForWaveform(page);
     await waitForPlayback(page, 'result-audio', 0.3);
+    // The transcript follows the playback: the lit word is the one whose start the audio has passed last.
+    const transcript = page.getByTestId('result-transcript');
+    await transcript.waitFor();
+    const lit = transcript.locator('span[data-lit]');
+    await lit.waitFor();
+    const [litStart, now] = await Promise.all([
+      lit.getAttribute('data-start').then(Number),
+      page.getByTestId('result-audio').evaluate((a: HTMLAudioElement) => a.currentTime),
+    ]);
+    assert(litStart <= now + 0.25, `the lit word starts at ${litStart} s, the audio is at ${now} s`);
+    assert((await transcript.innerText()).includes('The quick brown fox jumps over the lazy dog'), 'the transcript is the text');
+    // The subtitles download as files named by the job.
+    for (const format of ['srt', 'vtt'] as const) {
+      const download = page.waitForEvent('download');
+      await page.getByTestId(`result-subtitles-${format}`).click();
+      const file = await download;
+      assertEqual(file.suggestedFilename(), `${job.id}.${format}`, 'the subtitles file name');
+      const body = fs.readFileSync((await file.path())!, 'utf8');
+      assert(format === 'vtt' ? body.startsWith('WEBVTT') : /^1\n00:00:\d\d,\d{3} --> /.test(body), `a ${format} file`);
+    }
     const audio = await fetch(`${env.server.baseUrl}/tts/jobs/${job.id}`, {
       headers: { 'x-sid': (await env.ui.storage('polyvox.sid'))! },
     });

@@ -52,6 +52,8 @@ export const speechEn = {
     play: 'Play',
     pause: 'Pause',
     download: 'Download',
+    transcript: 'Transcript',
+    downloadSubtitles: 'Download the subtitles ({{format}})',
     stopped: 'Generation stopped',
     failed: 'Generation failed',
     streamBroken: 'The audio stream was interrupted. Please try again.',

@@ -49,6 +49,8 @@ export const speechZhCN: SpeechMessages = {
     play: '播放',
     pause: '暂停',
     download: '下载',
+    transcript: '文字稿',
+    downloadSubtitles: '下载字幕（{{format}}）',
     stopped: '已停止生成',
     failed: '生成失败',
     streamBroken: '音频流中断，请重试。',

@@ -49,6 +49,8 @@ export const speechZhTW: SpeechMessages = {
     play: '播放',
     pause: '暫停',
     download: '下載',
+    transcript: '逐字稿',
+    downloadSubtitles: '下載字幕（{{format}}）',
     stopped: '已停止產生',
     failed: '產生失敗',
     streamBroken: '音訊串流中斷，請重試。',

@@ -40,3 +40,13 @@ export function fetchJob(id: string, signal?: AbortSignal): Promise<SynthesisJob
 export function fetchJobAudio(id: string, signal?: AbortSignal): Promise<Response> {
   return http('GET', `/tts/jobs/${encodeURIComponent(id)}/audio`, { raw: true, signal });
 }
+
+/** A finished job's subtitles as text (`srt` or `vtt`). */
+export async function fetchJobSubtitles(id: string, format: 'srt' | 'vtt', signal?: AbortSignal): Promise<string> {
+  const res: Response = await http('GET', `/tts/jobs/${encodeURIComponent(id)}/subtitles`, {
+    query: { format },
+    raw: true,
+    signal,
+  });
+  return res.text();
+}

@@ -1,4 +1,13 @@
-import { createJob, fetchJob, fetchJobAudio, synthesizeStream, type AudioFormat, type SynthesisBody } from '../api';
+import {
+  createJob,
+  fetchJob,
+  fetchJobAudio,
+  fetchJobSubtitles,
+  synthesizeStream,
+  type AudioFormat,
+  type SynthesisBody,
+} from '../api';
+import { parseVtt, type TranscriptCue } from '../subtitles';
 import { decodePeaks, type Decoded } from '../audio/decode';
 import { browserMseCheck, mseTypeFor } from '../audio/formats';
 import { MseSink } from '../audio/mse-sink';
@@ -30,6 +39,10 @@ export interface SynthesisSnapshot {
   /** The finished file, as downloaded. */
   blob: Blob | null;
   credits: number | null;
+  /** The job that made it (its subtitles can be downloaded), for a job. */
+  jobId: string | null;
+  /** The words with their times, when the audio has timings (a job's subtitles). */
+  transcript: TranscriptCue[] | null;
   error: unknown;
 }
 
@@ -47,6 +60,8 @@ const initial: SynthesisSnapshot = {
   duration: null,
   blob: null,
   credits: null,
+  jobId: null,
+  transcript: null,
   error: null,
 };
 
@@ -195,9 +210,12 @@ export class SynthesisSession {
       signal,
       onProgress: (j) => this.set({ job: { ...j.progress }, credits: j.credits }, run),
     });
-    this.set({ mode: 'job' }, run);
+    this.set({ mode: 'job', jobId: job.id }, run);
     const res = await fetchJobAudio(job.id, signal);
     const bytes = new Uint8Array(await res.arrayBuffer());
+    // Its words and their times, for the transcript that follows the playback (a voice without timings has none).
+    const transcript = await fetchJobSubtitles(job.id, 'vtt', signal).then(parseVtt, () => null);
+    if (transcript?.length) this.set({ transcript }, run);
     await this.finish(body.format, bytes, run, signal);
   }
 

@@ -10,6 +10,7 @@ import { formatBytes, formatNumber, formatSeconds } from '../../../lib/format';
 import { jobPercent } from '../../../speech/synthesis/job-runner';
 import type { SynthesisSnapshot } from '../../../speech/synthesis/session';
 import { WaveformPlayer } from './WaveformPlayer';
+import { Transcript } from './Transcript';
 
 interface Props {
   snapshot: SynthesisSnapshot;
@@ -35,6 +36,7 @@ export function ResultPanel({ snapshot: s, fileName }: Props) {
   const { t } = useTranslation();
   const { ui } = useLocaleChoice();
   const downloadUrl = useObjectUrl(s.blob);
+  const [time, setTime] = useState(0);
   const panel = useRef<HTMLDivElement>(null);
   // A new run: bring its progress into view (a long text pushes it below the fold).
   useEffect(() => {
@@ -98,8 +100,9 @@ export function ResultPanel({ snapshot: s, fileName }: Props) {
         </Group>
         {s.phase === 'error' && <ErrorAlert error={s.error} />}
         {(s.src || s.peaks || s.phase === 'done') && (
-          <WaveformPlayer src={s.src} peaks={s.peaks} duration={s.duration} autoplay />
+          <WaveformPlayer src={s.src} peaks={s.peaks} duration={s.duration} autoplay onTime={setTime} />
         )}
+        {s.phase === 'done' && s.transcript && <Transcript cues={s.transcript} time={time} jobId={s.jobId} />}
         {s.phase === 'job' && (
           <Progress value={jobPercent(s.job ?? undefined)} animated striped size="lg" data-testid="result-job-progress" />
         )}

@@ -14,6 +14,8 @@ interface Props {
   duration: number | null;
   /** Start playing as soon as a new source is attached. */
   autoplay: boolean;
+  /** The playback time, every frame while it plays (a transcript follows it word by word). */
+  onTime?: (seconds: number) => void;
 }
 
 const COLORS = { wave: '#b197fc', progress: '#7048e8', cursor: '#5f3dc4' };
@@ -26,7 +28,7 @@ const players = new Set<HTMLAudioElement>();
  * grow while the audio streams in; play/pause and the time. The preview player and this one
  * never play together.
  */
-export function WaveformPlayer({ src, peaks, duration, autoplay }: Props) {
+export function WaveformPlayer({ src, peaks, duration, autoplay, onTime }: Props) {
   const { t } = useTranslation();
   const audioRef = useRef<HTMLAudioElement>(null);
   const containerRef = useRef<HTMLDivElement>(null);
@@ -108,6 +110,19 @@ export function WaveformPlayer({ src, peaks, duration, autoplay }: Props) {
       .then(() => setRendered(duration))
       .catch(() => undefined);
   }, [ws, src, peaks, duration]);
+
+  // Every frame while it plays (timeupdate comes only about four times a second: too coarse for words).
+  useEffect(() => {
+    const audio = audioRef.current;
+    if (!onTime || !audio) return;
+    onTime(audio.currentTime);
+    if (!playing) return;
+    let frame = requestAnimationFrame(function tick() {
+      onTime(audio.currentTime);
+      frame = requestAnimationFrame(tick);
+    });
+    return () => cancelAnimationFrame(frame);
+  }, [playing, time, onTime]);
 
   // A voice preview starting pauses the result.
   useEffect(() => {
