@@ -33,6 +33,8 @@ import { CONTENT_TYPES, type AudioFormat, type Engine, type ModelInfo, type Voic
 /** WAV and PCM files up to 30 s at 24 kHz (about 1 ms of work) are built on the calling thread, longer ones in the encoder thread. */
 const INLINE_PCM_SAMPLES = 720_000;
 
+/** Rates a reference rendering (the generic aligner's) is kept at, as its engine made it. */
+const REFERENCE_RATES = [16_000, 22_050, 24_000, 32_000, 44_100, 48_000];
 /** Seconds of a stream's first sentence encoded and sent ahead of the rest of it. */
 const FIRST_SLICE_SEC = 0.3;
 /** How far each sentence moves a voice's learnt loudness gain (an exponential average). */
@@ -281,7 +283,8 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
     const words: WordTiming[] = [];
     let at = 0;
     let rate = 0;
-    for await (const s of synthesizeChunks(ctx, plan, signal)) {
+    // At the engine's own rate: the aligner reads features at any rate, so no resampling is spent on a reference.
+    for await (const s of synthesizeChunks(ctx, plan, signal, undefined, { keepRates: REFERENCE_RATES })) {
       rate ||= s.sampleRate;
       const pcm = sameRate(s.samples, s.sampleRate, rate);
       for (const w of s.words ?? []) words.push({ word: w.word, start: w.start + at, end: w.end + at });

@@ -7,30 +7,50 @@ import { resamplePolyphase } from '../formats/polyphase.ts';
 import { RealFft } from '../watermark/fft.ts';
 import type { WordTiming } from '../types.ts';
 
+/** Rates under this (or whose 20 ms is not whole samples) are brought to it first; others are read as they are. */
 const RATE = 16000;
-const FFT = 512;
 /** 20 ms frames: a quarter of the cells of 10 ms ones, for a few milliseconds more error on word starts. */
-const HOP = 320;
-const HOP_SEC = HOP / RATE;
+const HOP_SEC = 0.02;
+/** Each frame's window: 32 ms (Hann), in an FFT of the next power of two. */
+const WINDOW_SEC = 0.032;
 const MELS = 26;
 const CEPS = 13;
 
-let shared:
-  { fft: RealFft; window: Float64Array; mel: Float64Array[]; bins: [number, number][]; dct: Float64Array[] } | undefined;
+interface Tables {
+  fft: RealFft;
+  size: number;
+  hop: number;
+  window: Float64Array;
+  mel: Float64Array[];
+  bins: [number, number][];
+  dct: Float64Array[];
+}
+const shared = new Map<number, Tables>();
 
-function tables() {
-  if (shared) return shared;
-  const window = new Float64Array(FFT);
-  for (let i = 0; i < FFT; i++) window[i] = 0.5 - 0.5 * Math.cos((2 * Math.PI * i) / (FFT - 1));
+/** The rate features are computed at: the audio's own when it can be (no resampling), else 16 kHz. */
+const featureRate = (rate: number): number => (rate >= RATE && Number.isInteger(rate * HOP_SEC) ? rate : RATE);
+
+/** The filterbank and transforms for one rate: the same bands in hertz at every rate, so features compare across rates. */
+function tables(rate: number): Tables {
+  const kept = shared.get(rate);
+  if (kept) return kept;
+  const span = Math.round(WINDOW_SEC * rate);
+  let size = 1;
+  while (size < span) size *= 2;
+  const window = new Float64Array(size);
+  for (let i = 0; i < span; i++) window[i] = 0.5 - 0.5 * Math.cos((2 * Math.PI * i) / (span - 1));
   const toMel = (f: number) => 2595 * Math.log10(1 + f / 700);
   const fromMel = (m: number) => 700 * (10 ** (m / 2595) - 1);
   const lo = toMel(80);
   const hi = toMel(7600);
-  const edges = Array.from({ length: MELS + 2 }, (_, i) => (fromMel(lo + ((hi - lo) * i) / (MELS + 1)) * FFT) / RATE);
+  const edges = Array.from({ length: MELS + 2 }, (_, i) => (fromMel(lo + ((hi - lo) * i) / (MELS + 1)) * size) / rate);
   const mel = Array.from({ length: MELS }, (_, m) => {
-    const f = new Float64Array(FFT / 2 + 1);
+    const f = new Float64Array(size / 2 + 1);
     const [a, b, c] = [edges[m]!, edges[m + 1]!, edges[m + 2]!];
-    for (let k = 0; k <= FFT / 2; k++) f[k] = k > a && k < c ? (k <= b ? (k - a) / (b - a) : (c - k) / (c - b)) : 0;
+    for (let k = 0; k <= size / 2; k++) f[k] = k > a && k < c ? (k <= b ? (k - a) / (b - a) : (c - k) / (c - b)) : 0;
+    // Every filter weighs its band alike whatever the rate: a wider FFT has more bins per hertz.
+    const total = f.reduce((x, y) => x + y, 0) || 1;
+    for (let k = 0; k <= size / 2; k++) f[k] = f[k]! / total;
     return f;
   });
   const dct = Array.from({ length: CEPS }, (_, n) => {
@@ -46,25 +66,27 @@ function tables() {
     while (b > a && f[b - 1] === 0) b--;
     return [a, b];
   });
-  shared = { fft: new RealFft(FFT), window, mel, bins, dct };
-  return shared;
+  const t = { fft: new RealFft(size), size, hop: Math.round(rate * HOP_SEC), window, mel, bins, dct };
+  shared.set(rate, t);
+  return t;
 }
 
-/** MFCCs (c0..c12) every 10 ms, each coefficient normalized to zero mean and unit variance over the utterance. */
+/** MFCCs (c0..c12) every 20 ms, each coefficient normalized to zero mean and unit variance over the utterance. */
 export function cepstra(samples: Float32Array, rate: number): { data: Float32Array; frames: number } {
-  const x = rate === RATE ? samples : resamplePolyphase(samples, rate, RATE);
-  const { fft, window, mel, bins, dct } = tables();
-  const frames = Math.max(1, Math.ceil(x.length / HOP));
-  const padded = new Float32Array(frames * HOP + FFT);
-  padded.set(x, FFT / 2);
-  const re = new Float64Array(FFT / 2 + 1);
-  const im = new Float64Array(FFT / 2 + 1);
-  const power = new Float64Array(FFT / 2 + 1);
+  const at = featureRate(rate);
+  const x = rate === at ? samples : resamplePolyphase(samples, rate, at);
+  const { fft, size, hop, window, mel, bins, dct } = tables(at);
+  const frames = Math.max(1, Math.ceil(x.length / hop));
+  const padded = new Float32Array(frames * hop + size);
+  padded.set(x, Math.round(WINDOW_SEC * at) >> 1);
+  const re = new Float64Array(size / 2 + 1);
+  const im = new Float64Array(size / 2 + 1);
+  const power = new Float64Array(size / 2 + 1);
   const logMel = new Float64Array(MELS);
   const data = new Float32Array(frames * CEPS);
   for (let f = 0; f < frames; f++) {
-    fft.forward(padded, f * HOP, window, re, im);
-    for (let k = 0; k <= FFT / 2; k++) power[k] = re[k]! * re[k]! + im[k]! * im[k]!;
+    fft.forward(padded, f * hop, window, re, im);
+    for (let k = 0; k <= size / 2; k++) power[k] = re[k]! * re[k]! + im[k]! * im[k]!;
     for (let m = 0; m < MELS; m++) {
       const filter = mel[m]!;
       let sum = 0;
@@ -98,29 +120,37 @@ export function warp(a: { data: Float32Array; frames: number }, b: { data: Float
   const n = a.frames;
   const m = b.frames;
   const band = Math.max(15, Math.ceil(Math.max(n, m) * 0.15));
-  const cost = new Float32Array(n * m).fill(Infinity);
-  const dist = (i: number, j: number): number => {
-    let s = 0;
-    for (let k = 0; k < CEPS; k++) {
-      const d = a.data[i * CEPS + k]! - b.data[j * CEPS + k]!;
-      s += d * d;
-    }
-    return Math.sqrt(s);
-  };
+  const cost = new Float64Array(n * m).fill(Infinity);
+  const A = a.data;
+  const B = b.data;
   for (let i = 0; i < n; i++) {
     const centre = Math.round((i * (m - 1)) / Math.max(1, n - 1));
     const j0 = Math.max(0, centre - band);
     const j1 = Math.min(m - 1, centre + band);
+    const ai = i * CEPS;
+    const row = i * m;
+    const prev = row - m;
     for (let j = j0; j <= j1; j++) {
-      const d = dist(i, j);
-      if (i === 0 && j === 0) {
-        cost[0] = d;
+      // Euclidean distance of the two frames' cepstra, written out: this loop is the aligner's whole cost.
+      const bj = j * CEPS;
+      let s = 0;
+      for (let k = 0; k < CEPS; k++) {
+        const d = A[ai + k]! - B[bj + k]!;
+        s += d * d;
+      }
+      const d = Math.sqrt(s);
+      if (i === 0) {
+        cost[j] = j === 0 ? d : d + cost[j - 1]!;
         continue;
       }
-      const diag = i > 0 && j > 0 ? cost[(i - 1) * m + j - 1]! : Infinity;
-      const up = i > 0 ? cost[(i - 1) * m + j]! : Infinity;
-      const left = j > 0 ? cost[i * m + j - 1]! : Infinity;
-      cost[i * m + j] = d + Math.min(diag, up, left);
+      let best = cost[prev + j]!;
+      if (j > 0) {
+        const diag = cost[prev + j - 1]!;
+        const left = cost[row + j - 1]!;
+        if (diag < best) best = diag;
+        if (left < best) best = left;
+      }
+      cost[row + j] = d + best;
     }
   }
   const first = new Int32Array(n).fill(m);
