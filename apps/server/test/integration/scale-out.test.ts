@@ -176,6 +176,34 @@ describe('two API processes and two workers (postgres, Redis)', () => {
     expect(api.map((p) => p.threads())).toEqual(threads);
   });
 
+  it('times a whole file in a worker (a Flite voice, aligned there against eSpeak NG) and keeps a job’s subtitles in S3', async () => {
+    const text = 'Hello there, my friend. How are you today?';
+    const res = await on(api[1]!).post('/tts', {
+      text,
+      voice_id: 'voice_flite.slt',
+      format: 'wav',
+      timestamps: true,
+      subtitles: 'srt',
+    });
+    expect(res.status).toBe(200);
+    const body = res.body as { audio_base64: string; words: { word: string; start: number; end: number }[]; subtitles: string };
+    expect(body.words.map((w) => w.word)).toEqual(['Hello', 'there', 'my', 'friend', 'How', 'are', 'you', 'today']);
+    const seconds = await decodedSeconds(Buffer.from(body.audio_base64, 'base64'));
+    expect(body.words.at(-1)!.end).toBeLessThanOrEqual(seconds + 1e-3);
+    expect(body.words[4]!.start).toBeGreaterThan(body.words[3]!.end);
+    expect(body.subtitles).toMatch(/^1\n00:00:0\d,\d{3} --> /);
+
+    const job = (await on(api[0]!).post('/tts/jobs', { text: longText(6, 'subtitles at scale'), voice_id: VOICE, format: 'mp3' }))
+      .body as { id: string };
+    expect(
+      await within(async () => (await on(api[1]!).get(`/tts/jobs/${job.id}`)).body.status === 'succeeded', START_DEADLINE_MS),
+    ).toBe(true);
+    const vtt = await on(api[1]!).get<string>(`/tts/jobs/${job.id}/subtitles?format=vtt`);
+    expect(vtt.status).toBe(200);
+    expect(vtt.body.startsWith('WEBVTT')).toBe(true);
+    expect(vtt.body.split(' --> ').length).toBeGreaterThan(3);
+  });
+
   it('fails a key deleted through one API process at once through the other', async () => {
     const created = (await c.put('/api/authorization', { name: 'two processes' })).body as { id: string; key: string };
     const anon = new Client(api[1]!.url);
