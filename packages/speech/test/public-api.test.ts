@@ -10,6 +10,8 @@ describe('the public entry', () => {
         'AUDIO_FORMATS',
         'CONTENT_TYPES',
         'FFMPEG',
+        'LINE_CHARS',
+        'SUBTITLE_FORMATS',
         'MemoryAudioCache',
         'SPEECH_ERROR_CODES',
         'SpeechError',
@@ -20,6 +22,8 @@ describe('the public entry', () => {
         'createSpeech',
         'decodeAudio',
         'decodeToPcm',
+        'cues',
+        'instructedProfile',
         'isSpeechError',
         'measurePcm',
         'probeSample',
@@ -28,6 +32,7 @@ describe('the public entry', () => {
         'referenceFromSample',
         'semitonesBetween',
         'strongerLabel',
+        'subtitles',
       ].sort(),
     );
     for (const internal of ['WorkerPool', 'SherpaEngine', 'encodeAudio', 'resample', 'cacheKey', 'normalizeText']) {
