@@ -21,7 +21,7 @@ import { cacheKey, MemoryAudioCache, type AudioCache } from './pipeline/cache.ts
 import { makePlan, type Plan, type SynthesisRequest } from './pipeline/plan.ts';
 import type { AiLabelPosition } from './pipeline/ai-label.ts';
 import { createLabeller } from './pipeline/label-audio.ts';
-import { buildTimings, trimWordSilences, type SentenceTiming, type Timings } from './pipeline/timings.ts';
+import { buildTimings, coveredPrefix, trimWordSilences, type SentenceTiming, type Timings } from './pipeline/timings.ts';
 import { alignByReference } from './pipeline/dtw-align.ts';
 import { languageFamily } from './catalogue/languages.ts';
 import { WorkerPool } from './pool/pool.ts';
@@ -498,11 +498,17 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
     const plan = planOf(req);
     const key = keyOf(plan);
     const cache = cacheFor(req);
-    const hit = plan.reference ? undefined : await cache?.get(key);
+    // The cache keeps audio, not timings: a stream with timings makes its audio again (the same audio).
+    const hit = plan.reference || req.timings ? undefined : await cache?.get(key);
     if (hit) {
       for (let i = 0; i < hit.audio.length; i += 64 * 1024) yield hit.audio.subarray(i, i + 64 * 1024);
       return;
     }
+    // Timings as the stream goes: each sentence placed at its offset, the alignment so far handed on before its audio.
+    const timed = req.timings ? req.onTimings : undefined;
+    const align = timed && !timedEngine(plan.voice.engine) ? referenceAligner(plan, req.signal) : undefined;
+    const placed: SentenceTiming[] = [];
+    let at = 0;
     // The stream's rate is its first sentence's (an engine's own, or the configured one). The encoder
     // is opened at once with the rate this engine gave last time, while the sentence is synthesized,
     // and opened again only if the guess was wrong.
@@ -519,6 +525,7 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
       const head = await labelAt(plan, 'start', opened, req.signal);
       if (head) {
         samples += head.length;
+        at += head.length / opened;
         for (const b of await stream.write(head)) {
           out.push(b);
           yield b;
@@ -539,6 +546,17 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
         }
         const pcm = sameRate(s.samples, s.sampleRate, rate);
         samples += pcm.length;
+        if (timed) {
+          const words = align ? await align(s.index, s) : (s.words ?? []);
+          placed.push({ text: s.text, start: at, duration: pcm.length / rate, words });
+          at += pcm.length / rate;
+          // The sentences still to come sit at the end, with no length: their characters are not known yet.
+          const toCome = plan.sentences.slice(placed.length).map((text) => ({ text, start: at, duration: 0, words: [] }));
+          timed({
+            ...buildTimings(req.text, plan.text, [...placed, ...toCome], at),
+            known: coveredPrefix(req.text, plan.text, placed),
+          });
+        }
         // The first sentence goes to the encoder in two writes: the bytes of its first fraction of a
         // second are out while the rest is encoded, instead of after the whole sentence.
         const cut = s.index === 0 ? Math.min(pcm.length, Math.round(FIRST_SLICE_SEC * rate)) : pcm.length;

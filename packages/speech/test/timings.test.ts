@@ -266,6 +266,44 @@ describe('timings of eSpeak NG speech', () => {
     expect(mean).toBeLessThan(0.08);
   });
 
+  it("come with a stream, a sentence at a time before its audio, and end as the whole file's", async () => {
+    for (const v of [voiceId, 'flite:slt']) {
+      const seen: Timings[] = [];
+      let bytesAtFirst = -1;
+      let bytes = 0;
+      for await (const chunk of speech.synthesizeStream({
+        text,
+        voiceId: v,
+        format: 'mp3',
+        timings: true,
+        onTimings: (t) => {
+          if (bytesAtFirst < 0) bytesAtFirst = bytes;
+          seen.push(t);
+        },
+      }))
+        bytes += chunk.length;
+      // One call per sentence, the first before any audio of the speech left.
+      expect(seen, v).toHaveLength(2);
+      expect(bytesAtFirst, v).toBeLessThan(bytes / 4);
+      const [first, last] = [seen[0]!, seen.at(-1)!];
+      expect(first.durationSec).toBeLessThan(last.durationSec);
+      // The first sentence's words are timed inside its own audio; the second's wait at its end.
+      const home = first.words.find((w) => w.word === 'home')!;
+      expect(home.end).toBeLessThanOrEqual(first.durationSec + 1e-3);
+      expect(Math.abs(first.words.find((w) => w.word === 'slept')!.start - first.durationSec)).toBeLessThan(0.01);
+      // What is final: the first sentence's characters, then all of them.
+      expect(first.known).toEqual({
+        characters: text.indexOf('home.') + 5,
+        normalized: first.normalizedAlignment.characters.join('').indexOf('home.') + 5,
+      });
+      expect(last.known!.characters).toBe(text.length);
+      expectWellFormed(last, text);
+      // The same times as a whole file's (the same audio, the same sentences).
+      const whole = (await speech.synthesize({ text, voiceId: v, format: 'mp3', timings: true })).timings!;
+      last.words.forEach((w, i) => expect(Math.abs(w.start - whole.words[i]!.start), `${v} ${w.word}`).toBeLessThan(0.03));
+    }
+  });
+
   it('of an engine without word events (Flite) come from the aligner: well formed, with the pauses between words', async () => {
     const r = await speech.synthesize({ text, voiceId: 'flite:slt', format: 'wav', timings: true });
     const t = r.timings!;

@@ -1,4 +1,3 @@
-import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -13,6 +12,7 @@ import type { SynthesisService } from './service.js';
 import { AppError } from '../platform/errors.js';
 import { chargeOf, speaker, type FileAnswer } from './routes.js';
 import type { Synthesized } from './types.js';
+import type { Timings } from '@polyvox/speech';
 import type { Provenance } from '../provenance/service.js';
 import { elevenLabsFormat, ELEVENLABS_FORMATS, PCM_RATE } from './elevenlabs-formats.js';
 import { G711Encoder, PcmResampler, wavHeader } from './pcm-stream.js';
@@ -86,60 +86,81 @@ const AudioWithTimestamps = z.object({
 });
 const TIMESTAMPED_STREAM =
   'Newline-delimited JSON (`application/x-ndjson`): one object per line, `{audio_base64, alignment, normalized_alignment}`, ' +
-  'each with its piece of the file and the characters that start in it (times from the start of the whole audio). ' +
-  'The audio is made whole first (its timings need the whole alignment), then sent in pieces of about a second.';
+  "each with its piece of the audio as it is made and the characters whose times are known by then (a sentence's come " +
+  'with its first audio; times from the start of the whole audio); a last line without audio may carry the rest.';
 
-/** The alignment's characters that start in [from, to). */
-function piece(a: z.infer<typeof CharacterAlignment>, from: number, to: number): z.infer<typeof CharacterAlignment> {
-  const out = {
-    characters: [] as string[],
-    character_start_times_seconds: [] as number[],
-    character_end_times_seconds: [] as number[],
+/** ElevenLabs' timestamped whole answer: the file and its alignments as one JSON object. */
+function timestamped(audio: Buffer, result: Synthesized): { contentType: string; body: Buffer } {
+  const timings = result.alignment;
+  if (!timings) throw new Error('the synthesis gave no timings');
+  return {
+    contentType: 'application/json',
+    body: Buffer.from(
+      JSON.stringify({
+        audio_base64: audio.toString('base64'),
+        alignment: timings.alignment,
+        normalized_alignment: timings.normalizedAlignment,
+      }),
+    ),
   };
-  a.characters.forEach((c, i) => {
-    const t = a.character_start_times_seconds[i]!;
-    if (t < from || t >= to) return;
-    out.characters.push(c);
-    out.character_start_times_seconds.push(t);
-    out.character_end_times_seconds.push(a.character_end_times_seconds[i]!);
-  });
-  return out;
 }
 
 /**
- * ElevenLabs' timestamped answers: the whole file and its alignments as one JSON object, or as lines of JSON, each
- * a piece of about a second of the file (cut by bytes, so by time for PCM and nearly so for constant-rate mp3) with
- * the characters that start in it.
+ * A stream with timestamps as ElevenLabs sends it, as it is made: each piece of the (labelled) audio as a line of JSON
+ * with the characters whose times are final by then (their sentences synthesized) and not yet sent, and a last line,
+ * without audio, with any left. Times are from the start of the whole audio.
  */
-function timestamped(stream: boolean) {
-  return (audio: Buffer, result: Synthesized): { contentType: string; body: Buffer | Readable } => {
-    const timings = result.alignment;
-    if (!timings) throw new Error('the synthesis gave no timings');
-    if (!stream)
-      return {
-        contentType: 'application/json',
-        body: Buffer.from(
-          JSON.stringify({
-            audio_base64: audio.toString('base64'),
-            alignment: timings.alignment,
-            normalized_alignment: timings.normalizedAlignment,
-          }),
-        ),
-      };
-    const count = Math.max(1, Math.ceil(result.durationSec));
-    const lines = Array.from({ length: count }, (_, k) => {
-      const from = k === 0 ? -Infinity : (k * result.durationSec) / count;
-      const to = k === count - 1 ? Infinity : ((k + 1) * result.durationSec) / count;
-      const bytes = audio.subarray(Math.floor((k * audio.length) / count), Math.floor(((k + 1) * audio.length) / count));
-      return `${JSON.stringify({
-        audio_base64: bytes.toString('base64'),
-        alignment: piece(timings.alignment, from, to),
-        normalized_alignment: piece(timings.normalizedAlignment, from, to),
-      })}\n`;
-    });
-    return { contentType: 'application/x-ndjson', body: Readable.from(lines, { objectMode: false }) };
+async function* timestampedLines(
+  chunks: AsyncGenerator<Buffer, boolean>,
+  latest: () => Timings | null,
+): AsyncGenerator<Buffer, boolean> {
+  const sent = { alignment: 0, normalized: 0 };
+  const floor = { alignment: 0, normalized: 0 };
+  const take = (a: z.infer<typeof CharacterAlignment>, which: 'alignment' | 'normalized', until: number) => {
+    const out = {
+      characters: [] as string[],
+      character_start_times_seconds: [] as number[],
+      character_end_times_seconds: [] as number[],
+    };
+    let i = sent[which];
+    for (; i < Math.min(until, a.characters.length); i++) {
+      // Each line's times stay ordered after the last line's.
+      const start = Math.max(floor[which], a.character_start_times_seconds[i]!);
+      out.characters.push(a.characters[i]!);
+      out.character_start_times_seconds.push(start);
+      out.character_end_times_seconds.push(Math.max(start, a.character_end_times_seconds[i]!));
+      floor[which] = start;
+    }
+    sent[which] = i;
+    return out;
   };
+  const line = (audio: Buffer, last: boolean): Buffer => {
+    const t = latest();
+    return Buffer.from(
+      `${JSON.stringify({
+        audio_base64: audio.toString('base64'),
+        alignment: t ? take(t.alignment, 'alignment', last ? Infinity : (t.known?.characters ?? 0)) : null,
+        normalized_alignment: t ? take(t.normalizedAlignment, 'normalized', last ? Infinity : (t.known?.normalized ?? 0)) : null,
+      })}\n`,
+    );
+  };
+  try {
+    for (;;) {
+      const next = await chunks.next();
+      if (next.done) {
+        if (next.value !== true) return false;
+        const t = latest();
+        if (t && (sent.alignment < t.alignment.characters.length || sent.normalized < t.normalizedAlignment.characters.length))
+          yield line(Buffer.alloc(0), true);
+        return true;
+      }
+      yield line(next.value, false);
+    }
+  } finally {
+    await chunks.return(false);
+  }
 }
+
 const errors = { 400: ErrorBody, 401: ErrorBody, 402: ErrorBody, 403: ErrorBody, 404: ErrorBody, 422: ErrorBody, 429: ErrorBody };
 
 const OutputFormat = z
@@ -230,8 +251,25 @@ export function elevenLabsRoutes(deps: ElevenLabsRoutesDeps): FastifyPluginAsync
     const { encoding, resampleTo } = format;
     const reshapes = encoding !== null && (resampleTo !== null || encoding !== 'pcm');
     const charge = chargeOf(caller, 'api');
+    if (timestamps && stream) {
+      // Progressive: each sentence's alignment comes from the synthesis with its audio (from a worker too).
+      let latest: Timings | null = null;
+      prepared.request.onTimings = (t) => void (latest = t);
+      const rate = resampleTo ?? PCM_RATE;
+      const shaped = format.contentType ? { ...prepared, contentType: format.contentType } : prepared;
+      return speak(request, reply, shaped, charge, {
+        stream: true,
+        ...(reshapes
+          ? {
+              reshape: (chunks: AsyncGenerator<Buffer, boolean>) =>
+                reshaped(chunks, rate, resampleTo === null ? null : new PcmResampler(PCM_RATE, resampleTo), encoding, true),
+            }
+          : {}),
+        events: { contentType: 'application/x-ndjson', wrap: (chunks) => timestampedLines(chunks, () => latest) },
+      });
+    }
     if (timestamps) {
-      const file: FileAnswer = { respond: timestamped(stream) };
+      const file: FileAnswer = { respond: timestamped };
       if (!reshapes) return speak(request, reply, prepared, charge, { stream: false, file });
       // The platform's PCM made whole, then reshaped as a stream of it would be, then labelled as a file.
       const rate = resampleTo ?? PCM_RATE;

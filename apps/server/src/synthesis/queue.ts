@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { Queue, Worker, type Job as QueueJob } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { SynthesisRequest, VoiceInfo } from '@polyvox/speech';
+import type { SynthesisRequest, Timings, VoiceInfo } from '@polyvox/speech';
 import type { ErrorCode } from '@polyvox/contracts';
 import { AppError, isAppError } from '../platform/errors.js';
 import { toWire } from './wire.js';
@@ -32,6 +32,8 @@ const enum Msg {
   Progress = 3,
   Done = 4,
   Failed = 5,
+  /** A stream's alignment so far (JSON), before the audio it times. */
+  Timings = 6,
 }
 
 /** Runs of one interactive request whose worker died under it (a file, or a stream before its first chunk). */
@@ -260,6 +262,7 @@ export class QueuedSynthesizer implements Synthesizer {
   async *synthesizeStream(request: SynthesisRequest, call: SynthesisCall = {}): AsyncGenerator<Buffer> {
     for await (const { type, body } of this.messages('stream', request, request.signal, call.reqId)) {
       if (type === Msg.Chunk) yield body;
+      if (type === Msg.Timings) request.onTimings?.(JSON.parse(body.toString()) as Timings);
     }
   }
 
@@ -434,6 +437,7 @@ export class SynthesisWorker {
         await this.layer.handler(ttsJob)(payload, {
           signal: stop,
           chunk: (audio) => send(Msg.Chunk, audio),
+          timings: (t) => send(Msg.Timings, JSON.stringify(t)),
           done: (end) => send(Msg.Done, JSON.stringify(end)),
         });
         log.info({ kind, ms: Math.round(performance.now() - t0) }, 'synthesis done');

@@ -102,9 +102,11 @@ describe.each(DIALECTS)('ElevenLabs timestamp routes through the official SDK (%
     const parts: Buffer[] = [];
     const all: Alignment = { characters: [], characterStartTimesSeconds: [], characterEndTimesSeconds: [] };
     let chunks = 0;
+    const pieces: string[] = [];
     for await (const chunk of stream) {
       chunks++;
       parts.push(Buffer.from(chunk.audioBase64, 'base64'));
+      if (chunk.alignment?.characters.length) pieces.push(chunk.alignment.characters.join(''));
       if (chunk.alignment) {
         all.characters.push(...chunk.alignment.characters);
         all.characterStartTimesSeconds.push(...chunk.alignment.characterStartTimesSeconds);
@@ -112,6 +114,9 @@ describe.each(DIALECTS)('ElevenLabs timestamp routes through the official SDK (%
       }
     }
     expect(chunks).toBeGreaterThan(1);
+    // Sent as it is made: characters come a sentence (or a batch of sentences) at a time, once their times are known.
+    for (const piece of pieces.slice(0, -1)) expect(piece.trim()).toMatch(/[.!]$/);
+    expect(pieces.join('')).toBe(text);
     const audio = Buffer.concat(parts);
     expect(readAigcValues(audio).length).toBeGreaterThan(0);
     expectAligned(all, text, await decodedSeconds(audio));

@@ -193,6 +193,20 @@ describe('two API processes and two workers (postgres, Redis)', () => {
     expect(body.words[4]!.start).toBeGreaterThan(body.words[3]!.end);
     expect(body.subtitles).toMatch(/^1\n00:00:0\d,\d{3} --> /);
 
+    // A stream with timestamps: each sentence's characters come from the worker with its audio.
+    const streamed = await fetch(`${api[0]!.url}/v1/text-to-speech/voice_flite.slt/stream/with-timestamps`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-sid': c.sid! },
+      body: JSON.stringify({ text }),
+    });
+    expect(streamed.status).toBe(200);
+    const lines = (await streamed.text())
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { audio_base64: string; alignment: { characters: string[] } | null });
+    expect(lines.map((l) => l.alignment?.characters.join('') ?? '').join('')).toBe(text);
+    expect(await decodedSeconds(Buffer.concat(lines.map((l) => Buffer.from(l.audio_base64, 'base64'))))).toBeGreaterThan(1.5);
+
     const job = (await on(api[0]!).post('/tts/jobs', { text: longText(6, 'subtitles at scale'), voice_id: VOICE, format: 'mp3' }))
       .body as { id: string };
     expect(

@@ -31,6 +31,11 @@ export interface SynthesisRequest {
   signal?: AbortSignal;
   /** Called as each sentence is synthesized (for progress of long texts). */
   onProgress?: (p: { done: number; total: number }) => void;
+  /**
+   * A stream with `timings`: called as each sentence's audio is about to leave, with the alignment so far (times from
+   * the start of the audio; characters of sentences still to come sit at its end, `durationSec`, until theirs is known).
+   */
+  onTimings?: (t: import('./timings.ts').Timings) => void;
 }
 
 export interface Plan {

@@ -32,6 +32,8 @@ export interface Timings {
   /** Every character of the text as the engine read it (numbers, dates … written out). */
   normalizedAlignment: CharacterAlignment;
   durationSec: number;
+  /** In a stream: how many characters of each alignment are final (their sentences placed); the rest may still move. */
+  known?: { characters: number; normalized: number };
 }
 
 /** Where one sentence's audio sits in the file, with its engine's word times relative to that start. */
@@ -423,4 +425,25 @@ export function sliceAlignment(alignment: CharacterAlignment, from: number, to: 
     }
   });
   return out;
+}
+
+/**
+ * How much of the texts the sentences placed so far cover, in characters (code points) of each alignment: the normalized
+ * text up to the last placed sentence's end, and the request's characters that map inside it.
+ */
+export function coveredPrefix(
+  original: string,
+  normalized: string,
+  placed: readonly { text: string }[],
+): { characters: number; normalized: number } {
+  let cursor = 0;
+  for (const s of placed) {
+    const at = normalized.indexOf(s.text, cursor);
+    if (at >= 0) cursor = at + s.text.length;
+  }
+  const map = mapText(original, normalized);
+  let i = 0;
+  while (i < original.length && map.to[i]! <= cursor && map.from[i]! < Math.max(cursor, 1)) i++;
+  if (cursor >= normalized.length) i = original.length;
+  return { characters: Array.from(original.slice(0, i)).length, normalized: Array.from(normalized.slice(0, cursor)).length };
 }

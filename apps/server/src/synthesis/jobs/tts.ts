@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Timings } from '@polyvox/speech';
 import { metrics } from '../../platform/metrics.js';
 import type { RenderedAudio, Synthesizer } from '../../speech/synthesizer.js';
 import { fromWire, wireRequestSchema, type WireRequest } from '../wire.js';
@@ -15,6 +16,8 @@ export interface TtsJobPayload {
 export interface TtsJobContext {
   signal: AbortSignal;
   chunk(audio: Buffer): Promise<void>;
+  /** A stream's alignment so far (a stream that asked for timings), sent before the audio it times. */
+  timings(t: Timings): Promise<void>;
   done(end: Omit<RenderedAudio, 'audio'>): Promise<void>;
 }
 
@@ -25,15 +28,25 @@ export const ttsJob = defineJob<TtsJobPayload, TtsJobContext>(
 
 /** Runs the request on this process's engines and sends its audio on as it comes. */
 export function ttsJobHandler(deps: { synthesizer: Synthesizer }): JobHandler<TtsJobPayload, TtsJobContext, void> {
-  return async (payload, { signal, chunk, done }) => {
+  return async (payload, { signal, chunk, done, timings }) => {
     const t0 = performance.now();
     const request = { ...fromWire(payload.request), signal };
     const engine = request.voice?.engine ?? 'unknown';
     if (payload.kind === 'stream') {
-      for await (const audio of deps.synthesizer.synthesizeStream(request)) {
+      // Sent in order with the chunks: each sentence's alignment goes before its audio.
+      // A failed send is awaited before the next chunk; marked handled so a stream stopped first leaves none behind.
+      let sent = Promise.resolve();
+      const onTimings = (t: Timings) => {
+        sent = sent.then(() => timings(t));
+        sent.catch(() => {});
+      };
+      const streamed = request.timings ? { ...request, onTimings } : request;
+      for await (const audio of deps.synthesizer.synthesizeStream(streamed)) {
+        await sent;
         signal.throwIfAborted();
         await chunk(audio);
       }
+      await sent;
       await done({ durationSec: 0, cached: false });
       metrics.synthesis(engine, 'stream', (performance.now() - t0) / 1000, 0);
       return;
