@@ -13,6 +13,7 @@ import { AppError } from '../platform/errors.js';
 import { chargeOf, speaker, type FileAnswer } from './routes.js';
 import type { Synthesized } from './types.js';
 import type { Timings } from '@polyvox/speech';
+import { timestampedLines } from './timestamped-stream.js';
 import type { Provenance } from '../provenance/service.js';
 import { elevenLabsFormat, ELEVENLABS_FORMATS, PCM_RATE } from './elevenlabs-formats.js';
 import { G711Encoder, PcmResampler, wavHeader } from './pcm-stream.js';
@@ -103,62 +104,6 @@ function timestamped(audio: Buffer, result: Synthesized): { contentType: string;
       }),
     ),
   };
-}
-
-/**
- * A stream with timestamps as ElevenLabs sends it, as it is made: each piece of the (labelled) audio as a line of JSON
- * with the characters whose times are final by then (their sentences synthesized) and not yet sent, and a last line,
- * without audio, with any left. Times are from the start of the whole audio.
- */
-async function* timestampedLines(
-  chunks: AsyncGenerator<Buffer, boolean>,
-  latest: () => Timings | null,
-): AsyncGenerator<Buffer, boolean> {
-  const sent = { alignment: 0, normalized: 0 };
-  const floor = { alignment: 0, normalized: 0 };
-  const take = (a: z.infer<typeof CharacterAlignment>, which: 'alignment' | 'normalized', until: number) => {
-    const out = {
-      characters: [] as string[],
-      character_start_times_seconds: [] as number[],
-      character_end_times_seconds: [] as number[],
-    };
-    let i = sent[which];
-    for (; i < Math.min(until, a.characters.length); i++) {
-      // Each line's times stay ordered after the last line's.
-      const start = Math.max(floor[which], a.character_start_times_seconds[i]!);
-      out.characters.push(a.characters[i]!);
-      out.character_start_times_seconds.push(start);
-      out.character_end_times_seconds.push(Math.max(start, a.character_end_times_seconds[i]!));
-      floor[which] = start;
-    }
-    sent[which] = i;
-    return out;
-  };
-  const line = (audio: Buffer, last: boolean): Buffer => {
-    const t = latest();
-    return Buffer.from(
-      `${JSON.stringify({
-        audio_base64: audio.toString('base64'),
-        alignment: t ? take(t.alignment, 'alignment', last ? Infinity : (t.known?.characters ?? 0)) : null,
-        normalized_alignment: t ? take(t.normalizedAlignment, 'normalized', last ? Infinity : (t.known?.normalized ?? 0)) : null,
-      })}\n`,
-    );
-  };
-  try {
-    for (;;) {
-      const next = await chunks.next();
-      if (next.done) {
-        if (next.value !== true) return false;
-        const t = latest();
-        if (t && (sent.alignment < t.alignment.characters.length || sent.normalized < t.normalizedAlignment.characters.length))
-          yield line(Buffer.alloc(0), true);
-        return true;
-      }
-      yield line(next.value, false);
-    }
-  } finally {
-    await chunks.return(false);
-  }
 }
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 402: ErrorBody, 403: ErrorBody, 404: ErrorBody, 422: ErrorBody, 429: ErrorBody };

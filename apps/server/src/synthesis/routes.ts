@@ -7,7 +7,8 @@ import { assertVoiceAllowed, callerOf, type Caller } from '../http/auth.js';
 import { AUDIO_RESPONSE } from '../http/openapi.js';
 import type { PlanPrivileges } from '../orders/privileges.js';
 import { AppError } from '../platform/errors.js';
-import { subtitles, type SubtitleFormat } from '@polyvox/speech';
+import { subtitles, type SubtitleFormat, type Timings } from '@polyvox/speech';
+import { timestampedLines } from './timestamped-stream.js';
 import { ttsInput, type Charge, type Prepared, type Synthesized, type SynthesisService } from './service.js';
 import { openAiVoiceId } from './openai-voices.js';
 import { originOf } from './origin.js';
@@ -280,7 +281,9 @@ export function synthesisRoutes(deps: SynthesisRoutesDeps): FastifyPluginAsyncZo
             'With `timestamps: true` (a whole file) the answer is JSON: `{audio_base64, duration_seconds, alignment, ' +
             "normalized_alignment, words: [{word, start, end}], subtitles?}` — the alignments in ElevenLabs' shape " +
             '(`characters`, `character_start_times_seconds`, `character_end_times_seconds`), times in seconds from the start ' +
-            'of the audio; `subtitles: "srt"|"vtt"` adds them as text. The price is the same.',
+            'of the audio; `subtitles: "srt"|"vtt"` adds them as text. With `stream: true` too, the answer is lines of JSON ' +
+            '(`application/x-ndjson`) as the audio is made: `{audio_base64, alignment, normalized_alignment}`, each piece ' +
+            'of the audio with the characters whose times are final by then. The price is the same.',
           security: KEY_OR_SESSION,
           body: TtsRequest,
           response: { 200: audio, ...errors },
@@ -291,15 +294,22 @@ export function synthesisRoutes(deps: SynthesisRoutesDeps): FastifyPluginAsyncZo
         assertVoiceAllowed(caller, request.body.voice_id);
         const body = request.body;
         await deps.plans.assertTextLength(caller.accountId, body.text);
-        if (body.timestamps && body.stream)
-          throw new AppError('VALIDATION_FAILED', { field: 'timestamps', rule: 'a whole file (stream: false)' });
-        if (body.subtitles && !body.timestamps)
-          throw new AppError('VALIDATION_FAILED', { field: 'subtitles', rule: 'with timestamps: true' });
+        if (body.subtitles && (!body.timestamps || body.stream))
+          throw new AppError('VALIDATION_FAILED', { field: 'subtitles', rule: 'with timestamps: true, a whole file' });
         const prepared = await deps.synthesis.prepare({
           ...ttsInput(body, caller.accountId),
           ...(body.timestamps ? { timings: true } : {}),
         });
         if (!body.timestamps) return speak(request, reply, prepared, chargeOf(caller, 'tts'), { stream: body.stream });
+        if (body.stream) {
+          // Lines of JSON as the audio is made, each with the characters whose times are final by then.
+          let latest: Timings | null = null;
+          prepared.request.onTimings = (t) => void (latest = t);
+          return speak(request, reply, prepared, chargeOf(caller, 'tts'), {
+            stream: true,
+            events: { contentType: 'application/x-ndjson', wrap: (chunks) => timestampedLines(chunks, () => latest) },
+          });
+        }
         return speak(request, reply, prepared, chargeOf(caller, 'tts'), {
           stream: false,
           file: { respond: (audio, result) => timedFile(audio, result, body.subtitles) },

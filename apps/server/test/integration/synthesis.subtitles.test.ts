@@ -115,7 +115,7 @@ describe.each(DIALECTS)("a finished job's subtitles (%s)", (dialect) => {
     expect((await c.get('/tts/jobs/job_nope/subtitles')).status).toBe(404);
   });
 
-  it('POST /tts with timestamps answers the file, its alignment, its words and, asked for, its subtitles, at the same price', async () => {
+  it('POST /tts with timestamps answers the file, its alignment, its words and, asked for, its subtitles, at the same price; streamed, lines of JSON', async () => {
     const text = 'Hello there, my friend. How are you today?';
     const plain = await c.post('/tts', { text, voice_id: 'voice_espeak.en-us', format: 'wav' });
     const res = await c.post('/tts', { text, voice_id: 'voice_espeak.en-us', format: 'wav', timestamps: true, subtitles: 'vtt' });
@@ -137,9 +137,26 @@ describe.each(DIALECTS)("a finished job's subtitles (%s)", (dialect) => {
     expect(body.subtitles.startsWith('WEBVTT')).toBe(true);
     expect(body.subtitles).toContain('How <');
 
-    // Timestamps of a stream, and subtitles without timestamps, are refused before any charge.
+    // A stream with timestamps: lines of JSON as the audio is made, the characters with the audio they time.
+    const streamed = await fetch(`${t.url}/tts`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-sid': c.sid! },
+      body: JSON.stringify({ text, voice_id: 'voice_espeak.en-us', format: 'mp3', stream: true, timestamps: true }),
+    });
+    expect(streamed.headers.get('content-type')).toMatch(/^application\/x-ndjson/);
+    expect(streamed.headers.get('x-credits-charged')).toBe(plain.headers.get('x-credits-charged'));
+    const lines = (await streamed.text())
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { audio_base64: string; alignment: { characters: string[] } | null });
+    expect(lines.map((l) => l.alignment?.characters.join('') ?? '').join('')).toBe(text);
+    const mp3 = Buffer.concat(lines.map((l) => Buffer.from(l.audio_base64, 'base64')));
+    expect(mp3.subarray(0, 3).toString('latin1')).toBe('ID3');
+    expect(await decodedSeconds(mp3)).toBeGreaterThan(1.5);
+
+    // Subtitles without timestamps, or of a stream, are refused before any charge.
     for (const bad of [
-      { text, voice_id: 'voice_espeak.en-us', stream: true, timestamps: true },
+      { text, voice_id: 'voice_espeak.en-us', stream: true, timestamps: true, subtitles: 'srt' },
       { text, voice_id: 'voice_espeak.en-us', subtitles: 'srt' },
       { text, voice_id: 'voice_espeak.en-us', timestamps: true, subtitles: 'ass' },
     ]) {
