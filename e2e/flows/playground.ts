@@ -97,7 +97,10 @@ export function playgroundTests(): void {
     const charged = Number(res.headers()['x-credits-charged']);
     assertEqual(charged, estimated, 'x-credits-charged is the estimate shown');
 
+    assertEqual(body.timestamps, true, 'the stream asks for its timings');
     await waitForPlayback(page, 'result-audio', 0.3);
+    // The transcript follows the stream as it plays: a word is lit while the audio plays.
+    await page.getByTestId('result-transcript').locator('span[data-lit]').waitFor();
     // Streamed: the waveform is drawn from the first piece and grows; it comes to cover the sentence.
     const wave = await waitForWaveform(page, 2);
     assert(wave.duration > 2, `the waveform covers the sentence (${wave.duration} s)`);

@@ -24,9 +24,12 @@ export function fetchRandomText(lang: string): Promise<RandomText> {
   return http('GET', '/api/random/text', { query: { lang } });
 }
 
-/** POST /tts with `stream: true`: the Response whose body delivers the audio as it is made. */
+/**
+ * POST /tts with `stream: true` and `timestamps: true`: the Response whose body delivers, as it is made, lines of JSON
+ * with the audio (base64) and the characters whose times are known by then.
+ */
 export function synthesizeStream(body: SynthesisBody, signal?: AbortSignal): Promise<Response> {
-  return http('POST', '/tts', { json: { ...body, stream: true }, raw: true, signal });
+  return http('POST', '/tts', { json: { ...body, stream: true, timestamps: true }, raw: true, signal });
 }
 
 export function createJob(body: SynthesisBody, signal?: AbortSignal): Promise<SynthesisJob> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseVtt, wordAt } from './subtitles';
+import { cuesFromAlignment, parseVtt, wordAt } from './subtitles';
 
 const VTT = `WEBVTT
 
@@ -40,5 +40,33 @@ describe('the transcript read from WebVTT', () => {
     expect(wordAt(cues, 1.2)).toBeNull();
     expect(wordAt(cues, 2.5)).toEqual([1, 2]);
     expect(wordAt(cues, 3.0)).toBeNull();
+  });
+});
+
+describe('the transcript of a timed stream', () => {
+  const times = (text: string, step = 0.1) => {
+    const characters = Array.from(text);
+    return {
+      characters,
+      character_start_times_seconds: characters.map((_, i) => i * step),
+      character_end_times_seconds: characters.map((_, i) => (i + 1) * step),
+    };
+  };
+
+  it('makes words of letters with their punctuation, and cues that end with sentences', () => {
+    const cues = cuesFromAlignment(times("Hello, world. It's fine!"));
+    expect(cues.map((c) => c.words.map((w) => w.text))).toEqual([
+      ['Hello,', 'world.'],
+      ["It's", 'fine!'],
+    ]);
+    expect(cues[0]!.words[1]!.start).toBeCloseTo(0.7);
+    // The first cue lasts until the second begins.
+    expect(cues[0]!.end).toBeCloseTo(cues[1]!.start);
+    expect(wordAt(cues, 1.3)).toEqual([0, 1]);
+  });
+
+  it('gives each Han character a word of its own', () => {
+    const cues = cuesFromAlignment(times('你好，世界。'));
+    expect(cues[0]!.words.map((w) => w.text)).toEqual(['你', '好，', '世', '界。']);
   });
 });

@@ -66,3 +66,57 @@ export function wordAt(cues: readonly TranscriptCue[], time: number): [number, n
   }
   return null;
 }
+
+/** ElevenLabs' character alignment, as the timed stream sends it. */
+export interface CharacterTimes {
+  characters: string[];
+  character_start_times_seconds: number[];
+  character_end_times_seconds: number[];
+}
+
+const HAN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
+const SPACE = /\s/u;
+const LETTER = /[\p{L}\p{N}]/u;
+const ENDS_SENTENCE = /[.!?。！？…]$/u;
+const WORDS_PER_CUE = 14;
+
+/**
+ * The transcript of a timed stream: words are runs of letters (each Han or kana character a word of its own), the
+ * punctuation after a word goes with it, and a cue ends at a sentence's end (or after 14 words).
+ */
+export function cuesFromAlignment(a: CharacterTimes): TranscriptCue[] {
+  const words: { start: number; end: number; text: string }[] = [];
+  let current: { start: number; end: number; text: string } | null = null;
+  a.characters.forEach((c, i) => {
+    const start = a.character_start_times_seconds[i] ?? 0;
+    const end = a.character_end_times_seconds[i] ?? start;
+    if (SPACE.test(c)) {
+      current = null;
+      return;
+    }
+    const lettered = LETTER.test(c);
+    // A new word: after a space, at a Han character, or at a letter after punctuation.
+    const last = current?.text.at(-1) ?? '';
+    if (!current || (lettered && (HAN.test(c) || (!LETTER.test(last) && last !== "'")))) {
+      current = { start, end, text: c };
+      words.push(current);
+      return;
+    }
+    current.text += c;
+    current.end = Math.max(current.end, end);
+  });
+  const cues: TranscriptCue[] = [];
+  let cue: TranscriptCue | null = null;
+  for (const w of words) {
+    if (!cue) {
+      cue = { start: w.start, end: w.end, words: [] };
+      cues.push(cue);
+    }
+    cue.words.push({ start: w.start, text: w.text });
+    cue.end = Math.max(cue.end, w.end);
+    if (ENDS_SENTENCE.test(w.text) || cue.words.length >= WORDS_PER_CUE) cue = null;
+  }
+  // Each cue lasts until the next begins, so the lit word stays lit through the pause after it.
+  for (let i = 0; i + 1 < cues.length; i++) cues[i]!.end = Math.max(cues[i]!.end, cues[i + 1]!.start);
+  return cues;
+}

@@ -7,7 +7,7 @@ import {
   type AudioFormat,
   type SynthesisBody,
 } from '../api';
-import { parseVtt, type TranscriptCue } from '../subtitles';
+import { cuesFromAlignment, parseVtt, type CharacterTimes, type TranscriptCue } from '../subtitles';
 import { decodePeaks, type Decoded } from '../audio/decode';
 import { browserMseCheck, mseTypeFor } from '../audio/formats';
 import { MseSink } from '../audio/mse-sink';
@@ -170,6 +170,8 @@ export class SynthesisSession {
 
     const reader = res.body.getReader();
     signal.addEventListener('abort', () => void reader.cancel().catch(() => undefined), { once: true });
+    // Lines of JSON (audio and the characters' times), or, from a server that sends bare audio, the audio itself.
+    const lines = (res.headers.get('content-type') ?? '').includes('ndjson') ? new TimedLines() : null;
     const chunks: Uint8Array[] = [];
     let total = 0;
     let head = new Uint8Array(0);
@@ -177,21 +179,30 @@ export class SynthesisSession {
     const waveform = new ProgressiveWaveform(body.format, (decoded) =>
       this.set({ peaks: decoded.peaks, duration: decoded.duration }, run),
     );
+    const take = (value: Uint8Array): void => {
+      if (value.length === 0) return;
+      chunks.push(value);
+      total += value.length;
+      if (head.length < HEAD_BYTES) head = concat(chunks, total).slice(0, HEAD_BYTES);
+      if (this.sink && !this.sink.error) this.sink.append(value);
+    };
 
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
       if (!value || value.length === 0) continue;
-      chunks.push(value);
-      total += value.length;
-      if (head.length < HEAD_BYTES) head = concat(chunks, total).slice(0, HEAD_BYTES);
-      if (this.sink && !this.sink.error) this.sink.append(value);
+      for (const audio of lines ? lines.push(value) : [value]) take(audio);
       const now = Date.now();
       if (now - lastEmit >= PROGRESS_EVERY_MS) {
         lastEmit = now;
         this.set({ bytes: total, seconds: this.secondsReceived(body.format, head, total) }, run);
+        if (lines?.changed()) this.set({ transcript: cuesFromAlignment(lines.alignment) }, run);
         waveform.offer(() => concat(chunks, total));
       }
+    }
+    if (lines) {
+      for (const audio of lines.end()) take(audio);
+      if (lines.alignment.characters.length) this.set({ transcript: cuesFromAlignment(lines.alignment) }, run);
     }
     await waveform.idle();
     await this.finish(body.format, concat(chunks, total), run, signal);
@@ -281,5 +292,48 @@ class ProgressiveWaveform {
 
   idle(): Promise<void> {
     return this.busy ?? Promise.resolve();
+  }
+}
+
+/** A timed stream's lines of JSON, read as they come: the audio of each, and the characters' times gathered. */
+class TimedLines {
+  private readonly decoder = new TextDecoder();
+  private rest = '';
+  private seen = 0;
+  readonly alignment: CharacterTimes = { characters: [], character_start_times_seconds: [], character_end_times_seconds: [] };
+
+  /** The audio of every line completed by these bytes. */
+  push(bytes: Uint8Array): Uint8Array[] {
+    this.rest += this.decoder.decode(bytes, { stream: true });
+    const complete = this.rest.split('\n');
+    this.rest = complete.pop() ?? '';
+    return complete.filter((line) => line.trim() !== '').map((line) => this.line(line));
+  }
+
+  end(): Uint8Array[] {
+    const last = this.rest + this.decoder.decode();
+    this.rest = '';
+    return last.trim() ? [this.line(last)] : [];
+  }
+
+  /** Whether characters came since the last call. */
+  changed(): boolean {
+    const now = this.alignment.characters.length;
+    const changed = now !== this.seen;
+    this.seen = now;
+    return changed;
+  }
+
+  private line(text: string): Uint8Array {
+    const piece = JSON.parse(text) as { audio_base64: string; alignment: CharacterTimes | null };
+    if (piece.alignment) {
+      this.alignment.characters.push(...piece.alignment.characters);
+      this.alignment.character_start_times_seconds.push(...piece.alignment.character_start_times_seconds);
+      this.alignment.character_end_times_seconds.push(...piece.alignment.character_end_times_seconds);
+    }
+    const binary = atob(piece.audio_base64);
+    const out = new Uint8Array(binary.length);
+    for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
+    return out;
   }
 }

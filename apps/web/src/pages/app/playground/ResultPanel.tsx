@@ -102,7 +102,9 @@ export function ResultPanel({ snapshot: s, fileName }: Props) {
         {(s.src || s.peaks || s.phase === 'done') && (
           <WaveformPlayer src={s.src} peaks={s.peaks} duration={s.duration} autoplay onTime={setTime} />
         )}
-        {s.phase === 'done' && s.transcript && <Transcript cues={s.transcript} time={time} jobId={s.jobId} />}
+        {(s.phase === 'done' || s.phase === 'streaming') && s.transcript && (
+          <Transcript cues={s.transcript} time={time} jobId={s.jobId} />
+        )}
         {s.phase === 'job' && (
           <Progress value={jobPercent(s.job ?? undefined)} animated striped size="lg" data-testid="result-job-progress" />
         )}
