@@ -242,6 +242,7 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
     'checkLanguage',
     'aiLabel',
     'timings',
+    'lexicon',
   ] as const;
   const prepared = new WeakMap<SynthesisRequest, { plan: Plan; fields: unknown[] }>();
   /** The warm-up's own requests: they neither read nor fill the cache (shared, at scale, with other processes). */
