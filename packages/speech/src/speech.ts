@@ -487,7 +487,7 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
       }
       const durationSec = length / rate;
       if (!plan.reference) await cache?.set(key, { audio, durationSec, sampleRate: rate });
-      const timings = req.timings ? { timings: buildTimings(req.text, plan.text, placed, durationSec) } : {};
+      const timings = req.timings ? { timings: buildTimings(req.text, plan.text, placed, durationSec, plan.spoken) } : {};
       return { ...base, sampleRate: rate, audio, durationSec, words, ...timings, cached: false, mark: mark?.payload ?? null };
     } catch (e) {
       file?.abort();

@@ -2,7 +2,7 @@
 import { languageFamily } from '../catalogue/languages.ts';
 import { SpeechError } from '../errors.ts';
 import { checkLanguage } from '../text/detect-language.ts';
-import { applyLexicon, type LexiconRule } from '../text/lexicon.ts';
+import { applyLexicon, type AppliedLexicon, type LexiconRule } from '../text/lexicon.ts';
 import { countCharacters, normalizeText } from '../text/normalize.ts';
 import { splitSentences } from '../text/segment.ts';
 import { AUDIO_FORMATS, type AudioFormat, type EngineRequest, type VoiceInfo, type VoiceProfile } from '../types.ts';
@@ -52,6 +52,8 @@ export interface Plan {
   characters: number;
   /** Words of phoneme rules this voice's engine could not speak as phonemes (spoken by their alias, else as written). */
   pronunciationFallbacks: string[];
+  /** With pronunciation rules: the text as spoken before normalization, and where each replaced span went (timings). */
+  spoken?: AppliedLexicon['spoken'];
   reference?: EngineRequest['reference'];
   aiLabel?: AiLabel;
 }
@@ -120,6 +122,7 @@ export function makePlan(req: SynthesisRequest, ctx: PlanContext): Plan {
     sentences,
     characters,
     pronunciationFallbacks: lexicon?.fallbacks ?? [],
+    ...(lexicon && lexicon.matches > 0 ? { spoken: lexicon.spoken } : {}),
     ...(req.reference ? { reference: req.reference } : {}),
     ...(label ? { aiLabel: { kind: label.kind, position: label.position } } : {}),
   };

@@ -106,6 +106,16 @@ export interface AppliedLexicon {
   fallbacks: string[];
   /** How many rules matched. */
   matches: number;
+  /** The text as it is spoken (phonemes as `[[…]]`), and where each replaced span of the request's text went in it. */
+  spoken: { text: string; spans: ReplacedSpan[] };
+}
+
+/** A span of the request's text [from, to) that became [spokenFrom, spokenTo) of the spoken text. */
+export interface ReplacedSpan {
+  from: number;
+  to: number;
+  spokenFrom: number;
+  spokenTo: number;
 }
 
 /** First of the Private Use Area characters that stand for phonemes while the text is normalized. */
@@ -125,13 +135,22 @@ export function applyLexicon(text: string, rules: readonly LexiconRule[], opts: 
   let last = 0;
   // The text's own characters of the placeholders' range (unprintable) go: none may be taken for phonemes.
   const copy = (from: number, to: number) => (opts.phonemes ? text.slice(from, to).replace(/[\ue000-\ue8ff]/g, '') : text.slice(from, to));
+  let spokenText = '';
+  const spans: ReplacedSpan[] = [];
+  const put = (m: LexiconMatch, replacement: string, spoken = replacement) => {
+    out += replacement;
+    spans.push({ from: m.from, to: m.to, spokenFrom: spokenText.length, spokenTo: spokenText.length + spoken.length });
+    spokenText += spoken;
+  };
   for (const m of matches) {
     const rule = rules[m.rule]!;
     const written = text.slice(m.from, m.to);
-    out += copy(last, m.from);
+    const between = copy(last, m.from);
+    out += between;
+    spokenText += between;
     last = m.to;
     if (rule.type === 'alias') {
-      out += rule.alias ?? written;
+      put(m, rule.alias ?? written);
       continue;
     }
     const espeak = opts.phonemes && rule.phoneme ? toEspeakPhonemes(rule.phoneme, rule.alphabet ?? 'ipa') : null;
@@ -144,14 +163,16 @@ export function applyLexicon(text: string, rules: readonly LexiconRule[], opts: 
       }
       if (slot !== undefined) {
         // Spaces keep the phonemes a word of their own whatever touches them.
-        out += ` ${String.fromCharCode(PLACEHOLDER + slot)} `;
+        put(m, ` ${String.fromCharCode(PLACEHOLDER + slot)} `, ` [[${espeak}]] `);
         continue;
       }
     }
     if (!fallbacks.includes(written)) fallbacks.push(written);
-    out += rule.alias ?? written;
+    put(m, rule.alias ?? written);
   }
-  out += copy(last, text.length);
+  const tail = copy(last, text.length);
+  out += tail;
+  spokenText += tail;
   const pattern = /[\ue000-\ue8ff]/g;
   return {
     text: out,
@@ -164,5 +185,6 @@ export function applyLexicon(text: string, rules: readonly LexiconRule[], opts: 
           }),
     fallbacks,
     matches: matches.length,
+    spoken: { text: spokenText, spans },
   };
 }
