@@ -191,6 +191,22 @@ export function pronunciationRoutes(deps: PronunciationRoutesDeps): FastifyPlugi
     );
 
     app.post(
+      '/v1/pronunciation-dictionaries/:id/set-rules',
+      {
+        config: { auth: 'caller' },
+        schema: {
+          tags: ['pronunciation'],
+          summary: 'Replace all the rules: a new version',
+          security,
+          params: Params,
+          body: AddRulesRequest,
+          response: { 200: RulesChangedResponse, ...errors },
+        },
+      },
+      async (request) => pronunciation.setRules(callerOf(request).accountId, request.params.id, request.body.rules),
+    );
+
+    app.post(
       '/v1/pronunciation-dictionaries/:id/remove-rules',
       {
         config: { auth: 'caller' },

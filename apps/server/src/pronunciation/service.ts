@@ -191,6 +191,11 @@ export class PronunciationService {
     });
   }
 
+  /** Replaces all the rules (ElevenLabs' `set-rules`). */
+  setRules(owner: Owner, id: string, rules: StoredRule[]): Promise<z.infer<typeof RulesChangedResponse>> {
+    return this.change(owner, id, () => rules);
+  }
+
   /** Removes every rule whose string is one of `strings` (exactly, case included). */
   removeRules(owner: Owner, id: string, strings: string[]): Promise<z.infer<typeof RulesChangedResponse>> {
     const gone = new Set(strings);
