@@ -40,14 +40,10 @@ export const PronunciationLocator = z.object({
   /** A version of the dictionary; absent or null: its latest. */
   version_id: z.string().min(1).max(64).nullish(),
 });
-export const PronunciationLocators = z
-  .array(PronunciationLocator)
-  .max(LIMITS.pronunciationMaxLocators)
-  .optional()
-  .meta({
-    description:
-      'Pronunciation dictionaries to apply, in order (at most 3): `{pronunciation_dictionary_id, version_id}`; without any, the account\'s default dictionary, if it set one',
-  });
+export const PronunciationLocators = z.array(PronunciationLocator).max(LIMITS.pronunciationMaxLocators).optional().meta({
+  description:
+    "Pronunciation dictionaries to apply, in order (at most 3): `{pronunciation_dictionary_id, version_id}`; without any, the account's default dictionary, if it set one",
+});
 
 export const AddFromRulesRequest = z.object({
   name: z.string().min(1).max(100),

@@ -60,7 +60,9 @@ describe('the matcher', () => {
     expect(applied.text).toBe('tomahto GIF');
     expect(applied.fallbacks).toEqual(['tomato', 'GIF']);
     // Unreadable phonemes fall back even on eSpeak.
-    const bad = applyLexicon('xyz', [{ type: 'phoneme', string_to_replace: 'xyz', phoneme: '☃', alphabet: 'ipa' }], { phonemes: true });
+    const bad = applyLexicon('xyz', [{ type: 'phoneme', string_to_replace: 'xyz', phoneme: '☃', alphabet: 'ipa' }], {
+      phonemes: true,
+    });
     expect(bad.text).toBe('xyz');
     expect(bad.fallbacks).toEqual(['xyz']);
   });

@@ -67,7 +67,8 @@ const parser = new XMLParser({
 
 /** The rules of a PLS file, in its order: one per grapheme of each lexeme. Throws VALIDATION_FAILED naming what is wrong. */
 export function parsePls(bytes: Buffer): StoredRule[] {
-  if (bytes.length > LIMITS.pronunciationFileMaxBytes) throw new AppError('FILE_TOO_LARGE', { limit: sizeLimitText(LIMITS.pronunciationFileMaxBytes) });
+  if (bytes.length > LIMITS.pronunciationFileMaxBytes)
+    throw new AppError('FILE_TOO_LARGE', { limit: sizeLimitText(LIMITS.pronunciationFileMaxBytes) });
   let xml = bytes.toString('utf8');
   if (xml.charCodeAt(0) === 0xfeff) xml = xml.slice(1);
   // No DTD of any kind: it is where entities (billion laughs) and external references (XXE) are declared.

@@ -17,7 +17,11 @@ export class PronunciationRepository {
       .selectFrom('pronunciation_dictionaries')
       .selectAll()
       .where('id', '=', id)
-      .where((eb) => (accountId === null ? eb('account_id', 'is', null) : eb.or([eb('account_id', '=', accountId), eb('account_id', 'is', null)])))
+      .where((eb) =>
+        accountId === null
+          ? eb('account_id', 'is', null)
+          : eb.or([eb('account_id', '=', accountId), eb('account_id', 'is', null)]),
+      )
       .executeTakeFirst();
   }
 
@@ -28,7 +32,11 @@ export class PronunciationRepository {
     let q = this.db
       .selectFrom('pronunciation_dictionaries')
       .selectAll()
-      .where((eb) => (accountId === null ? eb('account_id', 'is', null) : eb.or([eb('account_id', '=', accountId), eb('account_id', 'is', null)])));
+      .where((eb) =>
+        accountId === null
+          ? eb('account_id', 'is', null)
+          : eb.or([eb('account_id', '=', accountId), eb('account_id', 'is', null)]),
+      );
     if (!opts.includeArchived) q = q.where('archived_at', 'is', null);
     const dir = opts.descending ? 'desc' : 'asc';
     q = opts.sort === 'name' ? q.orderBy('name', dir).orderBy('id', dir) : q.orderBy('created_at', dir).orderBy('id', dir);
@@ -63,7 +71,11 @@ export class PronunciationRepository {
     return Number(r.numUpdatedRows) === 1;
   }
 
-  async update(db: Db, id: string, changes: Partial<Pick<PronunciationDictionariesTable, 'name' | 'archived_at' | 'is_default'>>): Promise<void> {
+  async update(
+    db: Db,
+    id: string,
+    changes: Partial<Pick<PronunciationDictionariesTable, 'name' | 'archived_at' | 'is_default'>>,
+  ): Promise<void> {
     await db.updateTable('pronunciation_dictionaries').set(changes).where('id', '=', id).execute();
   }
 

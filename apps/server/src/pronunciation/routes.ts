@@ -35,11 +35,17 @@ async function plsForm(request: FastifyRequest): Promise<{ file: Buffer; fields:
   if (!request.isMultipart() || !/;\s*boundary=/i.test(request.headers['content-type'] ?? ''))
     throw new AppError('VALIDATION_FAILED', { field: 'content-type', rule: 'multipart needs a boundary' });
   const tooLarge = () =>
-    new AppError('FILE_TOO_LARGE', { limit: sizeLimitText(LIMITS.pronunciationFileMaxBytes) }, { headers: { connection: 'close' } });
+    new AppError(
+      'FILE_TOO_LARGE',
+      { limit: sizeLimitText(LIMITS.pronunciationFileMaxBytes) },
+      { headers: { connection: 'close' } },
+    );
   let file: Buffer | undefined;
   const fields = new Map<string, string>();
   try {
-    const parts = request.parts({ limits: { fileSize: LIMITS.pronunciationFileMaxBytes + 1, files: 1, fields: 10, fieldSize: 4096 } });
+    const parts = request.parts({
+      limits: { fileSize: LIMITS.pronunciationFileMaxBytes + 1, files: 1, fields: 10, fieldSize: 4096 },
+    });
     for await (const part of parts) {
       if (part.type === 'file') {
         if (part.fieldname !== 'file') {
@@ -84,7 +90,7 @@ export function pronunciationRoutes(deps: PronunciationRoutesDeps): FastifyPlugi
           description:
             'Each `<lexeme>` gives one rule per `<grapheme>`: a phoneme rule when it has a `<phoneme>` (alphabet `ipa` or `cmu-arpabet`/`x-cmu`, from the element or the lexicon), else an alias rule. ' +
             'A file with a DOCTYPE or entity declarations is refused (400 `VALIDATION_FAILED`), as is one that is not well-formed; over 1 MB, 413 `FILE_TOO_LARGE`; at most 2000 rules. ' +
-            'Polyvox: the form field `default=true` makes it the account\'s default dictionary.',
+            "Polyvox: the form field `default=true` makes it the account's default dictionary.",
           consumes: ['multipart/form-data'],
           security,
           response: { 200: AddDictionaryResponse, ...errors, 413: ErrorBody },
@@ -114,7 +120,8 @@ export function pronunciationRoutes(deps: PronunciationRoutesDeps): FastifyPlugi
         config: { auth: 'caller' },
         schema: {
           tags: ['pronunciation'],
-          summary: 'Create a pronunciation dictionary from rules (alias or phoneme; Polyvox: `default: true` makes it the account\'s default)',
+          summary:
+            "Create a pronunciation dictionary from rules (alias or phoneme; Polyvox: `default: true` makes it the account's default)",
           security,
           body: AddFromRulesRequest,
           response: { 200: AddDictionaryResponse, ...errors },
@@ -123,7 +130,12 @@ export function pronunciationRoutes(deps: PronunciationRoutesDeps): FastifyPlugi
       async (request) => {
         const caller = callerOf(request);
         const { name, description, rules } = request.body;
-        return pronunciation.createFromRules(caller.accountId, { name, description: description ?? null, rules, default: request.body.default });
+        return pronunciation.createFromRules(caller.accountId, {
+          name,
+          description: description ?? null,
+          rules,
+          default: request.body.default,
+        });
       },
     );
 
@@ -133,7 +145,8 @@ export function pronunciationRoutes(deps: PronunciationRoutesDeps): FastifyPlugi
         config: { auth: 'caller' },
         schema: {
           tags: ['pronunciation'],
-          summary: "The account's pronunciation dictionaries and the operator's shared ones, newest first (`cursor`, `page_size`)",
+          summary:
+            "The account's pronunciation dictionaries and the operator's shared ones, newest first (`cursor`, `page_size`)",
           security,
           querystring: DictionaryListQuery,
           response: { 200: DictionaryList, ...errors },

@@ -128,8 +128,18 @@ export class PronunciationService {
 
   async list(
     owner: Owner,
-    query: { cursor?: string | undefined; page_size: number; sort?: 'creation_time_unix' | 'name' | undefined; sort_direction?: string | undefined; include_archived?: boolean | undefined },
-  ): Promise<{ pronunciation_dictionaries: z.infer<typeof DictionaryMetadata>[]; next_cursor: string | null; has_more: boolean }> {
+    query: {
+      cursor?: string | undefined;
+      page_size: number;
+      sort?: 'creation_time_unix' | 'name' | undefined;
+      sort_direction?: string | undefined;
+      include_archived?: boolean | undefined;
+    },
+  ): Promise<{
+    pronunciation_dictionaries: z.infer<typeof DictionaryMetadata>[];
+    next_cursor: string | null;
+    has_more: boolean;
+  }> {
     const offset = query.cursor && /^\d{1,9}$/.test(query.cursor) ? Number(query.cursor) : 0;
     const rows = await this.repo.list(owner, {
       includeArchived: query.include_archived === true,
@@ -152,27 +162,33 @@ export class PronunciationService {
   }
 
   /** A new version from the latest one's rules, changed; retried when another change came first. */
-  private async change(owner: Owner, id: string, edit: (rules: StoredRule[]) => StoredRule[]): Promise<z.infer<typeof RulesChangedResponse>> {
+  private async change(
+    owner: Owner,
+    id: string,
+    edit: (rules: StoredRule[]) => StoredRule[],
+  ): Promise<z.infer<typeof RulesChangedResponse>> {
     for (let attempt = 0; attempt < 8; attempt++) {
       const row = await this.writable(owner, id);
       const rules = edit(await this.rulesOf(row.id, row.latest_version_id));
       if (rules.length > LIMITS.pronunciationMaxRules)
         throw new AppError('VALIDATION_FAILED', { field: 'rules', rule: `at most ${LIMITS.pronunciationMaxRules} rules` });
       const versionId = newId('dictionaryVersion');
-      const done = await this.repo.transaction(async (trx) => {
-        await this.repo.insertVersion(trx, {
-          id: versionId,
-          dictionary_id: row.id,
-          rules: JSON.stringify(rules),
-          rules_num: rules.length,
-          created_at: nowIso(),
+      const done = await this.repo
+        .transaction(async (trx) => {
+          await this.repo.insertVersion(trx, {
+            id: versionId,
+            dictionary_id: row.id,
+            rules: JSON.stringify(rules),
+            rules_num: rules.length,
+            created_at: nowIso(),
+          });
+          if (await this.repo.advance(trx, row.id, row.latest_version_id, versionId, rules.length)) return true;
+          throw new Retry();
+        })
+        .catch((e: unknown) => {
+          if (e instanceof Retry) return false;
+          throw e;
         });
-        if (await this.repo.advance(trx, row.id, row.latest_version_id, versionId, rules.length)) return true;
-        throw new Retry();
-      }).catch((e: unknown) => {
-        if (e instanceof Retry) return false;
-        throw e;
-      });
       if (done) return { id: row.id, version_id: versionId, version_rules_num: rules.length };
     }
     throw new AppError('RATE_LIMITED', { seconds: 1 }, { headers: { 'retry-after': '1' } });

@@ -60,7 +60,9 @@ describe.each(DIALECTS)('pronunciation rules change what is spoken (%s)', (diale
   it('an alias and a phoneme rule lengthen their words; the price and the timings stay the user’s text', async () => {
     const text = 'The UN met Bob today.';
     const plain = await timed(text);
-    const ruled = await timed(text, { pronunciation_dictionary_locators: [{ pronunciation_dictionary_id: dict.id, version_id: dict.version_id }] });
+    const ruled = await timed(text, {
+      pronunciation_dictionary_locators: [{ pronunciation_dictionary_id: dict.id, version_id: dict.version_id }],
+    });
     expect(plain.status).toBe(200);
     expect(ruled.status, JSON.stringify(ruled.body)).toBe(200);
     // Priced on the characters sent, not the alias's.
@@ -107,13 +109,23 @@ describe.each(DIALECTS)('pronunciation rules change what is spoken (%s)', (diale
       ],
     });
     const locators = [{ pronunciation_dictionary_id: fb.body.id }];
-    const flite = await c.post('/tts', { text: 'Bob and the UN.', voice_id: 'voice_flite.slt', format: 'wav', pronunciation_dictionary_locators: locators });
+    const flite = await c.post('/tts', {
+      text: 'Bob and the UN.',
+      voice_id: 'voice_flite.slt',
+      format: 'wav',
+      pronunciation_dictionary_locators: locators,
+    });
     expect(flite.status).toBe(200);
     expect(flite.headers.get('x-pronunciation-fallback')).toBe('Bob');
     const plainFlite = await c.post('/tts', { text: 'Bob and the UN.', voice_id: 'voice_flite.slt', format: 'wav' });
     expect(Number(flite.headers.get('x-audio-duration'))).toBeGreaterThan(Number(plainFlite.headers.get('x-audio-duration')) + 1);
     // eSpeak NG speaks them: no fallback.
-    const espeak = await c.post('/tts', { text: 'Bob and the UN.', voice_id: ESPEAK, format: 'wav', pronunciation_dictionary_locators: locators });
+    const espeak = await c.post('/tts', {
+      text: 'Bob and the UN.',
+      voice_id: ESPEAK,
+      format: 'wav',
+      pronunciation_dictionary_locators: locators,
+    });
     expect(espeak.headers.get('x-pronunciation-fallback')).toBeNull();
   });
 
@@ -173,7 +185,12 @@ describe.each(DIALECTS)('pronunciation rules change what is spoken (%s)', (diale
     const estimatePlain = await c.post('/tts/estimate', { text, voice_id: ESPEAK });
     expect(estimate.body.characters).toBe(estimatePlain.body.characters);
 
-    const job = await c.post('/tts/jobs', { text, voice_id: 'voice_flite.slt', format: 'wav', pronunciation_dictionary_locators: locators });
+    const job = await c.post('/tts/jobs', {
+      text,
+      voice_id: 'voice_flite.slt',
+      format: 'wav',
+      pronunciation_dictionary_locators: locators,
+    });
     expect(job.status).toBe(202);
     expect(job.body.characters).toBe(estimatePlain.body.characters);
     let state = job.body;

@@ -73,7 +73,12 @@ describe.each(DIALECTS)('pronunciation dictionary errors (%s)', (dialect) => {
       'VALIDATION_FAILED',
       'alphabet',
     );
-    expectError(await add(lexicon('<lexeme><grapheme>x</grapheme><alias>&nbsp;</alias></lexeme>')), 400, 'VALIDATION_FAILED', 'entity');
+    expectError(
+      await add(lexicon('<lexeme><grapheme>x</grapheme><alias>&nbsp;</alias></lexeme>')),
+      400,
+      'VALIDATION_FAILED',
+      'entity',
+    );
     // Without a file, or without a name.
     const noFile = new FormData();
     noFile.append('name', 'x');
@@ -96,13 +101,21 @@ describe.each(DIALECTS)('pronunciation dictionary errors (%s)', (dialect) => {
     // 10 MB of rules: as a file (over its 1 MB), and as JSON (over the body limit).
     const many = lexicon(lexeme('word').repeat(Math.ceil(10_000_000 / lexeme('word').length)));
     expectError(await c.post('/v1/pronunciation-dictionaries/add-from-file', plsForm(many)), 413, 'FILE_TOO_LARGE');
-    const rules = Array.from({ length: 120_000 }, (_, i) => ({ type: 'alias', string_to_replace: `w${i}`, alias: `an alias of w${i}` }));
+    const rules = Array.from({ length: 120_000 }, (_, i) => ({
+      type: 'alias',
+      string_to_replace: `w${i}`,
+      alias: `an alias of w${i}`,
+    }));
     expectError(await c.post('/v1/pronunciation-dictionaries/add-from-rules', { name: 'Big', rules }), 413, 'FILE_TOO_LARGE');
     // Under the size limits, over the rule count.
     const count = lexicon(Array.from({ length: 2001 }, (_, i) => lexeme(`w${i}`)).join(''));
     expectError(await c.post('/v1/pronunciation-dictionaries/add-from-file', plsForm(count)), 400, 'VALIDATION_FAILED', '2000');
     const tooMany = rules.slice(0, 2001);
-    expectError(await c.post('/v1/pronunciation-dictionaries/add-from-rules', { name: 'Many', rules: tooMany }), 400, 'VALIDATION_FAILED');
+    expectError(
+      await c.post('/v1/pronunciation-dictionaries/add-from-rules', { name: 'Many', rules: tooMany }),
+      400,
+      'VALIDATION_FAILED',
+    );
     // The server is still well.
     expect((await c.get(`/v1/pronunciation-dictionaries/${mine.id}`)).status).toBe(200);
   });
@@ -111,10 +124,18 @@ describe.each(DIALECTS)('pronunciation dictionary errors (%s)', (dialect) => {
     const add = (rules: unknown) => c.post('/v1/pronunciation-dictionaries/add-from-rules', { name: 'R', rules });
     expectError(await add([]), 400, 'VALIDATION_FAILED');
     expectError(await add([{ type: 'alias', string_to_replace: 'x' }]), 400, 'PARAMETERS_NEEDED');
-    expectError(await add([{ type: 'phoneme', string_to_replace: 'x', phoneme: 'x', alphabet: 'sampa' }]), 400, 'VALIDATION_FAILED');
+    expectError(
+      await add([{ type: 'phoneme', string_to_replace: 'x', phoneme: 'x', alphabet: 'sampa' }]),
+      400,
+      'VALIDATION_FAILED',
+    );
     expectError(await add([{ type: 'shout', string_to_replace: 'x', alias: 'y' }]), 400, 'VALIDATION_FAILED');
     expectError(await add([{ type: 'alias', string_to_replace: '  ', alias: 'y' }]), 400, 'VALIDATION_FAILED');
-    expectError(await c.post(`/v1/pronunciation-dictionaries/${mine.id}/remove-rules`, { rule_strings: [] }), 400, 'VALIDATION_FAILED');
+    expectError(
+      await c.post(`/v1/pronunciation-dictionaries/${mine.id}/remove-rules`, { rule_strings: [] }),
+      400,
+      'VALIDATION_FAILED',
+    );
   });
 
   it('refuses a fourth locator, and unknown dictionaries and versions, before anything is charged', async () => {
@@ -122,7 +143,12 @@ describe.each(DIALECTS)('pronunciation dictionary errors (%s)', (dialect) => {
     const balance = async () => (await c.get('/api/statistics/current')).body;
     const before = await balance();
     const tts = (locators: unknown) =>
-      c.post('/tts', { text: 'The UN.', voice_id: 'voice_espeak.en-us', format: 'wav', pronunciation_dictionary_locators: locators });
+      c.post('/tts', {
+        text: 'The UN.',
+        voice_id: 'voice_espeak.en-us',
+        format: 'wav',
+        pronunciation_dictionary_locators: locators,
+      });
     const one = { pronunciation_dictionary_id: mine.id, version_id: mine.version_id };
     expectError(await tts([one, one, one, one]), 400, 'VALIDATION_FAILED', 'pronunciation_dictionary_locators');
     expectError(await tts([{ pronunciation_dictionary_id: 'pd_nope' }]), 404, 'NOT_FOUND');
@@ -152,7 +178,11 @@ describe.each(DIALECTS)('pronunciation dictionary errors (%s)', (dialect) => {
       404,
       'NOT_FOUND',
     );
-    expectError(await other.post(`/v1/pronunciation-dictionaries/${mine.id}/remove-rules`, { rule_strings: ['UN'] }), 404, 'NOT_FOUND');
+    expectError(
+      await other.post(`/v1/pronunciation-dictionaries/${mine.id}/remove-rules`, { rule_strings: ['UN'] }),
+      404,
+      'NOT_FOUND',
+    );
     expectError(await other.request('PATCH', `/v1/pronunciation-dictionaries/${mine.id}`, { archived: true }), 404, 'NOT_FOUND');
     expect((await other.get('/v1/pronunciation-dictionaries')).body.pronunciation_dictionaries).toEqual([]);
     isPronunciationRoute = false;

@@ -47,7 +47,10 @@ describe.each(DIALECTS)('pronunciation dictionaries (%s)', (dialect) => {
   });
 
   it('creates from a PLS file and from rules, lists, gets, and keeps every version', async () => {
-    const fromFile = await c.post('/v1/pronunciation-dictionaries/add-from-file', plsForm('Lexicon', PLS, { description: 'from a file' }));
+    const fromFile = await c.post(
+      '/v1/pronunciation-dictionaries/add-from-file',
+      plsForm('Lexicon', PLS, { description: 'from a file' }),
+    );
     expect(fromFile.status).toBe(200);
     expect(fromFile.body).toMatchObject({
       name: 'Lexicon',
@@ -136,7 +139,9 @@ describe.each(DIALECTS)('pronunciation dictionaries (%s)', (dialect) => {
     expect(archived.body.archived_time_unix).toBeGreaterThan(0);
     expect(archived.body.name).toBe('Old');
     const names = async (q = '') =>
-      ((await c.get(`/v1/pronunciation-dictionaries${q}`)).body.pronunciation_dictionaries as { name: string }[]).map((d) => d.name);
+      ((await c.get(`/v1/pronunciation-dictionaries${q}`)).body.pronunciation_dictionaries as { name: string }[]).map(
+        (d) => d.name,
+      );
     expect(await names()).toEqual(['Rules', 'Lexicon']);
     expect(await names('?include_archived=true')).toEqual(['Old', 'Rules', 'Lexicon']);
   });

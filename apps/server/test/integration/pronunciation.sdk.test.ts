@@ -31,7 +31,12 @@ describe.each(DIALECTS)('the official ElevenLabs SDK’s pronunciation dictionar
       description: 'PLS',
       file: new File([PLS], 'lexicon.pls', { type: 'application/pls+xml' }),
     });
-    expect(fromFile).toMatchObject({ name: 'From a file', description: 'PLS', versionRulesNum: 2, permissionOnResource: 'admin' });
+    expect(fromFile).toMatchObject({
+      name: 'From a file',
+      description: 'PLS',
+      versionRulesNum: 2,
+      permissionOnResource: 'admin',
+    });
     expect(typeof fromFile.creationTimeUnix).toBe('number');
 
     const fromRules = await eleven.pronunciationDictionaries.createFromRules({
@@ -44,7 +49,12 @@ describe.each(DIALECTS)('the official ElevenLabs SDK’s pronunciation dictionar
     expect(fromRules.versionRulesNum).toBe(2);
 
     const got = await eleven.pronunciationDictionaries.get(fromRules.id);
-    expect(got).toMatchObject({ id: fromRules.id, latestVersionId: fromRules.versionId, latestVersionRulesNum: 2, name: 'From rules' });
+    expect(got).toMatchObject({
+      id: fromRules.id,
+      latestVersionId: fromRules.versionId,
+      latestVersionRulesNum: 2,
+      name: 'From rules',
+    });
     expect(got.rules).toEqual([
       { type: 'alias', stringToReplace: 'Thailand', caseSensitive: true, wordBoundaries: true, alias: 'tie-land' },
       { type: 'phoneme', stringToReplace: 'GIF', phoneme: 'JH IH1 F', alphabet: 'cmu-arpabet' },
@@ -97,7 +107,11 @@ describe.each(DIALECTS)('the official ElevenLabs SDK’s pronunciation dictionar
     const bytes = (r: { audioBase64: string }) => Buffer.from(r.audioBase64, 'base64').length;
     expect(bytes(ruled)).toBeGreaterThan(bytes(plain) * 1.3);
     expect(ruled.alignment!.characters.join('')).toBe(say);
-    const audio = await eleven.textToSpeech.convert(voice, { text: say, outputFormat: 'pcm_22050', pronunciationDictionaryLocators: locators });
+    const audio = await eleven.textToSpeech.convert(voice, {
+      text: say,
+      outputFormat: 'pcm_22050',
+      pronunciationDictionaryLocators: locators,
+    });
     const chunks: Uint8Array[] = [];
     for await (const chunk of audio) chunks.push(chunk);
     expect(Buffer.concat(chunks).length).toBeGreaterThan(bytes(plain) * 1.3);

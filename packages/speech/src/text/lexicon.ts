@@ -37,7 +37,8 @@ export interface LexiconMatch {
 
 const WORD = /[\p{L}\p{N}\p{M}_]/u;
 /** Scripts written without spaces: each character is a word edge of its own. */
-const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
+const UNSPACED =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
 
 /** Lower case, one UTF-16 unit for one (a character whose lower case changes length is kept): offsets stay. */
 function fold(s: string): string {
@@ -134,7 +135,8 @@ export function applyLexicon(text: string, rules: readonly LexiconRule[], opts: 
   let out = '';
   let last = 0;
   // The text's own characters of the placeholders' range (unprintable) go: none may be taken for phonemes.
-  const copy = (from: number, to: number) => (opts.phonemes ? text.slice(from, to).replace(/[\ue000-\ue8ff]/g, '') : text.slice(from, to));
+  const copy = (from: number, to: number) =>
+    opts.phonemes ? text.slice(from, to).replace(/[\ue000-\ue8ff]/g, '') : text.slice(from, to);
   let spokenText = '';
   const spans: ReplacedSpan[] = [];
   const put = (m: LexiconMatch, replacement: string, spoken = replacement) => {
