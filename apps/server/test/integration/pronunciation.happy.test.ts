@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '../support/client.js';
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import { DIALECTS, startTestApp, type TestApp } from '../support/app.js';
+import { runAdmin } from '../../src/admin/cli.js';
 
 const PLS = `<?xml version="1.0" encoding="UTF-8"?>
 <lexicon version="1.0" xmlns="http://www.w3.org/2005/01/pronunciation-lexicon" alphabet="ipa" xml:lang="en-US">
@@ -147,10 +150,24 @@ describe.each(DIALECTS)('pronunciation dictionaries (%s)', (dialect) => {
   });
 
   it('shares the operator’s dictionaries with every account, read-only', async () => {
-    const shared = await t.ctx.pronunciation.createFromRules(null, {
-      name: 'House style',
-      rules: [{ type: 'alias', string_to_replace: 'ACME', alias: 'Acme' }],
-    });
+    // The operator shares a PLS file from the command line.
+    const file = path.join(t.dataDir, 'house.pls');
+    await fs.writeFile(file, PLS.replace('<grapheme>UN</grapheme>', '<grapheme>ACME</grapheme>'));
+    const env = {
+      DATA_DIR: t.dataDir,
+      ...(t.ctx.config.DATABASE_URL ? { DATABASE_URL: t.ctx.config.DATABASE_URL } : {}),
+      LOG_LEVEL: 'silent',
+    };
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await runAdmin(['dictionary', file, 'House style'], env, { out: (l) => out.push(l), err: (l) => err.push(l) });
+    expect(code, err.join('\n')).toBe(0);
+    const id = /dictionary (pd_\S+)/.exec(out.join('\n'))![1]!;
+    const shared = { id };
+    // A file it refuses is a refusal, not a crash.
+    await fs.writeFile(file, '<!DOCTYPE x [<!ENTITY a "b">]><lexicon/>');
+    expect(await runAdmin(['dictionary', file, 'Bad'], env, { out: () => {}, err: (l) => err.push(l) })).toBe(1);
+    expect(err.join('\n')).toContain('VALIDATION_FAILED');
     const other = new Client(t.url);
     await other.anonymous();
     const seen = await other.get('/v1/pronunciation-dictionaries');
