@@ -205,6 +205,13 @@ describe.each(DIALECTS)('pronunciation dictionary errors (%s)', (dialect) => {
     zh.sid = c.sid;
     const res = await zh.post('/v1/pronunciation-dictionaries/add-from-file', plsForm(XXE));
     expect(res.status).toBe(400);
-    expect(res.body.error.message).toMatch(/[\u4e00-\u9fff]/);
+    expect(res.body.error.message).toBe('file 的值无效：PLS 文件不能声明 DOCTYPE 或实体');
+    const tw = new Client(t.url, 'zh-TW');
+    tw.sid = c.sid;
+    const lexemeless = await tw.post(
+      '/v1/pronunciation-dictionaries/add-from-file',
+      plsForm(lexicon('<lexeme><alias>x</alias></lexeme>')),
+    );
+    expect(lexemeless.body.error.message).toBe('file 的值無效：第 1 個 lexeme 沒有 grapheme');
   });
 });
