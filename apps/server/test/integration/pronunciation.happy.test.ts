@@ -182,6 +182,22 @@ describe.each(DIALECTS)('pronunciation dictionaries (%s)', (dialect) => {
     expect(refused.body).toMatchObject({ error: { code: 'FORBIDDEN' }, detail: { status: 'forbidden' } });
   });
 
+  it('is described in the OpenAPI document', async () => {
+    const doc = (await c.get('/openapi.json')).body;
+    for (const p of [
+      '/v1/pronunciation-dictionaries/add-from-file',
+      '/v1/pronunciation-dictionaries/add-from-rules',
+      '/v1/pronunciation-dictionaries',
+      '/v1/pronunciation-dictionaries/{id}',
+      '/v1/pronunciation-dictionaries/{id}/add-rules',
+      '/v1/pronunciation-dictionaries/{id}/remove-rules',
+      '/v1/pronunciation-dictionaries/{id}/{version_id}/download',
+    ])
+      expect(doc.paths, p).toHaveProperty([p]);
+    expect(JSON.stringify(doc.paths['/tts'])).toContain('pronunciation_dictionary_locators');
+    expect(JSON.stringify(doc.paths['/v1/text-to-speech/{voice_id}'])).toContain('pronunciation_dictionary_locators');
+  });
+
   it('keeps one default dictionary per account', async () => {
     const a = await c.post('/v1/pronunciation-dictionaries/add-from-rules', {
       name: 'A',
