@@ -105,3 +105,24 @@ describe('phonemes as eSpeak mnemonics', () => {
     expect(spelled.samples.length).toBeGreaterThan(word.samples.length * 1.3);
   });
 });
+
+describe('timings through the replacements', () => {
+  it('maps a replaced word to everything it became, and the rest as before', async () => {
+    const { mapThroughReplacements } = await import('../src/pipeline/timings.ts');
+    const text = 'The UN met Bob.';
+    const applied = applyLexicon(
+      text,
+      [alias('UN', 'United Nations'), { type: 'phoneme', string_to_replace: 'Bob', phoneme: 'bɑb', alphabet: 'ipa' }],
+      { phonemes: true },
+    );
+    expect(applied.spoken.text).toBe('The United Nations met  [[bA:b]] .');
+    const normalized = applied.restore(normalizeText(applied.text, 'en'));
+    const map = mapThroughReplacements(text, applied.spoken, normalized);
+    const span = (i: number) => normalized.slice(map.from[i]!, map.to[i]!);
+    expect(span(4)).toBe('United Nations');
+    expect(span(5)).toBe('United Nations');
+    expect(span(11)).toContain('[[bA:b]]');
+    expect(span(0)).toBe('T');
+    expect(span(7)).toBe('m');
+  });
+});
