@@ -182,6 +182,34 @@ describe.each(DIALECTS)('pronunciation dictionaries (%s)', (dialect) => {
     expect(refused.body).toMatchObject({ error: { code: 'FORBIDDEN' }, detail: { status: 'forbidden' } });
   });
 
+  it('loses no change when several come at once', async () => {
+    const made = await c.post('/v1/pronunciation-dictionaries/add-from-rules', {
+      name: 'Busy',
+      rules: [{ type: 'alias', string_to_replace: 'w0', alias: 'zero' }],
+    });
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        c.post(`/v1/pronunciation-dictionaries/${made.body.id}/add-rules`, {
+          rules: [{ type: 'alias', string_to_replace: `w${i + 1}`, alias: `word ${i + 1}` }],
+        }),
+      ),
+    );
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    expect(new Set(answers.map((a) => a.body.version_id)).size).toBe(6);
+    const now = await c.get(`/v1/pronunciation-dictionaries/${made.body.id}`);
+    expect(now.body.latest_version_rules_num).toBe(7);
+    expect(now.body.rules.map((r: { string_to_replace: string }) => r.string_to_replace).sort()).toEqual([
+      'w0',
+      'w1',
+      'w2',
+      'w3',
+      'w4',
+      'w5',
+      'w6',
+    ]);
+    await c.request('PATCH', `/v1/pronunciation-dictionaries/${made.body.id}`, { archived: true });
+  });
+
   it('is described in the OpenAPI document', async () => {
     const doc = (await c.get('/openapi.json')).body;
     for (const p of [
