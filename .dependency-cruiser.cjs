@@ -11,7 +11,7 @@ const SERVER_LAYERS = [
   ['platform'],
   ['provenance'],
   ['http'],
-  ['api-keys', 'docs', 'stats', 'uploads', 'sessions'],
+  ['api-keys', 'docs', 'stats', 'uploads', 'sessions', 'pronunciation'],
   ['credits'],
   ['usage', 'accounts'],
   ['auth'],

@@ -171,6 +171,13 @@ const RULES = new Map<string, { 'zh-CN': string; 'zh-TW': string }>([
   ['> 0', { 'zh-CN': '须大于 0', 'zh-TW': '須大於 0' }],
   ['at least 1', { 'zh-CN': '至少 1 个', 'zh-TW': '至少 1 個' }],
   ['this model needs what the sample says', { 'zh-CN': '该模型需要样本中所说的文字', 'zh-TW': '該模型需要樣本中所說的文字' }],
+  [
+    'a PLS file may not declare a DOCTYPE or entities',
+    { 'zh-CN': 'PLS 文件不能声明 DOCTYPE 或实体', 'zh-TW': 'PLS 檔案不能宣告 DOCTYPE 或實體' },
+  ],
+  ['not well-formed XML', { 'zh-CN': '不是格式正确的 XML', 'zh-TW': '不是格式正確的 XML' }],
+  ['the root element must be <lexicon>', { 'zh-CN': '根元素须为 <lexicon>', 'zh-TW': '根元素須為 <lexicon>' }],
+  ['the lexicon has no lexeme', { 'zh-CN': '词典中没有任何 lexeme', 'zh-TW': '詞典中沒有任何 lexeme' }],
 ]);
 
 /** The rules the server words from a schema's constraint (`ruleOf` in the server), with their number or list. */
@@ -190,6 +197,27 @@ const RULE_PATTERNS: { re: RegExp; 'zh-CN': string; 'zh-TW': string }[] = [
   { re: /^has unknown fields: (.*)$/, 'zh-CN': '包含未知字段：$1', 'zh-TW': '包含未知欄位：$1' },
   { re: /^has an invalid format$/, 'zh-CN': '格式不正确', 'zh-TW': '格式不正確' },
   { re: /^has an invalid value$/, 'zh-CN': '值不正确', 'zh-TW': '值不正確' },
+  { re: /^not well-formed XML \((.*)\)$/, 'zh-CN': '不是格式正确的 XML（$1）', 'zh-TW': '不是格式正確的 XML（$1）' },
+  { re: /^lexeme (\d+) has no grapheme$/, 'zh-CN': '第 $1 个 lexeme 没有 grapheme', 'zh-TW': '第 $1 個 lexeme 沒有 grapheme' },
+  {
+    re: /^lexeme (\d+) has neither a phoneme nor an alias$/,
+    'zh-CN': '第 $1 个 lexeme 既没有 phoneme 也没有 alias',
+    'zh-TW': '第 $1 個 lexeme 既沒有 phoneme 也沒有 alias',
+  },
+  {
+    re: /^lexeme (\d+): at most (\d+) characters a string$/,
+    'zh-CN': '第 $1 个 lexeme：每个字符串最多 $2 个字符',
+    'zh-TW': '第 $1 個 lexeme：每個字串最多 $2 個字元',
+  },
+  { re: /^at most (\d+) rules$/, 'zh-CN': '最多 $1 条规则', 'zh-TW': '最多 $1 條規則' },
+  { re: /^at most (\d+) dictionaries$/, 'zh-CN': '最多 $1 个词典', 'zh-TW': '最多 $1 個詞典' },
+  { re: /^undeclared entity (.+)$/, 'zh-CN': '未声明的实体 $1', 'zh-TW': '未宣告的實體 $1' },
+  { re: /^bad character reference (.+)$/, 'zh-CN': '无效的字符引用 $1', 'zh-TW': '無效的字元參照 $1' },
+  {
+    re: /^alphabet "(.*)" is not ipa or cmu-arpabet$/,
+    'zh-CN': '音标字母表 "$1" 不是 ipa 或 cmu-arpabet',
+    'zh-TW': '音標字母表 "$1" 不是 ipa 或 cmu-arpabet',
+  },
 ];
 
 /** True when the catalogue translates this rule (a fixed rule or a worded constraint). */

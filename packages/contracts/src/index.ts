@@ -9,3 +9,4 @@ export * from './api-keys.js';
 export * from './orders.js';
 export * from './design.js';
 export * from './provenance.js';
+export * from './pronunciation.js';

@@ -36,6 +36,14 @@ export const LIMITS = {
   promptMaxLength: 500,
   /** What a clone sample says (5 minutes of speech at most). */
   transcriptMaxLength: 5000,
+  /** A PLS file of pronunciation rules. */
+  pronunciationFileMaxBytes: 1 * MB,
+  /** Rules in one version of a pronunciation dictionary. */
+  pronunciationMaxRules: 2000,
+  /** Dictionaries one request may name (ElevenLabs' limit). */
+  pronunciationMaxLocators: 3,
+  /** Characters of a rule's string, alias or phonemes. */
+  pronunciationRuleMaxLength: 500,
 } as const;
 
 export const DEVICE_OS = ['android', 'ios', 'osx', 'windows', 'other'] as const;

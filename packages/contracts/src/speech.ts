@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { LIMITS } from './limits.js';
+import { PronunciationLocators } from './pronunciation.js';
 
 export const AUDIO_FORMATS = ['mp3', 'wav', 'opus', 'pcm'] as const;
 export const VOICE_TYPES = ['preset', 'mix', 'prompt', 'clone'] as const;
@@ -115,9 +116,14 @@ export const TtsRequest = z.object({
   timestamps: z.boolean().default(false),
   /** With `timestamps`: the subtitles too, in this format. */
   subtitles: z.enum(['srt', 'vtt']).optional(),
+  pronunciation_dictionary_locators: PronunciationLocators,
 });
 
-export const EstimateRequest = z.object({ text: z.string(), voice_id: z.string() });
+export const EstimateRequest = z.object({
+  text: z.string(),
+  voice_id: z.string(),
+  pronunciation_dictionary_locators: PronunciationLocators,
+});
 export const EstimateResponse = z.object({
   credits: z.number().int(),
   characters: z.number().int(),
@@ -141,6 +147,8 @@ export const OpenAISpeechRequest = z.object({
   stream_format: z.enum(['audio', 'sse']).optional(),
   /** An extension of Polyvox's: OpenAI's own fields are as OpenAI defines them. */
   ai_label: AiLabelField,
+  /** An extension of Polyvox's (ElevenLabs' field): pronunciation dictionaries to apply. */
+  pronunciation_dictionary_locators: PronunciationLocators,
 });
 
 export const RandomTextResponse = z.object({ name: z.string(), prompt: z.string(), previewText: z.string(), lang: z.string() });

@@ -25,6 +25,8 @@ export type { AudioCache, CachedAudio } from './pipeline/cache.ts';
 export type { OpenAIConfig } from './engines/openai.ts';
 export type { ElevenLabsConfig } from './engines/elevenlabs.ts';
 export { countCharacters } from './text/normalize.ts';
+/** A pronunciation rule as a request carries it (`SynthesisRequest.lexicon`); the plan applies them. */
+export type { LexiconRule } from './text/lexicon.ts';
 export { checkLanguage } from './text/detect-language.ts';
 export type { DetectedLanguage, LanguageCheck } from './text/detect-language.ts';
 export { FFMPEG, decodeAudio } from './audio/ffmpeg.ts';

@@ -242,6 +242,7 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
     'checkLanguage',
     'aiLabel',
     'timings',
+    'lexicon',
   ] as const;
   const prepared = new WeakMap<SynthesisRequest, { plan: Plan; fields: unknown[] }>();
   /** The warm-up's own requests: they neither read nor fill the cache (shared, at scale, with other processes). */
@@ -486,7 +487,7 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
       }
       const durationSec = length / rate;
       if (!plan.reference) await cache?.set(key, { audio, durationSec, sampleRate: rate });
-      const timings = req.timings ? { timings: buildTimings(req.text, plan.text, placed, durationSec) } : {};
+      const timings = req.timings ? { timings: buildTimings(req.text, plan.text, placed, durationSec, plan.spoken) } : {};
       return { ...base, sampleRate: rate, audio, durationSec, words, ...timings, cached: false, mark: mark?.payload ?? null };
     } catch (e) {
       file?.abort();

@@ -16,6 +16,7 @@ import { Provenance } from '../provenance/service.js';
 import { provenanceKeys } from '../provenance/keys.js';
 import { verifyAudio, watermarkDetector } from '../provenance/verify.js';
 import { describeProvenance } from './provenance.js';
+import { PronunciationService } from '../pronunciation/service.js';
 
 /** Exit codes: 0 done, 1 refused (no such account or order, not refundable), 2 wrong usage or settings. */
 export const EXIT = { ok: 0, refused: 1, usage: 2 } as const;
@@ -24,7 +25,8 @@ const USAGE = `Usage: npm run admin -- <command>
   grant <email> <credits>   add credits to the account of <email> (recorded in its ledger as a grant)
   refund <order id>         refund a successful order once: deducts the credits it left unused, then returns the money for them through its provider
   order <order id>          show an order
-  provenance <file>         check an audio file for this server's marks and show which record made it (who, when, which voice)`;
+  provenance <file>         check an audio file for this server's marks and show which record made it (who, when, which voice)
+  dictionary <file> <name>  share a pronunciation dictionary (a W3C PLS file) with every account, read-only to them`;
 
 export interface Io {
   out: (line: string) => void;
@@ -78,6 +80,7 @@ export async function runAdmin(argv: string[], env: Record<string, string | unde
     ['refund', 1],
     ['order', 1],
     ['provenance', 1],
+    ['dictionary', 2],
   ]);
   if (!command || !known.has(command) || args.length !== known.get(command)) {
     io.err(USAGE);
@@ -130,6 +133,27 @@ export async function runAdmin(argv: string[], env: Record<string, string | unde
         `Granted ${count(amount)} credits to ${email} (${account.id}). Balance: ${count(await credits.balance(account.id))}.`,
       );
       return EXIT.ok;
+    }
+
+    if (command === 'dictionary') {
+      let bytes: Buffer;
+      try {
+        bytes = await fs.readFile(args[0]!);
+      } catch (e) {
+        io.err(`Cannot read ${args[0]}: ${(e as Error).message}`);
+        return EXIT.usage;
+      }
+      try {
+        const made = await new PronunciationService({ db: db.kysely }).createFromFile(null, { name: args[1]!, file: bytes });
+        io.out(
+          `Shared dictionary ${made.id} "${made.name}" (version ${made.version_id}, ${count(made.version_rules_num)} rules) with every account.`,
+        );
+        return EXIT.ok;
+      } catch (e) {
+        if (!isAppError(e)) throw e;
+        io.err(`${args[0]} is refused: ${e.code} ${JSON.stringify(e.params)}`);
+        return EXIT.refused;
+      }
     }
 
     const orderId = args[0]!;

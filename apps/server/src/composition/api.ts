@@ -28,6 +28,7 @@ import { usageRoutes } from '../usage/routes.js';
 import { orderRoutes } from '../orders/routes.js';
 import { paymentRoutes } from '../payments/routes.js';
 import { designRoutes } from '../design/routes.js';
+import { pronunciationRoutes } from '../pronunciation/routes.js';
 import type { AppContext } from './context.js';
 import { startSweepers } from './sweepers.js';
 
@@ -48,6 +49,7 @@ async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<vo
   await app.register(orderRoutes(ctx));
   await app.register(paymentRoutes(ctx));
   await app.register(designRoutes(ctx));
+  await app.register(pronunciationRoutes(ctx));
   await app.register(
     provenanceRoutes({
       provenance: ctx.provenance,

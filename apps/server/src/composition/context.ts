@@ -30,6 +30,7 @@ import type { SharedAudioCache } from '../synthesis/shared-cache.js';
 import type { PlanPrivileges } from '../orders/privileges.js';
 import type { SensitiveWordsReload } from '../platform/sensitive-words.js';
 import type { Provenance } from '../provenance/service.js';
+import type { PronunciationService } from '../pronunciation/service.js';
 
 /** Every service and resource of a process, built once by the composition (parts.ts) and handed to each role. */
 export interface AppContext {
@@ -73,6 +74,8 @@ export interface AppContext {
   wordsReload: SensitiveWordsReload;
   /** Records and labels every file that leaves (AIGC field, C2PA manifest); checks files for the public. */
   provenance: Provenance;
+  /** Pronunciation dictionaries (ElevenLabs' routes) and the rules a synthesis request applies. */
+  pronunciation: PronunciationService;
 }
 
 /** A process's HTTP app and everything it was built from. */

@@ -44,6 +44,7 @@ import { DatabaseJobProvider } from '../synthesis/jobs/database.js';
 import { startJobLayer } from '../synthesis/jobs/kinds.js';
 import type { AppContext } from './context.js';
 import { Provenance, type FileSigner } from '../provenance/service.js';
+import { PronunciationService } from '../pronunciation/service.js';
 import { provenanceKeys } from '../provenance/keys.js';
 import { syntheticSignals, watermarkDetector } from '../provenance/verify.js';
 import type { Queues, SpeechParts } from './resources.js';
@@ -144,10 +145,12 @@ export function buildServices(config: Config, parts: ServiceParts, overrides: { 
     ownVoices: ownVoiceLookup,
     provenance,
   });
+  const pronunciation = new PronunciationService({ db: db.kysely });
   const synthesis = new SynthesisService({
     host: speech,
     voices,
     credits,
+    pronunciation,
     synthesizer: remote ?? engines,
     aiLabel: { explicit: config.AI_LABEL_EXPLICIT, position: config.AI_LABEL_POSITION },
   });
@@ -251,5 +254,6 @@ export function buildServices(config: Config, parts: ServiceParts, overrides: { 
     plans,
     wordsReload,
     provenance,
+    pronunciation,
   };
 }

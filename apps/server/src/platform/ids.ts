@@ -18,6 +18,9 @@ export const ID_PREFIX = {
   event: 'evt',
   /** A piece of audio that left the platform: the ProduceID of its AIGC label. */
   content: 'aigc',
+  /** A pronunciation dictionary, and each version of its rules. */
+  dictionary: 'pd',
+  dictionaryVersion: 'pdv',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -1,10 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { ErrorBody, LIMITS } from '@polyvox/contracts';
+import { ErrorBody, LIMITS, PronunciationLocators } from '@polyvox/contracts';
 import { assertVoiceAllowed, callerOf } from '../http/auth.js';
 import { AUDIO_RESPONSE, NDJSON_MARK } from '../http/openapi.js';
 import { requestLocale } from '../http/locale.js';
+import { addElevenLabsErrorDetail } from '../http/error-detail.js';
 import { localizeVoice } from '../voices/display-texts.js';
 import type { PlanPrivileges } from '../orders/privileges.js';
 import type { VoicesService } from '../voices/service.js';
@@ -131,6 +132,7 @@ const ElevenLabsSpeechRequest = z.object({
     })
     .nullish(),
   output_format: OutputFormat.optional(),
+  pronunciation_dictionary_locators: PronunciationLocators,
 });
 const SpeechParams = z.object({ voice_id: z.string().min(1).max(128) });
 const SpeechQuery = z
@@ -191,6 +193,7 @@ export function elevenLabsRoutes(deps: ElevenLabsRoutesDeps): FastifyPluginAsync
       pitch: 0,
       ...(body.language_code ? { language: body.language_code } : {}),
       ...(timestamps ? { timings: true } : {}),
+      ...(body.pronunciation_dictionary_locators ? { pronunciationLocators: body.pronunciation_dictionary_locators } : {}),
     });
     void reply.header('character-cost', String(prepared.characters));
     const { encoding, resampleTo } = format;
@@ -245,16 +248,7 @@ export function elevenLabsRoutes(deps: ElevenLabsRoutesDeps): FastifyPluginAsync
 
   return async (app) => {
     // ElevenLabs' SDK reads `detail` from an error body; the contract's `error` stays beside it.
-    app.addHook('onSend', async (request, reply, payload) => {
-      if (reply.statusCode < 400 || typeof payload !== 'string') return payload;
-      try {
-        const body = JSON.parse(payload) as { error?: { code: string; message: string } };
-        if (!body.error) return payload;
-        return JSON.stringify({ ...body, detail: { status: body.error.code.toLowerCase(), message: body.error.message } });
-      } catch {
-        return payload;
-      }
-    });
+    addElevenLabsErrorDetail(app);
 
     const ROUTES = [
       {

@@ -7,6 +7,7 @@ import { requestLocale } from '../http/locale.js';
 import { requestedRange, sendStored } from '../http/stored-reply.js';
 import type { Job, SynthesisJobs } from './jobs.js';
 import { ttsInput, type SynthesisService } from './service.js';
+import { fallbackHeader } from './routes.js';
 import { SUBTITLE_FORMATS } from '@polyvox/speech';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 402: ErrorBody, 404: ErrorBody, 422: ErrorBody, 429: ErrorBody };
@@ -54,6 +55,7 @@ export function jobRoutes(deps: JobRoutesDeps): FastifyPluginAsyncZod {
           timings: request.body.timestamps ? true : 'auto',
         });
         const job = await deps.jobs.create(prepared, { accountId: session.accountId, recordType: 'tts' }, request.id);
+        fallbackHeader(reply, prepared);
         return reply.status(202).send(view(job, requestLocale(request)));
       },
     );

@@ -98,6 +98,7 @@ async function sendStream(
   }
   const header = label();
   if (header !== null) reply.header('x-aigc', header);
+  fallbackHeader(reply, prepared);
   return reply
     .header('content-type', prepared.contentType)
     .header('x-credits-charged', String(prepared.credits))
@@ -183,9 +184,19 @@ export interface SpeakOptions {
   events?: { contentType: string; wrap: (chunks: AsyncGenerator<Buffer, boolean>) => AsyncGenerator<Buffer, boolean> };
 }
 
+/**
+ * `x-pronunciation-fallback`: the words of phoneme rules this voice's engine spoke by their alias or as written, each
+ * percent-encoded (a header is ASCII), joined by `, `.
+ */
+export function fallbackHeader(reply: FastifyReply, prepared: Pick<Prepared, 'pronunciationFallbacks'>): void {
+  const words = prepared.pronunciationFallbacks;
+  if (words?.length) reply.header('x-pronunciation-fallback', words.map((w) => encodeURIComponent(w)).join(', '));
+}
+
 export function speaker(deps: { synthesis: Pick<SynthesisService, 'render' | 'stream'>; provenance: Provenance }) {
   return async (request: FastifyRequest, reply: FastifyReply, prepared: Prepared, charge: Charge, opts: SpeakOptions) => {
     const { stream, reshape = (chunks) => chunks, whole = false, file, events } = opts;
+    fallbackHeader(reply, prepared);
     const left = clientLeaves(request, reply);
     if (stream) {
       // A stream's watermark payload is its plan's (derived from its content).
@@ -335,7 +346,12 @@ export function synthesisRoutes(deps: SynthesisRoutesDeps): FastifyPluginAsyncZo
         const maxLength = await deps.plans.maxTextLength(caller.accountId);
         await deps.plans.assertTextLength(caller.accountId, request.body.text);
         return {
-          ...(await deps.synthesis.estimate(request.body.text, request.body.voice_id, caller.accountId)),
+          ...(await deps.synthesis.estimate(
+            request.body.text,
+            request.body.voice_id,
+            caller.accountId,
+            request.body.pronunciation_dictionary_locators,
+          )),
           max_text_length: maxLength,
         };
       },
@@ -380,6 +396,7 @@ export function synthesisRoutes(deps: SynthesisRoutesDeps): FastifyPluginAsyncZo
           pitch: 0,
           ...(body.ai_label ? { aiLabel: body.ai_label } : {}),
           ...(body.instructions ? { instructions: body.instructions } : {}),
+          ...(body.pronunciation_dictionary_locators ? { pronunciationLocators: body.pronunciation_dictionary_locators } : {}),
         });
         const charge = { ...chargeOf(caller, 'api'), recordType: 'api' };
         if (body.stream_format !== 'sse') return speak(request, reply, prepared, charge, { stream: true });

@@ -3,7 +3,18 @@ import type { AiLabelKind, AudioFormat, SynthesisRequest } from '@polyvox/speech
 import { CONTENT_TYPES, instructedProfile, strongerLabel } from '@polyvox/speech';
 import type { CreditsService, Hold } from '../credits/service.js';
 import type { Synthesizer } from '../speech/synthesizer.js';
-import type { AiLabelPolicy, Charge, Prepared, Progress, RenderedAudio, ResolvedVoice, Synthesized, TtsInput } from './types.js';
+import type {
+  AiLabelPolicy,
+  Charge,
+  Prepared,
+  Progress,
+  PronunciationLocator,
+  PronunciationRules,
+  RenderedAudio,
+  ResolvedVoice,
+  Synthesized,
+  TtsInput,
+} from './types.js';
 import { priceOf } from '../credits/credits-config.js';
 import type { VoicesService } from '../voices/service.js';
 import type { SpeechHost } from '../speech/speech-host.js';
@@ -26,6 +37,7 @@ export function ttsInput(
     speed: number;
     pitch: number;
     ai_label?: AiLabelKind | undefined;
+    pronunciation_dictionary_locators?: PronunciationLocator[] | undefined;
   },
   accountId?: string,
 ): TtsInput {
@@ -38,6 +50,7 @@ export function ttsInput(
     pitch: body.pitch,
     ...(body.language ? { language: body.language } : {}),
     ...(body.ai_label ? { aiLabel: body.ai_label } : {}),
+    ...(body.pronunciation_dictionary_locators ? { pronunciationLocators: body.pronunciation_dictionary_locators } : {}),
   };
 }
 
@@ -49,6 +62,8 @@ export interface SynthesisOptions {
   synthesizer: Synthesizer;
   /** The operator's explicit AI label; absent: none unless a request asks. */
   aiLabel?: AiLabelPolicy;
+  /** The requests' pronunciation dictionaries; absent: none are applied. */
+  pronunciation?: PronunciationRules;
 }
 
 /** Text to audio for a caller who pays: price first, hold it, synthesize, then settle or release. */
@@ -62,8 +77,10 @@ export class SynthesisService {
   private readonly credits: CreditsService;
   private readonly synthesizer: Synthesizer;
   private readonly aiLabel: AiLabelPolicy;
+  private readonly pronunciation: PronunciationRules | undefined;
 
   constructor(options: SynthesisOptions) {
+    this.pronunciation = options.pronunciation;
     this.aiLabel = options.aiLabel ?? { explicit: 'off', position: 'start' };
     this.host = options.host;
     this.voices = options.voices;
@@ -103,7 +120,13 @@ export class SynthesisService {
 
   /** Validates the request exactly as synthesis will and prices it; throws the contract's errors. */
   async prepare(input: TtsInput): Promise<Prepared> {
-    return this.prepareFor(await this.voices.get(input.voiceId, input.accountId), input);
+    const voice = await this.voices.get(input.voiceId, input.accountId);
+    return this.prepareFor(voice, { ...input, lexicon: input.lexicon ?? (await this.rulesOf(input)) });
+  }
+
+  /** The pronunciation rules a request applies (its dictionaries, else the account's default); NOT_FOUND for one it may not read. */
+  private async rulesOf(input: Pick<TtsInput, 'accountId' | 'pronunciationLocators'>) {
+    return this.pronunciation ? this.pronunciation.rulesFor(input.accountId, input.pronunciationLocators) : [];
   }
 
   /** As `prepare`, for a voice already resolved (a designed voice being previewed). */
@@ -129,6 +152,7 @@ export class SynthesisService {
       ...(input.language ? { language: input.language } : {}),
       ...(label ? { aiLabel: { kind: label, position: this.aiLabel.position } } : {}),
       ...(input.timings === true ? { timings: true } : {}),
+      ...(input.lexicon?.length ? { lexicon: input.lexicon } : {}),
     };
     let plan = await mapSpeechErrors(async () => speech.prepare(request));
     if (input.timings === 'auto' && plan.timeable) {
@@ -144,6 +168,7 @@ export class SynthesisService {
       contentType: plan.contentType,
       mark: plan.mark,
       origin: { voiceType: voice.voice?.type ?? 'preset', ...(voice.sampleId ? { sampleId: voice.sampleId } : {}) },
+      ...(plan.pronunciationFallbacks.length ? { pronunciationFallbacks: plan.pronunciationFallbacks } : {}),
     };
   }
 
@@ -151,8 +176,11 @@ export class SynthesisService {
     text: string,
     voiceId: string,
     accountId?: string,
+    pronunciationLocators?: PronunciationLocator[],
   ): Promise<{ credits: number; characters: number; language: string; language_supported: boolean }> {
     const { info } = await this.voices.get(voiceId, accountId);
+    // The price counts the text as sent; the dictionaries named are checked all the same (404 for one it may not read).
+    await this.rulesOf({ ...(accountId ? { accountId } : {}), ...(pronunciationLocators ? { pronunciationLocators } : {}) });
     const speech = await this.host.get();
     const plan = await mapSpeechErrors(async () => speech.prepare({ text, voice: info, checkLanguage: false }));
     const check = speech.checkLanguage(text, info.id);

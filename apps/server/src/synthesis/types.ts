@@ -1,4 +1,5 @@
 import type {
+  LexiconRule,
   AiLabelKind,
   AiLabelPosition,
   AudioFormat,
@@ -31,6 +32,23 @@ export interface TtsInput {
   timings?: boolean | 'auto';
   /** How to speak (OpenAI's `instructions`): its delivery words move the voice's pitch, pace, range, breath and tone. */
   instructions?: string;
+  /**
+   * The request's `pronunciation_dictionary_locators` (at most 3, in order); absent: the account's default
+   * dictionary, if it has one; empty: none.
+   */
+  pronunciationLocators?: PronunciationLocator[];
+  /** The rules already resolved (a job's, or a caller that resolved them): used as they are. */
+  lexicon?: LexiconRule[];
+}
+
+export interface PronunciationLocator {
+  pronunciation_dictionary_id: string;
+  version_id?: string | null | undefined;
+}
+
+/** Where synthesis finds a request's pronunciation rules (the pronunciation module's service). */
+export interface PronunciationRules {
+  rulesFor(accountId: string | undefined, locators: readonly PronunciationLocator[] | undefined): Promise<LexiconRule[]>;
 }
 
 /** The operator's explicit AI label (`AI_LABEL_EXPLICIT`, `AI_LABEL_POSITION`). */
@@ -82,6 +100,8 @@ export interface Prepared {
   mark?: number | null;
   /** Who and what made it, as the provenance record names it. */
   origin: { voiceType: string; sampleId?: string };
+  /** Words of phoneme rules the voice's engine could not speak as phonemes (`x-pronunciation-fallback`). */
+  pronunciationFallbacks?: string[];
 }
 
 export type { RenderedAudio } from '../speech/synthesizer.js';

@@ -83,6 +83,20 @@ export const wireRequestSchema: z.ZodType<WireRequest> = z.object({
   timings: z.boolean().optional(),
   // A job or a queued request keeps its label: a worker renders exactly what the API process priced and keyed.
   aiLabel: z.object({ kind: z.enum(AI_LABEL_KINDS), position: z.enum(AI_LABEL_POSITIONS) }).optional(),
+  // A job or a queued request keeps its pronunciation rules as resolved when it was priced.
+  lexicon: z
+    .array(
+      z.object({
+        type: z.enum(['alias', 'phoneme']),
+        string_to_replace: z.string(),
+        case_sensitive: z.boolean().optional(),
+        word_boundaries: z.boolean().optional(),
+        alias: z.string().optional(),
+        phoneme: z.string().optional(),
+        alphabet: z.string().optional(),
+      }),
+    )
+    .optional(),
   reference: z
     .object({
       samples: z.base64().refine((s) => Buffer.from(s, 'base64').byteLength % 4 === 0, 'whole 32-bit samples'),

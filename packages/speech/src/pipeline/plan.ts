@@ -2,6 +2,7 @@
 import { languageFamily } from '../catalogue/languages.ts';
 import { SpeechError } from '../errors.ts';
 import { checkLanguage } from '../text/detect-language.ts';
+import { applyLexicon, type AppliedLexicon, type LexiconRule } from '../text/lexicon.ts';
 import { countCharacters, normalizeText } from '../text/normalize.ts';
 import { splitSentences } from '../text/segment.ts';
 import { AUDIO_FORMATS, type AudioFormat, type EngineRequest, type VoiceInfo, type VoiceProfile } from '../types.ts';
@@ -28,6 +29,11 @@ export interface SynthesisRequest {
   aiLabel?: AiLabel;
   /** Align the text to the audio (`SynthesisResult.timings`); refused for a voice whose engine reports no word times. */
   timings?: boolean;
+  /**
+   * Pronunciation rules (the request's dictionaries, in order): applied to the text before anything else reads it
+   * (`text/lexicon.ts`). The price still counts the text as sent.
+   */
+  lexicon?: LexiconRule[];
   signal?: AbortSignal;
   /** Called as each sentence is synthesized (for progress of long texts). */
   onProgress?: (p: { done: number; total: number }) => void;
@@ -49,6 +55,10 @@ export interface Plan {
   sentences: string[];
   /** The user's text only: a label's notice is never counted (nor charged). */
   characters: number;
+  /** Words of phoneme rules this voice's engine could not speak as phonemes (spoken by their alias, else as written). */
+  pronunciationFallbacks: string[];
+  /** With pronunciation rules: the text as spoken before normalization, and where each replaced span went (timings). */
+  spoken?: AppliedLexicon['spoken'];
   reference?: EngineRequest['reference'];
   aiLabel?: AiLabel;
 }
@@ -97,8 +107,14 @@ export function makePlan(req: SynthesisRequest, ctx: PlanContext): Plan {
     const family = languageFamily(check.detected.language);
     language = voice.languages.find((l) => languageFamily(l) === family) ?? voice.languages[0] ?? 'en';
   }
-  const text = normalizeText(req.text, language);
-  const sentences = splitSentences(text);
+  // Dictionaries first: an alias is normalized as any text is; phonemes are kept from normalization by placeholders.
+  const lexicon = req.lexicon?.length ? applyLexicon(req.text, req.lexicon, { phonemes: voice.engine === 'espeak' }) : null;
+  let text = normalizeText(lexicon ? lexicon.text : req.text, language);
+  let sentences = splitSentences(text);
+  if (lexicon) {
+    text = lexicon.restore(text);
+    sentences = sentences.map((s) => lexicon.restore(s));
+  }
   if (!sentences.length) throw invalid('text', 'nothing to read');
   return {
     voice,
@@ -110,6 +126,8 @@ export function makePlan(req: SynthesisRequest, ctx: PlanContext): Plan {
     text,
     sentences,
     characters,
+    pronunciationFallbacks: lexicon?.fallbacks ?? [],
+    ...(lexicon && lexicon.matches > 0 ? { spoken: lexicon.spoken } : {}),
     ...(req.reference ? { reference: req.reference } : {}),
     ...(label ? { aiLabel: { kind: label.kind, position: label.position } } : {}),
   };

@@ -319,11 +319,59 @@ export function mapText(original: string, normalized: string): { from: Int32Arra
  * spoken, in order), each sentence placed where its audio went. Characters before the first word and after the
  * last share the silences at the ends of the speech; a label's audio belongs to no character.
  */
+/**
+ * `mapText` through the pronunciation rules' replacements: a replaced span of `original` maps to everything its
+ * replacement became in `normalized`; the rest maps as `mapText` maps the spoken text.
+ */
+export function mapThroughReplacements(
+  original: string,
+  spoken: { text: string; spans: readonly { from: number; to: number; spokenFrom: number; spokenTo: number }[] },
+  normalized: string,
+): { from: Int32Array; to: Int32Array } {
+  const inner = mapText(spoken.text, normalized);
+  const from = new Int32Array(original.length);
+  const to = new Int32Array(original.length);
+  const spans = [...spoken.spans].sort((a, b) => a.from - b.from);
+  let s = 0;
+  let shift = 0;
+  for (let i = 0; i < original.length; i++) {
+    while (s < spans.length && spans[s]!.to <= i) {
+      shift += spans[s]!.spokenTo - spans[s]!.spokenFrom - (spans[s]!.to - spans[s]!.from);
+      s++;
+    }
+    const span = spans[s];
+    if (span && i >= span.from) {
+      let lo = Infinity;
+      let hi = -Infinity;
+      for (let k = span.spokenFrom; k < span.spokenTo; k++) {
+        if (inner.to[k]! > inner.from[k]!) {
+          lo = Math.min(lo, inner.from[k]!);
+          hi = Math.max(hi, inner.to[k]!);
+        }
+      }
+      if (lo === Infinity) {
+        const at = span.spokenFrom < spoken.text.length ? inner.from[span.spokenFrom]! : normalized.length;
+        lo = at;
+        hi = at;
+      }
+      from[i] = lo;
+      to[i] = hi;
+      continue;
+    }
+    const k = i + shift;
+    from[i] = k < spoken.text.length ? inner.from[k]! : normalized.length;
+    to[i] = k < spoken.text.length ? inner.to[k]! : normalized.length;
+  }
+  return { from, to };
+}
+
 export function buildTimings(
   original: string,
   normalized: string,
   sentences: readonly SentenceTiming[],
   durationSec: number,
+  /** With pronunciation rules: the text as spoken and its replaced spans (`Plan.spoken`). */
+  spoken?: Parameters<typeof mapThroughReplacements>[1],
 ): Timings {
   const tokens = tokenize(normalized);
   let cursor = 0;
@@ -356,7 +404,7 @@ export function buildTimings(
   const normalizedAlignment = alignmentOf(normalized, norm.starts, norm.ends);
 
   // The request's own characters take the times of what they became.
-  const map = mapText(original, normalized);
+  const map = spoken ? mapThroughReplacements(original, spoken, normalized) : mapText(original, normalized);
   const starts = new Float64Array(original.length);
   const ends = new Float64Array(original.length);
   for (let i = 0; i < original.length; i++) {

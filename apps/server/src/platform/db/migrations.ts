@@ -449,6 +449,44 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('voice_samples').addColumn('synthetic', 'text').execute();
     },
   },
+  '0013_pronunciation': {
+    async up(db: Kysely<unknown>) {
+      // Pronunciation dictionaries (ElevenLabs' shapes): an account's own, or the operator's shared with every account
+      // (`account_id` null). `latest_version_id` names the version a locator without one applies; `is_default` (one
+      // per account at most, kept by the service in a transaction) the one a request that names none applies.
+      await db.schema
+        .createTable('pronunciation_dictionaries')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text', (c) => c.references('accounts.id').onDelete('cascade'))
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('description', 'text')
+        .addColumn('latest_version_id', 'text', (c) => c.notNull())
+        .addColumn('latest_rules_num', 'integer', (c) => c.notNull())
+        .addColumn('is_default', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('archived_at', 'text')
+        .execute();
+      await db.schema
+        .createIndex('pronunciation_dictionaries_account')
+        .on('pronunciation_dictionaries')
+        .columns(['account_id', 'created_at'])
+        .execute();
+      // Every version's rules, kept: a locator with an old version id still applies that version.
+      await db.schema
+        .createTable('pronunciation_versions')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('dictionary_id', 'text', (c) => c.notNull().references('pronunciation_dictionaries.id').onDelete('cascade'))
+        .addColumn('rules', 'text', (c) => c.notNull())
+        .addColumn('rules_num', 'integer', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex('pronunciation_versions_dictionary')
+        .on('pronunciation_versions')
+        .columns(['dictionary_id', 'created_at'])
+        .execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -326,6 +326,29 @@ export interface ContentMarksTable {
   created_at: string;
 }
 
+/** A pronunciation dictionary (see migration 0013): an account's, or the operator's shared one (`account_id` null). */
+export interface PronunciationDictionariesTable {
+  id: string;
+  account_id: string | null;
+  name: string;
+  description: string | null;
+  latest_version_id: string;
+  latest_rules_num: number;
+  /** 1: the account's default dictionary. */
+  is_default: number;
+  created_at: string;
+  archived_at: string | null;
+}
+
+/** One version of a dictionary: its rules as JSON (the contract's rule shapes). */
+export interface PronunciationVersionsTable {
+  id: string;
+  dictionary_id: string;
+  rules: string;
+  rules_num: number;
+  created_at: string;
+}
+
 export interface Database {
   accounts: AccountsTable;
   devices: DevicesTable;
@@ -346,4 +369,6 @@ export interface Database {
   voice_previews: VoicePreviewsTable;
   own_voices: OwnVoicesTable;
   content_marks: ContentMarksTable;
+  pronunciation_dictionaries: PronunciationDictionariesTable;
+  pronunciation_versions: PronunciationVersionsTable;
 }

@@ -1,0 +1,142 @@
+/**
+ * W3C Pronunciation Lexicon Specification (PLS 1.0) files: read into rules, and written from them.
+ *
+ * Reading is defensive: the file's size is bounded by the caller, any DOCTYPE (so any entity declaration: the
+ * billion-laughs expansion, an external entity) is refused before the XML is parsed, and the parser expands no
+ * entity at all; only XML's five predefined ones and character references are decoded here, in the text itself.
+ */
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { LIMITS, sizeLimitText, type PronunciationRule } from '@polyvox/contracts';
+import { AppError } from '../platform/errors.js';
+
+/** A rule as stored: the contract's shapes, a phoneme rule with the alias its PLS lexeme also gave (its fallback). */
+export type StoredRule = PronunciationRule & { alias?: string };
+
+const invalid = (rule: string) => new AppError('VALIDATION_FAILED', { field: 'file', rule });
+
+const PREDEFINED = new Map([
+  ['lt', '<'],
+  ['gt', '>'],
+  ['amp', '&'],
+  ['quot', '"'],
+  ['apos', "'"],
+]);
+
+/** XML's predefined entities and character references; any other entity is refused. */
+function decode(text: string): string {
+  return text.replace(/&(#x[0-9a-fA-F]{1,6}|#[0-9]{1,7}|[A-Za-z][A-Za-z0-9]*);/g, (whole, name: string) => {
+    if (name.startsWith('#')) {
+      const code = name[1] === 'x' ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10);
+      if (code <= 0 || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) throw invalid(`bad character reference ${whole}`);
+      return String.fromCodePoint(code);
+    }
+    const value = PREDEFINED.get(name);
+    if (value === undefined) throw invalid(`undeclared entity ${whole}`);
+    return value;
+  });
+}
+
+function alphabetOf(raw: unknown): 'ipa' | 'cmu-arpabet' {
+  const a = typeof raw === 'string' ? raw.trim().toLowerCase() : 'ipa';
+  if (a === 'ipa' || a === '') return 'ipa';
+  if (a === 'cmu-arpabet' || a === 'x-cmu' || a === 'cmu' || a === 'x-arpabet' || a === 'arpabet') return 'cmu-arpabet';
+  throw invalid(`alphabet "${a.slice(0, 40)}" is not ipa or cmu-arpabet`);
+}
+
+type Node = Record<string, unknown> | string;
+
+/** A text node's content, whatever shape the parser gave it. */
+function textOf(node: Node | undefined): string {
+  if (node === undefined) return '';
+  if (typeof node === 'string') return decode(node).trim();
+  const t = node['#text'];
+  return typeof t === 'string' ? decode(t).trim() : typeof t === 'number' ? String(t) : '';
+}
+
+const parser = new XMLParser({
+  ignoreAttributes: false,
+  attributeNamePrefix: '@_',
+  removeNSPrefix: true,
+  processEntities: false,
+  htmlEntities: false,
+  parseTagValue: false,
+  parseAttributeValue: false,
+  trimValues: true,
+  isArray: (name) => ['lexeme', 'grapheme', 'phoneme', 'alias'].includes(name),
+});
+
+/** The rules of a PLS file, in its order: one per grapheme of each lexeme. Throws VALIDATION_FAILED naming what is wrong. */
+export function parsePls(bytes: Buffer): StoredRule[] {
+  if (bytes.length > LIMITS.pronunciationFileMaxBytes)
+    throw new AppError('FILE_TOO_LARGE', { limit: sizeLimitText(LIMITS.pronunciationFileMaxBytes) });
+  let xml = bytes.toString('utf8');
+  if (xml.charCodeAt(0) === 0xfeff) xml = xml.slice(1);
+  // No DTD of any kind: it is where entities (billion laughs) and external references (XXE) are declared.
+  if (/<!DOCTYPE/i.test(xml) || /<!ENTITY/i.test(xml)) throw invalid('a PLS file may not declare a DOCTYPE or entities');
+  const valid = XMLValidator.validate(xml);
+  if (valid !== true) throw invalid(`not well-formed XML (line ${valid.err.line}: ${valid.err.msg.slice(0, 120)})`);
+  let doc: Record<string, unknown>;
+  try {
+    doc = parser.parse(xml) as Record<string, unknown>;
+  } catch (e) {
+    throw new AppError('VALIDATION_FAILED', { field: 'file', rule: 'not well-formed XML' }, { cause: e });
+  }
+  const lexicon = doc['lexicon'];
+  if (!lexicon || typeof lexicon !== 'object') throw invalid('the root element must be <lexicon>');
+  const lex = lexicon as Record<string, unknown>;
+  const defaultAlphabet = lex['@_alphabet'];
+  const lexemes = (Array.isArray(lex['lexeme']) ? lex['lexeme'] : []) as Node[];
+  const rules: StoredRule[] = [];
+  for (const [i, lexeme] of lexemes.entries()) {
+    if (typeof lexeme !== 'object') throw invalid(`lexeme ${i + 1} has no grapheme`);
+    const graphemes = ((lexeme['grapheme'] ?? []) as Node[]).map(textOf).filter((g) => g !== '');
+    if (graphemes.length === 0) throw invalid(`lexeme ${i + 1} has no grapheme`);
+    const phonemes = (lexeme['phoneme'] ?? []) as Node[];
+    const aliases = ((lexeme['alias'] ?? []) as Node[]).map(textOf).filter((a) => a !== '');
+    const phonemeNode = phonemes.find((p) => textOf(p) !== '');
+    const alias = aliases[0];
+    if (!phonemeNode && alias === undefined) throw invalid(`lexeme ${i + 1} has neither a phoneme nor an alias`);
+    for (const grapheme of graphemes) {
+      const tooLong = [grapheme, alias ?? '', phonemeNode ? textOf(phonemeNode) : ''].some(
+        (s) => s.length > LIMITS.pronunciationRuleMaxLength,
+      );
+      if (tooLong) throw invalid(`lexeme ${i + 1}: at most ${LIMITS.pronunciationRuleMaxLength} characters a string`);
+      if (phonemeNode) {
+        const own = typeof phonemeNode === 'object' ? phonemeNode['@_alphabet'] : undefined;
+        rules.push({
+          type: 'phoneme',
+          string_to_replace: grapheme,
+          phoneme: textOf(phonemeNode),
+          alphabet: alphabetOf(own ?? defaultAlphabet),
+          ...(alias !== undefined ? { alias } : {}),
+        });
+      } else rules.push({ type: 'alias', string_to_replace: grapheme, alias: alias! });
+      if (rules.length > LIMITS.pronunciationMaxRules) throw invalid(`at most ${LIMITS.pronunciationMaxRules} rules`);
+    }
+  }
+  if (rules.length === 0) throw invalid('the lexicon has no lexeme');
+  return rules;
+}
+
+function escape(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+/** A version's rules as a PLS file (case sensitivity and word boundaries are not PLS's: they are left out). */
+export function writePls(rules: readonly StoredRule[], lang = 'en-US'): string {
+  const lines = [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<lexicon version="1.0" xmlns="http://www.w3.org/2005/01/pronunciation-lexicon" alphabet="ipa" xml:lang="${escape(lang)}">`,
+  ];
+  for (const rule of rules) {
+    lines.push('  <lexeme>', `    <grapheme>${escape(rule.string_to_replace)}</grapheme>`);
+    if (rule.type === 'phoneme') {
+      const attr = rule.alphabet === 'ipa' ? '' : ` alphabet="${escape(rule.alphabet)}"`;
+      lines.push(`    <phoneme${attr}>${escape(rule.phoneme)}</phoneme>`);
+      if (rule.alias !== undefined) lines.push(`    <alias>${escape(rule.alias)}</alias>`);
+    } else lines.push(`    <alias>${escape(rule.alias)}</alias>`);
+    lines.push('  </lexeme>');
+  }
+  lines.push('</lexicon>', '');
+  return lines.join('\n');
+}

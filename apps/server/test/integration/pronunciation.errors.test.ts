@@ -1,0 +1,217 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '../support/client.js';
+import { DIALECTS, startTestApp, type TestApp } from '../support/app.js';
+
+function plsForm(pls: string | Uint8Array, name = 'Bad'): FormData {
+  const form = new FormData();
+  form.append('name', name);
+  form.append('file', new Blob([pls]), 'lexicon.pls');
+  return form;
+}
+
+const lexeme = (g: string) => `<lexeme><grapheme>${g}</grapheme><alias>an alias of ${g}</alias></lexeme>`;
+const lexicon = (body: string) =>
+  `<?xml version="1.0" encoding="UTF-8"?><lexicon version="1.0" xmlns="http://www.w3.org/2005/01/pronunciation-lexicon" alphabet="ipa" xml:lang="en-US">${body}</lexicon>`;
+
+const BILLION_LAUGHS = `<?xml version="1.0"?>
+<!DOCTYPE lexicon [
+  <!ENTITY lol "lol">
+  <!ENTITY lol1 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">
+  <!ENTITY lol2 "&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;">
+  <!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">
+  <!ENTITY lol9 "&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;">
+]>
+<lexicon version="1.0" xmlns="http://www.w3.org/2005/01/pronunciation-lexicon" alphabet="ipa">
+  <lexeme><grapheme>lol</grapheme><alias>&lol9;</alias></lexeme>
+</lexicon>`;
+
+const XXE = `<?xml version="1.0"?>
+<!DOCTYPE lexicon [ <!ENTITY xxe SYSTEM "file:///etc/passwd"> ]>
+<lexicon version="1.0" xmlns="http://www.w3.org/2005/01/pronunciation-lexicon" alphabet="ipa">
+  <lexeme><grapheme>secret</grapheme><alias>&xxe;</alias></lexeme>
+</lexicon>`;
+
+describe.each(DIALECTS)('pronunciation dictionary errors (%s)', (dialect) => {
+  let t: TestApp;
+  let c: Client;
+  let mine: { id: string; version_id: string };
+  beforeAll(async () => {
+    t = await startTestApp(dialect);
+    c = new Client(t.url);
+    await c.anonymous();
+    mine = (
+      await c.post('/v1/pronunciation-dictionaries/add-from-rules', {
+        name: 'Mine',
+        rules: [{ type: 'alias', string_to_replace: 'UN', alias: 'United Nations' }],
+      })
+    ).body;
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  /** The contract's error; the pronunciation routes (ElevenLabs' shapes) add `detail`, the Polyvox routes do not. */
+  let isPronunciationRoute = true;
+  const expectError = (res: { status: number; body: any }, status: number, code: string, field?: string) => {
+    expect(res.status, JSON.stringify(res.body)).toBe(status);
+    expect(res.body.error.code).toBe(code);
+    if (isPronunciationRoute) expect(res.body.detail).toEqual({ status: code.toLowerCase(), message: res.body.error.message });
+    if (field) expect(res.body.error.message).toContain(field);
+  };
+
+  it('refuses a file that is not a PLS lexicon, naming what is wrong', async () => {
+    const add = (pls: string) => c.post('/v1/pronunciation-dictionaries/add-from-file', plsForm(pls));
+    expectError(await add('not xml at all <'), 400, 'VALIDATION_FAILED', 'file');
+    expectError(await add('<lexicon><lexeme><grapheme>x</grapheme></lexicon>'), 400, 'VALIDATION_FAILED', 'XML');
+    expectError(await add('<?xml version="1.0"?><html></html>'), 400, 'VALIDATION_FAILED', 'lexicon');
+    expectError(await add(lexicon('')), 400, 'VALIDATION_FAILED', 'no lexeme');
+    expectError(await add(lexicon('<lexeme><grapheme>x</grapheme></lexeme>')), 400, 'VALIDATION_FAILED', 'neither');
+    expectError(await add(lexicon('<lexeme><alias>x</alias></lexeme>')), 400, 'VALIDATION_FAILED', 'no grapheme');
+    expectError(
+      await add(lexicon('<lexeme><grapheme>x</grapheme><phoneme alphabet="sampa">x</phoneme></lexeme>')),
+      400,
+      'VALIDATION_FAILED',
+      'alphabet',
+    );
+    expectError(
+      await add(lexicon('<lexeme><grapheme>x</grapheme><alias>&nbsp;</alias></lexeme>')),
+      400,
+      'VALIDATION_FAILED',
+      'entity',
+    );
+    // Without a file, or without a name.
+    const noFile = new FormData();
+    noFile.append('name', 'x');
+    expectError(await c.post('/v1/pronunciation-dictionaries/add-from-file', noFile), 400, 'PARAMETERS_NEEDED');
+    const noName = new FormData();
+    noName.append('file', new Blob([lexicon(lexeme('a'))]), 'a.pls');
+    expectError(await c.post('/v1/pronunciation-dictionaries/add-from-file', noName), 400, 'PARAMETERS_NEEDED');
+    expectError(await c.post('/v1/pronunciation-dictionaries/add-from-file', { name: 'json' }), 400, 'VALIDATION_FAILED');
+  });
+
+  it('refuses billion laughs and external entities before parsing, and a file or body that is too big', async () => {
+    const started = Date.now();
+    const laughs = await c.post('/v1/pronunciation-dictionaries/add-from-file', plsForm(BILLION_LAUGHS));
+    expectError(laughs, 400, 'VALIDATION_FAILED', 'DOCTYPE');
+    expect(Date.now() - started).toBeLessThan(5000);
+    const xxe = await c.post('/v1/pronunciation-dictionaries/add-from-file', plsForm(XXE));
+    expectError(xxe, 400, 'VALIDATION_FAILED', 'DOCTYPE');
+    expect(JSON.stringify(xxe.body)).not.toContain('root:');
+
+    // 10 MB of rules: as a file (over its 1 MB), and as JSON (over the body limit).
+    const many = lexicon(lexeme('word').repeat(Math.ceil(10_000_000 / lexeme('word').length)));
+    expectError(await c.post('/v1/pronunciation-dictionaries/add-from-file', plsForm(many)), 413, 'FILE_TOO_LARGE');
+    const rules = Array.from({ length: 120_000 }, (_, i) => ({
+      type: 'alias',
+      string_to_replace: `w${i}`,
+      alias: `an alias of w${i}`,
+    }));
+    expectError(await c.post('/v1/pronunciation-dictionaries/add-from-rules', { name: 'Big', rules }), 413, 'FILE_TOO_LARGE');
+    // Under the size limits, over the rule count.
+    const count = lexicon(Array.from({ length: 2001 }, (_, i) => lexeme(`w${i}`)).join(''));
+    expectError(await c.post('/v1/pronunciation-dictionaries/add-from-file', plsForm(count)), 400, 'VALIDATION_FAILED', '2000');
+    const tooMany = rules.slice(0, 2001);
+    expectError(
+      await c.post('/v1/pronunciation-dictionaries/add-from-rules', { name: 'Many', rules: tooMany }),
+      400,
+      'VALIDATION_FAILED',
+    );
+    // The server is still well.
+    expect((await c.get(`/v1/pronunciation-dictionaries/${mine.id}`)).status).toBe(200);
+  });
+
+  it('validates rules', async () => {
+    const add = (rules: unknown) => c.post('/v1/pronunciation-dictionaries/add-from-rules', { name: 'R', rules });
+    expectError(await add([]), 400, 'VALIDATION_FAILED');
+    expectError(await add([{ type: 'alias', string_to_replace: 'x' }]), 400, 'PARAMETERS_NEEDED');
+    expectError(
+      await add([{ type: 'phoneme', string_to_replace: 'x', phoneme: 'x', alphabet: 'sampa' }]),
+      400,
+      'VALIDATION_FAILED',
+    );
+    expectError(await add([{ type: 'shout', string_to_replace: 'x', alias: 'y' }]), 400, 'VALIDATION_FAILED');
+    expectError(await add([{ type: 'alias', string_to_replace: '  ', alias: 'y' }]), 400, 'VALIDATION_FAILED');
+    expectError(
+      await c.post(`/v1/pronunciation-dictionaries/${mine.id}/remove-rules`, { rule_strings: [] }),
+      400,
+      'VALIDATION_FAILED',
+    );
+  });
+
+  it('refuses a fourth locator, and unknown dictionaries and versions, before anything is charged', async () => {
+    isPronunciationRoute = false;
+    const balance = async () => (await c.get('/api/statistics/current')).body;
+    const before = await balance();
+    const tts = (locators: unknown) =>
+      c.post('/tts', {
+        text: 'The UN.',
+        voice_id: 'voice_espeak.en-us',
+        format: 'wav',
+        pronunciation_dictionary_locators: locators,
+      });
+    const one = { pronunciation_dictionary_id: mine.id, version_id: mine.version_id };
+    expectError(await tts([one, one, one, one]), 400, 'VALIDATION_FAILED', 'pronunciation_dictionary_locators');
+    expectError(await tts([{ pronunciation_dictionary_id: 'pd_nope' }]), 404, 'NOT_FOUND');
+    expectError(await tts([{ pronunciation_dictionary_id: mine.id, version_id: 'pdv_nope' }]), 404, 'NOT_FOUND');
+    expectError(await tts([{ version_id: mine.version_id }]), 400, 'PARAMETERS_NEEDED');
+    const estimate = await c.post('/tts/estimate', {
+      text: 'x',
+      voice_id: 'voice_espeak.en-us',
+      pronunciation_dictionary_locators: [{ pronunciation_dictionary_id: 'pd_nope' }],
+    });
+    expectError(estimate, 404, 'NOT_FOUND');
+    expect(await balance()).toEqual(before);
+    // Three are fine.
+    expect((await tts([one, one, one])).status).toBe(200);
+    isPronunciationRoute = true;
+  });
+
+  it('answers 404 for another account’s dictionary, everywhere', async () => {
+    const other = new Client(t.url);
+    await other.anonymous();
+    expectError(await other.get(`/v1/pronunciation-dictionaries/${mine.id}`), 404, 'NOT_FOUND');
+    expectError(await other.get(`/v1/pronunciation-dictionaries/${mine.id}/${mine.version_id}/download`), 404, 'NOT_FOUND');
+    expectError(
+      await other.post(`/v1/pronunciation-dictionaries/${mine.id}/add-rules`, {
+        rules: [{ type: 'alias', string_to_replace: 'a', alias: 'b' }],
+      }),
+      404,
+      'NOT_FOUND',
+    );
+    expectError(
+      await other.post(`/v1/pronunciation-dictionaries/${mine.id}/remove-rules`, { rule_strings: ['UN'] }),
+      404,
+      'NOT_FOUND',
+    );
+    expectError(await other.request('PATCH', `/v1/pronunciation-dictionaries/${mine.id}`, { archived: true }), 404, 'NOT_FOUND');
+    expect((await other.get('/v1/pronunciation-dictionaries')).body.pronunciation_dictionaries).toEqual([]);
+    isPronunciationRoute = false;
+    const tts = await other.post('/tts', {
+      text: 'The UN.',
+      voice_id: 'voice_espeak.en-us',
+      pronunciation_dictionary_locators: [{ pronunciation_dictionary_id: mine.id, version_id: mine.version_id }],
+    });
+    expectError(tts, 404, 'NOT_FOUND');
+    isPronunciationRoute = true;
+    // A missing one answers the same.
+    expectError(await other.get('/v1/pronunciation-dictionaries/pd_nope'), 404, 'NOT_FOUND');
+    // Without a session or key: 401.
+    const anon = new Client(t.url);
+    expectError(await anon.get('/v1/pronunciation-dictionaries'), 401, 'UNAUTHENTICATED');
+  });
+
+  it('answers in the request’s language', async () => {
+    const zh = new Client(t.url, 'zh-CN');
+    zh.sid = c.sid;
+    const res = await zh.post('/v1/pronunciation-dictionaries/add-from-file', plsForm(XXE));
+    expect(res.status).toBe(400);
+    expect(res.body.error.message).toBe('file 的值无效：PLS 文件不能声明 DOCTYPE 或实体');
+    const tw = new Client(t.url, 'zh-TW');
+    tw.sid = c.sid;
+    const lexemeless = await tw.post(
+      '/v1/pronunciation-dictionaries/add-from-file',
+      plsForm(lexicon('<lexeme><alias>x</alias></lexeme>')),
+    );
+    expect(lexemeless.body.error.message).toBe('file 的值無效：第 1 個 lexeme 沒有 grapheme');
+  });
+});

@@ -1,0 +1,192 @@
+/**
+ * Pronunciation dictionaries applied to a request's text (ElevenLabs' rules, as its API and PLS files give them).
+ *
+ * Matching:
+ * - a rule matches its `string_to_replace` exactly, case included, unless it says `case_sensitive: false`;
+ * - as a whole word unless it says `word_boundaries: false`: the characters around a match must not be letters,
+ *   digits or combining marks (a Han, kana or other unspaced script's character is its own word edge);
+ * - rules are tried in order (the dictionaries in the order the request names them, each in its own order): where
+ *   two matches overlap, the earlier rule wins; a replacement is never matched again (one pass over the text as sent).
+ *
+ * An alias replaces the words it matches. A phoneme rule is spoken as its phonemes where the engine reads them
+ * (eSpeak NG, `[[…]]` in its own alphabet); elsewhere, or when its phonemes cannot be converted, by its alias when it
+ * has one, else as written, and its words are reported as fallbacks.
+ */
+import { toEspeakPhonemes } from './phonemes.ts';
+
+export interface LexiconRule {
+  type: 'alias' | 'phoneme';
+  string_to_replace: string;
+  /** Default true. */
+  case_sensitive?: boolean;
+  /** Default true. */
+  word_boundaries?: boolean;
+  /** The replacement (alias rules); for a phoneme rule (from a PLS lexeme with both), its fallback. */
+  alias?: string;
+  phoneme?: string;
+  /** `ipa` or `cmu-arpabet`. */
+  alphabet?: string;
+}
+
+export interface LexiconMatch {
+  from: number;
+  to: number;
+  /** Index of the rule in the list. */
+  rule: number;
+}
+
+const WORD = /[\p{L}\p{N}\p{M}_]/u;
+/** Scripts written without spaces: each character is a word edge of its own. */
+const UNSPACED =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
+
+/** Lower case, one UTF-16 unit for one (a character whose lower case changes length is kept): offsets stay. */
+function fold(s: string): string {
+  let out = '';
+  for (const ch of s) {
+    const lower = ch.toLowerCase();
+    out += lower.length === ch.length ? lower : ch;
+  }
+  return out;
+}
+
+/** The code point that ends just before `i`, and the one that starts at `i`. */
+function before(s: string, i: number): string {
+  if (i <= 0) return '';
+  const lo = s.charCodeAt(i - 1);
+  if (lo >= 0xdc00 && lo <= 0xdfff && i >= 2) return s.slice(i - 2, i);
+  return s[i - 1]!;
+}
+function at(s: string, i: number): string {
+  if (i >= s.length) return '';
+  return String.fromCodePoint(s.codePointAt(i)!);
+}
+
+function edgeOk(outside: string, inside: string): boolean {
+  if (!outside || !WORD.test(outside)) return true;
+  return UNSPACED.test(outside) || UNSPACED.test(inside);
+}
+
+/** The matches of `rules` in `text`: never overlapping, the earlier rule first where two would, in text order. */
+export function findMatches(text: string, rules: readonly LexiconRule[]): LexiconMatch[] {
+  const taken = new Uint8Array(text.length);
+  let folded: string | undefined;
+  const out: LexiconMatch[] = [];
+  rules.forEach((rule, index) => {
+    const raw = rule.string_to_replace;
+    if (!raw) return;
+    const sensitive = rule.case_sensitive !== false;
+    const hay = sensitive ? text : (folded ??= fold(text));
+    const needle = sensitive ? raw : fold(raw);
+    const whole = rule.word_boundaries !== false;
+    let from = hay.indexOf(needle);
+    while (from >= 0) {
+      const to = from + needle.length;
+      let free = true;
+      for (let k = from; k < to; k++)
+        if (taken[k]) {
+          free = false;
+          break;
+        }
+      if (free && (!whole || (edgeOk(before(text, from), at(text, from)) && edgeOk(at(text, to), before(text, to))))) {
+        taken.fill(1, from, to);
+        out.push({ from, to, rule: index });
+        from = hay.indexOf(needle, to);
+      } else from = hay.indexOf(needle, from + 1);
+    }
+  });
+  return out.sort((a, b) => a.from - b.from);
+}
+
+export interface AppliedLexicon {
+  /** The text with aliases in place and each phoneme rule's words as one placeholder character (see `restore`). */
+  text: string;
+  /** Puts the phonemes (`[[…]]`) where their placeholders are, once the text was normalized and segmented. */
+  restore(s: string): string;
+  /** The words of phoneme rules spoken by their fallback (alias, else as written), as the text has them. */
+  fallbacks: string[];
+  /** How many rules matched. */
+  matches: number;
+  /** The text as it is spoken (phonemes as `[[…]]`), and where each replaced span of the request's text went in it. */
+  spoken: { text: string; spans: ReplacedSpan[] };
+}
+
+/** A span of the request's text [from, to) that became [spokenFrom, spokenTo) of the spoken text. */
+export interface ReplacedSpan {
+  from: number;
+  to: number;
+  spokenFrom: number;
+  spokenTo: number;
+}
+
+/** First of the Private Use Area characters that stand for phonemes while the text is normalized. */
+const PLACEHOLDER = 0xe000;
+const PLACEHOLDERS = 0x1900;
+
+/**
+ * Applies `rules` to `text`. `phonemes`: the engine reads eSpeak phoneme input, so phoneme rules become `[[…]]`
+ * (through placeholders, which normalization leaves alone); otherwise they fall back.
+ */
+export function applyLexicon(text: string, rules: readonly LexiconRule[], opts: { phonemes: boolean }): AppliedLexicon {
+  const matches = findMatches(text, rules);
+  const spoken: string[] = [];
+  const slots = new Map<string, number>();
+  const fallbacks: string[] = [];
+  let out = '';
+  let last = 0;
+  // The text's own characters of the placeholders' range (unprintable) go: none may be taken for phonemes.
+  const copy = (from: number, to: number) =>
+    opts.phonemes ? text.slice(from, to).replace(/[\ue000-\ue8ff]/g, '') : text.slice(from, to);
+  let spokenText = '';
+  const spans: ReplacedSpan[] = [];
+  const put = (m: LexiconMatch, replacement: string, spoken = replacement) => {
+    out += replacement;
+    spans.push({ from: m.from, to: m.to, spokenFrom: spokenText.length, spokenTo: spokenText.length + spoken.length });
+    spokenText += spoken;
+  };
+  for (const m of matches) {
+    const rule = rules[m.rule]!;
+    const written = text.slice(m.from, m.to);
+    const between = copy(last, m.from);
+    out += between;
+    spokenText += between;
+    last = m.to;
+    if (rule.type === 'alias') {
+      put(m, rule.alias ?? written);
+      continue;
+    }
+    const espeak = opts.phonemes && rule.phoneme ? toEspeakPhonemes(rule.phoneme, rule.alphabet ?? 'ipa') : null;
+    if (espeak !== null) {
+      let slot = slots.get(espeak);
+      if (slot === undefined && spoken.length < PLACEHOLDERS) {
+        slot = spoken.length;
+        spoken.push(espeak);
+        slots.set(espeak, slot);
+      }
+      if (slot !== undefined) {
+        // Spaces keep the phonemes a word of their own whatever touches them.
+        put(m, ` ${String.fromCharCode(PLACEHOLDER + slot)} `, ` [[${espeak}]] `);
+        continue;
+      }
+    }
+    if (!fallbacks.includes(written)) fallbacks.push(written);
+    put(m, rule.alias ?? written);
+  }
+  const tail = copy(last, text.length);
+  out += tail;
+  spokenText += tail;
+  const pattern = /[\ue000-\ue8ff]/g;
+  return {
+    text: out,
+    restore: (s) =>
+      spoken.length === 0
+        ? s
+        : s.replace(pattern, (c) => {
+            const k = c.charCodeAt(0) - PLACEHOLDER;
+            return k < spoken.length ? `[[${spoken[k]}]]` : c;
+          }),
+    fallbacks,
+    matches: matches.length,
+    spoken: { text: spokenText, spans },
+  };
+}
