@@ -118,7 +118,7 @@ async function fifty(s: BenchServer): Promise<BenchRow[]> {
   const firsts: number[] = [];
   const results = await Promise.all(
     Array.from({ length: N }, async (_, k) => {
-      const sock = await open(s, 'output_format=pcm_16000');
+      const sock = await open(s, 'output_format=pcm_16000&sync_alignment=true');
       const text = SENTENCES.map((x) => `${x.replace('.', ` ${k}.`)} `).join('');
       const start = performance.now();
       sock.ws.send(JSON.stringify({ text: ' ', generation_config: { chunk_length_schedule: [50] } }));

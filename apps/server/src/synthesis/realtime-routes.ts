@@ -15,7 +15,7 @@ import { chargeOf } from './routes.js';
 import type { SynthesisService } from './service.js';
 
 export interface RealtimeRoutesDeps {
-  synthesis: Pick<SynthesisService, 'prepareFor' | 'render'>;
+  synthesis: Pick<SynthesisService, 'prepareFor' | 'render' | 'stream'>;
   provenance: Provenance;
   plans: Pick<PlanPrivileges, 'maxTextLength'>;
   voices: Pick<VoicesService, 'get'>;
@@ -31,7 +31,9 @@ request in flight for the key's concurrency for as long as it is open.
 Query: \`output_format\` (any of ElevenLabs' formats, default \`mp3_44100_128\`), \`language_code\`,
 \`inactivity_timeout\` (seconds, 1 to 180, default 20: no message for that long while nothing is being spoken closes
 the socket), \`auto_mode\` (\`true\`: speak each sentence as soon as it ends instead of following the schedule),
-\`sync_alignment\` (accepted: every audio message carries the alignment of exactly its own audio). \`model_id\`,
+\`sync_alignment\` (\`true\`: each piece is made whole with its timings, and every audio message carries the
+alignment of exactly its own audio; default \`false\`: the audio leaves as it is made, so the first of it comes
+sooner, and audio messages carry \`"alignment": null\`). \`model_id\`,
 \`enable_logging\`, \`enable_ssml_parsing\`, \`apply_text_normalization\` and others are accepted and ignored.
 
 Client messages (JSON text frames):
@@ -45,7 +47,7 @@ Client messages (JSON text frames):
 - \`{"text": ""}\` (\`stream-input\`): the end. What waits is spoken, \`{"isFinal": true}\` is sent, the socket closes (1000).
 
 Server messages: \`{"audio": "<base64>", "isFinal": false, "normalizedAlignment": {...}, "alignment": {...}}\`, each
-alignment \`{"chars": [...], "charStartTimesMs": [...], "charDurationsMs": [...]}\` (also spelled
+alignment (with \`sync_alignment=true\`) \`{"chars": [...], "charStartTimesMs": [...], "charDurationsMs": [...]}\` (also spelled
 \`charsStartTimesMs\` and \`charsDurationsMs\`), times in milliseconds from the start of that message's audio; then
 \`{"isFinal": true}\` (also \`is_final\`). Errors: \`{"error": "<CODE>", "message": "…", "code": <HTTP status>}\` with the
 contract's codes, the message in the request's language (\`lang\`, \`Accept-Language\`), then a close: 1008 for bad
@@ -174,7 +176,7 @@ export function realtimeRoutes(deps: RealtimeRoutesDeps): FastifyPluginAsyncZod 
           format: elevenLabsFormat(query.output_format ?? 'mp3_44100_128')!,
           ...(query.language_code ? { language: query.language_code } : {}),
           autoMode: query.auto_mode ?? false,
-          timings: true,
+          syncAlignment: query.sync_alignment ?? false,
           inactivitySeconds: query.inactivity_timeout ?? DEFAULT_INACTIVITY,
           locale,
           requestId: request.id,

@@ -11,7 +11,7 @@ import { AppError, isAppError } from '../platform/errors.js';
 import type { ElevenLabsFormat } from './elevenlabs-formats.js';
 import { PCM_RATE } from './elevenlabs-formats.js';
 import { originOf } from './origin.js';
-import { G711Encoder, PcmResampler, wavHeader } from './pcm-stream.js';
+import { G711Encoder, PcmResampler, reshaped, wavHeader } from './pcm-stream.js';
 import {
   audioParts,
   ClientMessage,
@@ -32,8 +32,8 @@ export interface RealtimeSocket {
 }
 
 export interface RealtimeSessionOptions {
-  synthesis: Pick<SynthesisService, 'prepareFor' | 'render'>;
-  provenance: Pick<Provenance, 'mark' | 'labelFile'>;
+  synthesis: Pick<SynthesisService, 'prepareFor' | 'render' | 'stream'>;
+  provenance: Pick<Provenance, 'mark' | 'labelFile' | 'labelStream'>;
   socket: RealtimeSocket;
   /** `multi-stream-input`: messages name their context and replies carry it. */
   multi: boolean;
@@ -43,8 +43,11 @@ export interface RealtimeSessionOptions {
   format: ElevenLabsFormat;
   language?: string;
   autoMode: boolean;
-  /** Align each piece's characters to its audio (off for a voice that has no timings). */
-  timings: boolean;
+  /**
+   * `sync_alignment`: each piece is made whole with its timings and every audio message carries the alignment of
+   * its own audio. Otherwise the audio leaves as it is made (the first of it sooner) and carries none.
+   */
+  syncAlignment: boolean;
   inactivitySeconds: number;
   locale: MessageLocale;
   requestId: string;
@@ -117,7 +120,7 @@ export class RealtimeSession {
 
   constructor(options: RealtimeSessionOptions) {
     this.o = options;
-    this.timings = options.timings;
+    this.timings = options.syncAlignment;
     this.arm();
   }
 
@@ -308,6 +311,7 @@ export class RealtimeSession {
     }
     if (prepared.characters > this.o.maxTextLength) throw new AppError('TEXT_TOO_LONG', { maxLength: this.o.maxTextLength });
     if (this.done || ctx.failed) return;
+    if (!this.timings) return this.stream(ctx, prepared);
     const { result, work } = await synthesis.render(prepared, charge, { signal: this.stop.signal, reqId: this.o.requestId });
     try {
       const mark = await provenance.mark(
@@ -331,6 +335,47 @@ export class RealtimeSession {
       throw e;
     }
     await work.settle();
+  }
+
+  /**
+   * A piece streamed as it is made: each chunk an audio message without alignment. The hold is taken on the first
+   * chunk and settled by the generator once the last one has been sent (the next chunk is asked for only after the
+   * socket took the one before); a socket gone before that stops it and releases the hold.
+   */
+  private async stream(ctx: Context, prepared: Prepared): Promise<void> {
+    const { synthesis, provenance, format, charge } = this.o;
+    const contentType = format.contentType ?? prepared.contentType;
+    let chunks = synthesis.stream(prepared, charge, this.stop.signal, this.o.requestId);
+    const { encoding, resampleTo } = format;
+    if (encoding !== null && (resampleTo !== null || encoding !== 'pcm'))
+      chunks = reshaped(
+        chunks,
+        resampleTo ?? PCM_RATE,
+        resampleTo === null ? null : new PcmResampler(PCM_RATE, resampleTo),
+        encoding,
+        true,
+      );
+    const origin = originOf(prepared, charge, { mark: prepared.mark ?? null }, { requestId: this.o.requestId });
+    const labelled = provenance.labelStream(chunks, contentType, origin).chunks;
+    let complete = false;
+    try {
+      let next = await labelled.next();
+      while (!next.done) {
+        if (this.done) throw new Error('socket closed');
+        await this.send({
+          audio: b64(next.value),
+          isFinal: false,
+          normalizedAlignment: null,
+          alignment: null,
+          ...this.tag(ctx.id),
+        });
+        next = await labelled.next();
+      }
+      complete = next.value === true;
+      if (!complete && !this.done) throw new AppError('INTERNAL');
+    } finally {
+      if (!complete) await labelled.return(false).catch(() => {});
+    }
   }
 
   private send(message: Record<string, unknown>): Promise<void> {

@@ -92,46 +92,45 @@ describe.each(DIALECTS)('realtime sockets refusing bad input (%s)', (dialect) =>
     expect(await balance()).toBe(before);
   });
 
-  it('stops on an exhausted balance mid-stream: the error, a clean close, only what was spoken is charged', async () => {
-    const first = 'This first sentence is paid for and spoken. ';
-    const second = 'The second one costs more than what is left, so it is never spoken at all. ';
-    const price = async (text: string) => (await c.post('/tts/estimate', { text, voice_id: VOICE })).body.credits as number;
-    const p1 = await price(first);
-    const p2 = await price(second);
-    // A second account with credits for the first piece and half the second.
-    const poor = new Client(t.url);
-    const { account } = await poor.anonymous();
-    // Whatever the new account starts with is spent first, so exactly that much is left.
-    const start = await t.ctx.credits.balance(account.id);
-    if (start > 0) {
-      const spend = await t.ctx.credits.hold(account.id, start, 'test');
-      await t.ctx.credits.settle(spend.id, start, { record_type: 'test' });
-    }
-    await t.ctx.db.kysely
-      .transaction()
-      .execute((trx) => t.ctx.credits.grantOnce(trx, account.id, `test:${account.id}`, p1 + Math.floor(p2 / 2), 'test'));
-    const before = await balance(poor);
-    expect(before).toBe(p1 + Math.floor(p2 / 2));
-    const { body: poorKey } = await poor.put('/api/authorization', { name: 'poor' });
-    const rt = await openRealtime(t.url, PATH, { 'xi-api-key': poorKey.key });
-    rt.send({ text: ' ' });
-    rt.send({ text: first, flush: true });
-    await rt.next((m) => typeof m.audio === 'string');
-    rt.send({ text: second, flush: true });
-    const error = await rt.next((m) => typeof m.error === 'string');
-    expect(error, JSON.stringify(rt.messages.map((m) => m.error ?? m.alignment?.chars.join('')))).toMatchObject({
-      error: 'INSUFFICIENT_BALANCE',
-      code: 402,
+  for (const sync of [false, true])
+    it(`stops on an exhausted balance mid-stream${sync ? ' (sync_alignment)' : ''}: the error, a clean close, only what was spoken is charged`, async () => {
+      const first = 'This first sentence is paid for and spoken. ';
+      const second = 'The second one costs more than what is left, so it is never spoken at all. ';
+      const price = async (text: string) => (await c.post('/tts/estimate', { text, voice_id: VOICE })).body.credits as number;
+      const p1 = await price(first);
+      const p2 = await price(second);
+      // A second account with credits for the first piece and half the second.
+      const poor = new Client(t.url);
+      const { account } = await poor.anonymous();
+      // Whatever the new account starts with is spent first, so exactly that much is left.
+      const start = await t.ctx.credits.balance(account.id);
+      if (start > 0) {
+        const spend = await t.ctx.credits.hold(account.id, start, 'test');
+        await t.ctx.credits.settle(spend.id, start, { record_type: 'test' });
+      }
+      await t.ctx.db.kysely
+        .transaction()
+        .execute((trx) => t.ctx.credits.grantOnce(trx, account.id, `test:${account.id}`, p1 + Math.floor(p2 / 2), 'test'));
+      const before = await balance(poor);
+      expect(before).toBe(p1 + Math.floor(p2 / 2));
+      const { body: poorKey } = await poor.put('/api/authorization', { name: 'poor' });
+      const rt = await openRealtime(t.url, `${PATH}${sync ? '?sync_alignment=true' : ''}`, { 'xi-api-key': poorKey.key });
+      rt.send({ text: ' ' });
+      rt.send({ text: first, flush: true });
+      await rt.next((m) => typeof m.audio === 'string');
+      rt.send({ text: second, flush: true });
+      const error = await rt.next((m) => typeof m.error === 'string');
+      expect(error).toMatchObject({
+        error: 'INSUFFICIENT_BALANCE',
+        code: 402,
+      });
+      expect(error.message).toBe('Insufficient Balance');
+      expect((await rt.closed).code).toBe(1008);
+      const audio = rt.messages.filter((m) => m.audio);
+      expect(audio.length).toBeGreaterThan(0);
+      if (sync) expect(audio.map((m) => m.alignment.chars.join('')).join('')).toBe(first);
+      expect(await eventually(async () => (await heldHolds(t, account.id)).length === 0)).toBe(true);
+      expect(before - (await balance(poor))).toBe(p1);
+      expect(await t.ctx.credits.balance(account.id)).toBe(await t.ctx.credits.ledgerSum(account.id));
     });
-    expect(error.message).toBe('Insufficient Balance');
-    expect((await rt.closed).code).toBe(1008);
-    const said = rt.messages
-      .filter((m) => m.audio)
-      .map((m) => m.alignment.chars.join(''))
-      .join('');
-    expect(said).toBe(first);
-    expect(await eventually(async () => (await heldHolds(t, account.id)).length === 0)).toBe(true);
-    expect(before - (await balance(poor))).toBe(p1);
-    expect(await t.ctx.credits.balance(account.id)).toBe(await t.ctx.credits.ledgerSum(account.id));
-  });
 });

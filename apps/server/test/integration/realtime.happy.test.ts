@@ -40,7 +40,7 @@ describe.each(DIALECTS)('realtime text to speech over a WebSocket (%s)', (dialec
 
   it('speaks text sent in pieces once the schedule is met, flushes, closes with empty text, and charges what it spoke', async () => {
     const before = await balance();
-    const rt = await openRealtime(t.url, path('?output_format=pcm_16000'), { 'xi-api-key': key.key });
+    const rt = await openRealtime(t.url, path('?output_format=pcm_16000&sync_alignment=true'), { 'xi-api-key': key.key });
     rt.send({
       text: ' ',
       voice_settings: { stability: 0.5, similarity_boost: 0.8, speed: 1 },
@@ -99,7 +99,9 @@ describe.each(DIALECTS)('realtime text to speech over a WebSocket (%s)', (dialec
   });
 
   it('speaks each sentence as it ends with auto_mode, in the order sent', async () => {
-    const rt = await openRealtime(t.url, path('?auto_mode=true&output_format=ulaw_8000'), { 'xi-api-key': key.key });
+    const rt = await openRealtime(t.url, path('?auto_mode=true&output_format=ulaw_8000&sync_alignment=true'), {
+      'xi-api-key': key.key,
+    });
     rt.send({ text: ' ' });
     rt.send({ text: 'One. ' });
     await rt.next((m) => typeof m.audio === 'string');
@@ -113,6 +115,30 @@ describe.each(DIALECTS)('realtime text to speech over a WebSocket (%s)', (dialec
     expect(said).toBe('One. Two. Three');
     // G.711: a byte a sample at 8 kHz.
     expect(audioOf(rt.messages).length / 8000).toBeGreaterThan(0.8);
+  });
+
+  it('streams audio as it is made without sync_alignment, charged once all of it is out', async () => {
+    const before = await balance();
+    const rt = await openRealtime(t.url, path('?output_format=mp3_22050_32'), { 'xi-api-key': key.key });
+    rt.send({ text: ' ' });
+    rt.send({ text: 'Streamed as it is made, ' });
+    rt.send({ text: 'without alignment.', flush: true });
+    rt.send({ text: '' });
+    await rt.next((m) => m.isFinal === true);
+    expect((await rt.closed).code).toBe(1000);
+    const audio = rt.messages.filter((m) => typeof m.audio === 'string');
+    expect(audio.length).toBeGreaterThan(1);
+    for (const m of audio) {
+      expect(m.alignment).toBeNull();
+      expect(m.normalizedAlignment).toBeNull();
+    }
+    // One mp3 stream, labelled at its start.
+    const mp3 = audioOf(rt.messages);
+    expect(mp3.subarray(0, 3).toString('latin1')).toBe('ID3');
+    expect(await eventually(async () => (await heldHolds(t, accountId)).length === 0)).toBe(true);
+    expect(before - (await balance())).toBe(
+      (await c.post('/tts/estimate', { text: 'Streamed as it is made, without alignment.', voice_id: VOICE })).body.credits,
+    );
   });
 
   it('takes the key in the query and a session in x-sid', async () => {
