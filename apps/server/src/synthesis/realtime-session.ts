@@ -33,7 +33,7 @@ export interface RealtimeSocket {
 
 export interface RealtimeSessionOptions {
   synthesis: Pick<SynthesisService, 'prepareFor' | 'render' | 'stream'>;
-  provenance: Pick<Provenance, 'mark' | 'labelFile' | 'labelStream'>;
+  provenance: Pick<Provenance, 'mark' | 'labelFile' | 'labelStream' | 'header'>;
   socket: RealtimeSocket;
   /** `multi-stream-input`: messages name their context and replies carry it. */
   multi: boolean;
@@ -320,6 +320,9 @@ export class RealtimeSession {
       const contentType = format.contentType ?? prepared.contentType;
       const audio = await provenance.labelFile(reshape(result.audio, format), contentType, mark);
       const frame = format.encoding === 'pcm' || format.encoding === 'wav' ? 2 : 1;
+      // Raw samples carry their label beside them, on the piece's first message (HTTP sends it as `x-aigc`).
+      const label = provenance.header(contentType, mark);
+      let first = true;
       for (const part of audioParts(audio, result.durationSec, result.alignment, frame)) {
         if (this.done || work.signal.aborted) throw new Error('socket closed');
         await this.send({
@@ -328,7 +331,9 @@ export class RealtimeSession {
           normalizedAlignment: spelled(part.normalizedAlignment),
           alignment: spelled(part.alignment),
           ...this.tag(ctx.id),
+          ...(first && label !== null ? { aigc: label } : {}),
         });
+        first = false;
       }
     } catch (e) {
       await work.release(this.done ? 'socket closed before the audio was out' : 'not delivered');
@@ -356,19 +361,25 @@ export class RealtimeSession {
         true,
       );
     const origin = originOf(prepared, charge, { mark: prepared.mark ?? null }, { requestId: this.o.requestId });
-    const labelled = provenance.labelStream(chunks, contentType, origin).chunks;
+    const stream = provenance.labelStream(chunks, contentType, origin);
+    const labelled = stream.chunks;
     let complete = false;
     try {
       let next = await labelled.next();
+      let first = true;
       while (!next.done) {
         if (this.done) throw new Error('socket closed');
+        // Raw samples carry their label beside them, on the piece's first message (HTTP sends it as `x-aigc`).
+        const label = first ? stream.header() : null;
         await this.send({
           audio: b64(next.value),
           isFinal: false,
           normalizedAlignment: null,
           alignment: null,
           ...this.tag(ctx.id),
+          ...(label !== null ? { aigc: label } : {}),
         });
+        first = false;
         next = await labelled.next();
       }
       complete = next.value === true;

@@ -62,6 +62,8 @@ describe.each(DIALECTS)('realtime text to speech over a WebSocket (%s)', (dialec
     const spoken = audio.map((m) => m.alignment.chars.join('')).join('');
     expect(spoken).toBe('Hello there, this is Polyvox speaking as an LLM writes, and then a flush.');
     // 16 kHz 16-bit PCM: whole samples, about as long as the text takes to say.
+    // Raw samples: their AIGC label beside them, on each piece's first message.
+    expect(typeof first.aigc).toBe('string');
     const pcm = audioOf(rt.messages);
     expect(pcm.length % 2).toBe(0);
     expect(pcm.length / 2 / 16000).toBeGreaterThan(2);
@@ -139,6 +141,17 @@ describe.each(DIALECTS)('realtime text to speech over a WebSocket (%s)', (dialec
     expect(before - (await balance())).toBe(
       (await c.post('/tts/estimate', { text: 'Streamed as it is made, without alignment.', voice_id: VOICE })).body.credits,
     );
+  });
+
+  it('documents both sockets in the OpenAPI document, in prose with examples', async () => {
+    const doc = (await c.get('/openapi.json')).body;
+    for (const route of ['stream-input', 'multi-stream-input']) {
+      const op = doc.paths[`/v1/text-to-speech/{voice_id}/${route}`]?.get;
+      expect(op, route).toBeDefined();
+      expect(op.description).toContain('WebSocket');
+      expect(op.description).toContain('chunk_length_schedule');
+    }
+    expect(doc.paths['/v1/text-to-speech/{voice_id}/multi-stream-input'].get.description).toContain('flush_done');
   });
 
   it('takes the key in the query and a session in x-sid', async () => {
