@@ -70,6 +70,9 @@ every context so and then the socket (1000). An error in one context (text befor
 with its \`contextId\` and ends only that context; an exhausted balance ends the socket.
 `;
 
+/** Messages kept while the socket's voice and plan are looked up; one more closes it. */
+const MAX_EARLY = 1024;
+
 /** The GET that is not an upgrade: a clear error instead of a 404. */
 const notUpgraded = () => new AppError('VALIDATION_FAILED', { field: 'upgrade', rule: 'must be a WebSocket upgrade' });
 
@@ -142,7 +145,12 @@ export function realtimeRoutes(deps: RealtimeRoutesDeps): FastifyPluginAsyncZod 
       let closed = false;
       socket.on('message', (data: Buffer, isBinary: boolean) => {
         if (session) session.onMessage(data, isBinary);
-        else if (early.length < 64) early.push([data, isBinary]);
+        else if (early.length < MAX_EARLY) early.push([data, isBinary]);
+        // A client that floods the socket before it is ready is stopped, never silently cut short.
+        else if (early.length === MAX_EARLY) {
+          early.push([data, isBinary]);
+          refuse(new AppError('RATE_LIMITED', { seconds: 1 }));
+        }
       });
       socket.on('close', () => {
         closed = true;
@@ -164,7 +172,7 @@ export function realtimeRoutes(deps: RealtimeRoutesDeps): FastifyPluginAsyncZod 
         assertVoiceAllowed(caller, voiceId);
         const voice = await deps.voices.get(voiceId, caller.accountId);
         const maxTextLength = await deps.plans.maxTextLength(caller.accountId);
-        if (closed) return;
+        if (closed || early.length > MAX_EARLY) return;
         session = new RealtimeSession({
           synthesis: deps.synthesis,
           provenance: deps.provenance,

@@ -276,9 +276,15 @@ export class RealtimeSession {
     this.after(ctx, async () => {
       await this.send({ isFinal: true, is_final: true, ...this.tag(ctx.id) });
       this.contexts.delete(ctx.id);
-      this.finished.add(ctx.id);
+      this.forget(ctx.id);
       if (!this.o.multi) this.end(NORMAL, 'done');
     });
+  }
+
+  /** Remembers a finished context (the last thousand: a socket kept for hours opens one per reply). */
+  private forget(id: string): void {
+    this.finished.add(id);
+    if (this.finished.size > 1000) this.finished.delete(this.finished.values().next().value!);
   }
 
   /** Resolves once every context's pieces (and its `isFinal`) are out. */
@@ -402,7 +408,7 @@ export class RealtimeSession {
     const error = this.appError(e);
     if (!this.o.multi || FATAL.has(error.code)) return this.fatal(error);
     this.contexts.delete(ctx.id);
-    this.finished.add(ctx.id);
+    this.forget(ctx.id);
     this.contextError(ctx.id, error);
   }
 
