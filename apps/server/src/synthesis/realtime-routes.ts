@@ -144,7 +144,7 @@ export function realtimeRoutes(deps: RealtimeRoutesDeps): FastifyPluginAsyncZod 
       let session: RealtimeSession | null = null;
       let closed = false;
       socket.on('message', (data: Buffer, isBinary: boolean) => {
-        if (session) session.onMessage(data, isBinary);
+        if (session) return guarded(() => session!.onMessage(data, isBinary));
         else if (early.length < MAX_EARLY) early.push([data, isBinary]);
         // A client that floods the socket before it is ready is stopped, never silently cut short.
         else if (early.length === MAX_EARLY) {
@@ -154,8 +154,17 @@ export function realtimeRoutes(deps: RealtimeRoutesDeps): FastifyPluginAsyncZod 
       });
       socket.on('close', () => {
         closed = true;
-        session?.onClose();
+        guarded(() => session?.onClose());
       });
+      // Nothing a listener throws may reach the emitter (an uncaught exception): the socket alone ends.
+      function guarded(run: () => void): void {
+        try {
+          run();
+        } catch (err) {
+          request.log.error({ err }, 'realtime socket listener failed');
+          socket.terminate();
+        }
+      }
       const refuse = (e: unknown) => {
         const error = isAppError(e) ? e : new AppError('INTERNAL');
         if (!isAppError(e)) request.log.error({ err: e }, 'realtime socket failed to open');
@@ -191,7 +200,7 @@ export function realtimeRoutes(deps: RealtimeRoutesDeps): FastifyPluginAsyncZod 
           maxTextLength,
           log: request.log,
         });
-        for (const [data, isBinary] of early.splice(0)) session.onMessage(data, isBinary);
+        for (const [data, isBinary] of early.splice(0)) guarded(() => session!.onMessage(data, isBinary));
       })().catch(refuse);
     }
   };

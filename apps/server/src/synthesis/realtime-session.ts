@@ -241,11 +241,14 @@ export class RealtimeSession {
     return this.o.multi ? { contextId: id, context_id: id } : {};
   }
 
+  /** Queues a step of a context after its pieces so far; a step that fails ends the context, never the process. */
   private after(ctx: Context, step: () => Promise<void>): void {
-    ctx.tail = ctx.tail.then(async () => {
-      if (this.done || ctx.failed) return;
-      await step();
-    });
+    ctx.tail = ctx.tail
+      .then(async () => {
+        if (this.done || ctx.failed) return;
+        await step();
+      })
+      .catch((e: unknown) => this.contextFailed(ctx, e));
   }
 
   private speakLater(ctx: Context, text: string): void {

@@ -76,6 +76,23 @@ describe.each(DIALECTS)('realtime sockets and their callers (%s)', (dialect) => 
     );
   });
 
+  it('releases the holds of every context of a multi-stream socket that drops, aligned or streamed', async () => {
+    const { body: key } = await c.put('/api/authorization', { name: 'multi-dropper' });
+    for (const query of ['', '?sync_alignment=true']) {
+      const rt = await openRealtime(t.url, `/v1/text-to-speech/${VOICE}/multi-stream-input${query}`, { 'xi-api-key': key.key });
+      for (const id of ['a', 'b', 'c']) {
+        rt.send({ text: ' ', context_id: id });
+        rt.send({ text: longText(3), context_id: id, flush: true });
+        rt.send({ context_id: id, close_context: true });
+      }
+      await rt.next((m) => typeof m.audio === 'string');
+      rt.ws.terminate();
+      expect(await eventually(async () => (await heldHolds(t, accountId)).length === 0)).toBe(true);
+    }
+    expect(await t.ctx.credits.balance(accountId)).toBe(await t.ctx.credits.ledgerSum(accountId));
+    expect((await c.get('/accounts/me')).status).toBe(200);
+  });
+
   it('survives clients that vanish during the handshake and mid-frame', async () => {
     const { body: key } = await c.put('/api/authorization', { name: 'vanishing' });
     for (let i = 0; i < 5; i++) {
