@@ -133,4 +133,23 @@ describe.each(DIALECTS)('realtime sockets refusing bad input (%s)', (dialect) =>
       expect(before - (await balance(poor))).toBe(p1);
       expect(await t.ctx.credits.balance(account.id)).toBe(await t.ctx.credits.ledgerSum(account.id));
     });
+  it("stops at the key's credit limit mid-stream with KEY_LIMIT_REACHED, charging only what was spoken", async () => {
+    const first = 'Within the limit, this sentence is spoken. ';
+    const second = 'Past the limit of the key, this one is refused before it is held or spoken. ';
+    const price = async (text: string) => (await c.post('/tts/estimate', { text, voice_id: VOICE })).body.credits as number;
+    const p1 = await price(first);
+    const p2 = await price(second);
+    const { body: limited } = await c.put('/api/authorization', { name: 'limited', limit: p1 + Math.floor(p2 / 2) });
+    const before = await balance();
+    const rt = await openRealtime(t.url, PATH, { 'xi-api-key': limited.key });
+    rt.send({ text: ' ' });
+    rt.send({ text: first, flush: true });
+    await rt.next((m) => typeof m.audio === 'string');
+    rt.send({ text: second, flush: true });
+    const error = await rt.next((m) => typeof m.error === 'string');
+    expect(error.error).toBe('KEY_LIMIT_REACHED');
+    expect((await rt.closed).code).toBe(1008);
+    expect(await eventually(async () => (await heldHolds(t, accountId)).length === 0)).toBe(true);
+    expect(before - (await balance())).toBe(p1);
+  });
 });
