@@ -48,7 +48,7 @@ Client messages (JSON text frames):
 
 Server messages: \`{"audio": "<base64>", "isFinal": false, "normalizedAlignment": {...}, "alignment": {...}}\`, each
 alignment (with \`sync_alignment=true\`) \`{"chars": [...], "charStartTimesMs": [...], "charDurationsMs": [...]}\` (also spelled
-\`charsStartTimesMs\` and \`charsDurationsMs\`), times in milliseconds from the start of that message's audio; then
+\`charsStartTimesMs\`, \`charsDurationsMs\`, \`char_start_times_ms\` and \`chars_durations_ms\`), times in milliseconds from the start of that message's audio; then
 \`{"isFinal": true}\` (also \`is_final\`). Errors: \`{"error": "<CODE>", "message": "…", "code": <HTTP status>}\` with the
 contract's codes, the message in the request's language (\`lang\`, \`Accept-Language\`), then a close: 1008 for bad
 input (malformed JSON, text before the opening message, an unknown voice, an exhausted balance, inactivity), 1009 for

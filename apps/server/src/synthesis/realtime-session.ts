@@ -79,7 +79,7 @@ interface Context {
 
 const b64 = (audio: Buffer) => audio.toString('base64');
 
-/** An alignment with each spelling of its fields that clients read (`charStartTimesMs` and `charsStartTimesMs` …). */
+/** An alignment with each spelling of its fields that clients read (`charStartTimesMs`, `charsStartTimesMs`, `char_start_times_ms` …). */
 function spelled(a: ChunkAlignment | null): Record<string, unknown> | null {
   if (!a) return null;
   return {
@@ -88,6 +88,8 @@ function spelled(a: ChunkAlignment | null): Record<string, unknown> | null {
     charDurationsMs: a.charDurationsMs,
     charsStartTimesMs: a.charStartTimesMs,
     charsDurationsMs: a.charDurationsMs,
+    char_start_times_ms: a.charStartTimesMs,
+    chars_durations_ms: a.charDurationsMs,
   };
 }
 

@@ -17,6 +17,8 @@ function expectChunkAlignment(m: any): void {
     expect(a.chars.length).toBe(a.charDurationsMs.length);
     expect(a.charsStartTimesMs).toEqual(a.charStartTimesMs);
     expect(a.charsDurationsMs).toEqual(a.charDurationsMs);
+    expect(a.char_start_times_ms).toEqual(a.charStartTimesMs);
+    expect(a.chars_durations_ms).toEqual(a.charDurationsMs);
     for (let i = 1; i < a.charStartTimesMs.length; i++)
       expect(a.charStartTimesMs[i]).toBeGreaterThanOrEqual(a.charStartTimesMs[i - 1]);
     if (a.charStartTimesMs.length) expect(a.charStartTimesMs[0]).toBeLessThan(1500);
