@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { WebSocket } from 'ws';
 import { ErrorBody, errorMessage } from '@polyvox/contracts';
-import { assertVoiceAllowed, callerOf } from '../http/auth.js';
+import { admitKey, assertVoiceAllowed, type Caller, type KeyGate } from '../http/auth.js';
 import { requestLocale } from '../http/locale.js';
 import { AppError, isAppError } from '../platform/errors.js';
 import type { PlanPrivileges } from '../orders/privileges.js';
@@ -19,14 +19,35 @@ export interface RealtimeRoutesDeps {
   provenance: Provenance;
   plans: Pick<PlanPrivileges, 'maxTextLength'>;
   voices: Pick<VoicesService, 'get'>;
+  /** For a key sent in the first message (ElevenLabs' `xi_api_key`), admitted as a header's would be. */
+  keyGate: KeyGate;
+}
+
+/** The key a first message carries: ElevenLabs' `xi_api_key`, or `authorization` as a Bearer key. */
+function keyInMessage(data: Buffer): string | null {
+  let m: unknown;
+  try {
+    m = JSON.parse(data.toString('utf8'));
+  } catch {
+    return null;
+  }
+  if (typeof m !== 'object' || m === null) return null;
+  const fields = m as Record<string, unknown>;
+  const xi = Object.hasOwn(fields, 'xi_api_key') ? fields.xi_api_key : undefined;
+  if (typeof xi === 'string' && xi.trim()) return xi.trim();
+  const authz = Object.hasOwn(fields, 'authorization') ? fields.authorization : undefined;
+  if (typeof authz === 'string' && authz.startsWith('Bearer ')) return authz.slice(7).trim() || null;
+  return null;
 }
 
 const PROTOCOL = `
 Upgrade this GET to a WebSocket (\`ws://\` or \`wss://\`). ElevenLabs' realtime protocol, so its clients work with
 only their base URL and key changed. Authentication: a Polyvox key in the \`xi-api-key\` header (or the
-\`xi_api_key\` query parameter, for browsers), or a session (\`x-sid\` header or the console's cookie). A refused key,
-session, rate or concurrency slot is answered before the upgrade, as for any request; the socket counts as one
-request in flight for the key's concurrency for as long as it is open.
+\`xi_api_key\` query parameter, for browsers), or a session (\`x-sid\` header or the console's cookie): a refused key,
+rate or concurrency slot is answered before the upgrade, as for any request. Without either, the first message must
+carry the key (\`xi_api_key\`, or \`authorization\` as \`Bearer pvx_…\`), as ElevenLabs' older clients send it; a first
+message without one is answered \`UNAUTHENTICATED\` and the socket closed. The socket counts as one request in flight
+for the key's concurrency for as long as it is open.
 
 Query: \`output_format\` (any of ElevenLabs' formats, default \`mp3_44100_128\`), \`language_code\`,
 \`inactivity_timeout\` (seconds, 1 to 180, default 20: no message for that long while nothing is being spoken closes
@@ -115,14 +136,16 @@ export function realtimeRoutes(deps: RealtimeRoutesDeps): FastifyPluginAsyncZod 
       app.route({
         method: 'GET',
         url: `/v1/text-to-speech/:voice_id/${multi ? 'multi-stream-input' : 'stream-input'}`,
-        config: { auth: 'caller' },
+        // A key in the header or the query, or a session, is checked before the upgrade (a refused one never upgrades);
+        // without either, the first message must carry the key (ElevenLabs' `xi_api_key`).
+        config: { auth: 'optional-caller' },
         schema: {
           tags: ['elevenlabs'],
           summary: multi
             ? 'ElevenLabs-compatible realtime speech over a WebSocket, several contexts on one socket'
             : 'ElevenLabs-compatible realtime speech over a WebSocket: text in as it is written, audio out as it is spoken',
           description: multi ? `${PROTOCOL}\n${MULTI}` : PROTOCOL,
-          security: [{ xiApiKey: [] }, { session: [] }, { cookie: [] }],
+          security: [{ xiApiKey: [] }, { session: [] }, { cookie: [] }, {}],
           params: RealtimeParams,
           querystring: RealtimeQuery,
           response: { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody },
@@ -143,9 +166,14 @@ export function realtimeRoutes(deps: RealtimeRoutesDeps): FastifyPluginAsyncZod 
       const early: [Buffer, boolean][] = [];
       let session: RealtimeSession | null = null;
       let closed = false;
+      // Wakes the wait for a first message that carries the key.
+      let waitFirst: (() => void) | null = null;
       socket.on('message', (data: Buffer, isBinary: boolean) => {
         if (session) return guarded(() => session!.onMessage(data, isBinary));
-        else if (early.length < MAX_EARLY) early.push([data, isBinary]);
+        if (early.length < MAX_EARLY) {
+          early.push([data, isBinary]);
+          waitFirst?.();
+        }
         // A client that floods the socket before it is ready is stopped, never silently cut short.
         else if (early.length === MAX_EARLY) {
           early.push([data, isBinary]);
@@ -154,6 +182,7 @@ export function realtimeRoutes(deps: RealtimeRoutesDeps): FastifyPluginAsyncZod 
       });
       socket.on('close', () => {
         closed = true;
+        waitFirst?.();
         guarded(() => session?.onClose());
       });
       // Nothing a listener throws may reach the emitter (an uncaught exception): the socket alone ends.
@@ -165,6 +194,29 @@ export function realtimeRoutes(deps: RealtimeRoutesDeps): FastifyPluginAsyncZod 
           socket.terminate();
         }
       }
+      /** The caller a key in the first message names, admitted with its slot held until the socket closes. */
+      async function firstKey(): Promise<Caller> {
+        const seconds = query.inactivity_timeout ?? DEFAULT_INACTIVITY;
+        const first = await new Promise<Buffer | null>((resolve) => {
+          const timer = setTimeout(() => resolve(null), seconds * 1000);
+          timer.unref();
+          const poll = () => {
+            if (early.length > 0 || closed) {
+              clearTimeout(timer);
+              resolve(early[0]?.[0] ?? null);
+            } else waitFirst = poll;
+          };
+          poll();
+        });
+        waitFirst = null;
+        if (closed) throw new AppError('UNAUTHENTICATED');
+        const secret = first ? keyInMessage(first) : null;
+        if (secret === null) throw new AppError('UNAUTHENTICATED');
+        const { caller, release } = await admitKey(secret, deps.keyGate);
+        if (closed) release();
+        else socket.once('close', release);
+        return caller;
+      }
       const refuse = (e: unknown) => {
         const error = isAppError(e) ? e : new AppError('INTERNAL');
         if (!isAppError(e)) request.log.error({ err: e }, 'realtime socket failed to open');
@@ -175,7 +227,9 @@ export function realtimeRoutes(deps: RealtimeRoutesDeps): FastifyPluginAsyncZod 
           .then(() => port.close(error.code === 'INTERNAL' ? 1011 : 1008, `${error.code}`));
       };
       void (async () => {
-        const caller = callerOf(request);
+        const auth = request.auth;
+        const caller: Caller =
+          auth.caller ?? (auth.session ? { accountId: auth.session.accountId, key: null } : await firstKey());
         const voiceId = params.voice_id;
         if (!voiceId.startsWith('voice_')) throw new AppError('NOT_FOUND');
         assertVoiceAllowed(caller, voiceId);

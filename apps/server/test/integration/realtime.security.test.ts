@@ -21,10 +21,27 @@ describe.each(DIALECTS)('realtime sockets and their callers (%s)', (dialect) => 
     await t.close();
   });
 
-  it('refuses the upgrade without a key or session, and with a key that does not exist', async () => {
-    await expect(openRealtime(t.url, PATH)).rejects.toMatchObject({ status: 401 });
+  it('refuses the upgrade with a key that does not exist, in the header or the query', async () => {
     await expect(openRealtime(t.url, PATH, { 'xi-api-key': 'pvx_not_a_key' })).rejects.toMatchObject({ status: 401 });
     await expect(openRealtime(t.url, `${PATH}?xi_api_key=pvx_nope`)).rejects.toMatchObject({ status: 401 });
+  });
+
+  it("takes the key in the first message (ElevenLabs' xi_api_key), and closes one that has none or a wrong one", async () => {
+    const { body: key } = await c.put('/api/authorization', { name: 'in-the-message' });
+    const rt = await openRealtime(t.url, PATH);
+    rt.send({ text: ' ', xi_api_key: key.key });
+    rt.send({ text: 'Signed in by the first message.', flush: true });
+    rt.send({ text: '' });
+    await rt.next((m) => m.isFinal === true);
+    expect(rt.messages.some((m) => m.audio)).toBe(true);
+    expect((await rt.closed).code).toBe(1000);
+    for (const first of [{ text: ' ' }, { text: ' ', xi_api_key: 'pvx_wrong' }, 'not json']) {
+      const bare = await openRealtime(t.url, PATH);
+      bare.send(first);
+      const error = await bare.next((m) => typeof m.error === 'string');
+      expect(error.error).toBe('UNAUTHENTICATED');
+      expect((await bare.closed).code).toBe(1008);
+    }
   });
 
   it("refuses a voice outside the key's allowed voices with FORBIDDEN and a close", async () => {
