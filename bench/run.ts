@@ -311,6 +311,8 @@ async function main() {
   // `--only timings`: the generic aligner's error against eSpeak NG's own word events, and what timings cost per engine.
   if (only === 'timings') return report(started, await (await import('./timings.js')).timingsRows(), 'timings');
   // `--only watermark`: the audio watermark's robustness, false positives, inaudibility and cost (WM_CLIPS clips, default 200).
+  // `--only ws`: ElevenLabs' realtime WebSocket: first audio of a flushed sentence vs POST /tts, and 50 sockets at once.
+  if (only === 'ws') return report(started, await (await import('./realtime.js')).realtimeRows(), 'ws');
   if (only === 'watermark') return report(started, await (await import('./watermark.js')).watermarkRows(), 'watermark');
   const designOnly = only === 'design';
   const rows: Row[] = [];

@@ -170,6 +170,8 @@ const RULES = new Map<string, { 'zh-CN': string; 'zh-TW': string }>([
   ['one model', { 'zh-CN': '混合的声音须属于同一模型', 'zh-TW': '混合的聲音須屬於同一模型' }],
   ['> 0', { 'zh-CN': '须大于 0', 'zh-TW': '須大於 0' }],
   ['at least 1', { 'zh-CN': '至少 1 个', 'zh-TW': '至少 1 個' }],
+  ['must open the stream with " " first', { 'zh-CN': '须先发送开场消息 " "', 'zh-TW': '須先傳送開場訊息 " "' }],
+  ['must be a WebSocket upgrade', { 'zh-CN': '须为 WebSocket 升级请求', 'zh-TW': '須為 WebSocket 升級請求' }],
   ['this model needs what the sample says', { 'zh-CN': '该模型需要样本中所说的文字', 'zh-TW': '該模型需要樣本中所說的文字' }],
   [
     'a PLS file may not declare a DOCTYPE or entities',
@@ -196,6 +198,7 @@ const RULE_PATTERNS: { re: RegExp; 'zh-CN': string; 'zh-TW': string }[] = [
   { re: /^must be a multiple of (.+)$/, 'zh-CN': '须为 $1 的倍数', 'zh-TW': '須為 $1 的倍數' },
   { re: /^has unknown fields: (.*)$/, 'zh-CN': '包含未知字段：$1', 'zh-TW': '包含未知欄位：$1' },
   { re: /^has an invalid format$/, 'zh-CN': '格式不正确', 'zh-TW': '格式不正確' },
+  { re: /^no text for (.+) seconds$/, 'zh-CN': '$1 秒内未收到文字', 'zh-TW': '$1 秒內未收到文字' },
   { re: /^has an invalid value$/, 'zh-CN': '值不正确', 'zh-TW': '值不正確' },
   { re: /^not well-formed XML \((.*)\)$/, 'zh-CN': '不是格式正确的 XML（$1）', 'zh-TW': '不是格式正確的 XML（$1）' },
   { re: /^lexeme (\d+) has no grapheme$/, 'zh-CN': '第 $1 个 lexeme 没有 grapheme', 'zh-TW': '第 $1 個 lexeme 沒有 grapheme' },

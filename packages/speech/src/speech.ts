@@ -407,8 +407,9 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
       };
     if (
       // A label is put together with the speech on this thread; the one-sentence file is encoded as its engine runs.
+      // Timings come along when the engine reports word times (the reference aligner needs the samples here).
       !plan.aiLabel &&
-      !req.timings &&
+      (!req.timings || timedEngine(plan.voice.engine)) &&
       plan.sentences.length === 1 &&
       (plan.format === 'mp3' || plan.format === 'opus') &&
       ctx.localEngines.has(plan.voice.engine) &&
@@ -417,8 +418,11 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
       const one = await synthesizeOne(plan, req);
       const durationSec = one.length / one.rate;
       if (!plan.reference) await cache?.set(key, { audio: one.audio, durationSec, sampleRate: one.rate });
+      const sentence = { text: plan.sentences[0]!, start: 0, duration: durationSec, words: one.words };
+      const timings = req.timings ? { timings: buildTimings(req.text, plan.text, [sentence], durationSec) } : {};
       return {
         ...base,
+        ...timings,
         sampleRate: one.rate,
         audio: one.audio,
         durationSec,

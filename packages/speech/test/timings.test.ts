@@ -191,6 +191,19 @@ describe('timings of eSpeak NG speech', () => {
       expect(found.some((p) => p.start >= word(before).end - 0.02 && p.end <= word(after).start + 0.02)).toBe(true);
   });
 
+  it('of a one-sentence mp3, encoded as its engine runs, match those of the same sentence made whole', async () => {
+    const one = 'The quick brown fox, who was very tired, went home.';
+    const fast = await speech.synthesize({ text: one, voiceId, format: 'mp3', timings: true });
+    const whole = await speech.synthesize({ text: one, voiceId, format: 'wav', timings: true });
+    expectWellFormed(fast.timings!, one);
+    expect(fast.timings!.words.map((w) => w.word)).toEqual(whole.timings!.words.map((w) => w.word));
+    fast.timings!.words.forEach((w, i) => {
+      const other = whole.timings!.words[i]!;
+      expect(Math.abs(w.start - other.start), w.word).toBeLessThan(0.03);
+      expect(Math.abs(w.end - other.end), w.word).toBeLessThan(0.03);
+    });
+  });
+
   it('halve, roughly, at twice the speed', async () => {
     const normal = (await speech.synthesize({ text, voiceId, format: 'wav', timings: true })).timings!;
     const fast = (await speech.synthesize({ text, voiceId, format: 'wav', timings: true, speed: 2 })).timings!;

@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import cookie from '@fastify/cookie';
 import multipart from '@fastify/multipart';
+import websocket from '@fastify/websocket';
 import fastifyStatic from '@fastify/static';
 import { registerOpenApi } from '../http/openapi.js';
 import { acceptEmptyJson, acceptForms, refuseNul } from '../http/body.js';
@@ -23,6 +24,7 @@ import { voiceRoutes } from '../voices/routes.js';
 import { synthesisRoutes } from '../synthesis/routes.js';
 import { jobRoutes } from '../synthesis/job-routes.js';
 import { elevenLabsRoutes } from '../synthesis/elevenlabs-routes.js';
+import { realtimeRoutes } from '../synthesis/realtime-routes.js';
 import { apiKeyRoutes } from '../api-keys/routes.js';
 import { usageRoutes } from '../usage/routes.js';
 import { orderRoutes } from '../orders/routes.js';
@@ -44,6 +46,7 @@ async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<vo
   await app.register(synthesisRoutes(ctx));
   await app.register(jobRoutes(ctx));
   await app.register(elevenLabsRoutes(ctx));
+  await app.register(realtimeRoutes(ctx));
   await app.register(apiKeyRoutes(ctx));
   await app.register(usageRoutes(ctx));
   await app.register(orderRoutes(ctx));
@@ -77,6 +80,16 @@ export async function serveApi(app: FastifyInstance, ctx: AppContext, { embedded
   registerCompression(app);
   await app.register(cookie);
   await app.register(multipart, { limits: { fileSize: 25 * 1024 * 1024, files: 1, fields: 10 } });
+  // The realtime routes' sockets. A frame larger than this is cut off by the socket itself (1009); the session refuses
+  // a message over its own, smaller, limit with an error message first. A socket error (a client that drops
+  // mid-frame) ends that socket only.
+  await app.register(websocket, {
+    options: { maxPayload: 1024 * 1024 },
+    errorHandler: (error, socket, request) => {
+      request.log.info({ err: error }, 'realtime socket error');
+      socket.terminate();
+    },
+  });
   await registerOpenApi(app, config);
   await registerRoutes(app, ctx);
 

@@ -111,6 +111,19 @@ export async function requireCaller(
     const session = await requireSession(request, sessions);
     return { accountId: session.accountId, key: null };
   }
+  const { caller, release } = await admitKey(secret, gate);
+  const res = reply.raw;
+  if (res.writableFinished || res.destroyed) release();
+  else res.once('close', release);
+  return caller;
+}
+
+/**
+ * An API key's admission, wherever it was presented (a header, or the first message of a realtime socket): the key
+ * must exist and its plan include the API, and it takes one of its requests per minute and a slot of its work in
+ * flight, which `release` gives back.
+ */
+export async function admitKey(secret: string, gate: KeyGate): Promise<{ caller: Caller; release: () => void }> {
   const key = await gate.keys.resolve(secret);
   if (!key) throw new AppError('UNAUTHENTICATED');
   // A plan without the API (or one that expired into such a plan) stops its keys at once.
@@ -119,10 +132,7 @@ export async function requireCaller(
   if (wait > 0) throw new AppError('RATE_LIMITED', { seconds: wait }, { headers: { 'retry-after': String(wait) } });
   const release = await gate.concurrency.acquire(`key:conc:${key.id}`, key.concurrency);
   if (!release) throw new AppError('RATE_LIMITED', { seconds: 1 }, { headers: { 'retry-after': '1' } });
-  const res = reply.raw;
-  if (res.writableFinished || res.destroyed) release();
-  else res.once('close', release);
-  return { accountId: key.accountId, key };
+  return { caller: { accountId: key.accountId, key }, release };
 }
 
 /** A key with a voice allowlist may use only those voices: any other is refused with FORBIDDEN. */

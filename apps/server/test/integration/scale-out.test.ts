@@ -12,6 +12,7 @@ import { givePlanIn } from '../support/economy.js';
 import { startS3Server, type TestS3 } from '../support/s3.js';
 import { decodedSeconds } from '../support/audio.js';
 import { eventually, longText, within } from '../support/leave.js';
+import { openRealtime } from '../support/realtime.js';
 import { kill, killAll, START_DEADLINE_MS, startServer, type ServerProcess } from '../support/processes.js';
 import { CreditsService } from '../../src/credits/service.js';
 import { loadCreditsConfig } from '../../src/credits/credits-config.js';
@@ -108,6 +109,26 @@ describe('two API processes and two workers (postgres, Redis)', () => {
     other.sid = c.sid;
     return other;
   };
+
+  it('speaks over the realtime socket of an API process, its pieces made in the workers, streamed and aligned', async () => {
+    for (const query of ['', '&sync_alignment=true']) {
+      const before = await balance();
+      const rt = await openRealtime(api[0]!.url, `/v1/text-to-speech/${VOICE}/stream-input?output_format=pcm_16000${query}`, {
+        'x-sid': c.sid!,
+      });
+      rt.send({ text: ' ' });
+      rt.send({ text: 'A worker made this. ', flush: true });
+      rt.send({ text: 'And this too.' });
+      rt.send({ text: '' });
+      await rt.next((m) => m.isFinal === true);
+      expect((await rt.closed).code).toBe(1000);
+      const audio = rt.messages.filter((m) => typeof m.audio === 'string');
+      expect(audio.length).toBeGreaterThan(0);
+      if (query) expect(audio.map((m) => m.alignment.chars.join('')).join('')).toBe('A worker made this. And this too.');
+      expect(await eventually(async () => (await heldHolds()).length === 0, 200, 25)).toBe(true);
+      expect(await balance()).toBeLessThan(before);
+    }
+  });
 
   it('serves a streamed synthesis made in a worker process, charges it, and logs it in the worker under the request id', async () => {
     const before = await balance();

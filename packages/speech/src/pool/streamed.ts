@@ -19,6 +19,7 @@ import { integratedLoudness, limit, LimiterStream, PEAK_CEILING_DBFS, TARGET_LUF
 import { PolyphaseStream } from '../formats/polyphase.ts';
 import { postProcess } from '../pipeline/post-process.ts';
 import { runEngine } from '../pipeline/run-engine.ts';
+import { trimWordSilences } from '../pipeline/timings.ts';
 import type { Engine, EngineRequest, WordTiming } from '../types.ts';
 import type { SynthesisJob, SynthesisResult } from './protocol.ts';
 import { conversionOf } from '../dsp/convert.ts';
@@ -186,7 +187,8 @@ async function piecewiseInto(engine: Engine, job: SynthesisJob, sink: MessagePor
     return {
       samples: new Float32Array(0),
       sampleRate,
-      words,
+      // A pause belongs between words, not to the word before it (as on every other path).
+      words: words.length ? trimWordSilences(raw, rate, words) : [],
       engineMs: t1 - t0,
       dspMs: performance.now() - t1,
       length,

@@ -1,0 +1,469 @@
+/**
+ * One realtime socket of ElevenLabs' protocol: its contexts (one on `stream-input`, up to five on
+ * `multi-stream-input`), the text each buffers, and the pieces each speaks in order. Every piece is priced, held,
+ * synthesized with its timings, labelled, sent as audio messages and settled once the socket has taken its last
+ * message; a piece the client does not get (the socket dropped, idled out, failed) is released, and text never cut
+ * into a piece is never held or charged.
+ */
+import { errorMessage, type ErrorCode, type MessageLocale } from '@polyvox/contracts';
+import type { Provenance } from '../provenance/service.js';
+import { AppError, isAppError } from '../platform/errors.js';
+import type { ElevenLabsFormat } from './elevenlabs-formats.js';
+import { PCM_RATE } from './elevenlabs-formats.js';
+import { originOf } from './origin.js';
+import { G711Encoder, PcmResampler, reshaped, wavHeader } from './pcm-stream.js';
+import {
+  audioParts,
+  ClientMessage,
+  DEFAULT_SCHEDULE,
+  MAX_CONTEXTS,
+  MAX_MESSAGE_CHARS,
+  TextBuffer,
+  type ChunkAlignment,
+} from './realtime-protocol.js';
+import type { SynthesisService } from './service.js';
+import type { Charge, Prepared, ResolvedVoice } from './types.js';
+
+/** What the session needs of its socket; the route adapts a `ws` socket to it. */
+export interface RealtimeSocket {
+  /** Resolves once the message is handed to the connection; rejects when the socket is gone. */
+  send(message: Record<string, unknown>): Promise<void>;
+  close(code: number, reason: string): void;
+}
+
+export interface RealtimeSessionOptions {
+  synthesis: Pick<SynthesisService, 'prepareFor' | 'render' | 'stream'>;
+  provenance: Pick<Provenance, 'mark' | 'labelFile' | 'labelStream' | 'header'>;
+  socket: RealtimeSocket;
+  /** `multi-stream-input`: messages name their context and replies carry it. */
+  multi: boolean;
+  voice: ResolvedVoice;
+  voiceId: string;
+  charge: Charge;
+  format: ElevenLabsFormat;
+  language?: string;
+  autoMode: boolean;
+  /**
+   * `sync_alignment`: each piece is made whole with its timings and every audio message carries the alignment of
+   * its own audio. Otherwise the audio leaves as it is made (the first of it sooner) and carries none.
+   */
+  syncAlignment: boolean;
+  inactivitySeconds: number;
+  locale: MessageLocale;
+  requestId: string;
+  /** The plan's longest text: what one context may hold unspoken. */
+  maxTextLength: number;
+  log: { info(obj: object, msg: string): void; error(obj: object, msg: string): void };
+}
+
+/** WebSocket close codes. */
+const NORMAL = 1000;
+const POLICY = 1008;
+const TOO_BIG = 1009;
+const FAILED = 1011;
+
+/** The context of a `stream-input` socket, which names none. */
+const SINGLE = '';
+
+interface Context {
+  id: string;
+  buffer: TextBuffer;
+  speed: number;
+  /** Its pieces, spoken one after another: audio leaves in the order its text came. */
+  tail: Promise<void>;
+  /** Pieces cut and not yet spoken (or failed). */
+  queued: number;
+  closing: boolean;
+  failed: boolean;
+}
+
+const b64 = (audio: Buffer) => audio.toString('base64');
+
+/** An alignment with each spelling of its fields that clients read (`charStartTimesMs`, `charsStartTimesMs`, `char_start_times_ms` …). */
+function spelled(a: ChunkAlignment | null): Record<string, unknown> | null {
+  if (!a) return null;
+  return {
+    chars: a.chars,
+    charStartTimesMs: a.charStartTimesMs,
+    charDurationsMs: a.charDurationsMs,
+    charsStartTimesMs: a.charStartTimesMs,
+    charsDurationsMs: a.charDurationsMs,
+    char_start_times_ms: a.charStartTimesMs,
+    chars_durations_ms: a.charDurationsMs,
+  };
+}
+
+/** The platform's rendering of a piece as the ElevenLabs format asks (PCM resampled, G.711, WAV at another rate). */
+function reshape(audio: Buffer, format: ElevenLabsFormat): Buffer {
+  const { encoding, resampleTo } = format;
+  if (encoding === null || (encoding === 'pcm' && resampleTo === null)) return audio;
+  let pcm = audio;
+  if (resampleTo !== null) {
+    const r = new PcmResampler(PCM_RATE, resampleTo);
+    pcm = Buffer.concat([r.write(audio), r.end()]);
+  }
+  if (encoding === 'ulaw' || encoding === 'alaw') return new G711Encoder(encoding).write(pcm);
+  if (encoding === 'wav') return Buffer.concat([wavHeader(resampleTo ?? PCM_RATE, pcm.length), pcm]);
+  return pcm;
+}
+
+/** Errors after which nothing more can be spoken on the socket: it is closed. */
+const FATAL = new Set<ErrorCode>(['INSUFFICIENT_BALANCE', 'KEY_LIMIT_REACHED', 'RATE_LIMITED', 'INTERNAL', 'FORBIDDEN']);
+
+export class RealtimeSession {
+  private readonly contexts = new Map<string, Context>();
+  /** Contexts ever opened, so a context that finished cannot be opened again by a late message. */
+  private readonly finished = new Set<string>();
+  private readonly stop = new AbortController();
+  private done = false;
+  private idle: NodeJS.Timeout | null = null;
+  private readonly o: RealtimeSessionOptions;
+  private timings: boolean;
+
+  constructor(options: RealtimeSessionOptions) {
+    this.o = options;
+    this.timings = options.syncAlignment;
+    this.arm();
+  }
+
+  /** Whether the socket is still served (not closed by either side). */
+  get open(): boolean {
+    return !this.done;
+  }
+
+  /** A message from the client. Never throws: bad input is answered with an error message and a close. */
+  onMessage(data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean): void {
+    if (this.done) return;
+    this.arm();
+    const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
+    if (bytes.length > MAX_MESSAGE_CHARS * 4)
+      return this.fatal(
+        new AppError('VALIDATION_FAILED', { field: 'message', rule: `must be at most ${MAX_MESSAGE_CHARS} characters long` }),
+        TOO_BIG,
+      );
+    const text = bytes.toString('utf8');
+    if (text.length > MAX_MESSAGE_CHARS)
+      return this.fatal(
+        new AppError('VALIDATION_FAILED', { field: 'message', rule: `must be at most ${MAX_MESSAGE_CHARS} characters long` }),
+        TOO_BIG,
+      );
+    if (isBinary && text.trim() === '') return;
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      return this.fatal(new AppError('VALIDATION_FAILED', { field: 'message', rule: 'must be valid JSON' }));
+    }
+    const parsed = ClientMessage.safeParse(json);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      const field = issue.path.length ? issue.path.join('.') : 'message';
+      return this.fatal(new AppError('VALIDATION_FAILED', { field, rule: issue.message }));
+    }
+    try {
+      this.handle(parsed.data);
+    } catch (e) {
+      this.fatal(e);
+    }
+  }
+
+  /** The socket closed (the client left, or we closed it): everything in flight stops and releases its hold. */
+  onClose(): void {
+    if (this.idle) clearTimeout(this.idle);
+    this.idle = null;
+    this.done = true;
+    this.stop.abort(new Error('socket closed'));
+  }
+
+  private handle(m: ClientMessage): void {
+    if (m.close_socket) {
+      if (!this.o.multi) return;
+      for (const ctx of this.contexts.values()) this.closeContext(ctx);
+      void this.whenAllDone().then(() => this.end(NORMAL, 'closed by the client'));
+      return;
+    }
+    const id = this.o.multi ? (m.context_id ?? 'default') : SINGLE;
+    let ctx = this.contexts.get(id);
+    if (m.close_context) {
+      if (ctx && this.o.multi) this.closeContext(ctx);
+      return;
+    }
+    if (!ctx) {
+      // A context that finished (closed, failed) takes nothing more.
+      if (this.finished.has(id)) return;
+      // A context opens with a message whose text is blank (ElevenLabs' " "), with its settings.
+      if (typeof m.text !== 'string' || m.text.trim() !== '') {
+        const error = new AppError('VALIDATION_FAILED', { field: 'text', rule: 'must open the stream with " " first' });
+        return this.o.multi ? this.contextError(id, error) : this.fatal(error);
+      }
+      if (this.contexts.size >= MAX_CONTEXTS)
+        return this.contextError(
+          id,
+          new AppError('VALIDATION_FAILED', { field: 'context_id', rule: `must have at most ${MAX_CONTEXTS} items` }),
+        );
+      ctx = {
+        id,
+        buffer: new TextBuffer(m.generation_config?.chunk_length_schedule ?? DEFAULT_SCHEDULE, this.o.autoMode),
+        speed: m.voice_settings?.speed ?? 1,
+        tail: Promise.resolve(),
+        queued: 0,
+        closing: false,
+        failed: false,
+      };
+      this.contexts.set(id, ctx);
+      if (m.text === '' && !this.o.multi) {
+        // An empty opening closes at once (nothing was said).
+        this.closeContext(ctx, true);
+      }
+      return;
+    }
+    if (ctx.closing || ctx.failed) return;
+    if (m.voice_settings?.speed != null) ctx.speed = m.voice_settings.speed;
+    if (m.generation_config?.chunk_length_schedule) ctx.buffer.setSchedule(m.generation_config.chunk_length_schedule);
+    const text = m.text ?? '';
+    // The closing message of `stream-input`: what waits is spoken, then the last message and the close.
+    if (!this.o.multi && m.text === '') return this.closeContext(ctx, true);
+    if (text !== '') {
+      for (const piece of ctx.buffer.push(text)) this.speakLater(ctx, piece);
+      if (ctx.buffer.pending.length > this.o.maxTextLength * 2)
+        return this.contextFailed(ctx, new AppError('TEXT_TOO_LONG', { maxLength: this.o.maxTextLength }));
+    }
+    if (m.flush) {
+      const rest = ctx.buffer.flush();
+      if (rest) this.speakLater(ctx, rest);
+      if (this.o.multi) this.after(ctx, () => this.send({ type: 'flush_done', flush_done: true, ...this.tag(ctx.id) }));
+    } else if (m.try_trigger_generation) {
+      const piece = ctx.buffer.trigger();
+      if (piece) this.speakLater(ctx, piece);
+    }
+  }
+
+  /** What replies of a context carry: its id, spelled as clients read it, on a multi-stream socket. */
+  private tag(id: string): Record<string, string> {
+    return this.o.multi ? { contextId: id, context_id: id } : {};
+  }
+
+  /** Queues a step of a context after its pieces so far; a step that fails ends the context, never the process. */
+  private after(ctx: Context, step: () => Promise<void>): void {
+    ctx.tail = ctx.tail
+      .then(async () => {
+        if (this.done || ctx.failed) return;
+        await step();
+      })
+      .catch((e: unknown) => this.contextFailed(ctx, e));
+  }
+
+  private speakLater(ctx: Context, text: string): void {
+    ctx.queued += 1;
+    this.after(ctx, async () => {
+      try {
+        await this.speak(ctx, text);
+      } catch (e) {
+        this.contextFailed(ctx, e);
+      } finally {
+        ctx.queued -= 1;
+        this.arm();
+      }
+    });
+  }
+
+  /**
+   * Closes a context: text that waits unflushed is dropped (never spoken, never charged) unless `speakRest` (the
+   * closing message of `stream-input`), pieces already cut are spoken, then `isFinal` is sent.
+   */
+  private closeContext(ctx: Context, speakRest = false): void {
+    if (ctx.closing) return;
+    ctx.closing = true;
+    if (speakRest) {
+      const rest = ctx.buffer.flush();
+      if (rest) this.speakLater(ctx, rest);
+    } else ctx.buffer.clear();
+    this.after(ctx, async () => {
+      await this.send({ isFinal: true, is_final: true, ...this.tag(ctx.id) });
+      this.contexts.delete(ctx.id);
+      this.forget(ctx.id);
+      if (!this.o.multi) this.end(NORMAL, 'done');
+    });
+  }
+
+  /** Remembers a finished context (the last thousand: a socket kept for hours opens one per reply). */
+  private forget(id: string): void {
+    this.finished.add(id);
+    if (this.finished.size > 1000) this.finished.delete(this.finished.values().next().value!);
+  }
+
+  /** Resolves once every context's pieces (and its `isFinal`) are out. */
+  private async whenAllDone(): Promise<void> {
+    await Promise.all([...this.contexts.values()].map((c) => c.tail));
+  }
+
+  /** One piece: priced and held, synthesized, labelled, sent, then settled (or released if it does not leave). */
+  private async speak(ctx: Context, text: string): Promise<void> {
+    const { synthesis, provenance, format, charge, voice } = this.o;
+    const prepare = () =>
+      synthesis.prepareFor(voice, {
+        voiceId: this.o.voiceId,
+        text,
+        format: format.format,
+        speed: ctx.speed,
+        pitch: 0,
+        ...(this.o.language ? { language: this.o.language } : {}),
+        ...(this.timings ? { timings: true } : {}),
+      });
+    let prepared: Prepared;
+    try {
+      prepared = await prepare();
+    } catch (e) {
+      // A voice without timings (an engine that reports none, in a language eSpeak NG does not speak) is spoken
+      // without alignment: its audio messages carry none.
+      if (!this.timings || !isAppError(e) || e.code !== 'VALIDATION_FAILED' || e.params.field !== 'voice_id') throw e;
+      this.timings = false;
+      prepared = await prepare();
+    }
+    if (prepared.characters > this.o.maxTextLength) throw new AppError('TEXT_TOO_LONG', { maxLength: this.o.maxTextLength });
+    if (this.done || ctx.failed) return;
+    if (!this.timings) return this.stream(ctx, prepared);
+    const { result, work } = await synthesis.render(prepared, charge, { signal: this.stop.signal, reqId: this.o.requestId });
+    try {
+      const mark = await provenance.mark(
+        originOf(prepared, charge, result, { holdId: work.hold.id, requestId: this.o.requestId }),
+      );
+      const contentType = format.contentType ?? prepared.contentType;
+      const audio = await provenance.labelFile(reshape(result.audio, format), contentType, mark);
+      const frame = format.encoding === 'pcm' || format.encoding === 'wav' ? 2 : 1;
+      // Raw samples carry their label beside them, on the piece's first message (HTTP sends it as `x-aigc`).
+      const label = provenance.header(contentType, mark);
+      let first = true;
+      for (const part of audioParts(audio, result.durationSec, result.alignment, frame)) {
+        if (this.done || work.signal.aborted) throw new Error('socket closed');
+        await this.send({
+          audio: b64(part.audio),
+          isFinal: false,
+          normalizedAlignment: spelled(part.normalizedAlignment),
+          alignment: spelled(part.alignment),
+          ...this.tag(ctx.id),
+          ...(first && label !== null ? { aigc: label } : {}),
+        });
+        first = false;
+      }
+    } catch (e) {
+      await work.release(this.done ? 'socket closed before the audio was out' : 'not delivered');
+      throw e;
+    }
+    await work.settle();
+  }
+
+  /**
+   * A piece streamed as it is made: each chunk an audio message without alignment. The hold is taken on the first
+   * chunk and settled by the generator once the last one has been sent (the next chunk is asked for only after the
+   * socket took the one before); a socket gone before that stops it and releases the hold.
+   */
+  private async stream(ctx: Context, prepared: Prepared): Promise<void> {
+    const { synthesis, provenance, format, charge } = this.o;
+    const contentType = format.contentType ?? prepared.contentType;
+    let chunks = synthesis.stream(prepared, charge, this.stop.signal, this.o.requestId);
+    const { encoding, resampleTo } = format;
+    if (encoding !== null && (resampleTo !== null || encoding !== 'pcm'))
+      chunks = reshaped(
+        chunks,
+        resampleTo ?? PCM_RATE,
+        resampleTo === null ? null : new PcmResampler(PCM_RATE, resampleTo),
+        encoding,
+        true,
+      );
+    const origin = originOf(prepared, charge, { mark: prepared.mark ?? null }, { requestId: this.o.requestId });
+    const stream = provenance.labelStream(chunks, contentType, origin);
+    const labelled = stream.chunks;
+    let complete = false;
+    try {
+      let next = await labelled.next();
+      let first = true;
+      while (!next.done) {
+        if (this.done) throw new Error('socket closed');
+        // Raw samples carry their label beside them, on the piece's first message (HTTP sends it as `x-aigc`).
+        const label = first ? stream.header() : null;
+        await this.send({
+          audio: b64(next.value),
+          isFinal: false,
+          normalizedAlignment: null,
+          alignment: null,
+          ...this.tag(ctx.id),
+          ...(label !== null ? { aigc: label } : {}),
+        });
+        first = false;
+        next = await labelled.next();
+      }
+      complete = next.value === true;
+      if (!complete && !this.done) throw new AppError('INTERNAL');
+    } finally {
+      if (!complete) await labelled.return(false).catch(() => {});
+    }
+  }
+
+  private send(message: Record<string, unknown>): Promise<void> {
+    if (this.done) return Promise.reject(new Error('socket closed'));
+    return this.o.socket.send(message);
+  }
+
+  /** A context that cannot go on: its error, then (a fatal one, or `stream-input`) the socket's close. */
+  private contextFailed(ctx: Context, e: unknown): void {
+    if (this.done) return;
+    ctx.failed = true;
+    ctx.buffer.clear();
+    const error = this.appError(e);
+    if (!this.o.multi || FATAL.has(error.code)) return this.fatal(error);
+    this.contexts.delete(ctx.id);
+    this.forget(ctx.id);
+    this.contextError(ctx.id, error);
+  }
+
+  private contextError(id: string, error: AppError): void {
+    void this.send({ ...this.errorBody(error), ...this.tag(id) }).catch(() => {});
+  }
+
+  private appError(e: unknown): AppError {
+    if (isAppError(e)) return e;
+    if (!this.done) this.o.log.error({ err: e }, 'realtime synthesis failed');
+    return new AppError('INTERNAL');
+  }
+
+  private errorBody(error: AppError): Record<string, unknown> {
+    const message = errorMessage(error.code, this.o.locale, error.code === 'INTERNAL' ? {} : error.params);
+    return { error: error.code, message, code: error.status, request_id: this.o.requestId };
+  }
+
+  /** An error the whole socket stops on: its message, then a close with a reason. */
+  private fatal(e: unknown, code?: number): void {
+    if (this.done) return;
+    const error = this.appError(e);
+    const close = code ?? (error.code === 'INTERNAL' ? FAILED : POLICY);
+    const body = this.errorBody(error);
+    const sent = this.send(body).catch(() => {});
+    // The reason is at most 123 bytes: the code, and the start of the message.
+    const reason = Buffer.from(`${error.code}: ${String(body.message)}`)
+      .subarray(0, 120)
+      .toString('utf8')
+      .replace(/\uFFFD+$/, '');
+    this.done = true;
+    this.stop.abort(error);
+    void sent.then(() => this.o.socket.close(close, reason));
+  }
+
+  private end(code: number, reason: string): void {
+    if (this.done) return;
+    this.done = true;
+    this.o.socket.close(code, reason);
+  }
+
+  /** The inactivity timeout: no message for that long while nothing is being spoken closes the socket. */
+  private arm(): void {
+    if (this.done) return;
+    if (this.idle) clearTimeout(this.idle);
+    this.idle = setTimeout(() => {
+      this.idle = null;
+      if ([...this.contexts.values()].some((c) => c.queued > 0)) return this.arm();
+      this.fatal(new AppError('VALIDATION_FAILED', { field: 'text', rule: `no text for ${this.o.inactivitySeconds} seconds` }));
+    }, this.o.inactivitySeconds * 1000);
+    this.idle.unref();
+  }
+}

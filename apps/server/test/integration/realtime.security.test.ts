@@ -1,0 +1,127 @@
+/** Who may open a realtime socket, what it counts against its key, and what a socket that drops leaves behind. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '../support/client.js';
+import { DIALECTS, type TestApp } from '../support/app.js';
+import { keyedApp } from '../support/sdk.js';
+import { eventually, heldHolds, longText } from '../support/leave.js';
+import { openRealtime } from '../support/realtime.js';
+
+const VOICE = 'voice_espeak.en-us';
+const PATH = `/v1/text-to-speech/${VOICE}/stream-input`;
+
+describe.each(DIALECTS)('realtime sockets and their callers (%s)', (dialect) => {
+  let t: TestApp;
+  let c: Client;
+  let accountId: string;
+  beforeAll(async () => {
+    ({ t, c } = await keyedApp(dialect, 200_000, 'realtime-security'));
+    accountId = (await c.get('/accounts/me')).body.id;
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('refuses the upgrade with a key that does not exist, in the header or the query', async () => {
+    await expect(openRealtime(t.url, PATH, { 'xi-api-key': 'pvx_not_a_key' })).rejects.toMatchObject({ status: 401 });
+    await expect(openRealtime(t.url, `${PATH}?xi_api_key=pvx_nope`)).rejects.toMatchObject({ status: 401 });
+  });
+
+  it("takes the key in the first message (ElevenLabs' xi_api_key), and closes one that has none or a wrong one", async () => {
+    const { body: key } = await c.put('/api/authorization', { name: 'in-the-message' });
+    const rt = await openRealtime(t.url, PATH);
+    rt.send({ text: ' ', xi_api_key: key.key });
+    rt.send({ text: 'Signed in by the first message.', flush: true });
+    rt.send({ text: '' });
+    await rt.next((m) => m.isFinal === true);
+    expect(rt.messages.some((m) => m.audio)).toBe(true);
+    expect((await rt.closed).code).toBe(1000);
+    for (const first of [{ text: ' ' }, { text: ' ', xi_api_key: 'pvx_wrong' }, 'not json']) {
+      const bare = await openRealtime(t.url, PATH);
+      bare.send(first);
+      const error = await bare.next((m) => typeof m.error === 'string');
+      expect(error.error).toBe('UNAUTHENTICATED');
+      expect((await bare.closed).code).toBe(1008);
+    }
+  });
+
+  it("refuses a voice outside the key's allowed voices with FORBIDDEN and a close", async () => {
+    const { body: narrow } = await c.put('/api/authorization', { name: 'narrow', voices: ['voice_espeak.de'] });
+    const rt = await openRealtime(t.url, PATH, { 'xi-api-key': narrow.key });
+    const error = await rt.next((m) => typeof m.error === 'string');
+    expect(error.error).toBe('FORBIDDEN');
+    expect((await rt.closed).code).toBe(1008);
+  });
+
+  it("counts an open socket against the key's concurrency until it closes", async () => {
+    const { body: one } = await c.put('/api/authorization', { name: 'one-at-a-time', concurrency: 1 });
+    const first = await openRealtime(t.url, PATH, { 'xi-api-key': one.key });
+    await expect(openRealtime(t.url, PATH, { 'xi-api-key': one.key })).rejects.toMatchObject({ status: 429 });
+    first.ws.close();
+    await first.closed;
+    const again = async () => {
+      try {
+        const rt = await openRealtime(t.url, PATH, { 'xi-api-key': one.key });
+        rt.ws.close();
+        await rt.closed;
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    expect(await eventually(again)).toBe(true);
+  });
+
+  it('releases every hold of a socket that drops mid-stream, charges only pieces it got, and keeps serving', async () => {
+    const { body: key } = await c.put('/api/authorization', { name: 'dropper', concurrency: 1 });
+    const before = (await c.get('/accounts/me')).body.vip.credits as number;
+    const rt = await openRealtime(t.url, `${PATH}?output_format=pcm_44100`, { 'xi-api-key': key.key });
+    rt.send({ text: ' ', generation_config: { chunk_length_schedule: [50] } });
+    // Many pieces queued at once; the socket is cut after the first audio.
+    for (let i = 0; i < 6; i++) rt.send({ text: longText(2) + ' ' });
+    rt.send({ text: '', flush: true });
+    await rt.next((m) => typeof m.audio === 'string');
+    rt.ws.terminate();
+    expect(await eventually(async () => (await heldHolds(t, accountId)).length === 0)).toBe(true);
+    const charged = before - ((await c.get('/accounts/me')).body.vip.credits as number);
+    const all = (await c.post('/tts/estimate', { text: Array.from({ length: 6 }, () => longText(2)).join(' '), voice_id: VOICE }))
+      .body.credits as number;
+    expect(charged).toBeLessThan(all);
+    expect(await t.ctx.credits.balance(accountId)).toBe(await t.ctx.credits.ledgerSum(accountId));
+    // The key's slot came back, and the server still answers.
+    expect(await eventually(async () => (await new Client(t.url).get('/api/me', { 'xi-api-key': key.key })).status === 200)).toBe(
+      true,
+    );
+  });
+
+  it('releases the holds of every context of a multi-stream socket that drops, aligned or streamed', async () => {
+    const { body: key } = await c.put('/api/authorization', { name: 'multi-dropper' });
+    for (const query of ['', '?sync_alignment=true']) {
+      const rt = await openRealtime(t.url, `/v1/text-to-speech/${VOICE}/multi-stream-input${query}`, { 'xi-api-key': key.key });
+      for (const id of ['a', 'b', 'c']) {
+        rt.send({ text: ' ', context_id: id });
+        rt.send({ text: longText(3), context_id: id, flush: true });
+        rt.send({ context_id: id, close_context: true });
+      }
+      await rt.next((m) => typeof m.audio === 'string');
+      rt.ws.terminate();
+      expect(await eventually(async () => (await heldHolds(t, accountId)).length === 0)).toBe(true);
+    }
+    expect(await t.ctx.credits.balance(accountId)).toBe(await t.ctx.credits.ledgerSum(accountId));
+    expect((await c.get('/accounts/me')).status).toBe(200);
+  });
+
+  it('survives clients that vanish during the handshake and mid-frame', async () => {
+    const { body: key } = await c.put('/api/authorization', { name: 'vanishing' });
+    for (let i = 0; i < 5; i++) {
+      const rt = await openRealtime(t.url, PATH, { 'xi-api-key': key.key });
+      rt.send({ text: ' ' });
+      rt.send({ text: 'Half a sentence, then gone. ', flush: true });
+      // A raw half frame, then the connection cut.
+      const raw = (rt.ws as unknown as { _socket: import('node:net').Socket })._socket;
+      raw.write(Buffer.from([0x81, 0xfe, 0x10]));
+      raw.destroy();
+    }
+    expect(await eventually(async () => (await heldHolds(t, accountId)).length === 0)).toBe(true);
+    expect((await c.get('/accounts/me')).status).toBe(200);
+  });
+});
