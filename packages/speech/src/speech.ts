@@ -419,7 +419,7 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
       const durationSec = one.length / one.rate;
       if (!plan.reference) await cache?.set(key, { audio: one.audio, durationSec, sampleRate: one.rate });
       const sentence = { text: plan.sentences[0]!, start: 0, duration: durationSec, words: one.words };
-      const timings = req.timings ? { timings: buildTimings(req.text, plan.text, [sentence], durationSec) } : {};
+      const timings = req.timings ? { timings: buildTimings(req.text, plan.text, [sentence], durationSec, plan.spoken) } : {};
       return {
         ...base,
         ...timings,
@@ -558,8 +558,8 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
           // The sentences still to come sit at the end, with no length: their characters are not known yet.
           const toCome = plan.sentences.slice(placed.length).map((text) => ({ text, start: at, duration: 0, words: [] }));
           timed({
-            ...buildTimings(req.text, plan.text, [...placed, ...toCome], at),
-            known: coveredPrefix(req.text, plan.text, placed),
+            ...buildTimings(req.text, plan.text, [...placed, ...toCome], at, plan.spoken),
+            known: coveredPrefix(req.text, plan.text, placed, plan.spoken),
           });
         }
         // The first sentence goes to the encoder in two writes: the bytes of its first fraction of a

@@ -483,13 +483,14 @@ export function coveredPrefix(
   original: string,
   normalized: string,
   placed: readonly { text: string }[],
+  spoken?: Parameters<typeof mapThroughReplacements>[1],
 ): { characters: number; normalized: number } {
   let cursor = 0;
   for (const s of placed) {
     const at = normalized.indexOf(s.text, cursor);
     if (at >= 0) cursor = at + s.text.length;
   }
-  const map = mapText(original, normalized);
+  const map = spoken ? mapThroughReplacements(original, spoken, normalized) : mapText(original, normalized);
   let i = 0;
   while (i < original.length && map.to[i]! <= cursor && map.from[i]! < Math.max(cursor, 1)) i++;
   if (cursor >= normalized.length) i = original.length;
