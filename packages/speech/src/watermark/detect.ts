@@ -211,6 +211,14 @@ const BASE_SPREAD = 0.03;
 const WEIGHT = (2 * Math.PI * Math.PI) / (STEP * STEP);
 
 /**
+ * A side's energy with the clip's floor taken out: noise (or anything steady under the speech) adds
+ * to both sides of a unit and pulls its log-ratio towards 0, squeezing the lattice; subtracting the
+ * floor undoes most of that squeeze (white noise at 20 dB SNR: 45 → 65 % detected on 5 s). Never
+ * below a twentieth of the energy, so a side at the floor stays finite and is weighted down anyway.
+ */
+const clean = (e: number, floor: number): number => Math.max(e - floor, 0.05 * e);
+
+/**
  * Score of the slots at pattern offset `offset`. A unit's phase against its lattice is uniform on
  * unmarked audio whatever its weight, so Σ w·cos / √(Σ w²/2) is standard normal there. Sync units
  * count cos θ; data units cos 2θ (both bits sit on the half-step lattice), weighted by the fourth
@@ -254,7 +262,7 @@ function score(
       const spread = BASE_SPREAD + 0.5 * r;
       // ≈ exp(−WEIGHT·spread²), the expected cos of a unit's phase under that spread.
       const w = 1 / (1 + WEIGHT * spread * spread);
-      const phase = Math.log(up / dn) / STEP - p.dither[unit]!;
+      const phase = Math.log(clean(up, nu) / clean(dn, nd)) / STEP - p.dither[unit]!;
       if (bit < 0) {
         sum += w * cosTurns(phase);
         norm += w * w;
@@ -397,10 +405,12 @@ class Search {
           u += E[e + up[i]!]!;
           d += E[e + down[i]!]!;
         }
-        const r = sums[2 * unit]! / u + sums[2 * unit + 1]! / d;
+        const nu = sums[2 * unit]!,
+          nd = sums[2 * unit + 1]!;
+        const r = nu / u + nd / d;
         const spread = BASE_SPREAD + 0.5 * r;
         const w = 1 / (1 + WEIGHT * spread * spread);
-        terms[row + unit] = w * cosTurns(Math.log(u / d) / STEP - dither[j]!);
+        terms[row + unit] = w * cosTurns(Math.log(clean(u, nu) / clean(d, nd)) / STEP - dither[j]!);
         weights[row + unit] = w * w;
       }
     }
