@@ -341,6 +341,8 @@ class Search {
   readonly level: Float64Array;
   readonly active: Uint8Array;
   private readonly sums = new Map<number, Float64Array>();
+  /** The clip resampled to undo a change of speed, by target rate (see `exact`). */
+  private readonly undone = new Map<number, Float64Array>();
   /** The coarse pass's per-slot, per-unit terms (see `syncTerms`). */
   private readonly terms = new Float64Array(COARSE_SLOTS * UNITS);
   private readonly weights = new Float64Array(COARSE_SLOTS * UNITS);
@@ -450,8 +452,20 @@ class Search {
    * voices whose harmonics are sparse.
    */
   exact(h: Hypothesis, phase: number, offset: number, soft?: Float64Array): number {
-    const { x, E, level, active, fft, re, im } = this;
+    const { E, level, active, fft, re, im } = this;
     const v = this.view(h.freq);
+    // Time and pitch moved together (a resampling): undo it by resampling back, so each frame and
+    // band sees what the embedder saw, instead of band edges moved between the FFT's bins and a
+    // window of the wrong length (speed ±5 %: about a fifth of the score back).
+    let x = this.x;
+    if (h.freq !== 1) {
+      const to = Math.round(RATE * h.freq);
+      x = this.undone.get(to) ?? new Float64Array(0);
+      if (x.length === 0) this.undone.set(to, (x = Float64Array.from(resamplePolyphase(Float32Array.from(this.x), RATE, to))));
+      const k = to / RATE;
+      phase *= k;
+      h = { time: h.time * k, freq: 1 };
+    }
     const edges = new Float64Array(BANDS + 1);
     for (let b = 0; b <= BANDS; b++) edges[b] = (FIRST_BIN + b * BAND_BINS - 0.5) * h.freq + 0.5;
     let k = 0;
