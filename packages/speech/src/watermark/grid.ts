@@ -28,7 +28,7 @@ export const UNITS = PERIOD * UNITS_PER_SLOT;
  * Quantizer step of a unit's value: the natural log of its raised bands' energy over its lowered
  * bands' (a ratio, so gain and the slot's loudness cancel). The value moves by at most half a step
  * (±1.6 dB), mostly on the weaker side; larger steps resist noise better but cost energy, and this
- * one leaves the mark 30–41 dB under the speech (bench).
+ * one, with the embedder's per-slot budget, leaves the mark 30–41 dB under the speech (bench).
  */
 export const STEP = 0.75;
 
