@@ -1,3 +1,4 @@
+import { z } from 'zod';
 /**
  * ElevenLabs' output formats (`codec_rate[_bitrate]`) that Polyvox serves: every one ElevenLabs' API lists.
  * PCM is 16-bit mono at the rate asked for (resampled from the platform's 24 kHz); WAV is that PCM in a
@@ -71,3 +72,14 @@ const FORMATS = new Map<string, ElevenLabsFormat>(ELEVENLABS_FORMATS.map((f) => 
 export function elevenLabsFormat(name: string): ElevenLabsFormat | null {
   return FORMATS.get(name) ?? null;
 }
+
+/** ElevenLabs' `voice_settings`: of these, `speed` is used; the rest are accepted as ElevenLabs takes them. */
+export const VoiceSettings = z
+  .object({
+    stability: z.number().nullish(),
+    similarity_boost: z.number().nullish(),
+    style: z.number().nullish(),
+    use_speaker_boost: z.boolean().nullish(),
+    speed: z.number().min(0.5).max(2).nullish(),
+  })
+  .passthrough();

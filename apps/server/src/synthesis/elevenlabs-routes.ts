@@ -12,11 +12,10 @@ import type { VoicesService } from '../voices/service.js';
 import type { SynthesisService } from './service.js';
 import { AppError } from '../platform/errors.js';
 import { chargeOf, speaker, type FileAnswer } from './routes.js';
-import type { Synthesized } from './types.js';
 import type { Timings } from '@polyvox/speech';
-import { timestampedLines } from './timestamped-stream.js';
+import { timedJson, timestampedLines } from './timestamped-stream.js';
 import type { Provenance } from '../provenance/service.js';
-import { elevenLabsFormat, ELEVENLABS_FORMATS, PCM_RATE } from './elevenlabs-formats.js';
+import { elevenLabsFormat, ELEVENLABS_FORMATS, PCM_RATE, VoiceSettings } from './elevenlabs-formats.js';
 import { PcmResampler, reshaped } from './pcm-stream.js';
 
 /** One buffer as a finished stream of PCM (what `reshaped` takes). */
@@ -43,22 +42,6 @@ const TIMESTAMPED_STREAM =
   "each with its piece of the audio as it is made and the characters whose times are known by then (a sentence's come " +
   'with its first audio; times from the start of the whole audio); a last line without audio may carry the rest.';
 
-/** ElevenLabs' timestamped whole answer: the file and its alignments as one JSON object. */
-function timestamped(audio: Buffer, result: Synthesized): { contentType: string; body: Buffer } {
-  const timings = result.alignment;
-  if (!timings) throw new Error('the synthesis gave no timings');
-  return {
-    contentType: 'application/json',
-    body: Buffer.from(
-      JSON.stringify({
-        audio_base64: audio.toString('base64'),
-        alignment: timings.alignment,
-        normalized_alignment: timings.normalizedAlignment,
-      }),
-    ),
-  };
-}
-
 const errors = { 400: ErrorBody, 401: ErrorBody, 402: ErrorBody, 403: ErrorBody, 404: ErrorBody, 422: ErrorBody, 429: ErrorBody };
 
 const OutputFormat = z
@@ -74,15 +57,7 @@ const ElevenLabsSpeechRequest = z.object({
     .refine((s) => s.trim() !== '', 'must not be empty'),
   model_id: z.string().max(128).optional(),
   language_code: z.string().max(35).nullish(),
-  voice_settings: z
-    .object({
-      stability: z.number().nullish(),
-      similarity_boost: z.number().nullish(),
-      style: z.number().nullish(),
-      use_speaker_boost: z.boolean().nullish(),
-      speed: z.number().min(0.5).max(2).nullish(),
-    })
-    .nullish(),
+  voice_settings: VoiceSettings.nullish(),
   output_format: OutputFormat.optional(),
   pronunciation_dictionary_locators: PronunciationLocators,
 });
@@ -169,7 +144,7 @@ export function elevenLabsRoutes(deps: ElevenLabsRoutesDeps): FastifyPluginAsync
       });
     }
     if (timestamps) {
-      const file: FileAnswer = { respond: timestamped };
+      const file: FileAnswer = { respond: (audio, result) => timedJson(audio, result) };
       if (!reshapes) return speak(request, reply, prepared, charge, { stream: false, file });
       // The platform's PCM made whole, then reshaped as a stream of it would be, then labelled as a file.
       const rate = resampleTo ?? PCM_RATE;

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { LIMITS } from '@polyvox/contracts';
 import type { CharacterAlignment, Timings } from '@polyvox/speech';
-import { elevenLabsFormat, ELEVENLABS_FORMATS } from './elevenlabs-formats.js';
+import { elevenLabsFormat, ELEVENLABS_FORMATS, VoiceSettings } from './elevenlabs-formats.js';
 
 /** ElevenLabs' default schedule: the first piece is spoken once 120 characters wait, the next once 160 more do … */
 export const DEFAULT_SCHEDULE = [120, 160, 250, 290] as const;
@@ -49,16 +49,6 @@ export const RealtimeQuery = z
 export type RealtimeQuery = z.infer<typeof RealtimeQuery>;
 
 export const RealtimeParams = z.object({ voice_id: z.string().min(1).max(128) });
-
-const VoiceSettings = z
-  .object({
-    stability: z.number().nullish(),
-    similarity_boost: z.number().nullish(),
-    style: z.number().nullish(),
-    use_speaker_boost: z.boolean().nullish(),
-    speed: z.number().min(0.5).max(2).nullish(),
-  })
-  .passthrough();
 
 /**
  * One message from the client. Every field is optional: the opening message (`text: " "` with `voice_settings`

@@ -7,8 +7,8 @@ import { assertVoiceAllowed, callerOf, type Caller } from '../http/auth.js';
 import { AUDIO_RESPONSE } from '../http/openapi.js';
 import type { PlanPrivileges } from '../orders/privileges.js';
 import { AppError } from '../platform/errors.js';
-import { subtitles, type SubtitleFormat, type Timings } from '@polyvox/speech';
-import { timestampedLines } from './timestamped-stream.js';
+import { subtitles, type Timings } from '@polyvox/speech';
+import { timedJson, timestampedLines } from './timestamped-stream.js';
 import { ttsInput, type Charge, type Prepared, type Synthesized, type SynthesisService } from './service.js';
 import { openAiVoiceId } from './openai-voices.js';
 import { originOf } from './origin.js';
@@ -134,28 +134,6 @@ export async function* speechEvents(
   } finally {
     await chunks.return(false);
   }
-}
-
-/**
- * A whole file with its timings, as JSON: the audio in base64, the alignment of the text as sent and as read (ElevenLabs'
- * shape), the words with their intervals, and the subtitles when asked for.
- */
-function timedFile(audio: Buffer, result: Synthesized, format?: SubtitleFormat): { contentType: string; body: Buffer } {
-  const timings = result.alignment;
-  if (!timings) throw new Error('the synthesis gave no timings');
-  return {
-    contentType: 'application/json',
-    body: Buffer.from(
-      JSON.stringify({
-        audio_base64: audio.toString('base64'),
-        duration_seconds: result.durationSec,
-        alignment: timings.alignment,
-        normalized_alignment: timings.normalizedAlignment,
-        words: timings.words.map((w) => ({ word: w.word, start: w.start, end: w.end })),
-        ...(format ? { subtitles: subtitles(timings, format) } : {}),
-      }),
-    ),
-  };
 }
 
 /** A whole file that leaves as something else than its bytes (the timestamp routes' JSON). */
@@ -323,7 +301,15 @@ export function synthesisRoutes(deps: SynthesisRoutesDeps): FastifyPluginAsyncZo
         }
         return speak(request, reply, prepared, chargeOf(caller, 'tts'), {
           stream: false,
-          file: { respond: (audio, result) => timedFile(audio, result, body.subtitles) },
+          file: {
+            // ElevenLabs' object, with the length, the words and, asked for, the subtitles.
+            respond: (audio, result) =>
+              timedJson(audio, result, (t) => ({
+                duration_seconds: result.durationSec,
+                words: t.words.map((w) => ({ word: w.word, start: w.start, end: w.end })),
+                ...(body.subtitles ? { subtitles: subtitles(t, body.subtitles) } : {}),
+              })),
+          },
         });
       },
     );

@@ -1,4 +1,5 @@
 import type { CharacterAlignment, Timings } from '@polyvox/speech';
+import type { Synthesized } from './types.js';
 
 /**
  * A stream with timestamps as ElevenLabs sends it, as it is made: each piece of the (labelled) audio as a line of JSON
@@ -54,4 +55,28 @@ export async function* timestampedLines(
   } finally {
     await chunks.return(false);
   }
+}
+
+/**
+ * A whole file with its timings as one JSON object, as ElevenLabs answers it: the audio in base64 and the alignments of
+ * the text as sent and as read; `more` adds fields of Polyvox's own.
+ */
+export function timedJson(
+  audio: Buffer,
+  result: Synthesized,
+  more: (t: Timings) => object = () => ({}),
+): { contentType: string; body: Buffer } {
+  const timings = result.alignment;
+  if (!timings) throw new Error('the synthesis gave no timings');
+  return {
+    contentType: 'application/json',
+    body: Buffer.from(
+      JSON.stringify({
+        audio_base64: audio.toString('base64'),
+        alignment: timings.alignment,
+        normalized_alignment: timings.normalizedAlignment,
+        ...more(timings),
+      }),
+    ),
+  };
 }
