@@ -21,13 +21,23 @@ describe.each(DIALECTS)('key-paid streams when the client leaves (%s)', (dialect
       '/v1/text-to-speech/voice_espeak.en-us/stream?output_format=pcm_16000',
       { text: longText(40) },
     ],
-    // Made whole, then sent in lines of JSON: the client that leaves before the last of them pays nothing.
+    // Sent in lines of JSON as it is made: the client that leaves before the last of them pays nothing.
     [
       'an ElevenLabs stream with timestamps',
       '/v1/text-to-speech/voice_espeak.en-us/stream/with-timestamps?output_format=wav_48000',
       { text: longText(40) },
     ],
     ['an OpenAI stream', '/v1/audio/speech', { model: 'tts-1', input: longText(40), voice: 'voice_espeak.en-us' }],
+    [
+      "OpenAI's server-sent events",
+      '/v1/audio/speech',
+      { model: 'gpt-4o-mini-tts', input: longText(40), voice: 'voice_flite.slt', stream_format: 'sse' },
+    ],
+    [
+      'a POST /tts stream with timestamps',
+      '/tts',
+      { text: longText(40), voice_id: 'voice_flite.slt', format: 'mp3', stream: true, timestamps: true },
+    ],
   ] as const) {
     it(`releases ${name} left after its first bytes, and the key's count and slot`, async () => {
       const c = new Client(t.url);

@@ -113,6 +113,25 @@ describe.each(DIALECTS)("a finished job's subtitles (%s)", (dialect) => {
     expect(theirs.status).toBe(404);
     expect(theirs.body.error.code).toBe('NOT_FOUND');
     expect((await c.get('/tts/jobs/job_nope/subtitles')).status).toBe(404);
+    // Input made to break it: a list where one format goes, a NUL, a prototype's name as the id.
+    for (const query of ['format=srt&format=vtt', 'format=srt%00', 'format=__proto__', 'format=constructor'])
+      expect((await c.get(`/tts/jobs/${id}/subtitles?${query}`)).status, query).toBe(400);
+    for (const bad of ['__proto__', 'constructor']) expect((await c.get(`/tts/jobs/${bad}/subtitles`)).status, bad).toBe(404);
+    // A NUL in the path is refused as the platform refuses it everywhere.
+    const nul = await c.get('/tts/jobs/job%00x/subtitles');
+    expect(nul.status).toBe(400);
+    expect(nul.body.error.code).toBe('VALIDATION_FAILED');
+    // …and in POST /tts's fields: a list for subtitles, a prototype key in the body.
+    const listed = await c.post('/tts', { text: 'Hi.', voice_id: 'voice_espeak.en-us', timestamps: true, subtitles: ['srt'] });
+    expect(listed.status).toBe(400);
+    const proto = await fetch(`${t.url}/tts`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-sid': c.sid! },
+      body: '{"text":"Hi.","voice_id":"voice_espeak.en-us","timestamps":true,"__proto__":{"subtitles":"srt"}}',
+    });
+    // A prototype key is refused as everywhere, not read as a field.
+    expect(proto.status).toBe(400);
+    expect(((await proto.json()) as { error: { code: string } }).error.code).toBe('VALIDATION_FAILED');
   });
 
   it('POST /tts with timestamps answers the file, its alignment, its words and, asked for, its subtitles, at the same price; streamed, lines of JSON', async () => {
