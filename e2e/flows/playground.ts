@@ -3,6 +3,7 @@ import { errorMessage } from '@polyvox/contracts';
 import type { Request } from '@playwright/test';
 import { env, LANGS, SHOTS, shot } from '../lib/env';
 import { assert, assertEqual } from '../lib/assert';
+import { overflowReport } from '../lib/layout-checks';
 import { test } from '../lib/fixtures';
 import { givePlan } from '../lib/plan';
 import { billable, chooseOption, waitForPlayback, waitForRowsOfModel, waitForWaveform } from '../lib/speech';
@@ -101,6 +102,16 @@ export function playgroundTests(): void {
     await waitForPlayback(page, 'result-audio', 0.3);
     // The transcript follows the stream as it plays: a word is lit while the audio plays.
     await page.getByTestId('result-transcript').locator('span[data-lit]').waitFor();
+    // On a phone the result with its transcript stays inside the screen.
+    const viewport = page.viewportSize()!;
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page
+      .waitForFunction(() => document.documentElement.scrollWidth <= window.innerWidth, undefined, { timeout: 3000 })
+      .catch(() => undefined);
+    const phone = await overflowReport(page);
+    assert(phone.scrollWidth <= phone.innerWidth, `the result fits 390 px (${phone.scrollWidth}): ${phone.offenders.join('; ')}`);
+    await page.getByTestId('result-transcript').screenshot({ path: `${SHOTS}/transcript-390.png` });
+    await page.setViewportSize(viewport);
     // Streamed: the waveform is drawn from the first piece and grows; it comes to cover the sentence.
     const wave = await waitForWaveform(page, 2);
     assert(wave.duration > 2, `the waveform covers the sentence (${wave.duration} s)`);

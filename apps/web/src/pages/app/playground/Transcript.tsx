@@ -43,7 +43,7 @@ export function Transcript({ cues, time, jobId }: { cues: TranscriptCue[]; time:
           </Group>
         )}
       </Group>
-      <Text size="sm" style={{ lineHeight: 1.8, maxHeight: 180, overflowY: 'auto' }}>
+      <Text size="sm" style={{ lineHeight: 1.8, maxHeight: 180, overflowY: 'auto', overflowWrap: 'anywhere' }}>
         {cues.map((cue, c) =>
           cue.words.map((word, w) => {
             const lit = at !== null && at[0] === c && at[1] === w;
