@@ -440,13 +440,24 @@ export function designTests(): void {
     const panel = page.getByTestId('compare-panel');
     await panel.waitFor();
     assertEqual(await panel.getByTestId('compare-card').count(), 2, 'two versions compared');
-    await panel.getByTestId('compare-card').nth(1).getByTestId('result-play').click();
+    const played = panel.getByTestId('compare-card').nth(1);
+    await played.getByTestId('result-play').click();
     await page.waitForFunction(() =>
       Array.from(document.querySelectorAll('[data-testid="compare-card"] audio')).some(
         (a) => (a as HTMLAudioElement).currentTime > 0.2,
       ),
     );
-    await panel.getByTestId('compare-card').nth(1).getByTestId('result-play').click();
+    // The preview's words light as it plays, as the playground's do: the lit word is one the audio has reached.
+    const transcript = played.getByTestId('preview-player-transcript');
+    const lit = transcript.locator('span[data-lit]');
+    await lit.waitFor();
+    const [litStart, now] = await Promise.all([
+      lit.getAttribute('data-start').then(Number),
+      played.getByTestId('result-audio').evaluate((a: HTMLAudioElement) => a.currentTime),
+    ]);
+    assert(litStart <= now + 0.25, `the lit word starts at ${litStart} s, the preview is at ${now} s`);
+    assert((await transcript.innerText()).includes('The quick brown fox jumps over the lazy dog'), 'the transcript is the text');
+    await played.getByTestId('result-play').click();
     await shot('text-to-voice-en');
   });
 

@@ -12,7 +12,8 @@ import { originOf } from '../synthesis/origin.js';
 import { voiceKindOf, type Provenance } from '../provenance/service.js';
 import type { Design, Designer, MixInput } from './profiles.js';
 import type { Reference, SamplesService } from './samples.js';
-import type { DesignRepository } from './repository.js';
+import { previewFiles, previewTimingsKey, type DesignRepository } from './repository.js';
+import { subtitles, type SubtitleFormat, type Timings } from '@polyvox/speech';
 
 export type PreviewType = 'mix' | 'prompt' | 'clone';
 
@@ -161,7 +162,8 @@ export class PreviewsService {
       await this.designer.checkText(design.base, input.preview_text);
       const prepared = await this.synthesis.prepareFor(
         { info: design.base, profile: design.profile, ...(design.reference ? { reference: design.reference } : {}) },
-        { text: input.preview_text, language: input.language, format: 'mp3', speed: 1, pitch: 0 },
+        // Timed where the voice can be (the console lights each word as the preview plays); the price is the same.
+        { text: input.preview_text, language: input.language, format: 'mp3', speed: 1, pitch: 0, timings: 'auto' },
       );
       planned.push({ model, design, prepared });
     }
@@ -194,7 +196,7 @@ export class PreviewsService {
     const removeAll = async () => {
       for (const { row } of made) {
         await this.repo.db.deleteFrom('voice_previews').where('id', '=', row.id).execute();
-        await this.storage.delete(row.storage_key).catch(() => {});
+        for (const file of previewFiles(row.storage_key)) await this.storage.delete(file).catch(() => {});
       }
     };
     try {
@@ -213,6 +215,10 @@ export class PreviewsService {
         });
         await this.storage.put(key, audio, { contentType: 'audio/mpeg' });
         try {
+          if (result.alignment)
+            await this.storage.put(previewTimingsKey(key), Buffer.from(JSON.stringify(result.alignment)), {
+              contentType: 'application/json',
+            });
           const version = await this.repo.nextNumber(accountId, 'preview');
           const row: VoicePreviewsTable = {
             id,
@@ -238,7 +244,7 @@ export class PreviewsService {
           await this.repo.insertPreview(row);
           made.push({ row });
         } catch (e) {
-          await this.storage.delete(key).catch(() => {});
+          for (const file of previewFiles(key)) await this.storage.delete(file).catch(() => {});
           throw e;
         }
       }
@@ -293,6 +299,14 @@ export class PreviewsService {
       page,
       page_size: pageSize,
     };
+  }
+
+  /** A preview's subtitles (the console's transcript), from the timings stored with its audio; none for a voice without timings. */
+  async subtitles(accountId: string, id: string, format: SubtitleFormat): Promise<string> {
+    const row = await this.repo.preview(accountId, id);
+    const stored = row ? await this.storage.get(previewTimingsKey(row.storage_key)) : null;
+    if (!stored) throw new AppError('NOT_FOUND');
+    return subtitles(JSON.parse(stored.toString('utf8')) as Timings, format);
   }
 
   /** A preview's audio, for its owner only. */

@@ -4,6 +4,11 @@ import type { Database, OwnVoicesTable, VoicePreviewsTable, VoiceSamplesTable } 
 type Executor = Kysely<Database> | Transaction<Database>;
 
 /** A unique-key violation on either database: the number we took was taken by a concurrent request. */
+/** Where a preview's timings are kept: beside its audio, gone with it. */
+export const previewTimingsKey = (storageKey: string): string => `${storageKey}.timings.json`;
+/** A preview's stored files: its audio and its timings (if it was timed). */
+export const previewFiles = (storageKey: string): string[] => [storageKey, previewTimingsKey(storageKey)];
+
 export function isUniqueViolation(e: unknown): boolean {
   const err = e as { code?: string; message?: string };
   return err?.code === '23505' || err?.code === 'SQLITE_CONSTRAINT_UNIQUE' || /UNIQUE constraint failed/.test(err?.message ?? '');
@@ -146,7 +151,7 @@ export class DesignRepository {
       .where('voice_id', 'is', null)
       .returning('storage_key')
       .execute();
-    return gone.map((r) => r.storage_key);
+    return gone.flatMap((r) => previewFiles(r.storage_key));
   }
 
   /**
@@ -173,7 +178,7 @@ export class DesignRepository {
       .where((eb) => eb.or([...(ids.length ? [eb('id', 'in', ids)] : []), ...(fileId ? [eb('file_id', '=', fileId)] : [])]))
       .returning('storage_key')
       .execute();
-    return gone.map((r) => r.storage_key);
+    return gone.flatMap((r) => previewFiles(r.storage_key));
   }
 
   async insertVoice(trx: Executor, row: OwnVoicesTable): Promise<void> {

@@ -22,7 +22,8 @@ import type { OwnVoicesService } from './own-voices.js';
 import type { PlanPrivileges } from '../orders/privileges.js';
 import { sessionOf } from '../http/auth.js';
 import { AppError } from '../platform/errors.js';
-import { requestedRange, sendStored } from '../http/stored-reply.js';
+import { requestedRange, sendStored, sendSubtitles } from '../http/stored-reply.js';
+import { SUBTITLE_FORMATS } from '@polyvox/speech';
 import { abandon, clientLeaves, whenClientLeaves } from '../synthesis/routes.js';
 import { receiveUpload } from './upload.js';
 
@@ -188,6 +189,30 @@ export function designRoutes(deps: DesignRoutesDeps): FastifyPluginAsyncZod {
         const session = sessionOf(request);
         const audio = await previews.audio(session.accountId, request.params.id, requestedRange(request));
         return sendStored(reply, audio, { contentType: 'audio/mpeg', cacheControl: 'private, max-age=3600' });
+      },
+    );
+
+    app.get(
+      '/voice/previews/:id/subtitles',
+      {
+        config: { auth: 'session' },
+        schema: {
+          tags: ['voice design'],
+          summary: "A preview's subtitles, for the account that made it",
+          description:
+            'The preview text as SubRip (`srt`) or WebVTT (`vtt`, a timestamp tag before each word after a cue’s first), ' +
+            'timed to the preview’s audio; the console lights each word as the preview plays. A preview whose voice has ' +
+            'no timings (a language eSpeak NG does not speak, on an engine without word times) has none: 404.',
+          params: z.object({ id: z.string().max(100) }),
+          querystring: z.object({ format: z.enum(SUBTITLE_FORMATS).default('vtt') }),
+          response: { 200: z.string(), 400: ErrorBody, 401: ErrorBody, 404: ErrorBody },
+        },
+      },
+      async (request, reply) => {
+        const session = sessionOf(request);
+        const { format } = request.query;
+        const text = await previews.subtitles(session.accountId, request.params.id, format);
+        return sendSubtitles(reply, text, format, request.params.id);
       },
     );
 

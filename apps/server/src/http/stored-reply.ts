@@ -50,3 +50,12 @@ export function sendStored(
   }
   return reply.send(file.body);
 }
+
+/** Sends subtitles made from stored timings as a file to save, named after what they caption (its id). */
+export function sendSubtitles(reply: FastifyReply, text: string, format: 'srt' | 'vtt', id: string): FastifyReply {
+  return reply
+    .header('content-type', format === 'vtt' ? 'text/vtt; charset=utf-8' : 'application/x-subrip; charset=utf-8')
+    .header('content-disposition', `attachment; filename="${id.replace(/[^\w-]/g, '')}.${format}"`)
+    .header('cache-control', 'private, no-store')
+    .send(text);
+}

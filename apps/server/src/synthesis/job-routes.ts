@@ -4,7 +4,7 @@ import { errorMessage, ErrorBody, TtsJobRequest, TtsJobSchema } from '@polyvox/c
 import { sessionOf } from '../http/auth.js';
 import type { PlanPrivileges } from '../orders/privileges.js';
 import { requestLocale } from '../http/locale.js';
-import { requestedRange, sendStored } from '../http/stored-reply.js';
+import { requestedRange, sendStored, sendSubtitles } from '../http/stored-reply.js';
 import type { Job, SynthesisJobs } from './jobs.js';
 import { ttsInput, type SynthesisService } from './service.js';
 import { fallbackHeader } from './routes.js';
@@ -149,11 +149,7 @@ export function jobRoutes(deps: JobRoutesDeps): FastifyPluginAsyncZod {
         const session = sessionOf(request);
         const { format } = request.query;
         const text = await deps.jobs.subtitles(request.params.id, session.accountId, format);
-        return reply
-          .header('content-type', format === 'vtt' ? 'text/vtt; charset=utf-8' : 'application/x-subrip; charset=utf-8')
-          .header('content-disposition', `attachment; filename="${request.params.id.replace(/[^\w-]/g, '')}.${format}"`)
-          .header('cache-control', 'private, no-store')
-          .send(text);
+        return sendSubtitles(reply, text, format, request.params.id);
       },
     );
   };

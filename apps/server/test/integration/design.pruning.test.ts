@@ -110,9 +110,13 @@ describe.each(DIALECTS)('pruning preview versions (%s)', (dialect) => {
 
   it('a delivered preview is stored first, then the oldest version goes with its audio', async () => {
     const oldest = (await versions())[0]!;
+    // The first version was really made, timed by eSpeak NG's own events: its timings go with it.
+    const timings = `${oldest.storage_key}.timings.json`;
+    expect(await t.ctx.storage.get(timings)).not.toBeNull();
     const res = await c.post('/voice/previews', PROMPT);
     expect(res.status).toBe(201);
     expect(await eventually(async () => !(await numbers()).includes(Number(oldest.version)))).toBe(true);
+    expect(await eventually(async () => (await t.ctx.storage.get(timings)) === null)).toBe(true);
     const now = await numbers();
     expect(now).toHaveLength(50);
     expect(now.at(-1)).toBe(res.body.version);

@@ -46,6 +46,16 @@ export function listMyVoices(query: Record<string, QueryValue>, signal?: AbortSi
 }
 
 /** A preview's audio, fetched with the session (the waveform is drawn from its bytes). */
+/** A preview's subtitles (WebVTT for the transcript, SubRip to save); a preview whose voice has no timings answers 404. */
+export async function fetchPreviewSubtitles(id: string, format: 'srt' | 'vtt', signal?: AbortSignal): Promise<string> {
+  const res: Response = await http('GET', `/voice/previews/${encodeURIComponent(id)}/subtitles`, {
+    query: { format },
+    raw: true,
+    signal,
+  });
+  return res.text();
+}
+
 export async function fetchPreviewAudio(url: string, signal?: AbortSignal): Promise<Blob> {
   const path = new URL(url, window.location.origin);
   if (path.origin !== window.location.origin) {

@@ -54,7 +54,7 @@ export function PreviewCard({ preview, model, label, autoplay, action, testId = 
             })}
           </Text>
         </Group>
-        <PreviewPlayer url={preview.audio_url} autoplay={autoplay} />
+        <PreviewPlayer url={preview.audio_url} previewId={preview.id} autoplay={autoplay} />
         {action && <Group justify="flex-end">{action}</Group>}
       </Stack>
     </Paper>

@@ -199,7 +199,7 @@ export function PreviewHistory({ type, onActivate }: Props) {
               <Collapse in={open === p.id}>
                 {open === p.id && (
                   <div style={{ paddingBottom: 8 }}>
-                    <PreviewPlayer url={p.audio_url} autoplay testId="history-player" />
+                    <PreviewPlayer url={p.audio_url} previewId={p.id} autoplay testId="history-player" />
                   </div>
                 )}
               </Collapse>

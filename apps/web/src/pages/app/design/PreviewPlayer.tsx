@@ -3,11 +3,15 @@ import { Alert, Skeleton } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { decodePeaks } from '../../../speech/audio/decode';
-import { fetchPreviewAudio } from '../../../design/api';
+import { fetchPreviewAudio, fetchPreviewSubtitles } from '../../../design/api';
+import { parseVtt } from '../../../speech/subtitles';
 import { WaveformPlayer } from '../playground/WaveformPlayer';
+import { Transcript } from '../playground/Transcript';
 
 interface Props {
   url: string;
+  /** The preview's id: its subtitles light each word of its text as it plays. */
+  previewId: string;
   /** Start as soon as the audio has arrived (a preview just made). */
   autoplay?: boolean;
   testId?: string;
@@ -17,8 +21,18 @@ interface Props {
  * A preview's audio with its waveform: the bytes are fetched once with the session, decoded for
  * the peaks, and played from a blob, so play and seek never go back to the server.
  */
-export function PreviewPlayer({ url, autoplay = false, testId = 'preview-player' }: Props) {
+export function PreviewPlayer({ url, previewId, autoplay = false, testId = 'preview-player' }: Props) {
   const { t } = useTranslation();
+  const [time, setTime] = useState(0);
+  // The words' times; none (null) for a voice without timings, and the player works without them.
+  const transcript = useQuery({
+    queryKey: ['preview-subtitles', previewId],
+    queryFn: ({ signal }) => fetchPreviewSubtitles(previewId, 'vtt', signal).then(parseVtt, () => null),
+    staleTime: Infinity,
+    gcTime: 5 * 60_000,
+    retry: false,
+    meta: { silent: true },
+  });
   const audio = useQuery({
     queryKey: ['preview-audio', url],
     queryFn: async ({ signal }) => {
@@ -58,7 +72,16 @@ export function PreviewPlayer({ url, autoplay = false, testId = 'preview-player'
         peaks={audio.data.decoded?.peaks ?? null}
         duration={audio.data.decoded?.duration ?? null}
         autoplay={autoplay}
+        onTime={setTime}
       />
+      {transcript.data && transcript.data.length > 0 && (
+        <Transcript
+          cues={transcript.data}
+          time={time}
+          testId={`${testId}-transcript`}
+          download={{ name: previewId, fetch: (format) => fetchPreviewSubtitles(previewId, format) }}
+        />
+      )}
     </div>
   );
 }

@@ -11,6 +11,7 @@ import { jobPercent } from '../../../speech/synthesis/job-runner';
 import type { SynthesisSnapshot } from '../../../speech/synthesis/session';
 import { WaveformPlayer } from './WaveformPlayer';
 import { Transcript } from './Transcript';
+import { fetchJobSubtitles } from '../../../speech/api';
 
 interface Props {
   snapshot: SynthesisSnapshot;
@@ -103,7 +104,11 @@ export function ResultPanel({ snapshot: s, fileName }: Props) {
           <WaveformPlayer src={s.src} peaks={s.peaks} duration={s.duration} autoplay onTime={setTime} />
         )}
         {(s.phase === 'done' || s.phase === 'streaming') && s.transcript && (
-          <Transcript cues={s.transcript} time={time} jobId={s.jobId} />
+          <Transcript
+            cues={s.transcript}
+            time={time}
+            download={s.jobId ? { name: s.jobId, fetch: (format) => fetchJobSubtitles(s.jobId!, format) } : null}
+          />
         )}
         {s.phase === 'job' && (
           <Progress value={jobPercent(s.job ?? undefined)} animated striped size="lg" data-testid="result-job-progress" />

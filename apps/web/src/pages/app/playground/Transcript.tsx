@@ -1,31 +1,47 @@
 import { Box, Button, Group, Text } from '@mantine/core';
 import { IconDownload } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
-import { fetchJobSubtitles } from '../../../speech/api';
 import { wordAt, type TranscriptCue } from '../../../speech/subtitles';
 
-/** Saves a job's subtitles under its id: fetched with the session, then handed to the browser as a file. */
-async function saveSubtitles(jobId: string, format: 'srt' | 'vtt'): Promise<void> {
-  const text = await fetchJobSubtitles(jobId, format);
+export type SubtitleFormat = 'srt' | 'vtt';
+/** Subtitles the server keeps for what was spoken (a job, a preview), saved under `name`. */
+export interface SubtitleDownload {
+  name: string;
+  fetch: (format: SubtitleFormat) => Promise<string>;
+}
+
+/** Saves subtitles under their name: fetched with the session, then handed to the browser as a file. */
+async function saveSubtitles(download: SubtitleDownload, format: SubtitleFormat): Promise<void> {
+  const text = await download.fetch(format);
   const url = URL.createObjectURL(new Blob([text], { type: format === 'vtt' ? 'text/vtt' : 'application/x-subrip' }));
   const a = document.createElement('a');
   a.href = url;
-  a.download = `${jobId}.${format}`;
+  a.download = `${download.name}.${format}`;
   a.click();
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
 /** The text as it was spoken, each word lit while it plays; the subtitles to download beside it. */
-export function Transcript({ cues, time, jobId }: { cues: TranscriptCue[]; time: number; jobId: string | null }) {
+export function Transcript({
+  cues,
+  time,
+  download,
+  testId = 'result-transcript',
+}: {
+  cues: TranscriptCue[];
+  time: number;
+  download: SubtitleDownload | null;
+  testId?: string;
+}) {
   const { t } = useTranslation();
   const at = wordAt(cues, time);
   return (
-    <Box data-testid="result-transcript">
+    <Box data-testid={testId}>
       <Group justify="space-between" mb={4} wrap="wrap">
         <Text size="xs" c="dimmed">
           {t('playground.transcript')}
         </Text>
-        {jobId && (
+        {download && (
           <Group gap={6}>
             {(['srt', 'vtt'] as const).map((format) => (
               <Button
@@ -33,9 +49,9 @@ export function Transcript({ cues, time, jobId }: { cues: TranscriptCue[]; time:
                 size="compact-xs"
                 variant="subtle"
                 leftSection={<IconDownload size={12} />}
-                onClick={() => void saveSubtitles(jobId, format)}
+                onClick={() => void saveSubtitles(download, format)}
                 aria-label={t('playground.downloadSubtitles', { format: format.toUpperCase() })}
-                data-testid={`result-subtitles-${format}`}
+                data-testid={`${testId.replace(/-transcript$/, '')}-subtitles-${format}`}
               >
                 {format.toUpperCase()}
               </Button>
