@@ -1,7 +1,7 @@
 import './mantine.css';
 import '@mantine/notifications/styles.css';
 import './styles.css';
-import { lazy, StrictMode, Suspense, useMemo, type ReactNode } from 'react';
+import { lazy, StrictMode, Suspense, useMemo, useSyncExternalStore, type ReactNode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { MantineProvider } from '@mantine/core';
 import { QueryClientProvider } from '@tanstack/react-query';
@@ -10,7 +10,7 @@ import { RouterProvider } from 'react-router-dom';
 import { i18nReady } from './i18n';
 import { session } from './auth/session';
 import { queryClient } from './lib/query-client';
-import { NOTIFY_MS } from './lib/notify';
+import { NOTIFY_MS, notificationsWanted, subscribeNotificationsWanted } from './lib/notify';
 import { router } from './router';
 import { localizedTheme } from './theme';
 
@@ -24,6 +24,17 @@ void import('./lib/stats-instance').then(({ stats, trackRouter, trackUncaughtErr
 
 // Messages shown before it arrives wait in the notifications store; the first page does not need its code.
 const Notifications = lazy(async () => ({ default: (await import('@mantine/notifications')).Notifications }));
+
+/** The notifications' container, mounted from the first message on: a page that shows none never fetches it. */
+function LazyNotifications() {
+  const wanted = useSyncExternalStore(subscribeNotificationsWanted, notificationsWanted);
+  if (!wanted) return null;
+  return (
+    <Suspense fallback={null}>
+      <Notifications position="top-right" autoClose={NOTIFY_MS} limit={4} />
+    </Suspense>
+  );
+}
 
 /** Mantine with its own words (close buttons) in the console's language, changed with it. */
 function LocalizedMantine({ children }: { children: ReactNode }) {
@@ -45,9 +56,7 @@ void i18nReady.finally(() =>
   app.render(
     <StrictMode>
       <LocalizedMantine>
-        <Suspense fallback={null}>
-          <Notifications position="top-right" autoClose={NOTIFY_MS} limit={4} />
-        </Suspense>
+        <LazyNotifications />
         <QueryClientProvider client={queryClient}>
           <RouterProvider router={router} />
         </QueryClientProvider>

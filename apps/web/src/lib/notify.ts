@@ -4,9 +4,30 @@ import { currentUiLocale, i18n } from '../i18n';
 
 export const NOTIFY_MS = 5000;
 
+let wanted = false;
+const listeners = new Set<() => void>();
+
+/**
+ * Whether any message has been asked for yet: the console mounts the notifications' container (and so fetches its
+ * code, about 5 KB over the wire) only from the first message on, never on a first page that shows none.
+ */
+export function notificationsWanted(): boolean {
+  return wanted;
+}
+
+export function subscribeNotificationsWanted(listener: () => void): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
 // The notifications package is one module: fetched with the first message, not with the first page.
-// The text is worked out at once (in the language of the moment); only the showing waits.
+// The text is worked out at once (in the language of the moment); only the showing waits. A message shown before
+// the container is mounted waits in the package's store, and the container shows it when it mounts.
 function show(data: NotificationData): void {
+  if (!wanted) {
+    wanted = true;
+    listeners.forEach((l) => l());
+  }
   void import('@mantine/notifications').then(({ notifications }) => notifications.show(data));
 }
 
