@@ -223,7 +223,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     WEB_DIST: path.resolve(raw.WEB_DIST ?? path.join(repoRoot, 'apps/web/dist')),
     CREDITS_CONFIG: path.resolve(raw.CREDITS_CONFIG ?? path.join(repoRoot, 'apps/server/config/credits.json')),
     PRODUCTS_CONFIG: path.resolve(raw.PRODUCTS_CONFIG ?? path.join(repoRoot, 'apps/server/config/products.json')),
-    SENSITIVE_WORDS_FILES: (raw.SENSITIVE_WORDS_FILES ?? path.join(repoRoot, 'apps/server/config/sensitive-words.txt'))
+    // The shipped lists: the platform's own (profanity, impersonation, political terms) and LDNOOBW's, imported
+    // by `npm run words:import` (refused in names only).
+    SENSITIVE_WORDS_FILES: (
+      raw.SENSITIVE_WORDS_FILES ??
+      ['sensitive-words.txt', 'sensitive-words-ldnoobw.txt'].map((f) => path.join(repoRoot, 'apps/server/config', f)).join(',')
+    )
       .split(',')
       .map((f) => f.trim())
       .filter(Boolean)

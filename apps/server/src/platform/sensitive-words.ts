@@ -7,7 +7,8 @@ import { Converter } from 'opencc-js/t2cn';
  * Matching, on text and words alike, first folds away what does not change how a word reads: NFKC (full-width,
  * ligatures), Traditional Chinese characters to Simplified ones (OpenCC's tables, so 習近平 and 法輪功 match the
  * Simplified entries), diacritics, case, zero-width and other format characters, Cyrillic and Greek letters that look like
- * Latin ones, leetspeak digits and symbols (4dm1n, $h!t), l/1/| as i, and a Latin letter repeated in a row (fuuuck).
+ * Latin ones, leetspeak digits and symbols (4dm1n, $h!t), l/1/| as i, and a Latin letter repeated in a row (fuuuck;
+ * a listed word whose own letters double, "boob", keeps two: it matches "booob", never "Bob").
  * The folded text is then cut into tokens at spaces, punctuation and symbols; every CJK character is a token of
  * its own. A word matches a run of consecutive tokens that spells it exactly, so letters spread out ("f u c k",
  * "kill-yourself", "POLYVOX_STAFF") still match, while a Latin word inside a longer word does not ("Scunthorpe",
@@ -79,13 +80,18 @@ export function foldForMatch(text: string): string {
 }
 
 interface Tokens {
-  /** The tokens joined, each Latin letter repeated in a row kept once. */
+  /** The tokens joined, each run of one Latin letter kept at most `maxRun` long. */
   text: string;
   starts: Set<number>;
   ends: Set<number>;
 }
 
-function tokenize(text: string): Tokens {
+/**
+ * `maxRun` 1: "fuuuck" reads as "fuck". A listed word whose own letters double after folding ("boob", "nigger",
+ * "kill" as "kiii") is matched against the text with runs cut to 2 instead, so it still catches "booob" but never
+ * "Bob", "Niger" or "Nigeria".
+ */
+function tokenize(text: string, maxRun: 1 | 2 = 1): Tokens {
   let out = '';
   const starts = new Set<number>();
   const ends = new Set<number>();
@@ -98,7 +104,8 @@ function tokenize(text: string): Tokens {
         if (inToken) ends.add(out.length);
         starts.add(out.length);
       }
-      if (cjk || out.length === 0 || out[out.length - 1] !== ch || !/\p{L}/u.test(ch)) out += ch;
+      const repeats = !cjk && /\p{L}/u.test(ch) && out.length >= maxRun && [...out.slice(-maxRun)].every((c) => c === ch);
+      if (!repeats) out += ch;
       if (cjk) {
         ends.add(out.length);
         inToken = false;
@@ -121,6 +128,8 @@ interface Entry {
   category: string;
   scope: WordScope;
   folded: string;
+  /** Its folded letters double ("boob"): matched against the text with runs cut to 2, not 1. */
+  doubled: boolean;
   anyStart: boolean;
   anyEnd: boolean;
 }
@@ -156,9 +165,12 @@ export function parseWordList(source: string, file = 'list'): Entry[] {
     }
     const anyStart = line.startsWith('*');
     const anyEnd = line.length > 1 && line.endsWith('*');
-    const folded = normalizeForMatch(line.slice(anyStart ? 1 : 0, anyEnd ? -1 : undefined));
+    const bare = line.slice(anyStart ? 1 : 0, anyEnd ? -1 : undefined);
+    const single = normalizeForMatch(bare);
+    const twice = tokenize(bare, 2).text;
+    const doubled = twice !== single;
     // A line that folds to nothing (punctuation only) would match every text.
-    if (folded) entries.push({ word: line, category, scope, folded, anyStart, anyEnd });
+    if (single) entries.push({ word: line, category, scope, folded: doubled ? twice : single, doubled, anyStart, anyEnd });
   });
   return entries;
 }
@@ -210,7 +222,10 @@ export function loadSensitiveWords(files: string | string[], options: SensitiveW
       refresh();
       const tokens = tokenize(text);
       if (!tokens.text) return null;
-      const hit = entries.find((e) => (scope === 'names' || e.scope === 'all') && matches(e, tokens));
+      let paired: Tokens | undefined;
+      const hit = entries.find(
+        (e) => (scope === 'names' || e.scope === 'all') && matches(e, e.doubled ? (paired ??= tokenize(text, 2)) : tokens),
+      );
       return hit ? { word: hit.word, category: hit.category } : null;
     },
   };

@@ -6,6 +6,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { loadSensitiveWords, normalizeForMatch, parseWordList } from '../../src/platform/sensitive-words.js';
 
 const LIST = fileURLToPath(new URL('../../config/sensitive-words.txt', import.meta.url));
+/** The lists a server reads by default: the platform's own and LDNOOBW's (names only). */
+const SHIPPED = [LIST, fileURLToPath(new URL('../../config/sensitive-words-ldnoobw.txt', import.meta.url))];
 
 describe('normalizeForMatch', () => {
   it.each([
@@ -39,7 +41,7 @@ describe('normalizeForMatch', () => {
 });
 
 describe('the shipped sensitive-word list', () => {
-  const words = loadSensitiveWords(LIST);
+  const words = loadSensitiveWords(SHIPPED);
 
   // Issue 14's examples: each refused.
   it.each([
@@ -111,6 +113,22 @@ describe('the shipped sensitive-word list', () => {
     '六四事件',
     '8964',
     '天安门事件',
+    '李强',
+    '光复香港',
+    'Free Tibet',
+    '大紀元',
+    // officials and state media, in names
+    '人民日报',
+    'Police',
+    // LDNOOBW's words, in names
+    'blowjob',
+    'b l o w j o b',
+    'BUKKAKE',
+    '口交',
+    '強姦',
+    // a listed word whose letters double, stretched
+    'booooob',
+    'n1ggggger',
   ])('refuses %j', (name) => {
     expect(words.find(name)).not.toBeNull();
   });
@@ -155,6 +173,25 @@ describe('the shipped sensitive-word list', () => {
     'Σωκράτης',
     '#',
     '',
+    // everyday words that hold a listed CJK word's characters, and names LDNOOBW lists as slang
+    '牛奶',
+    '性格开朗',
+    '靠背椅',
+    '肥西小王',
+    '干你的活',
+    'Butt',
+    'Voice 13',
+    'Summa Cum Laude',
+    'Santorum',
+    'Escort Service',
+    // a listed word with a double letter, written with one: another word
+    'Bob',
+    'Bobs Voice',
+    'Niger',
+    'Nigeria',
+    'Dido',
+    'Domes',
+    'Con Air',
   ])('lets %j pass', (name) => {
     expect(words.find(name)).toBeNull();
   });
@@ -165,6 +202,11 @@ describe('the shipped sensitive-word list', () => {
     expect(words.find('官方客服', 'all')).toBeNull();
     expect(words.find('fuck this', 'all')?.category).toBe('profanity');
     expect(words.find('法轮功', 'all')?.category).toBe('political');
+    // LDNOOBW's list and the state bodies are for names: a text to speak may need the words.
+    expect(words.find('Tell me about fellatio', 'names')?.category).toBe('profanity-en');
+    expect(words.find('Tell me about fellatio', 'all')).toBeNull();
+    expect(words.find('人民日报报道', 'all')).toBeNull();
+    expect(words.find('人民日报报道', 'names')?.category).toBe('officials');
   });
 
   it('reports the listed word it found', () => {
