@@ -12,7 +12,8 @@ import { s3Storage } from '../platform/s3-storage.js';
 import { registerQueueDepth } from '../platform/metrics.js';
 import { SpeechHost } from '../speech/speech-host.js';
 import { sharedAudioCache, type SharedAudioCache } from '../synthesis/shared-cache.js';
-import { QueueProbe, QueuedSynthesizer, type QueueSettings } from '../synthesis/queue.js';
+import { QueuedSynthesizer, type QueueSettings } from '../synthesis/queue.js';
+import { QueueProbe } from '../synthesis/redis-queues.js';
 import { BullMqJobProvider } from '../synthesis/jobs/bullmq.js';
 import type { Catalogue } from '../orders/products.js';
 

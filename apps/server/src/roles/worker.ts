@@ -2,7 +2,7 @@ import os from 'node:os';
 import type { Config } from '../platform/config.js';
 import { registerAuth } from '../http/auth.js';
 import { operationsRoutes } from '../http/operations.js';
-import { SynthesisWorker } from '../synthesis/queue.js';
+import { SynthesisWorker } from '../synthesis/queue-worker.js';
 import type { BuiltApp } from '../composition/context.js';
 import { openParts, type BuildOverrides } from '../composition/parts.js';
 import { createServer } from '../composition/server.js';
@@ -16,7 +16,7 @@ export async function buildWorker(config: Config, overrides: BuildOverrides = {}
   const ctx = await openParts(app, config, overrides);
   const settings = ctx.queues.settings!;
   const concurrency = config.QUEUE_CONCURRENCY ?? config.SPEECH_WORKERS ?? os.availableParallelism();
-  const worker = new SynthesisWorker({ settings, layer: ctx.jobs.layer, runner: ctx.jobs, concurrency, log: app.log });
+  const worker = new SynthesisWorker({ settings, layer: ctx.jobs.layer, runner: ctx.jobs.runner, concurrency, log: app.log });
   const stopJobRounds = ctx.jobs.startRounds(false, app.log);
   // Work is taken once the engines are up (they warm up at start unless SPEECH_WARMUP=false).
   ctx.speech.get().then(

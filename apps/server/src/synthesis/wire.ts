@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AI_LABEL_KINDS, AI_LABEL_POSITIONS, AUDIO_FORMATS, type SynthesisRequest } from '@polyvox/speech';
+import { AI_LABEL_KINDS, AI_LABEL_POSITIONS, AUDIO_FORMATS, type SynthesisRequest, type Timings } from '@polyvox/speech';
 import type { Charge } from './types.js';
 
 /**
@@ -110,4 +110,19 @@ export const chargeSchema: z.ZodType<Charge> = z.object({
   accountId: z.string().min(1),
   apiKeyId: z.string().nullable().optional(),
   recordType: z.string().min(1),
+});
+
+const characterAlignment = z.object({
+  characters: z.array(z.string()),
+  character_start_times_seconds: z.array(z.number()),
+  character_end_times_seconds: z.array(z.number()),
+});
+
+/** A text's alignment to its audio as JSON (a job's stored timings, a worker's message): checked when read back. */
+export const timingsSchema: z.ZodType<Timings> = z.object({
+  words: z.array(z.object({ word: z.string(), start: z.number(), end: z.number(), charStart: z.number(), charEnd: z.number() })),
+  alignment: characterAlignment,
+  normalizedAlignment: characterAlignment,
+  durationSec: z.number(),
+  known: z.object({ characters: z.number(), normalized: z.number() }).optional(),
 });

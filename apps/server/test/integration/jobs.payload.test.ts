@@ -84,7 +84,7 @@ describe.each(DIALECTS)('a stored job payload that fails its schema (%s)', (dial
     const wrongShape = await writeJob(accountId, JSON.stringify({ request: { text: 42 }, voiceId: 'v', charge: {} }));
     const notJson = await writeJob(accountId, '{"request": {"text": "cut off');
     // What the rounds of a live process do every few seconds.
-    expect(await t.ctx.jobs.resumeStale()).toBe(0);
+    expect(await t.ctx.jobs.runner.resumeStale()).toBe(0);
     await expectFailed(c, wrongShape.id, wrongShape.holdId, /request\.text: .*number/);
     await expectFailed(c, notJson.id, notJson.holdId, /not JSON/);
     // Both holds came back whole: nothing charged.
@@ -103,7 +103,7 @@ describe.each(DIALECTS)('a stored job payload that fails its schema (%s)', (dial
       warn: () => {},
       child: () => log,
     };
-    await t.ctx.jobs.runQueued(bad.id, new AbortController().signal, log as never);
+    await t.ctx.jobs.runner.runQueued(bad.id, new AbortController().signal, log as never);
     await expectFailed(c, bad.id, bad.holdId, /request\.voice: a job request carries its voice/);
     expect(lines).toEqual([expect.objectContaining({ job: bad.id, msg: 'synthesis job payload invalid; job failed' })]);
   });

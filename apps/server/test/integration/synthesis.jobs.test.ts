@@ -59,7 +59,7 @@ describe.each(DIALECTS)('synthesis jobs and their holds (%s)', (dialect) => {
     expect((await holdsOf(t, id)).map((h) => h.status)).toEqual(['held']);
     expect(await until(c, created.id, (j) => j.status !== 'running')).toBe(true);
     expect((await job(c, created.id)).status).toBe('succeeded');
-    // The row says succeeded just before the hold is settled (jobs.ts): the settle follows at once.
+    // The row says succeeded just before the hold is settled (jobs/database.ts): the settle follows at once.
     const settled = async () => (await holdsOf(t, id)).map((h) => h.status).join() === 'settled';
     expect(await eventually(settled, 200, 25)).toBe(true);
     expect(await balance()).toBe(before - created.credits);
@@ -74,7 +74,7 @@ describe.each(DIALECTS)('synthesis jobs and their holds (%s)', (dialect) => {
     expect(await t.ctx.credits.sweepExpiredHolds(new Date(Date.now() + 3600_000))).toBe(1);
     expect(await until(c, created.id, (j) => j.status !== 'running')).toBe(true);
     expect((await job(c, created.id)).status).toBe('succeeded');
-    // The row says succeeded just before the hold is settled (jobs.ts): the settle follows at once.
+    // The row says succeeded just before the hold is settled (jobs/database.ts): the settle follows at once.
     const settled = async () => (await holdsOf(t, id)).map((h) => h.status).join() === 'settled';
     expect(await eventually(settled, 200, 25)).toBe(true);
     expect(await balance()).toBe(before - created.credits);

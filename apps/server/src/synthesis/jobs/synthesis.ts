@@ -15,6 +15,12 @@ export const timingsKey = (storageKey: string): string => `${storageKey}.timings
 /** The job a stored file belongs to (`jobs/<id>` or `jobs/<id>.timings.json`). */
 export const jobOfKey = (key: string): string => key.slice(JOB_FOLDER.length + 1).split('.')[0]!;
 
+/** Deletes a job's stored files: its audio and its timings. */
+export async function deleteJobFiles(storage: Storage, storageKey: string): Promise<void> {
+  await storage.delete(timingsKey(storageKey));
+  await storage.delete(storageKey);
+}
+
 /** What a long synthesis job's row keeps so that any process can run it again: the request, its voice and its charge. */
 export interface SynthesisJobPayload {
   request: WireRequest;
