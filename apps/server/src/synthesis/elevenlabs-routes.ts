@@ -15,7 +15,7 @@ import { chargeOf, speaker, type FileAnswer } from './routes.js';
 import type { Timings } from '@polyvox/speech';
 import { timedJson, timestampedLines } from './timestamped-stream.js';
 import type { Provenance } from '../provenance/service.js';
-import { elevenLabsFormat, ELEVENLABS_FORMATS, PCM_RATE, VoiceSettings } from './elevenlabs-formats.js';
+import { elevenLabsFormat, ELEVENLABS_FORMATS, PCM_RATE, VoiceSettings, voiceSettingsInput } from './elevenlabs-formats.js';
 import { PcmResampler, reshaped } from './pcm-stream.js';
 
 /** One buffer as a finished stream of PCM (what `reshaped` takes). */
@@ -118,6 +118,7 @@ export function elevenLabsRoutes(deps: ElevenLabsRoutesDeps): FastifyPluginAsync
       format: format.format,
       speed: body.voice_settings?.speed ?? 1,
       pitch: 0,
+      ...voiceSettingsInput(body.voice_settings),
       ...(body.language_code ? { language: body.language_code } : {}),
       ...(timestamps ? { timings: true } : {}),
       ...(body.pronunciation_dictionary_locators ? { pronunciationLocators: body.pronunciation_dictionary_locators } : {}),

@@ -8,8 +8,8 @@
 import { errorMessage, type ErrorCode, type MessageLocale } from '@polyvox/contracts';
 import type { Provenance } from '../provenance/service.js';
 import { AppError, isAppError } from '../platform/errors.js';
-import type { ElevenLabsFormat } from './elevenlabs-formats.js';
-import { PCM_RATE } from './elevenlabs-formats.js';
+import type { ElevenLabsFormat, VoiceSettings } from './elevenlabs-formats.js';
+import { PCM_RATE, voiceSettingsInput } from './elevenlabs-formats.js';
 import { originOf } from './origin.js';
 import { G711Encoder, PcmResampler, reshaped, wavHeader } from './pcm-stream.js';
 import {
@@ -69,6 +69,8 @@ interface Context {
   id: string;
   buffer: TextBuffer;
   speed: number;
+  /** Its `voice_settings` (stability, style, speaker boost), from its opening message and any later one. */
+  settings: VoiceSettings | null;
   /** Its pieces, spoken one after another: audio leaves in the order its text came. */
   tail: Promise<void>;
   /** Pieces cut and not yet spoken (or failed). */
@@ -205,6 +207,7 @@ export class RealtimeSession {
         id,
         buffer: new TextBuffer(m.generation_config?.chunk_length_schedule ?? DEFAULT_SCHEDULE, this.o.autoMode),
         speed: m.voice_settings?.speed ?? 1,
+        settings: m.voice_settings ?? null,
         tail: Promise.resolve(),
         queued: 0,
         closing: false,
@@ -219,6 +222,7 @@ export class RealtimeSession {
     }
     if (ctx.closing || ctx.failed) return;
     if (m.voice_settings?.speed != null) ctx.speed = m.voice_settings.speed;
+    if (m.voice_settings) ctx.settings = { ...ctx.settings, ...m.voice_settings };
     if (m.generation_config?.chunk_length_schedule) ctx.buffer.setSchedule(m.generation_config.chunk_length_schedule);
     const text = m.text ?? '';
     // The closing message of `stream-input`: what waits is spoken, then the last message and the close.
@@ -307,6 +311,7 @@ export class RealtimeSession {
         format: format.format,
         speed: ctx.speed,
         pitch: 0,
+        ...voiceSettingsInput(ctx.settings),
         ...(this.o.language ? { language: this.o.language } : {}),
         ...(this.timings ? { timings: true } : {}),
       });

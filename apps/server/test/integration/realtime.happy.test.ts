@@ -5,6 +5,7 @@ import { DIALECTS, type TestApp } from '../support/app.js';
 import { keyedApp } from '../support/sdk.js';
 import { eventually, heldHolds } from '../support/leave.js';
 import { audioOf, openRealtime } from '../support/realtime.js';
+import { measurePcm } from '@polyvox/speech';
 
 const VOICE = 'voice_espeak.en-us';
 const path = (query = '', multi = false) =>
@@ -39,6 +40,35 @@ describe.each(DIALECTS)('realtime text to speech over a WebSocket (%s)', (dialec
   });
   const balance = async () => (await c.get('/accounts/me')).body.vip.credits as number;
   const records = async () => (await c.get(`/api/credits/records?api_key=${key.id}&page_size=100`)).body.items as any[];
+
+  it('voice_settings of the opening message are heard: stability 0 swings the pitch wider than 1, on both sockets', async () => {
+    const SPOKEN = 'Do you really think so? I was sure the weather would hold until the evening, but look at it now!';
+    const f0 = (pcm: Buffer) => {
+      const s = new Int16Array(pcm.buffer, pcm.byteOffset, pcm.length / 2);
+      return measurePcm(
+        Float32Array.from(s, (x) => x / 32768),
+        24_000,
+      ).f0RangeSemitones;
+    };
+    const single = async (stability: number) => {
+      const rt = await openRealtime(t.url, path('?output_format=pcm_24000'), { 'xi-api-key': key.key });
+      rt.send({ text: ' ', voice_settings: { stability, similarity_boost: 0.75 } });
+      rt.send({ text: SPOKEN, flush: true });
+      rt.send({ text: '' });
+      await rt.next((m) => m.isFinal === true);
+      return f0(audioOf(rt.messages));
+    };
+    expect(await single(0)).toBeGreaterThan((await single(1)) * 1.3);
+    const rt = await openRealtime(t.url, path('?output_format=pcm_24000', true), { 'xi-api-key': key.key });
+    rt.send({ text: ' ', context_id: 'loose', voice_settings: { stability: 0, style: 0.5 } });
+    rt.send({ text: ' ', context_id: 'steady', voice_settings: { stability: 1 } });
+    for (const id of ['loose', 'steady']) rt.send({ text: SPOKEN, context_id: id, flush: true });
+    for (const id of ['loose', 'steady']) rt.send({ context_id: id, close_context: true });
+    await rt.next((m) => m.isFinal === true && m.contextId === 'loose');
+    await rt.next((m) => m.isFinal === true && m.contextId === 'steady');
+    rt.send({ close_socket: true });
+    expect(f0(audioOf(rt.messages, 'loose'))).toBeGreaterThan(f0(audioOf(rt.messages, 'steady')) * 1.3);
+  });
 
   it('speaks text sent in pieces once the schedule is met, flushes, closes with empty text, and charges what it spoke', async () => {
     const before = await balance();
