@@ -10,7 +10,8 @@ import type { Provenance } from '../provenance/service.js';
 import type { VoicesService } from '../voices/service.js';
 import { elevenLabsFormat } from './elevenlabs-formats.js';
 import { DEFAULT_INACTIVITY, MAX_CONTEXTS, RealtimeParams, RealtimeQuery } from './realtime-protocol.js';
-import { RealtimeSession, type RealtimeSocket } from './realtime-session.js';
+import { RealtimeSession, unread, type RealtimeSocket } from './realtime-session.js';
+import type { Config } from '../platform/config.js';
 import { chargeOf } from './routes.js';
 import type { SynthesisService } from './service.js';
 
@@ -21,6 +22,7 @@ export interface RealtimeRoutesDeps {
   voices: Pick<VoicesService, 'get'>;
   /** For a key sent in the first message (ElevenLabs' `xi_api_key`), admitted as a header's would be. */
   keyGate: KeyGate;
+  config: Pick<Config, 'REALTIME_MAX_UNSENT_BYTES' | 'REALTIME_SEND_TIMEOUT_SECONDS'>;
 }
 
 /** The key a first message carries: ElevenLabs' `xi_api_key`, or `authorization` as a Bearer key. */
@@ -97,13 +99,38 @@ const MAX_EARLY = 1024;
 /** The GET that is not an upgrade: a clear error instead of a 404. */
 const notUpgraded = () => new AppError('VALIDATION_FAILED', { field: 'upgrade', rule: 'must be a WebSocket upgrade' });
 
-/** The socket as the session needs it: sends that say when they are written, and a close that always ends it. */
-function adapt(socket: WebSocket): RealtimeSocket {
+/** How much a client may leave unread: bytes waiting unsent, and how long one message may wait to be written. */
+interface ReadLimits {
+  maxUnsentBytes: number;
+  sendTimeoutSeconds: number;
+}
+
+/**
+ * The socket as the session needs it: sends that say when they are written, and a close that always ends it. A client
+ * that stops reading fills the connection's buffers: once more than `maxUnsentBytes` wait unsent (ws'
+ * `bufferedAmount`), or a message has waited `sendTimeoutSeconds` to be written, sends fail with `unread` and the
+ * session closes the socket, so it keeps no hold, key slot or credits for a reader that is not there.
+ */
+function adapt(socket: WebSocket, limits: ReadLimits): RealtimeSocket {
   return {
     send: (message) =>
       new Promise((resolve, reject) => {
         if (socket.readyState !== socket.OPEN) return reject(new Error('socket closed'));
-        socket.send(JSON.stringify(message), (err) => (err ? reject(err) : resolve()));
+        if (socket.bufferedAmount > limits.maxUnsentBytes)
+          return reject(unread(`must read what it is sent (over ${limits.maxUnsentBytes} bytes wait unread)`));
+        let settled = false;
+        const timer = setTimeout(() => {
+          settled = true;
+          reject(unread(`must read what it is sent (nothing read for ${limits.sendTimeoutSeconds} seconds)`));
+        }, limits.sendTimeoutSeconds * 1000);
+        timer.unref();
+        socket.send(JSON.stringify(message), (err) => {
+          clearTimeout(timer);
+          if (settled) return;
+          settled = true;
+          if (err) reject(err);
+          else resolve();
+        });
       }),
     close: (code, reason) => {
       if (socket.readyState === socket.CLOSED) return;
@@ -161,7 +188,10 @@ export function realtimeRoutes(deps: RealtimeRoutesDeps): FastifyPluginAsyncZod 
       const locale = requestLocale(request);
       const params = request.params as { voice_id: string };
       const query = request.query as RealtimeQuery;
-      const port = adapt(socket);
+      const port = adapt(socket, {
+        maxUnsentBytes: deps.config.REALTIME_MAX_UNSENT_BYTES,
+        sendTimeoutSeconds: deps.config.REALTIME_SEND_TIMEOUT_SECONDS,
+      });
       // Messages that arrive while the voice is looked up wait for the session.
       const early: [Buffer, boolean][] = [];
       let session: RealtimeSession | null = null;

@@ -125,3 +125,45 @@ describe.each(DIALECTS)('realtime sockets and their callers (%s)', (dialect) => 
     expect((await c.get('/accounts/me')).status).toBe(200);
   });
 });
+
+describe.each(DIALECTS)('a realtime client that never reads (%s)', (dialect) => {
+  let t: TestApp;
+  let c: Client;
+  let accountId: string;
+  beforeAll(async () => {
+    // Small bounds, so a paused reader is found within the test: the defaults are 4 MiB and 30 s.
+    ({ t, c } = await keyedApp(dialect, 200_000, 'realtime-unread', {
+      REALTIME_MAX_UNSENT_BYTES: '65536',
+      REALTIME_SEND_TIMEOUT_SECONDS: '2',
+    }));
+    accountId = (await c.get('/accounts/me')).body.id;
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('is closed once its unread audio fills the connection: its holds are released, its key slot freed, the rest not charged', async () => {
+    const { body: key } = await c.put('/api/authorization', { name: 'never-reads', concurrency: 1 });
+    const before = (await c.get('/accounts/me')).body.vip.credits as number;
+    const rt = await openRealtime(t.url, `${PATH}?output_format=pcm_48000`, { 'xi-api-key': key.key });
+    // The client stops reading: what the server sends piles up in the connection (some MB on a local socket).
+    const raw = (rt.ws as unknown as { _socket: import('node:net').Socket })._socket;
+    raw.pause();
+    // Slow and at 48 kHz: about 100 kB a second of audio, far more than the connection holds.
+    rt.send({ text: ' ', voice_settings: { speed: 0.5 }, generation_config: { chunk_length_schedule: [50] } });
+    const text = longText(24, 'a client that never reads what it asked for');
+    rt.send({ text, flush: true });
+    // The key's slot comes back while the client still reads nothing: the server gave up on it.
+    const free = async () => (await new Client(t.url).get('/api/me', { 'xi-api-key': key.key })).status === 200;
+    expect(await eventually(free, 1200)).toBe(true);
+    expect(await eventually(async () => (await heldHolds(t, accountId)).length === 0)).toBe(true);
+    const charged = before - ((await c.get('/accounts/me')).body.vip.credits as number);
+    const all = (await c.post('/tts/estimate', { text, voice_id: VOICE })).body.credits as number;
+    expect(charged).toBeLessThan(all);
+    expect(await t.ctx.credits.balance(accountId)).toBe(await t.ctx.credits.ledgerSum(accountId));
+    // Reading again, the client finds the socket closed.
+    raw.resume();
+    const closed = await rt.closed;
+    expect(closed.code).not.toBe(1000);
+  });
+});
