@@ -53,7 +53,7 @@ for the key's concurrency for as long as it is open.
 
 Query: \`output_format\` (any of ElevenLabs' formats, default \`mp3_44100_128\`), \`language_code\`,
 \`inactivity_timeout\` (seconds, 1 to 180, default 20: no message for that long while nothing is being spoken closes
-the socket), \`auto_mode\` (\`true\`: speak each sentence as soon as it ends instead of following the schedule),
+the socket; on \`multi-stream-input\`, each context alone), \`auto_mode\` (\`true\`: speak each sentence as soon as it ends instead of following the schedule),
 \`sync_alignment\` (\`true\`: each piece is made whole with its timings, and every audio message carries the
 alignment of exactly its own audio; default \`false\`: the audio leaves as it is made, so the first of it comes
 sooner, and audio messages carry \`"alignment": null\`). \`model_id\`,
@@ -61,8 +61,10 @@ sooner, and audio messages carry \`"alignment": null\`). \`model_id\`,
 
 Client messages (JSON text frames):
 - \`{"text": " ", "voice_settings": {"speed": 1.0}, "generation_config": {"chunk_length_schedule": [120, 160, 250, 290]}}\`:
-  the opening message. Its text is a single space; anything else first is refused. \`speed\` (0.5 to 2) is used,
-  the other settings are accepted.
+  the opening message. Its text is a single space; anything else first is refused. \`speed\` is 0.5 to 2;
+  \`stability\` (default 0.5) sets the pitch range (wider below, steadier above), \`style\` (default 0) widens it,
+  \`use_speaker_boost: false\` makes the tone a little duller, \`similarity_boost\` is accepted without effect; at
+  ElevenLabs' defaults the voice is as it is. A later message's settings apply to the pieces after it.
 - \`{"text": "Hello world. "}\`: text as it is produced. Once as many characters wait as the schedule's next step
   (each step 50 to 500; after the last, the last repeats), the words that wait are spoken.
 - \`{"text": "…", "flush": true}\` or \`{"flush": true}\`: speak everything that waits now.
@@ -72,10 +74,13 @@ Client messages (JSON text frames):
 Server messages: \`{"audio": "<base64>", "isFinal": false, "normalizedAlignment": {...}, "alignment": {...}}\`, each
 alignment (with \`sync_alignment=true\`) \`{"chars": [...], "charStartTimesMs": [...], "charDurationsMs": [...]}\` (also spelled
 \`charsStartTimesMs\`, \`charsDurationsMs\`, \`char_start_times_ms\` and \`chars_durations_ms\`), times in milliseconds from the start of that message's audio; then
-\`{"isFinal": true}\` (also \`is_final\`). Errors: \`{"error": "<CODE>", "message": "…", "code": <HTTP status>}\` with the
+\`{"isFinal": true}\` (also \`is_final\`). With \`wav_*\` the stream's audio is one WAV file: its header (sizes unknown, the label
+inside) leads the first audio message only, later messages are samples. Errors: \`{"error": "<CODE>", "message": "…", "code": <HTTP status>}\` with the
 contract's codes, the message in the request's language (\`lang\`, \`Accept-Language\`), then a close: 1008 for bad
 input (malformed JSON, text before the opening message, an unknown voice, an exhausted balance, inactivity), 1009 for
-a message over 64 KiB, 1011 for a failure of ours.
+a message over 64 KiB, 1011 for a failure of ours. A client that does not read what it is sent (more than
+\`REALTIME_MAX_UNSENT_BYTES\` waiting, or a message unwritten for \`REALTIME_SEND_TIMEOUT_SECONDS\`) is closed (1008,
+\`VALIDATION_FAILED\` naming \`socket\` in the reason), its holds released and its key's slot freed.
 
 Billing: each piece is priced and held as it is cut from the text, and settled once its last audio message has been
 written to the socket. A piece that does not reach the client (the socket dropped, idled out or failed) is released;
@@ -87,7 +92,9 @@ const MULTI = `
 \`default\`); a context opens with \`{"text": " ", "context_id": "a", "voice_settings": {...}}\`, and every reply carries
 \`contextId\` (and \`context_id\`). \`{"context_id": "a", "flush": true}\` speaks what waits, then sends
 \`{"type": "flush_done", "flush_done": true, "contextId": "a"}\` once its audio is out. \`{"context_id": "a", "text": ""}\`
-keeps a context alive. \`{"context_id": "a", "close_context": true}\` drops what waits unflushed (not charged),
+keeps a context alive: one without a message for \`inactivity_timeout\` while nothing of it is spoken ends alone (its error
+with its \`contextId\`; unflushed text dropped, not charged); the socket closes once no context is left and it idles.
+\`{"context_id": "a", "close_context": true}\` drops what waits unflushed (not charged),
 finishes the pieces already cut and sends \`{"isFinal": true, "contextId": "a"}\`. \`{"close_socket": true}\` closes
 every context so and then the socket (1000). An error in one context (text before its opening message …) is sent
 with its \`contextId\` and ends only that context; an exhausted balance ends the socket.
