@@ -39,8 +39,10 @@ export {
   readPrompt,
   promptVoice,
   instructedProfile,
+  settingsProfile,
+  DEFAULT_VOICE_SETTINGS,
   referenceFromSample,
 } from './analysis/index.ts';
-export type { SampleFormat, SampleProbe, VoiceMeasures, PromptTraits, Age, Tone } from './analysis/index.ts';
+export type { SampleFormat, SampleProbe, VoiceMeasures, PromptTraits, Age, Tone, VoiceSettingsInput } from './analysis/index.ts';
 /** Semitones from one frequency to another: how measured F0s (Hz) compare with a profile's pitch (semitones). */
 export { semitonesBetween } from './dsp/f0.ts';

@@ -81,6 +81,11 @@ export interface EngineCapabilities {
   nativePitch: boolean;
   /** The engine applies speed itself; otherwise the DSP stage does. */
   nativeSpeed: boolean;
+  /**
+   * The speeds (the request's times the profile's rate) the engine renders well natively; beyond them it is asked for
+   * the nearest and the DSP stage stretches the rest (Sonic). Absent: any speed it is asked for.
+   */
+  speedRange?: readonly [number, number];
 }
 
 export interface WordTiming {
@@ -101,7 +106,7 @@ export interface EngineRequest {
   voice: VoiceInfo;
   /** BCP-47 language the text is in; defaults to the voice's first language. */
   language?: string;
-  /** 0.5–2. */
+  /** 0.25–4 (OpenAI's range), times the profile's rate. */
   speed: number;
   /** Semitones, -12..12, on top of the voice profile. */
   pitch: number;

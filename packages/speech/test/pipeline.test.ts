@@ -166,6 +166,45 @@ describe('streaming', () => {
   });
 });
 
+describe('speed', () => {
+  const SPOKEN = 'The quick brown fox jumps over the lazy dog. Then it runs all the way back home to sleep.';
+  /** Seconds of the file, the first word's end and the last word's start (timings on eSpeak, which reports words). */
+  const at = async (voiceId: string, speed: number) => {
+    const r = await speech.synthesize({
+      text: SPOKEN,
+      voiceId,
+      format: 'pcm',
+      speed,
+      ...(voiceId.startsWith('espeak') ? { timings: true } : {}),
+    });
+    const words = r.timings?.words ?? [];
+    return { seconds: r.durationSec, lastStart: words.at(-1)?.start ?? 0 };
+  };
+
+  // OpenAI's range, beyond what each engine does natively (eSpeak stops near 2.6, GnuSpeech near 2, Flite slows down
+  // its pauses past 2.5): the DSP stage stretches the rest, so 4 takes about a quarter of the time and 0.25 four times.
+  it.each(['espeak:en-us', 'flite:slt', 'gnuspeech:male'])(
+    '%s speaks 0.25 to 4 in proportion, its timings with it',
+    async (voiceId) => {
+      const one = await at(voiceId, 1);
+      const fast = await at(voiceId, 4);
+      const slow = await at(voiceId, 0.25);
+      expect(fast.seconds / one.seconds).toBeGreaterThan(0.25 * 0.8);
+      expect(fast.seconds / one.seconds).toBeLessThan(0.25 * 1.2);
+      expect(slow.seconds / one.seconds).toBeGreaterThan(4 * 0.8);
+      expect(slow.seconds / one.seconds).toBeLessThan(4 * 1.2);
+      if (voiceId.startsWith('espeak')) {
+        expect(fast.lastStart / one.lastStart).toBeGreaterThan(0.25 * 0.8);
+        expect(fast.lastStart / one.lastStart).toBeLessThan(0.25 * 1.2);
+        expect(slow.lastStart / one.lastStart).toBeGreaterThan(4 * 0.8);
+        expect(slow.lastStart / one.lastStart).toBeLessThan(4 * 1.2);
+        expect(fast.lastStart).toBeLessThan(fast.seconds);
+      }
+    },
+    120_000,
+  );
+});
+
 describe('cache', () => {
   it('answers a repeated request from the cache, without synthesis', async () => {
     const req = {
@@ -256,7 +295,7 @@ describe('voices, languages and loudness', () => {
       params: { maxLength: 5000 },
     });
     await expect(speech.synthesize({ text: 'Hi.', voiceId: 'espeak:nope' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
-    await expect(speech.synthesize({ text: 'Hi.', voiceId: 'espeak:en-us', speed: 3 })).rejects.toMatchObject({
+    await expect(speech.synthesize({ text: 'Hi.', voiceId: 'espeak:en-us', speed: 4.5 })).rejects.toMatchObject({
       code: 'VALIDATION_FAILED',
       params: { field: 'speed' },
     });

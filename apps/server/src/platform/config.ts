@@ -24,6 +24,10 @@ const ConfigSchema = z.object({
     .optional(),
   REDIS_PREFIX: z.string().min(1).default('polyvox:'),
   SYNTHESIS_CACHE_SECONDS: z.coerce.number().int().min(0).max(604_800).default(3600),
+  /** A realtime socket whose client leaves more than this unread (bytes waiting to be sent) is closed. */
+  REALTIME_MAX_UNSENT_BYTES: z.coerce.number().int().min(65_536).max(1_073_741_824).default(4_194_304),
+  /** A realtime socket whose next message cannot be written for this long (its client stopped reading) is closed. */
+  REALTIME_SEND_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(30),
   S3_URL: z
     .string()
     .superRefine((value, ctx) => {

@@ -147,7 +147,7 @@ export class Provenance {
   /**
    * A stream's chunks with its AIGC field written at its start (a C2PA manifest needs the whole file: none). Its
    * record is written as its first chunk comes (a stream refused before any audio leaves none); `header()` is the
-   * `x-aigc` value for raw samples once that first chunk is out.
+   * `x-aigc` value for raw samples once that first chunk is out, `mark()` the record itself.
    */
   labelStream<T>(
     chunks: AsyncGenerator<Buffer, T>,
@@ -155,7 +155,7 @@ export class Provenance {
     origin: ContentOrigin,
     /** The generator yields one whole file (an answer built whole, then sent): labelled and signed as a file. */
     opts: { whole?: boolean } = {},
-  ): { chunks: AsyncGenerator<Buffer, T>; header: () => string | null } {
+  ): { chunks: AsyncGenerator<Buffer, T>; header: () => string | null; mark: () => ContentMark | null } {
     const container = containerOf(contentType);
     let mark: ContentMark | null = null;
     if (opts.whole) {
@@ -163,6 +163,7 @@ export class Provenance {
       return {
         chunks: labelWhole(chunks, label),
         header: () => (mark && container === 'header' ? aigcHeader(mark.record) : null),
+        mark: () => mark,
       };
     }
     const labeller = new StreamLabeller(container === 'header' ? null : container, async () => {
@@ -172,6 +173,8 @@ export class Provenance {
     return {
       chunks: labeller.wrap(chunks),
       header: () => (mark && container === 'header' ? aigcHeader(mark.record) : null),
+      /** The stream's record, once its first chunk is out (a socket's WAV header carries it). */
+      mark: () => mark,
     };
   }
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { VoiceSettingsInput } from '@polyvox/speech';
 /**
  * ElevenLabs' output formats (`codec_rate[_bitrate]`) that Polyvox serves: every one ElevenLabs' API lists.
  * PCM is 16-bit mono at the rate asked for (resampled from the platform's 24 kHz); WAV is that PCM in a
@@ -73,7 +74,12 @@ export function elevenLabsFormat(name: string): ElevenLabsFormat | null {
   return FORMATS.get(name) ?? null;
 }
 
-/** ElevenLabs' `voice_settings`: of these, `speed` is used; the rest are accepted as ElevenLabs takes them. */
+/**
+ * ElevenLabs' `voice_settings`: `speed` is the request's speed; `stability`, `style` and `use_speaker_boost` move the
+ * voice's pitch range and tone (`settingsProfile` in the speech package: lower stability and more style widen the
+ * range, no speaker boost a slightly duller tone); `similarity_boost` is accepted without effect. ElevenLabs'
+ * defaults (0.5, 0.75, 0, true) leave the voice exactly as it is; values outside 0–1 count as the nearest end.
+ */
 export const VoiceSettings = z
   .object({
     stability: z.number().nullish(),
@@ -83,3 +89,17 @@ export const VoiceSettings = z
     speed: z.number().min(0.5).max(2).nullish(),
   })
   .passthrough();
+export type VoiceSettings = z.infer<typeof VoiceSettings>;
+
+/** The settings as the synthesis service takes them (absent when none are given). */
+export function voiceSettingsInput(s: VoiceSettings | null | undefined): { voiceSettings?: VoiceSettingsInput } {
+  if (!s) return {};
+  return {
+    voiceSettings: {
+      stability: s.stability,
+      similarityBoost: s.similarity_boost,
+      style: s.style,
+      speakerBoost: s.use_speaker_boost,
+    },
+  };
+}

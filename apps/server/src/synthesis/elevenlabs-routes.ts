@@ -15,7 +15,7 @@ import { chargeOf, speaker, type FileAnswer } from './routes.js';
 import type { Timings } from '@polyvox/speech';
 import { timedJson, timestampedLines } from './timestamped-stream.js';
 import type { Provenance } from '../provenance/service.js';
-import { elevenLabsFormat, ELEVENLABS_FORMATS, PCM_RATE, VoiceSettings } from './elevenlabs-formats.js';
+import { elevenLabsFormat, ELEVENLABS_FORMATS, PCM_RATE, VoiceSettings, voiceSettingsInput } from './elevenlabs-formats.js';
 import { PcmResampler, reshaped } from './pcm-stream.js';
 
 /** One buffer as a finished stream of PCM (what `reshaped` takes). */
@@ -37,6 +37,11 @@ const AudioWithTimestamps = z.object({
   alignment: CharacterAlignment.meta({ description: "The request's text as sent, character by character" }),
   normalized_alignment: CharacterAlignment.meta({ description: 'The text as it was read (numbers, dates … written out)' }),
 });
+const VOICE_SETTINGS_TEXT =
+  '`voice_settings`: `speed` 0.5–2; `stability` (default 0.5) sets the pitch range (1.8 × at 0, 0.4 × at 1), `style` ' +
+  '(default 0) widens it (1 + 0.6 × style), `use_speaker_boost: false` tilts the tone 1.5 dB per octave darker, ' +
+  '`similarity_boost` is accepted without effect; at their defaults the voice is exactly as without them. The range is ' +
+  'rendered by engines that take it (eSpeak NG, Flite).';
 const TIMESTAMPED_STREAM =
   'Newline-delimited JSON (`application/x-ndjson`): one object per line, `{audio_base64, alignment, normalized_alignment}`, ' +
   "each with its piece of the audio as it is made and the characters whose times are known by then (a sentence's come " +
@@ -118,6 +123,7 @@ export function elevenLabsRoutes(deps: ElevenLabsRoutesDeps): FastifyPluginAsync
       format: format.format,
       speed: body.voice_settings?.speed ?? 1,
       pitch: 0,
+      ...voiceSettingsInput(body.voice_settings),
       ...(body.language_code ? { language: body.language_code } : {}),
       ...(timestamps ? { timings: true } : {}),
       ...(body.pronunciation_dictionary_locators ? { pronunciationLocators: body.pronunciation_dictionary_locators } : {}),
@@ -214,14 +220,12 @@ export function elevenLabsRoutes(deps: ElevenLabsRoutesDeps): FastifyPluginAsync
           schema: {
             tags: ['elevenlabs'],
             summary,
-            ...(timestamps
-              ? {
-                  description:
-                    "Charged, authorised and limited as the plain route. Timings come from the engine's own word events (eSpeak NG); for other engines, from an eSpeak NG " +
-                    'rendering of the same text aligned to the audio by dynamic time warping. A voice whose engine reports none, in a language eSpeak NG does not speak, is refused with 400 `VALIDATION_FAILED` naming `voice_id`, before anything is held.' +
-                    (stream ? ` ${TIMESTAMPED_STREAM}` : ''),
-                }
-              : {}),
+            description: timestamps
+              ? "Charged, authorised and limited as the plain route. Timings come from the engine's own word events (eSpeak NG); for other engines, from an eSpeak NG " +
+                'rendering of the same text aligned to the audio by dynamic time warping. A voice whose engine reports none, in a language eSpeak NG does not speak, is refused with 400 `VALIDATION_FAILED` naming `voice_id`, before anything is held. ' +
+                VOICE_SETTINGS_TEXT +
+                (stream ? ` ${TIMESTAMPED_STREAM}` : '')
+              : VOICE_SETTINGS_TEXT,
             security: [{ xiApiKey: [] }, { bearer: [] }],
             params: SpeechParams,
             querystring: SpeechQuery,

@@ -10,7 +10,8 @@ import type { Provenance } from '../provenance/service.js';
 import type { VoicesService } from '../voices/service.js';
 import { elevenLabsFormat } from './elevenlabs-formats.js';
 import { DEFAULT_INACTIVITY, MAX_CONTEXTS, RealtimeParams, RealtimeQuery } from './realtime-protocol.js';
-import { RealtimeSession, type RealtimeSocket } from './realtime-session.js';
+import { RealtimeSession, unread, type RealtimeSocket } from './realtime-session.js';
+import type { Config } from '../platform/config.js';
 import { chargeOf } from './routes.js';
 import type { SynthesisService } from './service.js';
 
@@ -21,6 +22,7 @@ export interface RealtimeRoutesDeps {
   voices: Pick<VoicesService, 'get'>;
   /** For a key sent in the first message (ElevenLabs' `xi_api_key`), admitted as a header's would be. */
   keyGate: KeyGate;
+  config: Pick<Config, 'REALTIME_MAX_UNSENT_BYTES' | 'REALTIME_SEND_TIMEOUT_SECONDS'>;
 }
 
 /** The key a first message carries: ElevenLabs' `xi_api_key`, or `authorization` as a Bearer key. */
@@ -51,7 +53,7 @@ for the key's concurrency for as long as it is open.
 
 Query: \`output_format\` (any of ElevenLabs' formats, default \`mp3_44100_128\`), \`language_code\`,
 \`inactivity_timeout\` (seconds, 1 to 180, default 20: no message for that long while nothing is being spoken closes
-the socket), \`auto_mode\` (\`true\`: speak each sentence as soon as it ends instead of following the schedule),
+the socket; on \`multi-stream-input\`, each context alone), \`auto_mode\` (\`true\`: speak each sentence as soon as it ends instead of following the schedule),
 \`sync_alignment\` (\`true\`: each piece is made whole with its timings, and every audio message carries the
 alignment of exactly its own audio; default \`false\`: the audio leaves as it is made, so the first of it comes
 sooner, and audio messages carry \`"alignment": null\`). \`model_id\`,
@@ -59,8 +61,10 @@ sooner, and audio messages carry \`"alignment": null\`). \`model_id\`,
 
 Client messages (JSON text frames):
 - \`{"text": " ", "voice_settings": {"speed": 1.0}, "generation_config": {"chunk_length_schedule": [120, 160, 250, 290]}}\`:
-  the opening message. Its text is a single space; anything else first is refused. \`speed\` (0.5 to 2) is used,
-  the other settings are accepted.
+  the opening message. Its text is a single space; anything else first is refused. \`speed\` is 0.5 to 2;
+  \`stability\` (default 0.5) sets the pitch range (wider below, steadier above), \`style\` (default 0) widens it,
+  \`use_speaker_boost: false\` makes the tone a little duller, \`similarity_boost\` is accepted without effect; at
+  ElevenLabs' defaults the voice is as it is. A later message's settings apply to the pieces after it.
 - \`{"text": "Hello world. "}\`: text as it is produced. Once as many characters wait as the schedule's next step
   (each step 50 to 500; after the last, the last repeats), the words that wait are spoken.
 - \`{"text": "…", "flush": true}\` or \`{"flush": true}\`: speak everything that waits now.
@@ -70,10 +74,13 @@ Client messages (JSON text frames):
 Server messages: \`{"audio": "<base64>", "isFinal": false, "normalizedAlignment": {...}, "alignment": {...}}\`, each
 alignment (with \`sync_alignment=true\`) \`{"chars": [...], "charStartTimesMs": [...], "charDurationsMs": [...]}\` (also spelled
 \`charsStartTimesMs\`, \`charsDurationsMs\`, \`char_start_times_ms\` and \`chars_durations_ms\`), times in milliseconds from the start of that message's audio; then
-\`{"isFinal": true}\` (also \`is_final\`). Errors: \`{"error": "<CODE>", "message": "…", "code": <HTTP status>}\` with the
+\`{"isFinal": true}\` (also \`is_final\`). With \`wav_*\` the stream's audio is one WAV file: its header (sizes unknown, the label
+inside) leads the first audio message only, later messages are samples. Errors: \`{"error": "<CODE>", "message": "…", "code": <HTTP status>}\` with the
 contract's codes, the message in the request's language (\`lang\`, \`Accept-Language\`), then a close: 1008 for bad
 input (malformed JSON, text before the opening message, an unknown voice, an exhausted balance, inactivity), 1009 for
-a message over 64 KiB, 1011 for a failure of ours.
+a message over 64 KiB, 1011 for a failure of ours. A client that does not read what it is sent (more than
+\`REALTIME_MAX_UNSENT_BYTES\` waiting, or a message unwritten for \`REALTIME_SEND_TIMEOUT_SECONDS\`) is closed (1008,
+\`VALIDATION_FAILED\` naming \`socket\` in the reason), its holds released and its key's slot freed.
 
 Billing: each piece is priced and held as it is cut from the text, and settled once its last audio message has been
 written to the socket. A piece that does not reach the client (the socket dropped, idled out or failed) is released;
@@ -85,7 +92,9 @@ const MULTI = `
 \`default\`); a context opens with \`{"text": " ", "context_id": "a", "voice_settings": {...}}\`, and every reply carries
 \`contextId\` (and \`context_id\`). \`{"context_id": "a", "flush": true}\` speaks what waits, then sends
 \`{"type": "flush_done", "flush_done": true, "contextId": "a"}\` once its audio is out. \`{"context_id": "a", "text": ""}\`
-keeps a context alive. \`{"context_id": "a", "close_context": true}\` drops what waits unflushed (not charged),
+keeps a context alive: one without a message for \`inactivity_timeout\` while nothing of it is spoken ends alone (its error
+with its \`contextId\`; unflushed text dropped, not charged); the socket closes once no context is left and it idles.
+\`{"context_id": "a", "close_context": true}\` drops what waits unflushed (not charged),
 finishes the pieces already cut and sends \`{"isFinal": true, "contextId": "a"}\`. \`{"close_socket": true}\` closes
 every context so and then the socket (1000). An error in one context (text before its opening message …) is sent
 with its \`contextId\` and ends only that context; an exhausted balance ends the socket.
@@ -97,13 +106,38 @@ const MAX_EARLY = 1024;
 /** The GET that is not an upgrade: a clear error instead of a 404. */
 const notUpgraded = () => new AppError('VALIDATION_FAILED', { field: 'upgrade', rule: 'must be a WebSocket upgrade' });
 
-/** The socket as the session needs it: sends that say when they are written, and a close that always ends it. */
-function adapt(socket: WebSocket): RealtimeSocket {
+/** How much a client may leave unread: bytes waiting unsent, and how long one message may wait to be written. */
+interface ReadLimits {
+  maxUnsentBytes: number;
+  sendTimeoutSeconds: number;
+}
+
+/**
+ * The socket as the session needs it: sends that say when they are written, and a close that always ends it. A client
+ * that stops reading fills the connection's buffers: once more than `maxUnsentBytes` wait unsent (ws'
+ * `bufferedAmount`), or a message has waited `sendTimeoutSeconds` to be written, sends fail with `unread` and the
+ * session closes the socket, so it keeps no hold, key slot or credits for a reader that is not there.
+ */
+function adapt(socket: WebSocket, limits: ReadLimits): RealtimeSocket {
   return {
     send: (message) =>
       new Promise((resolve, reject) => {
         if (socket.readyState !== socket.OPEN) return reject(new Error('socket closed'));
-        socket.send(JSON.stringify(message), (err) => (err ? reject(err) : resolve()));
+        if (socket.bufferedAmount > limits.maxUnsentBytes)
+          return reject(unread(`must read what it is sent (over ${limits.maxUnsentBytes} bytes wait unread)`));
+        let settled = false;
+        const timer = setTimeout(() => {
+          settled = true;
+          reject(unread(`must read what it is sent (nothing read for ${limits.sendTimeoutSeconds} seconds)`));
+        }, limits.sendTimeoutSeconds * 1000);
+        timer.unref();
+        socket.send(JSON.stringify(message), (err) => {
+          clearTimeout(timer);
+          if (settled) return;
+          settled = true;
+          if (err) reject(err);
+          else resolve();
+        });
       }),
     close: (code, reason) => {
       if (socket.readyState === socket.CLOSED) return;
@@ -161,7 +195,10 @@ export function realtimeRoutes(deps: RealtimeRoutesDeps): FastifyPluginAsyncZod 
       const locale = requestLocale(request);
       const params = request.params as { voice_id: string };
       const query = request.query as RealtimeQuery;
-      const port = adapt(socket);
+      const port = adapt(socket, {
+        maxUnsentBytes: deps.config.REALTIME_MAX_UNSENT_BYTES,
+        sendTimeoutSeconds: deps.config.REALTIME_SEND_TIMEOUT_SECONDS,
+      });
       // Messages that arrive while the voice is looked up wait for the session.
       const early: [Buffer, boolean][] = [];
       let session: RealtimeSession | null = null;

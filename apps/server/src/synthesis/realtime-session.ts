@@ -8,9 +8,10 @@
 import { errorMessage, type ErrorCode, type MessageLocale } from '@polyvox/contracts';
 import type { Provenance } from '../provenance/service.js';
 import { AppError, isAppError } from '../platform/errors.js';
-import type { ElevenLabsFormat } from './elevenlabs-formats.js';
-import { PCM_RATE } from './elevenlabs-formats.js';
+import type { ElevenLabsFormat, VoiceSettings } from './elevenlabs-formats.js';
+import { PCM_RATE, voiceSettingsInput } from './elevenlabs-formats.js';
 import { originOf } from './origin.js';
+import { withAigc, type AigcRecord } from '@polyvox/speech/formats';
 import { G711Encoder, PcmResampler, reshaped, wavHeader } from './pcm-stream.js';
 import {
   audioParts,
@@ -26,7 +27,10 @@ import type { Charge, Prepared, ResolvedVoice } from './types.js';
 
 /** What the session needs of its socket; the route adapts a `ws` socket to it. */
 export interface RealtimeSocket {
-  /** Resolves once the message is handed to the connection; rejects when the socket is gone. */
+  /**
+   * Resolves once the message is handed to the connection; rejects when the socket is gone, or with `unread()` when
+   * the client does not read what it is sent (too many bytes wait unsent, or a message waits too long).
+   */
   send(message: Record<string, unknown>): Promise<void>;
   close(code: number, reason: string): void;
 }
@@ -69,13 +73,24 @@ interface Context {
   id: string;
   buffer: TextBuffer;
   speed: number;
+  /** Its `voice_settings` (stability, style, speaker boost), from its opening message and any later one. */
+  settings: VoiceSettings | null;
   /** Its pieces, spoken one after another: audio leaves in the order its text came. */
   tail: Promise<void>;
   /** Pieces cut and not yet spoken (or failed). */
   queued: number;
   closing: boolean;
   failed: boolean;
+  /** `multi-stream-input`: its own inactivity timer (a message naming it, or a piece of it spoken, restarts it). */
+  idle: NodeJS.Timeout | null;
+  /** WAV: the file's header has gone out (on the context's first audio message; the rest is its samples). */
+  headed: boolean;
 }
+
+/** A client that does not read what it is sent: the socket is closed, every hold released. */
+export const UNREAD_FIELD = 'socket';
+export const unread = (rule: string): AppError => new AppError('VALIDATION_FAILED', { field: UNREAD_FIELD, rule });
+const isUnread = (e: AppError): boolean => e.code === 'VALIDATION_FAILED' && e.params.field === UNREAD_FIELD;
 
 const b64 = (audio: Buffer) => audio.toString('base64');
 
@@ -119,11 +134,27 @@ export class RealtimeSession {
   private idle: NodeJS.Timeout | null = null;
   private readonly o: RealtimeSessionOptions;
   private timings: boolean;
+  /**
+   * What each piece is synthesized as. A `wav_*` socket's pieces are its PCM: the context's audio is one WAV file,
+   * whose header (sizes unknown, as a streamed WAV's; the AIGC label of its first piece inside) leads its first audio
+   * message, every later message being samples only.
+   */
+  private readonly format: ElevenLabsFormat;
+  private readonly wavRate: number | null;
 
   constructor(options: RealtimeSessionOptions) {
     this.o = options;
     this.timings = options.syncAlignment;
+    const f = options.format;
+    const wav = f.format === 'wav' || f.encoding === 'wav';
+    this.wavRate = wav ? (f.resampleTo ?? PCM_RATE) : null;
+    this.format = wav ? { format: 'pcm', resampleTo: f.resampleTo, encoding: 'pcm', contentType: null } : f;
     this.arm();
+  }
+
+  /** The WAV header of a context's audio, labelled with its first piece's record. */
+  private wavHead(record: AigcRecord): Buffer {
+    return Buffer.from(withAigc(wavHeader(this.wavRate!, 0xffffffff - 36), 'wav', record));
   }
 
   /** Whether the socket is still served (not closed by either side). */
@@ -171,6 +202,7 @@ export class RealtimeSession {
   onClose(): void {
     if (this.idle) clearTimeout(this.idle);
     this.idle = null;
+    for (const ctx of this.contexts.values()) this.quiet(ctx);
     this.done = true;
     this.stop.abort(new Error('socket closed'));
   }
@@ -205,12 +237,16 @@ export class RealtimeSession {
         id,
         buffer: new TextBuffer(m.generation_config?.chunk_length_schedule ?? DEFAULT_SCHEDULE, this.o.autoMode),
         speed: m.voice_settings?.speed ?? 1,
+        settings: m.voice_settings ?? null,
         tail: Promise.resolve(),
         queued: 0,
         closing: false,
         failed: false,
+        idle: null,
+        headed: false,
       };
       this.contexts.set(id, ctx);
+      this.touch(ctx);
       if (m.text === '' && !this.o.multi) {
         // An empty opening closes at once (nothing was said).
         this.closeContext(ctx, true);
@@ -218,7 +254,10 @@ export class RealtimeSession {
       return;
     }
     if (ctx.closing || ctx.failed) return;
+    // Any message naming a context keeps it alive (ElevenLabs' keep-alive is `{"context_id": …, "text": ""}`).
+    this.touch(ctx);
     if (m.voice_settings?.speed != null) ctx.speed = m.voice_settings.speed;
+    if (m.voice_settings) ctx.settings = { ...ctx.settings, ...m.voice_settings };
     if (m.generation_config?.chunk_length_schedule) ctx.buffer.setSchedule(m.generation_config.chunk_length_schedule);
     const text = m.text ?? '';
     // The closing message of `stream-input`: what waits is spoken, then the last message and the close.
@@ -263,6 +302,7 @@ export class RealtimeSession {
       } finally {
         ctx.queued -= 1;
         this.arm();
+        this.touch(ctx);
       }
     });
   }
@@ -280,6 +320,7 @@ export class RealtimeSession {
     } else ctx.buffer.clear();
     this.after(ctx, async () => {
       await this.send({ isFinal: true, is_final: true, ...this.tag(ctx.id) });
+      this.quiet(ctx);
       this.contexts.delete(ctx.id);
       this.forget(ctx.id);
       if (!this.o.multi) this.end(NORMAL, 'done');
@@ -299,7 +340,8 @@ export class RealtimeSession {
 
   /** One piece: priced and held, synthesized, labelled, sent, then settled (or released if it does not leave). */
   private async speak(ctx: Context, text: string): Promise<void> {
-    const { synthesis, provenance, format, charge, voice } = this.o;
+    const { synthesis, provenance, charge, voice } = this.o;
+    const format = this.format;
     const prepare = () =>
       synthesis.prepareFor(voice, {
         voiceId: this.o.voiceId,
@@ -307,6 +349,7 @@ export class RealtimeSession {
         format: format.format,
         speed: ctx.speed,
         pitch: 0,
+        ...voiceSettingsInput(ctx.settings),
         ...(this.o.language ? { language: this.o.language } : {}),
         ...(this.timings ? { timings: true } : {}),
       });
@@ -336,14 +379,16 @@ export class RealtimeSession {
       let first = true;
       for (const part of audioParts(audio, result.durationSec, result.alignment, frame)) {
         if (this.done || work.signal.aborted) throw new Error('socket closed');
+        const head = first && this.wavRate !== null && !ctx.headed ? this.wavHead(mark.record) : null;
         await this.send({
-          audio: b64(part.audio),
+          audio: b64(head ? Buffer.concat([head, part.audio]) : part.audio),
           isFinal: false,
           normalizedAlignment: spelled(part.normalizedAlignment),
           alignment: spelled(part.alignment),
           ...this.tag(ctx.id),
           ...(first && label !== null ? { aigc: label } : {}),
         });
+        if (head) ctx.headed = true;
         first = false;
       }
     } catch (e) {
@@ -359,7 +404,8 @@ export class RealtimeSession {
    * socket took the one before); a socket gone before that stops it and releases the hold.
    */
   private async stream(ctx: Context, prepared: Prepared): Promise<void> {
-    const { synthesis, provenance, format, charge } = this.o;
+    const { synthesis, provenance, charge } = this.o;
+    const format = this.format;
     const contentType = format.contentType ?? prepared.contentType;
     let chunks = synthesis.stream(prepared, charge, this.stop.signal, this.o.requestId);
     const { encoding, resampleTo } = format;
@@ -382,14 +428,17 @@ export class RealtimeSession {
         if (this.done) throw new Error('socket closed');
         // Raw samples carry their label beside them, on the piece's first message (HTTP sends it as `x-aigc`).
         const label = first ? stream.header() : null;
+        const mark = first && this.wavRate !== null && !ctx.headed ? stream.mark() : null;
+        const head = mark ? this.wavHead(mark.record) : null;
         await this.send({
-          audio: b64(next.value),
+          audio: b64(head ? Buffer.concat([head, next.value]) : next.value),
           isFinal: false,
           normalizedAlignment: null,
           alignment: null,
           ...this.tag(ctx.id),
           ...(label !== null ? { aigc: label } : {}),
         });
+        if (head) ctx.headed = true;
         first = false;
         next = await labelled.next();
       }
@@ -410,8 +459,10 @@ export class RealtimeSession {
     if (this.done) return;
     ctx.failed = true;
     ctx.buffer.clear();
+    this.quiet(ctx);
     const error = this.appError(e);
-    if (!this.o.multi || FATAL.has(error.code)) return this.fatal(error);
+    // A client that does not read stops the whole socket: its other contexts could not be read either.
+    if (!this.o.multi || FATAL.has(error.code) || isUnread(error)) return this.fatal(error);
     this.contexts.delete(ctx.id);
     this.forget(ctx.id);
     this.contextError(ctx.id, error);
@@ -438,7 +489,8 @@ export class RealtimeSession {
     const error = this.appError(e);
     const close = code ?? (error.code === 'INTERNAL' ? FAILED : POLICY);
     const body = this.errorBody(error);
-    const sent = this.send(body).catch(() => {});
+    // A client that does not read would not read this either: the close follows at once.
+    const sent = isUnread(error) ? Promise.resolve() : this.send(body).catch(() => {});
     // The reason is at most 123 bytes: the code, and the start of the message.
     const reason = Buffer.from(`${error.code}: ${String(body.message)}`)
       .subarray(0, 120)
@@ -455,15 +507,47 @@ export class RealtimeSession {
     this.o.socket.close(code, reason);
   }
 
-  /** The inactivity timeout: no message for that long while nothing is being spoken closes the socket. */
+  private idleError(): AppError {
+    return new AppError('VALIDATION_FAILED', { field: 'text', rule: `no text for ${this.o.inactivitySeconds} seconds` });
+  }
+
+  /**
+   * The socket's inactivity timeout: no message for that long while nothing is being spoken closes it. On
+   * `multi-stream-input` each context times out alone (`touch`), as ElevenLabs documents; the socket closes once it
+   * has no context left and no message came for that long.
+   */
   private arm(): void {
     if (this.done) return;
     if (this.idle) clearTimeout(this.idle);
     this.idle = setTimeout(() => {
       this.idle = null;
       if ([...this.contexts.values()].some((c) => c.queued > 0)) return this.arm();
-      this.fatal(new AppError('VALIDATION_FAILED', { field: 'text', rule: `no text for ${this.o.inactivitySeconds} seconds` }));
+      if (this.o.multi && this.contexts.size > 0) return this.arm();
+      this.fatal(this.idleError());
     }, this.o.inactivitySeconds * 1000);
     this.idle.unref();
+  }
+
+  /**
+   * `multi-stream-input`: a context that got no message for the inactivity timeout while none of its pieces was
+   * being spoken ends alone: the text it held unflushed is dropped (never charged), and its error is sent with its
+   * `contextId`. The others, and the socket, go on.
+   */
+  private touch(ctx: Context): void {
+    if (!this.o.multi || this.done || ctx.closing || ctx.failed) return;
+    if (ctx.idle) clearTimeout(ctx.idle);
+    ctx.idle = setTimeout(() => {
+      ctx.idle = null;
+      if (this.done || ctx.closing || ctx.failed || this.contexts.get(ctx.id) !== ctx) return;
+      if (ctx.queued > 0) return this.touch(ctx);
+      this.contextFailed(ctx, this.idleError());
+    }, this.o.inactivitySeconds * 1000);
+    ctx.idle.unref();
+  }
+
+  /** Stops a context's inactivity timer. */
+  private quiet(ctx: Context): void {
+    if (ctx.idle) clearTimeout(ctx.idle);
+    ctx.idle = null;
   }
 }

@@ -1,6 +1,6 @@
 import { metrics } from '../platform/metrics.js';
 import type { AiLabelKind, AudioFormat, SynthesisRequest } from '@polyvox/speech';
-import { CONTENT_TYPES, instructedProfile, strongerLabel } from '@polyvox/speech';
+import { CONTENT_TYPES, instructedProfile, settingsProfile, strongerLabel } from '@polyvox/speech';
 import type { CreditsService, Hold } from '../credits/service.js';
 import type { Synthesizer } from '../speech/synthesizer.js';
 import type {
@@ -140,7 +140,13 @@ export class SynthesisService {
     // `characters` is counted on the user's text alone.
     const label = strongerLabel(this.aiLabel.explicit, input.aiLabel);
     const own = voice.profile ?? info.profile;
-    const profile = input.instructions?.trim() ? instructedProfile(own, input.instructions).profile : voice.profile;
+    let profile = input.instructions?.trim() ? instructedProfile(own, input.instructions).profile : voice.profile;
+    if (input.voiceSettings) {
+      // ElevenLabs' settings; at their defaults the profile is the same object, so the request is unchanged.
+      const base = profile ?? own;
+      const settled = settingsProfile(base, input.voiceSettings);
+      if (settled !== base) profile = settled;
+    }
     const request: SynthesisRequest = {
       text: input.text,
       voice: info,

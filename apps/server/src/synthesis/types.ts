@@ -7,6 +7,7 @@ import type {
   Timings,
   VoiceInfo,
   VoiceProfile,
+  VoiceSettingsInput,
 } from '@polyvox/speech';
 
 /**
@@ -32,6 +33,8 @@ export interface TtsInput {
   timings?: boolean | 'auto';
   /** How to speak (OpenAI's `instructions`): its delivery words move the voice's pitch, pace, range, breath and tone. */
   instructions?: string;
+  /** ElevenLabs' `voice_settings` (stability, style, speaker boost) on the voice's range and tone (`settingsProfile`). */
+  voiceSettings?: VoiceSettingsInput;
   /**
    * The request's `pronunciation_dictionary_locators` (at most 3, in order); absent: the account's default
    * dictionary, if it has one; empty: none.

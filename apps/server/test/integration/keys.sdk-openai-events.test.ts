@@ -118,6 +118,32 @@ describe.each(DIALECTS)("OpenAI's speech route: events and instructions (%s)", (
     expect(Math.abs(unknown.f0MedianHz - plain.f0MedianHz)).toBeLessThan(plain.f0MedianHz * 0.03);
   });
 
+  it("speed is OpenAI's 0.25–4, spoken so: 4 in about a quarter of the time, 0.25 in about four times, at one price", async () => {
+    const speak = async (speed: number) => {
+      const before = (await records()).length;
+      const res = await openai.audio.speech.create({
+        model: 'tts-1',
+        voice: 'voice_espeak.en-us',
+        input: TEXT,
+        response_format: 'pcm',
+        speed,
+      });
+      const seconds = Buffer.from(await res.arrayBuffer()).length / 2 / 24_000;
+      expect(await eventually(async () => (await records()).length === before + 1)).toBe(true);
+      const [charge] = await records();
+      return { seconds, credits: charge!.amount };
+    };
+    const one = await speak(1);
+    const fast = await speak(4);
+    const slow = await speak(0.25);
+    expect(fast.seconds / one.seconds).toBeGreaterThan(0.2);
+    expect(fast.seconds / one.seconds).toBeLessThan(0.3);
+    expect(slow.seconds / one.seconds).toBeGreaterThan(3.2);
+    expect(slow.seconds / one.seconds).toBeLessThan(4.8);
+    expect(fast.credits).toBe(one.credits);
+    expect(slow.credits).toBe(one.credits);
+  });
+
   it('refuses over-long instructions and an unknown stream_format with 400, charging nothing', async () => {
     const before = (await records()).length;
     const long = await fetch(`${t.url}/v1/audio/speech`, {

@@ -12,7 +12,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { FFMPEG } from '@polyvox/speech';
+import { FFMPEG, measurePcm } from '@polyvox/speech';
 
 /** ffmpeg's own reading of raw audio (`-f mulaw`, `-f alaw` …) as 16-bit samples at `rate`. */
 async function ffmpegSamples(bytes: Buffer, input: string[], rate: number): Promise<Int16Array> {
@@ -167,6 +167,73 @@ describe.each(DIALECTS)('official SDKs pointed at Polyvox (%s)', (dialect) => {
     expect(
       list.items.slice(0, 4).every((r: { type: string; api_key_id: string }) => r.type === 'api' && r.api_key_id === key.id),
     ).toBe(true);
+  });
+
+  it('ElevenLabs voice_settings are heard on every route: stability 0 swings the pitch wider than 1; the defaults change nothing', async () => {
+    const VOICE = 'voice_espeak.en-us';
+    const SPOKEN = 'Do you really think so? I was sure the weather would hold until the evening, but look at it now!';
+    const f0 = (pcm: Buffer) => {
+      const s = new Int16Array(pcm.buffer, pcm.byteOffset, pcm.length / 2);
+      return measurePcm(
+        Float32Array.from(s, (x) => x / 32768),
+        24_000,
+      );
+    };
+    type Settings = { stability?: number; similarityBoost?: number; style?: number; useSpeakerBoost?: boolean };
+    const routes: Record<string, (voiceSettings?: Settings) => Promise<Buffer>> = {
+      convert: async (voiceSettings) =>
+        (
+          await drain(
+            await eleven.textToSpeech.convert(VOICE, {
+              text: SPOKEN,
+              outputFormat: 'pcm_24000',
+              ...(voiceSettings ? { voiceSettings } : {}),
+            }),
+          )
+        ).bytes,
+      stream: async (voiceSettings) =>
+        (
+          await drain(
+            await eleven.textToSpeech.stream(VOICE, {
+              text: SPOKEN,
+              outputFormat: 'pcm_24000',
+              ...(voiceSettings ? { voiceSettings } : {}),
+            }),
+          )
+        ).bytes,
+      convertWithTimestamps: async (voiceSettings) =>
+        Buffer.from(
+          (
+            await eleven.textToSpeech.convertWithTimestamps(VOICE, {
+              text: SPOKEN,
+              outputFormat: 'pcm_24000',
+              ...(voiceSettings ? { voiceSettings } : {}),
+            })
+          ).audioBase64,
+          'base64',
+        ),
+      streamWithTimestamps: async (voiceSettings) => {
+        const parts: Buffer[] = [];
+        const stream = await eleven.textToSpeech.streamWithTimestamps(VOICE, {
+          text: SPOKEN,
+          outputFormat: 'pcm_24000',
+          ...(voiceSettings ? { voiceSettings } : {}),
+        });
+        for await (const chunk of stream) if (chunk.audioBase64) parts.push(Buffer.from(chunk.audioBase64, 'base64'));
+        return Buffer.concat(parts);
+      },
+    };
+    for (const [name, speak] of Object.entries(routes)) {
+      const loose = f0(await speak({ stability: 0 }));
+      const steady = f0(await speak({ stability: 1 }));
+      expect(loose.f0RangeSemitones, name).toBeGreaterThan(steady.f0RangeSemitones * 1.3);
+    }
+    // ElevenLabs' defaults are the voice as it is: the same samples but for the watermark (each file's own record).
+    const plain = await routes.convert!();
+    const defaults = await routes.convert!({ stability: 0.5, similarityBoost: 0.75, style: 0, useSpeakerBoost: true });
+    expect(defaults.length).toBe(plain.length);
+    expect(Math.abs(f0(defaults).f0RangeSemitones - f0(plain).f0RangeSemitones)).toBeLessThan(0.2);
+    expect(Math.abs(f0(defaults).f0MedianHz - f0(plain).f0MedianHz)).toBeLessThan(1);
   });
 
   it('ElevenLabs pcm_<rate> formats are 16-bit PCM at that rate, whole or streamed', async () => {

@@ -4,7 +4,7 @@ import { Client } from '../support/client.js';
 import { DIALECTS, type TestApp } from '../support/app.js';
 import { keyedApp } from '../support/sdk.js';
 import { eventually, heldHolds } from '../support/leave.js';
-import { openRealtime } from '../support/realtime.js';
+import { audioOf, openRealtime } from '../support/realtime.js';
 
 const VOICE = 'voice_espeak.en-us';
 const PATH = `/v1/text-to-speech/${VOICE}/stream-input`;
@@ -90,6 +90,47 @@ describe.each(DIALECTS)('realtime sockets refusing bad input (%s)', (dialect) =>
     expect(error.message).toBe('Invalid value for text: no text for 1 seconds');
     expect((await rt.closed).code).toBe(1008);
     expect(await balance()).toBe(before);
+  });
+
+  it('on multi-stream-input, times out an idle context alone; the socket closes once no context is left', async () => {
+    const before = await balance();
+    const rt = await openRealtime(
+      t.url,
+      `/v1/text-to-speech/${VOICE}/multi-stream-input?inactivity_timeout=1&output_format=pcm_16000`,
+      {
+        'xi-api-key': key.key,
+      },
+    );
+    rt.send({ text: ' ', context_id: 'kept' });
+    rt.send({ text: ' ', context_id: 'idle' });
+    rt.send({ text: 'Text that waits unflushed in the idle context ', context_id: 'idle' });
+    // ElevenLabs' keep-alive for one context: an empty text naming it, well within the timeout.
+    const keepAlive = setInterval(() => rt.send({ text: '', context_id: 'kept' }), 200);
+    try {
+      const timedOut = await rt.next((m) => typeof m.error === 'string');
+      expect(timedOut).toMatchObject({ error: 'VALIDATION_FAILED', contextId: 'idle', context_id: 'idle' });
+      expect(timedOut.message).toBe('Invalid value for text: no text for 1 seconds');
+      // The kept context (and the socket) still speak, past the timeout.
+      expect(rt.ws.readyState).toBe(rt.ws.OPEN);
+      rt.send({ text: 'Still here after the other context timed out.', context_id: 'kept', flush: true });
+      await rt.next((m) => m.type === 'flush_done' && m.contextId === 'kept');
+      expect(audioOf(rt.messages, 'kept').length).toBeGreaterThan(16_000);
+      expect(audioOf(rt.messages, 'idle').length).toBe(0);
+      // The timed-out context takes nothing more.
+      rt.send({ text: 'Late text for the idle context.', context_id: 'idle', flush: true });
+    } finally {
+      clearInterval(keepAlive);
+    }
+    // Without its keep-alive the last context times out too, then the socket closes.
+    const second = await rt.next((m) => typeof m.error === 'string' && m.contextId === 'kept');
+    expect(second.error).toBe('VALIDATION_FAILED');
+    expect((await rt.closed).code).toBe(1008);
+    expect(rt.messages.filter((m) => m.error && m.contextId === 'idle')).toHaveLength(1);
+    expect(audioOf(rt.messages, 'idle').length).toBe(0);
+    expect(await eventually(async () => (await heldHolds(t, accountId)).length === 0)).toBe(true);
+    const spoken = (await c.post('/tts/estimate', { text: 'Still here after the other context timed out.', voice_id: VOICE }))
+      .body.credits as number;
+    expect(before - (await balance())).toBe(spoken);
   });
 
   for (const sync of [false, true])

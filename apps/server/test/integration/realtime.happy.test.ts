@@ -5,6 +5,9 @@ import { DIALECTS, type TestApp } from '../support/app.js';
 import { keyedApp } from '../support/sdk.js';
 import { eventually, heldHolds } from '../support/leave.js';
 import { audioOf, openRealtime } from '../support/realtime.js';
+import { measurePcm } from '@polyvox/speech';
+import { parseWavHeader, readAigcValues } from '@polyvox/speech/formats';
+import { decodedSeconds } from '../support/audio.js';
 
 const VOICE = 'voice_espeak.en-us';
 const path = (query = '', multi = false) =>
@@ -39,6 +42,35 @@ describe.each(DIALECTS)('realtime text to speech over a WebSocket (%s)', (dialec
   });
   const balance = async () => (await c.get('/accounts/me')).body.vip.credits as number;
   const records = async () => (await c.get(`/api/credits/records?api_key=${key.id}&page_size=100`)).body.items as any[];
+
+  it('voice_settings of the opening message are heard: stability 0 swings the pitch wider than 1, on both sockets', async () => {
+    const SPOKEN = 'Do you really think so? I was sure the weather would hold until the evening, but look at it now!';
+    const f0 = (pcm: Buffer) => {
+      const s = new Int16Array(pcm.buffer, pcm.byteOffset, pcm.length / 2);
+      return measurePcm(
+        Float32Array.from(s, (x) => x / 32768),
+        24_000,
+      ).f0RangeSemitones;
+    };
+    const single = async (stability: number) => {
+      const rt = await openRealtime(t.url, path('?output_format=pcm_24000'), { 'xi-api-key': key.key });
+      rt.send({ text: ' ', voice_settings: { stability, similarity_boost: 0.75 } });
+      rt.send({ text: SPOKEN, flush: true });
+      rt.send({ text: '' });
+      await rt.next((m) => m.isFinal === true);
+      return f0(audioOf(rt.messages));
+    };
+    expect(await single(0)).toBeGreaterThan((await single(1)) * 1.3);
+    const rt = await openRealtime(t.url, path('?output_format=pcm_24000', true), { 'xi-api-key': key.key });
+    rt.send({ text: ' ', context_id: 'loose', voice_settings: { stability: 0, style: 0.5 } });
+    rt.send({ text: ' ', context_id: 'steady', voice_settings: { stability: 1 } });
+    for (const id of ['loose', 'steady']) rt.send({ text: SPOKEN, context_id: id, flush: true });
+    for (const id of ['loose', 'steady']) rt.send({ context_id: id, close_context: true });
+    await rt.next((m) => m.isFinal === true && m.contextId === 'loose');
+    await rt.next((m) => m.isFinal === true && m.contextId === 'steady');
+    rt.send({ close_socket: true });
+    expect(f0(audioOf(rt.messages, 'loose'))).toBeGreaterThan(f0(audioOf(rt.messages, 'steady')) * 1.3);
+  });
 
   it('speaks text sent in pieces once the schedule is met, flushes, closes with empty text, and charges what it spoke', async () => {
     const before = await balance();
@@ -100,6 +132,54 @@ describe.each(DIALECTS)('realtime text to speech over a WebSocket (%s)', (dialec
     expect(a.map((m) => m.alignment.chars.join('')).join('')).toBe('First context speaks. ');
     const mp3 = audioOf(rt.messages, 'b');
     expect(mp3.length).toBeGreaterThan(1000);
+  });
+
+  for (const sync of [false, true])
+    it(`wav_* is one WAV file per stream: the header (with its label) on the first audio message only${sync ? ' (sync_alignment)' : ''}`, async () => {
+      const rt = await openRealtime(t.url, path(`?output_format=wav_16000${sync ? '&sync_alignment=true' : ''}`), {
+        'xi-api-key': key.key,
+      });
+      rt.send({ text: ' ' });
+      rt.send({ text: 'The first piece of the file. ', flush: true });
+      await rt.next((m) => typeof m.audio === 'string');
+      rt.send({ text: 'The second piece follows it in the same file.', flush: true });
+      rt.send({ text: '' });
+      await rt.next((m) => m.isFinal === true);
+      const messages = rt.messages.filter((m) => typeof m.audio === 'string');
+      const wav = audioOf(rt.messages);
+      // One header, at the start; every other message is samples.
+      expect(wav.subarray(0, 4).toString('latin1')).toBe('RIFF');
+      expect(messages.filter((m) => Buffer.from(m.audio, 'base64').subarray(0, 4).toString('latin1') === 'RIFF')).toHaveLength(1);
+      const info = parseWavHeader(wav)!;
+      expect(info).toMatchObject({ sampleRate: 16_000, channels: 1, bitsPerSample: 16 });
+      expect(readAigcValues(wav)).toHaveLength(1);
+      expect((wav.length - info.dataOffset) % 2).toBe(0);
+      // Both pieces decode from the one file, as long as their samples say.
+      const samplesSeconds = (wav.length - info.dataOffset) / 2 / 16_000;
+      expect(samplesSeconds).toBeGreaterThan(3);
+      expect(Math.abs((await decodedSeconds(wav)) - samplesSeconds)).toBeLessThan(0.05);
+      // Each piece's label beside its samples too, as raw samples carry it.
+      expect(messages.filter((m) => typeof m.aigc === 'string').length).toBe(2);
+    });
+
+  it('wav_* on multi-stream-input: each context is its own file, its header on its first message', async () => {
+    const rt = await openRealtime(t.url, path('?output_format=wav_24000', true), { 'xi-api-key': key.key });
+    for (const id of ['a', 'b']) {
+      rt.send({ text: ' ', context_id: id });
+      rt.send({ text: `Context ${id} speaks once. `, context_id: id, flush: true });
+      rt.send({ text: `Context ${id} speaks twice.`, context_id: id, flush: true });
+      rt.send({ context_id: id, close_context: true });
+    }
+    await rt.next((m) => m.isFinal === true && m.contextId === 'a');
+    await rt.next((m) => m.isFinal === true && m.contextId === 'b');
+    rt.send({ close_socket: true });
+    for (const id of ['a', 'b']) {
+      const wav = audioOf(rt.messages, id);
+      expect(wav.subarray(0, 4).toString('latin1')).toBe('RIFF');
+      expect(wav.indexOf('RIFF', 4, 'latin1')).toBe(-1);
+      expect(parseWavHeader(wav)!.sampleRate).toBe(24_000);
+      expect(await decodedSeconds(wav)).toBeGreaterThan(1.5);
+    }
   });
 
   it('speaks each sentence as it ends with auto_mode, in the order sent', async () => {

@@ -6,8 +6,9 @@ export async function keyedApp(
   dialect: Parameters<typeof startTestApp>[0],
   credits: number,
   name: string,
+  env: Record<string, string> = {},
 ): Promise<{ t: TestApp; c: Client; key: { id: string; key: string } }> {
-  const t = await startTestApp(dialect, { env: { SPEECH_WORKERS: '1' } });
+  const t = await startTestApp(dialect, { env: { SPEECH_WORKERS: '1', ...env } });
   const c = new Client(t.url);
   const { account } = await c.anonymous();
   await t.ctx.db.kysely

@@ -12,8 +12,8 @@ export { measurePcm, NOISY_SNR_DB } from './measure.ts';
 export type { VoiceMeasures } from './measure.ts';
 export { LTAS_BANDS, ltas, ltasDistance } from './ltas.ts';
 export { cloneProfile } from './clone.ts';
-export { readPrompt, promptVoice, instructedProfile, TONES } from './prompt.ts';
-export type { PromptTraits, Age, Tone } from './prompt.ts';
+export { readPrompt, promptVoice, instructedProfile, settingsProfile, DEFAULT_VOICE_SETTINGS, TONES } from './prompt.ts';
+export type { PromptTraits, Age, Tone, VoiceSettingsInput } from './prompt.ts';
 export { referenceFromSample } from './reference.ts';
 
 /** Rate the analysis works at: the WebRTC VAD's, and enough for F0, formants and the LTAS bands. */

@@ -277,6 +277,52 @@ export function promptVoice(
   return { base, profile, traits };
 }
 
+/** ElevenLabs' `voice_settings`, the parts read for delivery (speed is the request's own). */
+export interface VoiceSettingsInput {
+  /** 0–1, default 0.5: lower varies the pitch more (a wider range), higher keeps it steadier. */
+  stability?: number | null | undefined;
+  /** 0–1, default 0.75: accepted; no engine here has a knob for it (see `settingsProfile`). */
+  similarityBoost?: number | null | undefined;
+  /** 0–1, default 0: more is more expressive (a wider range still). */
+  style?: number | null | undefined;
+  /** Default true; false takes away a little of the voice's presence (a duller tilt). */
+  speakerBoost?: boolean | null | undefined;
+}
+
+/** ElevenLabs' defaults: settings equal to them leave a voice exactly as it is. */
+export const DEFAULT_VOICE_SETTINGS = { stability: 0.5, similarityBoost: 0.75, style: 0, speakerBoost: true } as const;
+
+const unit = (v: number | null | undefined, fallback: number): number =>
+  typeof v === 'number' && Number.isFinite(v) ? clamp(v, 0, 1) : fallback;
+
+/**
+ * ElevenLabs' `voice_settings` on a voice's profile, as the pipeline's traits: `stability` sets how much the pitch
+ * moves (the range times 1.8 at 0, times 0.4 at 1, unchanged at the default 0.5), `style` widens the range further
+ * (times 1 + 0.6 · style, so more expressive), and `use_speaker_boost: false` tilts the spectrum 1.5 dB per octave
+ * darker (the boost, on by default, is the voice as it is: its presence). `similarity_boost` is accepted and has no
+ * effect: the conversion towards a cloned voice's sample always goes as far as it can. The defaults (0.5, 0.75, 0,
+ * true) return the profile itself, so such a request sounds exactly as one without settings. The range acts where
+ * an engine renders it (eSpeak NG, Flite); a neural voice keeps its own intonation.
+ */
+export function settingsProfile(own: VoiceProfile, settings: VoiceSettingsInput): VoiceProfile {
+  const stability = unit(settings.stability, DEFAULT_VOICE_SETTINGS.stability);
+  const style = unit(settings.style, DEFAULT_VOICE_SETTINGS.style);
+  const boost = typeof settings.speakerBoost === 'boolean' ? settings.speakerBoost : DEFAULT_VOICE_SETTINGS.speakerBoost;
+  // 1.8 at 0, 1 at 0.5, 0.4 at 1: piecewise linear around the default.
+  const steadiness = stability <= 0.5 ? 1.8 - 1.6 * stability : 1 - 1.2 * (stability - 0.5);
+  const rangeFactor = steadiness * (1 + 0.6 * style);
+  const tilt = boost ? 0 : -1.5;
+  if (Math.abs(rangeFactor - 1) < 1e-9 && tilt === 0) return own;
+  const tiltDb = (own.tiltDb ?? 0) + tilt;
+  const { tiltDb: _, ...rest } = own;
+  return {
+    ...rest,
+    range: Math.round(clamp(own.range * rangeFactor, 0, 100) * 10) / 10,
+    ...(tiltDb ? { tiltDb } : {}),
+    ...(tilt !== 0 ? { seed: own.seed ?? 1 } : {}),
+  };
+}
+
 /**
  * A request's spoken-style instructions (OpenAI's `instructions`) applied to a voice as it is: the same words a
  * design prompt is read for, but only those about delivery move it (pitch, pace, range, breathiness, warmth or

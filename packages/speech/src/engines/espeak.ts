@@ -28,6 +28,8 @@ export class EspeakEngine implements Engine {
     wordTimings: true,
     nativePitch: true,
     nativeSpeed: true,
+    // Over about 440 wpm eSpeak speeds up no more (slower than 80 wpm it stretches itself, below).
+    speedRange: [0.25, 2.5] as const,
   };
 
   listVoices(): VoiceInfo[] {

@@ -77,6 +77,8 @@ export class FliteEngine implements Engine {
     wordTimings: false,
     nativePitch: true,
     nativeSpeed: true,
+    // Faster than 2.5 Flite keeps its pauses and segments long: the DSP stage stretches the rest.
+    speedRange: [0.25, 2.5] as const,
   };
   private readonly voices: VoiceInfo[] = VOICES.map((v) => ({
     id: `flite:${v.variant}`,

@@ -70,6 +70,8 @@ export class GnuSpeechEngine implements Engine {
     wordTimings: false,
     nativePitch: true,
     nativeSpeed: true,
+    // GnuSpeech's tempo stops having effect a little over 2.
+    speedRange: [0.25, 2] as const,
   };
   private readonly voices: VoiceInfo[] = VOICES.map((v) => ({
     id: `gnuspeech:${v.variant}`,

@@ -63,6 +63,8 @@ export class OpenAIEngine implements Engine {
     wordTimings: false,
     nativePitch: true,
     nativeSpeed: true,
+    // OpenAI's own range.
+    speedRange: [0.25, 4] as const,
   };
   readonly model: string;
   private readonly voices: VoiceInfo[];

@@ -63,6 +63,8 @@ export class SherpaEngine implements Engine {
       wordTimings: false,
       nativePitch: true,
       nativeSpeed: true,
+      // The models' length scale sounds natural within about half and twice their pace; the rest is stretched.
+      speedRange: [0.5, 2] as const,
     };
   }
 

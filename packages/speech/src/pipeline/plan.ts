@@ -17,7 +17,7 @@ export interface SynthesisRequest {
   profile?: VoiceProfile;
   language?: string;
   format?: AudioFormat;
-  /** 0.5–2. */
+  /** 0.25–4 (OpenAI's range; Polyvox's own routes take 0.5–2). */
   speed?: number;
   /** Semitones, -12..12. */
   pitch?: number;
@@ -63,6 +63,10 @@ export interface Plan {
   aiLabel?: AiLabel;
 }
 
+/** The speeds a request may ask for: OpenAI's range. Engines render what they can natively, the rest is stretched. */
+export const MIN_SPEED = 0.25;
+export const MAX_SPEED = 4;
+
 export interface PlanContext {
   findVoice(id: string): VoiceInfo | undefined;
   maxTextLength: number;
@@ -84,7 +88,7 @@ export function makePlan(req: SynthesisRequest, ctx: PlanContext): Plan {
   const format = req.format ?? 'mp3';
   if (!AUDIO_FORMATS.includes(format)) throw invalid('format', `one of ${AUDIO_FORMATS.join(', ')}`);
   const speed = req.speed ?? 1;
-  if (!(speed >= 0.5 && speed <= 2)) throw invalid('speed', 'between 0.5 and 2');
+  if (!(speed >= MIN_SPEED && speed <= MAX_SPEED)) throw invalid('speed', `between ${MIN_SPEED} and ${MAX_SPEED}`);
   const pitch = req.pitch ?? 0;
   if (!(pitch >= -12 && pitch <= 12)) throw invalid('pitch', 'between -12 and 12 semitones');
   const label = req.aiLabel;

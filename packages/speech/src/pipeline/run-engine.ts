@@ -1,5 +1,5 @@
 /** One sentence through one engine and the DSP stage: the unit of work of the pool. */
-import { totalSemitones, totalSpeed } from '../engines/pitch.ts';
+import { splitSpeed, totalSemitones } from '../engines/pitch.ts';
 import { conversionOf } from '../dsp/convert.ts';
 import { concatFloat32 } from '../dsp/pcm.ts';
 import type { Engine, EngineRequest, WordTiming } from '../types.ts';
@@ -19,6 +19,9 @@ export async function runEngine(engine: Engine, job: SynthesisJob, signal?: Abor
     ...(job.reference ? { reference: job.reference } : {}),
     ...(signal ? { signal } : {}),
   };
+  // Beyond the engine's native range (speeds up to 4 and down to 0.25), the DSP stage stretches the rest.
+  const { speed, rest } = splitSpeed(req, engine.capabilities);
+  req.speed = speed;
   const parts: Float32Array[] = [];
   const words: WordTiming[] = [];
   let rate = 0;
@@ -36,7 +39,7 @@ export async function runEngine(engine: Engine, job: SynthesisJob, signal?: Abor
   const out = await postProcess(
     { samples: concatFloat32(parts), sampleRate: rate || job.sampleRate, words },
     {
-      speed: engine.capabilities.nativeSpeed ? 1 : totalSpeed(req),
+      speed: rest,
       semitones: engine.capabilities.nativePitch ? 0 : totalSemitones(req),
       loudness: job.loudness,
       sampleRate: job.sampleRate,

@@ -23,6 +23,7 @@ import { trimWordSilences } from '../pipeline/timings.ts';
 import type { Engine, EngineRequest, WordTiming } from '../types.ts';
 import type { SynthesisJob, SynthesisResult } from './protocol.ts';
 import { conversionOf } from '../dsp/convert.ts';
+import { splitSpeed } from '../engines/pitch.ts';
 
 /** How far from the target (LU) a sentence gained ahead of its measurement may end: EBU R 128's ±0.5 LU. */
 export const LOUDNESS_TOLERANCE_LU = 0.5;
@@ -60,6 +61,8 @@ export async function synthesizeInto(engine: Engine, job: SynthesisJob, sink: Me
     const eligible =
       job.loudness &&
       engine.capabilities.nativeSpeed &&
+      // A speed beyond what the engine does natively is stretched by the DSP stage, on the whole sentence.
+      splitSpeed(job, engine.capabilities).rest === 1 &&
       engine.capabilities.nativePitch &&
       Object.keys(job).every((k) => KNOWN_FIELDS.has(k)) &&
       // A designed or cloned voice's conversion stage needs the whole sentence: the ordinary path.
