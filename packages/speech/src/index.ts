@@ -10,6 +10,8 @@
  */
 export { createSpeech } from './speech.ts';
 export type { Speech, SpeechOptions, SynthesisResult, VoiceFilter } from './speech.ts';
+export type { ModelsChange } from './engines/sherpa.ts';
+export type { ModelProblem } from './engines/sherpa-discover.ts';
 export type { SynthesisRequest, Plan } from './pipeline/plan.ts';
 export { AI_LABEL_KINDS, AI_LABEL_POSITIONS, strongerLabel } from './pipeline/ai-label.ts';
 export type { AiLabel, AiLabelKind, AiLabelPosition } from './pipeline/ai-label.ts';
