@@ -30,6 +30,7 @@ describe('the public entry', () => {
         'promptVoice',
         'readPrompt',
         'referenceFromSample',
+        'scanModelsDir',
         'semitonesBetween',
         'strongerLabel',
         'subtitles',
