@@ -328,4 +328,27 @@ describe('while running', () => {
       rmSync(live, { recursive: true, force: true });
     }
   }, 60_000);
+
+  it('a model replaced under the same name is loaded anew, and a removed one refuses its voices', async () => {
+    const own = mkdtempSync(path.join(tmpdir(), 'polyvox-discover-swap-'));
+    writeTinyVits(path.join(own, 'swap'), 1);
+    const engine = SherpaEngine.fromModelsDir(own);
+    try {
+      const first = await speak(engine, engine.listVoices()[0]!, 'hello world');
+      expect(estimateF0(first.samples, first.rate).median).toBeCloseTo(vitsSpeakerHz(0), -0.5);
+      rmSync(path.join(own, 'swap'), { recursive: true });
+      writeTinyKokoro(path.join(own, 'swap'), [240], ['af_nova']);
+      expect(engine.rescan()).toMatchObject({ added: [], removed: [], changed: ['swap'] });
+      const voice = engine.listVoices()[0]!;
+      expect(voice).toMatchObject({ name: 'Nova', gender: 'female' });
+      const second = await speak(engine, voice, 'hello world');
+      expect(estimateF0(second.samples, second.rate).median).toBeCloseTo(240, -0.5);
+      rmSync(path.join(own, 'swap'), { recursive: true });
+      await expect(speak(engine, voice, 'hello world')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+      expect(engine.listVoices()).toEqual([]);
+    } finally {
+      await engine.close();
+      rmSync(own, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

@@ -6,7 +6,7 @@
  * exits the process on inputs it rejects, and that process must not be the server.
  */
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { SpeechError } from '../errors.ts';
@@ -120,7 +120,10 @@ export class SherpaEngine implements Engine {
       changed: [...after.keys()].filter((id) => before.has(id) && before.get(id) !== after.get(id)),
       problems: scan.problems,
     };
-    for (const id of [...change.changed, ...change.removed]) this.generation.set(id, (this.generation.get(id) ?? 0) + 1);
+    const gone = [...change.changed, ...change.removed];
+    for (const id of gone) this.generation.set(id, (this.generation.get(id) ?? 0) + 1);
+    // Their loaded instances are let go; a failure only leaves them loaded.
+    if (gone.length && this.host.running) this.host.request({ op: 'drop', models: gone }).catch(() => {});
     this.problems = scan.problems;
     this.setModels(scan.models);
     return change;
@@ -214,7 +217,15 @@ export class SherpaEngine implements Engine {
   private model(id: string): SherpaModelEntry {
     // A pool worker's engine follows MODELS_DIR by itself: a model added or removed since its last job.
     this.refreshIfChanged();
-    const m = this.models.find((x) => x.id === id) ?? (this.refreshIfChanged(true), this.models.find((x) => x.id === id));
+    const find = (): SherpaModelEntry | undefined => this.models.find((x) => x.id === id);
+    // A file gone since the last scan is never handed to the native code (it would exit): scan again first.
+    const present = (m: SherpaModelEntry): boolean =>
+      Object.values(m.files).every((f) => f!.split(',').every((p) => existsSync(p)));
+    let m = find();
+    if (!m || !present(m)) {
+      this.refreshIfChanged(true);
+      m = find();
+    }
     if (!m) throw new SpeechError('NOT_FOUND', `model ${id} is not installed`);
     return m;
   }
