@@ -121,6 +121,7 @@ describe('reading a model', () => {
     expect(kokoroVoice('zf_xiaobei')).toMatchObject({ gender: 'female', languages: ['zh-CN', 'zh'] });
     expect(kokoroVoice('pm_alex').languages).toEqual(['pt-BR', 'pt']);
     expect(kokoroVoice('zm_010').name).toBe('zm_010');
+    expect(kokoroVoice('af')).toEqual({ name: 'af', gender: 'female', languages: ['en-US', 'en'] });
   });
 });
 

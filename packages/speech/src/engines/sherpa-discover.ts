@@ -151,11 +151,12 @@ function titleCase(s: string): string {
 
 /** A voice name of Kokoro: `af_heart` → Heart, female, American English. */
 export function kokoroVoice(name: string): { name: string; gender: Gender; languages?: string[] } {
-  const m = /^([a-z])([fm])_(.+)$/.exec(name);
+  // v0.19 also has bare prefixes (`af`: its default American female voice); v1.1-zh numbered ones (`zf_001`).
+  const m = /^([a-z])([fm])(?:_(.+))?$/.exec(name);
   if (!m) return { name, gender: 'neutral' };
   const languages = KOKORO_LANGUAGES[m[1]!];
   return {
-    name: /^\d+$/.test(m[3]!) ? name : titleCase(m[3]!),
+    name: !m[3] || /^\d+$/.test(m[3]) ? name : titleCase(m[3]),
     gender: m[2] === 'f' ? 'female' : 'male',
     ...(languages ? { languages } : {}),
   };
