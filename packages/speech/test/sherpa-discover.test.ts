@@ -55,6 +55,11 @@ beforeAll(async () => {
   symlinkSync(espeakData, path.join(piperRelease, 'espeak-ng-data'));
   // A Piper voice as Piper distributes it, loose in MODELS_DIR.
   writeTinyPiper(dir, 'en_GB-solo-low');
+  // A vits-piper release's model and JSON moved out of their folder, without its tokens.txt.
+  const moved = mkdtempSync(path.join(tmpdir(), 'polyvox-discover-moved-'));
+  writeTinyPiper(moved, 'de_DE-moved-low', ['eva', 'jan'], true);
+  for (const f of ['de_DE-moved-low.onnx', 'de_DE-moved-low.onnx.json']) cpSync(path.join(moved, f), path.join(dir, f));
+  rmSync(moved, { recursive: true, force: true });
   // A sherpa-onnx VITS export (Coqui-style characters): model.onnx, tokens.txt.
   writeTinyVits(path.join(dir, 'vits-coqui-en-tiny'), 2);
   // Kokoro releases: English v0.19, and multi-lingual v1.0 with its lexicons, jieba dictionary and rule FSTs.
@@ -133,6 +138,7 @@ describe('each layout, without a manifest', () => {
         .sort(),
     ).toEqual(
       [
+        ['de_DE-moved-low', 'vits'],
         ['en_GB-solo-low', 'vits'],
         ['kitten-nano-en-v0_1-fp16', 'kitten'],
         ['kokoro-en-v0_19', 'kokoro'],
@@ -164,6 +170,13 @@ describe('each layout, without a manifest', () => {
     expect(m.speakers).toEqual([{ sid: 0, name: 'Solo', gender: 'neutral' }]);
     expect(m.files.model!.startsWith(cache)).toBe(true);
     expect(readOnnxMetadata(m.files.model!)).toMatchObject({ comment: 'piper', n_speakers: '1', sample_rate: String(TINY_RATE) });
+  });
+
+  it('a sherpa-onnx Piper export out of its folder keeps its model; its tokens come from the JSON', () => {
+    const m = byId('de_DE-moved-low');
+    expect(m.files.model).toBe(path.join(dir, 'de_DE-moved-low.onnx'));
+    expect(m.files.tokens!.startsWith(cache)).toBe(true);
+    expect(m.speakers.map((s) => s.name)).toEqual(['eva', 'jan']);
   });
 
   it('sherpa-onnx VITS export: speakers counted from the metadata, language from its name', () => {
@@ -241,6 +254,8 @@ describe('found models speak', () => {
     expect(estimateF0(carol.samples, carol.rate).median).toBeCloseTo(vitsSpeakerHz(2), -0.5);
     const solo = await speak(engine, voice('sherpa:en_GB-solo-low:0'), 'hello world');
     expect(estimateF0(solo.samples, solo.rate).median).toBeCloseTo(vitsSpeakerHz(0), -0.5);
+    const jan = await speak(engine, voice('sherpa:de_DE-moved-low:1'), 'hallo welt');
+    expect(estimateF0(jan.samples, jan.rate).median).toBeCloseTo(vitsSpeakerHz(1), -0.5);
     const george = await speak(engine, voice('sherpa:kokoro-en-v0_19:1'), 'hello there');
     expect(estimateF0(george.samples, george.rate).median).toBeCloseTo(240, -0.5);
     expect(engine.problems.map((p) => p.folder)).toContain('kokoro-no-voices');

@@ -295,11 +295,16 @@ function piperName(name: string): string {
  * derived from its JSON config (as sherpa-onnx's scripts/piper/add_meta_data.py does) into a cache,
  * the model copied once with the metadata appended (protobuf fields concatenate).
  */
-function piperForSherpa(onnx: string, c: PiperConfig, cacheDir: string): { model: string; tokens: string; sampleRate: number } {
+function piperForSherpa(
+  onnx: string,
+  c: PiperConfig,
+  cacheDir: string,
+  hasMetadata = false,
+): { model: string; tokens: string; sampleRate: number } {
   const st = statSync(onnx);
   const key = createHash('sha256').update(`${onnx}\0${st.size}\0${st.mtimeMs}`).digest('hex').slice(0, 16);
   const dir = path.join(cacheDir, `${path.basename(onnx, '.onnx')}-${key}`);
-  const model = path.join(dir, 'model.onnx');
+  const model = hasMetadata ? onnx : path.join(dir, 'model.onnx');
   const tokens = path.join(dir, 'tokens.txt');
   let sampleRate = c.audio?.sample_rate ?? 22050;
   if (sampleRate === 22500) sampleRate = 22050;
@@ -324,9 +329,9 @@ function piperForSherpa(onnx: string, c: PiperConfig, cacheDir: string): { model
     // Written beside, then renamed: the pool's threads may scan at the same time.
     const tmp = `.${process.pid}-${Math.random().toString(36).slice(2)}`;
     writeFileSync(tokens + tmp, lines.join('\n') + '\n');
-    writeFileSync(model + tmp, Buffer.concat([readFileSync(onnx), meta]));
+    if (!hasMetadata) writeFileSync(model + tmp, Buffer.concat([readFileSync(onnx), meta]));
     renameSync(tokens + tmp, tokens);
-    renameSync(model + tmp, model);
+    if (!hasMetadata) renameSync(model + tmp, model);
   }
   return { model, tokens, sampleRate };
 }
@@ -480,16 +485,18 @@ function analyseFolder(f: Folder, cacheDir: string): SherpaModelEntry {
 function vitsEntry(f: Folder, vits: Onnx, id: string, cacheDir: string): SherpaModelEntry {
   const base = vits.name.replace(/\.onnx$/, '');
   const config = f.has(`${vits.name}.json`) ? readPiperConfig(path.join(f.dir, `${vits.name}.json`)) : undefined;
-  const phonemizer = phonemizerFiles(f);
+  // A loose voice takes nothing else from MODELS_DIR itself: a lexicon there is not its own.
+  const phonemizer = f.rel === '.' ? {} : phonemizerFiles(f);
   const ready = vits.meta.sample_rate !== undefined && vits.meta.n_speakers !== undefined;
   let files: Partial<Record<SherpaFileKey, string>>;
   let sampleRate = numberOf(vits.meta, 'sample_rate');
-  if (ready) files = { model: vits.file, tokens: f.file('tokens.txt'), ...phonemizer };
+  if (ready && (f.rel !== '.' || !config)) files = { model: vits.file, tokens: f.file('tokens.txt'), ...phonemizer };
   else {
     if (!config) throw new Missing(`${vits.name} has no metadata and ${vits.name}.json is missing`);
-    const made = piperForSherpa(vits.file, config, cacheDir);
+    // A loose sherpa-onnx export (a vits-piper model out of its folder) keeps its model; its tokens come from the JSON.
+    const made = piperForSherpa(vits.file, config, cacheDir, ready);
     files = { model: made.model, tokens: made.tokens, ...phonemizer };
-    sampleRate = made.sampleRate;
+    sampleRate = ready ? sampleRate : made.sampleRate;
   }
   const isPiper = !!config || /piper/i.test(vits.meta.comment ?? '');
   const count = numberOf(vits.meta, 'n_speakers') ?? config?.num_speakers ?? 1;
