@@ -561,7 +561,10 @@ export function discoverModels(modelsDir: string, cacheDir = defaultCacheDir(mod
 }
 
 function defaultCacheDir(modelsDir: string): string {
-  return path.join(tmpdir(), `polyvox-piper-cache-${createHash('sha256').update(path.resolve(modelsDir)).digest('hex').slice(0, 12)}`);
+  return path.join(
+    tmpdir(),
+    `polyvox-piper-cache-${createHash('sha256').update(path.resolve(modelsDir)).digest('hex').slice(0, 12)}`,
+  );
 }
 
 /**
