@@ -44,7 +44,14 @@ async function main(): Promise<void> {
       .load()
       .then(async ({ voices }) => {
         app.log.info({ voices: voices.length }, 'speech engines ready');
-        for (const provider of (await ctx.speech.get()).unavailable) app.log.warn(provider, 'speech provider unavailable');
+        const speech = await ctx.speech.get();
+        for (const provider of speech.unavailable) app.log.warn(provider, 'speech provider unavailable');
+        // MODELS_DIR's folders that are incomplete or unreadable: skipped, each named with the file at fault.
+        for (const problem of speech.modelProblems) app.log.warn(problem, 'model skipped');
+        speech.onModelsChange(({ added, removed, changed, problems }) => {
+          app.log.info({ added, removed, changed }, 'models changed');
+          for (const problem of problems) app.log.warn(problem, 'model skipped');
+        });
         // An API process has no engines to render with; its workers render the previews into storage.
         if (!config.PREVIEW_PRERENDER || config.ROLE === 'api') return;
         const { rendered, failed } = await ctx.voices.prerenderPreviews(() => closing);

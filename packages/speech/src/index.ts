@@ -3,13 +3,17 @@
  *
  * The public API, and only it: the engine facade (`createSpeech`) with its request, result, voice and format types;
  * its errors; the cache interface and the in-memory store; voice analysis, cloning and prompt reading (what voice
- * design builds on); the character count the price is made of and the language check; and the ffmpeg binary's path.
+ * design builds on); the character count the price is made of and the language check; the ffmpeg binary's path; and
+ * the scan of a models folder (what the operator's `models` command shows).
  * Audio formats (16-bit PCM, WAV, G.711, resampling, MP3 frames), for Node and the browser alike, are the subpath
  * `@polyvox/speech/formats`. Everything else (engines, pool, pipeline, DSP) is internal: the package's own tests
  * import it by relative path.
  */
 export { createSpeech } from './speech.ts';
 export type { Speech, SpeechOptions, SynthesisResult, VoiceFilter } from './speech.ts';
+export type { ModelsChange } from './engines/sherpa.ts';
+export { scanModelsDir } from './engines/sherpa-discover.ts';
+export type { ModelProblem, ModelScan } from './engines/sherpa-discover.ts';
 export type { SynthesisRequest, Plan } from './pipeline/plan.ts';
 export { AI_LABEL_KINDS, AI_LABEL_POSITIONS, strongerLabel } from './pipeline/ai-label.ts';
 export type { AiLabel, AiLabelKind, AiLabelPosition } from './pipeline/ai-label.ts';

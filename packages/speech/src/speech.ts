@@ -14,7 +14,8 @@ import { resamplePolyphase } from './formats/polyphase.ts';
 import { ElevenLabsEngine, type ElevenLabsConfig } from './engines/elevenlabs.ts';
 import { createLocalEngines } from './engines/local.ts';
 import { OpenAIEngine, type OpenAIConfig } from './engines/openai.ts';
-import { SherpaEngine } from './engines/sherpa.ts';
+import { SherpaEngine, type ModelsChange } from './engines/sherpa.ts';
+import type { ModelProblem } from './engines/sherpa-discover.ts';
 import { isSpeechError, SpeechError } from './errors.ts';
 import { sentenceJob, synthesizeChunks, type ChunkContext } from './pipeline/chunks.ts';
 import { cacheKey, MemoryAudioCache, type AudioCache } from './pipeline/cache.ts';
@@ -41,8 +42,16 @@ const FIRST_SLICE_SEC = 0.3;
 const GAIN_SMOOTHING = 0.25;
 
 export interface SpeechOptions {
-  /** Folder with a sherpa-onnx manifest.json (MODELS_DIR). */
+  /**
+   * Folder of sherpa-onnx models (MODELS_DIR): release folders and Piper voices as distributed, found by
+   * their layout, with `manifest.json` over them (see docs/models.md).
+   */
   modelsDir?: string;
+  /**
+   * Follow MODELS_DIR while running (default true): a model added or removed is picked up within
+   * this many milliseconds (default 3000; 0: only by `rescanModels()`).
+   */
+  modelsPollMs?: number;
   /** Remote providers, each enabled by its URL and key. */
   remote?: { openai?: OpenAIConfig; elevenlabs?: ElevenLabsConfig };
   /** Worker threads; default os.availableParallelism(). */
@@ -133,6 +142,12 @@ export interface Speech {
   readonly enginesStarted: boolean;
   /** Remote providers that were configured but could not be reached at start. */
   readonly unavailable: ReadonlyArray<{ provider: string; code: string; message: string }>;
+  /** MODELS_DIR's folders skipped at the last scan (incomplete or unreadable), each with the file at fault. */
+  readonly modelProblems: ReadonlyArray<ModelProblem>;
+  /** Reads MODELS_DIR now: voices of models added appear, those of models removed go. */
+  rescanModels(): ModelsChange;
+  /** Called after a rescan (a poll's or rescanModels') that changed the models; returns the unsubscribe. */
+  onModelsChange(listener: (change: ModelsChange) => void): () => void;
   close(): Promise<void>;
 }
 
@@ -185,14 +200,39 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
   }
 
   const engines = [...local.values(), ...remote.values()];
-  const voices = engines.flatMap((e) => e.listVoices());
-  const byId = new Map(voices.map((v) => [v.id, v]));
-  const mixableModels = new Set(
-    engines
-      .flatMap((e) => e.listModels())
-      .filter((m) => m.type === 'mixing')
-      .map((m) => m.id),
-  );
+  // The catalogue: read again when MODELS_DIR changes (rescanModels), so kept in variables the closures below read.
+  let voices: VoiceInfo[] = [];
+  let byId = new Map<string, VoiceInfo>();
+  let mixableModels = new Set<string>();
+  const readCatalogue = (): void => {
+    voices = engines.flatMap((e) => e.listVoices());
+    byId = new Map(voices.map((v) => [v.id, v]));
+    mixableModels = new Set(
+      engines
+        .flatMap((e) => e.listModels())
+        .filter((m) => m.type === 'mixing')
+        .map((m) => m.id),
+    );
+  };
+  readCatalogue();
+  const sherpa = local.get('sherpa') instanceof SherpaEngine ? (local.get('sherpa') as SherpaEngine) : undefined;
+  const modelListeners = new Set<(change: ModelsChange) => void>();
+  const modelsChanged = (change: ModelsChange | undefined): ModelsChange => {
+    change ??= { added: [], removed: [], changed: [], problems: sherpa?.problems ?? [] };
+    if (change.added.length || change.removed.length || change.changed.length) {
+      readCatalogue();
+      for (const l of modelListeners) {
+        try {
+          l(change);
+        } catch {
+          // A listener's failure is its own.
+        }
+      }
+    }
+    return change;
+  };
+  const pollMs = opts.modelsPollMs ?? 3000;
+  const poll = sherpa && pollMs > 0 ? setInterval(() => modelsChanged(sherpa.refreshIfChanged(true)), pollMs).unref() : undefined;
   const ctx: ChunkContext = {
     get pool() {
       return lazyPool();
@@ -698,7 +738,16 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
       return started !== undefined;
     },
     unavailable,
+    get modelProblems() {
+      return sherpa?.problems ?? [];
+    },
+    rescanModels: () => modelsChanged(sherpa?.rescan()),
+    onModelsChange(listener) {
+      modelListeners.add(listener);
+      return () => modelListeners.delete(listener);
+    },
     async close() {
+      if (poll) clearInterval(poll);
       await started?.close();
       await encoder.close();
       await Promise.all(engines.map((e) => e.close?.()));

@@ -31,6 +31,7 @@ describe('the public entry', () => {
         'promptVoice',
         'readPrompt',
         'referenceFromSample',
+        'scanModelsDir',
         'semitonesBetween',
         'settingsProfile',
         'strongerLabel',

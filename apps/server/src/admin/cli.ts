@@ -17,6 +17,7 @@ import { provenanceKeys } from '../provenance/keys.js';
 import { verifyAudio, watermarkDetector } from '../provenance/verify.js';
 import { describeProvenance } from './provenance.js';
 import { PronunciationService } from '../pronunciation/service.js';
+import { scanModelsDir } from '@polyvox/speech';
 
 /** Exit codes: 0 done, 1 refused (no such account or order, not refundable), 2 wrong usage or settings. */
 export const EXIT = { ok: 0, refused: 1, usage: 2 } as const;
@@ -26,7 +27,9 @@ const USAGE = `Usage: npm run admin -- <command>
   refund <order id>         refund a successful order once: deducts the credits it left unused, then returns the money for them through its provider
   order <order id>          show an order
   provenance <file>         check an audio file for this server's marks and show which record made it (who, when, which voice)
-  dictionary <file> <name>  share a pronunciation dictionary (a W3C PLS file) with every account, read-only to them`;
+  dictionary <file> <name>  share a pronunciation dictionary (a W3C PLS file) with every account, read-only to them
+  models                    list the models found in MODELS_DIR (type, languages, voices) and the folders skipped, with the file at fault;
+                            a running server picks changes up by itself within seconds`;
 
 export interface Io {
   out: (line: string) => void;
@@ -72,6 +75,27 @@ function describeOrder(order: OrderRow, email: string | null, payments: PaymentL
   return lines;
 }
 
+/** What the server finds in MODELS_DIR: each model with its voices, and each folder skipped with the file at fault. */
+function listModels(modelsDir: string | undefined, io: Io): number {
+  if (!modelsDir) {
+    io.err('MODELS_DIR is not set.');
+    return EXIT.usage;
+  }
+  const { models, problems } = scanModelsDir(modelsDir);
+  for (const m of models) {
+    const voices = m.speakers.map((s) => `${s.name}${s.gender === 'neutral' ? '' : ` (${s.gender})`}`);
+    io.out(
+      `${m.id}  ${m.type}  ${m.languages.join(', ')}${m.sampleRate ? `  ${m.sampleRate} Hz` : ''}  ${m.source ? `found in ${m.source}` : 'manifest.json'}`,
+    );
+    io.out(
+      `  voices: ${voices.length > 12 ? `${voices.slice(0, 12).join(', ')} and ${voices.length - 12} more` : voices.join(', ')}`,
+    );
+  }
+  for (const p of problems) io.err(`skipped ${p.folder}: ${p.message}`);
+  if (!models.length && !problems.length) io.out(`No models in ${modelsDir}.`);
+  return EXIT.ok;
+}
+
 /** The operator's commands, on the same settings and database as the server. */
 export async function runAdmin(argv: string[], env: Record<string, string | undefined>, io: Io): Promise<number> {
   const [command, ...args] = argv;
@@ -81,6 +105,7 @@ export async function runAdmin(argv: string[], env: Record<string, string | unde
     ['order', 1],
     ['provenance', 1],
     ['dictionary', 2],
+    ['models', 0],
   ]);
   if (!command || !known.has(command) || args.length !== known.get(command)) {
     io.err(USAGE);
@@ -96,6 +121,7 @@ export async function runAdmin(argv: string[], env: Record<string, string | unde
     }
     throw e;
   }
+  if (command === 'models') return listModels(config.MODELS_DIR, io);
   const db = openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
   try {
     await migrate(db);

@@ -19,11 +19,13 @@ export interface VoiceLibraryOptions {
 }
 
 /**
- * The official library: every engine voice and variant, read once the engines are up and kept in memory. It depends
+ * The official library: every engine voice and variant, read once the engines are up and kept in memory (read
+ * again when MODELS_DIR's models change). It depends
  * on the engines alone, so the voices service and the own voices both build on it without reaching each other.
  */
 export class VoiceLibrary {
   private library: Promise<Library> | null = null;
+  private following = false;
   private readonly host: SpeechHost;
   private readonly startedAt: string;
 
@@ -34,6 +36,13 @@ export class VoiceLibrary {
 
   load(): Promise<Library> {
     this.library ??= this.host.get().then((speech) => {
+      // A model added to or removed from MODELS_DIR while running: the library is read again at its next use.
+      if (!this.following) {
+        this.following = true;
+        speech.onModelsChange(() => {
+          this.library = null;
+        });
+      }
       const models = speech.listModels();
       const mixable = mixableModels(models);
       const byId = new Map<string, { voice: Voice; info: VoiceInfo }>();

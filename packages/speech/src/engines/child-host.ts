@@ -21,6 +21,11 @@ export class ChildHost {
     private readonly execArgv: string[] = [],
   ) {}
 
+  /** Whether the helper process is up (a request starts it). */
+  get running(): boolean {
+    return this.child !== undefined;
+  }
+
   /** Sends a request; if the process dies under it and `retry` is set, tries once more on a new one. */
   async request(payload: Record<string, unknown>, retry = false): Promise<Reply> {
     try {

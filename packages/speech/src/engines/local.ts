@@ -6,15 +6,15 @@ import { GnuSpeechEngine } from './gnuspeech.ts';
 import { SherpaEngine } from './sherpa.ts';
 
 export interface LocalEngineConfig {
-  /** Folder with a sherpa-onnx `manifest.json`; unset or missing: no neural models. */
+  /** Folder of sherpa-onnx models (found by their layout, or listed by `manifest.json`); unset: no neural models. */
   modelsDir?: string;
 }
 
 export function createLocalEngines(config: LocalEngineConfig): Map<string, Engine> {
   const engines: Engine[] = [new EspeakEngine(), new FliteEngine(), new GnuSpeechEngine()];
   if (config.modelsDir) {
-    const sherpa = SherpaEngine.fromModelsDir(config.modelsDir);
-    if (sherpa) engines.push(sherpa);
+    // Even with no model yet: one added while the process runs is found by its rescans.
+    engines.push(SherpaEngine.fromModelsDir(config.modelsDir));
   }
   return new Map(engines.map((e) => [e.id, e]));
 }

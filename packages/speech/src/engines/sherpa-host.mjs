@@ -27,8 +27,17 @@ function reply(msg) {
   process.send(msg, () => {});
 }
 
+/** A model's keys: its own, its reloads after a change (`id~n`) and its blends (`key#…`). */
+const ofModel = (key, id) => key === id || key.startsWith(`${id}~`) || key.startsWith(`${id}#`);
+
 process.on('message', (m) => {
   try {
+    if (m.op === 'drop') {
+      // The model was removed from (or changed in) MODELS_DIR: its loaded instances are let go.
+      for (const key of [...loaded.keys()]) if (m.models.some((id) => ofModel(key, id))) loaded.delete(key);
+      reply({ id: m.id });
+      return;
+    }
     const tts = instance(m.key, m.config);
     if (m.op === 'info') {
       reply({ id: m.id, numSpeakers: tts.numSpeakers, sampleRate: tts.sampleRate });

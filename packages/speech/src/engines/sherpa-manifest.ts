@@ -30,6 +30,10 @@ export interface SherpaModelEntry {
   files: Partial<Record<SherpaFileKey, string>>;
   speakers: SherpaSpeaker[];
   numThreads?: number;
+  /** The model's output rate, Hz, where its files tell it. */
+  sampleRate?: number;
+  /** The folder (or loose file) of MODELS_DIR it was found in; absent for manifest entries. */
+  source?: string;
   /** Extra generation settings (noiseScale, lengthScale, numSteps, …). */
   options?: Record<string, number>;
 }
@@ -50,7 +54,8 @@ export type SherpaFileKey =
   | 'textConditioner'
   | 'vocabJson'
   | 'tokenScoresJson'
-  | 'ruleFsts';
+  | 'ruleFsts'
+  | 'ruleFars';
 
 const REQUIRED_FILES: Record<SherpaModelType, SherpaFileKey[]> = {
   vits: ['model', 'tokens'],
@@ -72,7 +77,16 @@ function fail(msg: string): never {
   throw new ManifestError(`models manifest: ${msg}`);
 }
 
-export function parseManifest(raw: unknown, modelsDir: string): SherpaModelEntry[] {
+/**
+ * The manifest's entries, checked. `found` are the models discovered in MODELS_DIR: an entry with the
+ * id of one of them only needs what it changes (its speakers' names and genders, say); the rest is
+ * the found model's.
+ */
+export function parseManifest(
+  raw: unknown,
+  modelsDir: string,
+  found?: ReadonlyMap<string, SherpaModelEntry>,
+): SherpaModelEntry[] {
   if (!raw || typeof raw !== 'object' || !Array.isArray((raw as { models?: unknown }).models)) fail('expected {"models": [...]}');
   const seen = new Set<string>();
   return (raw as { models: unknown[] }).models.map((m, i): SherpaModelEntry => {
@@ -82,16 +96,21 @@ export function parseManifest(raw: unknown, modelsDir: string): SherpaModelEntry
     if (typeof id !== 'string' || !/^[a-z0-9][a-z0-9._-]*$/i.test(id)) fail(`models[${i}].id must be a simple name`);
     if (seen.has(id)) fail(`duplicate model id ${id}`);
     seen.add(id);
-    const type = e.type as SherpaModelType;
+    const base = found?.get(id);
+    const type = (e.type ?? base?.type) as SherpaModelType;
     if (!SHERPA_MODEL_TYPES.includes(type)) fail(`${id}: type must be one of ${SHERPA_MODEL_TYPES.join(', ')}`);
     const files = (e.files ?? {}) as Record<string, unknown>;
-    const resolved: Partial<Record<SherpaFileKey, string>> = {};
+    const resolved: Partial<Record<SherpaFileKey, string>> = base && (!e.type || e.type === base.type) ? { ...base.files } : {};
     for (const [k, v] of Object.entries(files)) {
       if (typeof v !== 'string') fail(`${id}: files.${k} must be a path`);
-      const p = path.resolve(modelsDir, v);
-      if (!p.startsWith(path.resolve(modelsDir) + path.sep)) fail(`${id}: files.${k} leaves the models folder`);
-      if (!existsSync(p)) fail(`${id}: files.${k} (${v}) does not exist`);
-      resolved[k as SherpaFileKey] = p;
+      // Lexicons and rule FSTs may be several, comma-separated, as sherpa-onnx takes them.
+      const paths = (k === 'lexicon' || k === 'ruleFsts' || k === 'ruleFars' ? v.split(',') : [v]).map((x) => {
+        const p = path.resolve(modelsDir, x.trim());
+        if (!p.startsWith(path.resolve(modelsDir) + path.sep)) fail(`${id}: files.${k} leaves the models folder`);
+        if (!existsSync(p)) fail(`${id}: files.${k} (${x.trim()}) does not exist`);
+        return p;
+      });
+      resolved[k as SherpaFileKey] = paths.join(',');
     }
     for (const k of REQUIRED_FILES[type]) if (!resolved[k]) fail(`${id}: a ${type} model needs files.${k}`);
     // ZipVoice's tokenizer looks the space symbol up unchecked: without it the native code aborts.
@@ -106,7 +125,9 @@ export function parseManifest(raw: unknown, modelsDir: string): SherpaModelEntry
     const languages =
       Array.isArray(e.languages) && e.languages.every((l) => typeof l === 'string')
         ? (e.languages as string[])
-        : fail(`${id}: languages must be a list of BCP-47 tags`);
+        : e.languages === undefined && base
+          ? base.languages
+          : fail(`${id}: languages must be a list of BCP-47 tags`);
     const speakers =
       Array.isArray(e.speakers) && e.speakers.length
         ? e.speakers.map((s, j): SherpaSpeaker => {
@@ -122,17 +143,25 @@ export function parseManifest(raw: unknown, modelsDir: string): SherpaModelEntry
               ...(Array.isArray(o.languages) ? { languages: o.languages as string[] } : {}),
             };
           })
-        : [{ sid: 0, name: typeof e.name === 'string' ? e.name : id, gender: 'neutral' as Gender }];
+        : base && e.speakers === undefined
+          ? base.speakers
+          : [{ sid: 0, name: typeof e.name === 'string' ? e.name : id, gender: 'neutral' as Gender }];
+    const description = typeof e.description === 'string' ? e.description : base?.description;
     return {
       id,
-      name: typeof e.name === 'string' ? e.name : id,
+      name: typeof e.name === 'string' ? e.name : (base?.name ?? id),
       type,
       languages,
-      ...(typeof e.description === 'string' ? { description: e.description } : {}),
+      ...(description ? { description } : {}),
+      ...(base?.sampleRate ? { sampleRate: base.sampleRate } : {}),
       files: resolved,
       speakers,
       ...(typeof e.numThreads === 'number' ? { numThreads: e.numThreads } : {}),
-      ...(e.options && typeof e.options === 'object' ? { options: e.options as Record<string, number> } : {}),
+      ...(e.options && typeof e.options === 'object'
+        ? { options: e.options as Record<string, number> }
+        : base?.options
+          ? { options: base.options }
+          : {}),
     };
   });
 }

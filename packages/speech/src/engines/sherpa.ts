@@ -1,11 +1,12 @@
 /**
  * sherpa-onnx: the neural models an operator puts in MODELS_DIR (VITS/Piper, Matcha, Kokoro and
- * Kitten with voice vectors, ZipVoice and Pocket for zero-shot cloning), listed by its manifest.
+ * Kitten with voice vectors, ZipVoice and Pocket for zero-shot cloning), found in their folders
+ * (sherpa-discover.ts) or listed by its manifest, and followed while the process runs (rescan).
  * Models load on first use in a helper process (see sherpa-host.mjs): sherpa-onnx's native code
  * exits the process on inputs it rejects, and that process must not be the server.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { SpeechError } from '../errors.ts';
@@ -15,19 +16,136 @@ import type { Engine, EngineRequest, Gender, ModelInfo, PcmChunk, VoiceInfo } fr
 import { ChildHost, HostExit } from './child-host.ts';
 import { ensureEspeakDataDir } from './espeak-data-dir.ts';
 import { totalSemitones, totalSpeed } from './pitch.ts';
-import { CLONING_TYPES, readManifest, VECTOR_TYPES, type SherpaModelEntry } from './sherpa-manifest.ts';
+import { scanModelsDir, type ModelProblem } from './sherpa-discover.ts';
+import { CLONING_TYPES, VECTOR_TYPES, type SherpaModelEntry } from './sherpa-manifest.ts';
 
 const DEFAULT_PITCH: Record<Gender, number> = { male: 120, female: 210, neutral: 160 };
 
 type ModelConfig = Record<string, unknown>;
 
+/** What a rescan of MODELS_DIR changed. */
+export interface ModelsChange {
+  added: string[];
+  removed: string[];
+  /** Models whose files or settings changed: their voices were replaced. */
+  changed: string[];
+  problems: ModelProblem[];
+}
+
 export class SherpaEngine implements Engine {
   readonly id = 'sherpa';
-  readonly capabilities;
   private readonly host = new ChildHost(new URL('./sherpa-host.mjs', import.meta.url));
-  private readonly voices: VoiceInfo[];
+  private models: SherpaModelEntry[] = [];
+  private voices: VoiceInfo[] = [];
+  /** Folders that were skipped at the last scan, and why. */
+  problems: ModelProblem[] = [];
+  /** The state of MODELS_DIR's entries at the last scan (see signature()). */
+  private seen = '';
+  /** Bumped for a model whose entry changed: its helper-process key changes with it. */
+  private readonly generation = new Map<string, number>();
 
-  constructor(private readonly models: SherpaModelEntry[]) {
+  constructor(
+    models: SherpaModelEntry[],
+    private readonly modelsDir?: string,
+  ) {
+    this.setModels(models);
+  }
+
+  /** The models found in MODELS_DIR (see sherpa-discover.ts), with manifest.json over them; possibly none yet. */
+  static fromModelsDir(modelsDir: string): SherpaEngine {
+    const engine = new SherpaEngine([], modelsDir);
+    engine.rescan();
+    return engine;
+  }
+
+  get capabilities() {
+    return {
+      languages: [...new Set(this.models.flatMap((m) => m.languages))],
+      mixable: this.models.some((m) => VECTOR_TYPES.has(m.type)),
+      nativeCloning: this.models.some((m) => CLONING_TYPES.has(m.type)),
+      ssml: false,
+      wordTimings: false,
+      nativePitch: true,
+      nativeSpeed: true,
+      // The models' length scale sounds natural within about half and twice their pace; the rest is stretched.
+      speedRange: [0.5, 2] as const,
+    };
+  }
+
+  /**
+   * A cheap fingerprint of MODELS_DIR: its entries, and the files of its folders, with sizes and
+   * mtimes (a model still being copied changes it until the copy ends).
+   */
+  private signature(): string {
+    const dir = this.modelsDir;
+    if (!dir) return '';
+    const stamp = (p: string, n: string): string => {
+      try {
+        const st = statSync(p);
+        return `${n}:${st.size}:${st.mtimeMs}`;
+      } catch {
+        return n;
+      }
+    };
+    try {
+      return readdirSync(dir, { withFileTypes: true })
+        .sort((a, b) => a.name.localeCompare(b.name))
+        .map((d) => {
+          const p = path.join(dir, d.name);
+          if (!d.isDirectory()) return stamp(p, d.name);
+          try {
+            return `${d.name}/[${readdirSync(p)
+              .sort()
+              .map((n) => stamp(path.join(p, n), n))
+              .join(',')}]`;
+          } catch {
+            return d.name;
+          }
+        })
+        .join('|');
+    } catch {
+      return '';
+    }
+  }
+
+  /** Reads MODELS_DIR again: models added, removed or changed since the last scan take effect now. */
+  rescan(): ModelsChange {
+    if (!this.modelsDir) return { added: [], removed: [], changed: [], problems: [] };
+    this.seen = this.signature();
+    this.lookedAt = performance.now();
+    const scan = scanModelsDir(this.modelsDir);
+    const before = new Map(this.models.map((m) => [m.id, JSON.stringify(m)]));
+    const after = new Map(scan.models.map((m) => [m.id, JSON.stringify(m)]));
+    const change: ModelsChange = {
+      added: [...after.keys()].filter((id) => !before.has(id)),
+      removed: [...before.keys()].filter((id) => !after.has(id)),
+      changed: [...after.keys()].filter((id) => before.has(id) && before.get(id) !== after.get(id)),
+      problems: scan.problems,
+    };
+    const gone = [...change.changed, ...change.removed];
+    for (const id of gone) this.generation.set(id, (this.generation.get(id) ?? 0) + 1);
+    // Their loaded instances are let go; a failure only leaves them loaded.
+    if (gone.length && this.host.running) this.host.request({ op: 'drop', models: gone }).catch(() => {});
+    this.problems = scan.problems;
+    this.setModels(scan.models);
+    return change;
+  }
+
+  /**
+   * Rescans when MODELS_DIR changed since the last scan (looked at once a second at most, unless
+   * `force`): what the server's poll and each pool worker before a job do.
+   */
+  refreshIfChanged(force = false): ModelsChange | undefined {
+    if (!this.modelsDir) return undefined;
+    const now = performance.now();
+    if (!force && now - this.lookedAt < 1000) return undefined;
+    this.lookedAt = now;
+    return this.signature() !== this.seen ? this.rescan() : undefined;
+  }
+  private lookedAt = 0;
+
+  private setModels(models: SherpaModelEntry[]): void {
+    this.models = models;
     this.voices = models
       .filter((m) => !CLONING_TYPES.has(m.type))
       .flatMap((m) =>
@@ -55,22 +173,6 @@ export class SherpaEngine implements Engine {
           };
         }),
       );
-    this.capabilities = {
-      languages: [...new Set(models.flatMap((m) => m.languages))],
-      mixable: models.some((m) => VECTOR_TYPES.has(m.type)),
-      nativeCloning: models.some((m) => CLONING_TYPES.has(m.type)),
-      ssml: false,
-      wordTimings: false,
-      nativePitch: true,
-      nativeSpeed: true,
-      // The models' length scale sounds natural within about half and twice their pace; the rest is stretched.
-      speedRange: [0.5, 2] as const,
-    };
-  }
-
-  static fromModelsDir(modelsDir: string): SherpaEngine | undefined {
-    const models = readManifest(modelsDir);
-    return models?.length ? new SherpaEngine(models) : undefined;
   }
 
   listVoices(): VoiceInfo[] {
@@ -115,7 +217,17 @@ export class SherpaEngine implements Engine {
   }
 
   private model(id: string): SherpaModelEntry {
-    const m = this.models.find((x) => x.id === id);
+    // A pool worker's engine follows MODELS_DIR by itself: a model added or removed since its last job.
+    this.refreshIfChanged();
+    const find = (): SherpaModelEntry | undefined => this.models.find((x) => x.id === id);
+    // A file gone since the last scan is never handed to the native code (it would exit): scan again first.
+    const present = (m: SherpaModelEntry): boolean =>
+      Object.values(m.files).every((f) => f!.split(',').every((p) => existsSync(p)));
+    let m = find();
+    if (!m || !present(m)) {
+      this.refreshIfChanged(true);
+      m = find();
+    }
     if (!m) throw new SpeechError('NOT_FOUND', `model ${id} is not installed`);
     return m;
   }
@@ -173,12 +285,16 @@ export class SherpaEngine implements Engine {
     const wrap = (model: ModelConfig): unknown => ({
       model: { ...model, numThreads: m.numThreads ?? 1, debug: 0, provider: 'cpu' },
       maxNumSentences: 1,
+      ...(m.files.ruleFsts ? { ruleFsts: m.files.ruleFsts } : {}),
+      ...(m.files.ruleFars ? { ruleFars: m.files.ruleFars } : {}),
     });
-    if (!blend?.length) return { key: m.id, config: wrap(await this.config(m, undefined, 0)) };
+    // A model replaced in MODELS_DIR gets another key: the helper process loads it anew.
+    const id = this.generation.get(m.id) ? `${m.id}~${this.generation.get(m.id)}` : m.id;
+    if (!blend?.length) return { key: id, config: wrap(await this.config(m, undefined, 0)) };
     // A blend is written as a voices file of its own; the base model tells how many speakers it holds.
-    const base = { key: m.id, config: wrap(await this.config(m, undefined, 0)) };
+    const base = { key: id, config: wrap(await this.config(m, undefined, 0)) };
     const info = await this.run(m, { op: 'info', ...base });
-    return { key: `${m.id}#${JSON.stringify(blend)}`, config: wrap(await this.config(m, blend, info.numSpeakers as number)) };
+    return { key: `${id}#${JSON.stringify(blend)}`, config: wrap(await this.config(m, blend, info.numSpeakers as number)) };
   }
 
   async close(): Promise<void> {

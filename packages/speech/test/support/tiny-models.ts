@@ -100,7 +100,11 @@ export const KOKORO_MAX_TOKENS = 64;
  * A Kokoro model: inputs tokens / style / speed; F0 = style[0] (Hz), so a blend of voice vectors
  * is audible as the weighted mean pitch. `speakerHz` gives each speaker's F0.
  */
-export function writeTinyKokoro(dir: string, speakerHz: number[]): { model: string; voices: string; tokens: string } {
+export function writeTinyKokoro(
+  dir: string,
+  speakerHz: number[],
+  names?: string[],
+): { model: string; voices: string; tokens: string } {
   mkdirSync(dir, { recursive: true });
   const model = path.join(dir, 'model.onnx');
   const voices = path.join(dir, 'voices.bin');
@@ -130,7 +134,7 @@ export function writeTinyKokoro(dir: string, speakerHz: number[]): { model: stri
         has_espeak: 1,
         voice: 'en-us',
         style_dim: `${KOKORO_MAX_TOKENS},1,${KOKORO_STYLE_DIM}`,
-        speaker_names: speakerHz.map((_, i) => `s${i}`).join(','),
+        speaker_names: (names ?? speakerHz.map((_, i) => `s${i}`)).join(','),
       },
     }),
   );
@@ -376,3 +380,79 @@ export function writeTinyZipVoice(dir: string): {
 }
 
 export const ZIPVOICE_SECONDS_PER_TOKEN = (ZV_FRAMES_PER_TOKEN * ZV_HOP) / ZIPVOICE_RATE;
+
+/**
+ * A Piper voice as Piper distributes it: NAME.onnx (inputs input / input_lengths / scales / sid, no
+ * metadata) with NAME.onnx.json (its config: sample rate, eSpeak voice, language, speakers, phoneme
+ * ids). F0 = 110 Hz + 60 Hz × speaker id, like the VITS model. With `sherpa`, the model carries the
+ * metadata sherpa-onnx's scripts/piper/add_meta_data.py adds and a tokens.txt lies beside it, as in
+ * sherpa-onnx's vits-piper-* releases.
+ */
+export function writeTinyPiper(
+  dir: string,
+  name: string,
+  speakers: string[] = [],
+  sherpa = false,
+): { model: string; config: string } {
+  mkdirSync(dir, { recursive: true });
+  const model = path.join(dir, `${name}.onnx`);
+  const config = path.join(dir, `${name}.onnx.json`);
+  const count = Math.max(1, speakers.length);
+  const nodes: Node[] = [
+    { op: 'Slice', inputs: ['scales', 'ls_start', 'ls_end', 'ls_axes'], outputs: ['length_scale'] },
+    { op: 'Cast', inputs: ['sid'], outputs: ['sidf'], attrs: { to: DataType.FLOAT } },
+    { op: 'Mul', inputs: ['sidf', 'step'], outputs: ['sidhz'] },
+    { op: 'Add', inputs: ['sidhz', 'base'], outputs: ['f0'] },
+    ...toneNodes('input', 'length_scale', 'f0'),
+  ];
+  writeFileSync(
+    model,
+    encodeModel({
+      inputs: [
+        { name: 'input', type: DataType.INT64, shape: [1, 'L'] },
+        { name: 'input_lengths', type: DataType.INT64, shape: [1] },
+        { name: 'scales', type: DataType.FLOAT, shape: [3] },
+        { name: 'sid', type: DataType.INT64, shape: [1] },
+      ],
+      outputs: [{ name: 'audio', type: DataType.FLOAT, shape: [1, 1, 'T'] }],
+      nodes,
+      initializers: [
+        ...toneConstants(),
+        f('step', 60),
+        f('base', 110),
+        i64('ls_start', [1]),
+        i64('ls_end', [2]),
+        i64('ls_axes', [0]),
+      ],
+      metadata: sherpa
+        ? {
+            model_type: 'vits',
+            comment: 'piper',
+            language: 'English',
+            voice: 'en-us',
+            version: 1,
+            has_espeak: 1,
+            n_speakers: count,
+            sample_rate: TINY_RATE,
+          }
+        : {},
+    }),
+  );
+  const ids = Object.fromEntries([...PIPER].map((c, i) => [c, [i]]));
+  writeFileSync(
+    config,
+    JSON.stringify({
+      audio: { sample_rate: TINY_RATE, quality: 'medium' },
+      espeak: { voice: 'en-us' },
+      language: { code: 'en_US', family: 'en', region: 'US' },
+      inference: { noise_scale: 0.667, length_scale: 1, noise_w: 0.8 },
+      phoneme_type: 'espeak',
+      num_symbols: PIPER.length,
+      num_speakers: count,
+      speaker_id_map: Object.fromEntries(speakers.map((s, i) => [s, i])),
+      phoneme_id_map: ids,
+    }),
+  );
+  if (sherpa) writeFileSync(path.join(dir, 'tokens.txt'), [...PIPER].map((c, i) => `${c} ${i}`).join('\n') + '\n');
+  return { model, config };
+}
