@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -36,9 +37,11 @@ describe('loadConfig', () => {
     expect(c.MAIL_URL).toMatch(/^file:\/\//);
     expect(fileURLToPath(c.MAIL_URL)).toBe(path.join(dataDir, 'outbox'));
     expect(c.CREDITS_CONFIG).toMatch(/apps[/\\]server[/\\]config[/\\]credits\.json$/);
-    expect(c.SENSITIVE_WORDS_FILES).toHaveLength(1);
+    // The platform's own list and the one imported from LDNOOBW.
+    expect(c.SENSITIVE_WORDS_FILES).toHaveLength(2);
     expect(c.SENSITIVE_WORDS_FILES[0]).toMatch(/apps[/\\]server[/\\]config[/\\]sensitive-words\.txt$/);
-    expect(path.isAbsolute(c.SENSITIVE_WORDS_FILES[0]!)).toBe(true);
+    expect(c.SENSITIVE_WORDS_FILES[1]).toMatch(/apps[/\\]server[/\\]config[/\\]sensitive-words-ldnoobw\.txt$/);
+    expect(c.SENSITIVE_WORDS_FILES.every((f) => path.isAbsolute(f) && fs.existsSync(f))).toBe(true);
     expect(path.isAbsolute(c.WEB_DIST)).toBe(true);
   });
 
