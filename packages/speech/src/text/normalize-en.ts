@@ -69,7 +69,7 @@ const UNITS: Record<string, [string, string]> = {
   oz: ['ounce', 'ounces'],
 };
 
-const ATTACHED_ONLY = new Set(['m', 's', 'h', 'g', 'in', 'l', 'L', 'W', 'V', 'mi', 'ft', 'oz', 'lb']);
+const ATTACHED_ONLY = new Set(['m', 's', 'h', 'in', 'l', 'L', 'W', 'V']);
 
 const ABBREVIATIONS: [RegExp, string][] = [
   [/\bMr\./g, 'Mister'],

@@ -60,7 +60,11 @@ function phoneDigits(d: string): string {
 
 /** 两 replaces 二 before measure words when the number is exactly 2 or ends in 2 thousand/etc. */
 function withLiang(words: string, next: string): string {
-  if (words === '二' && /^[个位只本件条张次天年岁点种台辆口家名万亿千]/.test(next)) return '两';
+  if (
+    words === '二' &&
+    /^[个位只本件条张次天年岁点种台辆口家名万亿千小周米倍份瓶杯碗双对套块遍趟层座栋间头匹棵朵支把公升克吨]/.test(next)
+  )
+    return '两';
   return words;
 }
 
@@ -136,7 +140,8 @@ export function normalizeChinese(input: string): string {
     .map((u) => u.replace(/[/.]/g, (c) => `\\${c}`));
   t = t.replace(
     new RegExp(String.raw`(-?)(${NUM})\s?(${keys.join('|')})(?![A-Za-z/])`, 'g'),
-    (_, neg: string, n: string, u: string) => `${chineseNumber(neg + n)}${UNITS[u]}`,
+    // 2L → 两升, 2kg → 两千克; a temperature keeps 二 (二摄氏度).
+    (_, neg: string, n: string, u: string) => `${withLiang(chineseNumber(neg + n), UNITS[u]!)}${UNITS[u]}`,
   );
   // Phone numbers and codes are read digit by digit: after 电话/号码/编号, a leading 0, or a mobile number.
   t = t.replace(
@@ -144,7 +149,7 @@ export function normalizeChinese(input: string): string {
     (_, w: string, sep: string, d: string) => w + sep + phoneDigits(d),
   );
   t = t.replace(/(?<![\d-])(0\d{2,3})-(\d{7,8})(?![\d-])/g, (_, a: string, b: string) => phoneDigits(`${a}-${b}`));
-  t = t.replace(/(?<!\d)(0\d{2,}|1[3-9]\d{9})(?!\d)/g, (d) => chineseDigits(d));
+  t = t.replace(/(?<![\d,.])(0\d{2,}|1[3-9]\d{9})(?![\d,])/g, (d) => chineseDigits(d));
   // Ordinals: 第2 → 第二 (never 两).
   t = t.replace(new RegExp(String.raw`第(${NUM})`, 'g'), (_, n: string) => `第${chineseNumber(n)}`);
   // Fractions: 1/2 → 二分之一.
