@@ -90,6 +90,16 @@ describe.each(DIALECTS)('POST /tts/normalize shows what will be spoken (%s)', (d
     expect(estimate.status).toBe(200);
   });
 
+  it('is documented: what it shows, and apply_text_normalization on the speech routes', async () => {
+    const doc = (await c.get('/openapi.json')).body;
+    const route = doc.paths['/tts/normalize'].post;
+    expect(route.description).toContain('[[…]]');
+    expect(route.description).toContain('apply_text_normalization');
+    expect(JSON.stringify(route.responses['404'])).toContain('#/components/schemas/Error');
+    for (const path of ['/tts', '/tts/estimate', '/tts/jobs', '/v1/text-to-speech/{voice_id}'])
+      expect(JSON.stringify(doc.paths[path].post.requestBody), path).toContain('apply_text_normalization');
+  });
+
   it('refuses as synthesis would, before anything is charged', async () => {
     const before = await balance();
     expectError(await c.post('/tts/normalize', { text: 'Hello.' }), 'PARAMETERS_NEEDED');
