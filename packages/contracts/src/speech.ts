@@ -103,6 +103,17 @@ export const AiLabelField = z
     "adds an explicit AI label to the audio: `rhythm` (the GB 45438-2025 cue, short–long–short–short tones) or `speech` (a notice read in the text's language); never weakens the operator's (`speech` wins over `rhythm`); the notice's characters are not charged",
   );
 
+/** ElevenLabs' `apply_text_normalization`. */
+export const TEXT_NORMALIZATIONS = ['auto', 'on', 'off'] as const;
+export const ApplyTextNormalization = z
+  .enum(TEXT_NORMALIZATIONS)
+  .optional()
+  .describe(
+    '`auto` (the default) and `on`: numbers, dates, times, money, units, abbreviations, URLs and e-mail addresses are read as words (English and Chinese; other languages keep their digits); `off`: the text is spoken as written (whitespace cleaned, sentences split), for text already written out',
+  );
+/** `text`: plain text (the default); `ssml`: SSML markup. */
+export const TextType = z.enum(['text', 'ssml']).optional();
+
 export const TtsRequest = z.object({
   text: z.string(),
   voice_id: z.string(),
@@ -117,12 +128,30 @@ export const TtsRequest = z.object({
   /** With `timestamps`: the subtitles too, in this format. */
   subtitles: z.enum(['srt', 'vtt']).optional(),
   pronunciation_dictionary_locators: PronunciationLocators,
+  apply_text_normalization: ApplyTextNormalization,
 });
 
 export const EstimateRequest = z.object({
   text: z.string(),
   voice_id: z.string(),
   pronunciation_dictionary_locators: PronunciationLocators,
+  /** Accepted as synthesis takes it: the price counts the text as sent either way. */
+  apply_text_normalization: ApplyTextNormalization,
+});
+
+/** `POST /tts/normalize`: the text exactly as it will be spoken, nothing charged. */
+export const NormalizeRequest = z.object({
+  text: z.string(),
+  voice_id: z.string(),
+  text_type: TextType,
+  pronunciation_dictionary_locators: PronunciationLocators,
+  apply_text_normalization: ApplyTextNormalization,
+});
+export const NormalizeResponse = z.object({
+  text: z.string().describe('What the voice will speak: its sentences joined'),
+  sentences: z.array(z.string()).describe('The same text as the sentences the engine receives one at a time'),
+  language: z.string().describe('The language it is read in'),
+  characters: z.number().int().describe('The characters a synthesis of this text is priced by (the text as sent)'),
 });
 export const EstimateResponse = z.object({
   credits: z.number().int(),

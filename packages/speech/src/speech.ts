@@ -283,6 +283,7 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
     'aiLabel',
     'timings',
     'lexicon',
+    'normalization',
   ] as const;
   const prepared = new WeakMap<SynthesisRequest, { plan: Plan; fields: unknown[] }>();
   /** The warm-up's own requests: they neither read nor fill the cache (shared, at scale, with other processes). */

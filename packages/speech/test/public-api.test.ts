@@ -13,6 +13,8 @@ describe('the public entry', () => {
         'FFMPEG',
         'LINE_CHARS',
         'SUBTITLE_FORMATS',
+        'TEXT_NORMALIZATIONS',
+        'spokenText',
         'MemoryAudioCache',
         'SPEECH_ERROR_CODES',
         'SpeechError',

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { ErrorBody, LIMITS, PronunciationLocators } from '@polyvox/contracts';
+import { ApplyTextNormalization, ErrorBody, LIMITS, PronunciationLocators } from '@polyvox/contracts';
 import { assertVoiceAllowed, callerOf } from '../http/auth.js';
 import { AUDIO_RESPONSE, NDJSON_MARK } from '../http/openapi.js';
 import { requestLocale } from '../http/locale.js';
@@ -65,6 +65,7 @@ const ElevenLabsSpeechRequest = z.object({
   voice_settings: VoiceSettings.nullish(),
   output_format: OutputFormat.optional(),
   pronunciation_dictionary_locators: PronunciationLocators,
+  apply_text_normalization: ApplyTextNormalization,
 });
 const SpeechParams = z.object({ voice_id: z.string().min(1).max(128) });
 const SpeechQuery = z
@@ -127,6 +128,7 @@ export function elevenLabsRoutes(deps: ElevenLabsRoutesDeps): FastifyPluginAsync
       ...(body.language_code ? { language: body.language_code } : {}),
       ...(timestamps ? { timings: true } : {}),
       ...(body.pronunciation_dictionary_locators ? { pronunciationLocators: body.pronunciation_dictionary_locators } : {}),
+      ...(body.apply_text_normalization ? { normalization: body.apply_text_normalization } : {}),
     });
     void reply.header('character-cost', String(prepared.characters));
     const { encoding, resampleTo } = format;

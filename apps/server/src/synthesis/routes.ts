@@ -2,7 +2,15 @@ import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { ErrorBody, EstimateRequest, EstimateResponse, OpenAISpeechRequest, TtsRequest } from '@polyvox/contracts';
+import {
+  ErrorBody,
+  EstimateRequest,
+  EstimateResponse,
+  NormalizeRequest,
+  NormalizeResponse,
+  OpenAISpeechRequest,
+  TtsRequest,
+} from '@polyvox/contracts';
 import { assertVoiceAllowed, callerOf, type Caller } from '../http/auth.js';
 import { AUDIO_RESPONSE } from '../http/openapi.js';
 import type { PlanPrivileges } from '../orders/privileges.js';
@@ -340,6 +348,40 @@ export function synthesisRoutes(deps: SynthesisRoutesDeps): FastifyPluginAsyncZo
           )),
           max_text_length: maxLength,
         };
+      },
+    );
+
+    app.post(
+      '/tts/normalize',
+      {
+        config: { auth: 'caller' },
+        schema: {
+          tags: ['synthesis'],
+          summary: 'The text exactly as it will be spoken, without making audio; nothing is charged',
+          description: [
+            'Runs the request through the same plan a synthesis makes, and answers what the engine will receive:',
+            "the pronunciation dictionaries applied (the request's `pronunciation_dictionary_locators`, else the account's",
+            'default; an alias shows as its words; a phoneme rule shows as the `[[…]]` eSpeak NG phonemes where the voice is an',
+            'eSpeak NG voice, elsewhere as its alias or as written), then the text normalised as `apply_text_normalization`',
+            'asks (numbers, dates, times, money, units, abbreviations, URLs and e-mail addresses written out in English and',
+            'Chinese; `off`: as written), then split into the sentences synthesized one at a time (`sentences`; `text` joins',
+            "them). An explicit AI label's spoken notice is not part of it. The same errors as `POST /tts` (an empty text,",
+            'an unknown voice or dictionary, a language the voice does not speak, a text over the limit); no credits are held,',
+            'no usage is recorded. `text_type: "ssml"` is refused (400 VALIDATION_FAILED) until SSML is read.',
+          ].join(' '),
+          security: KEY_OR_SESSION,
+          body: NormalizeRequest,
+          response: { 200: NormalizeResponse, ...errors },
+        },
+      },
+      async (request) => {
+        const caller = callerOf(request);
+        const body = request.body;
+        assertVoiceAllowed(caller, body.voice_id);
+        if (body.text_type === 'ssml')
+          throw new AppError('VALIDATION_FAILED', { field: 'text_type', rule: 'text (SSML is not read yet)' });
+        await deps.plans.assertTextLength(caller.accountId, body.text);
+        return deps.synthesis.normalize(ttsInput({ ...body, format: 'mp3', speed: 1, pitch: 0 }, caller.accountId));
       },
     );
 

@@ -1,6 +1,6 @@
 import { metrics } from '../platform/metrics.js';
-import type { AiLabelKind, AudioFormat, SynthesisRequest } from '@polyvox/speech';
-import { CONTENT_TYPES, instructedProfile, settingsProfile, strongerLabel } from '@polyvox/speech';
+import type { AiLabelKind, AudioFormat, SynthesisRequest, TextNormalization } from '@polyvox/speech';
+import { CONTENT_TYPES, instructedProfile, settingsProfile, spokenText, strongerLabel } from '@polyvox/speech';
 import type { CreditsService, Hold } from '../credits/service.js';
 import type { Synthesizer } from '../speech/synthesizer.js';
 import type {
@@ -38,6 +38,7 @@ export function ttsInput(
     pitch: number;
     ai_label?: AiLabelKind | undefined;
     pronunciation_dictionary_locators?: PronunciationLocator[] | undefined;
+    apply_text_normalization?: TextNormalization | undefined;
   },
   accountId?: string,
 ): TtsInput {
@@ -51,6 +52,7 @@ export function ttsInput(
     ...(body.language ? { language: body.language } : {}),
     ...(body.ai_label ? { aiLabel: body.ai_label } : {}),
     ...(body.pronunciation_dictionary_locators ? { pronunciationLocators: body.pronunciation_dictionary_locators } : {}),
+    ...(body.apply_text_normalization ? { normalization: body.apply_text_normalization } : {}),
   };
 }
 
@@ -159,6 +161,7 @@ export class SynthesisService {
       ...(label ? { aiLabel: { kind: label, position: this.aiLabel.position } } : {}),
       ...(input.timings === true ? { timings: true } : {}),
       ...(input.lexicon?.length ? { lexicon: input.lexicon } : {}),
+      ...(input.normalization && input.normalization !== 'auto' ? { normalization: input.normalization } : {}),
     };
     let plan = await mapSpeechErrors(async () => speech.prepare(request));
     if (input.timings === 'auto' && plan.timeable) {
@@ -176,6 +179,18 @@ export class SynthesisService {
       origin: { voiceType: voice.voice?.type ?? 'preset', ...(voice.sampleId ? { sampleId: voice.sampleId } : {}) },
       ...(plan.pronunciationFallbacks.length ? { pronunciationFallbacks: plan.pronunciationFallbacks } : {}),
     };
+  }
+
+  /**
+   * The text exactly as a synthesis of `input` would speak it, by the same plan the synthesis makes (dictionaries,
+   * normalization, segmentation): nothing is held or charged. Phoneme rules a voice's engine reads (eSpeak NG) show as
+   * the `[[…]]` phonemes it receives; elsewhere as their alias, or as written.
+   */
+  async normalize(input: TtsInput): Promise<{ text: string; sentences: string[]; language: string; characters: number }> {
+    const prepared = await this.prepare(input);
+    const speech = await this.host.get();
+    const plan = await mapSpeechErrors(async () => speech.prepare(prepared.request));
+    return { text: spokenText(plan.sentences), sentences: plan.sentences, language: plan.language, characters: plan.characters };
   }
 
   async estimate(

@@ -4,6 +4,7 @@ import type {
   AiLabelPosition,
   AudioFormat,
   SynthesisRequest,
+  TextNormalization,
   Timings,
   VoiceInfo,
   VoiceProfile,
@@ -42,6 +43,8 @@ export interface TtsInput {
   pronunciationLocators?: PronunciationLocator[];
   /** The rules already resolved (a job's, or a caller that resolved them): used as they are. */
   lexicon?: LexiconRule[];
+  /** `apply_text_normalization`: absent or `auto`, as `on`; `off`: the text is spoken as written. */
+  normalization?: TextNormalization;
 }
 
 export interface PronunciationLocator {

@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { AI_LABEL_KINDS, AI_LABEL_POSITIONS, AUDIO_FORMATS, type SynthesisRequest, type Timings } from '@polyvox/speech';
+import {
+  AI_LABEL_KINDS,
+  AI_LABEL_POSITIONS,
+  AUDIO_FORMATS,
+  TEXT_NORMALIZATIONS,
+  type SynthesisRequest,
+  type Timings,
+} from '@polyvox/speech';
 import type { Charge } from './types.js';
 
 /**
@@ -97,6 +104,7 @@ export const wireRequestSchema: z.ZodType<WireRequest> = z.object({
       }),
     )
     .optional(),
+  normalization: z.enum(TEXT_NORMALIZATIONS).optional(),
   reference: z
     .object({
       samples: z.base64().refine((s) => Buffer.from(s, 'base64').byteLength % 4 === 0, 'whole 32-bit samples'),

@@ -3,7 +3,7 @@ import { languageFamily } from '../catalogue/languages.ts';
 import { SpeechError } from '../errors.ts';
 import { checkLanguage } from '../text/detect-language.ts';
 import { applyLexicon, type AppliedLexicon, type LexiconRule } from '../text/lexicon.ts';
-import { countCharacters, normalizeText } from '../text/normalize.ts';
+import { cleanText, countCharacters, normalizeText } from '../text/normalize.ts';
 import { splitSentences } from '../text/segment.ts';
 import { AUDIO_FORMATS, type AudioFormat, type EngineRequest, type VoiceInfo, type VoiceProfile } from '../types.ts';
 import { AI_LABEL_KINDS, AI_LABEL_POSITIONS, type AiLabel } from './ai-label.ts';
@@ -34,6 +34,12 @@ export interface SynthesisRequest {
    * (`text/lexicon.ts`). The price still counts the text as sent.
    */
   lexicon?: LexiconRule[];
+  /**
+   * ElevenLabs' `apply_text_normalization`: `auto` (the default) and `on` read numbers, dates, money, units and
+   * abbreviations as words (English and Chinese; other languages keep their digits); `off` passes the text as written
+   * (whitespace cleaned and sentences split only), for text already written out or an engine that reads digits itself.
+   */
+  normalization?: TextNormalization;
   signal?: AbortSignal;
   /** Called as each sentence is synthesized (for progress of long texts). */
   onProgress?: (p: { done: number; total: number }) => void;
@@ -43,6 +49,9 @@ export interface SynthesisRequest {
    */
   onTimings?: (t: import('./timings.ts').Timings) => void;
 }
+
+export const TEXT_NORMALIZATIONS = ['auto', 'on', 'off'] as const;
+export type TextNormalization = (typeof TEXT_NORMALIZATIONS)[number];
 
 export interface Plan {
   voice: VoiceInfo;
@@ -74,6 +83,21 @@ export interface PlanContext {
 
 function invalid(field: string, rule: string): SpeechError {
   return new SpeechError('VALIDATION_FAILED', `${field}: ${rule}`, { params: { field, rule } });
+}
+
+const UNSPACED_EDGE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u3000-\u303f\uff00-\uffef]/u;
+
+/**
+ * A plan's sentences as one text, exactly as the engines receive them (`POST /tts/normalize`): joined by a space, or
+ * by nothing where both sides are Chinese or Japanese characters or their punctuation.
+ */
+export function spokenText(sentences: readonly string[]): string {
+  let out = '';
+  for (const s of sentences) {
+    if (out && !(UNSPACED_EDGE.test(out.at(-1)!) && UNSPACED_EDGE.test(s[0]!))) out += ' ';
+    out += s;
+  }
+  return out;
 }
 
 export function makePlan(req: SynthesisRequest, ctx: PlanContext): Plan {
@@ -113,7 +137,11 @@ export function makePlan(req: SynthesisRequest, ctx: PlanContext): Plan {
   }
   // Dictionaries first: an alias is normalized as any text is; phonemes are kept from normalization by placeholders.
   const lexicon = req.lexicon?.length ? applyLexicon(req.text, req.lexicon, { phonemes: voice.engine === 'espeak' }) : null;
-  let text = normalizeText(lexicon ? lexicon.text : req.text, language);
+  const normalization = req.normalization ?? 'auto';
+  if (!TEXT_NORMALIZATIONS.includes(normalization))
+    throw invalid('apply_text_normalization', `one of ${TEXT_NORMALIZATIONS.join(', ')}`);
+  const written = lexicon ? lexicon.text : req.text;
+  let text = normalization === 'off' ? cleanText(written) : normalizeText(written, language);
   let sentences = splitSentences(text);
   if (lexicon) {
     text = lexicon.restore(text);

@@ -146,8 +146,8 @@ export function chineseCardinal(digits: string): string {
     out += zhBelow10000(g) + ZH_BIG[i]!;
     needZero = false;
   }
-  // 一十二 → 十二 at the start.
-  return out.replace(/^一十/, '十');
+  // 一十二 → 十二 at the start; 二千, 二万, 二亿 → 两千, 两万, 两亿 at the start (as they are said).
+  return out.replace(/^一十/, '十').replace(/^二(?=[千万亿])/, '两');
 }
 
 export function chineseDigits(digits: string): string {
