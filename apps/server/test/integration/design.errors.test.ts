@@ -363,7 +363,7 @@ describe.each(DIALECTS)('voice design, errors (%s)', (dialect) => {
       let previews = 0;
       const spy = vi.spyOn(t.ctx.storage, 'put').mockImplementation(async (key, data) => {
         // The first model's audio is kept; the second one's cannot be written.
-        if (key.startsWith('voice-previews/') && ++previews === 2) throw new Error('disk full');
+        if (key.startsWith('voice-previews/') && key.endsWith('.mp3') && ++previews === 2) throw new Error('disk full');
         return put(key, data);
       });
       try {

@@ -14,6 +14,15 @@ const TEXT = 'A quick preview of this voice.';
 
 describe.each(DIALECTS)('voice design, security (%s)', (dialect) => {
   let t: TestApp;
+  /** The previews' stored files: their audio, and timings whose audio is gone (none should be). */
+  const previewFiles = async () => {
+    const all = await t.ctx.storage.list('voice-previews');
+    const timings = all.filter((k) => k.endsWith('.timings.json'));
+    return {
+      audio: all.filter((k) => !k.endsWith('.timings.json')).sort(),
+      orphanTimings: timings.filter((k) => !all.includes(k.slice(0, -'.timings.json'.length))),
+    };
+  };
   let owner: Client;
   let other: Client;
   let ownerId: string;
@@ -243,9 +252,11 @@ describe.each(DIALECTS)('voice design, security (%s)', (dialect) => {
     expect(rows.map((r) => Number(r.version))).toEqual(newest);
     const all = await t.ctx.db.kysely.selectFrom('voice_previews').select('storage_key').execute();
     const keys = all.map((r) => r.storage_key).sort();
-    const files = async () => (await t.ctx.storage.list('voice-previews')).sort();
+    const files = async () => (await previewFiles()).audio;
     await eventually(async () => JSON.stringify(await files()) === JSON.stringify(keys));
     expect(await files()).toEqual(keys);
+    // The pruned versions' timings went with their audio.
+    expect((await previewFiles()).orphanTimings).toEqual([]);
     expect((await c.get(`/voice/previews/${first.body.id}/audio`)).status).toBe(404);
     expect((await c.get('/voice/previews?page_size=100')).body.total).toBe(50);
     expect(await t.ctx.credits.ledgerSum(id)).toBe(await t.ctx.credits.balance(id));
@@ -269,9 +280,9 @@ describe.each(DIALECTS)('voice design, security (%s)', (dialect) => {
     expect(await eventually(async () => (await heldHolds(t, id)).length === 0)).toBe(true);
     expect(await t.ctx.credits.balance(id)).toBe(before);
     expect(await eventually(async () => (await c.get('/voice/previews')).body.total === 0)).toBe(true);
-    expect(await t.ctx.storage.list('voice-previews').then((keys) => keys.length)).toBe(
-      (await t.ctx.db.kysely.selectFrom('voice_previews').select('id').execute()).length,
-    );
+    const left = await previewFiles();
+    expect(left.audio.length).toBe((await t.ctx.db.kysely.selectFrom('voice_previews').select('id').execute()).length);
+    expect(left.orphanTimings).toEqual([]);
   });
 
   it('removes a half-received upload when the client leaves, and one a dead process left at the next start', async () => {
