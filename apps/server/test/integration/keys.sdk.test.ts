@@ -6,13 +6,13 @@ import { ElevenLabsClient, ElevenLabsError } from '@elevenlabs/elevenlabs-js';
 import { Client } from '../support/client.js';
 import { DIALECTS, type TestApp } from '../support/app.js';
 import { elevenLabsError, keyedApp, postWithKey } from '../support/sdk.js';
-import { decodedSeconds } from '../support/audio.js';
+import { decodedSeconds, measureS16 } from '../support/audio.js';
 import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { FFMPEG, measurePcm } from '@polyvox/speech';
+import { FFMPEG } from '@polyvox/speech';
 
 /** ffmpeg's own reading of raw audio (`-f mulaw`, `-f alaw` …) as 16-bit samples at `rate`. */
 async function ffmpegSamples(bytes: Buffer, input: string[], rate: number): Promise<Int16Array> {
@@ -172,13 +172,7 @@ describe.each(DIALECTS)('official SDKs pointed at Polyvox (%s)', (dialect) => {
   it('ElevenLabs voice_settings are heard on every route: stability 0 swings the pitch wider than 1; the defaults change nothing', async () => {
     const VOICE = 'voice_espeak.en-us';
     const SPOKEN = 'Do you really think so? I was sure the weather would hold until the evening, but look at it now!';
-    const f0 = (pcm: Buffer) => {
-      const s = new Int16Array(pcm.buffer, pcm.byteOffset, pcm.length / 2);
-      return measurePcm(
-        Float32Array.from(s, (x) => x / 32768),
-        24_000,
-      );
-    };
+    const f0 = (pcm: Buffer) => measureS16(pcm);
     type Settings = { stability?: number; similarityBoost?: number; style?: number; useSpeakerBoost?: boolean };
     const routes: Record<string, (voiceSettings?: Settings) => Promise<Buffer>> = {
       convert: async (voiceSettings) =>

@@ -5,9 +5,8 @@ import { DIALECTS, type TestApp } from '../support/app.js';
 import { keyedApp } from '../support/sdk.js';
 import { eventually, heldHolds } from '../support/leave.js';
 import { audioOf, openRealtime } from '../support/realtime.js';
-import { measurePcm } from '@polyvox/speech';
 import { parseWavHeader, readAigcValues } from '@polyvox/speech/formats';
-import { decodedSeconds } from '../support/audio.js';
+import { decodedSeconds, measureS16 } from '../support/audio.js';
 
 const VOICE = 'voice_espeak.en-us';
 const path = (query = '', multi = false) =>
@@ -45,13 +44,7 @@ describe.each(DIALECTS)('realtime text to speech over a WebSocket (%s)', (dialec
 
   it('voice_settings of the opening message are heard: stability 0 swings the pitch wider than 1, on both sockets', async () => {
     const SPOKEN = 'Do you really think so? I was sure the weather would hold until the evening, but look at it now!';
-    const f0 = (pcm: Buffer) => {
-      const s = new Int16Array(pcm.buffer, pcm.byteOffset, pcm.length / 2);
-      return measurePcm(
-        Float32Array.from(s, (x) => x / 32768),
-        24_000,
-      ).f0RangeSemitones;
-    };
+    const f0 = (pcm: Buffer) => measureS16(pcm).f0RangeSemitones;
     const single = async (stability: number) => {
       const rt = await openRealtime(t.url, path('?output_format=pcm_24000'), { 'xi-api-key': key.key });
       rt.send({ text: ' ', voice_settings: { stability, similarity_boost: 0.75 } });

@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { FFMPEG } from '@polyvox/speech';
+import { FFMPEG, measurePcm } from '@polyvox/speech';
 
 const run = promisify(execFile);
 
@@ -21,4 +21,13 @@ export async function decodedSeconds(audio: Buffer, inputFormat?: string): Promi
   } finally {
     await fs.rm(dir, { recursive: true, force: true });
   }
+}
+
+/** The voice measures (F0 and its range, …) of 16-bit little-endian PCM at `rate`. */
+export function measureS16(pcm: Buffer, rate = 24_000): ReturnType<typeof measurePcm> {
+  const s = new Int16Array(pcm.buffer, pcm.byteOffset, pcm.length / 2);
+  return measurePcm(
+    Float32Array.from(s, (x) => x / 32768),
+    rate,
+  );
 }
