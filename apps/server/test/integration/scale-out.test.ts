@@ -25,7 +25,9 @@ const VOICE = 'voice_espeak.en-us';
  * Scale-out: two API processes (ROLE=api) and two worker processes (ROLE=worker) on loopback, sharing one
  * PostgreSQL database, Redis (under a prefix of this run's own), an S3 bucket (a real S3 protocol server) for
  * every file, and a DATA_DIR only for the mail outbox. Every process is a real
- * `main.ts`; the ones a test kills are killed with SIGKILL.
+ * `main.ts`; the ones a test kills are killed with SIGKILL. The tests that kill, drain or restart processes have a hang
+ * guard of 5 minutes: on a loaded two-core machine a whole file made again by the other worker and a replacement's
+ * warm-up can take minutes, and a test cut short there would leave the next ones without their two workers.
  */
 describe('two API processes and two workers (postgres, Redis)', () => {
   let database: Awaited<ReturnType<typeof createPgDatabase>>;
@@ -330,7 +332,8 @@ describe('two API processes and two workers (postgres, Redis)', () => {
     console.info(
       `[figures] worker killed mid-file: answered by the other worker ${answeredAt - killedAt} ms after the kill; ${charged} credits charged once`,
     );
-  });
+    // A hang guard only (see the top): on a loaded two-core machine this can take minutes.
+  }, 300_000);
 
   it('completes a long job in the other worker when its worker is killed with SIGKILL mid-way, charged once', async () => {
     const before = await balance();
@@ -370,7 +373,8 @@ describe('two API processes and two workers (postgres, Redis)', () => {
       `[figures] worker killed mid-job: resumed in the other worker after ${resumedAt - killedAt} ms, ` +
         `finished ${doneAt - resumedAt} ms later; ${created.credits} credits charged once (balance ${before} → ${before - created.credits})`,
     );
-  });
+    // A hang guard only (see the top): on a loaded two-core machine this can take minutes.
+  }, 300_000);
 
   it('releases the hold at once and stops the worker when the client of a stream leaves', async () => {
     const before = await balance();
@@ -396,7 +400,8 @@ describe('two API processes and two workers (postgres, Redis)', () => {
     expect(await eventually(async () => (await heldHolds()).length === 0, 200, 25)).toBe(true);
     expect(await balance()).toBe(before);
     expect(await eventually(() => workers.some((w) => logged(w, reqId, /synthesis stopped/)), 200, 25)).toBe(true);
-  });
+    // A hang guard only (see the top): on a loaded two-core machine this can take minutes.
+  }, 300_000);
 
   it('leaves no hold open after the sweep when an API process is killed mid-stream, and the worker stops', async () => {
     const before = await balance();
@@ -432,7 +437,8 @@ describe('two API processes and two workers (postgres, Redis)', () => {
     // The worker noticed nobody listens any more and stopped.
     expect(await eventually(() => logged(workers[0]!, reqId, /synthesis stopped/), 200, 25)).toBe(true);
     console.info(`[figures] API killed mid-stream: hold released by the other API's sweep after ${releasedAt - killedAt} ms`);
-  });
+    // A hang guard only (see the top): on a loaded two-core machine this can take minutes.
+  }, 300_000);
 
   it('drains a worker on SIGTERM: a job longer than its grace is handed back and finished by the next worker, charged once', async () => {
     const before = await balance();
@@ -464,7 +470,8 @@ describe('two API processes and two workers (postgres, Redis)', () => {
     ).toBe(true);
     expect(await balance()).toBe(before - created.credits);
     expect(next.output()).toContain(created.id);
-  });
+    // A hang guard only (see the top): on a loaded two-core machine this can take minutes.
+  }, 300_000);
 
   it('settles, without a restart, a job a dead worker recorded as succeeded but did not settle', async () => {
     const before = await balance();
@@ -525,5 +532,6 @@ describe('two API processes and two workers (postgres, Redis)', () => {
     }
     expect(await heldHolds()).toEqual([]);
     expect(await balance()).toBe(before);
-  });
+    // A hang guard only (see the top): on a loaded two-core machine this can take minutes.
+  }, 300_000);
 });
