@@ -49,7 +49,7 @@ describe.each([
     const profile = cloneProfile(measures, base);
     rate = profile.rate;
     [plain, clone] = await Promise.all([render(TEXT), render(TEXT, profile)]);
-  }, 60_000);
+  });
 
   it("speaks within 1 semitone of the sample's F0 median", () => {
     const error = semitones(clone.f0MedianHz, measures.f0MedianHz);
@@ -252,7 +252,7 @@ describe('a zero-shot model in MODELS_DIR, through the pool (a tiny ZipVoice the
       }),
     );
     zs = await createSpeech({ modelsDir: dir, poolSize: 1, warmup: false, cache: false });
-  }, 60_000);
+  });
   afterAll(async () => {
     await zs.close();
     rmSync(dir, { recursive: true, force: true });

@@ -131,5 +131,5 @@ describe('first sentence of a stream', () => {
     } finally {
       await pool.close();
     }
-  }, 60_000);
+  });
 });

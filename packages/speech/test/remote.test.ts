@@ -167,5 +167,5 @@ describe('remote providers in the pipeline', () => {
     } finally {
       await speech.close();
     }
-  }, 60_000);
+  });
 });

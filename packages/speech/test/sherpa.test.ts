@@ -286,7 +286,7 @@ describe('through the pool and the pipeline', () => {
   let speech: Speech;
   beforeAll(async () => {
     speech = await createSpeech({ modelsDir: dir, poolSize: 1, warmup: false });
-  }, 60_000);
+  });
   afterAll(() => speech.close());
 
   it('lists the models next to the built-in engines and synthesizes in a worker thread', async () => {

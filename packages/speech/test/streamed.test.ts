@@ -271,5 +271,5 @@ describe('the interactive lane', () => {
     } finally {
       await pool.close();
     }
-  }, 60_000);
+  });
 });
