@@ -13,6 +13,7 @@ export default defineConfig({
           name: 'unit',
           include: ['packages/*/test/**/*.test.ts', 'apps/*/src/**/*.test.ts', 'apps/server/test/unit/**/*.test.ts'],
           testTimeout: HANG_GUARD_MS,
+          hookTimeout: HANG_GUARD_MS,
         },
       },
       {
