@@ -75,6 +75,8 @@ export function timedJson(
         audio_base64: audio.toString('base64'),
         alignment: timings.alignment,
         normalized_alignment: timings.normalizedAlignment,
+        // SSML's <mark>s, each at its time (Polyvox's field; absent without marks).
+        ...(timings.marks ? { marks: timings.marks } : {}),
         ...more(timings),
       }),
     ),

@@ -7,6 +7,7 @@ import type { Engine, PcmChunk } from '../types.ts';
 import type { WorkerPool } from '../pool/pool.ts';
 import type { SynthesisJob } from '../pool/protocol.ts';
 import { runEngine } from './run-engine.ts';
+import { SILENT_DB } from '../text/markup.ts';
 import { MAX_SPEED, MIN_SPEED, type Plan } from './plan.ts';
 
 export interface SentenceAudio extends PcmChunk {
@@ -114,7 +115,7 @@ function shaped(
 ): { samples: Float32Array; words: PcmChunk['words'] } {
   const lead = Math.round(((part.leadMs ?? 0) * rate) / 1000);
   const pause = Math.round(((part.pauseMs ?? 0) * rate) / 1000);
-  const gain = part.volume === undefined ? 1 : part.volume === -Infinity ? 0 : 10 ** (part.volume / 20);
+  const gain = part.volume === undefined ? 1 : part.volume <= SILENT_DB ? 0 : 10 ** (part.volume / 20);
   if (!lead && !pause && gain === 1) return { samples, words };
   const out = new Float32Array(lead + samples.length + pause);
   for (let i = 0; i < samples.length; i++) out[lead + i] = Math.max(-1, Math.min(1, samples[i]! * gain));

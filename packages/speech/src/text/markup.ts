@@ -5,6 +5,9 @@
  */
 import type { LexiconRule, ReplacedSpan } from './lexicon.ts';
 
+/** A part's volume at which it is silent (`<prosody volume="silent">`). */
+export const SILENT_DB = -120;
+
 /** `<say-as interpret-as>` values read here. */
 export const SAY_AS_KINDS = ['characters', 'spell-out', 'cardinal', 'ordinal', 'digits', 'date', 'time', 'telephone'] as const;
 export type SayAsKind = (typeof SAY_AS_KINDS)[number];
@@ -27,7 +30,7 @@ export interface MarkupPart {
   rate?: number;
   /** Semitones added to the request's pitch. */
   pitch?: number;
-  /** Gain in dB; `-Infinity` is silent. */
+  /** Gain in dB; `SILENT_DB` and below: silent. */
   volume?: number;
   /** Silence after it, in milliseconds. */
   pauseMs?: number;
