@@ -165,7 +165,15 @@ class Builder {
 
   /** Ends the part being written (its settings are those in force while it was) with a pause after it. */
   cut(settings: Settings, pauseMs = 0): void {
-    if (this.written.length === this.partStart && !pauseMs) return;
+    if (this.written.length === this.partStart) {
+      // Nothing written since the last cut: a pause joins the one before (two breaks in a row add up).
+      const last = this.doc.parts.at(-1);
+      if (!pauseMs) return;
+      if (last) {
+        last.pauseMs = (last.pauseMs ?? 0) + pauseMs;
+        return;
+      }
+    }
     const part: MarkupPart = { end: this.written.length, ...settings, ...(pauseMs ? { pauseMs } : {}) };
     if (part.rate === 1) delete part.rate;
     this.doc.parts.push(part);
@@ -191,9 +199,15 @@ const EMPTY = new Set(['break', 'mark']);
 export function parseSsml(text: string, baseHz = 120): MarkupDocument {
   if (text.length > LIMITS.ssmlMaxLength) throw invalid(`must be at most ${LIMITS.ssmlMaxLength} characters long`);
   refuseDtd(text, () => invalid('an SSML document may not declare a DOCTYPE or entities'));
-  const valid = XMLValidator.validate(text);
+  // An XML declaration must open the document: whitespace before it is not the user's point, so it is not checked.
+  const lead = /^\s*(?=<\?xml)/.exec(text)?.[0].length ?? 0;
+  const valid = XMLValidator.validate(lead ? text.slice(lead) : text);
   if (valid !== true) {
-    const where = { line: valid.err.line, column: valid.err.col };
+    const base = positionOf(text, lead);
+    const where =
+      valid.err.line === 1
+        ? { line: base.line, column: base.column - 1 + valid.err.col }
+        : { line: valid.err.line + base.line - 1, column: valid.err.col };
     throw invalid(`not well-formed SSML at line ${where.line}, column ${where.column}: ${valid.err.msg.slice(0, 160)}`, where);
   }
   const b = new Builder();
