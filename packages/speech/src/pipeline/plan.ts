@@ -3,7 +3,7 @@ import { languageFamily } from '../catalogue/languages.ts';
 import { SpeechError } from '../errors.ts';
 import { checkLanguage } from '../text/detect-language.ts';
 import { applyLexicon, type AppliedLexicon, type LexiconRule } from '../text/lexicon.ts';
-import type { MarkupDocument } from '../text/markup.ts';
+import { unlabelledText, type MarkupDocument } from '../text/markup.ts';
 import { joinSentences, planMarkup, type SentencePart } from './plan-markup.ts';
 import { cleanText, countCharacters, normalizeText } from '../text/normalize.ts';
 import { splitSentences } from '../text/segment.ts';
@@ -129,8 +129,11 @@ export function makePlan(req: SynthesisRequest, ctx: PlanContext): Plan {
     throw new SpeechError('LANGUAGE_UNSUPPORTED', `voice ${voice.id} does not speak ${language}`, { params: { language } });
   }
   if (!language) {
-    const check = checkLanguage(said, voice.languages);
-    if (!check.ok && req.checkLanguage !== false) {
+    // Marked-up parts in a language of their own (`<lang>`) are not the voice's to speak: the rest is judged.
+    const judged = req.markup ? unlabelledText(req.markup) : said;
+    const own = /[\p{L}\p{N}]/u.test(judged);
+    const check = checkLanguage(own ? judged : said, voice.languages);
+    if (!check.ok && req.checkLanguage !== false && own) {
       throw new SpeechError('LANGUAGE_UNSUPPORTED', `voice ${voice.id} does not speak ${check.detected.language}`, {
         params: { language: check.detected.language },
       });

@@ -49,6 +49,17 @@ export interface MarkupDocument {
   marks: { name: string; at: number }[];
 }
 
+/** The text of the parts that name no language of their own: what the voice's language is judged by. */
+export function unlabelledText(doc: MarkupDocument): string {
+  let out = '';
+  let start = 0;
+  for (const part of doc.parts) {
+    if (!part.language) out += doc.written.slice(start, part.end);
+    start = part.end;
+  }
+  return out;
+}
+
 /** A point of a span list's source mapped to its target; `end`: the point closes a range. */
 function forward(spans: readonly ReplacedSpan[], p: number, end: boolean): number {
   let shift = 0;
