@@ -161,6 +161,20 @@ describe.each(DIALECTS)('SSML on the synthesis routes (%s)', (dialect) => {
     expect(body.marks[0]!.name).toBe('second');
     expect(body.marks[0]!.time_seconds).toBeGreaterThan(two.end + 0.9);
     expect(body.marks[0]!.time_seconds).toBeLessThanOrEqual(three.start + 0.05);
+    // Streamed lines of JSON: the marks on the last line.
+    const lines = await fetch(`${t.url}/tts`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ text, voice_id: ESPEAK, format: 'mp3', stream: true, timestamps: true }),
+    });
+    expect(lines.status).toBe(200);
+    const parsed = (await lines.text())
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { alignment: { characters: string[] } | null; marks?: { name: string }[] });
+    expect(parsed.map((l) => l.alignment?.characters.join('') ?? '').join('')).toBe(text);
+    expect(parsed.at(-1)!.marks?.map((m) => m.name)).toEqual(['second']);
+    expect(parsed.slice(0, -1).every((l) => l.marks === undefined)).toBe(true);
     // ElevenLabs' with-timestamps carries them too.
     const eleven = await fetch(`${t.url}/v1/text-to-speech/${ESPEAK}/with-timestamps?output_format=pcm_22050`, {
       method: 'POST',
