@@ -280,7 +280,11 @@ export function synthesisRoutes(deps: SynthesisRoutesDeps): FastifyPluginAsyncZo
             '(`characters`, `character_start_times_seconds`, `character_end_times_seconds`), times in seconds from the start ' +
             'of the audio; `subtitles: "srt"|"vtt"` adds them as text. With `stream: true` too, the answer is lines of JSON ' +
             '(`application/x-ndjson`) as the audio is made: `{audio_base64, alignment, normalized_alignment}`, each piece ' +
-            'of the audio with the characters whose times are final by then. The price is the same.',
+            'of the audio with the characters whose times are final by then. The price is the same. ' +
+            'SSML (`text_type: "ssml"`, or text that begins with `<speak>`): `speak`, `p`, `s`, `break`, `phoneme`, `sub`, ' +
+            '`say-as`, `prosody`, `emphasis`, `lang`, `mark` (docs/pronunciation.md, "SSML"); any other tag is 400 ' +
+            'VALIDATION_FAILED naming it, a malformed document names its line and column; only the spoken characters are ' +
+            "priced; with timestamps, `marks: [{name, time_seconds}]`. ElevenLabs' `<break time=\"1.5s\" />` is a pause in plain text too.",
           security: KEY_OR_SESSION,
           body: TtsRequest,
           response: { 200: audio, ...errors },
