@@ -277,7 +277,9 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
       sampleRate,
       ...(plan.aiLabel ? { aiLabel: plan.aiLabel } : {}),
       // Markup's pauses, prosody and voices are not in the text: the same words with a break are other audio.
-      ...(plan.parts ? { parts: plan.parts.map((p) => ({ ...p, voice: p.voice?.variant, profile: p.profile ? p.voice?.id : undefined })) } : {}),
+      ...(plan.parts
+        ? { parts: plan.parts.map((p) => ({ ...p, voice: p.voice?.variant, profile: p.profile ? p.voice?.id : undefined })) }
+        : {}),
     });
 
   // The server prepares a request (to validate and price it), then synthesizes that same object:
@@ -475,7 +477,9 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
       const durationSec = one.length / one.rate;
       if (!plan.reference) await cache?.set(key, { audio: one.audio, durationSec, sampleRate: one.rate });
       const sentence = { text: plan.sentences[0]!, start: 0, duration: durationSec, words: one.words };
-      const timings = req.timings ? { timings: buildTimings(req.text, plan.text, [sentence], durationSec, plan.spoken, plan.marks) } : {};
+      const timings = req.timings
+        ? { timings: buildTimings(req.text, plan.text, [sentence], durationSec, plan.spoken, plan.marks) }
+        : {};
       return {
         ...base,
         ...timings,
@@ -547,7 +551,9 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
       }
       const durationSec = length / rate;
       if (!plan.reference) await cache?.set(key, { audio, durationSec, sampleRate: rate });
-      const timings = req.timings ? { timings: buildTimings(req.text, plan.text, placed, durationSec, plan.spoken, plan.marks) } : {};
+      const timings = req.timings
+        ? { timings: buildTimings(req.text, plan.text, placed, durationSec, plan.spoken, plan.marks) }
+        : {};
       return { ...base, sampleRate: rate, audio, durationSec, words, ...timings, cached: false, mark: mark?.payload ?? null };
     } catch (e) {
       file?.abort();

@@ -25,6 +25,16 @@ const ctx: PlanContext = {
   maxTextLength: 5000,
 };
 
+/** A document without tags (nothing to map back): its text, its parts, the elements spoken otherwise. */
+const untagged = (written: string, parts: MarkupDocument['parts'], rules: MarkupDocument['rules'] = []): MarkupDocument => ({
+  written,
+  characters: written.replace(/\s/g, '').length,
+  spans: [],
+  rules,
+  parts,
+  marks: [],
+});
+
 /** A document as the server reads `<speak>Hello <break time="1s"/><sub alias="United Nations">UN</sub> at 5.</speak>`. */
 function sample(): { text: string; doc: MarkupDocument } {
   const text = '<speak>Hello <break time="1s"/><sub alias="United Nations">UN</sub> at 5.</speak>';
@@ -79,14 +89,11 @@ describe('a marked-up plan', () => {
   });
 
   it('a phoneme element: eSpeak NG phonemes on eSpeak NG, a fallback elsewhere', () => {
-    const doc: MarkupDocument = {
-      written: 'A tomato.',
-      characters: 8,
-      spans: [],
-      rules: [{ from: 2, to: 8, rule: { type: 'phoneme', string_to_replace: 'tomato', phoneme: 'təˈmɑːtoʊ', alphabet: 'ipa' } }],
-      parts: [{ end: 9 }],
-      marks: [],
-    };
+    const doc = untagged(
+      'A tomato.',
+      [{ end: 9 }],
+      [{ from: 2, to: 8, rule: { type: 'phoneme', string_to_replace: 'tomato', phoneme: 'təˈmɑːtoʊ', alphabet: 'ipa' } }],
+    );
     const espeak = makePlan({ text: doc.written, voice: EN, markup: doc }, ctx);
     expect(espeak.sentences[0]).toMatch(/^A \[\[t@m'A:toU\]\] ?\.$/);
     expect(espeak.pronunciationFallbacks).toEqual([]);
@@ -96,17 +103,10 @@ describe('a marked-up plan', () => {
   });
 
   it('prosody, volume and a language: on the sentences of their part; another eSpeak NG voice keeps its variant', () => {
-    const doc: MarkupDocument = {
-      written: 'Slowly now. Bonjour à tous.',
-      characters: 23,
-      spans: [],
-      rules: [],
-      parts: [
-        { end: 12, rate: 0.5, pitch: 2, volume: -6 },
-        { end: 27, language: 'fr-FR' },
-      ],
-      marks: [],
-    };
+    const doc = untagged('Slowly now. Bonjour à tous.', [
+      { end: 12, rate: 0.5, pitch: 2, volume: -6 },
+      { end: 27, language: 'fr-FR' },
+    ]);
     const plan = makePlan({ text: doc.written, voice: EN, markup: doc }, ctx);
     expect(plan.sentences).toEqual(['Slowly now.', 'Bonjour à tous.']);
     expect(plan.parts![0]).toEqual({ rate: 0.5, pitch: 2, volume: -6 });
@@ -117,21 +117,25 @@ describe('a marked-up plan', () => {
   });
 
   it('a break before any words is a lead; one after a part without words joins the sentence before', () => {
-    const doc: MarkupDocument = {
-      written: 'One. ',
-      characters: 4,
-      spans: [],
-      rules: [],
-      parts: [{ end: 0, pauseMs: 700 }, { end: 4, pauseMs: 300 }, { end: 5, pauseMs: 200 }],
-      marks: [],
-    };
+    const doc = untagged('One. ', [
+      { end: 0, pauseMs: 700 },
+      { end: 4, pauseMs: 300 },
+      { end: 5, pauseMs: 200 },
+    ]);
     const plan = makePlan({ text: doc.written, voice: EN, markup: doc }, ctx);
     expect(plan.sentences).toEqual(['One.']);
     expect(plan.parts).toEqual([{ leadMs: 700, pauseMs: 500 }]);
   });
 
   it('refuses markup with no words, as plain text', () => {
-    const doc: MarkupDocument = { written: ' ', characters: 0, spans: [], rules: [], parts: [{ end: 1, pauseMs: 500 }], marks: [] };
+    const doc: MarkupDocument = {
+      written: ' ',
+      characters: 0,
+      spans: [],
+      rules: [],
+      parts: [{ end: 1, pauseMs: 500 }],
+      marks: [],
+    };
     expect(() => makePlan({ text: '<speak> <break/></speak>', voice: EN, markup: doc }, ctx)).toThrow(/must contain words/);
   });
 });

@@ -158,7 +158,8 @@ class Builder {
     const at = this.written.length;
     if (to === from && !text) return;
     // Text as written maps one to one; a tag (to nothing) or an entity (to its character) is a span.
-    if (!(to - from === text.length && text.length > 0)) this.doc.spans.push({ from, to, spokenFrom: at, spokenTo: at + text.length });
+    if (!(to - from === text.length && text.length > 0))
+      this.doc.spans.push({ from, to, spokenFrom: at, spokenTo: at + text.length });
     this.written += text;
     this.charged += charged;
   }
@@ -274,8 +275,7 @@ export function parseSsml(text: string, baseHz = 120): MarkupDocument {
     if (!parent) {
       if (name !== 'speak' || rootSeen) throw fail(at, (w) => `the root element must be <speak> (<${name.slice(0, 40)}> ${w})`);
       rootSeen = true;
-    } else if (LEAVES.has(parent.name))
-      throw fail(at, (w) => `<${parent.name}> takes text only (<${name.slice(0, 40)}> ${w})`);
+    } else if (LEAVES.has(parent.name)) throw fail(at, (w) => `<${parent.name}> takes text only (<${name.slice(0, 40)}> ${w})`);
     if (!CONTAINERS.has(name) && !LEAVES.has(name) && !EMPTY.has(name))
       throw fail(at, (w) => `unsupported SSML tag <${name.slice(0, 40)}> ${w}`);
     const open = openElement(name, attrs, at);
@@ -285,7 +285,11 @@ export function parseSsml(text: string, baseHz = 120): MarkupDocument {
   addText(last, text.length, text.slice(last));
   b.cut(settings());
 
-  function attr(open: { name: string; attrs: Map<string, string>; at: number }, key: string, required = false): string | undefined {
+  function attr(
+    open: { name: string; attrs: Map<string, string>; at: number },
+    key: string,
+    required = false,
+  ): string | undefined {
     const value = open.attrs.get(key);
     if (value === undefined && required) throw fail(open.at, (w) => `<${open.name}> needs ${key} ${w}`);
     return value;

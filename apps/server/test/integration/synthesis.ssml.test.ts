@@ -41,7 +41,12 @@ describe.each(DIALECTS)('SSML on the synthesis routes (%s)', (dialect) => {
     const streamed = await fetch(`${t.url}/tts`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ text: '<speak>Hello there. <break time="2s"/> How are you?</speak>', voice_id: ESPEAK, format: 'pcm', stream: true }),
+      body: JSON.stringify({
+        text: '<speak>Hello there. <break time="2s"/> How are you?</speak>',
+        voice_id: ESPEAK,
+        format: 'pcm',
+        stream: true,
+      }),
     });
     expect(streamed.status).toBe(200);
     const pcmSeconds = Buffer.from(await streamed.arrayBuffer()).length / 2 / 24_000;
@@ -55,7 +60,9 @@ describe.each(DIALECTS)('SSML on the synthesis routes (%s)', (dialect) => {
     const fast = seconds(await tts(`<speak><prosody rate="200%">${text}</prosody></speak>`));
     expect(slow).toBeGreaterThan(normal * 1.5);
     expect(fast).toBeLessThan(normal * 0.75);
-    const shaped = await tts(`<speak><emphasis level="strong">${text}</emphasis><prosody volume="soft" pitch="+3st">Yes.</prosody></speak>`);
+    const shaped = await tts(
+      `<speak><emphasis level="strong">${text}</emphasis><prosody volume="soft" pitch="+3st">Yes.</prosody></speak>`,
+    );
     expect(seconds(shaped)).toBeGreaterThan(normal);
   });
 

@@ -41,7 +41,9 @@ describe('SSML: every tag of the subset', () => {
       [14, 500],
     ]);
     // Two pauses in a row add up.
-    expect(parseSsml('<speak>a<break time="1s"/><break time="2s"/>b</speak>').parts.map((p) => p.pauseMs ?? 0)).toEqual([3000, 0]);
+    expect(parseSsml('<speak>a<break time="1s"/><break time="2s"/>b</speak>').parts.map((p) => p.pauseMs ?? 0)).toEqual([
+      3000, 0,
+    ]);
     expect(doc.characters).toBe(14);
   });
 
@@ -63,11 +65,17 @@ describe('SSML: every tag of the subset', () => {
   });
 
   it('phoneme: its words in the text, a phoneme rule over them (ipa, cmu-arpabet); other alphabets refused', () => {
-    const doc = parseSsml('<speak>I say <phoneme alphabet="ipa" ph="təˈmɑːtoʊ">tomato</phoneme> and <phoneme alphabet="cmu-arpabet" ph="T AH0 M EY1 T OW2">tomato</phoneme>.</speak>');
+    const doc = parseSsml(
+      '<speak>I say <phoneme alphabet="ipa" ph="təˈmɑːtoʊ">tomato</phoneme> and <phoneme alphabet="cmu-arpabet" ph="T AH0 M EY1 T OW2">tomato</phoneme>.</speak>',
+    );
     expect(doc.written).toBe('I say tomato and tomato.');
     expect(doc.rules).toEqual([
       { from: 6, to: 12, rule: { type: 'phoneme', string_to_replace: 'tomato', phoneme: 'təˈmɑːtoʊ', alphabet: 'ipa' } },
-      { from: 17, to: 23, rule: { type: 'phoneme', string_to_replace: 'tomato', phoneme: 'T AH0 M EY1 T OW2', alphabet: 'cmu-arpabet' } },
+      {
+        from: 17,
+        to: 23,
+        rule: { type: 'phoneme', string_to_replace: 'tomato', phoneme: 'T AH0 M EY1 T OW2', alphabet: 'cmu-arpabet' },
+      },
     ]);
     expect(refusal('<speak><phoneme alphabet="x-klingon" ph="a">b</phoneme></speak>').rule).toBe(
       'alphabet "x-klingon" is not ipa or cmu-arpabet at line 1, column 8',
@@ -117,7 +125,8 @@ describe('SSML: every tag of the subset', () => {
   });
 
   it('emphasis: its level as prosody; lang: its language on the part; mark: its name at the tag', () => {
-    const text = '<speak>a <emphasis level="strong">b</emphasis> <emphasis>c</emphasis> <lang xml:lang="fr-FR">d<mark name="here"/>e</lang></speak>';
+    const text =
+      '<speak>a <emphasis level="strong">b</emphasis> <emphasis>c</emphasis> <lang xml:lang="fr-FR">d<mark name="here"/>e</lang></speak>';
     const doc = parseSsml(text);
     expect(doc.written).toBe('a b c de');
     expect(doc.parts.find((p) => p.end === 3)).toMatchObject({ rate: 0.85, pitch: 2, volume: 4 });
@@ -137,20 +146,31 @@ describe('SSML: every tag of the subset', () => {
   });
 
   it('nesting: containers in containers; the elements spoken otherwise take text only', () => {
-    const doc = parseSsml('<speak><p><prosody rate="fast"><emphasis><lang xml:lang="de">Hallo <sub alias="x">y</sub></lang></emphasis></prosody></p></speak>');
+    const doc = parseSsml(
+      '<speak><p><prosody rate="fast"><emphasis><lang xml:lang="de">Hallo <sub alias="x">y</sub></lang></emphasis></prosody></p></speak>',
+    );
     expect(doc.written).toBe('Hallo y');
     expect(doc.parts.at(-2) ?? doc.parts.at(-1)).toMatchObject({ language: 'de' });
-    expect(refusal('<speak><sub alias="a"><break/>b</sub></speak>').rule).toBe('<sub> takes text only (<break> at line 1, column 23)');
+    expect(refusal('<speak><sub alias="a"><break/>b</sub></speak>').rule).toBe(
+      '<sub> takes text only (<break> at line 1, column 23)',
+    );
   });
 });
 
 describe('SSML: refusals name what and where', () => {
   it('an unknown tag is refused by name and position, never read', () => {
     const r = refusal('<speak>\n  Hello <voice name="x">there</voice>\n</speak>');
-    expect(r).toEqual({ code: 'VALIDATION_FAILED', rule: 'unsupported SSML tag <voice> at line 2, column 9', line: 2, column: 9 });
+    expect(r).toEqual({
+      code: 'VALIDATION_FAILED',
+      rule: 'unsupported SSML tag <voice> at line 2, column 9',
+      line: 2,
+      column: 9,
+    });
     expect(refusal('<speak><audio src="https://example.com/a.mp3"/></speak>').rule).toMatch(/^unsupported SSML tag <audio>/);
     // Namespaced, the local name is what is named.
-    expect(refusal('<speak><amazon:effect name="whispered">x</amazon:effect></speak>').rule).toMatch(/^unsupported SSML tag <effect>/);
+    expect(refusal('<speak><amazon:effect name="whispered">x</amazon:effect></speak>').rule).toMatch(
+      /^unsupported SSML tag <effect>/,
+    );
   });
 
   it('its message is in the request language', () => {
@@ -158,8 +178,12 @@ describe('SSML: refusals name what and where', () => {
     expect(errorMessage('VALIDATION_FAILED', 'en', { field: 'text', rule })).toBe(
       'Invalid value for text: unsupported SSML tag <voice> at line 1, column 8',
     );
-    expect(errorMessage('VALIDATION_FAILED', 'zh-CN', { field: 'text', rule })).toBe('text 的值无效：不支持的 SSML 标签 <voice>（第 1 行第 8 列）');
-    expect(errorMessage('VALIDATION_FAILED', 'zh-TW', { field: 'text', rule })).toBe('text 的值無效：不支援的 SSML 標籤 <voice>（第 1 行第 8 欄）');
+    expect(errorMessage('VALIDATION_FAILED', 'zh-CN', { field: 'text', rule })).toBe(
+      'text 的值无效：不支持的 SSML 标签 <voice>（第 1 行第 8 列）',
+    );
+    expect(errorMessage('VALIDATION_FAILED', 'zh-TW', { field: 'text', rule })).toBe(
+      'text 的值無效：不支援的 SSML 標籤 <voice>（第 1 行第 8 欄）',
+    );
   });
 
   it('a malformed document: the line and column the XML parser found', () => {

@@ -38,11 +38,18 @@ interface MarkupPlan {
 }
 
 /** The voice and language a part is spoken with: the plan's, or for `<lang>` a voice of that language. */
-function voiceOf(part: MarkupPart, voice: VoiceInfo, language: string, find?: FindLanguageVoice): Pick<SentencePart, 'voice' | 'profile' | 'language'> {
+function voiceOf(
+  part: MarkupPart,
+  voice: VoiceInfo,
+  language: string,
+  find?: FindLanguageVoice,
+): Pick<SentencePart, 'voice' | 'profile' | 'language'> {
   const wanted = part.language;
   if (!wanted) return {};
   const family = languageFamily(wanted);
-  const own = voice.languages.find((l) => l.toLowerCase() === wanted.toLowerCase()) ?? voice.languages.find((l) => languageFamily(l) === family);
+  const own =
+    voice.languages.find((l) => l.toLowerCase() === wanted.toLowerCase()) ??
+    voice.languages.find((l) => languageFamily(l) === family);
   if (own) return own === language ? {} : { language: own };
   const other = find?.(voice.engine, wanted);
   if (!other) return {};
@@ -84,12 +91,21 @@ export function planMarkup(
         from: r.from - start,
         to: r.to - start,
         rule: r.sayAs
-          ? { type: 'alias' as const, string_to_replace: '', alias: sayAs(doc.written.slice(r.from, r.to), r.sayAs.kind, language, r.sayAs.format) }
+          ? {
+              type: 'alias' as const,
+              string_to_replace: '',
+              alias: sayAs(doc.written.slice(r.from, r.to), r.sayAs.kind, language, r.sayAs.format),
+            }
           : r.rule!,
       }));
     const lexicon = applyLexicon(slice, opts.lexicon, { phonemes: (spoke.voice ?? opts.voice).engine === 'espeak', forced });
     for (const s of lexicon.spoken.spans)
-      lexSpans.push({ from: s.from + start, to: s.to + start, spokenFrom: s.spokenFrom + spoken.length, spokenTo: s.spokenTo + spoken.length });
+      lexSpans.push({
+        from: s.from + start,
+        to: s.to + start,
+        spokenFrom: s.spokenFrom + spoken.length,
+        spokenTo: s.spokenTo + spoken.length,
+      });
     spoken += lexicon.spoken.text;
     for (const f of lexicon.fallbacks) if (!fallbacks.includes(f)) fallbacks.push(f);
     const text = opts.normalization === 'off' ? cleanText(lexicon.text) : normalizeText(lexicon.text, language);

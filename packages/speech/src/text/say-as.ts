@@ -24,7 +24,14 @@ function spelled(text: string, zh: boolean): string {
 function digitsApart(text: string, zh: boolean): string {
   const groups = text.match(/[0-9]+/g) ?? [];
   return groups
-    .map((g) => (zh ? chineseDigits(g) : g.split('').map((d) => DIGIT_WORDS_EN[Number(d)]).join(' ')))
+    .map((g) =>
+      zh
+        ? chineseDigits(g)
+        : g
+            .split('')
+            .map((d) => DIGIT_WORDS_EN[Number(d)])
+            .join(' '),
+    )
     .join(zh ? '，' : ', ');
 }
 
@@ -34,7 +41,13 @@ function isoDate(text: string, format: string | undefined): string {
   if (!n || n.length !== 3) return text;
   const order = (format ?? '').toLowerCase();
   const [y, m, d] =
-    order === 'dmy' ? [n[2]!, n[1]!, n[0]!] : order === 'mdy' ? [n[2]!, n[0]!, n[1]!] : order === 'ymd' ? [n[0]!, n[1]!, n[2]!] : [];
+    order === 'dmy'
+      ? [n[2]!, n[1]!, n[0]!]
+      : order === 'mdy'
+        ? [n[2]!, n[0]!, n[1]!]
+        : order === 'ymd'
+          ? [n[0]!, n[1]!, n[2]!]
+          : [];
   if (!y) return text;
   return `${y.padStart(4, '0')}-${m!.padStart(2, '0')}-${d!.padStart(2, '0')}`;
 }
@@ -53,7 +66,8 @@ export function sayAs(text: string, kind: SayAsKind, language: string, format?: 
     case 'telephone':
       return digitsApart(written, zh);
     case 'cardinal':
-      if (/^[-−+]?[0-9]+(\.[0-9]+)?$/.test(number)) return zh ? chineseNumber(number) : family === 'en' ? englishNumber(number) : number;
+      if (/^[-−+]?[0-9]+(\.[0-9]+)?$/.test(number))
+        return zh ? chineseNumber(number) : family === 'en' ? englishNumber(number) : number;
       break;
     case 'ordinal': {
       const digits = /^([0-9]+)(?:st|nd|rd|th|\.)?$/i.exec(number)?.[1];
