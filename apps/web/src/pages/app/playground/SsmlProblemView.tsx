@@ -32,7 +32,7 @@ export function SsmlProblemView({ text, problem, onShow }: Props) {
             onClick={() => onShow(at.offset)}
             data-testid="playground-ssml-show"
           >
-            {t('playground.ssmlShow', { line: place.line, column: place.column })}
+            {t('playground.ssmlShow', { line: String(place.line), column: String(place.column) })}
           </Anchor>
         </>
       )}
