@@ -179,11 +179,61 @@ const RULES = new Map<string, { 'zh-CN': string; 'zh-TW': string }>([
   ],
   ['not well-formed XML', { 'zh-CN': '不是格式正确的 XML', 'zh-TW': '不是格式正確的 XML' }],
   ['the root element must be <lexicon>', { 'zh-CN': '根元素须为 <lexicon>', 'zh-TW': '根元素須為 <lexicon>' }],
+  [
+    'an SSML document may not declare a DOCTYPE or entities',
+    { 'zh-CN': 'SSML 文档不能声明 DOCTYPE 或实体', 'zh-TW': 'SSML 文件不能宣告 DOCTYPE 或實體' },
+  ],
   ['the lexicon has no lexeme', { 'zh-CN': '词典中没有任何 lexeme', 'zh-TW': '詞典中沒有任何 lexeme' }],
 ]);
 
 /** The rules the server words from a schema's constraint (`ruleOf` in the server), with their number or list. */
 const RULE_PATTERNS: { re: RegExp; 'zh-CN': string; 'zh-TW': string }[] = [
+  // SSML: each error names where it is (line and column).
+  {
+    re: /^not well-formed SSML at line (\d+), column (\d+): (.*)$/,
+    'zh-CN': 'SSML 格式不正确（第 $1 行第 $2 列）：$3',
+    'zh-TW': 'SSML 格式不正確（第 $1 行第 $2 欄）：$3',
+  },
+  {
+    re: /^unsupported SSML tag <(.+)> at line (\d+), column (\d+)$/,
+    'zh-CN': '不支持的 SSML 标签 <$1>（第 $2 行第 $3 列）',
+    'zh-TW': '不支援的 SSML 標籤 <$1>（第 $2 行第 $3 欄）',
+  },
+  {
+    re: /^bad value "(.*)" for (\S+) of <(.+)> at line (\d+), column (\d+)$/,
+    'zh-CN': '<$3> 的 $2 值“$1”无效（第 $4 行第 $5 列）',
+    'zh-TW': '<$3> 的 $2 值「$1」無效（第 $4 行第 $5 欄）',
+  },
+  {
+    re: /^<(.+)> needs (\S+) at line (\d+), column (\d+)$/,
+    'zh-CN': '<$1> 须有 $2 属性（第 $3 行第 $4 列）',
+    'zh-TW': '<$1> 須有 $2 屬性（第 $3 行第 $4 欄）',
+  },
+  {
+    re: /^<(.+)> takes text only \(<(.+)> at line (\d+), column (\d+)\)$/,
+    'zh-CN': '<$1> 只能包含文字（<$2>，第 $3 行第 $4 列）',
+    'zh-TW': '<$1> 只能包含文字（<$2>，第 $3 行第 $4 欄）',
+  },
+  {
+    re: /^the root element must be <speak> \((.*) at line (\d+), column (\d+)\)$/,
+    'zh-CN': '根元素须为 <speak>（$1，第 $2 行第 $3 列）',
+    'zh-TW': '根元素須為 <speak>（$1，第 $2 行第 $3 欄）',
+  },
+  {
+    re: /^undeclared entity (\S+) at line (\d+), column (\d+)$/,
+    'zh-CN': '未声明的实体 $1（第 $2 行第 $3 列）',
+    'zh-TW': '未宣告的實體 $1（第 $2 行第 $3 欄）',
+  },
+  {
+    re: /^bad character reference (\S+) at line (\d+), column (\d+)$/,
+    'zh-CN': '无效的字符引用 $1（第 $2 行第 $3 列）',
+    'zh-TW': '無效的字元參照 $1（第 $2 行第 $3 欄）',
+  },
+  {
+    re: /^alphabet "(.*)" is not ipa or cmu-arpabet at line (\d+), column (\d+)$/,
+    'zh-CN': '音标“$1”不是 ipa 或 cmu-arpabet（第 $2 行第 $3 列）',
+    'zh-TW': '音標「$1」不是 ipa 或 cmu-arpabet（第 $2 行第 $3 欄）',
+  },
   { re: /^must be at least (.+) characters long$/, 'zh-CN': '至少须有 $1 个字符', 'zh-TW': '至少須有 $1 個字元' },
   { re: /^must be at most (.+) characters long$/, 'zh-CN': '最多 $1 个字符', 'zh-TW': '最多 $1 個字元' },
   { re: /^must have at least (.+) items$/, 'zh-CN': '至少须有 $1 项', 'zh-TW': '至少須有 $1 項' },

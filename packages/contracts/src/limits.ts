@@ -21,6 +21,8 @@ export const LIMITS = {
   avatarMaxBytes: 2 * MB,
   avatarTypes: ['image/png', 'image/jpeg', 'image/webp'] as const,
   maxTextLength: 5000,
+  /** An SSML document, markup included (its spoken characters are held to `maxTextLength`). */
+  ssmlMaxLength: 50_000,
   /** Texts longer than this run as a synthesis job with progress. */
   jobThreshold: 1000,
   mixMax: 3,

@@ -112,7 +112,12 @@ export const ApplyTextNormalization = z
     '`auto` (the default) and `on`: numbers, dates, times, money, units, abbreviations, URLs and e-mail addresses are read as words (English and Chinese; other languages keep their digits); `off`: the text is spoken as written (whitespace cleaned, sentences split), for text already written out',
   );
 /** `text`: plain text (the default); `ssml`: SSML markup. */
-export const TextType = z.enum(['text', 'ssml']).optional();
+export const TextType = z
+  .enum(['text', 'ssml'])
+  .optional()
+  .describe(
+    '`text` (the default) or `ssml`: the SSML subset of docs/pronunciation.md; text that begins with `<speak>` is SSML either way, and ElevenLabs\' `<break time="1.5s" />` is read in plain text too. Only the spoken characters are priced',
+  );
 
 export const TtsRequest = z.object({
   text: z.string(),
@@ -127,6 +132,7 @@ export const TtsRequest = z.object({
   timestamps: z.boolean().default(false),
   /** With `timestamps`: the subtitles too, in this format. */
   subtitles: z.enum(['srt', 'vtt']).optional(),
+  text_type: TextType,
   pronunciation_dictionary_locators: PronunciationLocators,
   apply_text_normalization: ApplyTextNormalization,
 });
@@ -134,6 +140,7 @@ export const TtsRequest = z.object({
 export const EstimateRequest = z.object({
   text: z.string(),
   voice_id: z.string(),
+  text_type: TextType,
   pronunciation_dictionary_locators: PronunciationLocators,
   /** Accepted as synthesis takes it: the price counts the text as sent either way. */
   apply_text_normalization: ApplyTextNormalization,
@@ -151,7 +158,10 @@ export const NormalizeResponse = z.object({
   text: z.string().describe('What the voice will speak: its sentences joined'),
   sentences: z.array(z.string()).describe('The same text as the sentences the engine receives one at a time'),
   language: z.string().describe('The language it is read in'),
-  characters: z.number().int().describe('The characters a synthesis of this text is priced by (the text as sent)'),
+  characters: z
+    .number()
+    .int()
+    .describe("The characters a synthesis of this text is priced by (the text as sent; SSML's spoken characters alone)"),
 });
 export const EstimateResponse = z.object({
   credits: z.number().int(),

@@ -32,6 +32,9 @@ export type { ElevenLabsConfig } from './engines/elevenlabs.ts';
 export { countCharacters } from './text/normalize.ts';
 /** A pronunciation rule as a request carries it (`SynthesisRequest.lexicon`); the plan applies them. */
 export type { LexiconRule } from './text/lexicon.ts';
+/** A request's markup (SSML, ElevenLabs' breaks) as the plan reads it (`SynthesisRequest.markup`): the server reads the XML. */
+export { SAY_AS_KINDS, SILENT_DB } from './text/markup.ts';
+export type { MarkupDocument, MarkupPart, MarkupRule, SayAsKind } from './text/markup.ts';
 export { checkLanguage } from './text/detect-language.ts';
 export type { DetectedLanguage, LanguageCheck } from './text/detect-language.ts';
 export { FFMPEG, decodeAudio } from './audio/ffmpeg.ts';

@@ -241,7 +241,18 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
     remoteEngines: remote,
     sampleRate,
   };
-  const planCtx = { findVoice: (id: string) => byId.get(id), maxTextLength };
+  const planCtx = {
+    findVoice: (id: string) => byId.get(id),
+    findLanguageVoice: (engine: string, language: string) => {
+      const lower = language.toLowerCase();
+      const own = voices.filter((v) => v.engine === engine && !v.variant.includes('+'));
+      return (
+        own.find((v) => v.languages.some((l) => l.toLowerCase() === lower)) ??
+        own.find((v) => v.languages.some((l) => languageFamily(l) === languageFamily(language)))
+      );
+    },
+    maxTextLength,
+  };
   const labeller = createLabeller({ ctx: () => ctx, ...planCtx });
   /** The plan's explicit label with its gap, at `rate`, when it goes at `position`. */
   const labelAt = async (plan: Plan, position: AiLabelPosition, rate: number, signal?: AbortSignal) =>
@@ -265,6 +276,10 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
       format: plan.format,
       sampleRate,
       ...(plan.aiLabel ? { aiLabel: plan.aiLabel } : {}),
+      // Markup's pauses, prosody and voices are not in the text: the same words with a break are other audio.
+      ...(plan.parts
+        ? { parts: plan.parts.map((p) => ({ ...p, voice: p.voice?.variant, profile: p.profile ? p.voice?.id : undefined })) }
+        : {}),
     });
 
   // The server prepares a request (to validate and price it), then synthesizes that same object:
@@ -284,6 +299,7 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
     'timings',
     'lexicon',
     'normalization',
+    'markup',
   ] as const;
   const prepared = new WeakMap<SynthesisRequest, { plan: Plan; fields: unknown[] }>();
   /** The warm-up's own requests: they neither read nor fill the cache (shared, at scale, with other processes). */
@@ -450,6 +466,7 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
       // A label is put together with the speech on this thread; the one-sentence file is encoded as its engine runs.
       // Timings come along when the engine reports word times (the reference aligner needs the samples here).
       !plan.aiLabel &&
+      !plan.parts &&
       (!req.timings || timedEngine(plan.voice.engine)) &&
       plan.sentences.length === 1 &&
       (plan.format === 'mp3' || plan.format === 'opus') &&
@@ -460,7 +477,9 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
       const durationSec = one.length / one.rate;
       if (!plan.reference) await cache?.set(key, { audio: one.audio, durationSec, sampleRate: one.rate });
       const sentence = { text: plan.sentences[0]!, start: 0, duration: durationSec, words: one.words };
-      const timings = req.timings ? { timings: buildTimings(req.text, plan.text, [sentence], durationSec, plan.spoken) } : {};
+      const timings = req.timings
+        ? { timings: buildTimings(req.text, plan.text, [sentence], durationSec, plan.spoken, plan.marks) }
+        : {};
       return {
         ...base,
         ...timings,
@@ -532,7 +551,9 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
       }
       const durationSec = length / rate;
       if (!plan.reference) await cache?.set(key, { audio, durationSec, sampleRate: rate });
-      const timings = req.timings ? { timings: buildTimings(req.text, plan.text, placed, durationSec, plan.spoken) } : {};
+      const timings = req.timings
+        ? { timings: buildTimings(req.text, plan.text, placed, durationSec, plan.spoken, plan.marks) }
+        : {};
       return { ...base, sampleRate: rate, audio, durationSec, words, ...timings, cached: false, mark: mark?.payload ?? null };
     } catch (e) {
       file?.abort();
@@ -599,7 +620,7 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
           // The sentences still to come sit at the end, with no length: their characters are not known yet.
           const toCome = plan.sentences.slice(placed.length).map((text) => ({ text, start: at, duration: 0, words: [] }));
           timed({
-            ...buildTimings(req.text, plan.text, [...placed, ...toCome], at, plan.spoken),
+            ...buildTimings(req.text, plan.text, [...placed, ...toCome], at, plan.spoken, plan.marks),
             known: coveredPrefix(req.text, plan.text, placed, plan.spoken),
           });
         }

@@ -14,6 +14,8 @@ describe('the public entry', () => {
         'LINE_CHARS',
         'SUBTITLE_FORMATS',
         'TEXT_NORMALIZATIONS',
+        'SAY_AS_KINDS',
+        'SILENT_DB',
         'spokenText',
         'MemoryAudioCache',
         'SPEECH_ERROR_CODES',

@@ -60,9 +60,10 @@ export class PlanPrivileges implements PlanGate {
   }
 
   /** TEXT_TOO_LONG with the plan's limit, before anything is prepared, held or charged. */
-  async assertTextLength(accountId: string, text: string): Promise<void> {
+  /** `characters`: the text's priced characters when they are not all of it (SSML's markup is not counted). */
+  async assertTextLength(accountId: string, text: string, characters = countCharacters(text)): Promise<void> {
     const maxLength = await this.maxTextLength(accountId);
-    if (countCharacters(text) > maxLength) throw new AppError('TEXT_TOO_LONG', { maxLength });
+    if (characters > maxLength) throw new AppError('TEXT_TOO_LONG', { maxLength });
   }
 
   /** The plan's number of own voices and how many the account has saved: what a save would meet. */

@@ -8,40 +8,15 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { LIMITS, sizeLimitText, type PronunciationRule } from '@polyvox/contracts';
 import { AppError } from '../platform/errors.js';
+import { decodeEntities, readAlphabet, refuseDtd } from './xml-safety.js';
 
 /** A rule as stored: the contract's shapes, a phoneme rule with the alias its PLS lexeme also gave (its fallback). */
 export type StoredRule = PronunciationRule & { alias?: string };
 
 const invalid = (rule: string) => new AppError('VALIDATION_FAILED', { field: 'file', rule });
 
-const PREDEFINED = new Map([
-  ['lt', '<'],
-  ['gt', '>'],
-  ['amp', '&'],
-  ['quot', '"'],
-  ['apos', "'"],
-]);
-
-/** XML's predefined entities and character references; any other entity is refused. */
-function decode(text: string): string {
-  return text.replace(/&(#x[0-9a-fA-F]{1,6}|#[0-9]{1,7}|[A-Za-z][A-Za-z0-9]*);/g, (whole, name: string) => {
-    if (name.startsWith('#')) {
-      const code = name[1] === 'x' ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10);
-      if (code <= 0 || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) throw invalid(`bad character reference ${whole}`);
-      return String.fromCodePoint(code);
-    }
-    const value = PREDEFINED.get(name);
-    if (value === undefined) throw invalid(`undeclared entity ${whole}`);
-    return value;
-  });
-}
-
-function alphabetOf(raw: unknown): 'ipa' | 'cmu-arpabet' {
-  const a = typeof raw === 'string' ? raw.trim().toLowerCase() : 'ipa';
-  if (a === 'ipa' || a === '') return 'ipa';
-  if (a === 'cmu-arpabet' || a === 'x-cmu' || a === 'cmu' || a === 'x-arpabet' || a === 'arpabet') return 'cmu-arpabet';
-  throw invalid(`alphabet "${a.slice(0, 40)}" is not ipa or cmu-arpabet`);
-}
+const decode = (text: string): string => decodeEntities(text, invalid);
+const alphabetOf = (raw: unknown): 'ipa' | 'cmu-arpabet' => readAlphabet(raw, invalid);
 
 type Node = Record<string, unknown> | string;
 
@@ -72,7 +47,7 @@ export function parsePls(bytes: Buffer): StoredRule[] {
   let xml = bytes.toString('utf8');
   if (xml.charCodeAt(0) === 0xfeff) xml = xml.slice(1);
   // No DTD of any kind: it is where entities (billion laughs) and external references (XXE) are declared.
-  if (/<!DOCTYPE/i.test(xml) || /<!ENTITY/i.test(xml)) throw invalid('a PLS file may not declare a DOCTYPE or entities');
+  refuseDtd(xml, () => invalid('a PLS file may not declare a DOCTYPE or entities'));
   const valid = XMLValidator.validate(xml);
   if (valid !== true) throw invalid(`not well-formed XML (line ${valid.err.line}: ${valid.err.msg.slice(0, 120)})`);
   let doc: Record<string, unknown>;

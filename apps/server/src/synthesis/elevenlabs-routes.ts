@@ -9,7 +9,7 @@ import { addElevenLabsErrorDetail } from '../http/error-detail.js';
 import { localizeVoice } from '../voices/display-texts.js';
 import type { PlanPrivileges } from '../orders/privileges.js';
 import type { VoicesService } from '../voices/service.js';
-import type { SynthesisService } from './service.js';
+import { pricedCharacters, type SynthesisService } from './service.js';
 import { AppError } from '../platform/errors.js';
 import { chargeOf, speaker, type FileAnswer } from './routes.js';
 import type { Timings } from '@polyvox/speech';
@@ -115,7 +115,7 @@ export function elevenLabsRoutes(deps: ElevenLabsRoutesDeps): FastifyPluginAsync
     const caller = callerOf(request);
     if (!voiceId.startsWith('voice_')) throw new AppError('NOT_FOUND');
     assertVoiceAllowed(caller, voiceId);
-    await deps.plans.assertTextLength(caller.accountId, body.text);
+    await deps.plans.assertTextLength(caller.accountId, body.text, pricedCharacters(body.text));
     const format = elevenLabsFormat(query.output_format ?? body.output_format ?? 'mp3_44100_128')!;
     const prepared = await deps.synthesis.prepare({
       text: body.text,

@@ -6,7 +6,7 @@ import type { PlanPrivileges } from '../orders/privileges.js';
 import { requestLocale } from '../http/locale.js';
 import { requestedRange, sendStored, sendSubtitles } from '../http/stored-reply.js';
 import type { Job, SynthesisJobs } from './jobs.js';
-import { ttsInput, type SynthesisService } from './service.js';
+import { pricedCharacters, ttsInput, type SynthesisService } from './service.js';
 import { fallbackHeader } from './routes.js';
 import { SUBTITLE_FORMATS } from '@polyvox/speech';
 
@@ -48,7 +48,8 @@ export function jobRoutes(deps: JobRoutesDeps): FastifyPluginAsyncZod {
       async (request, reply) => {
         const session = sessionOf(request);
         // A job is how a long text runs with progress, not a way around the plan's limit: the same limit applies.
-        await deps.plans.assertTextLength(session.accountId, request.body.text);
+        const body = request.body;
+        await deps.plans.assertTextLength(session.accountId, body.text, pricedCharacters(body.text, body.text_type));
         // Timed when the voice can be (subtitles are asked for later): the price is the same.
         const prepared = await deps.synthesis.prepare({
           ...ttsInput(request.body, session.accountId),

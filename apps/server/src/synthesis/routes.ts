@@ -17,7 +17,7 @@ import type { PlanPrivileges } from '../orders/privileges.js';
 import { AppError } from '../platform/errors.js';
 import { subtitles, type Timings } from '@polyvox/speech';
 import { timedJson, timestampedLines } from './timestamped-stream.js';
-import { ttsInput, type Charge, type Prepared, type Synthesized, type SynthesisService } from './service.js';
+import { pricedCharacters, ttsInput, type Charge, type Prepared, type Synthesized, type SynthesisService } from './service.js';
 import { openAiVoiceId } from './openai-voices.js';
 import { originOf } from './origin.js';
 import type { Provenance } from '../provenance/service.js';
@@ -280,7 +280,11 @@ export function synthesisRoutes(deps: SynthesisRoutesDeps): FastifyPluginAsyncZo
             '(`characters`, `character_start_times_seconds`, `character_end_times_seconds`), times in seconds from the start ' +
             'of the audio; `subtitles: "srt"|"vtt"` adds them as text. With `stream: true` too, the answer is lines of JSON ' +
             '(`application/x-ndjson`) as the audio is made: `{audio_base64, alignment, normalized_alignment}`, each piece ' +
-            'of the audio with the characters whose times are final by then. The price is the same.',
+            'of the audio with the characters whose times are final by then. The price is the same. ' +
+            'SSML (`text_type: "ssml"`, or text that begins with `<speak>`): `speak`, `p`, `s`, `break`, `phoneme`, `sub`, ' +
+            '`say-as`, `prosody`, `emphasis`, `lang`, `mark` (docs/pronunciation.md, "SSML"); any other tag is 400 ' +
+            'VALIDATION_FAILED naming it, a malformed document names its line and column; only the spoken characters are ' +
+            'priced; with timestamps, `marks: [{name, time_seconds}]`. ElevenLabs\' `<break time="1.5s" />` is a pause in plain text too.',
           security: KEY_OR_SESSION,
           body: TtsRequest,
           response: { 200: audio, ...errors },
@@ -290,7 +294,7 @@ export function synthesisRoutes(deps: SynthesisRoutesDeps): FastifyPluginAsyncZo
         const caller = callerOf(request);
         assertVoiceAllowed(caller, request.body.voice_id);
         const body = request.body;
-        await deps.plans.assertTextLength(caller.accountId, body.text);
+        await deps.plans.assertTextLength(caller.accountId, body.text, pricedCharacters(body.text, body.text_type));
         if (body.subtitles && (!body.timestamps || body.stream))
           throw new AppError('VALIDATION_FAILED', { field: 'subtitles', rule: 'with timestamps: true, a whole file' });
         const prepared = await deps.synthesis.prepare({
@@ -338,13 +342,15 @@ export function synthesisRoutes(deps: SynthesisRoutesDeps): FastifyPluginAsyncZo
         const caller = callerOf(request);
         assertVoiceAllowed(caller, request.body.voice_id);
         const maxLength = await deps.plans.maxTextLength(caller.accountId);
-        await deps.plans.assertTextLength(caller.accountId, request.body.text);
+        const body = request.body;
+        await deps.plans.assertTextLength(caller.accountId, body.text, pricedCharacters(body.text, body.text_type));
         return {
           ...(await deps.synthesis.estimate(
-            request.body.text,
-            request.body.voice_id,
+            body.text,
+            body.voice_id,
             caller.accountId,
-            request.body.pronunciation_dictionary_locators,
+            body.pronunciation_dictionary_locators,
+            body.text_type,
           )),
           max_text_length: maxLength,
         };
@@ -367,7 +373,9 @@ export function synthesisRoutes(deps: SynthesisRoutesDeps): FastifyPluginAsyncZo
             'Chinese; `off`: as written), then split into the sentences synthesized one at a time (`sentences`; `text` joins',
             "them). An explicit AI label's spoken notice is not part of it. The same errors as `POST /tts` (an empty text,",
             'an unknown voice or dictionary, a language the voice does not speak, a text over the limit); no credits are held,',
-            'no usage is recorded. `text_type: "ssml"` is refused (400 VALIDATION_FAILED) until SSML is read.',
+            'no usage is recorded. SSML (`text_type: "ssml"`, or text that begins with `<speak>`) shows as its spoken text;',
+            'a document that is not well-formed is 400 VALIDATION_FAILED with its line and column, an unsupported tag 400',
+            'VALIDATION_FAILED naming it.',
           ].join(' '),
           security: KEY_OR_SESSION,
           body: NormalizeRequest,
@@ -378,9 +386,7 @@ export function synthesisRoutes(deps: SynthesisRoutesDeps): FastifyPluginAsyncZo
         const caller = callerOf(request);
         const body = request.body;
         assertVoiceAllowed(caller, body.voice_id);
-        if (body.text_type === 'ssml')
-          throw new AppError('VALIDATION_FAILED', { field: 'text_type', rule: 'text (SSML is not read yet)' });
-        await deps.plans.assertTextLength(caller.accountId, body.text);
+        await deps.plans.assertTextLength(caller.accountId, body.text, pricedCharacters(body.text, body.text_type));
         return deps.synthesis.normalize(ttsInput({ ...body, format: 'mp3', speed: 1, pitch: 0 }, caller.accountId));
       },
     );
@@ -415,7 +421,7 @@ export function synthesisRoutes(deps: SynthesisRoutesDeps): FastifyPluginAsyncZo
         const voiceId = openAiVoiceId(requested) ?? requested;
         if (!voiceId.startsWith('voice_')) throw new AppError('NOT_FOUND');
         assertVoiceAllowed(caller, voiceId);
-        await deps.plans.assertTextLength(caller.accountId, body.input);
+        await deps.plans.assertTextLength(caller.accountId, body.input, pricedCharacters(body.input));
         const prepared = await deps.synthesis.prepare({
           text: body.input,
           voiceId,

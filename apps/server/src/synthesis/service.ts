@@ -1,6 +1,7 @@
 import { metrics } from '../platform/metrics.js';
 import type { AiLabelKind, AudioFormat, SynthesisRequest, TextNormalization } from '@polyvox/speech';
-import { CONTENT_TYPES, instructedProfile, settingsProfile, spokenText, strongerLabel } from '@polyvox/speech';
+import { CONTENT_TYPES, countCharacters, instructedProfile, settingsProfile, spokenText, strongerLabel } from '@polyvox/speech';
+import { readMarkup, type TextType } from '../pronunciation/ssml.js';
 import type { CreditsService, Hold } from '../credits/service.js';
 import type { Synthesizer } from '../speech/synthesizer.js';
 import type {
@@ -39,6 +40,7 @@ export function ttsInput(
     ai_label?: AiLabelKind | undefined;
     pronunciation_dictionary_locators?: PronunciationLocator[] | undefined;
     apply_text_normalization?: TextNormalization | undefined;
+    text_type?: TextType | undefined;
   },
   accountId?: string,
 ): TtsInput {
@@ -53,7 +55,13 @@ export function ttsInput(
     ...(body.ai_label ? { aiLabel: body.ai_label } : {}),
     ...(body.pronunciation_dictionary_locators ? { pronunciationLocators: body.pronunciation_dictionary_locators } : {}),
     ...(body.apply_text_normalization ? { normalization: body.apply_text_normalization } : {}),
+    ...(body.text_type ? { textType: body.text_type } : {}),
   };
+}
+
+/** The characters a text is priced by (and held to the plan's limit by): SSML's spoken ones, else all but whitespace. */
+export function pricedCharacters(text: string, textType?: TextType): number {
+  return readMarkup(text, textType)?.characters ?? countCharacters(text);
 }
 
 export interface SynthesisOptions {
@@ -149,8 +157,10 @@ export class SynthesisService {
       const settled = settingsProfile(base, input.voiceSettings);
       if (settled !== base) profile = settled;
     }
+    const markup = readMarkup(input.text, input.textType, (profile ?? own).pitchHz);
     const request: SynthesisRequest = {
       text: input.text,
+      ...(markup ? { markup } : {}),
       voice: info,
       ...(profile ? { profile } : {}),
       ...(voice.reference ? { reference: voice.reference } : {}),
@@ -198,13 +208,17 @@ export class SynthesisService {
     voiceId: string,
     accountId?: string,
     pronunciationLocators?: PronunciationLocator[],
+    textType?: TextType,
   ): Promise<{ credits: number; characters: number; language: string; language_supported: boolean }> {
     const { info } = await this.voices.get(voiceId, accountId);
     // The price counts the text as sent; the dictionaries named are checked all the same (404 for one it may not read).
     await this.rulesOf({ ...(accountId ? { accountId } : {}), ...(pronunciationLocators ? { pronunciationLocators } : {}) });
     const speech = await this.host.get();
-    const plan = await mapSpeechErrors(async () => speech.prepare({ text, voice: info, checkLanguage: false }));
-    const check = speech.checkLanguage(text, info.id);
+    const markup = readMarkup(text, textType, info.profile.pitchHz);
+    const plan = await mapSpeechErrors(async () =>
+      speech.prepare({ text, voice: info, checkLanguage: false, ...(markup ? { markup } : {}) }),
+    );
+    const check = speech.checkLanguage(markup ? markup.written : text, info.id);
     return {
       credits: priceOf(this.credits.config, info.model, info.engine, plan.characters),
       characters: plan.characters,

@@ -4,7 +4,7 @@ import type { Synthesized } from './types.js';
 /**
  * A stream with timestamps as ElevenLabs sends it, as it is made: each piece of the (labelled) audio as a line of JSON
  * with the characters whose times are final by then (their sentences synthesized) and not yet sent, and a last line,
- * without audio, with any left. Times are from the start of the whole audio.
+ * without audio, with any left (and SSML's marks). Times are from the start of the whole audio.
  */
 export async function* timestampedLines(
   chunks: AsyncGenerator<Buffer, boolean>,
@@ -37,6 +37,8 @@ export async function* timestampedLines(
         audio_base64: audio.toString('base64'),
         alignment: t ? take(t.alignment, 'alignment', last ? Infinity : (t.known?.characters ?? 0)) : null,
         normalized_alignment: t ? take(t.normalizedAlignment, 'normalized', last ? Infinity : (t.known?.normalized ?? 0)) : null,
+        // SSML's <mark>s, once all the audio is placed: on the last line.
+        ...(last && t?.marks ? { marks: t.marks } : {}),
       })}\n`,
     );
   };
@@ -46,7 +48,10 @@ export async function* timestampedLines(
       if (next.done) {
         if (next.value !== true) return false;
         const t = latest();
-        if (t && (sent.alignment < t.alignment.characters.length || sent.normalized < t.normalizedAlignment.characters.length))
+        if (
+          t &&
+          (sent.alignment < t.alignment.characters.length || sent.normalized < t.normalizedAlignment.characters.length || t.marks)
+        )
           yield line(Buffer.alloc(0), true);
         return true;
       }
@@ -75,6 +80,8 @@ export function timedJson(
         audio_base64: audio.toString('base64'),
         alignment: timings.alignment,
         normalized_alignment: timings.normalizedAlignment,
+        // SSML's <mark>s, each at its time (Polyvox's field; absent without marks).
+        ...(timings.marks ? { marks: timings.marks } : {}),
         ...more(timings),
       }),
     ),

@@ -45,6 +45,8 @@ export interface TtsInput {
   lexicon?: LexiconRule[];
   /** `apply_text_normalization`: absent or `auto`, as `on`; `off`: the text is spoken as written. */
   normalization?: TextNormalization;
+  /** `text_type`: `ssml` reads the text as SSML (so does text that opens with `<speak>`); plain text's `<break>`s are read either way. */
+  textType?: 'text' | 'ssml';
 }
 
 export interface PronunciationLocator {

@@ -3,6 +3,7 @@ import {
   AI_LABEL_KINDS,
   AI_LABEL_POSITIONS,
   AUDIO_FORMATS,
+  SAY_AS_KINDS,
   TEXT_NORMALIZATIONS,
   type SynthesisRequest,
   type Timings,
@@ -76,6 +77,41 @@ const voiceInfo = z.object({
   description: z.string().optional(),
 });
 
+const lexiconRule = z.object({
+  type: z.enum(['alias', 'phoneme']),
+  string_to_replace: z.string(),
+  case_sensitive: z.boolean().optional(),
+  word_boundaries: z.boolean().optional(),
+  alias: z.string().optional(),
+  phoneme: z.string().optional(),
+  alphabet: z.string().optional(),
+});
+const span = z.object({ from: z.number(), to: z.number(), spokenFrom: z.number(), spokenTo: z.number() });
+const markupSchema = z.object({
+  written: z.string(),
+  characters: z.number(),
+  spans: z.array(span),
+  rules: z.array(
+    z.object({
+      from: z.number(),
+      to: z.number(),
+      rule: lexiconRule.optional(),
+      sayAs: z.object({ kind: z.enum(SAY_AS_KINDS), format: z.string().optional() }).optional(),
+    }),
+  ),
+  parts: z.array(
+    z.object({
+      end: z.number(),
+      language: z.string().optional(),
+      rate: z.number().optional(),
+      pitch: z.number().optional(),
+      volume: z.number().optional(),
+      pauseMs: z.number().optional(),
+    }),
+  ),
+  marks: z.array(z.object({ name: z.string(), at: z.number() })),
+});
+
 /** What a stored or queued request must look like to be run: checked whenever one is read back. */
 export const wireRequestSchema: z.ZodType<WireRequest> = z.object({
   text: z.string(),
@@ -91,20 +127,10 @@ export const wireRequestSchema: z.ZodType<WireRequest> = z.object({
   // A job or a queued request keeps its label: a worker renders exactly what the API process priced and keyed.
   aiLabel: z.object({ kind: z.enum(AI_LABEL_KINDS), position: z.enum(AI_LABEL_POSITIONS) }).optional(),
   // A job or a queued request keeps its pronunciation rules as resolved when it was priced.
-  lexicon: z
-    .array(
-      z.object({
-        type: z.enum(['alias', 'phoneme']),
-        string_to_replace: z.string(),
-        case_sensitive: z.boolean().optional(),
-        word_boundaries: z.boolean().optional(),
-        alias: z.string().optional(),
-        phoneme: z.string().optional(),
-        alphabet: z.string().optional(),
-      }),
-    )
-    .optional(),
+  lexicon: z.array(lexiconRule).optional(),
   normalization: z.enum(TEXT_NORMALIZATIONS).optional(),
+  // A job or a queued request keeps its markup as read when it was priced.
+  markup: markupSchema.optional(),
   reference: z
     .object({
       samples: z.base64().refine((s) => Buffer.from(s, 'base64').byteLength % 4 === 0, 'whole 32-bit samples'),
@@ -132,5 +158,6 @@ export const timingsSchema: z.ZodType<Timings> = z.object({
   alignment: characterAlignment,
   normalizedAlignment: characterAlignment,
   durationSec: z.number(),
+  marks: z.array(z.object({ name: z.string(), time_seconds: z.number() })).optional(),
   known: z.object({ characters: z.number(), normalized: z.number() }).optional(),
 });

@@ -1,6 +1,6 @@
 import { http } from '../api/client';
 import type { QueryValue } from '../api/http';
-import type { Estimate, RandomText, SynthesisBody, SynthesisJob, TtsConfig, Voice, VoiceList } from './types';
+import type { Estimate, RandomText, Spoken, SynthesisBody, SynthesisJob, TextType, TtsConfig, Voice, VoiceList } from './types';
 
 export * from './types';
 
@@ -16,8 +16,18 @@ export function fetchVoice(id: string, signal?: AbortSignal): Promise<Voice> {
   return http('GET', '/voice', { query: { id }, signal });
 }
 
-export function estimateCost(text: string, voiceId: string, signal?: AbortSignal): Promise<Estimate> {
-  return http('POST', '/tts/estimate', { json: { text, voice_id: voiceId }, signal });
+export function estimateCost(
+  text: string,
+  voiceId: string,
+  signal?: AbortSignal,
+  textType: TextType = 'text',
+): Promise<Estimate> {
+  return http('POST', '/tts/estimate', { json: { text, voice_id: voiceId, text_type: textType }, signal });
+}
+
+/** POST /tts/normalize: the text as the voice will speak it (nothing is charged); SSML's errors name their line and column. */
+export function spokenForm(text: string, voiceId: string, textType: TextType, signal?: AbortSignal): Promise<Spoken> {
+  return http('POST', '/tts/normalize', { json: { text, voice_id: voiceId, text_type: textType }, signal });
 }
 
 export function fetchRandomText(lang: string): Promise<RandomText> {

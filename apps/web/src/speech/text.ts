@@ -17,8 +17,8 @@ export interface TextState {
   percent: number;
 }
 
-export function textState(text: string, max: number): TextState {
-  const characters = countCharacters(text);
+/** `characters`: the count when it is not the whole text's (SSML: its spoken characters, as the server priced them). */
+export function textState(text: string, max: number, characters = countCharacters(text)): TextState {
   return {
     characters,
     max,

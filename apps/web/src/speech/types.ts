@@ -4,6 +4,7 @@ import type {
   AUDIO_FORMATS,
   EstimateResponse,
   GENDERS,
+  NormalizeResponse,
   RandomTextResponse,
   TtsConfigResponse,
   TtsJobRequest,
@@ -24,6 +25,10 @@ export type VoiceList = z.infer<typeof VoiceListResponse>;
 export const GENDER_VALUES: readonly Gender[] = ['male', 'female', 'neutral'];
 export const FORMAT_VALUES: readonly AudioFormat[] = ['mp3', 'wav', 'opus', 'pcm'];
 export type Estimate = z.infer<typeof EstimateResponse>;
+/** POST /tts/normalize: the text as it will be spoken. */
+export type Spoken = z.infer<typeof NormalizeResponse>;
+/** How the text is read: plain text, or SSML. */
+export type TextType = 'text' | 'ssml';
 export type RandomText = z.infer<typeof RandomTextResponse>;
 
 export type TtsConfig = z.infer<typeof TtsConfigResponse>;

@@ -15,6 +15,8 @@ export interface CacheKeyInput {
   sampleRate: number;
   /** A labelled rendering is other audio than the unlabelled one (absent: the key of an unlabelled one is unchanged). */
   aiLabel?: AiLabel;
+  /** A marked-up plan's per-sentence settings (absent: the key of plain text is unchanged). */
+  parts?: unknown[];
   /** Bump when the pipeline's output changes, so old entries stop matching. */
   version?: number;
 }

@@ -7,7 +7,8 @@ import type { Engine, PcmChunk } from '../types.ts';
 import type { WorkerPool } from '../pool/pool.ts';
 import type { SynthesisJob } from '../pool/protocol.ts';
 import { runEngine } from './run-engine.ts';
-import type { Plan } from './plan.ts';
+import { SILENT_DB } from '../text/markup.ts';
+import { MAX_SPEED, MIN_SPEED, type Plan } from './plan.ts';
 
 export interface SentenceAudio extends PcmChunk {
   index: number;
@@ -23,16 +24,24 @@ export interface ChunkContext {
   sampleRate: number;
 }
 
-/** The unit of work for one sentence of a plan. */
-export function sentenceJob(ctx: ChunkContext, plan: Plan, text: string, opts: { keepRates?: number[] } = {}): SynthesisJob {
+/** The unit of work for one sentence of a plan (`index`: its place, for a marked-up plan's own settings). */
+export function sentenceJob(
+  ctx: ChunkContext,
+  plan: Plan,
+  text: string,
+  opts: { keepRates?: number[] } = {},
+  index = 0,
+): SynthesisJob {
+  const part = plan.parts?.[index];
+  const voice = part?.voice ?? plan.voice;
   return {
-    engine: plan.voice.engine,
-    voice: plan.voice,
+    engine: voice.engine,
+    voice,
     text,
-    language: plan.language,
-    speed: plan.speed,
-    pitch: plan.pitch,
-    profile: plan.profile,
+    language: part?.language ?? plan.language,
+    speed: Math.min(MAX_SPEED, Math.max(MIN_SPEED, plan.speed * (part?.rate ?? 1))),
+    pitch: Math.min(24, Math.max(-24, plan.pitch + (part?.pitch ?? 0))),
+    profile: part?.profile ?? plan.profile,
     sampleRate: ctx.sampleRate,
     ...(opts.keepRates ? { keepRates: opts.keepRates } : {}),
     loudness: true,
@@ -47,13 +56,13 @@ export async function* synthesizeChunks(
   onProgress?: (p: { done: number; total: number }) => void,
   opts: { firstAlone?: boolean; keepRates?: number[] } = {},
 ): AsyncIterable<SentenceAudio> {
-  const job = (text: string) => sentenceJob(ctx, plan, text, opts);
+  const job = (index: number) => sentenceJob(ctx, plan, plan.sentences[index]!, opts, index);
   const remote = ctx.remoteEngines.get(plan.voice.engine);
   const run = remote
-    ? (text: string) => runEngine(remote, job(text), signal)
+    ? (index: number) => runEngine(remote, job(index), signal)
     : ctx.localEngines.has(plan.voice.engine)
-      ? (text: string) =>
-          ctx.pool.synthesize(job(text), {
+      ? (index: number) =>
+          ctx.pool.synthesize(job(index), {
             urgent: opts.firstAlone === true && next === 0,
             // Sentences still waiting for a worker when the caller leaves are taken out of the queue.
             ...(signal ? { signal } : {}),
@@ -70,7 +79,7 @@ export async function* synthesizeChunks(
     // A stream's first sentence gets the machine to itself: the look-ahead would share its cores.
     const limit = opts.firstAlone && next === 0 ? 1 : depth;
     while (next < plan.sentences.length && inFlight.length < limit) {
-      const p = run(plan.sentences[next]!);
+      const p = run(next);
       if (onProgress)
         void p.then(
           () => onProgress({ done: ++done, total }),
@@ -88,6 +97,28 @@ export async function* synthesizeChunks(
     const result = await inFlight.shift()!;
     // A stream's first sentence is encoded and sent before the look-ahead starts (at the next pull).
     if (!(opts.firstAlone && index === 0)) fill();
-    yield { index, text: plan.sentences[index]!, samples: result.samples, sampleRate: result.sampleRate, words: result.words };
+    const part = plan.parts?.[index];
+    const { samples, words } = part ? shaped(result.samples, result.sampleRate, result.words, part) : result;
+    yield { index, text: plan.sentences[index]!, samples, sampleRate: result.sampleRate, words };
   }
+}
+
+/**
+ * A marked-up sentence's volume (after the engine's loudness normalisation, so it is heard) and the silences around
+ * it (a `<break>`, a paragraph): the words' times move with the silence before.
+ */
+function shaped(
+  samples: Float32Array,
+  rate: number,
+  words: PcmChunk['words'],
+  part: { volume?: number; leadMs?: number; pauseMs?: number },
+): { samples: Float32Array; words: PcmChunk['words'] } {
+  const lead = Math.round(((part.leadMs ?? 0) * rate) / 1000);
+  const pause = Math.round(((part.pauseMs ?? 0) * rate) / 1000);
+  const gain = part.volume === undefined ? 1 : part.volume <= SILENT_DB ? 0 : 10 ** (part.volume / 20);
+  if (!lead && !pause && gain === 1) return { samples, words };
+  const out = new Float32Array(lead + samples.length + pause);
+  for (let i = 0; i < samples.length; i++) out[lead + i] = Math.max(-1, Math.min(1, samples[i]! * gain));
+  const shift = lead / rate;
+  return { samples: out, words: shift ? words?.map((w) => ({ ...w, start: w.start + shift, end: w.end + shift })) : words };
 }

@@ -3,6 +3,8 @@ import { languageFamily } from '../catalogue/languages.ts';
 import { SpeechError } from '../errors.ts';
 import { checkLanguage } from '../text/detect-language.ts';
 import { applyLexicon, type AppliedLexicon, type LexiconRule } from '../text/lexicon.ts';
+import { unlabelledText, type MarkupDocument } from '../text/markup.ts';
+import { joinSentences, planMarkup, type SentencePart } from './plan-markup.ts';
 import { cleanText, countCharacters, normalizeText } from '../text/normalize.ts';
 import { splitSentences } from '../text/segment.ts';
 import { AUDIO_FORMATS, type AudioFormat, type EngineRequest, type VoiceInfo, type VoiceProfile } from '../types.ts';
@@ -40,6 +42,11 @@ export interface SynthesisRequest {
    * (whitespace cleaned and sentences split only), for text already written out or an engine that reads digits itself.
    */
   normalization?: TextNormalization;
+  /**
+   * The request's text read as markup (SSML, or ElevenLabs' breaks in plain text: the server reads it): `text` stays
+   * the request's own (timings map back to it); what is spoken, priced and how comes from here.
+   */
+  markup?: MarkupDocument;
   signal?: AbortSignal;
   /** Called as each sentence is synthesized (for progress of long texts). */
   onProgress?: (p: { done: number; total: number }) => void;
@@ -68,6 +75,10 @@ export interface Plan {
   pronunciationFallbacks: string[];
   /** With pronunciation rules: the text as spoken before normalization, and where each replaced span went (timings). */
   spoken?: AppliedLexicon['spoken'];
+  /** With markup: each sentence's own settings and pauses (parallel to `sentences`). */
+  parts?: SentencePart[];
+  /** With markup: its `<mark>`s, at UTF-16 offsets of the request's text. */
+  marks?: MarkupDocument['marks'];
   reference?: EngineRequest['reference'];
   aiLabel?: AiLabel;
 }
@@ -78,33 +89,25 @@ export const MAX_SPEED = 4;
 
 export interface PlanContext {
   findVoice(id: string): VoiceInfo | undefined;
+  /** A voice of `engine` that speaks `language` (`<lang xml:lang>`), if it has one. */
+  findLanguageVoice?(engine: string, language: string): VoiceInfo | undefined;
   maxTextLength: number;
 }
 
-function invalid(field: string, rule: string): SpeechError {
+export function invalid(field: string, rule: string): SpeechError {
   return new SpeechError('VALIDATION_FAILED', `${field}: ${rule}`, { params: { field, rule } });
 }
 
-const UNSPACED_EDGE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u3000-\u303f\uff00-\uffef]/u;
-
-/**
- * A plan's sentences as one text, exactly as the engines receive them (`POST /tts/normalize`): joined by a space, or
- * by nothing where both sides are Chinese or Japanese characters or their punctuation.
- */
-export function spokenText(sentences: readonly string[]): string {
-  let out = '';
-  for (const s of sentences) {
-    if (out && !(UNSPACED_EDGE.test(out.at(-1)!) && UNSPACED_EDGE.test(s[0]!))) out += ' ';
-    out += s;
-  }
-  return out;
-}
+/** A plan's sentences as one text, exactly as the engines receive them (`POST /tts/normalize`). */
+export const spokenText = joinSentences;
 
 export function makePlan(req: SynthesisRequest, ctx: PlanContext): Plan {
   if (typeof req.text !== 'string' || !req.text.trim()) throw invalid('text', 'must not be empty');
+  // What is spoken: the markup's text, or the request's.
+  const said = req.markup ? req.markup.written : req.text;
   // Punctuation alone says nothing: refused before any charge rather than synthesized as silence (or, on GnuSpeech, failing).
-  if (!/[\p{L}\p{N}]/u.test(req.text)) throw invalid('text', 'must contain words');
-  const characters = countCharacters(req.text);
+  if (!/[\p{L}\p{N}]/u.test(said)) throw invalid('text', 'must contain words');
+  const characters = req.markup ? req.markup.characters : countCharacters(req.text);
   if (characters > ctx.maxTextLength)
     throw new SpeechError('TEXT_TOO_LONG', `Text exceeds the limit of ${ctx.maxTextLength} characters`, {
       params: { maxLength: ctx.maxTextLength },
@@ -126,8 +129,11 @@ export function makePlan(req: SynthesisRequest, ctx: PlanContext): Plan {
     throw new SpeechError('LANGUAGE_UNSUPPORTED', `voice ${voice.id} does not speak ${language}`, { params: { language } });
   }
   if (!language) {
-    const check = checkLanguage(req.text, voice.languages);
-    if (!check.ok && req.checkLanguage !== false) {
+    // Marked-up parts in a language of their own (`<lang>`) are not the voice's to speak: the rest is judged.
+    const judged = req.markup ? unlabelledText(req.markup) : said;
+    const own = /[\p{L}\p{N}]/u.test(judged);
+    const check = checkLanguage(own ? judged : said, voice.languages);
+    if (!check.ok && req.checkLanguage !== false && own) {
       throw new SpeechError('LANGUAGE_UNSUPPORTED', `voice ${voice.id} does not speak ${check.detected.language}`, {
         params: { language: check.detected.language },
       });
@@ -135,11 +141,33 @@ export function makePlan(req: SynthesisRequest, ctx: PlanContext): Plan {
     const family = languageFamily(check.detected.language);
     language = voice.languages.find((l) => languageFamily(l) === family) ?? voice.languages[0] ?? 'en';
   }
-  // Dictionaries first: an alias is normalized as any text is; phonemes are kept from normalization by placeholders.
-  const lexicon = req.lexicon?.length ? applyLexicon(req.text, req.lexicon, { phonemes: voice.engine === 'espeak' }) : null;
   const normalization = req.normalization ?? 'auto';
   if (!TEXT_NORMALIZATIONS.includes(normalization))
     throw invalid('apply_text_normalization', `one of ${TEXT_NORMALIZATIONS.join(', ')}`);
+  const common = {
+    voice,
+    profile: req.profile ?? voice.profile,
+    language,
+    format,
+    speed,
+    pitch,
+    characters,
+    ...(req.reference ? { reference: req.reference } : {}),
+    ...(label ? { aiLabel: { kind: label.kind, position: label.position } } : {}),
+  };
+  if (req.markup) {
+    const marked = planMarkup(req.markup, {
+      voice,
+      language,
+      normalization,
+      lexicon: req.lexicon ?? [],
+      findLanguageVoice: ctx.findLanguageVoice,
+    });
+    if (!marked.sentences.length) throw invalid('text', 'nothing to read');
+    return { ...common, ...marked };
+  }
+  // Dictionaries first: an alias is normalized as any text is; phonemes are kept from normalization by placeholders.
+  const lexicon = req.lexicon?.length ? applyLexicon(req.text, req.lexicon, { phonemes: voice.engine === 'espeak' }) : null;
   const written = lexicon ? lexicon.text : req.text;
   let text = normalization === 'off' ? cleanText(written) : normalizeText(written, language);
   let sentences = splitSentences(text);
@@ -149,18 +177,10 @@ export function makePlan(req: SynthesisRequest, ctx: PlanContext): Plan {
   }
   if (!sentences.length) throw invalid('text', 'nothing to read');
   return {
-    voice,
-    profile: req.profile ?? voice.profile,
-    language,
-    format,
-    speed,
-    pitch,
+    ...common,
     text,
     sentences,
-    characters,
     pronunciationFallbacks: lexicon?.fallbacks ?? [],
     ...(lexicon && lexicon.matches > 0 ? { spoken: lexicon.spoken } : {}),
-    ...(req.reference ? { reference: req.reference } : {}),
-    ...(label ? { aiLabel: { kind: label.kind, position: label.position } } : {}),
   };
 }

@@ -32,6 +32,8 @@ export interface Timings {
   /** Every character of the text as the engine read it (numbers, dates … written out). */
   normalizedAlignment: CharacterAlignment;
   durationSec: number;
+  /** SSML's `<mark name>`s, each at the time of the text that follows it (absent without marks). */
+  marks?: { name: string; time_seconds: number }[];
   /** In a stream: how many characters of each alignment are final (their sentences placed); the rest may still move. */
   known?: { characters: number; normalized: number };
 }
@@ -372,6 +374,8 @@ export function buildTimings(
   durationSec: number,
   /** With pronunciation rules: the text as spoken and its replaced spans (`Plan.spoken`). */
   spoken?: Parameters<typeof mapThroughReplacements>[1],
+  /** `<mark>`s at UTF-16 offsets of `original`. */
+  marks?: readonly { name: string; at: number }[],
 ): Timings {
   const tokens = tokenize(normalized);
   let cursor = 0;
@@ -458,7 +462,10 @@ export function buildTimings(
       if (b.end < b.start) b.end = b.start;
     }
   }
-  return { words, alignment, normalizedAlignment, durationSec };
+  const marked = marks?.length
+    ? { marks: marks.map((m) => ({ name: m.name, time_seconds: round(m.at < original.length ? starts[m.at]! : durationSec) })) }
+    : {};
+  return { words, alignment, normalizedAlignment, durationSec, ...marked };
 }
 
 /** The characters of `alignment` whose start falls in [from, to): the piece of a stream's chunk. */

@@ -68,10 +68,12 @@ function edgeOk(outside: string, inside: string): boolean {
 }
 
 /** The matches of `rules` in `text`: never overlapping, the earlier rule first where two would, in text order. */
-export function findMatches(text: string, rules: readonly LexiconRule[]): LexiconMatch[] {
+export function findMatches(text: string, rules: readonly LexiconRule[], forced: readonly LexiconMatch[] = []): LexiconMatch[] {
   const taken = new Uint8Array(text.length);
   let folded: string | undefined;
-  const out: LexiconMatch[] = [];
+  // Matches fixed in advance (a marked-up run's own rule) stand before any rule is tried.
+  const out: LexiconMatch[] = forced.filter((m) => m.to > m.from);
+  for (const m of out) taken.fill(1, m.from, m.to);
   rules.forEach((rule, index) => {
     const raw = rule.string_to_replace;
     if (!raw) return;
@@ -124,11 +126,21 @@ const PLACEHOLDER = 0xe000;
 const PLACEHOLDERS = 0x1900;
 
 /**
- * Applies `rules` to `text`. `phonemes`: the engine reads eSpeak phoneme input, so phoneme rules become `[[…]]`
+ * Applies the `dictionary`'s rules to `text`, after the `forced` ones (a marked-up run's: they match where they say). `phonemes`: the engine reads eSpeak phoneme input, so phoneme rules become `[[…]]`
  * (through placeholders, which normalization leaves alone); otherwise they fall back.
  */
-export function applyLexicon(text: string, rules: readonly LexiconRule[], opts: { phonemes: boolean }): AppliedLexicon {
-  const matches = findMatches(text, rules);
+export function applyLexicon(
+  text: string,
+  dictionary: readonly LexiconRule[],
+  opts: { phonemes: boolean; forced?: readonly { from: number; to: number; rule: LexiconRule }[] },
+): AppliedLexicon {
+  const forced = opts.forced ?? [];
+  const rules = [...dictionary, ...forced.map((f) => f.rule)];
+  const matches = findMatches(
+    text,
+    dictionary,
+    forced.map((f, k) => ({ from: f.from, to: f.to, rule: dictionary.length + k })),
+  );
   const spoken: string[] = [];
   const slots = new Map<string, number>();
   const fallbacks: string[] = [];

@@ -5,7 +5,7 @@ import { LIMITS } from '@polyvox/contracts';
 import { useAccount } from '../../../auth/hooks';
 import { PageHeader } from '../../../components/PageHeader';
 import { notifyInfo } from '../../../lib/notify';
-import type { AudioFormat } from '../../../speech/api';
+import type { AudioFormat, TextType } from '../../../speech/api';
 import { downloadFileName } from '../../../speech/download-name';
 import { libraryLanguage } from '../../../speech/languages';
 import { previewPlayer } from '../../../speech/preview-audio';
@@ -20,6 +20,7 @@ import { DEFAULT_SETTINGS, type SynthesisSettings } from './settings';
 import { SettingsPanel } from './SettingsPanel';
 import { TextPanel } from './TextPanel';
 import { useEstimate } from './useEstimate';
+import { useSpokenForm } from './useSpokenForm';
 import { usePlaygroundVoice } from './usePlaygroundVoice';
 import { VoiceCard } from './VoiceCard';
 import { VoicePickerModal } from './VoicePickerModal';
@@ -32,18 +33,21 @@ export function PlaygroundPage() {
   const { voice, loading: voiceLoading, missing, choose } = usePlaygroundVoice();
   const { account } = useAccount();
   const [text, setText] = useState('');
+  const [textType, setTextType] = useState<TextType>('text');
   const [settings, setSettings] = useState<SynthesisSettings>(DEFAULT_SETTINGS);
   const [picker, setPicker] = useState<{ opened: boolean; filters: VoiceFilters }>({ opened: false, filters: {} });
   const [last, setLast] = useState<{ voiceName: string; format: AudioFormat; at: Date } | null>(null);
 
-  const state = textState(text, max);
-  const estimate = useEstimate(text, voice?.id, !state.empty && !state.over);
+  const ssml = useSpokenForm(text, voice?.id, textType);
+  // SSML is held to the limit and priced by its spoken characters, once the server has read them.
+  const state = textState(text, max, textType === 'ssml' ? ssml.spoken?.characters : undefined);
+  const estimate = useEstimate(text, voice?.id, !state.empty && !state.over && !ssml.problem, textType);
   const { session, snapshot } = useSynthesis();
   const busy = snapshot.phase === 'waiting' || snapshot.phase === 'streaming' || snapshot.phase === 'job';
   const asJob = runsAsJob(state.characters, config?.limits.job_threshold);
   const shown = !state.empty && !state.over ? estimate.data : undefined;
   const conflict = shown?.language_supported === false && estimate.current;
-  const canGenerate = !!voice && !state.empty && !state.over && !conflict && !busy;
+  const canGenerate = !!voice && !state.empty && !state.over && !conflict && !busy && !ssml.problem;
 
   const availableLanguages = useMemo(() => [...new Set((config?.models ?? []).flatMap((m) => m.languages))], [config]);
   const detected = libraryLanguage(shown?.language, availableLanguages);
@@ -53,7 +57,7 @@ export function PlaygroundPage() {
     previewPlayer.stop();
     setLast({ voiceName: voice.name, format: settings.format, at: new Date() });
     void session.start(
-      { text, voice_id: voice.id, format: settings.format, speed: settings.speed, pitch: settings.pitch },
+      { text, voice_id: voice.id, format: settings.format, speed: settings.speed, pitch: settings.pitch, text_type: textType },
       asJob,
     );
   };
@@ -77,6 +81,10 @@ export function PlaygroundPage() {
               state={state}
               disabled={busy}
               language={voice?.languages[0]}
+              textType={textType}
+              onTextType={setTextType}
+              problem={ssml.problem}
+              spoken={ssml.spoken?.text}
               footer={
                 <CostBar
                   credits={shown ? shown.credits : null}

@@ -1,5 +1,5 @@
-import { useState, type ReactNode } from 'react';
-import { Button, Group, Paper, Text, Textarea, Tooltip } from '@mantine/core';
+import { useRef, useState, type ReactNode } from 'react';
+import { Button, Group, Paper, SegmentedControl, Text, Textarea, Tooltip } from '@mantine/core';
 import { IconArrowsShuffle, IconEraser } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { errorMessage } from '@polyvox/contracts';
@@ -9,6 +9,9 @@ import { formatNumber } from '../../../lib/format';
 import { notifyError } from '../../../lib/notify';
 import { fetchRandomText } from '../../../speech/api';
 import type { TextState } from '../../../speech/text';
+import type { TextType } from '../../../speech/types';
+import { SsmlProblemView } from './SsmlProblemView';
+import type { SsmlProblem } from './useSpokenForm';
 
 interface Props {
   text: string;
@@ -18,11 +21,24 @@ interface Props {
   footer?: ReactNode;
   /** The chosen voice's language: the random text is in it, so it never conflicts with the voice. */
   language?: string;
+  /** Plain text or SSML; with SSML, the server's error (its place shown) or the spoken form. */
+  textType: TextType;
+  onTextType: (type: TextType) => void;
+  problem: SsmlProblem | null;
+  spoken?: string | undefined;
 }
 
 /** The text, its live count against the limit, the over-limit message, and a random sample text. */
-export function TextPanel({ text, onChange, state, disabled, footer, language }: Props) {
+export function TextPanel(props: Props) {
+  const { text, onChange, state, disabled, footer, language, textType, onTextType, problem, spoken } = props;
   const { t } = useTranslation();
+  const field = useRef<HTMLTextAreaElement>(null);
+  const show = (offset: number) => {
+    const el = field.current;
+    if (!el) return;
+    el.focus();
+    el.setSelectionRange(offset, Math.min(text.length, offset + 1));
+  };
   const { ui } = useLocaleChoice();
   const [loadingRandom, setLoadingRandom] = useState(false);
 
@@ -45,6 +61,18 @@ export function TextPanel({ text, onChange, state, disabled, footer, language }:
           {t('playground.text')}
         </Text>
         <Group gap={4}>
+          <SegmentedControl
+            size="xs"
+            value={textType}
+            onChange={(v) => onTextType(v === 'ssml' ? 'ssml' : 'text')}
+            disabled={disabled}
+            data={[
+              { value: 'text', label: t('playground.textTypeText') },
+              { value: 'ssml', label: t('playground.textTypeSsml') },
+            ]}
+            aria-label={t('playground.textType')}
+            data-testid="playground-text-type"
+          />
           <Button
             variant="subtle"
             size="compact-sm"
@@ -71,16 +99,24 @@ export function TextPanel({ text, onChange, state, disabled, footer, language }:
       </Group>
       <Textarea
         id="playground-text"
-        placeholder={t('playground.textPlaceholder')}
+        ref={field}
+        placeholder={t(textType === 'ssml' ? 'playground.ssmlPlaceholder' : 'playground.textPlaceholder')}
+        styles={textType === 'ssml' ? { input: { fontFamily: 'var(--mantine-font-family-monospace)' } } : undefined}
         autosize
         minRows={7}
         maxRows={16}
         value={text}
         onChange={(e) => onChange(e.currentTarget.value)}
-        error={state.over}
+        error={state.over || !!problem}
         disabled={disabled}
         data-testid="playground-text"
       />
+      {problem && <SsmlProblemView text={text} problem={problem} onShow={show} />}
+      {!problem && spoken !== undefined && (
+        <Text size="xs" c="dimmed" mt="xs" data-testid="playground-spoken">
+          {t('playground.ssmlSpoken', { text: spoken })}
+        </Text>
+      )}
       <Group justify="space-between" mt="xs" wrap="nowrap" align="flex-start">
         <Text size="xs" c="red.8" data-testid="playground-too-long" hidden={!state.over}>
           {state.over ? errorMessage('TEXT_TOO_LONG', ui, { maxLength: state.max }) : ''}

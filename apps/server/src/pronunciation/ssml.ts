@@ -1,0 +1,467 @@
+/**
+ * SSML (the subset docs/pronunciation.md lists) and ElevenLabs' `<break time="1.5s" />` in plain text, read into the
+ * markup document the speech plan renders (`MarkupDocument`): the spoken text, where each of its characters came
+ * from, the parts with their voice settings and pauses, the elements spoken otherwise (phoneme, sub, say-as), marks.
+ *
+ * An SSML document is untrusted input, read as a PLS file is: a size limit, no DOCTYPE or entity declaration, no
+ * entity expanded but XML's five and character references. `fast-xml-parser`'s validator decides whether it is
+ * well-formed (and where it is not: line and column); a scan of the validated text then walks its tags in order,
+ * keeping the offset of every character, which timings need to map the audio back to the request's own text.
+ */
+import { XMLValidator } from 'fast-xml-parser';
+import { LIMITS } from '@polyvox/contracts';
+import { countCharacters, SAY_AS_KINDS, SILENT_DB, type MarkupDocument, type MarkupPart, type SayAsKind } from '@polyvox/speech';
+import { AppError } from '../platform/errors.js';
+import { decodeEntity, ENTITY, readAlphabet, refuseDtd } from './xml-safety.js';
+
+export type TextType = 'text' | 'ssml';
+
+const invalid = (rule: string, where?: { line: number; column: number }) =>
+  new AppError('VALIDATION_FAILED', { field: 'text', rule, ...(where ?? {}) });
+
+/**
+ * Text that opens with `<speak>` (after an XML declaration, if any) is SSML whatever `text_type` says; so is text that
+ * opens with a declaration or a DOCTYPE, which is then refused rather than read aloud.
+ */
+const SPEAK_START = /^\s*(?:<\?xml|<!DOCTYPE|<speak[\s/>])/i;
+
+/** Break strengths (SSML 1.1) in milliseconds. */
+const STRENGTHS = new Map([
+  ['none', 0],
+  ['x-weak', 100],
+  ['weak', 250],
+  ['medium', 500],
+  ['strong', 750],
+  ['x-strong', 1200],
+]);
+/** The longest `<break>` an SSML document may ask for; ElevenLabs' breaks in plain text stop at 3 s, as its own do. */
+const SSML_MAX_BREAK_MS = 10_000;
+const PLAIN_MAX_BREAK_MS = 3_000;
+/** The pause a paragraph ends with. */
+const PARAGRAPH_MS = 500;
+
+const RATES = new Map([
+  ['x-slow', 0.5],
+  ['slow', 0.75],
+  ['medium', 1],
+  ['default', 1],
+  ['fast', 1.5],
+  ['x-fast', 2],
+]);
+/** Pitch keywords in semitones. */
+const PITCHES = new Map([
+  ['x-low', -6],
+  ['low', -3],
+  ['medium', 0],
+  ['default', 0],
+  ['high', 3],
+  ['x-high', 6],
+]);
+/** Volume keywords in dB (`silent`: the markup's floor, heard as nothing). */
+const VOLUMES = new Map([
+  ['silent', SILENT_DB],
+  ['x-soft', -12],
+  ['soft', -6],
+  ['medium', 0],
+  ['default', 0],
+  ['loud', 4],
+  ['x-loud', 8],
+]);
+/** `<emphasis level>`: a little slower, higher and louder (or the reverse), as SSML leaves to the processor. */
+const EMPHASIS = new Map<string, Settings>([
+  ['strong', { rate: 0.85, pitch: 2, volume: 4 }],
+  ['moderate', { rate: 0.93, pitch: 1, volume: 2 }],
+  ['none', {}],
+  ['reduced', { rate: 1.07, pitch: -1, volume: -4 }],
+]);
+
+interface Settings {
+  rate?: number;
+  pitch?: number;
+  volume?: number;
+  language?: string;
+}
+
+const NUMBER = '([+-]?(?:[0-9]+(?:\\.[0-9]*)?|\\.[0-9]+))';
+
+/** `<prosody rate>`: a keyword, a percentage of the normal rate (`80%`), a relative change (`+20%`) or a factor (`1.2`). */
+function readRate(value: string): number | undefined {
+  const keyword = RATES.get(value);
+  if (keyword !== undefined) return keyword;
+  const m = new RegExp(`^${NUMBER}(%)?$`).exec(value);
+  if (!m) return undefined;
+  const n = Number(m[1]);
+  const relative = /^[+-]/.test(m[1]!);
+  const rate = m[2] ? (relative ? 1 + n / 100 : n / 100) : n;
+  return rate >= 0.25 && rate <= 4 ? rate : undefined;
+}
+
+/** `<prosody pitch>` in semitones: a keyword, `+2st`, `-10%` (of the voice's pitch), or Hz against the voice's own. */
+function readPitch(value: string, baseHz: number): number | undefined {
+  const keyword = PITCHES.get(value);
+  if (keyword !== undefined) return keyword;
+  const m = new RegExp(`^${NUMBER}(st|%|Hz)$`, 'i').exec(value);
+  if (!m) return undefined;
+  const n = Number(m[1]);
+  const unit = m[2]!.toLowerCase();
+  const relative = /^[+-]/.test(m[1]!);
+  let semis: number;
+  if (unit === 'st') semis = n;
+  else if (unit === '%') semis = 12 * Math.log2(Math.max(0.01, 1 + n / 100));
+  else semis = 12 * Math.log2(Math.max(1, relative ? baseHz + n : n) / baseHz);
+  return Math.abs(semis) <= 12 ? semis : undefined;
+}
+
+/** `<prosody volume>` in dB: a keyword, `+6dB`, or a relative change of amplitude (`+50%`). */
+function readVolume(value: string): number | undefined {
+  const keyword = VOLUMES.get(value);
+  if (keyword !== undefined) return keyword;
+  const m = new RegExp(`^${NUMBER}(dB|%)$`, 'i').exec(value);
+  if (!m) return undefined;
+  const n = Number(m[1]);
+  const db = m[2]!.toLowerCase() === 'db' ? n : 20 * Math.log10(Math.max(0, 1 + n / 100));
+  return db === -Infinity ? SILENT_DB : Math.abs(db) <= 40 ? db : undefined;
+}
+
+/** `<break time>`: `1.5s`, `500ms`. */
+function readTime(value: string): number | undefined {
+  const m = /^([0-9]+(?:\.[0-9]+)?|\.[0-9]+)\s*(s|ms)$/i.exec(value.trim());
+  if (!m) return undefined;
+  return Number(m[1]) * (m[2]!.toLowerCase() === 's' ? 1000 : 1);
+}
+
+/** Line and column (both from 1) of an offset. */
+export function positionOf(text: string, offset: number): { line: number; column: number } {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = 0; i < offset && i < text.length; i++)
+    if (text[i] === '\n') {
+      line++;
+      lineStart = i + 1;
+    }
+  return { line, column: offset - lineStart + 1 };
+}
+
+const TOKEN =
+  /<!--[\s\S]*?-->|<\?[\s\S]*?\?>|<!\[CDATA\[([\s\S]*?)\]\]>|<\/([^\s>]+)\s*>|<([^\s/>!?]+)((?:\s+[^\s=/>]+\s*=\s*(?:"[^"]*"|'[^']*'))*)\s*(\/?)>/g;
+const ATTRIBUTE = /([^\s=/>]+)\s*=\s*(?:"([^"]*)"|'([^']*)')/g;
+
+/** What the whole document is building: the written text, its spans back to the request, the parts. */
+class Builder {
+  written = '';
+  charged = '';
+  readonly doc: Omit<MarkupDocument, 'written' | 'characters'> = { spans: [], rules: [], parts: [], marks: [] };
+  private partStart = 0;
+
+  /** Characters of the request [from, to) that became `text` of the written text (a tag: nothing). */
+  put(from: number, to: number, text: string, charged = text): void {
+    const at = this.written.length;
+    if (to === from && !text) return;
+    // Text as written maps one to one; a tag (to nothing) or an entity (to its character) is a span.
+    if (!(to - from === text.length && text.length > 0))
+      this.doc.spans.push({ from, to, spokenFrom: at, spokenTo: at + text.length });
+    this.written += text;
+    this.charged += charged;
+  }
+
+  /** Ends the part being written (its settings are those in force while it was) with a pause after it. */
+  cut(settings: Settings, pauseMs = 0): void {
+    if (this.written.length === this.partStart) {
+      // Nothing written since the last cut: a pause joins the one before (two breaks in a row add up).
+      const last = this.doc.parts.at(-1);
+      if (!pauseMs) return;
+      if (last) {
+        last.pauseMs = (last.pauseMs ?? 0) + pauseMs;
+        return;
+      }
+    }
+    const part: MarkupPart = { end: this.written.length, ...settings, ...(pauseMs ? { pauseMs } : {}) };
+    if (part.rate === 1) delete part.rate;
+    this.doc.parts.push(part);
+    this.partStart = this.written.length;
+  }
+}
+
+interface Open {
+  name: string;
+  settings: Settings;
+  /** Where its content starts in the written text (phoneme, sub, say-as). */
+  writtenFrom: number;
+  attrs: Map<string, string>;
+  at: number;
+}
+
+const CONTAINERS = new Set(['speak', 'p', 's', 'prosody', 'emphasis', 'lang']);
+/** Elements whose content is their text alone, spoken otherwise. */
+const LEAVES = new Set(['phoneme', 'sub', 'say-as']);
+const EMPTY = new Set(['break', 'mark']);
+
+/** Reads an SSML document; `baseHz`: the voice's pitch, which `<prosody pitch="+20Hz">` is relative to. */
+export function parseSsml(text: string, baseHz = 120): MarkupDocument {
+  if (text.length > LIMITS.ssmlMaxLength) throw invalid(`must be at most ${LIMITS.ssmlMaxLength} characters long`);
+  refuseDtd(text, () => invalid('an SSML document may not declare a DOCTYPE or entities'));
+  // An XML declaration must open the document: whitespace before it is not the user's point, so it is not checked.
+  const lead = /^\s*(?=<\?xml)/.exec(text)?.[0].length ?? 0;
+  const valid = XMLValidator.validate(lead ? text.slice(lead) : text);
+  if (valid !== true) {
+    const base = positionOf(text, lead);
+    const where =
+      valid.err.line === 1
+        ? { line: base.line, column: base.column - 1 + valid.err.col }
+        : { line: valid.err.line + base.line - 1, column: valid.err.col };
+    throw invalid(`not well-formed SSML at line ${where.line}, column ${where.column}: ${valid.err.msg.slice(0, 160)}`, where);
+  }
+  const b = new Builder();
+  const stack: Open[] = [];
+  const settings = (): Settings => stack.at(-1)?.settings ?? {};
+  const fail = (offset: number, rule: (where: string) => string) => {
+    const where = positionOf(text, offset);
+    return invalid(rule(`at line ${where.line}, column ${where.column}`), where);
+  };
+  let last = 0;
+  let rootSeen = false;
+
+  const addText = (from: number, to: number, raw: string, cdata = false) => {
+    if (!raw) return;
+    const top = stack.at(-1);
+    if (!top) {
+      if (raw.trim()) throw fail(from, (w) => `the root element must be <speak> (text ${w})`);
+      b.put(from, to, '');
+      return;
+    }
+    if (cdata) {
+      b.put(from, to, raw);
+      return;
+    }
+    let i = 0;
+    for (const m of raw.matchAll(ENTITY)) {
+      b.put(from + i, from + m.index, raw.slice(i, m.index));
+      const ch = decodeEntity(m[0], m[1]!, (rule) => fail(from + m.index, (w) => `${rule} ${w}`));
+      b.put(from + m.index, from + m.index + m[0].length, ch);
+      i = m.index + m[0].length;
+    }
+    b.put(from + i, to, raw.slice(i));
+  };
+
+  for (const m of text.matchAll(TOKEN)) {
+    const at = m.index;
+    const end = at + m[0].length;
+    addText(last, at, text.slice(last, at));
+    last = end;
+    if (m[1] !== undefined) {
+      // CDATA: its content is text as written; the delimiters are markup.
+      b.put(at, at + 9, '');
+      addText(at + 9, end - 3, m[1], true);
+      b.put(end - 3, end, '');
+      continue;
+    }
+    if (m[2] === undefined && m[3] === undefined) {
+      // A comment or a processing instruction (the XML declaration): not spoken.
+      b.put(at, end, '');
+      continue;
+    }
+    const closing = m[2] !== undefined;
+    const name = (closing ? m[2]! : m[3]!).replace(/^[^:]*:/, '');
+    b.put(at, end, '');
+    if (closing) {
+      const open = stack.pop()!;
+      closeElement(open);
+      continue;
+    }
+    const attrs = new Map<string, string>();
+    for (const a of (m[4] ?? '').matchAll(ATTRIBUTE)) attrs.set(a[1]!, (a[2] ?? a[3] ?? '').trim());
+    const selfClosing = m[5] === '/';
+    const parent = stack.at(-1);
+    if (!parent) {
+      if (name !== 'speak' || rootSeen) throw fail(at, (w) => `the root element must be <speak> (<${name.slice(0, 40)}> ${w})`);
+      rootSeen = true;
+    } else if (LEAVES.has(parent.name)) throw fail(at, (w) => `<${parent.name}> takes text only (<${name.slice(0, 40)}> ${w})`);
+    if (!CONTAINERS.has(name) && !LEAVES.has(name) && !EMPTY.has(name))
+      throw fail(at, (w) => `unsupported SSML tag <${name.slice(0, 40)}> ${w}`);
+    const open = openElement(name, attrs, at);
+    if (selfClosing) closeElement(open);
+    else stack.push(open);
+  }
+  addText(last, text.length, text.slice(last));
+  b.cut(settings());
+
+  function attr(
+    open: { name: string; attrs: Map<string, string>; at: number },
+    key: string,
+    required = false,
+  ): string | undefined {
+    const value = open.attrs.get(key);
+    if (value === undefined && required) throw fail(open.at, (w) => `<${open.name}> needs ${key} ${w}`);
+    return value;
+  }
+  function bad(open: { name: string; at: number }, key: string, value: string): AppError {
+    return fail(open.at, (w) => `bad value "${value.slice(0, 40)}" for ${key} of <${open.name}> ${w}`);
+  }
+
+  function openElement(name: string, attrs: Map<string, string>, at: number): Open {
+    const outer = settings();
+    const open: Open = { name, settings: outer, writtenFrom: b.written.length, attrs, at };
+    const lang = attrs.get('xml:lang') ?? attrs.get('lang');
+    switch (name) {
+      case 'speak':
+      case 'lang':
+        if (name === 'lang' && lang === undefined) throw fail(at, (w) => `<lang> needs xml:lang ${w}`);
+        if (lang !== undefined && !/^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/.test(lang)) throw bad(open, 'xml:lang', lang);
+        if (lang) {
+          b.cut(outer);
+          open.settings = { ...outer, language: lang };
+        }
+        break;
+      case 'p':
+      case 's':
+        b.cut(outer);
+        break;
+      case 'prosody': {
+        const next: Settings = { ...outer };
+        const rate = attr(open, 'rate');
+        const pitch = attr(open, 'pitch');
+        const volume = attr(open, 'volume');
+        if (rate !== undefined) {
+          const r = readRate(rate);
+          if (r === undefined) throw bad(open, 'rate', rate);
+          next.rate = (outer.rate ?? 1) * r;
+        }
+        if (pitch !== undefined) {
+          const p = readPitch(pitch, baseHz);
+          if (p === undefined) throw bad(open, 'pitch', pitch);
+          next.pitch = (outer.pitch ?? 0) + p;
+        }
+        if (volume !== undefined) {
+          const v = readVolume(volume);
+          if (v === undefined) throw bad(open, 'volume', volume);
+          next.volume = (outer.volume ?? 0) + v;
+        }
+        if (next.volume !== undefined) next.volume = Math.max(SILENT_DB, next.volume);
+        b.cut(outer);
+        open.settings = next;
+        break;
+      }
+      case 'emphasis': {
+        const level = attr(open, 'level') ?? 'moderate';
+        const e = EMPHASIS.get(level);
+        if (!e) throw bad(open, 'level', level);
+        b.cut(outer);
+        open.settings = {
+          ...outer,
+          ...(e.rate ? { rate: (outer.rate ?? 1) * e.rate } : {}),
+          ...(e.pitch ? { pitch: (outer.pitch ?? 0) + e.pitch } : {}),
+          ...(e.volume ? { volume: (outer.volume ?? 0) + e.volume } : {}),
+        };
+        break;
+      }
+      case 'phoneme':
+        readAlphabet(attr(open, 'alphabet') ?? 'ipa', (rule) => fail(at, (w) => `${rule} ${w}`));
+        attr(open, 'ph', true);
+        break;
+      case 'sub':
+        attr(open, 'alias', true);
+        break;
+      case 'say-as': {
+        const kind = attr(open, 'interpret-as', true)!;
+        if (!(SAY_AS_KINDS as readonly string[]).includes(kind)) throw bad(open, 'interpret-as', kind);
+        break;
+      }
+      case 'break': {
+        const time = attr(open, 'time');
+        const strength = attr(open, 'strength');
+        let ms = STRENGTHS.get('medium')!;
+        if (time !== undefined) {
+          const t = readTime(time);
+          if (t === undefined || t > SSML_MAX_BREAK_MS) throw bad(open, 'time', time);
+          ms = t;
+        } else if (strength !== undefined) {
+          const s = STRENGTHS.get(strength);
+          if (s === undefined) throw bad(open, 'strength', strength);
+          ms = s;
+        }
+        b.cut(outer, ms);
+        break;
+      }
+      case 'mark': {
+        const markName = attr(open, 'name', true)!;
+        b.doc.marks.push({ name: markName.slice(0, 200), at });
+        break;
+      }
+    }
+    return open;
+  }
+
+  function closeElement(open: Open): void {
+    const from = open.writtenFrom;
+    const to = b.written.length;
+    switch (open.name) {
+      case 'speak':
+      case 'lang':
+      case 'prosody':
+      case 'emphasis':
+      case 's':
+        b.cut(open.settings);
+        break;
+      case 'p':
+        b.cut(open.settings, PARAGRAPH_MS);
+        break;
+      case 'phoneme':
+        if (to > from)
+          b.doc.rules.push({
+            from,
+            to,
+            rule: {
+              type: 'phoneme',
+              string_to_replace: b.written.slice(from, to),
+              phoneme: open.attrs.get('ph')!,
+              alphabet: readAlphabet(open.attrs.get('alphabet') ?? 'ipa', () => new Error('read above')),
+            },
+          });
+        break;
+      case 'sub': {
+        const alias = open.attrs.get('alias')!;
+        // The alias is what is spoken, so what is priced in place of the words it stands for.
+        b.charged = b.charged.slice(0, b.charged.length - (to - from)) + alias;
+        b.doc.rules.push({ from, to, rule: { type: 'alias', string_to_replace: b.written.slice(from, to), alias } });
+        break;
+      }
+      case 'say-as': {
+        const format = open.attrs.get('format');
+        if (to > from)
+          b.doc.rules.push({
+            from,
+            to,
+            sayAs: { kind: open.attrs.get('interpret-as') as SayAsKind, ...(format ? { format } : {}) },
+          });
+        break;
+      }
+    }
+  }
+
+  return { written: b.written, characters: countCharacters(b.charged), ...b.doc };
+}
+
+const PLAIN_BREAK = /<break\s+time\s*=\s*(["'])\s*([0-9]+(?:\.[0-9]+)?|\.[0-9]+)\s*(s|ms)\s*\1\s*\/?>/gi;
+
+/** ElevenLabs' `<break time="1.5s" />` in plain text (at most 3 s each); undefined when the text has none. */
+export function plainBreaks(text: string): MarkupDocument | undefined {
+  const b = new Builder();
+  let last = 0;
+  for (const m of text.matchAll(PLAIN_BREAK)) {
+    b.put(last, m.index, text.slice(last, m.index));
+    b.put(m.index, m.index + m[0].length, '');
+    const ms = Number(m[2]) * (m[3]!.toLowerCase() === 's' ? 1000 : 1);
+    b.cut({}, Math.min(PLAIN_MAX_BREAK_MS, ms));
+    last = m.index + m[0].length;
+  }
+  if (last === 0) return undefined;
+  b.put(last, text.length, text.slice(last));
+  b.cut({});
+  return { written: b.written, characters: countCharacters(b.charged), ...b.doc };
+}
+
+/** A request's text as markup: SSML (`text_type: "ssml"`, or text that opens with `<speak>`), plain text's breaks, or none. */
+export function readMarkup(text: string, textType?: TextType, baseHz?: number): MarkupDocument | undefined {
+  if (textType === 'ssml' || SPEAK_START.test(text)) return parseSsml(text, baseHz);
+  return plainBreaks(text);
+}

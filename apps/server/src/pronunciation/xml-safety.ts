@@ -1,0 +1,44 @@
+/**
+ * The defences every XML document a user sends goes through (PLS files, SSML): no DTD (where billion-laughs entities
+ * and external references live), no entity expanded but XML's five predefined ones and character references.
+ */
+
+/** Throws `fail`'s error when the document declares a DOCTYPE or an entity. */
+export function refuseDtd(xml: string, fail: () => Error): void {
+  if (/<!DOCTYPE/i.test(xml) || /<!ENTITY/i.test(xml)) throw fail();
+}
+
+const PREDEFINED = new Map([
+  ['lt', '<'],
+  ['gt', '>'],
+  ['amp', '&'],
+  ['quot', '"'],
+  ['apos', "'"],
+]);
+
+export const ENTITY = /&(#x[0-9a-fA-F]{1,6}|#[0-9]{1,7}|[A-Za-z][A-Za-z0-9]*);/g;
+
+/** One entity or character reference (`&amp;`, `&#x41;`) as its character; any other entity is refused. */
+export function decodeEntity(whole: string, name: string, fail: (rule: string) => Error): string {
+  if (name.startsWith('#')) {
+    const code = name[1] === 'x' ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10);
+    if (code <= 0 || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) throw fail(`bad character reference ${whole}`);
+    return String.fromCodePoint(code);
+  }
+  const value = PREDEFINED.get(name);
+  if (value === undefined) throw fail(`undeclared entity ${whole}`);
+  return value;
+}
+
+/** XML's predefined entities and character references in `text`; any other entity is refused. */
+export function decodeEntities(text: string, fail: (rule: string) => Error): string {
+  return text.replace(ENTITY, (whole, name: string) => decodeEntity(whole, name, fail));
+}
+
+/** A phoneme alphabet as the dictionaries take it: `ipa` or `cmu-arpabet` (and ARPAbet's other names). */
+export function readAlphabet(raw: unknown, fail: (rule: string) => Error): 'ipa' | 'cmu-arpabet' {
+  const a = typeof raw === 'string' ? raw.trim().toLowerCase() : 'ipa';
+  if (a === 'ipa' || a === '') return 'ipa';
+  if (a === 'cmu-arpabet' || a === 'x-cmu' || a === 'cmu' || a === 'x-arpabet' || a === 'arpabet') return 'cmu-arpabet';
+  throw fail(`alphabet "${a.slice(0, 40)}" is not ipa or cmu-arpabet`);
+}
