@@ -1,0 +1,89 @@
+/**
+ * Unpacks a .tar.bz2 release into a folder (tar-stream reads the archive, unbzip2-stream decompresses
+ * it), refusing the whole archive at the first entry that would land outside the folder: an absolute
+ * path, a `..` step, a symbolic link whose target (resolved from where it really lies) leaves the folder,
+ * a hard link or a device. The caller unpacks into a temporary folder and deletes it on refusal.
+ */
+import { createReadStream, createWriteStream, lstatSync, mkdirSync, realpathSync, symlinkSync } from 'node:fs';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import tar from 'tar-stream';
+import unbzip2 from 'unbzip2-stream';
+import { InstallError } from './download.js';
+
+const inside = (root: string, p: string): boolean => p === root || p.startsWith(root + path.sep);
+
+/** The real folder an entry's parent is, created if need be; refused when it lies outside `root`. */
+function parentOf(root: string, rel: string, entry: string): string {
+  const dir = path.join(root, path.dirname(rel));
+  mkdirSync(dir, { recursive: true });
+  const real = realpathSync(dir);
+  if (!inside(root, real)) throw new InstallError(`${entry} would be written outside the model's folder (through a link)`);
+  return real;
+}
+
+function exists(p: string): ReturnType<typeof lstatSync> | undefined {
+  try {
+    return lstatSync(p);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Unpacks `archive` into `dest` (an empty folder); throws InstallError naming the first entry refused. */
+export async function unpackTarBz2(archive: string, dest: string): Promise<void> {
+  mkdirSync(dest, { recursive: true });
+  const root = realpathSync(dest);
+  const extract = tar.extract();
+  const entries = (async () => {
+    for await (const entry of extract) {
+      const h = entry.header;
+      const name = h.name;
+      if (path.posix.isAbsolute(name) || /^[A-Za-z]:/.test(name) || name.startsWith('\\'))
+        throw new InstallError(`the archive entry ${name} has an absolute path: refused`);
+      const parts = name.split(/[\\/]+/).filter((p) => p && p !== '.');
+      if (parts.includes('..')) throw new InstallError(`the archive entry ${name} climbs out with "..": refused`);
+      const rel = parts.join(path.sep);
+      if (!rel) {
+        entry.resume();
+        continue;
+      }
+      if (h.type === 'directory') {
+        const dir = path.join(parentOf(root, rel, name), path.basename(rel));
+        const st = exists(dir);
+        if (st && !st.isDirectory()) throw new InstallError(`the archive entry ${name} replaces a file or link: refused`);
+        mkdirSync(dir, { recursive: true });
+        entry.resume();
+      } else if (h.type === 'file' || h.type === 'contiguous-file') {
+        const file = path.join(parentOf(root, rel, name), path.basename(rel));
+        if (exists(file)?.isSymbolicLink()) throw new InstallError(`the archive entry ${name} writes through a link: refused`);
+        await pipeline(entry, createWriteStream(file, { mode: (h.mode ?? 0o644) & 0o755 }));
+      } else if (h.type === 'symlink') {
+        const target = h.linkname ?? '';
+        const parent = parentOf(root, rel, name);
+        if (path.isAbsolute(target) || !inside(root, path.resolve(parent, target)))
+          throw new InstallError(`the archive entry ${name} is a link to ${target}, outside the model's folder: refused`);
+        const link = path.join(parent, path.basename(rel));
+        if (exists(link)) throw new InstallError(`the archive entry ${name} replaces a file: refused`);
+        symlinkSync(target, link);
+        entry.resume();
+      } else {
+        throw new InstallError(`the archive entry ${name} is a ${h.type ?? 'special'} entry, which a model never needs: refused`);
+      }
+    }
+  })();
+  // A refused entry stops the reading too; both sides are awaited, so no error is left unhandled.
+  const checked = entries.catch((e: unknown) => {
+    extract.destroy(e as Error);
+    throw e;
+  });
+  const unpacking = pipeline(createReadStream(archive), unbzip2(), extract);
+  const [a, b] = await Promise.allSettled([checked, unpacking]);
+  if (a.status === 'rejected') {
+    throw a.reason instanceof InstallError ? a.reason : new InstallError(`the archive is not readable (${(a.reason as Error).message})`);
+  }
+  if (b.status === 'rejected') {
+    const e = b.reason as Error;
+    throw e instanceof InstallError ? e : new InstallError(`the archive is not a readable .tar.bz2 (${e.message})`);
+  }
+}
