@@ -696,7 +696,9 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
     },
     getVoice: (id) => byId.get(id),
     listModels: () =>
-      engines.flatMap((e) => e.listModels().map((m) => (m.quality === undefined ? { ...m, quality: e.capabilities.quality } : m))),
+      engines.flatMap((e) =>
+        e.listModels().map((m) => (m.quality === undefined ? { ...m, quality: e.capabilities.quality } : m)),
+      ),
     synthesize,
     synthesizeStream,
     prepare(req) {

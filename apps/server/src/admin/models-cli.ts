@@ -21,7 +21,6 @@ const USAGE = `Usage: npm run models -- <command>
 Settings: MODELS_DIR (where models live), MODELS_MIRROR (a base URL to download from instead of the official releases)`;
 
 export interface ModelsOptions {
-  fetch?: typeof fetch;
   catalogue?: Catalogue;
 }
 
@@ -54,7 +53,6 @@ export async function runModels(
       catalogue: options.catalogue ?? loadCatalogue(),
       io,
       ...(config.MODELS_MIRROR ? { mirror: config.MODELS_MIRROR } : {}),
-      ...(options.fetch ? { fetch: options.fetch } : {}),
     };
   } catch (e) {
     if (e instanceof ConfigError || e instanceof CatalogueError) {

@@ -552,8 +552,7 @@ export function discoverModels(modelsDir: string, cacheDir = defaultCacheDir(mod
         // Installed by `npm run models -- add`: its licence is in its record.
         const licence = f.has(MODEL_RECORD_FILE) ? readModelRecord(full)?.licence : undefined;
         add(licence ? { ...model, licence } : model, d.name);
-      }
-      else if (d.isFile() && d.name.endsWith('.onnx') && top.some((x) => x.name === `${d.name}.json`)) {
+      } else if (d.isFile() && d.name.endsWith('.onnx') && top.some((x) => x.name === `${d.name}.json`)) {
         // A loose Piper voice: NAME.onnx with NAME.onnx.json.
         const f = folderOf(modelsDir, modelsDir);
         const meta = readOnnxMetadata(full);

@@ -52,13 +52,15 @@ export function parseCatalogue(raw: unknown): Catalogue {
   const bases = new Map(Object.entries(o.bases).map(([k, v]) => [k, String(v)]));
   const models = new Map<string, CatalogueModel>();
   for (const m of o.models as CatalogueModel[]) {
-    if (!m || typeof m.name !== 'string' || !SAFE_NAME.test(m.name)) throw new CatalogueError(`bad model name ${String(m?.name)}`);
+    if (!m || typeof m.name !== 'string' || !SAFE_NAME.test(m.name))
+      throw new CatalogueError(`bad model name ${String(m?.name)}`);
     if (models.has(m.name)) throw new CatalogueError(`${m.name} is listed twice`);
     if (!Array.isArray(m.downloads) || !m.downloads.length) throw new CatalogueError(`${m.name} has no downloads`);
     for (const d of m.downloads) {
       if (!bases.has(d.base)) throw new CatalogueError(`${m.name}: unknown base ${d.base}`);
       if (!Number.isSafeInteger(d.bytes) || d.bytes <= 0) throw new CatalogueError(`${m.name}: bad size for ${d.path}`);
-      if (d.sha256 !== undefined && !/^[0-9a-f]{64}$/.test(d.sha256)) throw new CatalogueError(`${m.name}: bad sha256 for ${d.path}`);
+      if (d.sha256 !== undefined && !/^[0-9a-f]{64}$/.test(d.sha256))
+        throw new CatalogueError(`${m.name}: bad sha256 for ${d.path}`);
       if (d.file !== undefined && !SAFE_NAME.test(d.file)) throw new CatalogueError(`${m.name}: bad file name ${d.file}`);
       if (/(^|\/)\.\.(\/|$)|^\//.test(d.path)) throw new CatalogueError(`${m.name}: bad path ${d.path}`);
     }

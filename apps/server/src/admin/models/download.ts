@@ -4,10 +4,10 @@
  * where it has one, its SHA-256; a download that fails a check is deleted, so the next run starts clean.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream, existsSync, rmSync, statSync } from 'node:fs';
-import { Readable, Transform } from 'node:stream';
+import { closeSync, createReadStream, existsSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
+import http, { type IncomingMessage } from 'node:http';
+import https from 'node:https';
 import { pipeline } from 'node:stream/promises';
-import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { APPROXIMATE_SLACK, formatBytes, type CatalogueDownload } from './catalogue.js';
 
 /** A refusal with a message for the operator; nothing of it is installed. */
@@ -75,6 +75,29 @@ function expected(d: CatalogueDownload): string {
   return d.approximate ? `about ${formatBytes(d.bytes)}` : `${d.bytes} bytes`;
 }
 
+/** A GET that follows redirects (release servers answer with one to their storage). */
+function get(url: string, headers: Record<string, string>, redirects = 5): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const u = new URL(url);
+    const client = u.protocol === 'https:' ? https : u.protocol === 'http:' ? http : undefined;
+    if (!client) {
+      reject(new Error(`${u.protocol} is not http or https`));
+      return;
+    }
+    const req = client.get(u, { headers }, (res) => {
+      const to = res.headers.location;
+      if (to && [301, 302, 303, 307, 308].includes(res.statusCode ?? 0)) {
+        res.resume();
+        if (redirects <= 0) reject(new Error('too many redirects'));
+        else get(new URL(to, u).href, headers, redirects - 1).then(resolve, reject);
+        return;
+      }
+      resolve(res);
+    });
+    req.on('error', reject);
+  });
+}
+
 export interface Downloaded {
   url: string;
   bytes: number;
@@ -82,13 +105,7 @@ export interface Downloaded {
 }
 
 /** Fetches `url` into `part`, resuming what an earlier run left there; checks size and digest. */
-export async function download(
-  url: string,
-  part: string,
-  d: CatalogueDownload,
-  progress: Progress,
-  fetchImpl: typeof fetch = fetch,
-): Promise<Downloaded> {
+export async function download(url: string, part: string, d: CatalogueDownload, progress: Progress): Promise<Downloaded> {
   let have = existsSync(part) ? statSync(part).size : 0;
   if (!d.approximate && have > d.bytes) {
     rmSync(part, { force: true });
@@ -97,50 +114,51 @@ export async function download(
   const name = url.split('/').pop()!;
   const complete = !d.approximate && have === d.bytes;
   if (!complete) {
-    let res: Response;
+    let res: IncomingMessage;
     try {
-      res = await fetchImpl(url, { headers: have ? { range: `bytes=${have}-` } : {}, redirect: 'follow' });
+      res = await get(url, have ? { range: `bytes=${have}-` } : {});
     } catch (e) {
-      throw new InstallError(`${url} could not be reached (${(e as Error).cause ? String((e as Error).cause) : (e as Error).message})`);
+      throw new InstallError(`${url} could not be reached (${(e as Error).message})`);
     }
-    if (res.status === 416 && have) {
+    if (res.statusCode === 416 && have) {
       // Nothing left to send: what we have is all there is; the checks below decide.
-      await res.body?.cancel();
+      res.resume();
     } else {
-      if (res.status !== 200 && res.status !== 206) {
-        await res.body?.cancel();
-        throw new InstallError(`${url} answered HTTP ${res.status}`);
+      if (res.statusCode !== 200 && res.statusCode !== 206) {
+        res.resume();
+        throw new InstallError(`${url} answered HTTP ${res.statusCode}`);
       }
-      const range = /^bytes (\d+)-\d+\/(\d+|\*)$/.exec(res.headers.get('content-range') ?? '');
-      const resumed = res.status === 206 && range !== null && Number(range[1]) === have;
+      const range = /^bytes (\d+)-\d+\/(\d+|\*)$/.exec(res.headers['content-range'] ?? '');
+      const resumed = res.statusCode === 206 && range !== null && Number(range[1]) === have;
       if (!resumed) have = 0;
-      const length = Number(res.headers.get('content-length') ?? NaN);
+      const length = Number(res.headers['content-length'] ?? NaN);
       const total = Number.isFinite(length) ? have + length : undefined;
       if (total !== undefined && !sizeFits(d, total)) {
-        await res.body?.cancel();
+        res.destroy();
         rmSync(part, { force: true });
         throw new InstallError(`${name} is ${total} bytes on the server, the catalogue expects ${expected(d)}: refused`);
       }
-      if (!res.body) throw new InstallError(`${url} sent no body`);
       progress.start(resumed ? `${name} (resumed)` : name, total, have);
-      const counter = new Transform({
-        transform(chunk: Buffer, _enc, cb) {
-          progress.advance(chunk.length);
-          cb(null, chunk);
-        },
-      });
+      // Each piece is written (synchronously) as it arrives: an interruption keeps everything that came.
+      const fd = openSync(part, resumed ? 'a' : 'w');
       try {
-        await pipeline(
-          Readable.fromWeb(res.body as unknown as WebReadableStream<Uint8Array>),
-          counter,
-          createWriteStream(part, { flags: resumed ? 'a' : 'w' }),
-        );
+        await new Promise<void>((resolve, reject) => {
+          res.on('data', (chunk: Buffer) => {
+            writeSync(fd, chunk);
+            progress.advance(chunk.length);
+          });
+          res.on('end', () => (res.complete ? resolve() : reject(new Error('the connection closed early'))));
+          res.on('aborted', () => reject(new Error('the connection closed early')));
+          res.on('error', reject);
+        });
       } catch (e) {
         progress.end();
-        const got = existsSync(part) ? statSync(part).size : 0;
+        const got = statSync(part).size;
         throw new InstallError(
           `${name}: the download was interrupted after ${formatBytes(got)} (${(e as Error).message}); run the same command again to resume`,
         );
+      } finally {
+        closeSync(fd);
       }
       progress.end();
       const got = statSync(part).size;

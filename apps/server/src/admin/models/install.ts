@@ -10,7 +10,7 @@ import path from 'node:path';
 import { MODEL_RECORD_FILE, discoverModels, readModelRecord, type ModelRecord } from '@polyvox/speech';
 import { downloadUrl, formatBytes, type Catalogue, type CatalogueModel } from './catalogue.js';
 import { InstallError, download, sha256File, type Downloaded, type Progress } from './download.js';
-import { unpackTarBz2 } from './unpack.js';
+import { assertLinksInside, unpackTarBz2 } from './unpack.js';
 
 export interface ModelsIo {
   out: (line: string) => void;
@@ -23,7 +23,6 @@ export interface ModelsContext {
   catalogue: Catalogue;
   mirror?: string;
   io: ModelsIo;
-  fetch?: typeof fetch;
 }
 
 /** Where downloads wait (and resume from) until they are installed. */
@@ -71,13 +70,15 @@ export async function addModel(ctx: ModelsContext, name: string): Promise<void> 
   if (existsSync(target)) throw new InstallError(`${name} is already installed in ${target} (remove it first)`);
   const size = m.downloads.reduce((n, d) => n + d.bytes, 0);
   const approx = m.downloads.some((d) => d.approximate);
-  ctx.io.out(`${name}: ${m.family}, ${m.languages.join(', ')}, ${m.speakers || 'cloning, no fixed'} voices, ${approx ? 'about ' : ''}${formatBytes(size)}`);
+  ctx.io.out(
+    `${name}: ${m.family}, ${m.languages.join(', ')}, ${m.speakers || 'cloning, no fixed'} voices, ${approx ? 'about ' : ''}${formatBytes(size)}`,
+  );
   ctx.io.out(`Licence: ${describeLicence(m)}`);
   mkdirSync(path.join(ctx.modelsDir, DOWNLOADS_DIR), { recursive: true });
   const parts = m.downloads.map((d) => path.join(ctx.modelsDir, DOWNLOADS_DIR, `${name}--${path.posix.basename(d.path)}.part`));
   const fetched: Downloaded[] = [];
   for (const [i, d] of m.downloads.entries()) {
-    fetched.push(await download(downloadUrl(ctx.catalogue, d, ctx.mirror), parts[i]!, d, ctx.io.progress, ctx.fetch));
+    fetched.push(await download(downloadUrl(ctx.catalogue, d, ctx.mirror), parts[i]!, d, ctx.io.progress));
   }
   // A hidden folder (discovery skips names starting with '.') on the same file system: renamed into place at the end.
   const tmp = path.join(ctx.modelsDir, `.install-${name}-${randomBytes(4).toString('hex')}`);
@@ -91,8 +92,9 @@ export async function addModel(ctx: ModelsContext, name: string): Promise<void> 
       // sherpa-onnx's archives hold one folder named after the release: the model is inside it.
       const top = readdirSync(unpacked, { withFileTypes: true });
       const root = top.length === 1 && top[0]!.isDirectory() ? path.join(unpacked, top[0]!.name) : unpacked;
+      assertLinksInside(root);
       renameSync(root, staging);
-    } else mkdirSync(staging);
+    } else mkdirSync(staging, { recursive: true });
     for (const [i, d] of m.downloads.entries()) {
       if (!d.file) continue;
       if (existsSync(path.join(staging, d.file))) throw new InstallError(`${name}: ${d.file} is already in the archive`);
@@ -121,7 +123,8 @@ export async function addModel(ctx: ModelsContext, name: string): Promise<void> 
 export function removeModel(ctx: ModelsContext, name: string): void {
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name)) throw new InstallError(`${name} is not a model name`);
   const target = path.join(ctx.modelsDir, name);
-  if (!existsSync(target) || !statSync(target).isDirectory()) throw new InstallError(`${name} is not installed in ${ctx.modelsDir}`);
+  if (!existsSync(target) || !statSync(target).isDirectory())
+    throw new InstallError(`${name} is not installed in ${ctx.modelsDir}`);
   // Out of sight at once (a rename), then deleted: the server never sees half a model.
   const gone = path.join(ctx.modelsDir, `.removing-${name}-${randomBytes(4).toString('hex')}`);
   renameSync(target, gone);
