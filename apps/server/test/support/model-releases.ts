@@ -35,8 +35,8 @@ export interface TarEntry {
 export async function tarBz2(entries: TarEntry[]): Promise<Buffer> {
   const pack = tar.pack();
   const chunks: Buffer[] = [];
-  pack.on('data', (c: Buffer) => chunks.push(c));
-  const ended = new Promise((resolve) => pack.on('end', resolve));
+  pack.on('data', (c: unknown) => chunks.push(c as Buffer));
+  const ended = new Promise<void>((resolve) => pack.on('end', () => resolve()));
   for (const e of entries) {
     const type = e.type ?? 'file';
     if (type === 'file') pack.entry({ name: e.name, mode: 0o644 }, Buffer.from(e.body ?? ''));
