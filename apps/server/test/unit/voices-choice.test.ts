@@ -107,13 +107,25 @@ describe('the best installed voice comes first', () => {
   it('lets a model declare a lower rank than its engine', () => {
     const weak = voice('sherpa', '0', ['en'], 'sherpa:weak:0');
     weak.info.quality = QUALITY.espeak - 1;
-    expect(rankVoices([weak, ...BUILT_IN]).map((v) => v.info.id).at(-1)).toBe('sherpa:weak:0');
+    expect(
+      rankVoices([weak, ...BUILT_IN])
+        .map((v) => v.info.id)
+        .at(-1),
+    ).toBe('sherpa:weak:0');
   });
 });
 
 describe('OpenAI voice names', () => {
   const ids = (ranked: { info: VoiceInfo }[]) =>
-    new Map([...OPENAI_VOICES.keys()].map((n) => [n, openAiVoiceId(n, rankVoices(ranked).map((v) => v.info))]));
+    new Map(
+      [...OPENAI_VOICES.keys()].map((n) => [
+        n,
+        openAiVoiceId(
+          n,
+          rankVoices(ranked).map((v) => v.info),
+        ),
+      ]),
+    );
 
   it('map to the Flite voices when no neural model is installed, spread by gender', () => {
     const map = ids(BUILT_IN);
@@ -122,7 +134,12 @@ describe('OpenAI voice names', () => {
     expect(map.get('ballad')).toBe('voice_flite.awb');
     expect(map.get('echo')).toBe('voice_flite.rms');
     expect(map.get('onyx')).toBe('voice_flite.kal16');
-    expect(openAiVoiceId('Alloy', BUILT_IN.map((v) => v.info))).toBe('voice_flite.slt');
+    expect(
+      openAiVoiceId(
+        'Alloy',
+        BUILT_IN.map((v) => v.info),
+      ),
+    ).toBe('voice_flite.slt');
   });
 
   it('map to the installed neural voices once a model speaks English, by gender, else to its neutral voices', () => {
@@ -146,6 +163,11 @@ describe('OpenAI voice names', () => {
 
   it('ignore other names, prototype names included', () => {
     for (const name of ['constructor', '__proto__', 'toString', 'rachel'])
-      expect(openAiVoiceId(name, BUILT_IN.map((v) => v.info))).toBeUndefined();
+      expect(
+        openAiVoiceId(
+          name,
+          BUILT_IN.map((v) => v.info),
+        ),
+      ).toBeUndefined();
   });
 });
