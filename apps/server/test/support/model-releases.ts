@@ -5,20 +5,13 @@
  * that honours Range requests and can break a response off part-way, as a dropped connection does.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import tar from 'tar-stream';
-import { DataType, encodeModel } from '../../../../packages/speech/test/support/onnx-writer.js';
-import {
-  writeTinyKokoro,
-  writeTinyMatcha,
-  writeTinyPiper,
-  writeTinyVits,
-  writeTinyZipVoice,
-} from '../../../../packages/speech/test/support/tiny-models.js';
+import { writeTinyLayouts, type TinyLayout } from '../../../../packages/speech/test/support/tiny-layouts.js';
 
 const bzip2 = (createRequire(import.meta.url)('compressjs') as { Bzip2: { compressFile(b: Buffer): Uint8Array } }).Bzip2;
 
@@ -70,94 +63,37 @@ export interface Release {
   type: string;
 }
 
-function archiveRelease(
-  name: string,
-  family: string,
-  type: string,
-  archive: Buffer,
-  extra: Record<string, Buffer> = {},
-): Release {
-  const files = new Map([[`tts-models/${name}.tar.bz2`, archive]]);
-  const downloads: Release['downloads'] = [{ base: 'sherpa-onnx', path: `tts-models/${name}.tar.bz2`, bytes: archive.length }];
-  for (const [file, body] of Object.entries(extra)) {
+function archiveRelease(layout: TinyLayout, archive: Buffer): Release {
+  const files = new Map([[`tts-models/${layout.name}.tar.bz2`, archive]]);
+  const downloads: Release['downloads'] = [
+    { base: 'sherpa-onnx', path: `tts-models/${layout.name}.tar.bz2`, bytes: archive.length },
+  ];
+  if (layout.vocoder) {
+    const file = path.basename(layout.vocoder);
+    const body = readFileSync(layout.vocoder);
     files.set(`vocoder-models/${file}`, body);
     downloads.push({ base: 'sherpa-onnx', path: `vocoder-models/${file}`, bytes: body.length, file });
   }
-  return { name, family, files, downloads, type };
-}
-
-/** A minimal eSpeak NG data folder: the files sherpa-onnx checks for. */
-function espeakStub(dir: string): void {
-  mkdirSync(path.join(dir, 'espeak-ng-data'), { recursive: true });
-  for (const f of ['phontab', 'phonindex', 'phondata', 'intonations']) writeFileSync(path.join(dir, 'espeak-ng-data', f), f);
+  return { name: layout.name, family: layout.family, files, downloads, type: layout.type };
 }
 
 /** One release in each layout the catalogue installs, built under `work`. */
 export async function buildReleases(work: string): Promise<Release[]> {
-  const at = (n: string): string => path.join(work, n);
   const out: Release[] = [];
-  // sherpa-onnx's vits-piper-*: the converted model, its JSON, tokens.txt, espeak-ng-data/.
-  writeTinyPiper(at('vits-piper-en_US-tiny-medium'), 'en_US-tiny-medium', ['alice', 'bob'], true);
-  espeakStub(at('vits-piper-en_US-tiny-medium'));
-  // A sherpa-onnx VITS export: model.onnx, tokens.txt.
-  writeTinyVits(at('vits-tiny'), 2);
-  // Kokoro: model.onnx, voices.bin, tokens.txt.
-  writeTinyKokoro(at('kokoro-tiny-en'), [120, 240], ['af_heart', 'bm_george']);
-  // Kitten: the model's metadata, voices.bin, tokens.txt, espeak-ng-data/.
-  mkdirSync(at('kitten-tiny-en'));
-  writeFileSync(
-    path.join(at('kitten-tiny-en'), 'model.fp16.onnx'),
-    encodeModel({
-      inputs: [{ name: 'x', type: DataType.FLOAT, shape: [1] }],
-      outputs: [{ name: 'y', type: DataType.FLOAT, shape: [1] }],
-      nodes: [{ op: 'Identity', inputs: ['x'], outputs: ['y'] }],
-      metadata: { model_type: 'kitten-tts', voice: 'en-us', sample_rate: 24000, n_speakers: 2, speaker_names: 'v-m,v-f' },
-    }),
-  );
-  writeFileSync(path.join(at('kitten-tiny-en'), 'voices.bin'), Buffer.alloc(64));
-  writeFileSync(path.join(at('kitten-tiny-en'), 'tokens.txt'), 'a 0\n');
-  espeakStub(at('kitten-tiny-en'));
-  // Matcha and ZipVoice: their vocoders are released apart and put beside the model.
-  writeTinyMatcha(at('matcha-tiny-en_US'));
-  renameSync(path.join(at('matcha-tiny-en_US'), 'hifigan.onnx'), at('hifigan.onnx'));
-  writeTinyZipVoice(at('zipvoice-tiny-zh-en'));
-  renameSync(path.join(at('zipvoice-tiny-zh-en'), 'vocoder.onnx'), at('vocoder.onnx'));
-  for (const [name, family, type] of [
-    ['vits-piper-en_US-tiny-medium', 'vits-piper', 'vits'],
-    ['vits-tiny', 'vits', 'vits'],
-    ['kokoro-tiny-en', 'kokoro', 'kokoro'],
-    ['kitten-tiny-en', 'kitten', 'kitten'],
-  ] as const)
-    out.push(archiveRelease(name, family, type, await tarBz2(folderEntries(at(name), name))));
-  out.push(
-    archiveRelease(
-      'matcha-tiny-en_US',
-      'matcha',
-      'matcha',
-      await tarBz2(folderEntries(at('matcha-tiny-en_US'), 'matcha-tiny-en_US')),
-      {
-        'hifigan.onnx': readFileSync(at('hifigan.onnx')),
-      },
-    ),
-  );
-  out.push(
-    archiveRelease(
-      'zipvoice-tiny-zh-en',
-      'zipvoice',
-      'zipvoice',
-      await tarBz2(folderEntries(at('zipvoice-tiny-zh-en'), 'zipvoice-tiny-zh-en')),
-      { 'vocoder.onnx': readFileSync(at('vocoder.onnx')) },
-    ),
-  );
-  // A Piper voice as rhasspy/piper-voices lays it out: lang/lang_REGION/name/quality/NAME.onnx(.json).
-  writeTinyPiper(at('piper'), 'en_GB-solo-low');
-  const piper: Release = { name: 'piper-en_GB-solo-low', family: 'piper', files: new Map(), downloads: [], type: 'vits' };
-  for (const f of ['en_GB-solo-low.onnx', 'en_GB-solo-low.onnx.json']) {
-    const body = readFileSync(path.join(at('piper'), f));
-    piper.files.set(`en/en_GB/solo/low/${f}`, body);
-    piper.downloads.push({ base: 'piper', path: `en/en_GB/solo/low/${f}`, bytes: body.length, file: f });
+  for (const layout of writeTinyLayouts(work, { vocodersApart: true, espeakStubs: true })) {
+    if (layout.family !== 'piper') {
+      out.push(archiveRelease(layout, await tarBz2(folderEntries(layout.dir, layout.name))));
+      continue;
+    }
+    // A Piper voice as rhasspy/piper-voices lays it out: lang/lang_REGION/name/quality/NAME.onnx(.json).
+    const piper: Release = { name: layout.name, family: 'piper', files: new Map(), downloads: [], type: layout.type };
+    for (const f of ['en_GB-solo-low.onnx', 'en_GB-solo-low.onnx.json']) {
+      const body = readFileSync(path.join(layout.dir, f));
+      piper.files.set(`en/en_GB/solo/low/${f}`, body);
+      piper.downloads.push({ base: 'piper', path: `en/en_GB/solo/low/${f}`, bytes: body.length, file: f });
+    }
+    out.push(piper);
   }
-  out.push(piper);
   return out;
 }
 
