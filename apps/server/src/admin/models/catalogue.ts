@@ -4,6 +4,8 @@
  * ZipVoice the vocoder beside it) and Piper voices as Piper distributes them (NAME.onnx with its JSON).
  */
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { serverRoot } from '../../platform/paths.js';
 import type { ModelLicence } from '@polyvox/speech';
 
 export interface CatalogueDownload {
@@ -37,7 +39,7 @@ export interface Catalogue {
   models: Map<string, CatalogueModel>;
 }
 
-export const CATALOGUE_FILE = new URL('../../../content/models-catalogue.json', import.meta.url);
+export const CATALOGUE_FILE = path.join(serverRoot, 'content', 'models-catalogue.json');
 
 /** How far an approximate size may be from what arrives. */
 export const APPROXIMATE_SLACK = 0.25;
