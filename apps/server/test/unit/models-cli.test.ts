@@ -206,6 +206,25 @@ describe('add refuses, and leaves nothing half-installed', () => {
     expect(parts()).toEqual([]);
   });
 
+  it('holds an approximate size to half to twice the file: an error page in a model’s place is refused', async () => {
+    const r = release('vits-tiny');
+    const d = r.downloads[0]!;
+    const far = await run(
+      ['add', r.name],
+      catalogueOf([entry(r, { downloads: [{ ...d, bytes: d.bytes * 3, approximate: true }] })]),
+    );
+    expect(far.err).toBe(
+      `${r.name}.tar.bz2 is ${d.bytes} bytes on the server, the catalogue expects about ${((d.bytes * 3) / 1e3).toFixed(1)} kB: refused`,
+    );
+    nothingInstalled();
+    const near = await run(
+      ['add', r.name],
+      catalogueOf([entry(r, { downloads: [{ ...d, bytes: Math.round(d.bytes * 1.5), approximate: true }] })]),
+    );
+    expect(near.err).toBe('');
+    expect(near.code).toBe(0);
+  });
+
   it('refuses a download whose SHA-256 is not the catalogue’s', async () => {
     const r = release('vits-tiny');
     const d = r.downloads[0]!;

@@ -14,7 +14,7 @@ export interface CatalogueDownload {
   /** Its path under the base (a mirror keeps the same paths). */
   path: string;
   bytes: number;
-  /** The size was read from a listing or docs, not from the file itself: accepted within 25%. */
+  /** The size was read from a listing or docs, not from the file itself: accepted within a factor of APPROXIMATE_FACTOR. */
   approximate?: boolean;
   sha256?: string;
   /** A single file put into the model's folder under this name; absent: a .tar.bz2 archive unpacked there. */
@@ -41,8 +41,11 @@ export interface Catalogue {
 
 export const CATALOGUE_FILE = path.join(serverRoot, 'content', 'models-catalogue.json');
 
-/** How far an approximate size may be from what arrives. */
-export const APPROXIMATE_SLACK = 0.25;
+/**
+ * How far an approximate size may be from what arrives: half to twice it. Enough to refuse an error page or a
+ * truncated file served in a model's place, loose enough for sizes read from listings and docs.
+ */
+export const APPROXIMATE_FACTOR = 2;
 
 export class CatalogueError extends Error {}
 

@@ -8,7 +8,7 @@ import { closeSync, createReadStream, existsSync, openSync, rmSync, statSync, wr
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { pipeline } from 'node:stream/promises';
-import { APPROXIMATE_SLACK, formatBytes, type CatalogueDownload } from './catalogue.js';
+import { APPROXIMATE_FACTOR, formatBytes, type CatalogueDownload } from './catalogue.js';
 
 /** A refusal with a message for the operator; nothing of it is installed. */
 export class InstallError extends Error {}
@@ -68,7 +68,7 @@ export async function sha256File(file: string): Promise<string> {
 }
 
 function sizeFits(d: CatalogueDownload, size: number): boolean {
-  return d.approximate ? Math.abs(size - d.bytes) <= d.bytes * APPROXIMATE_SLACK : size === d.bytes;
+  return d.approximate ? size * APPROXIMATE_FACTOR >= d.bytes && size <= d.bytes * APPROXIMATE_FACTOR : size === d.bytes;
 }
 
 function expected(d: CatalogueDownload): string {
