@@ -27,7 +27,10 @@ export const VoiceSchema = z
     variant: z.string().optional(),
     description: z.string().optional(),
     mixable: z.boolean().optional(),
-    neural: z.boolean().optional().describe('a neural voice (sherpa-onnx models, remote neural services); the library lists the best first'),
+    neural: z
+      .boolean()
+      .optional()
+      .describe('a neural voice (sherpa-onnx models, remote neural services); the library lists the best first'),
     licence: z.string().optional().describe("the licence of the voice's model, where it was installed from the model catalogue"),
     non_commercial: z.boolean().optional().describe("true where the model's licence forbids commercial use"),
   })

@@ -94,7 +94,10 @@ export class VoicesService {
   /** The official voice an OpenAI voice name (alloy, echo, …) stands for: the best installed (openai-voices.ts). */
   async openAiVoice(name: string): Promise<string | undefined> {
     const library = await this.load();
-    return openAiVoiceId(name, [...library.byId.values()].map((v) => v.info));
+    return openAiVoiceId(
+      name,
+      [...library.byId.values()].map((v) => v.info),
+    );
   }
 
   async list(
