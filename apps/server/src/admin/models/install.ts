@@ -112,6 +112,10 @@ export async function addModel(ctx: ModelsContext, name: string): Promise<void> 
     };
     writeFileSync(path.join(staging, MODEL_RECORD_FILE), JSON.stringify(record, null, 2) + '\n');
     renameSync(staging, target);
+  } catch (e) {
+    // Downloaded whole but not installable: nothing to resume, the next run fetches anew.
+    for (const p of parts) rmSync(p, { force: true });
+    throw e;
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }

@@ -106,7 +106,7 @@ export async function unpackTarBz2(archive: string, dest: string): Promise<void>
   if (a.status === 'rejected') {
     throw a.reason instanceof InstallError
       ? a.reason
-      : new InstallError(`the archive is not readable (${(a.reason as Error).message})`);
+      : new InstallError(`the archive is not a readable .tar.bz2 (${(a.reason as Error).message})`);
   }
   if (b.status === 'rejected') {
     const e = b.reason as Error;
