@@ -306,6 +306,8 @@ async function main() {
   if (only === 'sizing') return report(started, await sizingRows(), 'sizing');
   // `--only scale`: API and worker processes on PostgreSQL and Redis: throughput 1 vs 2 workers, queue overhead, API p99.
   if (only === 'scale') return report(started, await scaleRows(), 'scale');
+  // `--only models`: each tiny model layout's discovery cost, first synthesis, real-time factor and memory; 50 folders found.
+  if (only === 'models') return report(started, await (await import('./models.js')).modelsRows(), 'models');
   // `--only c2pa`: signing and reading C2PA manifests (wasm load, a ~6 s mp3, a ~60 s wav).
   if (only === 'c2pa') return report(started, await (await import('./c2pa.js')).c2paRows(), 'c2pa');
   // `--only timings`: the generic aligner's error against eSpeak NG's own word events, and what timings cost per engine.

@@ -91,6 +91,7 @@ export async function buildServer({ outdir = defaultOutdir, quiet = false } = {}
   const entryPoints = {
     main: path.join(root, 'apps/server/src/main.ts'),
     admin: path.join(root, 'apps/server/src/admin/cli.ts'),
+    models: path.join(root, 'apps/server/src/admin/models-cli.ts'),
     ...Object.fromEntries(runtimeEntries()),
   };
   // The previous build's files are replaced in place and those it no longer makes are removed after:

@@ -27,6 +27,12 @@ export const VoiceSchema = z
     variant: z.string().optional(),
     description: z.string().optional(),
     mixable: z.boolean().optional(),
+    neural: z
+      .boolean()
+      .optional()
+      .describe('a neural voice (sherpa-onnx models, remote neural services); the library lists the best first'),
+    licence: z.string().optional().describe("the licence of the voice's model, where it was installed from the model catalogue"),
+    non_commercial: z.boolean().optional().describe("true where the model's licence forbids commercial use"),
   })
   .meta({ id: 'Voice' });
 export type Voice = z.infer<typeof VoiceSchema>;
@@ -42,6 +48,7 @@ export const VoiceListQuery = z
     gender: z.enum(GENDERS).optional(),
     name: z.string().max(100).optional(),
     mix: z.enum(['true', 'false']).optional(),
+    neural: z.enum(['true', 'false']).optional(),
   })
   .passthrough();
 
@@ -69,6 +76,9 @@ export const TtsConfigResponse = z.object({
         .enum(['required', 'optional'])
         .optional()
         .describe("a zero-shot cloning model (type `cloning`): whether a clone preview needs the sample's `transcript`"),
+      neural: z.boolean().optional().describe('a neural model'),
+      licence: z.string().optional().describe('its licence, where it was installed from the model catalogue'),
+      non_commercial: z.boolean().optional().describe('true where its licence forbids commercial use'),
     }),
   ),
   limits: z.object({

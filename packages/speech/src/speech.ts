@@ -30,6 +30,7 @@ import { MessageChannel } from 'node:worker_threads';
 import { checkLanguage, detectLanguage, type DetectedLanguage, type LanguageCheck } from './text/detect-language.ts';
 import { cleanText, countCharacters } from './text/normalize.ts';
 import { CONTENT_TYPES, type AudioFormat, type Engine, type ModelInfo, type VoiceInfo, type WordTiming } from './types.ts';
+import { isNeural } from './quality.ts';
 
 /** WAV and PCM files up to 30 s at 24 kHz (about 1 ms of work) are built on the calling thread, longer ones in the encoder thread. */
 const INLINE_PCM_SAMPLES = 720_000;
@@ -111,6 +112,8 @@ export interface VoiceFilter {
   gender?: string;
   name?: string;
   mixable?: boolean;
+  /** Only neural voices (true) or only the others (false). */
+  neural?: boolean;
 }
 
 export interface Speech {
@@ -205,7 +208,10 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
   let byId = new Map<string, VoiceInfo>();
   let mixableModels = new Set<string>();
   const readCatalogue = (): void => {
-    voices = engines.flatMap((e) => e.listVoices());
+    // Each voice carries its quality rank: its own where its model declares one, else its engine's.
+    voices = engines.flatMap((e) =>
+      e.listVoices().map((v) => (v.quality === undefined ? { ...v, quality: e.capabilities.quality } : v)),
+    );
     byId = new Map(voices.map((v) => [v.id, v]));
     mixableModels = new Set(
       engines
@@ -705,11 +711,15 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
                 l.toLowerCase().split('-')[0] === filter.language!.toLowerCase(),
             )) &&
           (!filter.name || v.name.toLowerCase().includes(filter.name.toLowerCase())) &&
-          (filter.mixable === undefined || mixableModels.has(v.model) === filter.mixable),
+          (filter.mixable === undefined || mixableModels.has(v.model) === filter.mixable) &&
+          (filter.neural === undefined || isNeural(v.quality) === filter.neural),
       );
     },
     getVoice: (id) => byId.get(id),
-    listModels: () => engines.flatMap((e) => e.listModels()),
+    listModels: () =>
+      engines.flatMap((e) =>
+        e.listModels().map((m) => (m.quality === undefined ? { ...m, quality: e.capabilities.quality } : m)),
+      ),
     synthesize,
     synthesizeStream,
     prepare(req) {

@@ -1,5 +1,7 @@
 /** The one engine interface every speech engine implements, and the shapes around it. */
 
+import type { ModelLicence } from './engines/model-record.ts';
+
 export type Gender = 'male' | 'female' | 'neutral';
 
 /** The numbers an engine and the DSP stage honour: a voice is a provider, a model and this. */
@@ -52,6 +54,8 @@ export interface VoiceInfo {
   /** A sentence in the voice's primary language that its preview reads. */
   previewText: string;
   description?: string;
+  /** Its quality rank (quality.ts), best highest; absent: its engine's. */
+  quality?: number;
 }
 
 export interface ModelInfo {
@@ -69,9 +73,15 @@ export interface ModelInfo {
    * conditions on it) or `optional` (Pocket). Absent on other models.
    */
   referenceText?: 'required' | 'optional';
+  /** Its quality rank (quality.ts); absent: its engine's. */
+  quality?: number;
+  /** Its licence, where it was installed from the catalogue (`npm run models -- add`). */
+  licence?: ModelLicence;
 }
 
 export interface EngineCapabilities {
+  /** How good its voices sound (QUALITY in quality.ts), best highest. */
+  quality: number;
   languages: string[];
   mixable: boolean;
   nativeCloning: boolean;

@@ -165,6 +165,7 @@ describe('a zero-shot cloning model gets the sample itself', () => {
   class FakeZeroShot implements Engine {
     readonly id = 'fake-zero-shot';
     readonly capabilities = {
+      quality: 30,
       languages: ['en'],
       mixable: false,
       nativeCloning: true,

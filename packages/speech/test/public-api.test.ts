@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import * as speech from '../src/index.ts';
 
 describe('the public entry', () => {
-  it('exports the facade, errors, the cache, analysis and design, and no internals', () => {
+  it('exports the facade, errors, the cache, analysis and design, model discovery and quality ranks, and no internals', () => {
     expect(Object.keys(speech).sort()).toEqual(
       [
         'AI_LABEL_KINDS',
@@ -36,6 +36,11 @@ describe('the public entry', () => {
         'readPrompt',
         'referenceFromSample',
         'scanModelsDir',
+        'discoverModels',
+        'MODEL_RECORD_FILE',
+        'readModelRecord',
+        'QUALITY',
+        'isNeural',
         'semitonesBetween',
         'settingsProfile',
         'strongerLabel',

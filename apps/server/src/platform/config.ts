@@ -39,6 +39,8 @@ const ConfigSchema = z.object({
     })
     .optional(),
   MODELS_DIR: z.string().optional(),
+  /** Base URL `npm run models -- add` downloads from, in place of the official releases (a mirror keeps their paths). */
+  MODELS_MIRROR: z.string().url().optional(),
   SPEECH_WORKERS: z.coerce.number().int().min(1).max(64).optional(),
   SPEECH_INTERACTIVE_LANE: z
     .enum(['true', 'false'])

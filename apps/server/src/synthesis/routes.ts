@@ -18,7 +18,6 @@ import { AppError } from '../platform/errors.js';
 import { subtitles, type Timings } from '@polyvox/speech';
 import { timedJson, timestampedLines } from './timestamped-stream.js';
 import { pricedCharacters, ttsInput, type Charge, type Prepared, type Synthesized, type SynthesisService } from './service.js';
-import { openAiVoiceId } from './openai-voices.js';
 import { originOf } from './origin.js';
 import type { Provenance } from '../provenance/service.js';
 
@@ -418,7 +417,7 @@ export function synthesisRoutes(deps: SynthesisRoutesDeps): FastifyPluginAsyncZo
         const caller = callerOf(request);
         const body = request.body;
         const requested = typeof body.voice === 'string' ? body.voice : body.voice.id;
-        const voiceId = openAiVoiceId(requested) ?? requested;
+        const voiceId = (await deps.synthesis.openAiVoice(requested)) ?? requested;
         if (!voiceId.startsWith('voice_')) throw new AppError('NOT_FOUND');
         assertVoiceAllowed(caller, voiceId);
         await deps.plans.assertTextLength(caller.accountId, body.input, pricedCharacters(body.input));

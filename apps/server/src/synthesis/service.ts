@@ -129,6 +129,11 @@ export class SynthesisService {
   }
 
   /** Validates the request exactly as synthesis will and prices it; throws the contract's errors. */
+  /** The voice an OpenAI voice name stands for, or undefined for any other name. */
+  openAiVoice(name: string): Promise<string | undefined> {
+    return this.voices.openAiVoice(name);
+  }
+
   async prepare(input: TtsInput): Promise<Prepared> {
     const voice = await this.voices.get(input.voiceId, input.accountId);
     return this.prepareFor(voice, { ...input, lexicon: input.lexicon ?? (await this.rulesOf(input)) });

@@ -45,9 +45,10 @@ export class VoiceLibrary {
       }
       const models = speech.listModels();
       const mixable = mixableModels(models);
+      const modelById = new Map(models.map((m) => [m.id, m]));
       const byId = new Map<string, { voice: Voice; info: VoiceInfo }>();
       for (const info of rankVoices(speech.listVoices().map((v) => ({ info: v }))).map((v) => v.info)) {
-        const voice = toOfficialVoice(info, mixable, this.startedAt);
+        const voice = toOfficialVoice(info, mixable, this.startedAt, modelById.get(info.model));
         byId.set(voice.id, { voice, info });
       }
       return { voices: [...byId.values()].map((v) => v.voice), byId, models };

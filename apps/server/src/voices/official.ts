@@ -1,5 +1,5 @@
 import type { Voice } from '@polyvox/contracts';
-import type { ModelInfo, VoiceInfo } from '@polyvox/speech';
+import { isNeural, type ModelInfo, type VoiceInfo } from '@polyvox/speech';
 
 /**
  * Official voices are the engines' own voices and variants. Their public id is the engine id made
@@ -12,7 +12,13 @@ export function officialVoiceId(engineVoiceId: string): string {
 export const AVATAR_URL = (gender: string) =>
   `/assets/avatars/${gender === 'female' || gender === 'neutral' ? gender : 'male'}.svg`;
 
-export function toOfficialVoice(v: VoiceInfo, mixable: Set<string>, startedAt: string): Voice {
+/** What the library says of a model's licence: its name, and whether it forbids commercial use. */
+export function licenceFields(m: ModelInfo | undefined): { licence?: string; non_commercial?: boolean } {
+  if (!m?.licence) return {};
+  return { licence: m.licence.name, ...(m.licence.commercial ? {} : { non_commercial: true }) };
+}
+
+export function toOfficialVoice(v: VoiceInfo, mixable: Set<string>, startedAt: string, model?: ModelInfo): Voice {
   const id = officialVoiceId(v.id);
   return {
     id,
@@ -31,6 +37,8 @@ export function toOfficialVoice(v: VoiceInfo, mixable: Set<string>, startedAt: s
     variant: v.variant,
     ...(v.description ? { description: v.description } : {}),
     mixable: mixable.has(v.model),
+    neural: isNeural(v.quality),
+    ...licenceFields(model),
   };
 }
 

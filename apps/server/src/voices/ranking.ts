@@ -1,18 +1,11 @@
-import type { VoiceInfo } from '@polyvox/speech';
+import { QUALITY, type VoiceInfo } from '@polyvox/speech';
 
 /**
- * The library lists voices best first, so a language's first voice (the playground's default) is
- * its most intelligible one. Measured word error rates under an independent recogniser: Flite slt
- * 0.34, eSpeak en-us 0.90, GnuSpeech 0.99; neural and remote voices are better than all three.
+ * The library lists voices best first, so a language's first voice (the playground's default, the
+ * console's first pick, a designed voice's base) is its best installed one: by the quality rank each
+ * engine and model declares (packages/speech/src/quality.ts: neural, then Flite, eSpeak NG, GnuSpeech),
+ * then by measured intelligibility within an engine.
  */
-const ENGINE_ORDER = new Map<string, number>([
-  ['sherpa', 0],
-  ['openai', 0],
-  ['elevenlabs', 0],
-  ['flite', 1],
-  ['espeak', 2],
-  ['gnuspeech', 3],
-]);
 
 /** Flite's voices by measured intelligibility: the clustergen voices first, the 8 kHz diphone last. */
 const FLITE_ORDER = ['slt', 'awb', 'rms', 'kal16', 'kal'];
@@ -20,8 +13,9 @@ const FLITE_ORDER = ['slt', 'awb', 'rms', 'kal16', 'kal'];
 /** Where eSpeak has several dialects of a language, the one listeners understand best comes first. */
 const PREFERRED_DIALECTS = new Set(['en-us', 'en-gb', 'es', 'es-es', 'fr', 'fr-fr', 'pt-br', 'de', 'cmn', 'zh', 'zh-cn', 'yue']);
 
-function engineRank(engine: string): number {
-  return ENGINE_ORDER.get(engine) ?? 2;
+/** Best first: the higher the quality rank, the lower the key (a voice without one ranks as eSpeak NG's). */
+function qualityKey(v: VoiceInfo): number {
+  return -(v.quality ?? QUALITY.espeak);
 }
 
 function withinEngine(v: VoiceInfo): number[] {
@@ -47,7 +41,7 @@ function compare(a: number[], b: number[]): number {
 /** Best first; voices that rank the same keep the engines' order. */
 export function rankVoices<T extends { info: VoiceInfo }>(voices: T[]): T[] {
   return voices
-    .map((v, i) => ({ v, key: [engineRank(v.info.engine), ...withinEngine(v.info), i] }))
+    .map((v, i) => ({ v, key: [qualityKey(v.info), ...withinEngine(v.info), i] }))
     .sort((a, b) => compare(a.key, b.key))
     .map((x) => x.v);
 }

@@ -24,7 +24,8 @@ import { requestLocale } from '../http/locale.js';
 import { requestedRange, sendStored } from '../http/stored-reply.js';
 import type { ByteRange, StoredStream } from '../platform/storage.js';
 import { sessionOf } from '../http/auth.js';
-import { AVATAR_URL } from './official.js';
+import { AVATAR_URL, licenceFields } from './official.js';
+import { isNeural } from '@polyvox/speech';
 
 const contentDir = path.join(serverRoot, 'content');
 const GENDER_ORDER = ['male', 'female', 'neutral'];
@@ -82,6 +83,8 @@ export function voiceRoutes(deps: VoiceRoutesDeps): FastifyPluginAsyncZod {
               voice_count: own.length,
               credits_per_character: coefficientFor(deps.credits.config, m.id, first?.engine ?? m.engine),
               ...(m.referenceText ? { reference_text: m.referenceText } : {}),
+              neural: isNeural(m.quality),
+              ...licenceFields(m),
             };
           }),
           limits: {

@@ -8,6 +8,7 @@ import type { Synthesizer } from '../speech/synthesizer.js';
 import { officialVoiceId } from './official.js';
 import { localizeVoice } from './display-texts.js';
 import type { Library, VoiceLibrary } from './library.js';
+import { openAiVoiceId } from './openai-voices.js';
 
 export interface VoiceQuery {
   source?: 'official' | 'mine';
@@ -18,6 +19,7 @@ export interface VoiceQuery {
   gender?: string;
   name?: string;
   mix?: 'true' | 'false';
+  neural?: 'true' | 'false';
 }
 
 /** A voice as a request uses it: an official one, or one of the caller's own with its profile. */
@@ -89,6 +91,15 @@ export class VoicesService {
     return this.own ? this.own.list(accountId) : [];
   }
 
+  /** The official voice an OpenAI voice name (alloy, echo, …) stands for: the best installed (openai-voices.ts). */
+  async openAiVoice(name: string): Promise<string | undefined> {
+    const library = await this.load();
+    return openAiVoiceId(
+      name,
+      [...library.byId.values()].map((v) => v.info),
+    );
+  }
+
   async list(
     q: VoiceQuery,
     locale: MessageLocale = 'en',
@@ -128,7 +139,8 @@ export class VoicesService {
         (!q.gender || v.gender === q.gender) &&
         (!name || v.name.toLowerCase().includes(name) || byId.get(v.id)!.voice.name.toLowerCase().includes(name)) &&
         (!wanted.length || languageMatches(v.languages, wanted)) &&
-        (q.mix !== 'true' || v.mixable === true),
+        (q.mix !== 'true' || v.mixable === true) &&
+        (q.neural === undefined || (v.neural === true) === (q.neural === 'true')),
     );
     const start = (q.page - 1) * q.page_size;
     return { items: filtered.slice(start, start + q.page_size), total: filtered.length, page: q.page, page_size: q.page_size };

@@ -81,7 +81,7 @@ describe('the compiled build', () => {
     expect(entries).toEqual(
       expect.arrayContaining(['encoder-entry', 'flite-host', 'measure-entry', 'sherpa-host', 'worker-entry']),
     );
-    for (const name of ['main', 'admin', ...entries]) {
+    for (const name of ['main', 'admin', 'models', ...entries]) {
       const text = await fs.readFile(path.join(outdir, `${name}.mjs`), 'utf8');
       expect(text, name).not.toMatch(/(?:from|import)\s*\(?\s*["']tsx(?:\/[^"']*)?["']/);
       expect(text, name).not.toMatch(/\.ts["']\s*\)/);
@@ -302,6 +302,13 @@ describe('the compiled build', () => {
           encoding: 'utf8',
         });
         expect(refused.status).toBe(1);
+        // And the models CLI: it finds its catalogue from the build.
+        const list = spawnSync(process.execPath, [path.join(outdir, 'models.mjs'), 'list'], {
+          env: { ...env, MODELS_DIR: dataDir },
+          encoding: 'utf8',
+        });
+        expect(list.stderr).toBe('');
+        expect(list.stdout).toMatch(/^ {2}kokoro-multi-lang-v1_0 {2}kokoro /m);
       } finally {
         if (child.exitCode === null) child.kill('SIGKILL');
         await exited;

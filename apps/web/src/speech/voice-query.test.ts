@@ -60,3 +60,18 @@ it('counts pages, at least one', () => {
   expect(pageCount(21, 20)).toBe(2);
   expect(pageCount(778, 20)).toBe(39);
 });
+
+describe('the neural filter', () => {
+  it('asks GET /voice for neural voices only when it is on', () => {
+    expect(voiceListQuery({ neural: true }, 1).neural).toBe('true');
+    expect(voiceListQuery({ neural: false }, 1)).not.toHaveProperty('neural');
+    expect(voiceListQuery({}, 1)).not.toHaveProperty('neural');
+  });
+
+  it('keeps it in the page address, and reads it back', () => {
+    const search = filtersToSearch({ neural: true, language: 'en' });
+    expect(search.toString()).toBe('language=en&neural=1');
+    expect(filtersFromSearch(search).filters).toEqual({ language: 'en', neural: true });
+    expect(filtersFromSearch(new URLSearchParams('neural=0')).filters).toEqual({});
+  });
+});

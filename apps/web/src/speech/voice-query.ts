@@ -8,6 +8,8 @@ export interface VoiceFilters {
   language?: string;
   gender?: Gender;
   name?: string;
+  /** Only neural voices. */
+  neural?: boolean;
 }
 
 export const VOICES_PAGE_SIZE = 20;
@@ -30,6 +32,7 @@ export function normalizeFilters(filters: VoiceFilters): VoiceFilters {
   if (language) out.language = language;
   if (isGender(filters.gender)) out.gender = filters.gender;
   if (name) out.name = name;
+  if (filters.neural === true) out.neural = true;
   return out;
 }
 
@@ -44,6 +47,7 @@ export function voiceListQuery(filters: VoiceFilters, page: number, pageSize = V
     languages: f.language,
     gender: f.gender,
     name: f.name,
+    ...(f.neural ? { neural: 'true' } : {}),
   };
 }
 
@@ -55,6 +59,7 @@ export function filtersFromSearch(params: URLSearchParams): { filters: VoiceFilt
     language: params.get('language') ?? undefined,
     gender: isGender(gender) ? gender : undefined,
     name: params.get('name') ?? undefined,
+    neural: params.get('neural') === '1',
   });
   const page = Number.parseInt(params.get('page') ?? '1', 10);
   return { filters, page: Number.isFinite(page) && page > 0 ? page : 1 };
@@ -67,6 +72,7 @@ export function filtersToSearch(filters: VoiceFilters, page = 1): URLSearchParam
   if (f.language) params.set('language', f.language);
   if (f.gender) params.set('gender', f.gender);
   if (f.name) params.set('name', f.name);
+  if (f.neural) params.set('neural', '1');
   if (page > 1) params.set('page', String(page));
   return params;
 }

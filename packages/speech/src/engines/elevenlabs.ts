@@ -9,6 +9,7 @@ import { SpeechError } from '../errors.ts';
 import type { Engine, EngineRequest, Gender, ModelInfo, PcmChunk, VoiceInfo } from '../types.ts';
 import { totalSemitones, totalSpeed } from './pitch.ts';
 import { mapProviderError, pcm16ToFloat, postForAudio, safeJson, type RemoteProviderConfig } from './remote-http.ts';
+import { QUALITY } from '../quality.ts';
 
 export interface ElevenLabsConfig extends RemoteProviderConfig {
   model?: string;
@@ -52,6 +53,7 @@ function parseError(status: number, text: string): { reason: string; message: st
 export class ElevenLabsEngine implements Engine {
   readonly id = 'elevenlabs';
   readonly capabilities = {
+    quality: QUALITY.neural,
     languages: LANGUAGES,
     mixable: false,
     nativeCloning: false,

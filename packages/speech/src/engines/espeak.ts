@@ -7,6 +7,7 @@ import { changeSpeedPitch } from '../dsp/sonic.ts';
 import type { Engine, EngineRequest, ModelInfo, PcmChunk, VoiceInfo } from '../types.ts';
 import { espeakSynthesize, ESPEAK_SAMPLE_RATE } from './espeak-runtime.ts';
 import { interpolate, totalSemitones, totalSpeed } from './pitch.ts';
+import { QUALITY } from '../quality.ts';
 
 /** eSpeak's pitch parameter (0–100) against the semitones it moves F0 from 50, measured on this build. */
 const PITCH_CURVE: readonly (readonly [number, number])[] = [
@@ -21,6 +22,7 @@ const DEFAULT_WPM = 175;
 export class EspeakEngine implements Engine {
   readonly id = 'espeak';
   readonly capabilities = {
+    quality: QUALITY.espeak,
     languages: [...new Set(espeakVoices().flatMap((v) => v.languages))],
     mixable: true,
     nativeCloning: false,

@@ -8,6 +8,7 @@ import { changeSpeedPitch } from '../dsp/sonic.ts';
 import type { Engine, EngineRequest, ModelInfo, PcmChunk, VoiceInfo } from '../types.ts';
 import { ChildHost } from './child-host.ts';
 import { totalSemitones, totalSpeed } from './pitch.ts';
+import { QUALITY } from '../quality.ts';
 
 export const FLITE_MODEL = 'flite';
 
@@ -70,6 +71,7 @@ const VOICES: {
 export class FliteEngine implements Engine {
   readonly id = 'flite';
   readonly capabilities = {
+    quality: QUALITY.flite,
     languages: ['en-US', 'en-GB', 'en'],
     mixable: false,
     nativeCloning: false,

@@ -10,6 +10,7 @@ import initGnuspeech from '@echogarden/gnuspeech-wasm/wasm/gnuspeech.js';
 import { decodeWav } from '../dsp/pcm.ts';
 import type { Engine, EngineRequest, Gender, ModelInfo, PcmChunk, VoiceInfo } from '../types.ts';
 import { totalSemitones, totalSpeed } from './pitch.ts';
+import { QUALITY } from '../quality.ts';
 
 export const GNUSPEECH_MODEL = 'gnuspeech';
 const DATA = '/data/en';
@@ -63,6 +64,7 @@ function setting(file: string, key: string, value: string | number): string {
 export class GnuSpeechEngine implements Engine {
   readonly id = 'gnuspeech';
   readonly capabilities = {
+    quality: QUALITY.gnuspeech,
     languages: ['en'],
     mixable: false,
     nativeCloning: false,

@@ -7,6 +7,7 @@ import { previewTextFor } from '../catalogue/languages.ts';
 import type { Engine, EngineRequest, Gender, ModelInfo, PcmChunk, VoiceInfo } from '../types.ts';
 import { totalSemitones, totalSpeed } from './pitch.ts';
 import { pcm16ToFloat, postForAudio, safeJson, type RemoteProviderConfig } from './remote-http.ts';
+import { QUALITY } from '../quality.ts';
 
 export interface OpenAIConfig extends RemoteProviderConfig {
   /** Model name sent upstream: gpt-4o-mini-tts, tts-1, kokoro… */
@@ -56,6 +57,7 @@ const PITCH: Record<Gender, number> = { male: 115, female: 200, neutral: 160 };
 export class OpenAIEngine implements Engine {
   readonly id = 'openai';
   readonly capabilities = {
+    quality: QUALITY.neural,
     languages: LANGUAGES,
     mixable: false,
     nativeCloning: false,

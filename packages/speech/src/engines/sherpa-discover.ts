@@ -17,6 +17,7 @@ import path from 'node:path';
 import type { Gender } from '../types.ts';
 import { canonicalTag, espeakLanguageTags } from '../catalogue/languages.ts';
 import { encodeOnnxMetadata, readOnnxMetadata } from './onnx-metadata.ts';
+import { MODEL_RECORD_FILE, readModelRecord } from './model-record.ts';
 import {
   ManifestError,
   parseManifest,
@@ -545,8 +546,13 @@ export function discoverModels(modelsDir: string, cacheDir = defaultCacheDir(mod
     if (d.name.startsWith('.')) continue;
     const full = path.join(modelsDir, d.name);
     try {
-      if (d.isDirectory()) add(analyseFolder(folderOf(full, modelsDir), cacheDir), d.name);
-      else if (d.isFile() && d.name.endsWith('.onnx') && top.some((x) => x.name === `${d.name}.json`)) {
+      if (d.isDirectory()) {
+        const f = folderOf(full, modelsDir);
+        const model = analyseFolder(f, cacheDir);
+        // Installed by `npm run models -- add`: its licence is in its record.
+        const licence = f.has(MODEL_RECORD_FILE) ? readModelRecord(full)?.licence : undefined;
+        add(licence ? { ...model, licence } : model, d.name);
+      } else if (d.isFile() && d.name.endsWith('.onnx') && top.some((x) => x.name === `${d.name}.json`)) {
         // A loose Piper voice: NAME.onnx with NAME.onnx.json.
         const f = folderOf(modelsDir, modelsDir);
         const meta = readOnnxMetadata(full);

@@ -6,6 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Gender } from '../types.ts';
+import type { ModelLicence } from './model-record.ts';
 
 export const SHERPA_MODEL_TYPES = ['vits', 'matcha', 'kokoro', 'kitten', 'zipvoice', 'pocket'] as const;
 export type SherpaModelType = (typeof SHERPA_MODEL_TYPES)[number];
@@ -36,6 +37,10 @@ export interface SherpaModelEntry {
   source?: string;
   /** Extra generation settings (noiseScale, lengthScale, numSteps, …). */
   options?: Record<string, number>;
+  /** Its licence, as `npm run models -- add` recorded it (model-record.ts). */
+  licence?: ModelLicence;
+  /** Its quality rank (QUALITY in quality.ts); absent: a neural model's. */
+  quality?: number;
 }
 
 export type SherpaFileKey =
@@ -147,6 +152,7 @@ export function parseManifest(
           ? base.speakers
           : [{ sid: 0, name: typeof e.name === 'string' ? e.name : id, gender: 'neutral' as Gender }];
     const description = typeof e.description === 'string' ? e.description : base?.description;
+    const quality = typeof e.quality === 'number' && Number.isFinite(e.quality) ? e.quality : base?.quality;
     return {
       id,
       name: typeof e.name === 'string' ? e.name : (base?.name ?? id),
@@ -162,6 +168,8 @@ export function parseManifest(
         : base?.options
           ? { options: base.options }
           : {}),
+      ...(base?.licence ? { licence: base.licence } : {}),
+      ...(quality !== undefined ? { quality } : {}),
     };
   });
 }

@@ -18,6 +18,7 @@ import { ensureEspeakDataDir } from './espeak-data-dir.ts';
 import { totalSemitones, totalSpeed } from './pitch.ts';
 import { scanModelsDir, type ModelProblem } from './sherpa-discover.ts';
 import { CLONING_TYPES, VECTOR_TYPES, type SherpaModelEntry } from './sherpa-manifest.ts';
+import { QUALITY } from '../quality.ts';
 
 const DEFAULT_PITCH: Record<Gender, number> = { male: 120, female: 210, neutral: 160 };
 
@@ -60,6 +61,7 @@ export class SherpaEngine implements Engine {
 
   get capabilities() {
     return {
+      quality: QUALITY.neural,
       languages: [...new Set(this.models.flatMap((m) => m.languages))],
       mixable: this.models.some((m) => VECTOR_TYPES.has(m.type)),
       nativeCloning: this.models.some((m) => CLONING_TYPES.has(m.type)),
@@ -169,6 +171,7 @@ export class SherpaEngine implements Engine {
               gainDb: 0,
             },
             previewText: previewTextFor(languages[0] ?? 'en'),
+            quality: m.quality ?? QUALITY.neural,
             ...(m.description ? { description: m.description } : {}),
           };
         }),
@@ -189,6 +192,8 @@ export class SherpaEngine implements Engine {
       genders: [...new Set(m.speakers.map((s) => s.gender))],
       description: m.description ?? `${m.type} model (sherpa-onnx)`,
       voiceCount: CLONING_TYPES.has(m.type) ? 0 : m.speakers.length,
+      quality: m.quality ?? QUALITY.neural,
+      ...(m.licence ? { licence: m.licence } : {}),
       ...(CLONING_TYPES.has(m.type)
         ? { referenceText: m.type === 'zipvoice' ? ('required' as const) : ('optional' as const) }
         : {}),

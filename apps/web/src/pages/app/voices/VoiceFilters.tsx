@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState } from 'react';
-import { Button, Group, Select, TextInput } from '@mantine/core';
+import { Button, Checkbox, Group, Select, TextInput } from '@mantine/core';
 import { useDebouncedCallback } from '@mantine/hooks';
 import { IconFilterOff, IconSearch } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
@@ -16,7 +16,7 @@ interface Props {
 
 const NAME_DEBOUNCE_MS = 300;
 
-/** Model, language, gender and a name search; the name is sent once typing pauses. */
+/** Model, language, gender, neural voices only, and a name search; the name is sent once typing pauses. */
 export function VoiceFilters({ value, onChange, config }: Props) {
   const { t } = useTranslation();
   const { ui } = useLocaleChoice();
@@ -92,6 +92,13 @@ export function VoiceFilters({ value, onChange, config }: Props) {
         w={150}
         data-testid="filter-gender"
         comboboxProps={{ withinPortal: true }}
+      />
+      <Checkbox
+        label={t('voices.neuralOnly')}
+        checked={value.neural === true}
+        onChange={(e) => set({ neural: e.currentTarget.checked || undefined })}
+        mb={8}
+        data-testid="filter-neural"
       />
       {active && (
         <Button

@@ -56,6 +56,22 @@ export function VoiceRow({
             <Badge size="xs" variant="light" color={GENDER_COLOR[voice.gender]}>
               {t(`genders.${voice.gender}`)}
             </Badge>
+            {voice.neural && (
+              <Badge size="xs" variant="light" color="violet" title={t('voices.neuralHint')} data-testid="voice-neural">
+                {t('voices.neural')}
+              </Badge>
+            )}
+            {voice.non_commercial && (
+              <Badge
+                size="xs"
+                variant="light"
+                color="orange"
+                title={t('voices.nonCommercialHint', { licence: voice.licence ?? '' })}
+                data-testid="voice-non-commercial"
+              >
+                {t('voices.nonCommercial')}
+              </Badge>
+            )}
           </Group>
           <Text size="xs" c="dimmed" truncate title={voice.languages.join(', ')}>
             {langs.text}
