@@ -90,7 +90,7 @@ function fallbackRows(speech: Speech, label: string, voiceId: string, set: Pronu
     const plan = speech.prepare({ text: e.text, voiceId, format: 'pcm', checkLanguage: false, lexicon: [e.rule] });
     if (e.rule.type === 'phoneme') {
       if (plan.pronunciationFallbacks.includes(e.text)) fellBack++;
-    } else if (plan.text.includes(e.rule.alias)) aliasApplied++;
+    } else if (e.rule.alias && plan.text.includes(e.rule.alias)) aliasApplied++;
   }
   const aliases = english.length - phonemeRules.length;
   return [

@@ -16,8 +16,9 @@ export function fetchVoice(id: string, signal?: AbortSignal): Promise<Voice> {
   return http('GET', '/voice', { query: { id }, signal });
 }
 
-export function estimateCost(text: string, voiceId: string, signal?: AbortSignal): Promise<Estimate> {
-  return http('POST', '/tts/estimate', { json: { text, voice_id: voiceId }, signal });
+/** `more`: the request's other fields that change the estimate (its pronunciation dictionaries). */
+export function estimateCost(text: string, voiceId: string, signal?: AbortSignal, more: object = {}): Promise<Estimate> {
+  return http('POST', '/tts/estimate', { json: { text, voice_id: voiceId, ...more }, signal });
 }
 
 export function fetchRandomText(lang: string): Promise<RandomText> {

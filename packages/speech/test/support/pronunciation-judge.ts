@@ -47,7 +47,29 @@ export function englishKey(ipa: string): string {
   return s;
 }
 
-const PINYIN_INITIALS = ['zh', 'ch', 'sh', 'b', 'p', 'm', 'f', 'd', 't', 'n', 'l', 'g', 'k', 'h', 'j', 'q', 'x', 'r', 'z', 'c', 's'];
+const PINYIN_INITIALS = [
+  'zh',
+  'ch',
+  'sh',
+  'b',
+  'p',
+  'm',
+  'f',
+  'd',
+  't',
+  'n',
+  'l',
+  'g',
+  'k',
+  'h',
+  'j',
+  'q',
+  'x',
+  'r',
+  'z',
+  'c',
+  's',
+];
 /** Initials as one letter each (aspiration kept: capital for the aspirated or retroflex one). */
 const INITIAL_KEY: ReadonlyMap<string, string> = new Map([
   ['zh', 'Z'],
@@ -70,7 +92,10 @@ const GLIDES = /[iuüywj]/g;
 
 /** One pinyin syllable (tone digit optional) as its key. */
 function syllableKey(syllable: string): string {
-  let s = syllable.toLowerCase().replace(/[0-5]$/, '').replace(/v/g, 'ü');
+  let s = syllable
+    .toLowerCase()
+    .replace(/[0-5]$/, '')
+    .replace(/v/g, 'ü');
   const initial = PINYIN_INITIALS.find((i) => s.startsWith(i)) ?? '';
   let final = s.slice(initial.length);
   if (initial === '' && s.startsWith('yu')) final = 'ü' + s.slice(2);

@@ -14,6 +14,7 @@ import { runsAsJob, textState } from '../../../speech/text';
 import { useTtsConfig } from '../../../speech/useTtsConfig';
 import type { VoiceFilters } from '../../../speech/voice-query';
 import { CostBar } from './CostBar';
+import { DictionaryPicker, locatorsOf } from './DictionaryPicker';
 import { LanguageWarning } from './LanguageWarning';
 import { ResultPanel } from './ResultPanel';
 import { DEFAULT_SETTINGS, type SynthesisSettings } from './settings';
@@ -33,11 +34,13 @@ export function PlaygroundPage() {
   const { account } = useAccount();
   const [text, setText] = useState('');
   const [settings, setSettings] = useState<SynthesisSettings>(DEFAULT_SETTINGS);
+  const [dictionaries, setDictionaries] = useState<string[]>([]);
+  const locators = useMemo(() => locatorsOf(dictionaries), [dictionaries]);
   const [picker, setPicker] = useState<{ opened: boolean; filters: VoiceFilters }>({ opened: false, filters: {} });
   const [last, setLast] = useState<{ voiceName: string; format: AudioFormat; at: Date } | null>(null);
 
   const state = textState(text, max);
-  const estimate = useEstimate(text, voice?.id, !state.empty && !state.over);
+  const estimate = useEstimate(text, voice?.id, !state.empty && !state.over, locators);
   const { session, snapshot } = useSynthesis();
   const busy = snapshot.phase === 'waiting' || snapshot.phase === 'streaming' || snapshot.phase === 'job';
   const asJob = runsAsJob(state.characters, config?.limits.job_threshold);
@@ -53,7 +56,7 @@ export function PlaygroundPage() {
     previewPlayer.stop();
     setLast({ voiceName: voice.name, format: settings.format, at: new Date() });
     void session.start(
-      { text, voice_id: voice.id, format: settings.format, speed: settings.speed, pitch: settings.pitch },
+      { text, voice_id: voice.id, format: settings.format, speed: settings.speed, pitch: settings.pitch, ...locators },
       asJob,
     );
   };
@@ -117,6 +120,7 @@ export function PlaygroundPage() {
               explicitLabel={config?.ai_label_explicit}
               explicitPosition={config?.ai_label_position}
             />
+            <DictionaryPicker value={dictionaries} onChange={setDictionaries} disabled={busy} framed />
           </Stack>
         </Grid.Col>
       </Grid>
