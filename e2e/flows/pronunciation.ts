@@ -86,6 +86,8 @@ async function flow(page: Page, lang: Lang): Promise<void> {
   await env.ui.chooseLanguage(lang);
   await page.getByTestId('nav-pronunciation').first().click();
   await env.ui.waitForHash('/app/pronunciation');
+  // The route changes before React shows it (navigations are transitions): wait for the page itself.
+  await page.getByTestId('pronunciation-page').waitFor();
   await waitForSettledPage(page);
   assertEqual(await env.ui.text('page-title'), TITLE[lang], `the title in ${lang}`);
 
@@ -204,6 +206,17 @@ export function pronunciationTests(): void {
   test('the playground sends the dictionaries picked (up to 3) with the estimate and the synthesis', async () => {
     const page = env.page;
     await ensureSignedIn();
+    // A dictionary of its own, so that this test needs nothing from the one before.
+    const sid = await page.evaluate((k) => localStorage.getItem(k), SID_KEY);
+    const made = await fetch(`${env.server.baseUrl}/v1/pronunciation-dictionaries/add-from-rules`, {
+      method: 'POST',
+      headers: { 'x-sid': sid ?? '', 'content-type': 'application/json' },
+      body: JSON.stringify({
+        name: `Playground ${Date.now()}`,
+        rules: [{ type: 'alias', string_to_replace: 'UN', alias: 'United Nations' }],
+      }),
+    });
+    assertEqual(made.status, 200, 'a dictionary made through the API');
     await env.ui.goto('/app/playground');
     await page.getByTestId('playground-page').waitFor();
     const name = (await page.getByTestId('dictionary-picker').getAttribute('placeholder')) ?? '';
