@@ -179,7 +179,7 @@ async function flow(page: Page, lang: Lang): Promise<void> {
 
   // Fits a phone.
   await page.setViewportSize({ width: 390, height: 844 });
-  await waitForSettledPage(page);
+  await page.getByTestId('spoken-form').waitFor();
   await noOverflow(page, `/app/pronunciation ${lang} 390px`);
   if (lang === 'en') await shot('pronunciation-phone-en');
   await page.setViewportSize({ width: 1280, height: 800 });
