@@ -312,6 +312,9 @@ async function main() {
   if (only === 'c2pa') return report(started, await (await import('./c2pa.js')).c2paRows(), 'c2pa');
   // `--only timings`: the generic aligner's error against eSpeak NG's own word events, and what timings cost per engine.
   if (only === 'timings') return report(started, await (await import('./timings.js')).timingsRows(), 'timings');
+  // `--only pronunciation`: the pronunciation test set per built-in engine (eSpeak NG judged by the phonemes it speaks).
+  if (only === 'pronunciation')
+    return report(started, await (await import('./pronunciation.js')).pronunciationRows(), 'pronunciation');
   // `--only watermark`: the audio watermark's robustness, false positives, inaudibility and cost (WM_CLIPS clips, default 200).
   // `--only ws`: ElevenLabs' realtime WebSocket: first audio of a flushed sentence vs POST /tts, and 50 sockets at once.
   if (only === 'ws') return report(started, await (await import('./realtime.js')).realtimeRows(), 'ws');

@@ -11,6 +11,7 @@ import { economyTests } from './flows/economy';
 import { libraryTests } from './flows/library';
 import { playgroundTests } from './flows/playground';
 import { profileEmailTests } from './flows/profile-email';
+import { pronunciationTests } from './flows/pronunciation';
 import { provenanceTests } from './flows/provenance';
 import { referenceTests } from './flows/reference';
 import { sessionTests } from './flows/session';
@@ -33,6 +34,7 @@ const FLOWS: Record<string, () => void> = {
   ux: uxTests,
   reference: referenceTests,
   provenance: provenanceTests,
+  pronunciation: pronunciationTests,
 };
 // E2E_FLOWS=design (a comma list) runs only those flows, in the order above; unset, all of them.
 const only = (process.env.E2E_FLOWS ?? '')

@@ -41,6 +41,10 @@ const MixPage = page(
   () => import('./pages/app/design/MixPage'),
   (m) => m.MixPage,
 );
+const PronunciationPage = page(
+  () => import('./pages/app/pronunciation/PronunciationPage'),
+  (m) => m.PronunciationPage,
+);
 const ModelsPage = page(
   () => import('./pages/app/models/ModelsPage'),
   (m) => m.ModelsPage,
@@ -192,6 +196,14 @@ export const router = createHashRouter([
             element: (
               <Load>
                 <MyVoicesPage />
+              </Load>
+            ),
+          },
+          {
+            path: 'pronunciation',
+            element: (
+              <Load>
+                <PronunciationPage />
               </Load>
             ),
           },

@@ -131,3 +131,16 @@ export const RulesChangedResponse = z.object({
   version_id: z.string(),
   version_rules_num: z.number().int(),
 });
+
+/** Polyvox: a dictionary's versions, newest first (`GET /v1/pronunciation-dictionaries/{id}/versions`). */
+export const DictionaryVersions = z.object({
+  versions: z.array(
+    z.object({
+      version_id: z.string(),
+      version_rules_num: z.number().int(),
+      creation_time_unix: z.number().int(),
+      /** Whether it is the dictionary's latest version (the one applied when a locator names none). */
+      latest: z.boolean(),
+    }),
+  ),
+});

@@ -60,6 +60,17 @@ export class PronunciationRepository {
       .executeTakeFirst();
   }
 
+  /** A dictionary's versions without their rules, newest first. */
+  async versions(dictionaryId: string): Promise<Pick<PronunciationVersionsTable, 'id' | 'rules_num' | 'created_at'>[]> {
+    return this.db
+      .selectFrom('pronunciation_versions')
+      .select(['id', 'rules_num', 'created_at'])
+      .where('dictionary_id', '=', dictionaryId)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .execute();
+  }
+
   /** Moves the latest version from `from` to `to`: false when another change came first. */
   async advance(db: Db, id: string, from: string, to: string, rulesNum: number): Promise<boolean> {
     const r = await db

@@ -8,6 +8,7 @@ import {
   DictionaryList,
   DictionaryListQuery,
   DictionaryMetadata,
+  DictionaryVersions,
   DictionaryWithRules,
   ErrorBody,
   LIMITS,
@@ -233,6 +234,21 @@ export function pronunciationRoutes(deps: PronunciationRoutesDeps): FastifyPlugi
         },
       },
       async (request) => pronunciation.removeRules(callerOf(request).accountId, request.params.id, request.body.rule_strings),
+    );
+
+    app.get(
+      '/v1/pronunciation-dictionaries/:id/versions',
+      {
+        config: { auth: 'caller' },
+        schema: {
+          tags: ['pronunciation'],
+          summary: "Polyvox: a dictionary's versions, newest first (each downloadable as PLS)",
+          security,
+          params: Params,
+          response: { 200: DictionaryVersions, ...errors },
+        },
+      },
+      async (request) => pronunciation.versions(callerOf(request).accountId, request.params.id),
     );
 
     app.get(

@@ -4,6 +4,7 @@ import {
   LIMITS,
   type AddDictionaryResponse,
   type DictionaryMetadata,
+  type DictionaryVersions,
   type DictionaryWithRules,
   type RulesChangedResponse,
 } from '@polyvox/contracts';
@@ -238,6 +239,20 @@ export class PronunciationService {
       if (Object.keys(set).length > 0) await this.repo.update(trx, row.id, set);
     });
     return this.metadata((await this.repo.visible(owner, id))!, owner);
+  }
+
+  /** The dictionary's versions, newest first, the latest marked. */
+  async versions(owner: Owner, id: string): Promise<z.infer<typeof DictionaryVersions>> {
+    const row = await this.found(owner, id);
+    const versions = await this.repo.versions(row.id);
+    return {
+      versions: versions.map((v) => ({
+        version_id: v.id,
+        version_rules_num: v.rules_num,
+        creation_time_unix: unix(v.created_at)!,
+        latest: v.id === row.latest_version_id,
+      })),
+    };
   }
 
   /** A version of the dictionary as a PLS file. */

@@ -114,6 +114,14 @@ describe.each(DIALECTS)('pronunciation dictionaries (%s)', (dialect) => {
     expect(now.body).toMatchObject({ latest_version_id: v3, latest_version_rules_num: 2 });
     expect(now.body.rules.map((r: { string_to_replace: string }) => r.string_to_replace)).toEqual(['Polyvox', 'SQL']);
 
+    // Polyvox lists the versions, newest first, the latest marked.
+    const versions = await c.get(`/v1/pronunciation-dictionaries/${id}/versions`);
+    expect(versions.status).toBe(200);
+    expect(versions.body.versions.map((v: { version_id: string }) => v.version_id)).toEqual([v3, v2, v1]);
+    expect(versions.body.versions.map((v: { version_rules_num: number }) => v.version_rules_num)).toEqual([2, 3, 2]);
+    expect(versions.body.versions.map((v: { latest: boolean }) => v.latest)).toEqual([true, false, false]);
+    expect((await c.get(`/v1/pronunciation-dictionaries/pd_missing/versions`)).status).toBe(404);
+
     // Each version downloads as it was.
     const first = await c.get(`/v1/pronunciation-dictionaries/${id}/${v1}/download`);
     expect(first.status).toBe(200);

@@ -6,6 +6,7 @@
 import { economyEn } from './economy-en';
 import { designEn } from './design-en';
 import { provenanceEn } from './provenance-en';
+import { pronunciationEn } from './pronunciation-en';
 import { speechEn } from './speech-en';
 
 export const en = {
@@ -19,6 +20,7 @@ export const en = {
     dashboard: 'Dashboard',
     voices: 'Voices',
     myVoices: 'My voices',
+    pronunciation: 'Pronunciation',
     pricing: 'Pricing',
     apiKeys: 'API keys',
     playground: 'Playground',
@@ -230,4 +232,5 @@ export const en = {
   ...economyEn,
   ...designEn,
   ...provenanceEn,
+  ...pronunciationEn,
 } as const;

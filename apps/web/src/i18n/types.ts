@@ -2,6 +2,7 @@ import type { designEn } from './design-en';
 import type { en } from './en';
 import type { economyEn } from './economy-en';
 import type { provenanceEn } from './provenance-en';
+import type { pronunciationEn } from './pronunciation-en';
 import type { speechEn } from './speech-en';
 
 /** The shape of `en` with every leaf widened to `string`: each translation must match it key for key. */
@@ -17,3 +18,5 @@ export type EconomyMessages = Widen<typeof economyEn>;
 export type DesignMessages = Widen<typeof designEn>;
 /** The provenance check's part of `Messages`, translated in ./provenance-zh-CN.ts and ./provenance-zh-TW.ts. */
 export type ProvenanceMessages = Widen<typeof provenanceEn>;
+/** The Pronunciation page's part of `Messages`, translated in ./pronunciation-zh-CN.ts and ./pronunciation-zh-TW.ts. */
+export type PronunciationMessages = Widen<typeof pronunciationEn>;

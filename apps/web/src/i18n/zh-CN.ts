@@ -1,6 +1,7 @@
 import { economyZhCN } from './economy-zh-CN';
 import { designZhCN } from './design-zh-CN';
 import { provenanceZhCN } from './provenance-zh-CN';
+import { pronunciationZhCN } from './pronunciation-zh-CN';
 import { speechZhCN } from './speech-zh-CN';
 import type { Messages } from './types';
 
@@ -15,6 +16,7 @@ export const zhCN: Messages = {
     dashboard: '控制台',
     voices: '声音库',
     myVoices: '我的声音',
+    pronunciation: '发音',
     pricing: '价格',
     apiKeys: 'API 密钥',
     playground: '语音合成',
@@ -224,4 +226,5 @@ export const zhCN: Messages = {
   ...economyZhCN,
   ...designZhCN,
   ...provenanceZhCN,
+  ...pronunciationZhCN,
 };

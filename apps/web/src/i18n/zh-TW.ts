@@ -1,6 +1,7 @@
 import { economyZhTW } from './economy-zh-TW';
 import { designZhTW } from './design-zh-TW';
 import { provenanceZhTW } from './provenance-zh-TW';
+import { pronunciationZhTW } from './pronunciation-zh-TW';
 import { speechZhTW } from './speech-zh-TW';
 import type { Messages } from './types';
 
@@ -15,6 +16,7 @@ export const zhTW: Messages = {
     dashboard: '主控台',
     voices: '聲音庫',
     myVoices: '我的聲音',
+    pronunciation: '發音',
     pricing: '價格',
     apiKeys: 'API 金鑰',
     playground: '語音合成',
@@ -225,4 +227,5 @@ export const zhTW: Messages = {
   ...economyZhTW,
   ...designZhTW,
   ...provenanceZhTW,
+  ...pronunciationZhTW,
 };

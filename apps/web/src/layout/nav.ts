@@ -6,6 +6,7 @@ import {
   IconKey,
   IconLayoutDashboard,
   IconMicrophone,
+  IconAlphabetLatin,
   IconReceipt,
   IconShieldCheck,
   IconSparkles,
@@ -23,6 +24,7 @@ export type NavKey =
   | 'voiceCloning'
   | 'mix'
   | 'myVoices'
+  | 'pronunciation'
   | 'voices'
   | 'models'
   | 'usage'
@@ -53,6 +55,7 @@ export const NAV: Record<NavKey, NavItem> = {
   voiceCloning: item('voiceCloning', '/app/voice-cloning', IconMicrophone),
   mix: item('mix', '/app/mix', IconAdjustmentsHorizontal),
   myVoices: item('myVoices', '/app/my-voices', IconUserCircle),
+  pronunciation: item('pronunciation', '/app/pronunciation', IconAlphabetLatin),
   voices: item('voices', '/app/voices', IconVolume),
   models: item('models', '/app/models', IconCpu),
   usage: item('usage', '/app/usage', IconChartBar),
@@ -75,7 +78,7 @@ export const SIDEBAR: ReadonlyArray<{
   items: NavKey[];
 }> = [
   { section: 'sectionCreate', items: ['playground', 'textToVoice', 'voiceCloning', 'mix'] },
-  { section: 'sectionLibrary', items: ['voices', 'myVoices', 'models'] },
+  { section: 'sectionLibrary', items: ['voices', 'myVoices', 'pronunciation', 'models'] },
   { section: 'sectionTools', items: ['check'] },
   { section: 'sectionAccount', items: ['usage', 'orders', 'apiKeys', 'pricing', 'profile'] },
 ];

@@ -16,13 +16,9 @@ export function fetchVoice(id: string, signal?: AbortSignal): Promise<Voice> {
   return http('GET', '/voice', { query: { id }, signal });
 }
 
-export function estimateCost(
-  text: string,
-  voiceId: string,
-  signal?: AbortSignal,
-  textType: TextType = 'text',
-): Promise<Estimate> {
-  return http('POST', '/tts/estimate', { json: { text, voice_id: voiceId, text_type: textType }, signal });
+/** `more`: the request's other fields that change the estimate (its pronunciation dictionaries). */
+export function estimateCost(text: string, voiceId: string, signal?: AbortSignal, more: object = {}): Promise<Estimate> {
+  return http('POST', '/tts/estimate', { json: { text, voice_id: voiceId, ...more }, signal });
 }
 
 /** POST /tts/normalize: the text as the voice will speak it (nothing is charged); SSML's errors name their line and column. */

@@ -49,6 +49,8 @@ export interface EspeakSynthOptions {
 export interface EspeakOutput {
   samples: Float32Array;
   words: { word: string; start: number; end: number }[];
+  /** The phonemes eSpeak spoke, in IPA, as its phoneme events name them (what the pronunciation bench judges). */
+  phonemes: string[];
 }
 
 export async function espeakSynthesize(text: string, opts: EspeakSynthOptions): Promise<EspeakOutput> {
@@ -60,6 +62,7 @@ export async function espeakSynthesize(text: string, opts: EspeakSynthOptions): 
   const input = opts.ssml ? text : escapeXml(text);
   const chunks: Float32Array[] = [];
   const starts: { pos: number; len: number; t: number }[] = [];
+  const phonemes: string[] = [];
   worker.synthesize(input, (pcm, events) => {
     if (pcm && pcm.length) {
       const piece = new Float32Array(pcm.length);
@@ -69,6 +72,7 @@ export async function espeakSynthesize(text: string, opts: EspeakSynthOptions): 
     }
     for (const e of events) {
       if (e.type === 'word') starts.push({ pos: e.text_position - 1, len: e.word_length, t: e.audio_position / 1000 });
+      else if (e.type === 'phoneme' && e.id) phonemes.push(String(e.id));
     }
   });
   let n = 0;
@@ -89,7 +93,7 @@ export async function espeakSynthesize(text: string, opts: EspeakSynthOptions): 
     start: s.t,
     end: i + 1 < starts.length ? starts[i + 1]!.t : total,
   }));
-  return { samples, words };
+  return { samples, words, phonemes };
 }
 
 function clamp(v: number, lo: number, hi: number): number {

@@ -14,6 +14,7 @@ import { runsAsJob, textState } from '../../../speech/text';
 import { useTtsConfig } from '../../../speech/useTtsConfig';
 import type { VoiceFilters } from '../../../speech/voice-query';
 import { CostBar } from './CostBar';
+import { DictionaryPicker, locatorsOf } from './DictionaryPicker';
 import { LanguageWarning } from './LanguageWarning';
 import { ResultPanel } from './ResultPanel';
 import { DEFAULT_SETTINGS, type SynthesisSettings } from './settings';
@@ -35,13 +36,16 @@ export function PlaygroundPage() {
   const [text, setText] = useState('');
   const [textType, setTextType] = useState<TextType>('text');
   const [settings, setSettings] = useState<SynthesisSettings>(DEFAULT_SETTINGS);
+  const [dictionaries, setDictionaries] = useState<string[]>([]);
+  const locators = useMemo(() => locatorsOf(dictionaries), [dictionaries]);
   const [picker, setPicker] = useState<{ opened: boolean; filters: VoiceFilters }>({ opened: false, filters: {} });
   const [last, setLast] = useState<{ voiceName: string; format: AudioFormat; at: Date } | null>(null);
 
   const ssml = useSpokenForm(text, voice?.id, textType);
+  const estimateFields = useMemo(() => ({ text_type: textType, ...locators }), [textType, locators]);
   // SSML is held to the limit and priced by its spoken characters, once the server has read them.
   const state = textState(text, max, textType === 'ssml' ? ssml.spoken?.characters : undefined);
-  const estimate = useEstimate(text, voice?.id, !state.empty && !state.over && !ssml.problem, textType);
+  const estimate = useEstimate(text, voice?.id, !state.empty && !state.over && !ssml.problem, estimateFields);
   const { session, snapshot } = useSynthesis();
   const busy = snapshot.phase === 'waiting' || snapshot.phase === 'streaming' || snapshot.phase === 'job';
   const asJob = runsAsJob(state.characters, config?.limits.job_threshold);
@@ -57,7 +61,15 @@ export function PlaygroundPage() {
     previewPlayer.stop();
     setLast({ voiceName: voice.name, format: settings.format, at: new Date() });
     void session.start(
-      { text, voice_id: voice.id, format: settings.format, speed: settings.speed, pitch: settings.pitch, text_type: textType },
+      {
+        text,
+        voice_id: voice.id,
+        format: settings.format,
+        speed: settings.speed,
+        pitch: settings.pitch,
+        text_type: textType,
+        ...locators,
+      },
       asJob,
     );
   };
@@ -125,6 +137,7 @@ export function PlaygroundPage() {
               explicitLabel={config?.ai_label_explicit}
               explicitPosition={config?.ai_label_position}
             />
+            <DictionaryPicker value={dictionaries} onChange={setDictionaries} disabled={busy} framed />
           </Stack>
         </Grid.Col>
       </Grid>
