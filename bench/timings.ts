@@ -1,11 +1,13 @@
 /**
  * `npx tsx bench/run.ts --only timings`: the generic aligner (DTW of cepstra against an eSpeak NG rendering) measured
- * against eSpeak NG's own word events on eSpeak voices it did not render (other accents, variants and speeds), and
- * what timings add to a whole synthesis's time per engine.
+ * against eSpeak NG's own word events on eSpeak voices it did not render (other accents, variants and speeds); Flite's
+ * and GnuSpeech's own word times measured against that aligner, and checked (inside the audio, ordered, the pauses
+ * between the words the text puts them); and what timings add to a whole synthesis's time per engine.
  */
-import { createSpeech } from '@polyvox/speech';
+import { createSpeech, type Speech } from '@polyvox/speech';
 import { decodeWav } from '../packages/speech/src/dsp/pcm.ts';
 import { alignByReference } from '../packages/speech/src/pipeline/dtw-align.ts';
+import type { Timings } from '../packages/speech/src/pipeline/timings.ts';
 import { median, type BenchRow } from './stats.js';
 
 type Row = BenchRow;
@@ -45,34 +47,122 @@ export async function timingsRows(): Promise<Row[]> {
     });
     rows.push({ metric: 'aligner word-start error vs eSpeak events (p95)', value: quantile95(errors) * 1000, unit: 'ms' });
 
-    const text = `${TEXTS[0]} ${TEXTS[1]} ${TEXTS[2]}`;
-    for (const voiceId of ['espeak:en-us', 'flite:slt', speech.listVoices({ engine: 'gnuspeech' })[0]?.id]) {
-      if (!voiceId) continue;
-      const run = async (timings: boolean) => {
-        const t0 = performance.now();
-        await speech.synthesize({ text, voiceId, format: 'mp3', timings });
-        return performance.now() - t0;
-      };
-      await run(true);
-      const plain: number[] = [];
-      const timed: number[] = [];
-      for (let i = 0; i < 5; i++) {
-        plain.push(await run(false));
-        timed.push(await run(true));
+    // Engines with their own word times: their word starts against the generic aligner's on the same audio, and the
+    // shape of their timings on every text (each has commas and a sentence end).
+    for (const voiceId of ['flite:slt', 'flite:kal16', 'gnuspeech:male']) {
+      const gaps: number[] = [];
+      let faults = 0;
+      let pauses = 0;
+      for (const text of TEXTS) {
+        const produced = await speech.synthesize({ text, voiceId, format: 'wav', timings: true });
+        const audio = decodeWav(produced.audio);
+        const found = pausesOf(audio.samples, audio.sampleRate, 0.15);
+        pauses += found.length;
+        faults += shapeFaults(produced.timings!, text, found);
+        const reference = await speech.synthesize({ text, voiceId: 'espeak:en-us', format: 'wav' });
+        const generic = alignByReference(audio, { ...decodeWav(reference.audio), words: reference.words });
+        if (generic.length !== produced.words.length) continue;
+        generic.forEach((w, i) => gaps.push(Math.abs(w.start - produced.words[i]!.start)));
       }
-      const added = (median(timed) / median(plain) - 1) * 100;
+      const gap = (gaps.reduce((a, b) => a + b, 0) / Math.max(1, gaps.length)) * 1000;
+      rows.push({ metric: `own word starts vs the generic aligner (mean abs), ${voiceId}`, value: gap, unit: 'ms' });
       rows.push({
-        metric: `timings' cost on a whole synthesis, ${voiceId}`,
-        value: added,
-        unit: '%',
-        target: '≤ 15',
-        pass: added <= 15,
+        metric: `words outside the audio, out of order, overlapping, or astride a pause > 150 ms (of ${pauses} pauses, each between words the text parts with punctuation), ${voiceId}`,
+        value: faults,
+        unit: 'faults',
+        target: '0',
+        pass: faults === 0,
       });
     }
+
+    const text = `${TEXTS[0]} ${TEXTS[1]} ${TEXTS[2]}`;
+    let fresh = 0;
+    // A made-up word each run, new to Flite's lexicon of phones: its run of the phones is paid every time.
+    const coined = () => `${text} Then ${Array.from((++fresh).toString(8).padStart(3, '0'), (d) => SYLLABLES[Number(d)]).join('')}.`;
+    const cases: [string, string, (() => string)?][] = [
+      ['espeak:en-us', 'espeak:en-us'],
+      ['flite:slt', 'flite:slt'],
+      ['flite:kal16', 'flite:kal16'],
+      ['flite:slt, with a word not met before', 'flite:slt', coined],
+      ['flite:kal16, with a word not met before', 'flite:kal16', coined],
+      ['gnuspeech:male', 'gnuspeech:male'],
+    ];
+    for (const [label, voiceId, textOf] of cases) rows.push(await costRow(speech, label, voiceId, textOf ?? (() => text)));
     return rows;
   } finally {
     await speech.close();
   }
+}
+
+const SYLLABLES = ['ba', 'ko', 'mi', 'tu', 'ze', 'ro', 'li', 'na'];
+
+/** What timings add to a whole mp3 synthesis (median of 7 interleaved pairs), as a share of the untimed one's time. */
+async function costRow(speech: Speech, label: string, voiceId: string, textOf: () => string): Promise<Row> {
+  const run = async (timings: boolean) => {
+    const text = textOf();
+    const t0 = performance.now();
+    await speech.synthesize({ text, voiceId, format: 'mp3', timings });
+    return performance.now() - t0;
+  };
+  await run(false);
+  await run(true);
+  const plain: number[] = [];
+  const timed: number[] = [];
+  for (let i = 0; i < 7; i++) {
+    plain.push(await run(false));
+    timed.push(await run(true));
+  }
+  const added = (median(timed) / median(plain) - 1) * 100;
+  return { metric: `timings' cost on a whole synthesis, ${label}`, value: added, unit: '%', target: '≤ 15', pass: added <= 15 };
+}
+
+/** Silences longer than `minSec` (10 ms frames under −40 dB of the loudest) strictly inside the speech. */
+function pausesOf(samples: Float32Array, rate: number, minSec: number): { start: number; end: number }[] {
+  const frame = Math.round(rate * 0.01);
+  const rms: number[] = [];
+  for (let i = 0; i + frame <= samples.length; i += frame) {
+    let sum = 0;
+    for (let j = i; j < i + frame; j++) sum += samples[j]! ** 2;
+    rms.push(Math.sqrt(sum / frame));
+  }
+  const floor = Math.max(...rms) * 0.01;
+  const first = rms.findIndex((r) => r >= floor);
+  const last = rms.length - 1 - [...rms].reverse().findIndex((r) => r >= floor);
+  const out: { start: number; end: number }[] = [];
+  let from = -1;
+  for (let f = first; f <= last; f++) {
+    if (rms[f]! < floor) {
+      if (from < 0) from = f;
+    } else if (from >= 0) {
+      if ((f - from) * 0.01 > minSec) out.push({ start: from * 0.01, end: f * 0.01 });
+      from = -1;
+    }
+  }
+  return out;
+}
+
+/**
+ * Faults in a file's word timings: a word outside the audio, before the end of the one before it; a pause with a word
+ * reaching more than 30 ms into it, or whose words on either side have no punctuation between them in the text.
+ */
+function shapeFaults(t: Timings, text: string, found: { start: number; end: number }[]): number {
+  let faults = 0;
+  let last = 0;
+  for (const w of t.words) {
+    if (w.start < last - 1e-6 || w.end < w.start || w.end > t.durationSec + 1e-3) faults++;
+    last = w.end;
+  }
+  const chars = Array.from(text);
+  for (const p of found) {
+    if (t.words.some((w) => w.start < p.end - 0.03 && w.end > p.start + 0.03)) {
+      faults++;
+      continue;
+    }
+    const before = t.words.filter((w) => w.end <= p.start + 0.03).at(-1);
+    const after = t.words.find((w) => w.start >= p.end - 0.03);
+    if (!before || !after || !/[,.;:!?]/u.test(chars.slice(before.charEnd, after.charStart).join(''))) faults++;
+  }
+  return faults;
 }
 
 function quantile95(xs: number[]): number {

@@ -5,13 +5,14 @@
  *
  * Word times are Flite's own: the synthesis prints its segments with their end times (`-psdur`), and the phones of
  * each word come from a lexicon kept here, filled by a quick run of the 8 kHz diphone voice at a twentieth of the
- * duration over the words not met before, separated by commas (a pause between each word's phones).
+ * duration over the words not met before, separated by commas (a pause between each word's phones). That run is made
+ * only when word times are asked for (`EngineRequest.words`).
  */
 import { decodeWav } from '../dsp/pcm.ts';
 import { changeSpeedPitch } from '../dsp/sonic.ts';
 import type { Engine, EngineRequest, ModelInfo, PcmChunk, VoiceInfo, WordTiming } from '../types.ts';
 import { ChildHost } from './child-host.ts';
-import { textTokens, UNKNOWN_PHONE, wordsFromPhones, type TimedPhone } from './phone-timing.ts';
+import { fitToAudio, textTokens, UNKNOWN_PHONE, wordsFromPhones, type TimedPhone } from './phone-timing.ts';
 import { totalSemitones, totalSpeed } from './pitch.ts';
 
 export const FLITE_MODEL = 'flite';
@@ -134,15 +135,18 @@ export class FliteEngine implements Engine {
     const text = sanitize(req.text);
     args.push('-psdur', ` ${text} `);
     const tokens = textTokens(text);
-    const unknown = [...new Set(tokens.map((t) => t.toLowerCase()).filter((t) => !lexicon.has(t)))];
+    const unknown = req.words ? [...new Set(tokens.map((t) => t.toLowerCase()).filter((t) => !lexicon.has(t)))] : [];
     const phones = unknown.length ? [...PHONE_RUN, ` ${unknown.join(', ')} `] : undefined;
     const reply = await this.host.request({ args, ...(phones ? { phones } : {}) }, true);
     const wav = reply.wav as Uint8Array;
     const { samples, sampleRate } = decodeWav(Buffer.from(wav.buffer, wav.byteOffset, wav.byteLength));
     if (typeof reply.phones === 'string') learnPhones(unknown, reply.phones);
     const shifted = nativeF0 || Math.abs(semis) < 0.01 ? samples : await changeSpeedPitch(samples, sampleRate, 1, semis);
-    const words = fliteWords(String(reply.segments ?? ''), tokens, samples.length / sampleRate);
-    yield { samples: shifted, sampleRate, words };
+    if (!req.words) {
+      yield { samples: shifted, sampleRate };
+      return;
+    }
+    yield { samples: shifted, sampleRate, words: fliteWords(String(reply.segments ?? ''), tokens, samples.length / sampleRate) };
   }
 
   async close(): Promise<void> {
@@ -170,17 +174,11 @@ function learnPhones(asked: readonly string[], printed: string): void {
   asked.forEach((w, i) => lexicon.set(w, groups[i]!));
 }
 
-/** Empties the lexicon of phones (the benchmark's cold runs). */
-export function forgetFlitePhones(): void {
-  lexicon.clear();
-}
-
 /**
- * Word times from Flite's printed segments (`name:end` in seconds, one line per utterance, each from 0), brought to the
- * audio's length, matched with the phones of each word of the sentence (a word not in the lexicon: a guess of one
- * phone per letter).
+ * Flite's printed segments (`name:end` in seconds, one line per utterance, each from 0) as timed phones, pauses left
+ * out, brought to the audio's length (its wave ends within a few per cent of its last segment).
  */
-export function fliteWords(printed: string, tokens: readonly string[], durationSec: number): WordTiming[] {
+export function fliteSegments(printed: string, durationSec: number): TimedPhone[] {
   const spoken: TimedPhone[] = [];
   let offset = 0;
   for (const line of printed.split('\n')) {
@@ -195,17 +193,16 @@ export function fliteWords(printed: string, tokens: readonly string[], durationS
     }
     offset = at;
   }
-  // Flite's wave ends within a few per cent of its last segment: times are scaled to the audio itself.
-  const scale = offset > 0 && Math.abs(durationSec / offset - 1) < 0.2 ? durationSec / offset : 1;
-  for (const p of spoken) {
-    p.start *= scale;
-    p.end *= scale;
-  }
+  return fitToAudio(spoken, offset, durationSec);
+}
+
+/** Each word of the sentence with its phones from the lexicon (a word not in it: a guess of one phone per letter). */
+function fliteWords(printed: string, tokens: readonly string[], durationSec: number): WordTiming[] {
   const words = tokens.map((word) => ({
     word,
     phones: lexicon.get(word.toLowerCase()) ?? Array.from(word.replace(/[^\p{L}\p{N}]/gu, ''), () => UNKNOWN_PHONE),
   }));
-  return wordsFromPhones(spoken, words);
+  return wordsFromPhones(fliteSegments(printed, durationSec), words);
 }
 
 function sanitize(text: string): string {

@@ -12,7 +12,7 @@ import path from 'node:path';
 import initGnuspeech from '@echogarden/gnuspeech-wasm/wasm/gnuspeech.js';
 import { decodeWav } from '../dsp/pcm.ts';
 import type { Engine, EngineRequest, Gender, ModelInfo, PcmChunk, VoiceInfo, WordTiming } from '../types.ts';
-import { textTokens, wordsFromPhones, type TimedPhone, type WordPhones } from './phone-timing.ts';
+import { fitToAudio, textTokens, wordsFromPhones, type TimedPhone, type WordPhones } from './phone-timing.ts';
 import { totalSemitones, totalSpeed } from './pitch.ts';
 
 export const GNUSPEECH_MODEL = 'gnuspeech';
@@ -142,8 +142,7 @@ export class GnuSpeechEngine implements Engine {
       const wav = Buffer.from(m.FS.readFile('./out.wav') as Uint8Array);
       m.FS.unlink('./out.wav');
       const { samples, sampleRate } = decodeWav(wav);
-      const words = gnuspeechWords(printed, req.text, samples.length / sampleRate);
-      yield { samples, sampleRate, words };
+      yield { samples, sampleRate, ...(req.words ? { words: gnuspeechWords(printed, req.text, samples.length / sampleRate) } : {}) };
     } finally {
       printed = [];
       for (const p of [text, out, dir, params]) m._free(p);
@@ -226,13 +225,8 @@ export function gnuspeechWords(lines: readonly string[], text: string, durationS
     }
   }
   endChunk();
-  const scale = offset > 0 && Math.abs(durationSec / offset - 1) < 0.2 ? durationSec / offset : 1;
-  for (const p of spoken) {
-    p.start *= scale;
-    p.end *= scale;
-  }
   const tokens = textTokens(text);
   const labels = tokens.length === words.length ? tokens : looked.length === words.length ? looked : undefined;
   const named: WordPhones[] = words.map((phones, i) => ({ word: labels?.[i] ?? '', phones }));
-  return wordsFromPhones(spoken, named).filter((w) => w.word);
+  return wordsFromPhones(fitToAudio(spoken, offset, durationSec), named).filter((w) => w.word);
 }

@@ -24,7 +24,12 @@ export interface ChunkContext {
 }
 
 /** The unit of work for one sentence of a plan. */
-export function sentenceJob(ctx: ChunkContext, plan: Plan, text: string, opts: { keepRates?: number[] } = {}): SynthesisJob {
+export function sentenceJob(
+  ctx: ChunkContext,
+  plan: Plan,
+  text: string,
+  opts: { keepRates?: number[]; words?: boolean } = {},
+): SynthesisJob {
   return {
     engine: plan.voice.engine,
     voice: plan.voice,
@@ -35,6 +40,7 @@ export function sentenceJob(ctx: ChunkContext, plan: Plan, text: string, opts: {
     profile: plan.profile,
     sampleRate: ctx.sampleRate,
     ...(opts.keepRates ? { keepRates: opts.keepRates } : {}),
+    ...(opts.words ? { words: true } : {}),
     loudness: true,
     ...(plan.reference ? { reference: plan.reference } : {}),
   };
@@ -45,7 +51,7 @@ export async function* synthesizeChunks(
   plan: Plan,
   signal?: AbortSignal,
   onProgress?: (p: { done: number; total: number }) => void,
-  opts: { firstAlone?: boolean; keepRates?: number[] } = {},
+  opts: { firstAlone?: boolean; keepRates?: number[]; words?: boolean } = {},
 ): AsyncIterable<SentenceAudio> {
   const job = (text: string) => sentenceJob(ctx, plan, text, opts);
   const remote = ctx.remoteEngines.get(plan.voice.engine);
