@@ -43,12 +43,12 @@ export function fitToAudio(phones: readonly TimedPhone[], total: number, duratio
 }
 
 const GAP = 1;
-const MISMATCH = 1;
+const MISMATCH = 1.5;
 const GUESS = 0.5;
 
 /**
- * Each word's interval: the timed phones aligned with the words' phones (insertions, deletions and substitutions
- * cost 1, a guessed phone 0.5), within a band around the diagonal wide enough for the difference in length. A phone of
+ * Each word's interval: the timed phones aligned with the words' phones (an insertion or a deletion costs 1, a
+ * substitution 1.5, so an added phone is not read as two changed ones; a guessed phone 0.5), within a band around the diagonal wide enough for the difference in length. A phone of
  * the engine's that matched none of the words' goes to the word before it (else after it); a word matched by no phone
  * is left out (the caller's mapping shares the gap between its neighbours).
  */
