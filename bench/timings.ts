@@ -62,10 +62,11 @@ export async function timingsRows(): Promise<Row[]> {
         const reference = await speech.synthesize({ text, voiceId: 'espeak:en-us', format: 'wav' });
         const generic = alignByReference(audio, { ...decodeWav(reference.audio), words: reference.words });
         if (generic.length !== produced.words.length) continue;
-        generic.forEach((w, i) => gaps.push(Math.abs(w.start - produced.words[i]!.start)));
+        generic.forEach((w, i) => gaps.push(produced.words[i]!.start - w.start));
       }
-      const gap = (gaps.reduce((a, b) => a + b, 0) / Math.max(1, gaps.length)) * 1000;
-      rows.push({ metric: `own word starts vs the generic aligner (mean abs), ${voiceId}`, value: gap, unit: 'ms' });
+      const mean = (xs: number[]) => (xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length)) * 1000;
+      rows.push({ metric: `own word starts vs the generic aligner (mean abs), ${voiceId}`, value: mean(gaps.map(Math.abs)), unit: 'ms' });
+      rows.push({ metric: `own word starts vs the generic aligner (mean, + = own later), ${voiceId}`, value: mean(gaps), unit: 'ms' });
       rows.push({
         metric: `words outside the audio, out of order, overlapping, or astride a pause > 150 ms (of ${pauses} pauses, each between words the text parts with punctuation), ${voiceId}`,
         value: faults,
