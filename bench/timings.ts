@@ -65,8 +65,16 @@ export async function timingsRows(): Promise<Row[]> {
         generic.forEach((w, i) => gaps.push(produced.words[i]!.start - w.start));
       }
       const mean = (xs: number[]) => (xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length)) * 1000;
-      rows.push({ metric: `own word starts vs the generic aligner (mean abs), ${voiceId}`, value: mean(gaps.map(Math.abs)), unit: 'ms' });
-      rows.push({ metric: `own word starts vs the generic aligner (mean, + = own later), ${voiceId}`, value: mean(gaps), unit: 'ms' });
+      rows.push({
+        metric: `own word starts vs the generic aligner (mean abs), ${voiceId}`,
+        value: mean(gaps.map(Math.abs)),
+        unit: 'ms',
+      });
+      rows.push({
+        metric: `own word starts vs the generic aligner (mean, + = own later), ${voiceId}`,
+        value: mean(gaps),
+        unit: 'ms',
+      });
       rows.push({
         metric: `words outside the audio, out of order, overlapping, or astride a pause > 150 ms (of ${pauses} pauses, each between words the text parts with punctuation), ${voiceId}`,
         value: faults,
@@ -79,7 +87,8 @@ export async function timingsRows(): Promise<Row[]> {
     const text = `${TEXTS[0]} ${TEXTS[1]} ${TEXTS[2]}`;
     let fresh = 0;
     // A made-up word each run, new to Flite's lexicon of phones: its run of the phones is paid every time.
-    const coined = () => `${text} Then ${Array.from((++fresh).toString(8).padStart(3, '0'), (d) => SYLLABLES[Number(d)]).join('')}.`;
+    const coined = () =>
+      `${text} Then ${Array.from((++fresh).toString(8).padStart(3, '0'), (d) => SYLLABLES[Number(d)]).join('')}.`;
     const cases: [string, string, (() => string)?][] = [
       ['espeak:en-us', 'espeak:en-us'],
       ['flite:slt', 'flite:slt'],

@@ -55,9 +55,10 @@ describe('own word times of Flite and GnuSpeech', () => {
           ).toEqual([]);
           const before = t.words.filter((w) => w.end <= p.start + 0.03).at(-1)!;
           const after = t.words.find((w) => w.start >= p.end - 0.03)!;
-          expect(Array.from(text).slice(before.charEnd, after.charStart).join(''), `${voiceId}: ${before.word} | ${after.word}`).toMatch(
-            /[,.!?]/u,
-          );
+          expect(
+            Array.from(text).slice(before.charEnd, after.charStart).join(''),
+            `${voiceId}: ${before.word} | ${after.word}`,
+          ).toMatch(/[,.!?]/u);
         }
         // The second sentence starts after the first one's last word, past its pause.
         const second = text.indexOf('. ') + 2;
@@ -146,7 +147,12 @@ describe('phone matching', () => {
       ['quarks', 0.4, 1],
       ['world', 1, 1.4],
     ]);
-    expect(wordsFromPhones(timed(['a']), [{ word: 'a', phones: ['a'] }, { word: 'b', phones: [] }])).toHaveLength(1);
+    expect(
+      wordsFromPhones(timed(['a']), [
+        { word: 'a', phones: ['a'] },
+        { word: 'b', phones: [] },
+      ]),
+    ).toHaveLength(1);
     expect(wordsFromPhones([], [{ word: 'a', phones: ['a'] }])).toEqual([]);
   });
 
@@ -168,7 +174,7 @@ describe('phone matching', () => {
       '1  "#" tempo: 1',
       '2  "h" tempo: 1',
       '3  "ah" tempo: 1',
-      "4  \"i'\" tempo: 1",
+      '4  "i\'" tempo: 1',
       'Rules 3',
       'Number: 43  start: 0  end: 1  duration 100.0',
       'Number: 27  start: 1  end: 3  duration 200.0',

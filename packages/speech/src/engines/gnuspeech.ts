@@ -142,7 +142,11 @@ export class GnuSpeechEngine implements Engine {
       const wav = Buffer.from(m.FS.readFile('./out.wav') as Uint8Array);
       m.FS.unlink('./out.wav');
       const { samples, sampleRate } = decodeWav(wav);
-      yield { samples, sampleRate, ...(req.words ? { words: gnuspeechWords(printed, req.text, samples.length / sampleRate) } : {}) };
+      yield {
+        samples,
+        sampleRate,
+        ...(req.words ? { words: gnuspeechWords(printed, req.text, samples.length / sampleRate) } : {}),
+      };
     } finally {
       printed = [];
       for (const p of [text, out, dir, params]) m._free(p);
@@ -195,7 +199,8 @@ export function gnuspeechWords(lines: readonly string[], text: string, durationS
     for (let k = 0; k <= postures.length; k++) if (Number.isNaN(times[k]!)) times[k] = t;
     postures.forEach((p, k) => {
       const name = p.replace(/'$/u, '');
-      if (name !== '#' && name !== '^') spoken.push({ name, start: offset + times[k]! / 1000, end: offset + times[k + 1]! / 1000 });
+      if (name !== '#' && name !== '^')
+        spoken.push({ name, start: offset + times[k]! / 1000, end: offset + times[k + 1]! / 1000 });
     });
     offset += t / 1000;
     postures = [];

@@ -95,9 +95,15 @@ export function wordsFromPhones(spoken: readonly TimedPhone[], words: readonly W
     }
     // Phones of the engine's own: the word before them, else the one after.
     let last = -1;
-    for (let k = 0; k < n; k++) (owner[k]! < 0 ? (owner[k] = last) : (last = owner[k]!));
+    for (let k = 0; k < n; k++) {
+      if (owner[k]! < 0) owner[k] = last;
+      else last = owner[k]!;
+    }
     let next = -1;
-    for (let k = n - 1; k >= 0; k--) (owner[k]! < 0 ? (owner[k] = next) : (next = owner[k]!));
+    for (let k = n - 1; k >= 0; k--) {
+      if (owner[k]! < 0) owner[k] = next;
+      else next = owner[k]!;
+    }
   }
   const out: WordTiming[] = [];
   let k = 0;
