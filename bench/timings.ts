@@ -8,6 +8,7 @@ import { createSpeech, type Speech } from '@polyvox/speech';
 import { decodeWav } from '../packages/speech/src/dsp/pcm.ts';
 import { alignByReference } from '../packages/speech/src/pipeline/dtw-align.ts';
 import { trimWordSilences, type Timings } from '../packages/speech/src/pipeline/timings.ts';
+import { pauses } from '../packages/speech/test/support/pauses.ts';
 import type { BenchRow } from './stats.js';
 
 type Row = BenchRow;
@@ -53,12 +54,12 @@ export async function timingsRows(): Promise<Row[]> {
       const gaps: number[] = [];
       const onsets = { own: [] as number[], generic: [] as number[] };
       let faults = 0;
-      let pauses = 0;
+      let paused = 0;
       for (const text of TEXTS) {
         const produced = await speech.synthesize({ text, voiceId, format: 'wav', timings: true });
         const audio = decodeWav(produced.audio);
-        const found = pausesOf(audio.samples, audio.sampleRate, 0.15);
-        pauses += found.length;
+        const found = pauses(audio.samples, audio.sampleRate, 0.15);
+        paused += found.length;
         faults += shapeFaults(produced.timings!, text, found);
         const reference = await speech.synthesize({ text, voiceId: 'espeak:en-us', format: 'wav' });
         const generic = alignByReference(audio, { ...decodeWav(reference.audio), words: reference.words });
@@ -67,7 +68,7 @@ export async function timingsRows(): Promise<Row[]> {
         // Where the sound starts again after a silence of over 100 ms is where the next word starts: both methods' words
         // trimmed of silence as the pipeline trims them, the first word after each silence against its end.
         const trimmed = trimWordSilences(audio.samples, audio.sampleRate, generic);
-        for (const p of pausesOf(audio.samples, audio.sampleRate, 0.1)) {
+        for (const p of pauses(audio.samples, audio.sampleRate, 0.1)) {
           const next = produced.words.findIndex((w) => w.start >= p.start - 0.01);
           if (next < 0) continue;
           onsets.own.push(Math.abs(produced.words[next]!.start - p.end));
@@ -92,7 +93,7 @@ export async function timingsRows(): Promise<Row[]> {
           unit: 'ms',
         });
       rows.push({
-        metric: `words outside the audio, out of order, overlapping, or astride a pause > 150 ms (of ${pauses} pauses, each between words the text parts with punctuation), ${voiceId}`,
+        metric: `words outside the audio, out of order, overlapping, or astride a pause > 150 ms (of ${paused} pauses, each between words the text parts with punctuation), ${voiceId}`,
         value: faults,
         unit: 'faults',
         target: '0',
@@ -143,31 +144,6 @@ async function costRow(speech: Speech, label: string, voiceId: string, textOf: (
   }
   const added = (Math.min(...timed) / Math.min(...plain) - 1) * 100;
   return { metric: `timings' cost on a whole synthesis, ${label}`, value: added, unit: '%', target: '≤ 15', pass: added <= 15 };
-}
-
-/** Silences longer than `minSec` (10 ms frames under −40 dB of the loudest) strictly inside the speech. */
-function pausesOf(samples: Float32Array, rate: number, minSec: number): { start: number; end: number }[] {
-  const frame = Math.round(rate * 0.01);
-  const rms: number[] = [];
-  for (let i = 0; i + frame <= samples.length; i += frame) {
-    let sum = 0;
-    for (let j = i; j < i + frame; j++) sum += samples[j]! ** 2;
-    rms.push(Math.sqrt(sum / frame));
-  }
-  const floor = Math.max(...rms) * 0.01;
-  const first = rms.findIndex((r) => r >= floor);
-  const last = rms.length - 1 - [...rms].reverse().findIndex((r) => r >= floor);
-  const out: { start: number; end: number }[] = [];
-  let from = -1;
-  for (let f = first; f <= last; f++) {
-    if (rms[f]! < floor) {
-      if (from < 0) from = f;
-    } else if (from >= 0) {
-      if ((f - from) * 0.01 > minSec) out.push({ start: from * 0.01, end: f * 0.01 });
-      from = -1;
-    }
-  }
-  return out;
 }
 
 /**
