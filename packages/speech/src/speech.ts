@@ -412,7 +412,7 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
     const key = gainKey(plan);
     const known = gains.get(key);
     const job = {
-      ...sentenceJob(ctx, plan, plan.sentences[0]!, keepRates(plan.format)),
+      ...sentenceJob(ctx, plan, plan.sentences[0]!, { ...keepRates(plan.format), words: req.timings === true }),
       ...(known !== undefined ? { gainDb: known } : {}),
     };
     const { port1, port2 } = new MessageChannel();
@@ -523,7 +523,8 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
       writes.push(w);
     };
     try {
-      for await (const s of synthesizeChunks(ctx, plan, req.signal, req.onProgress, keepRates(plan.format))) {
+      const opts = { ...keepRates(plan.format), words: req.timings === true };
+      for await (const s of synthesizeChunks(ctx, plan, req.signal, req.onProgress, opts)) {
         rate ||= s.sampleRate;
         // The label is made at the file's rate, known with its first sentence; it goes in before it.
         const head = s.index === 0 ? await labelAt(plan, 'start', rate, req.signal) : undefined;
@@ -605,7 +606,7 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
         }
       }
       // The first sentence runs alone, so the first bytes come as soon as one sentence could.
-      const opts = { firstAlone: true, ...keepRates(plan.format) };
+      const opts = { firstAlone: true, ...keepRates(plan.format), words: timed !== undefined };
       for await (const s of synthesizeChunks(ctx, plan, req.signal, req.onProgress, opts)) {
         if (!rate) {
           rate = s.sampleRate;

@@ -124,6 +124,8 @@ export interface EngineRequest {
   profile: VoiceProfile;
   /** A reference sample for engines that clone natively. */
   reference?: { samples: Float32Array; sampleRate: number; text?: string };
+  /** Word times are wanted: an engine whose times cost work of their own (Flite's run of the phones) does it only then. */
+  words?: boolean;
   signal?: AbortSignal;
   /**
    * Called synchronously with each piece of audio as soon as the engine has made it, by engines

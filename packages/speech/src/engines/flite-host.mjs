@@ -4,7 +4,7 @@
 // it, and running in a child process means a crash could never take the server down: the parent
 // restarts this process and retries.
 /* global WebAssembly */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -21,25 +21,41 @@ function reply(msg) {
   process.send(msg, () => {});
 }
 
-process.on('message', async ({ id, args }) => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'polyvox-flite-'));
+/** One run of Flite in `dir` with these arguments; what it printed (its segments or phones, when asked). */
+async function run(dir, args, printed) {
+  const out = openSync(path.join(dir, printed), 'w');
   try {
     const wasi = new WASI({
       version: 'preview1',
-      args: ['flite', ...args, 'out.wav'],
+      args: ['flite', ...args],
       env: {},
       preopens: { '.': dir },
+      stdout: out,
       returnOnExit: true,
     });
     const instance = await WebAssembly.instantiate(compiled, { wasi_snapshot_preview1: wasi.wasiImport });
     const code = wasi.start(instance);
     if (code !== 0) throw new Error(`flite exited with code ${code}`);
-    reply({ id, wav: new Uint8Array(readFileSync(path.join(dir, 'out.wav'))) });
+  } finally {
+    closeSync(out);
+    globalThis.gc?.();
+  }
+  return readFileSync(path.join(dir, printed), 'utf8');
+}
+
+// `args`: the synthesis (its audio to out.wav, its segments printed); `phones`, when given: a run whose printed
+// phones, pause-separated, are those of the words the parent does not know yet.
+process.on('message', async ({ id, args, phones }) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'polyvox-flite-'));
+  try {
+    const segments = await run(dir, [...args, 'out.wav'], 'segments.txt');
+    const wav = new Uint8Array(readFileSync(path.join(dir, 'out.wav')));
+    const said = phones ? await run(dir, [...phones, 'none'], 'phones.txt') : undefined;
+    reply({ id, wav, segments, ...(said !== undefined ? { phones: said } : {}) });
   } catch (e) {
     reply({ id, error: e instanceof Error ? e.message : String(e) });
   } finally {
     rmSync(dir, { recursive: true, force: true });
-    globalThis.gc?.();
   }
 });
 process.on('disconnect', () => process.exit(0));

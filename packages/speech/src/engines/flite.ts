@@ -2,11 +2,17 @@
  * Flite (WASI): its built-in English voices. Pitch by `int_f0_target_mean` (Hz), speed by
  * `duration_stretch` (rms ignores the F0 target: Sonic shifts it). Each call instantiates the
  * compiled module with a private temp folder, in a helper process.
+ *
+ * Word times are Flite's own: the synthesis prints its segments with their end times (`-psdur`), and the phones of
+ * each word come from a lexicon kept here, filled by a quick run of the 8 kHz diphone voice at a twentieth of the
+ * duration over the words not met before, separated by commas (a pause between each word's phones). That run is made
+ * only when word times are asked for (`EngineRequest.words`).
  */
 import { decodeWav } from '../dsp/pcm.ts';
 import { changeSpeedPitch } from '../dsp/sonic.ts';
-import type { Engine, EngineRequest, ModelInfo, PcmChunk, VoiceInfo } from '../types.ts';
+import type { Engine, EngineRequest, ModelInfo, PcmChunk, VoiceInfo, WordTiming } from '../types.ts';
 import { ChildHost } from './child-host.ts';
+import { fitToAudio, textTokens, UNKNOWN_PHONE, wordsFromPhones, type TimedPhone } from './phone-timing.ts';
 import { totalSemitones, totalSpeed } from './pitch.ts';
 import { QUALITY } from '../quality.ts';
 
@@ -76,7 +82,7 @@ export class FliteEngine implements Engine {
     mixable: false,
     nativeCloning: false,
     ssml: false,
-    wordTimings: false,
+    wordTimings: true,
     nativePitch: true,
     nativeSpeed: true,
     // Faster than 2.5 Flite keeps its pauses and segments long: the DSP stage stretches the rest.
@@ -128,17 +134,77 @@ export class FliteEngine implements Engine {
     const args = ['-voice', req.voice.variant, '--setf', `duration_stretch=${(1 / speed).toFixed(4)}`];
     if (nativeF0)
       args.push('--setf', `int_f0_target_mean=${f0.toFixed(1)}`, '--setf', `int_f0_target_stddev=${stddev.toFixed(1)}`);
-    args.push(` ${sanitize(req.text)} `);
-    const reply = await this.host.request({ args }, true);
+    const text = sanitize(req.text);
+    args.push('-psdur', ` ${text} `);
+    const tokens = textTokens(text);
+    const unknown = req.words ? [...new Set(tokens.map((t) => t.toLowerCase()).filter((t) => !lexicon.has(t)))] : [];
+    const phones = unknown.length ? [...PHONE_RUN, ` ${unknown.join(', ')} `] : undefined;
+    const reply = await this.host.request({ args, ...(phones ? { phones } : {}) }, true);
     const wav = reply.wav as Uint8Array;
     const { samples, sampleRate } = decodeWav(Buffer.from(wav.buffer, wav.byteOffset, wav.byteLength));
+    if (typeof reply.phones === 'string') learnPhones(unknown, reply.phones);
     const shifted = nativeF0 || Math.abs(semis) < 0.01 ? samples : await changeSpeedPitch(samples, sampleRate, 1, semis);
-    yield { samples: shifted, sampleRate };
+    if (!req.words) {
+      yield { samples: shifted, sampleRate };
+      return;
+    }
+    yield { samples: shifted, sampleRate, words: fliteWords(String(reply.segments ?? ''), tokens, samples.length / sampleRate) };
   }
 
   async close(): Promise<void> {
     await this.host.close();
   }
+}
+
+/** The phones run: the cheapest voice, at a twentieth of the duration, its phones printed and its audio dropped. */
+const PHONE_RUN = ['-voice', 'kal', '--setf', 'duration_stretch=0.05', '-ps'];
+/** Words (lower case) and their phones as Flite says them; emptied when full (a lookup table, not a store). */
+const lexicon = new Map<string, string[]>();
+const LEXICON_LIMIT = 50_000;
+
+/** The phones run's output: one group of phones per word asked for, pauses between them; kept only if they agree. */
+function learnPhones(asked: readonly string[], printed: string): void {
+  const groups: string[][] = [[]];
+  for (const p of printed.split(/\s+/u).filter(Boolean)) {
+    if (p === 'pau') {
+      if (groups.at(-1)!.length) groups.push([]);
+    } else groups.at(-1)!.push(p);
+  }
+  if (!groups.at(-1)!.length) groups.pop();
+  if (groups.length !== asked.length) return;
+  if (lexicon.size + asked.length > LEXICON_LIMIT) lexicon.clear();
+  asked.forEach((w, i) => lexicon.set(w, groups[i]!));
+}
+
+/**
+ * Flite's printed segments (`name:end` in seconds, one line per utterance, each from 0) as timed phones, pauses left
+ * out, brought to the audio's length (its wave ends within a few per cent of its last segment).
+ */
+export function fliteSegments(printed: string, durationSec: number): TimedPhone[] {
+  const spoken: TimedPhone[] = [];
+  let offset = 0;
+  for (const line of printed.split('\n')) {
+    let at = offset;
+    for (const item of line.trim().split(/\s+/u)) {
+      const colon = item.lastIndexOf(':');
+      const end = offset + Number(item.slice(colon + 1));
+      if (colon < 1 || !Number.isFinite(end)) continue;
+      const name = item.slice(0, colon);
+      if (name !== 'pau') spoken.push({ name, start: at, end });
+      at = Math.max(at, end);
+    }
+    offset = at;
+  }
+  return fitToAudio(spoken, offset, durationSec);
+}
+
+/** Each word of the sentence with its phones from the lexicon (a word not in it: a guess of one phone per letter). */
+function fliteWords(printed: string, tokens: readonly string[], durationSec: number): WordTiming[] {
+  const words = tokens.map((word) => ({
+    word,
+    phones: lexicon.get(word.toLowerCase()) ?? Array.from(word.replace(/[^\p{L}\p{N}]/gu, ''), () => UNKNOWN_PHONE),
+  }));
+  return wordsFromPhones(fliteSegments(printed, durationSec), words);
 }
 
 function sanitize(text: string): string {

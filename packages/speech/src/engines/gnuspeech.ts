@@ -2,13 +2,17 @@
  * GnuSpeech (WASM): articulatory synthesis of English. Pitch through the control model's
  * `pitch_offset` (semitones), speed through `tempo`; the voice files set vocal-tract length and
  * breathiness, so the profile's formant scale and breathiness are honoured here too.
+ *
+ * Word times are its own: with its debug flag it prints the phone string it speaks (words marked `/w`, chunks `/c`)
+ * and, per chunk, its postures and the rules between them with their durations (ms, tempo applied).
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import initGnuspeech from '@echogarden/gnuspeech-wasm/wasm/gnuspeech.js';
 import { decodeWav } from '../dsp/pcm.ts';
-import type { Engine, EngineRequest, Gender, ModelInfo, PcmChunk, VoiceInfo } from '../types.ts';
+import type { Engine, EngineRequest, Gender, ModelInfo, PcmChunk, VoiceInfo, WordTiming } from '../types.ts';
+import { fitToAudio, textTokens, wordsFromPhones, type TimedPhone, type WordPhones } from './phone-timing.ts';
 import { totalSemitones, totalSpeed } from './pitch.ts';
 import { QUALITY } from '../quality.ts';
 
@@ -40,9 +44,14 @@ const require = createRequire(import.meta.url);
 const packageDir = path.dirname(require.resolve('@echogarden/gnuspeech-wasm/package.json'));
 const baseControlModel = readFileSync(path.join(packageDir, 'data/en/trm_control_model.txt'), 'utf8');
 
+/** What the module printed during the current synthesis (calls are synchronous: one at a time). */
+let printed: string[] = [];
 let loading: Promise<any> | undefined;
 const getModule = (): Promise<any> =>
-  (loading ??= initGnuspeech().then((m: any) => {
+  (loading ??= (initGnuspeech as (options: object) => Promise<any>)({
+    print: (line: string) => printed.push(line),
+    printErr: () => {},
+  }).then((m: any) => {
     // Synthesize at 22.05 kHz rather than 44.1: half the work, and the pipeline resamples anyway.
     const trm = new TextDecoder().decode(m.FS.readFile(`${DATA}/trm.txt`) as Uint8Array);
     m.FS.writeFile(`${DATA}/trm.txt`, setting(trm, 'output_rate', OUTPUT_RATE.toFixed(1)));
@@ -69,7 +78,7 @@ export class GnuSpeechEngine implements Engine {
     mixable: false,
     nativeCloning: false,
     ssml: false,
-    wordTimings: false,
+    wordTimings: true,
     nativePitch: true,
     nativeSpeed: true,
     // GnuSpeech's tempo stops having effect a little over 2.
@@ -128,14 +137,103 @@ export class GnuSpeechEngine implements Engine {
     const out = cString(m, './out.wav');
     const dir = cString(m, DATA);
     const params = cString(m, './out-params.txt');
+    printed = [];
     try {
-      m._GnuSpeech_synthesizeToFile(text, out, dir, params, 0);
+      // The debug flag prints the phones and postures the word times come from.
+      m._GnuSpeech_synthesizeToFile(text, out, dir, params, 1);
       const wav = Buffer.from(m.FS.readFile('./out.wav') as Uint8Array);
       m.FS.unlink('./out.wav');
       const { samples, sampleRate } = decodeWav(wav);
-      yield { samples, sampleRate };
+      yield {
+        samples,
+        sampleRate,
+        ...(req.words ? { words: gnuspeechWords(printed, req.text, samples.length / sampleRate) } : {}),
+      };
     } finally {
+      printed = [];
       for (const p of [text, out, dir, params]) m._free(p);
     }
   }
+}
+
+/** A chunk's phone string: the words (`/w`), each with the phones of its syllables; pauses (`#`, `^`) end a word. */
+function chunkWords(phoneString: string): string[][] {
+  const words: string[][] = [];
+  let current: string[] | undefined;
+  for (const token of phoneString.split(/\s+/u)) {
+    if (token === '/w') {
+      current = [];
+      words.push(current);
+    } else if (token === '#' || token === '^' || token === '/c') current = undefined;
+    else if (!/^\/.?$|^\/\/$/u.test(token)) {
+      // Markers (`/_` foot, `/*` marked foot, `/"` secondary stress, `/0`…) stripped; `.` and `_` part phones.
+      const phones = token.replace(/\/./gu, '').split(/[_.]+/u).filter(Boolean);
+      if (!current) {
+        current = [];
+        words.push(current);
+      }
+      current.push(...phones);
+    }
+  }
+  return words.filter((w) => w.length);
+}
+
+/**
+ * Word times from GnuSpeech's debug print: per chunk ("Speaking …"), its postures and the rules that join them; a
+ * posture starts when the rule from it starts (postures inside a rule share its time evenly), chunks follow each other,
+ * and all is brought to the audio's length. Words take the text's own spelling when their count agrees.
+ */
+export function gnuspeechWords(lines: readonly string[], text: string, durationSec: number): WordTiming[] {
+  const spoken: TimedPhone[] = [];
+  const words: string[][] = [];
+  const looked: string[] = [];
+  let offset = 0;
+  let postures: string[] = [];
+  let rules: { start: number; end: number; ms: number }[] = [];
+  const endChunk = (): void => {
+    if (!postures.length || !rules.length) return;
+    const times = new Float64Array(postures.length + 1).fill(NaN);
+    let t = 0;
+    for (const r of rules) {
+      for (let k = r.start; k < r.end && k < postures.length; k++) times[k] = t + (r.ms * (k - r.start)) / (r.end - r.start);
+      t += r.ms;
+    }
+    for (let k = 0; k <= postures.length; k++) if (Number.isNaN(times[k]!)) times[k] = t;
+    postures.forEach((p, k) => {
+      const name = p.replace(/'$/u, '');
+      if (name !== '#' && name !== '^')
+        spoken.push({ name, start: offset + times[k]! / 1000, end: offset + times[k + 1]! / 1000 });
+    });
+    offset += t / 1000;
+    postures = [];
+    rules = [];
+  };
+  let section = '';
+  for (const line of lines) {
+    const speaking = /^Speaking "(.*)"$/u.exec(line);
+    if (speaking) {
+      endChunk();
+      const chunk = speaking[1]!.replace(/^\s*\/c/u, '');
+      const next = chunk.indexOf('/c');
+      words.push(...chunkWords(next < 0 ? chunk : chunk.slice(0, next)));
+      section = '';
+      continue;
+    }
+    const word = /^lookup_word word: (.*)$/u.exec(line);
+    if (word) looked.push(word[1]!.trim());
+    if (/^Postures \d+/u.test(line)) section = 'postures';
+    else if (/^Rules \d+/u.test(line)) section = 'rules';
+    else if (section === 'postures') {
+      const p = /^\d+\s+"([^"]*)"/u.exec(line);
+      if (p) postures.push(p[1]!);
+    } else if (section === 'rules') {
+      const r = /^Number: \d+\s+start: (\d+)\s+end: (\d+)\s+duration ([\d.]+)/u.exec(line);
+      if (r) rules.push({ start: Number(r[1]), end: Number(r[2]), ms: Number(r[3]) });
+    }
+  }
+  endChunk();
+  const tokens = textTokens(text);
+  const labels = tokens.length === words.length ? tokens : looked.length === words.length ? looked : undefined;
+  const named: WordPhones[] = words.map((phones, i) => ({ word: labels?.[i] ?? '', phones }));
+  return wordsFromPhones(fitToAudio(spoken, offset, durationSec), named).filter((w) => w.word);
 }

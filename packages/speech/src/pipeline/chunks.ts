@@ -29,7 +29,7 @@ export function sentenceJob(
   ctx: ChunkContext,
   plan: Plan,
   text: string,
-  opts: { keepRates?: number[] } = {},
+  opts: { keepRates?: number[]; words?: boolean } = {},
   index = 0,
 ): SynthesisJob {
   const part = plan.parts?.[index];
@@ -44,6 +44,7 @@ export function sentenceJob(
     profile: part?.profile ?? plan.profile,
     sampleRate: ctx.sampleRate,
     ...(opts.keepRates ? { keepRates: opts.keepRates } : {}),
+    ...(opts.words ? { words: true } : {}),
     loudness: true,
     ...(plan.reference ? { reference: plan.reference } : {}),
   };
@@ -54,7 +55,7 @@ export async function* synthesizeChunks(
   plan: Plan,
   signal?: AbortSignal,
   onProgress?: (p: { done: number; total: number }) => void,
-  opts: { firstAlone?: boolean; keepRates?: number[] } = {},
+  opts: { firstAlone?: boolean; keepRates?: number[]; words?: boolean } = {},
 ): AsyncIterable<SentenceAudio> {
   const job = (index: number) => sentenceJob(ctx, plan, plan.sentences[index]!, opts, index);
   const remote = ctx.remoteEngines.get(plan.voice.engine);

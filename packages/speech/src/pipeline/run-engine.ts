@@ -17,6 +17,7 @@ export async function runEngine(engine: Engine, job: SynthesisJob, signal?: Abor
     profile: job.profile,
     ...(job.language ? { language: job.language } : {}),
     ...(job.reference ? { reference: job.reference } : {}),
+    ...(job.words ? { words: true } : {}),
     ...(signal ? { signal } : {}),
   };
   // Beyond the engine's native range (speeds up to 4 and down to 0.25), the DSP stage stretches the rest.

@@ -23,6 +23,8 @@ export interface SynthesisJob {
   /** Normalize loudness to the platform target. */
   loudness: boolean;
   reference?: EngineRequest['reference'];
+  /** Word times are wanted (`EngineRequest.words`). */
+  words?: boolean;
   /**
    * The loudness gain (dB) this voice needed before: with it, a sentence the engine makes piece by
    * piece is gained, limited and sent to the encoder while the engine still runs (see streamed.ts).

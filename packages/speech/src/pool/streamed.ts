@@ -130,6 +130,7 @@ async function piecewiseInto(engine: Engine, job: SynthesisJob, sink: MessagePor
     pitch: job.pitch,
     profile: job.profile,
     ...(job.language ? { language: job.language } : {}),
+    ...(job.words ? { words: true } : {}),
     ...(gainDb !== undefined ? { onAudio } : {}),
   };
   const parts: Float32Array[] = [];
