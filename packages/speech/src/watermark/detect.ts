@@ -4,7 +4,8 @@
  * clip starts within a slot, and where within the pattern's period. Each hypothesis gives every
  * unit a phase against its keyed lattice; on unmarked audio these phases are uniform, so the score
  * (the sum of their cosines over its standard deviation) is standard normal for any one hypothesis,
- * and the calibrated null of the search's maximum gives the false-alarm rate.
+ * and the union bound over the alignments the search can return gives the false-alarm rate
+ * (calibration.ts).
  */
 import { resamplePolyphase } from '../formats/polyphase.ts';
 import {

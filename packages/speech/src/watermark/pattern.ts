@@ -7,6 +7,9 @@ import { createHmac } from 'node:crypto';
 import { BANDS, BANDS_PER_UNIT, PERIOD, UNITS, UNITS_PER_SLOT } from './grid.ts';
 import { CODED_BITS } from './code.ts';
 
+/** Units of a period that carry coded bits (the rest are sync). */
+const DATA_UNITS = UNITS / 2;
+
 export interface Pattern {
   /** Per unit (slot·UNITS_PER_SLOT + u): its bands (BANDS_PER_UNIT each). */
   bands: Uint8Array;
@@ -44,7 +47,7 @@ export function keyedPattern(key: Uint8Array): Pattern {
   const id = Buffer.from(key).toString('hex');
   const kept = cache.get(id);
   if (kept) return kept;
-  const random = rng(createHmac('sha256', key).update('polyvox watermark v1').digest());
+  const random = rng(createHmac('sha256', key).update('polyvox watermark v2').digest());
   const bands = new Uint8Array(UNITS * BANDS_PER_UNIT);
   const signs = new Int8Array(UNITS * BANDS_PER_UNIT);
   const dither = new Float64Array(UNITS);
@@ -70,14 +73,15 @@ export function keyedPattern(key: Uint8Array): Pattern {
       dither[unit] = random();
     }
   }
-  // Coded bits spread over the period's units, the rest sync: a crop keeps a fair share of each.
+  // Half the period's units carry the coded bits, each bit DATA_UNITS / CODED_BITS times (about
+  // three) at random places; the rest are sync. A crop keeps a fair share of each.
   const units = Array.from({ length: UNITS }, (_, i) => i);
   for (let i = UNITS - 1; i > 0; i--) {
     const j = Math.floor(random() * (i + 1));
     [units[i], units[j]] = [units[j]!, units[i]!];
   }
   const bit = new Int16Array(UNITS).fill(-1);
-  for (let i = 0; i < CODED_BITS; i++) bit[units[i]!] = i;
+  for (let i = 0; i < DATA_UNITS; i++) bit[units[i]!] = i % CODED_BITS;
   const p: Pattern = { bands, signs, dither, bit };
   cache.set(id, p);
   return p;
