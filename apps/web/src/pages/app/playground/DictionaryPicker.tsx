@@ -35,7 +35,7 @@ export function DictionaryPicker({ value, onChange, disabled, label, testId = 'd
       description={
         <>
           {t('pronunciation.pickerHint')}{' '}
-          <Anchor component={Link} to="/app/pronunciation" size="xs">
+          <Anchor component={Link} to="/app/pronunciation" size="xs" underline="always">
             {t('pronunciation.pickerManage')}
           </Anchor>
         </>
