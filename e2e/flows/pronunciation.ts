@@ -22,6 +22,11 @@ const HOSTILE = `<?xml version="1.0"?>
 <lexicon version="1.0" xmlns="http://www.w3.org/2005/01/pronunciation-lexicon" alphabet="ipa"><lexeme><grapheme>&lol2;</grapheme><alias>x</alias></lexeme></lexicon>`;
 
 async function noOverflow(page: Page, where: string): Promise<void> {
+  // Right after a resize the shell's side bar is still sliding away (a CSS transition): wait until the page fits or
+  // a few seconds pass, then judge what stays.
+  await page
+    .waitForFunction(() => document.documentElement.scrollWidth <= window.innerWidth, undefined, { timeout: 5_000 })
+    .catch(() => undefined);
   const report = await overflowReport(page);
   assert(report.scrollWidth <= report.innerWidth, `${where}: scrollWidth ${report.scrollWidth} > ${report.innerWidth}`);
   assertEqual(report.offenders.join(' | '), '', `${where}: nothing beyond the right edge`);
