@@ -158,6 +158,19 @@ describe('SSML: every tag of the subset', () => {
 });
 
 describe('SSML: refusals name what and where', () => {
+  it("an object's own names as tags or values are refused like any unknown one, never taken from a prototype", () => {
+    for (const name of ['__proto__', 'constructor', 'toString', 'hasOwnProperty'])
+      expect(refusal(`<speak>Hi <${name}/> there</speak>`)).toMatchObject({ code: 'VALIDATION_FAILED' });
+    for (const doc of [
+      '<speak>Hi <break strength="__proto__"/> there</speak>',
+      '<speak><prosody rate="constructor">Hi</prosody></speak>',
+      '<speak><prosody pitch="toString">Hi</prosody></speak>',
+      '<speak><emphasis level="__proto__">Hi</emphasis></speak>',
+      '<speak><say-as interpret-as="constructor">12</say-as></speak>',
+    ])
+      expect(refusal(doc).code).toBe('VALIDATION_FAILED');
+  });
+
   it('an unknown tag is refused by name and position, never read', () => {
     const r = refusal('<speak>\n  Hello <voice name="x">there</voice>\n</speak>');
     expect(r).toEqual({
