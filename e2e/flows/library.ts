@@ -218,8 +218,10 @@ export function libraryTests(): void {
       await waitForNeural(2);
       await env.ui.goto('/app/voices');
       await page.locator('[data-testid="voice-total"][data-total]').waitFor();
-      await page.getByTestId('filter-neural').check();
+      // The box follows the route, which React changes in a transition: click, then wait (check() looks at once).
+      await page.getByTestId('filter-neural').click();
       await env.ui.waitForHash('/app/voices?neural=1');
+      await page.locator('input[data-testid="filter-neural"]:checked').waitFor();
       await page.locator('[data-testid="voice-total"][data-total="2"]').waitFor();
       const rows = page.locator('[data-testid="voice-row"]');
       await page.waitForFunction(() => document.querySelectorAll('[data-testid="voice-row"]').length === 2);
@@ -233,7 +235,7 @@ export function libraryTests(): void {
       }
       await shot('voices-neural-en');
       // The filter off: the other voices come back, without either badge.
-      await page.getByTestId('filter-neural').uncheck();
+      await page.getByTestId('filter-neural').click();
       await env.ui.waitForHash('/app/voices');
       await page.locator('[data-testid="voice-row"]:not(:has([data-testid="voice-neural"]))').first().waitFor();
       await chooseOption(page, page.getByTestId('filter-model'), 'Flite');
