@@ -353,6 +353,8 @@ async function main() {
       await speech.close();
       await server.stop();
     }
+    // Each tiny model layout's discovery cost at start and real-time factor, and 50 model folders found (`--only models`).
+    if (!ratiosOnly) rows.push(...(await (await import('./models.js')).modelsRows()));
   }
   await report(started, rows);
 }

@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { writeTinyKokoro } from '../../packages/speech/test/support/tiny-models.ts';
 import { Console, menuCode } from '../lib/browser';
 import { env, shot } from '../lib/env';
 import { assert, assertEqual } from '../lib/assert';
@@ -189,6 +192,69 @@ export function libraryTests(): void {
       assertEqual(calls.length, 6, 'one reload for two quick changes');
     } finally {
       await context.close();
+    }
+  });
+
+  test('a neural model dropped into MODELS_DIR is badged Neural and Non-commercial, and the neural filter keeps only its voices', async () => {
+    const page = env.page;
+    // A tiny Kokoro model with the record `npm run models -- add` leaves (a licence forbidding commercial use),
+    // written out of sight and renamed into place as `add` does; the server sees it at its next look (every 3 s).
+    const modelsDir = path.join(env.server.dataDir, 'models');
+    const staging = path.join(modelsDir, '.staging-kokoro-tiny-en');
+    const target = path.join(modelsDir, 'kokoro-tiny-en');
+    writeTinyKokoro(staging, [120, 240], ['af_heart', 'bm_george']);
+    const licence = { name: 'CC-BY-NC-SA-4.0', commercial: false };
+    fs.writeFileSync(path.join(staging, 'polyvox-model.json'), JSON.stringify({ name: 'kokoro-tiny-en', licence }));
+    fs.renameSync(staging, target);
+    const neuralVoices = async (): Promise<number> =>
+      ((await (await fetch(`${env.server.baseUrl}/voice?neural=true&page_size=100`)).json()) as { items: unknown[] }).items
+        .length;
+    const waitForNeural = async (n: number): Promise<void> => {
+      const deadline = Date.now() + 30_000;
+      while ((await neuralVoices()) !== n && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+      assertEqual(await neuralVoices(), n, 'neural voices the server lists');
+    };
+    try {
+      await waitForNeural(2);
+      await env.ui.goto('/app/voices');
+      await page.locator('[data-testid="voice-total"][data-total]').waitFor();
+      // The box follows the route, which React changes in a transition: click, then wait (check() looks at once).
+      await page.getByTestId('filter-neural').click();
+      await env.ui.waitForHash('/app/voices?neural=1');
+      await page.locator('input[data-testid="filter-neural"]:checked').waitFor();
+      await page.locator('[data-testid="voice-total"][data-total="2"]').waitFor();
+      const rows = page.locator('[data-testid="voice-row"]');
+      await page.waitForFunction(() => document.querySelectorAll('[data-testid="voice-row"]').length === 2);
+      for (const row of await rows.all()) {
+        await row.getByTestId('voice-neural').waitFor();
+        const nc = row.getByTestId('voice-non-commercial');
+        assert(
+          (await nc.getAttribute('title'))?.includes(licence.name),
+          `the badge names the licence (${await nc.getAttribute('title')})`,
+        );
+      }
+      await shot('voices-neural-en');
+      // The filter off: the other voices come back, without either badge.
+      await page.getByTestId('filter-neural').click();
+      await env.ui.waitForHash('/app/voices');
+      await page.locator('[data-testid="voice-row"]:not(:has([data-testid="voice-neural"]))').first().waitFor();
+      await chooseOption(page, page.getByTestId('filter-model'), 'Flite');
+      await waitForRowsOfModel(page, '[data-testid="voices-page"]', 'flite');
+      assertEqual(
+        await page.locator('[data-testid="voices-page"] [data-testid="voice-neural"]').count(),
+        0,
+        'no Flite voice is badged Neural',
+      );
+      assertEqual(
+        await page.locator('[data-testid="voices-page"] [data-testid="voice-non-commercial"]').count(),
+        0,
+        'nor Non-commercial',
+      );
+    } finally {
+      // Taken out again, so the flows after this one see the built-in engines only.
+      fs.rmSync(target, { recursive: true, force: true });
+      fs.rmSync(staging, { recursive: true, force: true });
+      await waitForNeural(0);
     }
   });
 }

@@ -66,13 +66,16 @@ async function waitHealthy(baseUrl: string, child: ChildProcess, timeoutMs: numb
   throw new Error(`GET /healthz did not answer 200 within ${timeoutMs / 1000} s`);
 }
 
-/** Starts the platform on a fresh DATA_DIR; `extra` adds settings (a payment provider's, say). */
 /** How long the platform may take to answer /healthz: E2E_START_TIMEOUT_MS on a machine loaded beyond the usual. */
 const START_TIMEOUT_MS = Number(process.env.E2E_START_TIMEOUT_MS) || 180_000;
 
+/** Starts the platform on a fresh DATA_DIR (MODELS_DIR: its empty `models`); `extra` adds settings (a payment provider's, say). */
 export async function startServer(timeoutMs = START_TIMEOUT_MS, extra: Record<string, string> = {}): Promise<RunningServer> {
   const port = await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'polyvox-e2e-'));
+  // An empty MODELS_DIR, watched: the library flow drops a tiny neural model into it and takes it out again.
+  const modelsDir = path.join(dataDir, 'models');
+  fs.mkdirSync(modelsDir);
   const baseUrl = `http://127.0.0.1:${port}`;
   let output = '';
   const child = spawn(process.execPath, [path.join(ROOT, 'scripts/start.mjs')], {
@@ -84,6 +87,7 @@ export async function startServer(timeoutMs = START_TIMEOUT_MS, extra: Record<st
       DATA_DIR: dataDir,
       PREVIEW_PRERENDER: 'false',
       TRUST_PROXY: 'true',
+      MODELS_DIR: modelsDir,
       ...extra,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

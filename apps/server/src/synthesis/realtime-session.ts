@@ -5,23 +5,17 @@
  * message; a piece the client does not get (the socket dropped, idled out, failed) is released, and text never cut
  * into a piece is never held or charged.
  */
-import { errorMessage, type ErrorCode, type MessageLocale } from '@polyvox/contracts';
+import { errorMessage, type MessageLocale } from '@polyvox/contracts';
 import type { Provenance } from '../provenance/service.js';
 import { AppError, isAppError } from '../platform/errors.js';
 import type { ElevenLabsFormat, VoiceSettings } from './elevenlabs-formats.js';
 import { PCM_RATE, voiceSettingsInput } from './elevenlabs-formats.js';
 import { originOf } from './origin.js';
 import { withAigc, type AigcRecord } from '@polyvox/speech/formats';
-import { G711Encoder, PcmResampler, reshaped, wavHeader } from './pcm-stream.js';
-import {
-  audioParts,
-  ClientMessage,
-  DEFAULT_SCHEDULE,
-  MAX_CONTEXTS,
-  MAX_MESSAGE_CHARS,
-  TextBuffer,
-  type ChunkAlignment,
-} from './realtime-protocol.js';
+import { PcmResampler, reshaped, wavHeader } from './pcm-stream.js';
+import { FAILED, FATAL, isUnread, NORMAL, POLICY, readClientMessage } from './realtime-messages.js';
+import { audioParts, ClientMessage, DEFAULT_SCHEDULE, MAX_CONTEXTS, TextBuffer } from './realtime-protocol.js';
+import { b64, reshape, spelled } from './realtime-shaping.js';
 import type { SynthesisService } from './service.js';
 import type { Charge, Prepared, ResolvedVoice } from './types.js';
 
@@ -60,12 +54,6 @@ export interface RealtimeSessionOptions {
   log: { info(obj: object, msg: string): void; error(obj: object, msg: string): void };
 }
 
-/** WebSocket close codes. */
-const NORMAL = 1000;
-const POLICY = 1008;
-const TOO_BIG = 1009;
-const FAILED = 1011;
-
 /** The context of a `stream-input` socket, which names none. */
 const SINGLE = '';
 
@@ -86,44 +74,6 @@ interface Context {
   /** WAV: the file's header has gone out (on the context's first audio message; the rest is its samples). */
   headed: boolean;
 }
-
-/** A client that does not read what it is sent: the socket is closed, every hold released. */
-export const UNREAD_FIELD = 'socket';
-export const unread = (rule: string): AppError => new AppError('VALIDATION_FAILED', { field: UNREAD_FIELD, rule });
-const isUnread = (e: AppError): boolean => e.code === 'VALIDATION_FAILED' && e.params.field === UNREAD_FIELD;
-
-const b64 = (audio: Buffer) => audio.toString('base64');
-
-/** An alignment with each spelling of its fields that clients read (`charStartTimesMs`, `charsStartTimesMs`, `char_start_times_ms` …). */
-function spelled(a: ChunkAlignment | null): Record<string, unknown> | null {
-  if (!a) return null;
-  return {
-    chars: a.chars,
-    charStartTimesMs: a.charStartTimesMs,
-    charDurationsMs: a.charDurationsMs,
-    charsStartTimesMs: a.charStartTimesMs,
-    charsDurationsMs: a.charDurationsMs,
-    char_start_times_ms: a.charStartTimesMs,
-    chars_durations_ms: a.charDurationsMs,
-  };
-}
-
-/** The platform's rendering of a piece as the ElevenLabs format asks (PCM resampled, G.711, WAV at another rate). */
-function reshape(audio: Buffer, format: ElevenLabsFormat): Buffer {
-  const { encoding, resampleTo } = format;
-  if (encoding === null || (encoding === 'pcm' && resampleTo === null)) return audio;
-  let pcm = audio;
-  if (resampleTo !== null) {
-    const r = new PcmResampler(PCM_RATE, resampleTo);
-    pcm = Buffer.concat([r.write(audio), r.end()]);
-  }
-  if (encoding === 'ulaw' || encoding === 'alaw') return new G711Encoder(encoding).write(pcm);
-  if (encoding === 'wav') return Buffer.concat([wavHeader(resampleTo ?? PCM_RATE, pcm.length), pcm]);
-  return pcm;
-}
-
-/** Errors after which nothing more can be spoken on the socket: it is closed. */
-const FATAL = new Set<ErrorCode>(['INSUFFICIENT_BALANCE', 'KEY_LIMIT_REACHED', 'RATE_LIMITED', 'INTERNAL', 'FORBIDDEN']);
 
 export class RealtimeSession {
   private readonly contexts = new Map<string, Context>();
@@ -166,33 +116,11 @@ export class RealtimeSession {
   onMessage(data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean): void {
     if (this.done) return;
     this.arm();
-    const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
-    if (bytes.length > MAX_MESSAGE_CHARS * 4)
-      return this.fatal(
-        new AppError('VALIDATION_FAILED', { field: 'message', rule: `must be at most ${MAX_MESSAGE_CHARS} characters long` }),
-        TOO_BIG,
-      );
-    const text = bytes.toString('utf8');
-    if (text.length > MAX_MESSAGE_CHARS)
-      return this.fatal(
-        new AppError('VALIDATION_FAILED', { field: 'message', rule: `must be at most ${MAX_MESSAGE_CHARS} characters long` }),
-        TOO_BIG,
-      );
-    if (isBinary && text.trim() === '') return;
-    let json: unknown;
+    const read = readClientMessage(data, isBinary);
+    if (!read) return;
+    if ('error' in read) return this.fatal(read.error, read.code);
     try {
-      json = JSON.parse(text);
-    } catch {
-      return this.fatal(new AppError('VALIDATION_FAILED', { field: 'message', rule: 'must be valid JSON' }));
-    }
-    const parsed = ClientMessage.safeParse(json);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      const field = issue.path.length ? issue.path.join('.') : 'message';
-      return this.fatal(new AppError('VALIDATION_FAILED', { field, rule: issue.message }));
-    }
-    try {
-      this.handle(parsed.data);
+      this.handle(read.message);
     } catch (e) {
       this.fatal(e);
     }

@@ -5,8 +5,14 @@
  */
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { DataType, encodeModel } from './onnx-writer.ts';
-import { writeTinyKokoro, writeTinyMatcha, writeTinyPiper, writeTinyVits, writeTinyZipVoice } from './tiny-models.ts';
+import {
+  writeTinyKitten,
+  writeTinyKokoro,
+  writeTinyMatcha,
+  writeTinyPiper,
+  writeTinyVits,
+  writeTinyZipVoice,
+} from './tiny-models.ts';
 
 export interface TinyLayout {
   /** The release's name: its folder (or, for the Piper voice, its folder when installed). */
@@ -17,7 +23,7 @@ export interface TinyLayout {
   dir: string;
   /** A vocoder released apart (Matcha, ZipVoice): where it was written when `vocodersApart`. */
   vocoder?: string;
-  /** Whether the native engine can speak with it (the Kitten model carries its metadata only). */
+  /** Whether the native engine can speak with it (not with stub eSpeak NG data). */
   speaks: boolean;
 }
 
@@ -49,20 +55,9 @@ export function writeTinyLayouts(root: string, opts: { vocodersApart?: boolean; 
   writeTinyKokoro(at('kokoro-tiny-en'), [120, 240], ['af_heart', 'bm_george']);
   out.push({ name: 'kokoro-tiny-en', family: 'kokoro', type: 'kokoro', dir: at('kokoro-tiny-en'), speaks: true });
   const kitten = at('kitten-tiny-en');
-  mkdirSync(kitten, { recursive: true });
-  writeFileSync(
-    path.join(kitten, 'model.fp16.onnx'),
-    encodeModel({
-      inputs: [{ name: 'x', type: DataType.FLOAT, shape: [1] }],
-      outputs: [{ name: 'y', type: DataType.FLOAT, shape: [1] }],
-      nodes: [{ op: 'Identity', inputs: ['x'], outputs: ['y'] }],
-      metadata: { model_type: 'kitten-tts', voice: 'en-us', sample_rate: 24000, n_speakers: 2, speaker_names: 'v-m,v-f' },
-    }),
-  );
-  writeFileSync(path.join(kitten, 'voices.bin'), Buffer.alloc(64));
-  writeFileSync(path.join(kitten, 'tokens.txt'), 'a 0\n');
+  writeTinyKitten(kitten, [150, 220], ['expr-voice-2-m', 'expr-voice-2-f']);
   if (opts.espeakStubs) espeakStub(kitten);
-  out.push({ name: 'kitten-tiny-en', family: 'kitten', type: 'kitten', dir: kitten, speaks: false });
+  out.push({ name: 'kitten-tiny-en', family: 'kitten', type: 'kitten', dir: kitten, speaks: !opts.espeakStubs });
   writeTinyMatcha(at('matcha-tiny-en_US'));
   writeTinyZipVoice(at('zipvoice-tiny-zh-en'));
   const matcha: TinyLayout = {

@@ -105,6 +105,28 @@ export function writeTinyKokoro(
   speakerHz: number[],
   names?: string[],
 ): { model: string; voices: string; tokens: string } {
+  return writeStyleModel(dir, speakerHz, names, 'kokoro');
+}
+
+/**
+ * A Kitten model: Kokoro's inputs, but one style vector per speaker (`style_dim` 1,D; voices.bin speakers × D
+ * floats), as sherpa-onnx's offline-tts-kitten-model.cc reads it.
+ */
+export function writeTinyKitten(
+  dir: string,
+  speakerHz: number[],
+  names: string[],
+): { model: string; voices: string; tokens: string } {
+  return writeStyleModel(dir, speakerHz, names, 'kitten');
+}
+
+function writeStyleModel(
+  dir: string,
+  speakerHz: number[],
+  names: string[] | undefined,
+  kind: 'kokoro' | 'kitten',
+): { model: string; voices: string; tokens: string } {
+  const perSpeaker = kind === 'kokoro' ? KOKORO_MAX_TOKENS : 1;
   mkdirSync(dir, { recursive: true });
   const model = path.join(dir, 'model.onnx');
   const voices = path.join(dir, 'voices.bin');
@@ -127,21 +149,21 @@ export function writeTinyKokoro(
       nodes,
       initializers: [...toneConstants(), i64('sl_start', [0]), i64('sl_end', [1]), i64('sl_axes', [1]), i64('one_shape', [1])],
       metadata: {
-        model_type: 'kokoro',
+        model_type: kind === 'kokoro' ? 'kokoro' : 'kitten-tts',
         sample_rate: TINY_RATE,
         version: 1,
         n_speakers: speakerHz.length,
         has_espeak: 1,
         voice: 'en-us',
-        style_dim: `${KOKORO_MAX_TOKENS},1,${KOKORO_STYLE_DIM}`,
+        style_dim: kind === 'kokoro' ? `${KOKORO_MAX_TOKENS},1,${KOKORO_STYLE_DIM}` : `1,${KOKORO_STYLE_DIM}`,
         speaker_names: (names ?? speakerHz.map((_, i) => `s${i}`)).join(','),
       },
     }),
   );
-  const floats = new Float32Array(speakerHz.length * KOKORO_MAX_TOKENS * KOKORO_STYLE_DIM);
+  const floats = new Float32Array(speakerHz.length * perSpeaker * KOKORO_STYLE_DIM);
   speakerHz.forEach((hz, s) => {
-    for (let t = 0; t < KOKORO_MAX_TOKENS; t++) {
-      const base = (s * KOKORO_MAX_TOKENS + t) * KOKORO_STYLE_DIM;
+    for (let t = 0; t < perSpeaker; t++) {
+      const base = (s * perSpeaker + t) * KOKORO_STYLE_DIM;
       floats[base] = hz;
       for (let k = 1; k < KOKORO_STYLE_DIM; k++) floats[base + k] = Math.sin(s + k);
     }

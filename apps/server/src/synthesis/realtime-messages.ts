@@ -1,0 +1,66 @@
+/**
+ * What arrives on a realtime socket, read and checked before the session acts on it (the size of a message, its JSON,
+ * its fields against `ClientMessage`), and the errors and close codes that end a socket. No socket, no state.
+ */
+import type { ErrorCode } from '@polyvox/contracts';
+import { AppError } from '../platform/errors.js';
+import { ClientMessage, MAX_MESSAGE_CHARS } from './realtime-protocol.js';
+
+/** WebSocket close codes. */
+export const NORMAL = 1000;
+export const POLICY = 1008;
+export const TOO_BIG = 1009;
+export const FAILED = 1011;
+
+/** A client that does not read what it is sent: the socket is closed, every hold released. */
+export const UNREAD_FIELD = 'socket';
+export const unread = (rule: string): AppError => new AppError('VALIDATION_FAILED', { field: UNREAD_FIELD, rule });
+export const isUnread = (e: AppError): boolean => e.code === 'VALIDATION_FAILED' && e.params.field === UNREAD_FIELD;
+
+/** Errors after which nothing more can be spoken on the socket: it is closed. */
+export const FATAL = new Set<ErrorCode>(['INSUFFICIENT_BALANCE', 'KEY_LIMIT_REACHED', 'RATE_LIMITED', 'INTERNAL', 'FORBIDDEN']);
+
+/** A message that cannot be taken: its error, and the close code when it is not the usual one. */
+export interface Refused {
+  error: AppError;
+  code?: number;
+}
+
+/** A client's message read and checked: the message, a refusal (answered with an error and a close), or null (a blank binary frame, ignored). */
+export function readClientMessage(
+  data: Buffer | ArrayBuffer | Buffer[],
+  isBinary: boolean,
+): { message: ClientMessage } | Refused | null {
+  const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
+  if (bytes.length > MAX_MESSAGE_CHARS * 4)
+    return {
+      error: new AppError('VALIDATION_FAILED', {
+        field: 'message',
+        rule: `must be at most ${MAX_MESSAGE_CHARS} characters long`,
+      }),
+      code: TOO_BIG,
+    };
+  const text = bytes.toString('utf8');
+  if (text.length > MAX_MESSAGE_CHARS)
+    return {
+      error: new AppError('VALIDATION_FAILED', {
+        field: 'message',
+        rule: `must be at most ${MAX_MESSAGE_CHARS} characters long`,
+      }),
+      code: TOO_BIG,
+    };
+  if (isBinary && text.trim() === '') return null;
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return { error: new AppError('VALIDATION_FAILED', { field: 'message', rule: 'must be valid JSON' }) };
+  }
+  const parsed = ClientMessage.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const field = issue.path.length ? issue.path.join('.') : 'message';
+    return { error: new AppError('VALIDATION_FAILED', { field, rule: issue.message }) };
+  }
+  return { message: parsed.data };
+}
