@@ -10,7 +10,10 @@ import { ipaToArpabet, parseArpabet, toEnginePhonemes, toFlitePhones, toGnuspeec
 
 describe('the tables', () => {
   it('read IPA as ARPAbet, stress on the vowel after its mark', () => {
-    const arpa = (ipa: string) => ipaToArpabet(ipa)?.map((p) => p.phone + (p.stress ?? '')).join(' ');
+    const arpa = (ipa: string) =>
+      ipaToArpabet(ipa)
+        ?.map((p) => p.phone + (p.stress ?? ''))
+        .join(' ');
     expect(arpa('təˈmɑːtoʊ')).toBe('T AX0 M AA1 T OW0');
     expect(arpa('ˌkuːbərˈneɪtiːz')).toBe('K UW2 B AX0 R N EY1 T IY0 Z');
     expect(arpa('/ˈθɪŋk/')).toBe('TH IH1 NG K');

@@ -119,7 +119,11 @@ describe.each(DIALECTS)('pronunciation rules change what is spoken (%s)', (diale
       expect(Number(ruled.headers.get('x-audio-duration'))).toBeGreaterThan(Number(plain.headers.get('x-audio-duration')) + 1);
       expect(ruled.headers.get('x-characters')).toBe(plain.headers.get('x-characters'));
     }
-    const said = await c.post('/tts/normalize', { text, voice_id: 'voice_flite.slt', pronunciation_dictionary_locators: locators });
+    const said = await c.post('/tts/normalize', {
+      text,
+      voice_id: 'voice_flite.slt',
+      pronunciation_dictionary_locators: locators,
+    });
     expect(said.body.text).toMatch(/^\[\[b_aa1_b\]\] ?, Bach and the United Nations Organization of every country\.$/);
     // eSpeak NG has /x/: no fallback.
     const espeak = await c.post('/tts', { text, voice_id: ESPEAK, format: 'wav', pronunciation_dictionary_locators: locators });

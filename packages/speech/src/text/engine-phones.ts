@@ -280,7 +280,13 @@ const GNU: ReadonlyMap<string, readonly [string[], string[]?]> = new Map<string,
   ['AXR', [['uh', 'r']]],
   ['AY', [['ah', 'i']]],
   ['EH', [['e']]],
-  ['ER', [['er', 'r'], ['uh', 'r']]],
+  [
+    'ER',
+    [
+      ['er', 'r'],
+      ['uh', 'r'],
+    ],
+  ],
   ['EY', [['e', 'i']]],
   ['IH', [['i']]],
   ['IX', [['i']]],
@@ -345,7 +351,11 @@ export function toGnuspeechPhones(phoneme: string, alphabet: string): string | n
     const prev = nuclei[v - 1]!;
     const vowel = nuclei[v]!;
     let start = vowel - 1 > prev ? vowel - 1 : vowel;
-    const onset = (from: number) => arpa.slice(from, vowel).map((p) => p.phone).join('');
+    const onset = (from: number) =>
+      arpa
+        .slice(from, vowel)
+        .map((p) => p.phone)
+        .join('');
     while (start - 1 > prev && ONSETS.has(onset(start - 1))) start--;
     starts.push(start);
   }
