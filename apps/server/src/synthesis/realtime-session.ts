@@ -12,6 +12,7 @@ import type { ElevenLabsFormat, VoiceSettings } from './elevenlabs-formats.js';
 import { PCM_RATE, voiceSettingsInput } from './elevenlabs-formats.js';
 import { originOf } from './origin.js';
 import { withAigc, type AigcRecord } from '@polyvox/speech/formats';
+import type { LexiconRule } from '@polyvox/speech';
 import { G711Encoder, PcmResampler, reshaped, wavHeader } from './pcm-stream.js';
 import {
   audioParts,
@@ -36,7 +37,7 @@ export interface RealtimeSocket {
 }
 
 export interface RealtimeSessionOptions {
-  synthesis: Pick<SynthesisService, 'prepareFor' | 'render' | 'stream'>;
+  synthesis: Pick<SynthesisService, 'prepareFor' | 'render' | 'stream' | 'rulesOf'>;
   provenance: Pick<Provenance, 'mark' | 'labelFile' | 'labelStream' | 'header'>;
   socket: RealtimeSocket;
   /** `multi-stream-input`: messages name their context and replies carry it. */
@@ -85,6 +86,11 @@ interface Context {
   idle: NodeJS.Timeout | null;
   /** WAV: the file's header has gone out (on the context's first audio message; the rest is its samples). */
   headed: boolean;
+  /**
+   * The pronunciation rules its pieces apply: the dictionaries its opening message names, else the account's default;
+   * read as its first step, before any piece.
+   */
+  rules: LexiconRule[];
 }
 
 /** A client that does not read what it is sent: the socket is closed, every hold released. */
@@ -244,9 +250,16 @@ export class RealtimeSession {
         failed: false,
         idle: null,
         headed: false,
+        rules: [],
       };
       this.contexts.set(id, ctx);
       this.touch(ctx);
+      const opened = ctx;
+      const locators = m.pronunciation_dictionary_locators ?? undefined;
+      // A dictionary it may not read, or a fourth, fails the context (NOT_FOUND, VALIDATION_FAILED) before any piece.
+      this.after(opened, async () => {
+        opened.rules = await this.o.synthesis.rulesOf({ accountId: this.o.charge.accountId, pronunciationLocators: locators });
+      });
       if (m.text === '' && !this.o.multi) {
         // An empty opening closes at once (nothing was said).
         this.closeContext(ctx, true);
@@ -352,6 +365,7 @@ export class RealtimeSession {
         ...voiceSettingsInput(ctx.settings),
         ...(this.o.language ? { language: this.o.language } : {}),
         ...(this.timings ? { timings: true } : {}),
+        lexicon: ctx.rules,
       });
     let prepared: Prepared;
     try {

@@ -1,5 +1,5 @@
 import { metrics } from '../platform/metrics.js';
-import type { AiLabelKind, AudioFormat, SynthesisRequest, TextNormalization } from '@polyvox/speech';
+import type { AiLabelKind, AudioFormat, LexiconRule, SynthesisRequest, TextNormalization } from '@polyvox/speech';
 import { CONTENT_TYPES, countCharacters, instructedProfile, settingsProfile, spokenText, strongerLabel } from '@polyvox/speech';
 import { readMarkup, type TextType } from '../pronunciation/ssml.js';
 import type { CreditsService, Hold } from '../credits/service.js';
@@ -140,7 +140,7 @@ export class SynthesisService {
   }
 
   /** The pronunciation rules a request applies (its dictionaries, else the account's default); NOT_FOUND for one it may not read. */
-  private async rulesOf(input: Pick<TtsInput, 'accountId' | 'pronunciationLocators'>) {
+  async rulesOf(input: Pick<TtsInput, 'accountId' | 'pronunciationLocators'>): Promise<LexiconRule[]> {
     return this.pronunciation ? this.pronunciation.rulesFor(input.accountId, input.pronunciationLocators) : [];
   }
 
