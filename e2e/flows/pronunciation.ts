@@ -216,7 +216,6 @@ async function zhTwTexts(page: Page): Promise<void> {
   await page.locator('[data-testid="dictionary-row"]').first().click();
   await page.getByTestId('dictionary-panel').waitFor();
   await page.locator('[data-testid="dictionary-versions"]:not([data-count=""])').waitFor();
-  await waitForSettledPage(page);
   const text = await page.getByTestId('pronunciation-page').innerText();
   for (const label of ['新建詞典', '詞典', '下載 PLS']) assert(text.includes(label), `zh-TW shows ${label}`);
   for (const label of ENGLISH) assert(!text.includes(label), `no English "${label}" in zh-TW`);

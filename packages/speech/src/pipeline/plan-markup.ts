@@ -99,7 +99,10 @@ export function planMarkup(
             }
           : r.rule!,
       }));
-    const lexicon = applyLexicon(slice, opts.lexicon, { phonemes: phoneSetOf((spoke.voice ?? opts.voice).engine) ?? false, forced });
+    const lexicon = applyLexicon(slice, opts.lexicon, {
+      phonemes: phoneSetOf((spoke.voice ?? opts.voice).engine) ?? false,
+      forced,
+    });
     for (const s of lexicon.spoken.spans)
       lexSpans.push({
         from: s.from + start,
