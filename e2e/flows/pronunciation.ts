@@ -210,8 +210,9 @@ async function zhTwTexts(page: Page): Promise<void> {
   await env.ui.chooseLanguage('zh-TW');
   await page.setViewportSize({ width: 390, height: 844 });
   await env.ui.goto('/app/pronunciation');
+  // The page is already shown (the flows before end on it): it changes language in place, no new heading to wait for.
   await page.getByTestId('pronunciation-page').waitFor();
-  await waitForSettledPage(page);
+  await page.getByTestId('page-title').filter({ hasText: '發音' }).waitFor();
   assertEqual(await env.ui.text('page-title'), '發音', 'the title in zh-TW');
   await page.locator('[data-testid="dictionary-row"]').first().click();
   await page.getByTestId('dictionary-panel').waitFor();
