@@ -78,6 +78,9 @@ describe('the engines speak the phones given', () => {
       dictionary: "polyvox user dictionary\npolyvoxa 'w_i_n%a\n",
     });
     expect(userDictionary('no rules here').dictionary).toBe('');
+    // A made word the text holds itself is never used: it would be read with the rule's phones.
+    expect(userDictionary("Polyvoxa said [['w_i_n]]").text).toBe('Polyvoxa said polyvoxb');
+    expect(withAddenda('polyvoxa [[w_ih1_n]]').text).toBe('polyvoxa polyvoxb');
   });
 });
 

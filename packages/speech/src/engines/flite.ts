@@ -15,7 +15,7 @@ import { ChildHost } from './child-host.ts';
 import { fitToAudio, textTokens, UNKNOWN_PHONE, wordsFromPhones, type TimedPhone } from './phone-timing.ts';
 import { totalSemitones, totalSpeed } from './pitch.ts';
 import { QUALITY } from '../quality.ts';
-import { FLITE_PHONES, madeWord } from '../text/engine-phones.ts';
+import { FLITE_PHONES, madeWords } from '../text/engine-phones.ts';
 
 export const FLITE_MODEL = 'flite';
 
@@ -252,12 +252,13 @@ export function withAddenda(text: string): { text: string; lex: string; made: Ma
   const made = new Map<string, MadeWord>();
   const byPhones = new Map<string, string>();
   let lex = '';
+  const next = madeWords(text);
   const out = text.replace(/\[\[([a-z0-9_]+)\]\]/g, (whole, group: string) => {
     const phones = group.split('_');
     if (!phones.every((p) => FLITE_PHONES.has(p))) return whole;
     let word = byPhones.get(group);
     if (!word) {
-      word = madeWord(byPhones.size);
+      word = next();
       byPhones.set(group, word);
       lex += `${word} : ${phones.join(' ')}\n`;
       // Flite prints an unstressed ah as its schwa, ax; stress digits not at all.

@@ -15,7 +15,7 @@ import type { Engine, EngineRequest, Gender, ModelInfo, PcmChunk, VoiceInfo, Wor
 import { fitToAudio, textTokens, wordsFromPhones, type TimedPhone, type WordPhones } from './phone-timing.ts';
 import { totalSemitones, totalSpeed } from './pitch.ts';
 import { QUALITY } from '../quality.ts';
-import { GNUSPEECH_PHONES, madeWord } from '../text/engine-phones.ts';
+import { GNUSPEECH_PHONES, madeWords } from '../text/engine-phones.ts';
 
 export const GNUSPEECH_MODEL = 'gnuspeech';
 const DATA = '/data/en';
@@ -184,11 +184,12 @@ export function userDictionary(text: string): { text: string; dictionary: string
   const byPhones = new Map<string, string>();
   // Its first line is the dictionary's version; then `word phones%part-of-speech`.
   let dictionary = '';
+  const next = madeWords(text);
   const out = text.replace(/\[\[(["']?[a-z]+(?:[._]["']?[a-z]+)*)\]\]/g, (whole, group: string) => {
     if (!group.split(/[._]/).every((p) => GNUSPEECH_PHONES.has(p.replace(/^["']/, '')))) return whole;
     let word = byPhones.get(group);
     if (!word) {
-      word = madeWord(byPhones.size);
+      word = next();
       byPhones.set(group, word);
       dictionary += `${word} ${group}%a\n`;
     }

@@ -392,14 +392,23 @@ export function toEnginePhonemes(set: PhoneSet, phoneme: string, alphabet: strin
 }
 
 /**
- * The `n`th word an engine's call makes for a rule's phones (`polyvoxa`, `polyvoxb` … `polyvoxba`): letters only,
- * shaped like a word, so Flite reads it as one rather than spelling it, and GnuSpeech looks it up.
+ * The words an engine's call makes for its rules' phones, one after another (`polyvoxa`, `polyvoxb` … `polyvoxba`):
+ * letters only, shaped like a word, so Flite reads it as one rather than spelling it, and GnuSpeech looks it up; none
+ * that the call's `text` holds itself, which would otherwise be read with a rule's phones.
  */
-export function madeWord(n: number): string {
-  let s = '';
-  do {
-    s = String.fromCharCode(97 + (n % 26)) + s;
-    n = Math.floor(n / 26);
-  } while (n > 0);
-  return `polyvox${s}`;
+export function madeWords(text: string): () => string {
+  const lower = text.toLowerCase();
+  let n = 0;
+  return () => {
+    for (;;) {
+      let s = '';
+      let k = n++;
+      do {
+        s = String.fromCharCode(97 + (k % 26)) + s;
+        k = Math.floor(k / 26);
+      } while (k > 0);
+      const word = `polyvox${s}`;
+      if (!lower.includes(word)) return word;
+    }
+  };
 }
