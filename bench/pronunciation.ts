@@ -6,12 +6,15 @@
  * eSpeak NG reports the phonemes it speaks (its phoneme events): each entry's text is planned as a request with the
  * rule (the alias put in, or the phonemes as `[[…]]`), eSpeak speaks the plan's text, and its phonemes are compared
  * with the expected ones (packages/speech/test/support/pronunciation-judge.ts); the same without the rule is the
- * baseline. Flite and GnuSpeech report no phonemes and take none: their phoneme rules fall back (the plan says which),
- * and their alias rules are counted as applied, not judged (the repository has no intelligibility judge).
+ * baseline. Flite and GnuSpeech take phoneme rules in their own phone sets and report the phones they speak (Flite's
+ * `-ps`, GnuSpeech's postures): judged the same way, the expected IPA written in their phones by the rules' own tables.
  */
 import { createSpeech, type Speech } from '@polyvox/speech';
 import { espeakSynthesize } from '../packages/speech/src/engines/espeak-runtime.ts';
+import { FliteEngine } from '../packages/speech/src/engines/flite.ts';
+import { GnuSpeechEngine } from '../packages/speech/src/engines/gnuspeech.ts';
 import {
+  judgeEnginePhones,
   judgeEntry,
   loadPronunciationSet,
   type PronunciationEntry,
@@ -80,28 +83,84 @@ async function espeakRows(speech: Speech, set: PronunciationEntry[]): Promise<Be
   return rows;
 }
 
-/** Flite and GnuSpeech: which rules reach the engine as the rule says, and which fall back. English entries only. */
-function fallbackRows(speech: Speech, label: string, voiceId: string, set: PronunciationEntry[]): BenchRow[] {
+/** An engine that reports the phones it speaks (Flite's `-ps`, GnuSpeech's postures). */
+interface PhoneEngine {
+  phonesOf(text: string, variant: string): Promise<string[]>;
+}
+
+/**
+ * Flite and GnuSpeech, English entries: each planned with its rule on the engine's voice (a phoneme rule in the
+ * engine's own phones, an alias as its words), spoken, and the engine's own phones judged against the expected ones
+ * (`judgeEnginePhones`); the same without the rule is the baseline. Rules that fall back are counted.
+ */
+async function engineRows(
+  speech: Speech,
+  label: string,
+  kind: 'flite' | 'gnuspeech',
+  engine: PhoneEngine,
+  voiceId: string,
+  set: PronunciationEntry[],
+): Promise<BenchRow[]> {
   const english = set.filter((e) => e.expected !== undefined);
-  const phonemeRules = english.filter((e) => e.rule.type === 'phoneme');
+  const variant = speech.getVoice(voiceId)!.variant;
+  let phonemeRules = 0;
   let fellBack = 0;
   let aliasApplied = 0;
+  let judged = 0;
+  let ok = 0;
+  let base = 0;
+  /** Per kind of rule: judged, and spoken as the rule says. */
+  const byType = new Map<string, { n: number; ok: number }>();
+  const misses: string[] = [];
+  const spoken = async (withRule: boolean, e: PronunciationEntry) => {
+    const plan = speech.prepare({
+      text: e.text,
+      voiceId,
+      format: 'pcm',
+      checkLanguage: false,
+      ...(withRule ? { lexicon: [e.rule] } : {}),
+    });
+    return { plan, phones: await engine.phonesOf(plan.text, variant) };
+  };
   for (const e of english) {
-    const plan = speech.prepare({ text: e.text, voiceId, format: 'pcm', checkLanguage: false, lexicon: [e.rule] });
+    const ruled = await spoken(true, e);
     if (e.rule.type === 'phoneme') {
-      if (plan.pronunciationFallbacks.includes(e.text)) fellBack++;
-    } else if (e.rule.alias && plan.text.includes(e.rule.alias)) aliasApplied++;
+      phonemeRules++;
+      if (ruled.plan.pronunciationFallbacks.includes(e.text)) fellBack++;
+    } else if (e.rule.alias && ruled.plan.text.includes(e.rule.alias)) aliasApplied++;
+    const verdict = judgeEnginePhones(kind, e, ruled.phones);
+    if (!verdict) continue;
+    judged++;
+    const t = byType.get(e.rule.type) ?? { n: 0, ok: 0 };
+    t.n++;
+    if (verdict.ok) t.ok++;
+    byType.set(e.rule.type, t);
+    if (verdict.ok) ok++;
+    else misses.push(`${e.text} [${e.rule.type}] (${verdict.got} ≠ ${verdict.expected})`);
+    if (judgeEnginePhones(kind, e, (await spoken(false, e)).phones)?.ok) base++;
   }
-  const aliases = english.length - phonemeRules.length;
+  if (misses.length) console.log(`${label} misses: ${misses.join('; ')}`);
+  const aliases = english.length - phonemeRules;
   return [
     {
-      metric: `${label}: phoneme rules that fall back (spoken as written; x-pronunciation-fallback) ${fellBack}/${phonemeRules.length}`,
-      value: pct(fellBack, phonemeRules.length),
+      metric: `${label}: spoken as the rule says, judged by its own phones (${ok}/${judged})`,
+      value: pct(ok, judged),
+      unit: '%',
+    },
+    ...[...byType].map(([type, t]) => ({
+      metric: `${label}: ${type} rules spoken as the rule says (${t.ok}/${t.n})`,
+      value: pct(t.ok, t.n),
+      unit: '%',
+    })),
+    { metric: `${label}: the same words without the rules (${base}/${judged})`, value: pct(base, judged), unit: '%' },
+    {
+      metric: `${label}: phoneme rules given in its phones ${phonemeRules - fellBack}/${phonemeRules}, alias rules given ${aliasApplied}/${aliases}`,
+      value: pct(phonemeRules - fellBack + aliasApplied, english.length),
       unit: '%',
     },
     {
-      metric: `${label}: alias rules given to the engine (not judged: no phoneme output) ${aliasApplied}/${aliases}`,
-      value: pct(aliasApplied, aliases),
+      metric: `${label}: phoneme rules that fall back (spoken as written; x-pronunciation-fallback) ${fellBack}/${phonemeRules}`,
+      value: pct(fellBack, phonemeRules),
       unit: '%',
     },
   ];
@@ -112,13 +171,13 @@ export async function pronunciationRows(): Promise<BenchRow[]> {
   const speech = await createSpeech({ cache: false });
   try {
     const rows = await espeakRows(speech, set);
-    const gnuspeech = speech.listVoices({ engine: 'gnuspeech' })[0]?.id;
-    for (const [label, voiceId] of [
-      ['Flite (slt)', 'flite:slt'],
-      ['GnuSpeech', gnuspeech],
-    ] as const) {
-      if (voiceId && speech.getVoice(voiceId)) rows.push(...fallbackRows(speech, label, voiceId, set));
+    const flite = new FliteEngine();
+    try {
+      rows.push(...(await engineRows(speech, 'Flite (slt)', 'flite', flite, 'flite:slt', set)));
+    } finally {
+      await flite.close();
     }
+    rows.push(...(await engineRows(speech, 'GnuSpeech (male)', 'gnuspeech', new GnuSpeechEngine(), 'gnuspeech:male', set)));
     rows.unshift({
       metric: `entries in the set (${CATEGORIES.map((c) => `${c} ${set.filter((e) => e.category === c).length}`).join(', ')})`,
       value: set.length,

@@ -199,12 +199,39 @@ async function flow(page: Page, lang: Lang): Promise<void> {
   await page.getByTestId('dictionary-show-archived').click();
 }
 
-/** The Pronunciation page in English and Simplified Chinese, and the playground's dictionary picker. */
+/** English labels of the page (apps/web/src/i18n/pronunciation-en.ts): none may show once it speaks zh-TW. */
+const ENGLISH = ['New dictionary', 'Dictionaries', 'Make default', 'Archive', 'Versions', 'Download PLS'];
+
+/**
+ * Traditional Chinese, cheaply: at 390 px, the page and an open dictionary (made by the flows before) speak zh-TW,
+ * with no English label and no raw message key left, and fit the width.
+ */
+async function zhTwTexts(page: Page): Promise<void> {
+  await env.ui.chooseLanguage('zh-TW');
+  await page.setViewportSize({ width: 390, height: 844 });
+  await env.ui.goto('/app/pronunciation');
+  // The page is already shown (the flows before end on it): it changes language in place, no new heading to wait for.
+  await page.getByTestId('pronunciation-page').waitFor();
+  await page.getByTestId('page-title').filter({ hasText: '發音' }).waitFor();
+  assertEqual(await env.ui.text('page-title'), '發音', 'the title in zh-TW');
+  await page.locator('[data-testid="dictionary-row"]').first().click();
+  await page.getByTestId('dictionary-panel').waitFor();
+  await page.locator('[data-testid="dictionary-versions"]:not([data-count=""])').waitFor();
+  const text = await page.getByTestId('pronunciation-page').innerText();
+  for (const label of ['新建詞典', '詞典', '下載 PLS']) assert(text.includes(label), `zh-TW shows ${label}`);
+  for (const label of ENGLISH) assert(!text.includes(label), `no English "${label}" in zh-TW`);
+  assert(!/\bpronunciation\.[a-zA-Z]/.test(text), `no raw message key in zh-TW: ${text.match(/pronunciation\.\S+/)?.[0]}`);
+  await noOverflow(page, '/app/pronunciation zh-TW 390px');
+  await page.setViewportSize({ width: 1280, height: 800 });
+}
+
+/** The Pronunciation page in English and Simplified Chinese (zh-TW's texts too), and the playground's dictionary picker. */
 export function pronunciationTests(): void {
-  test('pronunciation dictionaries: create from rules and PLS, add a rule, download, default, play, preview, 390 px, in en and zh-CN', async () => {
+  test('pronunciation dictionaries: create from rules and PLS, add a rule, download, default, play, preview, 390 px, in en and zh-CN, zh-TW’s texts', async () => {
     const page = env.page;
     await ensureSignedIn();
     for (const lang of ['en', 'zh-CN'] as const) await flow(page, lang);
+    await zhTwTexts(page);
     await env.ui.chooseLanguage('en');
   });
 

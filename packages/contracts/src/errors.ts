@@ -230,9 +230,14 @@ const RULE_PATTERNS: { re: RegExp; 'zh-CN': string; 'zh-TW': string }[] = [
     'zh-TW': '無效的字元參照 $1（第 $2 行第 $3 欄）',
   },
   {
-    re: /^alphabet "(.*)" is not ipa or cmu-arpabet at line (\d+), column (\d+)$/,
-    'zh-CN': '音标“$1”不是 ipa 或 cmu-arpabet（第 $2 行第 $3 列）',
-    'zh-TW': '音標「$1」不是 ipa 或 cmu-arpabet（第 $2 行第 $3 欄）',
+    re: /^alphabet "(.*)" is not ipa, x-sampa or cmu-arpabet at line (\d+), column (\d+)$/,
+    'zh-CN': '音标“$1”不是 ipa、x-sampa 或 cmu-arpabet（第 $2 行第 $3 列）',
+    'zh-TW': '音標「$1」不是 ipa、x-sampa 或 cmu-arpabet（第 $2 行第 $3 欄）',
+  },
+  {
+    re: /^unknown X-SAMPA symbols (.+) in ph of <phoneme> at line (\d+), column (\d+)$/,
+    'zh-CN': '<phoneme> 的 ph 含有 X-SAMPA 中没有的符号 $1（第 $2 行第 $3 列）',
+    'zh-TW': '<phoneme> 的 ph 含有 X-SAMPA 中沒有的符號 $1（第 $2 行第 $3 欄）',
   },
   { re: /^must be at least (.+) characters long$/, 'zh-CN': '至少须有 $1 个字符', 'zh-TW': '至少須有 $1 個字元' },
   { re: /^must be at most (.+) characters long$/, 'zh-CN': '最多 $1 个字符', 'zh-TW': '最多 $1 個字元' },
@@ -267,9 +272,14 @@ const RULE_PATTERNS: { re: RegExp; 'zh-CN': string; 'zh-TW': string }[] = [
   { re: /^undeclared entity (.+)$/, 'zh-CN': '未声明的实体 $1', 'zh-TW': '未宣告的實體 $1' },
   { re: /^bad character reference (.+)$/, 'zh-CN': '无效的字符引用 $1', 'zh-TW': '無效的字元參照 $1' },
   {
-    re: /^alphabet "(.*)" is not ipa or cmu-arpabet$/,
-    'zh-CN': '音标字母表 "$1" 不是 ipa 或 cmu-arpabet',
-    'zh-TW': '音標字母表 "$1" 不是 ipa 或 cmu-arpabet',
+    re: /^alphabet "(.*)" is not ipa, x-sampa or cmu-arpabet$/,
+    'zh-CN': '音标字母表 "$1" 不是 ipa、x-sampa 或 cmu-arpabet',
+    'zh-TW': '音標字母表 "$1" 不是 ipa、x-sampa 或 cmu-arpabet',
+  },
+  {
+    re: /^lexeme (\d+): unknown X-SAMPA symbols (.+)$/,
+    'zh-CN': '第 $1 个 lexeme：含有 X-SAMPA 中没有的符号 $2',
+    'zh-TW': '第 $1 個 lexeme：含有 X-SAMPA 中沒有的符號 $2',
   },
 ];
 

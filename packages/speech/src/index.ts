@@ -34,6 +34,7 @@ export type { AudioCache, CachedAudio } from './pipeline/cache.ts';
 export type { OpenAIConfig } from './engines/openai.ts';
 export type { ElevenLabsConfig } from './engines/elevenlabs.ts';
 export { countCharacters } from './text/normalize.ts';
+export { xsampaToIpa } from './text/xsampa.ts';
 /** A pronunciation rule as a request carries it (`SynthesisRequest.lexicon`); the plan applies them. */
 export type { LexiconRule } from './text/lexicon.ts';
 /** A request's markup (SSML, ElevenLabs' breaks) as the plan reads it (`SynthesisRequest.markup`): the server reads the XML. */

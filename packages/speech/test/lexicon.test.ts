@@ -43,7 +43,7 @@ describe('the matcher', () => {
 
   it('keeps phonemes through normalization and restores them as eSpeak input', () => {
     const rules: LexiconRule[] = [{ type: 'phoneme', string_to_replace: 'tomato', phoneme: 'təˈmɑːtoʊ', alphabet: 'ipa' }];
-    const applied = applyLexicon('I have 2 tomato plants.', rules, { phonemes: true });
+    const applied = applyLexicon('I have 2 tomato plants.', rules, { phonemes: 'espeak' });
     const normalized = normalizeText(applied.text, 'en');
     const sentences = splitSentences(normalized).map(applied.restore);
     expect(sentences.join(' ')).toContain("[[t@m'A:toU]]");
@@ -61,7 +61,7 @@ describe('the matcher', () => {
     expect(applied.fallbacks).toEqual(['tomato', 'GIF']);
     // Unreadable phonemes fall back even on eSpeak.
     const bad = applyLexicon('xyz', [{ type: 'phoneme', string_to_replace: 'xyz', phoneme: '☃', alphabet: 'ipa' }], {
-      phonemes: true,
+      phonemes: 'espeak',
     });
     expect(bad.text).toBe('xyz');
     expect(bad.fallbacks).toEqual(['xyz']);
@@ -113,7 +113,7 @@ describe('timings through the replacements', () => {
     const applied = applyLexicon(
       text,
       [alias('UN', 'United Nations'), { type: 'phoneme', string_to_replace: 'Bob', phoneme: 'bɑb', alphabet: 'ipa' }],
-      { phonemes: true },
+      { phonemes: 'espeak' },
     );
     expect(applied.spoken.text).toBe('The United Nations met  [[bA:b]] .');
     const normalized = applied.restore(normalizeText(applied.text, 'en'));

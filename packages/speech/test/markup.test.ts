@@ -88,18 +88,24 @@ describe('a marked-up plan', () => {
     expect(plan.sentences).toEqual(['Howdy', 'United Nations at five.']);
   });
 
-  it('a phoneme element: eSpeak NG phonemes on eSpeak NG, a fallback elsewhere', () => {
-    const doc = untagged(
-      'A tomato.',
-      [{ end: 9 }],
-      [{ from: 2, to: 8, rule: { type: 'phoneme', string_to_replace: 'tomato', phoneme: 'təˈmɑːtoʊ', alphabet: 'ipa' } }],
-    );
+  it('a phoneme element: each engine’s own phonemes, a fallback for a sound it lacks', () => {
+    const phoneme = (ph: string) =>
+      untagged(
+        'A tomato.',
+        [{ end: 9 }],
+        [{ from: 2, to: 8, rule: { type: 'phoneme', string_to_replace: 'tomato', phoneme: ph, alphabet: 'ipa' } }],
+      );
+    const doc = phoneme('təˈmɑːtoʊ');
     const espeak = makePlan({ text: doc.written, voice: EN, markup: doc }, ctx);
     expect(espeak.sentences[0]).toMatch(/^A \[\[t@m'A:toU\]\] ?\.$/);
     expect(espeak.pronunciationFallbacks).toEqual([]);
     const flite = makePlan({ text: doc.written, voice: FLITE, markup: doc }, ctx);
-    expect(flite.sentences).toEqual(['A tomato.']);
-    expect(flite.pronunciationFallbacks).toEqual(['tomato']);
+    expect(flite.sentences[0]).toMatch(/^A \[\[t_ah0_m_aa1_t_ow0\]\] ?\.$/);
+    expect(flite.pronunciationFallbacks).toEqual([]);
+    const foreign = phoneme('toˈmaxo');
+    const lacking = makePlan({ text: foreign.written, voice: FLITE, markup: foreign }, ctx);
+    expect(lacking.sentences).toEqual(['A tomato.']);
+    expect(lacking.pronunciationFallbacks).toEqual(['tomato']);
   });
 
   it('prosody, volume and a language: on the sentences of their part; another eSpeak NG voice keeps its variant', () => {

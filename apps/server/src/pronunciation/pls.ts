@@ -8,7 +8,7 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { LIMITS, sizeLimitText, type PronunciationRule } from '@polyvox/contracts';
 import { AppError } from '../platform/errors.js';
-import { decodeEntities, readAlphabet, refuseDtd } from './xml-safety.js';
+import { decodeEntities, readAlphabet, readPhonemes, refuseDtd } from './xml-safety.js';
 
 /** A rule as stored: the contract's shapes, a phoneme rule with the alias its PLS lexeme also gave (its fallback). */
 export type StoredRule = PronunciationRule & { alias?: string };
@@ -16,7 +16,6 @@ export type StoredRule = PronunciationRule & { alias?: string };
 const invalid = (rule: string) => new AppError('VALIDATION_FAILED', { field: 'file', rule });
 
 const decode = (text: string): string => decodeEntities(text, invalid);
-const alphabetOf = (raw: unknown): 'ipa' | 'cmu-arpabet' => readAlphabet(raw, invalid);
 
 type Node = Record<string, unknown> | string;
 
@@ -78,11 +77,12 @@ export function parsePls(bytes: Buffer): StoredRule[] {
       if (tooLong) throw invalid(`lexeme ${i + 1}: at most ${LIMITS.pronunciationRuleMaxLength} characters a string`);
       if (phonemeNode) {
         const own = typeof phonemeNode === 'object' ? phonemeNode['@_alphabet'] : undefined;
+        const alphabet = readAlphabet(own ?? defaultAlphabet, invalid);
+        const read = readPhonemes(textOf(phonemeNode), alphabet, (rule) => invalid(`lexeme ${i + 1}: ${rule}`));
         rules.push({
           type: 'phoneme',
           string_to_replace: grapheme,
-          phoneme: textOf(phonemeNode),
-          alphabet: alphabetOf(own ?? defaultAlphabet),
+          ...read,
           ...(alias !== undefined ? { alias } : {}),
         });
       } else rules.push({ type: 'alias', string_to_replace: grapheme, alias: alias! });

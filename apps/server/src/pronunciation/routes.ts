@@ -89,7 +89,7 @@ export function pronunciationRoutes(deps: PronunciationRoutesDeps): FastifyPlugi
           tags: ['pronunciation'],
           summary: 'Create a pronunciation dictionary from a W3C PLS file (multipart `file` ≤ 1 MB, `name`, `description?`)',
           description:
-            'Each `<lexeme>` gives one rule per `<grapheme>`: a phoneme rule when it has a `<phoneme>` (alphabet `ipa` or `cmu-arpabet`/`x-cmu`, from the element or the lexicon), else an alias rule. ' +
+            'Each `<lexeme>` gives one rule per `<grapheme>`: a phoneme rule when it has a `<phoneme>` (alphabet `ipa`, `x-sampa`, read as IPA, or `cmu-arpabet`/`x-cmu`, from the element or the lexicon), else an alias rule. ' +
             'A file with a DOCTYPE or entity declarations is refused (400 `VALIDATION_FAILED`), as is one that is not well-formed; over 1 MB, 413 `FILE_TOO_LARGE`; at most 2000 rules. ' +
             "Polyvox: the form field `default=true` makes it the account's default dictionary.",
           consumes: ['multipart/form-data'],

@@ -12,7 +12,7 @@ import { XMLValidator } from 'fast-xml-parser';
 import { LIMITS } from '@polyvox/contracts';
 import { countCharacters, SAY_AS_KINDS, SILENT_DB, type MarkupDocument, type MarkupPart, type SayAsKind } from '@polyvox/speech';
 import { AppError } from '../platform/errors.js';
-import { decodeEntity, ENTITY, readAlphabet, refuseDtd } from './xml-safety.js';
+import { decodeEntity, ENTITY, readAlphabet, readPhonemes, refuseDtd } from './xml-safety.js';
 
 export type TextType = 'text' | 'ssml';
 
@@ -354,10 +354,15 @@ export function parseSsml(text: string, baseHz = 120): MarkupDocument {
         };
         break;
       }
-      case 'phoneme':
-        readAlphabet(attr(open, 'alphabet') ?? 'ipa', (rule) => fail(at, (w) => `${rule} ${w}`));
-        attr(open, 'ph', true);
+      case 'phoneme': {
+        const where = (rule: string) => fail(at, (w) => `${rule} ${w}`);
+        const read = readPhonemes(attr(open, 'ph', true)!, readAlphabet(attr(open, 'alphabet') ?? 'ipa', where), (rule) =>
+          where(`${rule} in ph of <phoneme>`),
+        );
+        open.attrs.set('ph', read.phoneme);
+        open.attrs.set('alphabet', read.alphabet);
         break;
+      }
       case 'sub':
         attr(open, 'alias', true);
         break;
@@ -414,7 +419,8 @@ export function parseSsml(text: string, baseHz = 120): MarkupDocument {
               type: 'phoneme',
               string_to_replace: b.written.slice(from, to),
               phoneme: open.attrs.get('ph')!,
-              alphabet: readAlphabet(open.attrs.get('alphabet') ?? 'ipa', () => new Error('read above')),
+              // Read above: X-SAMPA is IPA by now.
+              alphabet: open.attrs.get('alphabet') === 'cmu-arpabet' ? 'cmu-arpabet' : 'ipa',
             },
           });
         break;

@@ -2,6 +2,7 @@
  * The defences every XML document a user sends goes through (PLS files, SSML): no DTD (where billion-laughs entities
  * and external references live), no entity expanded but XML's five predefined ones and character references.
  */
+import { xsampaToIpa } from '@polyvox/speech';
 
 /** Throws `fail`'s error when the document declares a DOCTYPE or an entity. */
 export function refuseDtd(xml: string, fail: () => Error): void {
@@ -35,10 +36,32 @@ export function decodeEntities(text: string, fail: (rule: string) => Error): str
   return text.replace(ENTITY, (whole, name: string) => decodeEntity(whole, name, fail));
 }
 
-/** A phoneme alphabet as the dictionaries take it: `ipa` or `cmu-arpabet` (and ARPAbet's other names). */
-export function readAlphabet(raw: unknown, fail: (rule: string) => Error): 'ipa' | 'cmu-arpabet' {
+/** A phoneme alphabet of a PLS file or an SSML `<phoneme>`: `ipa`, `x-sampa` or `cmu-arpabet` (and ARPAbet's other names). */
+export function readAlphabet(raw: unknown, fail: (rule: string) => Error): 'ipa' | 'x-sampa' | 'cmu-arpabet' {
   const a = typeof raw === 'string' ? raw.trim().toLowerCase() : 'ipa';
   if (a === 'ipa' || a === '') return 'ipa';
+  if (a === 'x-sampa') return 'x-sampa';
   if (a === 'cmu-arpabet' || a === 'x-cmu' || a === 'cmu' || a === 'x-arpabet' || a === 'arpabet') return 'cmu-arpabet';
-  throw fail(`alphabet "${a.slice(0, 40)}" is not ipa or cmu-arpabet`);
+  throw fail(`alphabet "${a.slice(0, 40)}" is not ipa, x-sampa or cmu-arpabet`);
+}
+
+/**
+ * A rule's phonemes in an alphabet the rules keep: X-SAMPA becomes IPA, and a symbol X-SAMPA has not is refused,
+ * named (`unknown X-SAMPA symbols "Ж", "ω"`).
+ */
+export function readPhonemes(
+  ph: string,
+  alphabet: 'ipa' | 'x-sampa' | 'cmu-arpabet',
+  fail: (rule: string) => Error,
+): { phoneme: string; alphabet: 'ipa' | 'cmu-arpabet' } {
+  if (alphabet !== 'x-sampa') return { phoneme: ph, alphabet };
+  const { ipa, unknown } = xsampaToIpa(ph);
+  if (unknown.length)
+    throw fail(
+      `unknown X-SAMPA symbols ${unknown
+        .slice(0, 10)
+        .map((u) => JSON.stringify(u))
+        .join(', ')}`,
+    );
+  return { phoneme: ipa, alphabet: 'ipa' };
 }

@@ -5,7 +5,7 @@
  * `try_trigger_generation`), and a spoken piece's timings as the character alignment each audio message carries.
  */
 import { z } from 'zod';
-import { LIMITS } from '@polyvox/contracts';
+import { LIMITS, PronunciationLocator } from '@polyvox/contracts';
 import type { CharacterAlignment, Timings } from '@polyvox/speech';
 import { elevenLabsFormat, ELEVENLABS_FORMATS, VoiceSettings } from './elevenlabs-formats.js';
 
@@ -74,6 +74,8 @@ export const ClientMessage = z
     close_socket: z.boolean().nullish(),
     xi_api_key: z.string().max(256).nullish(),
     authorization: z.string().max(512).nullish(),
+    /** On the opening message (of the socket, or of a context): the dictionaries its pieces apply (more than 3 are refused when read). */
+    pronunciation_dictionary_locators: z.array(PronunciationLocator).max(16).nullish(),
   })
   .passthrough();
 export type ClientMessage = z.infer<typeof ClientMessage>;
@@ -147,11 +149,17 @@ export class TextBuffer {
     return piece;
   }
 
-  /** After the last whitespace that follows a word: a piece never splits a word. */
+  /**
+   * After the last whitespace that follows a word: a piece never splits a word, nor a tag still being written (an
+   * ElevenLabs `<break time="1s" />` has spaces in it): the cut then comes before the tag.
+   */
   private wordCut(): number {
     const m = /\s+(?=\S*$)/.exec(this.text);
     if (!m) return 0;
-    return m.index + m[0].length;
+    const cut = m.index + m[0].length;
+    const open = this.text.lastIndexOf('<', cut - 1);
+    if (open >= 0 && /^<[a-z][^>]*$/i.test(this.text.slice(open, cut))) return open;
+    return cut;
   }
 
   private scheduleCut(): number {

@@ -12,9 +12,10 @@ import type { ElevenLabsFormat, VoiceSettings } from './elevenlabs-formats.js';
 import { PCM_RATE, voiceSettingsInput } from './elevenlabs-formats.js';
 import { originOf } from './origin.js';
 import { withAigc, type AigcRecord } from '@polyvox/speech/formats';
+import type { LexiconRule } from '@polyvox/speech';
 import { PcmResampler, reshaped, wavHeader } from './pcm-stream.js';
 import { FAILED, FATAL, isUnread, NORMAL, POLICY, readClientMessage } from './realtime-messages.js';
-import { audioParts, ClientMessage, DEFAULT_SCHEDULE, MAX_CONTEXTS, TextBuffer } from './realtime-protocol.js';
+import { audioParts, ClientMessage, DEFAULT_SCHEDULE, MAX_CONTEXTS, TextBuffer, type ChunkAlignment } from './realtime-protocol.js';
 import { b64, reshape, spelled } from './realtime-shaping.js';
 import type { SynthesisService } from './service.js';
 import type { Charge, Prepared, ResolvedVoice } from './types.js';
@@ -30,7 +31,7 @@ export interface RealtimeSocket {
 }
 
 export interface RealtimeSessionOptions {
-  synthesis: Pick<SynthesisService, 'prepareFor' | 'render' | 'stream'>;
+  synthesis: Pick<SynthesisService, 'prepareFor' | 'render' | 'stream' | 'rulesOf'>;
   provenance: Pick<Provenance, 'mark' | 'labelFile' | 'labelStream' | 'header'>;
   socket: RealtimeSocket;
   /** `multi-stream-input`: messages name their context and replies carry it. */
@@ -73,6 +74,11 @@ interface Context {
   idle: NodeJS.Timeout | null;
   /** WAV: the file's header has gone out (on the context's first audio message; the rest is its samples). */
   headed: boolean;
+  /**
+   * The pronunciation rules its pieces apply: the dictionaries its opening message names, else the account's default;
+   * read as its first step, before any piece.
+   */
+  rules: LexiconRule[];
 }
 
 export class RealtimeSession {
@@ -172,9 +178,16 @@ export class RealtimeSession {
         failed: false,
         idle: null,
         headed: false,
+        rules: [],
       };
       this.contexts.set(id, ctx);
       this.touch(ctx);
+      const opened = ctx;
+      const locators = m.pronunciation_dictionary_locators ?? undefined;
+      // A dictionary it may not read, or a fourth, fails the context (NOT_FOUND, VALIDATION_FAILED) before any piece.
+      this.after(opened, async () => {
+        opened.rules = await this.o.synthesis.rulesOf({ accountId: this.o.charge.accountId, pronunciationLocators: locators });
+      });
       if (m.text === '' && !this.o.multi) {
         // An empty opening closes at once (nothing was said).
         this.closeContext(ctx, true);
@@ -280,6 +293,7 @@ export class RealtimeSession {
         ...voiceSettingsInput(ctx.settings),
         ...(this.o.language ? { language: this.o.language } : {}),
         ...(this.timings ? { timings: true } : {}),
+        lexicon: ctx.rules,
       });
     let prepared: Prepared;
     try {

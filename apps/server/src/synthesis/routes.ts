@@ -366,8 +366,8 @@ export function synthesisRoutes(deps: SynthesisRoutesDeps): FastifyPluginAsyncZo
           description: [
             'Runs the request through the same plan a synthesis makes, and answers what the engine will receive:',
             "the pronunciation dictionaries applied (the request's `pronunciation_dictionary_locators`, else the account's",
-            'default; an alias shows as its words; a phoneme rule shows as the `[[…]]` eSpeak NG phonemes where the voice is an',
-            'eSpeak NG voice, elsewhere as its alias or as written), then the text normalised as `apply_text_normalization`',
+            'default; an alias shows as its words; a phoneme rule shows as the `[[…]]` phonemes in the engine’s own alphabet',
+            'on an eSpeak NG, Flite or GnuSpeech voice, elsewhere as its alias or as written), then the text normalised as `apply_text_normalization`',
             'asks (numbers, dates, times, money, units, abbreviations, URLs and e-mail addresses written out in English and',
             'Chinese; `off`: as written), then split into the sentences synthesized one at a time (`sentences`; `text` joins',
             "them). An explicit AI label's spoken notice is not part of it. The same errors as `POST /tts` (an empty text,",

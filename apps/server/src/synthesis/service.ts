@@ -1,5 +1,5 @@
 import { metrics } from '../platform/metrics.js';
-import type { AiLabelKind, AudioFormat, SynthesisRequest, TextNormalization } from '@polyvox/speech';
+import type { AiLabelKind, AudioFormat, LexiconRule, SynthesisRequest, TextNormalization } from '@polyvox/speech';
 import { CONTENT_TYPES, countCharacters, instructedProfile, settingsProfile, spokenText, strongerLabel } from '@polyvox/speech';
 import { readMarkup, type TextType } from '../pronunciation/ssml.js';
 import type { CreditsService, Hold } from '../credits/service.js';
@@ -140,7 +140,7 @@ export class SynthesisService {
   }
 
   /** The pronunciation rules a request applies (its dictionaries, else the account's default); NOT_FOUND for one it may not read. */
-  private async rulesOf(input: Pick<TtsInput, 'accountId' | 'pronunciationLocators'>) {
+  async rulesOf(input: Pick<TtsInput, 'accountId' | 'pronunciationLocators'>): Promise<LexiconRule[]> {
     return this.pronunciation ? this.pronunciation.rulesFor(input.accountId, input.pronunciationLocators) : [];
   }
 
@@ -198,8 +198,8 @@ export class SynthesisService {
 
   /**
    * The text exactly as a synthesis of `input` would speak it, by the same plan the synthesis makes (dictionaries,
-   * normalization, segmentation): nothing is held or charged. Phoneme rules a voice's engine reads (eSpeak NG) show as
-   * the `[[…]]` phonemes it receives; elsewhere as their alias, or as written.
+   * normalization, segmentation): nothing is held or charged. Phoneme rules a voice's engine reads (eSpeak NG, Flite,
+   * GnuSpeech) show as the `[[…]]` phonemes it receives, in its alphabet; elsewhere as their alias, or as written.
    */
   async normalize(input: TtsInput): Promise<{ text: string; sentences: string[]; language: string; characters: number }> {
     const prepared = await this.prepare(input);

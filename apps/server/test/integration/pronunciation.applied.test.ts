@@ -99,33 +99,34 @@ describe.each(DIALECTS)('pronunciation rules change what is spoken (%s)', (diale
     expect(Math.abs(d(old) - d(latest))).toBeLessThan(0.05);
   });
 
-  it('falls back on an engine without phoneme input and says so; the alias still applies', async () => {
+  it('Flite and GnuSpeech speak phonemes in their own phones; a sound they lack falls back and is named; aliases apply', async () => {
     const fb = await c.post('/v1/pronunciation-dictionaries/add-from-rules', {
       name: 'Fallback',
       rules: [
         { type: 'phoneme', string_to_replace: 'Bob', phoneme: 'B AA1 B', alphabet: 'cmu-arpabet' },
-        { type: 'phoneme', string_to_replace: '北京', phoneme: 'peɪˈdʒɪŋ', alphabet: 'ipa' },
+        // /x/ is no sound of English: neither engine has it.
+        { type: 'phoneme', string_to_replace: 'Bach', phoneme: 'bɑx', alphabet: 'ipa' },
         { type: 'alias', string_to_replace: 'UN', alias: 'United Nations Organization of every country' },
       ],
     });
     const locators = [{ pronunciation_dictionary_id: fb.body.id }];
-    const flite = await c.post('/tts', {
-      text: 'Bob and the UN.',
+    const text = 'Bob, Bach and the UN.';
+    for (const voice of ['voice_flite.slt', 'voice_gnuspeech.male']) {
+      const ruled = await c.post('/tts', { text, voice_id: voice, format: 'wav', pronunciation_dictionary_locators: locators });
+      expect(ruled.status).toBe(200);
+      expect(ruled.headers.get('x-pronunciation-fallback')).toBe('Bach');
+      const plain = await c.post('/tts', { text, voice_id: voice, format: 'wav' });
+      expect(Number(ruled.headers.get('x-audio-duration'))).toBeGreaterThan(Number(plain.headers.get('x-audio-duration')) + 1);
+      expect(ruled.headers.get('x-characters')).toBe(plain.headers.get('x-characters'));
+    }
+    const said = await c.post('/tts/normalize', {
+      text,
       voice_id: 'voice_flite.slt',
-      format: 'wav',
       pronunciation_dictionary_locators: locators,
     });
-    expect(flite.status).toBe(200);
-    expect(flite.headers.get('x-pronunciation-fallback')).toBe('Bob');
-    const plainFlite = await c.post('/tts', { text: 'Bob and the UN.', voice_id: 'voice_flite.slt', format: 'wav' });
-    expect(Number(flite.headers.get('x-audio-duration'))).toBeGreaterThan(Number(plainFlite.headers.get('x-audio-duration')) + 1);
-    // eSpeak NG speaks them: no fallback.
-    const espeak = await c.post('/tts', {
-      text: 'Bob and the UN.',
-      voice_id: ESPEAK,
-      format: 'wav',
-      pronunciation_dictionary_locators: locators,
-    });
+    expect(said.body.text).toMatch(/^\[\[b_aa1_b\]\] ?, Bach and the United Nations Organization of every country\.$/);
+    // eSpeak NG has /x/: no fallback.
+    const espeak = await c.post('/tts', { text, voice_id: ESPEAK, format: 'wav', pronunciation_dictionary_locators: locators });
     expect(espeak.headers.get('x-pronunciation-fallback')).toBeNull();
   });
 
@@ -199,7 +200,7 @@ describe.each(DIALECTS)('pronunciation rules change what is spoken (%s)', (diale
       state = (await c.get(`/tts/jobs/${job.body.id}`)).body;
     }
     expect(state.status).toBe('succeeded');
-    // The job kept the rules it was priced with: the alias is spoken, and "Bob" fell back on Flite.
-    expect(job.headers.get('x-pronunciation-fallback')).toBe('Bob');
+    // The job kept the rules it was priced with: the alias is spoken, and "Bob"'s phonemes in Flite's phones.
+    expect(job.headers.get('x-pronunciation-fallback')).toBeNull();
   });
 });

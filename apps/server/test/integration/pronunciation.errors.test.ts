@@ -89,6 +89,20 @@ describe.each(DIALECTS)('pronunciation dictionary errors (%s)', (dialect) => {
     expectError(await c.post('/v1/pronunciation-dictionaries/add-from-file', { name: 'json' }), 400, 'VALIDATION_FAILED');
   });
 
+  it('reads a PLS phoneme in X-SAMPA as IPA, and names the symbols X-SAMPA has not, in the request’s language', async () => {
+    const sampa = (ph: string) =>
+      lexicon(`<lexeme><grapheme>tomato</grapheme><phoneme alphabet="x-sampa">${ph}</phoneme></lexeme>`);
+    const made = await c.post('/v1/pronunciation-dictionaries/add-from-file', plsForm(sampa('t@&quot;mA:t@U')));
+    expect(made.status, JSON.stringify(made.body)).toBe(200);
+    const got = await c.get(`/v1/pronunciation-dictionaries/${made.body.id}`);
+    expect(got.body.rules).toEqual([{ type: 'phoneme', string_to_replace: 'tomato', phoneme: 'təˈmɑːtəʊ', alphabet: 'ipa' }]);
+    const tw = new Client(t.url, 'zh-TW');
+    tw.sid = c.sid;
+    const bad = await tw.post('/v1/pronunciation-dictionaries/add-from-file', plsForm(sampa('t@Жm$')));
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toBe('file 的值無效：第 1 個 lexeme：含有 X-SAMPA 中沒有的符號 "Ж", "$"');
+  });
+
   it('refuses billion laughs and external entities before parsing, and a file or body that is too big', async () => {
     const started = Date.now();
     const laughs = await c.post('/v1/pronunciation-dictionaries/add-from-file', plsForm(BILLION_LAUGHS));

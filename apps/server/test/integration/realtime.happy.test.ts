@@ -218,6 +218,47 @@ describe.each(DIALECTS)('realtime text to speech over a WebSocket (%s)', (dialec
     );
   });
 
+  it('applies the dictionaries the opening message names, and ElevenLabs’ <break> however the text is cut', async () => {
+    const dict = (
+      await c.post('/v1/pronunciation-dictionaries/add-from-rules', {
+        name: 'Realtime',
+        rules: [{ type: 'alias', string_to_replace: 'UN', alias: 'United Nations' }],
+      })
+    ).body;
+    const locators = [{ pronunciation_dictionary_id: dict.id, version_id: dict.version_id }];
+    const speak = async (pieces: string[], opening: object) => {
+      const rt = await openRealtime(t.url, path('?output_format=pcm_16000&sync_alignment=true'), { 'xi-api-key': key.key });
+      rt.send({ text: ' ', generation_config: { chunk_length_schedule: [20] }, ...opening });
+      for (const text of pieces) rt.send({ text });
+      rt.send({ text: '' });
+      await rt.next((m) => m.isFinal === true);
+      const heard = rt.messages.filter((m) => typeof m.audio === 'string');
+      return {
+        seconds: audioOf(rt.messages).length / 32000,
+        normalized: heard.map((m) => m.normalizedAlignment.chars.join('')).join(''),
+        said: heard.map((m) => m.alignment.chars.join('')).join(''),
+      };
+    };
+    // The schedule's cut (20 characters) would fall inside the tag, which is sent in three messages.
+    const pieces = ['The UN met today <break ', 'time="1.5s" ', '/> and then it rested.'];
+    const ruled = await speak(pieces, { pronunciation_dictionary_locators: locators });
+    expect(ruled.normalized).toContain('United Nations');
+    expect(ruled.normalized).not.toContain('break');
+    expect(ruled.said).toContain('The UN met');
+    const plain = await speak(['The UN met today and then it rested.'], { pronunciation_dictionary_locators: [] });
+    expect(plain.normalized).not.toContain('United Nations');
+    // The alias's words and the 1.5 s pause: over 1.5 s longer.
+    expect(ruled.seconds).toBeGreaterThan(plain.seconds + 1.5);
+
+    // A dictionary the caller may not read: NOT_FOUND, before anything is spoken.
+    const rt = await openRealtime(t.url, path('?output_format=pcm_16000'), { 'xi-api-key': key.key });
+    rt.send({ text: ' ', pronunciation_dictionary_locators: [{ pronunciation_dictionary_id: 'pd_nope' }] });
+    rt.send({ text: 'Hello there.', flush: true });
+    expect(await rt.next((m) => typeof m.error === 'string')).toMatchObject({ error: 'NOT_FOUND', code: 404 });
+    expect((await rt.closed).code).toBe(1008);
+    expect(rt.messages.some((m) => typeof m.audio === 'string')).toBe(false);
+  });
+
   it('documents both sockets in the OpenAPI document, in prose with examples', async () => {
     const doc = (await c.get('/openapi.json')).body;
     for (const route of ['stream-input', 'multi-stream-input']) {

@@ -84,14 +84,19 @@ describe.each(DIALECTS)('SSML on the synthesis routes (%s)', (dialect) => {
     const before = seconds(await tts('<speak>Say Bob now.</speak>'));
     const after = seconds(await tts(`<speak>Say <phoneme alphabet="ipa" ph="${LONG_IPA}">Bob</phoneme> now.</speak>`));
     expect(after).toBeGreaterThan(before + 0.8);
-    // Flite cannot take phonemes: the words are spoken as written, and the response says so.
+    // Flite takes them in its own phones; a sound it has not (/x/) is spoken as written, and the response says so.
     const flite = await c.post('/tts', {
-      text: `<speak>Say <phoneme alphabet="ipa" ph="${LONG_IPA}">Bob</phoneme> now.</speak>`,
+      text: `<speak>Say <phoneme alphabet="ipa" ph="${LONG_IPA}">Bob</phoneme> to <phoneme ph="bɑx">Bach</phoneme>.</speak>`,
       voice_id: 'voice_flite.slt',
       format: 'wav',
     });
     expect(flite.status).toBe(200);
-    expect(flite.headers.get('x-pronunciation-fallback')).toBe('Bob');
+    expect(flite.headers.get('x-pronunciation-fallback')).toBe('Bach');
+    const fliteSaid = await c.post('/tts/normalize', {
+      text: '<speak>Say <phoneme alphabet="cmu-arpabet" ph="B AA1 B">Bob</phoneme>.</speak>',
+      voice_id: 'voice_flite.slt',
+    });
+    expect(fliteSaid.body.text).toMatch(/^Say \[\[b_aa1_b\]\] ?\.$/);
   });
 
   it('an unknown tag is 400 VALIDATION_FAILED naming it, in the request’s language; a malformed one names its line and column', async () => {

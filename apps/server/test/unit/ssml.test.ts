@@ -78,9 +78,19 @@ describe('SSML: every tag of the subset', () => {
       },
     ]);
     expect(refusal('<speak><phoneme alphabet="x-klingon" ph="a">b</phoneme></speak>').rule).toBe(
-      'alphabet "x-klingon" is not ipa or cmu-arpabet at line 1, column 8',
+      'alphabet "x-klingon" is not ipa, x-sampa or cmu-arpabet at line 1, column 8',
     );
     expect(refusal('<speak><phoneme>b</phoneme></speak>').rule).toBe('<phoneme> needs ph at line 1, column 8');
+  });
+
+  it('phoneme in X-SAMPA: read as IPA; a symbol X-SAMPA has not is refused, named', () => {
+    const doc = parseSsml(`<speak><phoneme alphabet="x-sampa" ph='t@"mA:t@U'>tomato</phoneme></speak>`);
+    expect(doc.rules).toEqual([
+      { from: 0, to: 6, rule: { type: 'phoneme', string_to_replace: 'tomato', phoneme: 'təˈmɑːtəʊ', alphabet: 'ipa' } },
+    ]);
+    expect(refusal('<speak>a <phoneme alphabet="X-SAMPA" ph="t@Жm$">b</phoneme></speak>').rule).toBe(
+      'unknown X-SAMPA symbols "Ж", "$" in ph of <phoneme> at line 1, column 10',
+    );
   });
 
   it('sub: an alias rule, and the alias is what is priced', () => {

@@ -4,7 +4,7 @@
 // it, and running in a child process means a crash could never take the server down: the parent
 // restarts this process and retries.
 /* global WebAssembly */
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -45,9 +45,11 @@ async function run(dir, args, printed) {
 
 // `args`: the synthesis (its audio to out.wav, its segments printed); `phones`, when given: a run whose printed
 // phones, pause-separated, are those of the words the parent does not know yet.
-process.on('message', async ({ id, args, phones }) => {
+// `lex`, when given: lexicon addenda (a rule's phones for a word made for them), written where `-add_lex` reads it.
+process.on('message', async ({ id, args, phones, lex }) => {
   const dir = mkdtempSync(path.join(tmpdir(), 'polyvox-flite-'));
   try {
+    if (typeof lex === 'string') writeFileSync(path.join(dir, 'addenda.txt'), lex);
     const segments = await run(dir, [...args, 'out.wav'], 'segments.txt');
     const wav = new Uint8Array(readFileSync(path.join(dir, 'out.wav')));
     const said = phones ? await run(dir, [...phones, 'none'], 'phones.txt') : undefined;

@@ -15,6 +15,7 @@ import { ChildHost } from './child-host.ts';
 import { fitToAudio, textTokens, UNKNOWN_PHONE, wordsFromPhones, type TimedPhone } from './phone-timing.ts';
 import { totalSemitones, totalSpeed } from './pitch.ts';
 import { QUALITY } from '../quality.ts';
+import { FLITE_PHONES, madeWords } from '../text/engine-phones.ts';
 
 export const FLITE_MODEL = 'flite';
 
@@ -134,12 +135,15 @@ export class FliteEngine implements Engine {
     const args = ['-voice', req.voice.variant, '--setf', `duration_stretch=${(1 / speed).toFixed(4)}`];
     if (nativeF0)
       args.push('--setf', `int_f0_target_mean=${f0.toFixed(1)}`, '--setf', `int_f0_target_stddev=${stddev.toFixed(1)}`);
-    const text = sanitize(req.text);
+    const { text, lex, made } = withAddenda(sanitize(req.text));
+    if (lex) args.push('-add_lex', ADDENDA_FILE);
     args.push('-psdur', ` ${text} `);
     const tokens = textTokens(text);
-    const unknown = req.words ? [...new Set(tokens.map((t) => t.toLowerCase()).filter((t) => !lexicon.has(t)))] : [];
+    const unknown = req.words
+      ? [...new Set(tokens.map((t) => t.toLowerCase()).filter((t) => !lexicon.has(t) && !made.has(t)))]
+      : [];
     const phones = unknown.length ? [...PHONE_RUN, ` ${unknown.join(', ')} `] : undefined;
-    const reply = await this.host.request({ args, ...(phones ? { phones } : {}) }, true);
+    const reply = await this.host.request({ args, ...(lex ? { lex } : {}), ...(phones ? { phones } : {}) }, true);
     const wav = reply.wav as Uint8Array;
     const { samples, sampleRate } = decodeWav(Buffer.from(wav.buffer, wav.byteOffset, wav.byteLength));
     if (typeof reply.phones === 'string') learnPhones(unknown, reply.phones);
@@ -148,7 +152,18 @@ export class FliteEngine implements Engine {
       yield { samples: shifted, sampleRate };
       return;
     }
-    yield { samples: shifted, sampleRate, words: fliteWords(String(reply.segments ?? ''), tokens, samples.length / sampleRate) };
+    const words = fliteWords(String(reply.segments ?? ''), tokens, made, samples.length / sampleRate);
+    yield { samples: shifted, sampleRate, words };
+  }
+
+  /** The phones Flite speaks for `text` (`-ps`, pauses left out) on a voice: what the pronunciation bench judges. */
+  async phonesOf(text: string, variant: string): Promise<string[]> {
+    const said = withAddenda(sanitize(text));
+    const args = ['-voice', variant, ...(said.lex ? ['-add_lex', ADDENDA_FILE] : []), '-ps', ` ${said.text} `];
+    const reply = await this.host.request({ args, ...(said.lex ? { lex: said.lex } : {}) }, true);
+    return String(reply.segments ?? '')
+      .split(/\s+/u)
+      .filter((p) => p && p !== 'pau');
   }
 
   async close(): Promise<void> {
@@ -198,13 +213,60 @@ export function fliteSegments(printed: string, durationSec: number): TimedPhone[
   return fitToAudio(spoken, offset, durationSec);
 }
 
-/** Each word of the sentence with its phones from the lexicon (a word not in it: a guess of one phone per letter). */
-function fliteWords(printed: string, tokens: readonly string[], durationSec: number): WordTiming[] {
-  const words = tokens.map((word) => ({
-    word,
-    phones: lexicon.get(word.toLowerCase()) ?? Array.from(word.replace(/[^\p{L}\p{N}]/gu, ''), () => UNKNOWN_PHONE),
-  }));
+/**
+ * Each word of the sentence with its phones from the lexicon (a word not in it: a guess of one phone per letter); a
+ * word made for a rule's phones is named by them, as the plan's text has them.
+ */
+function fliteWords(
+  printed: string,
+  tokens: readonly string[],
+  made: ReadonlyMap<string, MadeWord>,
+  durationSec: number,
+): WordTiming[] {
+  const words = tokens.map((word) => {
+    const own = made.get(word.toLowerCase());
+    if (own) return own;
+    return {
+      word,
+      phones: lexicon.get(word.toLowerCase()) ?? Array.from(word.replace(/[^\p{L}\p{N}]/gu, ''), () => UNKNOWN_PHONE),
+    };
+  });
   return wordsFromPhones(fliteSegments(printed, durationSec), words);
+}
+
+/** The lexicon addenda file a call's rule phones are written to, in its private folder. */
+const ADDENDA_FILE = 'addenda.txt';
+/** A word made for a rule's phones: the phones as the plan wrote them, and as Flite prints them. */
+interface MadeWord {
+  word: string;
+  phones: string[];
+}
+
+/**
+ * A pronunciation rule's phones, `[[t_ah0_m_ey1_t_ow0]]` (text/engine-phones.ts), as a word of Flite's lexicon made for
+ * this call: each distinct group becomes a word (`polyvoxa`, `polyvoxb` …, shaped so Flite reads it as a word, not
+ * letters), and its phones a line of the addenda Flite adds to its lexicon (`-add_lex`). A group holding anything but
+ * Flite's phones is left as the text it is.
+ */
+export function withAddenda(text: string): { text: string; lex: string; made: Map<string, MadeWord> } {
+  const made = new Map<string, MadeWord>();
+  const byPhones = new Map<string, string>();
+  let lex = '';
+  const next = madeWords(text);
+  const out = text.replace(/\[\[([a-z0-9_]+)\]\]/g, (whole, group: string) => {
+    const phones = group.split('_');
+    if (!phones.every((p) => FLITE_PHONES.has(p))) return whole;
+    let word = byPhones.get(group);
+    if (!word) {
+      word = next();
+      byPhones.set(group, word);
+      lex += `${word} : ${phones.join(' ')}\n`;
+      // Flite prints an unstressed ah as its schwa, ax; stress digits not at all.
+      made.set(word, { word: group, phones: phones.map((p) => (p === 'ah0' ? 'ax' : p.replace(/[01]$/, ''))) });
+    }
+    return word;
+  });
+  return { text: out, lex, made };
 }
 
 function sanitize(text: string): string {

@@ -15,6 +15,7 @@ import type { Engine, EngineRequest, Gender, ModelInfo, PcmChunk, VoiceInfo, Wor
 import { fitToAudio, textTokens, wordsFromPhones, type TimedPhone, type WordPhones } from './phone-timing.ts';
 import { totalSemitones, totalSpeed } from './pitch.ts';
 import { QUALITY } from '../quality.ts';
+import { GNUSPEECH_PHONES, madeWords } from '../text/engine-phones.ts';
 
 export const GNUSPEECH_MODEL = 'gnuspeech';
 const DATA = '/data/en';
@@ -123,6 +124,23 @@ export class GnuSpeechEngine implements Engine {
       yield { samples: new Float32Array(Math.round(OUTPUT_RATE * PAUSE_SECONDS)), sampleRate: OUTPUT_RATE };
       return;
     }
+    const { samples, sampleRate, lines } = await this.speak(req);
+    yield {
+      samples,
+      sampleRate,
+      ...(req.words ? { words: gnuspeechWords(lines, req.text, samples.length / sampleRate) } : {}),
+    };
+  }
+
+  /** The postures GnuSpeech speaks for `text` on a voice, pauses left out: what the pronunciation bench judges. */
+  async phonesOf(text: string, variant: string): Promise<string[]> {
+    const voice = this.voices.find((v) => v.variant === variant) ?? this.voices[0]!;
+    const { lines } = await this.speak({ text, voice, profile: voice.profile, speed: 1, pitch: 0 });
+    return readPrint(lines).spoken.map((p) => p.name);
+  }
+
+  /** One synthesis: its audio and what the module printed (its phones and postures). */
+  private async speak(req: EngineRequest): Promise<{ samples: Float32Array; sampleRate: number; lines: string[] }> {
     const m = await getModule();
     const semis = totalSemitones(req);
     const tempo = Math.max(0.25, Math.min(4, totalSpeed(req)));
@@ -132,8 +150,11 @@ export class GnuSpeechEngine implements Engine {
     // Random intonation and drift make F0 differ from run to run; the same request must sound the same.
     control = setting(control, 'random_intonation', 0);
     control = setting(control, 'intonation_drift', 0);
+    const own = userDictionary(req.text.replace(/\p{Cc}/gu, ' '));
+    if (own.dictionary) m.FS.writeFile(`${DATA}/${USER_DICTIONARY}`, own.dictionary);
+    control = setting(control, 'dictionary_1_file', own.dictionary ? USER_DICTIONARY : 'none');
     m.FS.writeFile(`${DATA}/trm_control_model.txt`, control);
-    const text = cString(m, req.text.replace(/\p{Cc}/gu, ' '));
+    const text = cString(m, own.text);
     const out = cString(m, './out.wav');
     const dir = cString(m, DATA);
     const params = cString(m, './out-params.txt');
@@ -143,17 +164,38 @@ export class GnuSpeechEngine implements Engine {
       m._GnuSpeech_synthesizeToFile(text, out, dir, params, 1);
       const wav = Buffer.from(m.FS.readFile('./out.wav') as Uint8Array);
       m.FS.unlink('./out.wav');
-      const { samples, sampleRate } = decodeWav(wav);
-      yield {
-        samples,
-        sampleRate,
-        ...(req.words ? { words: gnuspeechWords(printed, req.text, samples.length / sampleRate) } : {}),
-      };
+      return { ...decodeWav(wav), lines: printed };
     } finally {
       printed = [];
       for (const p of [text, out, dir, params]) m._free(p);
     }
   }
+}
+
+/** The user dictionary a call's rule phones are written to (GnuSpeech looks a word up there first). */
+const USER_DICTIONARY = 'polyvox-user.txt';
+
+/**
+ * A pronunciation rule's phones, `[[t_uh.'m_ar.t_uu]]` (text/engine-phones.ts), as a word of a user dictionary made
+ * for this call: each distinct group becomes a word (`polyvoxa`, `polyvoxb` …) with those phones. A group holding
+ * anything but GnuSpeech's phones is left as the text it is. No group: no dictionary (`dictionary` empty).
+ */
+export function userDictionary(text: string): { text: string; dictionary: string } {
+  const byPhones = new Map<string, string>();
+  // Its first line is the dictionary's version; then `word phones%part-of-speech`.
+  let dictionary = '';
+  const next = madeWords(text);
+  const out = text.replace(/\[\[(["']?[a-z]+(?:[._]["']?[a-z]+)*)\]\]/g, (whole, group: string) => {
+    if (!group.split(/[._]/).every((p) => GNUSPEECH_PHONES.has(p.replace(/^["']/, '')))) return whole;
+    let word = byPhones.get(group);
+    if (!word) {
+      word = next();
+      byPhones.set(group, word);
+      dictionary += `${word} ${group}%a\n`;
+    }
+    return word;
+  });
+  return { text: out, dictionary: dictionary && `polyvox user dictionary\n${dictionary}` };
 }
 
 /** A chunk's phone string: the words (`/w`), each with the phones of its syllables; pauses (`#`, `^`) end a word. */
@@ -184,6 +226,15 @@ function chunkWords(phoneString: string): string[][] {
  * and all is brought to the audio's length. Words take the text's own spelling when their count agrees.
  */
 export function gnuspeechWords(lines: readonly string[], text: string, durationSec: number): WordTiming[] {
+  const { spoken, words, looked, offset } = readPrint(lines);
+  const tokens = textTokens(text);
+  const labels = tokens.length === words.length ? tokens : looked.length === words.length ? looked : undefined;
+  const named: WordPhones[] = words.map((phones, i) => ({ word: labels?.[i] ?? '', phones }));
+  return wordsFromPhones(fitToAudio(spoken, offset, durationSec), named).filter((w) => w.word);
+}
+
+/** GnuSpeech's debug print: its timed postures (by its own clock, `offset` seconds in all), its words' phones, the words it looked up. */
+function readPrint(lines: readonly string[]): { spoken: TimedPhone[]; words: string[][]; looked: string[]; offset: number } {
   const spoken: TimedPhone[] = [];
   const words: string[][] = [];
   const looked: string[] = [];
@@ -232,8 +283,5 @@ export function gnuspeechWords(lines: readonly string[], text: string, durationS
     }
   }
   endChunk();
-  const tokens = textTokens(text);
-  const labels = tokens.length === words.length ? tokens : looked.length === words.length ? looked : undefined;
-  const named: WordPhones[] = words.map((phones, i) => ({ word: labels?.[i] ?? '', phones }));
-  return wordsFromPhones(fitToAudio(spoken, offset, durationSec), named).filter((w) => w.word);
+  return { spoken, words, looked, offset };
 }

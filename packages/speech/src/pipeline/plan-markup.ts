@@ -4,6 +4,7 @@
  * the last of them the part's pause. Timings map back through both replacements (markup, then dictionaries).
  */
 import { languageFamily } from '../catalogue/languages.ts';
+import { phoneSetOf } from '../text/engine-phones.ts';
 import { applyLexicon, type LexiconRule, type ReplacedSpan } from '../text/lexicon.ts';
 import { composeSpans, type MarkupDocument, type MarkupPart } from '../text/markup.ts';
 import { cleanText, normalizeText } from '../text/normalize.ts';
@@ -98,7 +99,10 @@ export function planMarkup(
             }
           : r.rule!,
       }));
-    const lexicon = applyLexicon(slice, opts.lexicon, { phonemes: (spoke.voice ?? opts.voice).engine === 'espeak', forced });
+    const lexicon = applyLexicon(slice, opts.lexicon, {
+      phonemes: phoneSetOf((spoke.voice ?? opts.voice).engine) ?? false,
+      forced,
+    });
     for (const s of lexicon.spoken.spans)
       lexSpans.push({
         from: s.from + start,

@@ -9,10 +9,10 @@
  *   two matches overlap, the earlier rule wins; a replacement is never matched again (one pass over the text as sent).
  *
  * An alias replaces the words it matches. A phoneme rule is spoken as its phonemes where the engine reads them
- * (eSpeak NG, `[[…]]` in its own alphabet); elsewhere, or when its phonemes cannot be converted, by its alias when it
- * has one, else as written, and its words are reported as fallbacks.
+ * (eSpeak NG, Flite, GnuSpeech: `[[…]]` in the engine's own alphabet, `engine-phones.ts`); elsewhere, or when its
+ * phonemes cannot be converted, by its alias when it has one, else as written, and its words are reported as fallbacks.
  */
-import { toEspeakPhonemes } from './phonemes.ts';
+import { toEnginePhonemes, type PhoneSet } from './engine-phones.ts';
 
 export interface LexiconRule {
   type: 'alias' | 'phoneme';
@@ -126,13 +126,14 @@ const PLACEHOLDER = 0xe000;
 const PLACEHOLDERS = 0x1900;
 
 /**
- * Applies the `dictionary`'s rules to `text`, after the `forced` ones (a marked-up run's: they match where they say). `phonemes`: the engine reads eSpeak phoneme input, so phoneme rules become `[[…]]`
- * (through placeholders, which normalization leaves alone); otherwise they fall back.
+ * Applies the `dictionary`'s rules to `text`, after the `forced` ones (a marked-up run's: they match where they say).
+ * `phonemes`: the phone set the engine reads, so phoneme rules become `[[…]]` in it (through placeholders, which
+ * normalization leaves alone); `false`: they fall back.
  */
 export function applyLexicon(
   text: string,
   dictionary: readonly LexiconRule[],
-  opts: { phonemes: boolean; forced?: readonly { from: number; to: number; rule: LexiconRule }[] },
+  opts: { phonemes: PhoneSet | false; forced?: readonly { from: number; to: number; rule: LexiconRule }[] },
 ): AppliedLexicon {
   const forced = opts.forced ?? [];
   const rules = [...dictionary, ...forced.map((f) => f.rule)];
@@ -167,17 +168,17 @@ export function applyLexicon(
       put(m, rule.alias ?? written);
       continue;
     }
-    const espeak = opts.phonemes && rule.phoneme ? toEspeakPhonemes(rule.phoneme, rule.alphabet ?? 'ipa') : null;
-    if (espeak !== null) {
-      let slot = slots.get(espeak);
+    const phones = opts.phonemes && rule.phoneme ? toEnginePhonemes(opts.phonemes, rule.phoneme, rule.alphabet ?? 'ipa') : null;
+    if (phones !== null) {
+      let slot = slots.get(phones);
       if (slot === undefined && spoken.length < PLACEHOLDERS) {
         slot = spoken.length;
-        spoken.push(espeak);
-        slots.set(espeak, slot);
+        spoken.push(phones);
+        slots.set(phones, slot);
       }
       if (slot !== undefined) {
         // Spaces keep the phonemes a word of their own whatever touches them.
-        put(m, ` ${String.fromCharCode(PLACEHOLDER + slot)} `, ` [[${espeak}]] `);
+        put(m, ` ${String.fromCharCode(PLACEHOLDER + slot)} `, ` [[${phones}]] `);
         continue;
       }
     }

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { toFlitePhones, toGnuspeechPhones } from '../../src/text/engine-phones.ts';
 import type { LexiconRule } from '../../src/text/lexicon.ts';
 
 export interface PronunciationEntry {
@@ -151,4 +152,31 @@ export function judgeEntry(entry: PronunciationEntry, spoken: readonly string[])
   const expected = entry.expected_pinyin !== undefined ? pinyinKey(entry.expected_pinyin) : englishKey(entry.expected ?? '');
   const got = entry.expected_pinyin !== undefined ? mandarinKey(spoken) : englishKey(spoken.join(''));
   return { expected, got, ok: expected !== '' && expected === got };
+}
+
+/**
+ * Flite's and GnuSpeech's own phones (Flite's `-ps`, GnuSpeech's postures) judged against an English entry: the
+ * expected IPA is written in the engine's phone set by the same tables a rule is (text/engine-phones.ts), and both
+ * sides are folded where the engine writes one sound two ways by stress alone (Flite's schwa `ax` and `ah`;
+ * GnuSpeech's `a`/`uh`, `ee`/`i`, `er`/`uh` before its r). Null: the expected IPA has a sound the engine lacks.
+ */
+export function judgeEnginePhones(
+  engine: 'flite' | 'gnuspeech',
+  entry: PronunciationEntry,
+  spoken: readonly string[],
+): { expected: string; got: string; ok: boolean } | null {
+  const written =
+    engine === 'flite' ? toFlitePhones(entry.expected ?? '', 'ipa') : toGnuspeechPhones(entry.expected ?? '', 'ipa');
+  if (written === null) return null;
+  const phones = written.split(/[\s._]+/).map((p) => p.replace(/^["']|[01]$/g, ''));
+  const fold = (p: string) =>
+    engine === 'flite' ? p.replace(/^ax$/, 'ah') : p.replace(/^a$/, 'uh').replace(/^ee$/, 'i').replace(/^er$/, 'uh');
+  const expected = phones.filter(Boolean).map(fold).join(' ');
+  // GnuSpeech's transition postures (`qs`, `qz`, `qc`, `qk`, `qp`, `qt`: a closure or release between two phones) are
+  // its own, no phone of a word.
+  const got = spoken
+    .filter((p) => engine === 'flite' || !/^q[a-z]$/.test(p))
+    .map(fold)
+    .join(' ');
+  return { expected, got, ok: expected === got };
 }
