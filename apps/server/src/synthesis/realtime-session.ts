@@ -15,7 +15,7 @@ import { withAigc, type AigcRecord } from '@polyvox/speech/formats';
 import type { LexiconRule } from '@polyvox/speech';
 import { PcmResampler, reshaped, wavHeader } from './pcm-stream.js';
 import { FAILED, FATAL, isUnread, NORMAL, POLICY, readClientMessage } from './realtime-messages.js';
-import { audioParts, ClientMessage, DEFAULT_SCHEDULE, MAX_CONTEXTS, TextBuffer, type ChunkAlignment } from './realtime-protocol.js';
+import { audioParts, ClientMessage, DEFAULT_SCHEDULE, MAX_CONTEXTS, TextBuffer } from './realtime-protocol.js';
 import { b64, reshape, spelled } from './realtime-shaping.js';
 import type { SynthesisService } from './service.js';
 import type { Charge, Prepared, ResolvedVoice } from './types.js';
