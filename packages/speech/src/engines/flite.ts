@@ -12,7 +12,7 @@ import { decodeWav } from '../dsp/pcm.ts';
 import { changeSpeedPitch } from '../dsp/sonic.ts';
 import type { Engine, EngineRequest, ModelInfo, PcmChunk, VoiceInfo, WordTiming } from '../types.ts';
 import { ChildHost } from './child-host.ts';
-import { fitToAudio, textTokens, UNKNOWN_PHONE, wordsFromPhones, type TimedPhone } from './phone-timing.ts';
+import { fitToAudio, textTokens, wordsFromPhones, type TimedPhone } from './phone-timing.ts';
 import { totalSemitones, totalSpeed } from './pitch.ts';
 import { QUALITY } from '../quality.ts';
 
@@ -138,7 +138,7 @@ export class FliteEngine implements Engine {
     args.push('-psdur', ` ${text} `);
     const tokens = textTokens(text);
     const unknown = req.words ? [...new Set(tokens.map((t) => t.toLowerCase()).filter((t) => !lexicon.has(t)))] : [];
-    const phones = unknown.length ? [...PHONE_RUN, ` ${unknown.join(', ')} `] : undefined;
+    const phones = unknown.length && needsPhonesRun(tokens) ? [...PHONE_RUN, ` ${unknown.join(', ')} `] : undefined;
     const reply = await this.host.request({ args, ...(phones ? { phones } : {}) }, true);
     const wav = reply.wav as Uint8Array;
     const { samples, sampleRate } = decodeWav(Buffer.from(wav.buffer, wav.byteOffset, wav.byteLength));
@@ -172,8 +172,12 @@ function learnPhones(asked: readonly string[], printed: string): void {
   }
   if (!groups.at(-1)!.length) groups.pop();
   if (groups.length !== asked.length) return;
-  if (lexicon.size + asked.length > LEXICON_LIMIT) lexicon.clear();
-  asked.forEach((w, i) => lexicon.set(w, groups[i]!));
+  asked.forEach((w, i) => remember(w, groups[i]!));
+}
+
+function remember(word: string, phones: string[]): void {
+  if (lexicon.size >= LEXICON_LIMIT) lexicon.clear();
+  lexicon.set(word, phones);
 }
 
 /**
@@ -198,13 +202,38 @@ export function fliteSegments(printed: string, durationSec: number): TimedPhone[
   return fitToAudio(spoken, offset, durationSec);
 }
 
-/** Each word of the sentence with its phones from the lexicon (a word not in it: a guess of one phone per letter). */
+/**
+ * Whether the words not met before need the phones run: only when two of them follow each other. A word not met
+ * before between words met before (or the sentence's ends) takes what Flite spoke between them, and is learnt so.
+ */
+function needsPhonesRun(tokens: readonly string[]): boolean {
+  if (process.env.POLYVOX_FLITE_PHONES_RUN === 'always') return tokens.some((t) => !lexicon.has(t.toLowerCase()));
+  if (process.env.POLYVOX_FLITE_PHONES_RUN === 'never') return false;
+  return tokens.some((t, i) => i > 0 && !lexicon.has(t.toLowerCase()) && !lexicon.has(tokens[i - 1]!.toLowerCase()));
+}
+
+/**
+ * Each word of the sentence with its phones from the lexicon; a word not in it takes what Flite spoke between the words
+ * around it (a run of them shares it by a guess of their length), and one alone between known words is learnt so.
+ */
 function fliteWords(printed: string, tokens: readonly string[], durationSec: number): WordTiming[] {
-  const words = tokens.map((word) => ({
-    word,
-    phones: lexicon.get(word.toLowerCase()) ?? Array.from(word.replace(/[^\p{L}\p{N}]/gu, ''), () => UNKNOWN_PHONE),
-  }));
-  return wordsFromPhones(fliteSegments(printed, durationSec), words);
+  const words = tokens.map((word) => ({ word, phones: lexicon.get(word.toLowerCase()) ?? null, weight: guessLength(word) }));
+  const spoken = fliteSegments(printed, durationSec);
+  const timed = wordsFromPhones(spoken, words);
+  if (timed.length !== words.length) return timed;
+  words.forEach((w, i) => {
+    if (w.phones || words[i - 1]?.phones === null || words[i + 1]?.phones === null) return;
+    const said = spoken.filter((p) => p.start >= timed[i]!.start - 1e-6 && p.end <= timed[i]!.end + 1e-6);
+    if (said.length) remember(w.word.toLowerCase(), said.map((p) => p.name));
+  });
+  return timed;
+}
+
+/** A word's length in phones, guessed: about one a letter, four a digit (a number is said as words). */
+function guessLength(word: string): number {
+  let n = 0;
+  for (const c of word) n += /\p{N}/u.test(c) ? 4 : /\p{L}/u.test(c) ? 0.9 : 0;
+  return n;
 }
 
 function sanitize(text: string): string {
