@@ -3,10 +3,12 @@
  * `duration_stretch` (rms ignores the F0 target: Sonic shifts it). Each call instantiates the
  * compiled module with a private temp folder, in a helper process.
  *
- * Word times are Flite's own: the synthesis prints its segments with their end times (`-psdur`), and the phones of
- * each word come from a lexicon kept here, filled by a quick run of the 8 kHz diphone voice at a twentieth of the
- * duration over the words not met before, separated by commas (a pause between each word's phones). That run is made
- * only when word times are asked for (`EngineRequest.words`).
+ * Word times are Flite's own: the synthesis prints its segments with their end times (`-psdur`), matched with the
+ * phones of each word from a lexicon kept here (`phone-timing.ts`). A word not in it takes what Flite spoke between the
+ * words around it, and is learnt so; only when two such words follow each other is the lexicon first filled by a quick
+ * run of the 8 kHz diphone voice at a twentieth of the duration over the words not met before, separated by commas (a
+ * pause between each word's phones): a fresh instance of the module, some 25 ms, most of it the instantiation. All
+ * this only when word times are asked for (`EngineRequest.words`).
  */
 import { decodeWav } from '../dsp/pcm.ts';
 import { changeSpeedPitch } from '../dsp/sonic.ts';
@@ -102,6 +104,8 @@ export class FliteEngine implements Engine {
     description: v.description,
   }));
 
+  /** Runs of the phones made so far (the word times' own work: none for a sentence whose new words stand alone). */
+  phonesRuns = 0;
   // Node 20's WASI can segfault (see flite-host.mjs): it runs in a helper process, retried once if that dies.
   private readonly host = new ChildHost(new URL('./flite-host.mjs', import.meta.url), ['--expose-gc', '--no-warnings']);
 
@@ -139,6 +143,7 @@ export class FliteEngine implements Engine {
     const tokens = textTokens(text);
     const unknown = req.words ? [...new Set(tokens.map((t) => t.toLowerCase()).filter((t) => !lexicon.has(t)))] : [];
     const phones = unknown.length && needsPhonesRun(tokens) ? [...PHONE_RUN, ` ${unknown.join(', ')} `] : undefined;
+    if (phones) this.phonesRuns++;
     const reply = await this.host.request({ args, ...(phones ? { phones } : {}) }, true);
     const wav = reply.wav as Uint8Array;
     const { samples, sampleRate } = decodeWav(Buffer.from(wav.buffer, wav.byteOffset, wav.byteLength));
@@ -207,8 +212,6 @@ export function fliteSegments(printed: string, durationSec: number): TimedPhone[
  * before between words met before (or the sentence's ends) takes what Flite spoke between them, and is learnt so.
  */
 function needsPhonesRun(tokens: readonly string[]): boolean {
-  if (process.env.POLYVOX_FLITE_PHONES_RUN === 'always') return tokens.some((t) => !lexicon.has(t.toLowerCase()));
-  if (process.env.POLYVOX_FLITE_PHONES_RUN === 'never') return false;
   return tokens.some((t, i) => i > 0 && !lexicon.has(t.toLowerCase()) && !lexicon.has(tokens[i - 1]!.toLowerCase()));
 }
 
@@ -224,7 +227,11 @@ function fliteWords(printed: string, tokens: readonly string[], durationSec: num
   words.forEach((w, i) => {
     if (w.phones || words[i - 1]?.phones === null || words[i + 1]?.phones === null) return;
     const said = spoken.filter((p) => p.start >= timed[i]!.start - 1e-6 && p.end <= timed[i]!.end + 1e-6);
-    if (said.length) remember(w.word.toLowerCase(), said.map((p) => p.name));
+    if (said.length)
+      remember(
+        w.word.toLowerCase(),
+        said.map((p) => p.name),
+      );
   });
   return timed;
 }

@@ -50,8 +50,11 @@ export function fitToAudio(phones: readonly TimedPhone[], total: number, duratio
 const GAP = 1;
 const MISMATCH = 1.5;
 const GUESS = 0.5;
-/** A phone taken by a run of unknown words past its first: more than half an insertion, so a changed phone next to
- * the run is still read as changed (1.5) rather than taken by the run and the known phone dropped (1 + this). */
+/**
+ * A phone taken by a run of unknown words: less than an insertion, so what lies between known words goes to the run;
+ * more than half of one, so a changed phone next to the run is read as changed (1.5) rather than taken by the run with
+ * the known phone dropped (1 + this), and more than nothing, so a phone that matches a known one stays with it.
+ */
 const TAKEN = 0.6;
 
 /** What the alignment matches the spoken phones with: a phone of word `word`, or a run of unknown words from `word`. */
@@ -63,7 +66,7 @@ interface Slot {
 /**
  * Each word's interval: the timed phones aligned with the words' phones (an insertion or a deletion costs 1, a
  * substitution 1.5, so an added phone is not read as two changed ones; a guessed phone 0.5; a run of unknown words
- * takes its first phone for nothing and each further one for 0.6), within a band around the diagonal wide enough for
+ * takes each phone for 0.6), within a band around the diagonal wide enough for
  * the difference in length. A phone of the engine's that matched none of the words' goes to the word before it (else
  * after it); a word matched by no phone is left out (the caller's mapping shares the gap between its neighbours).
  */
@@ -84,7 +87,8 @@ export function wordsFromPhones(spoken: readonly TimedPhone[], words: readonly W
     const inBand = (i: number, j: number) => Math.abs(j - Math.round((i * m) / n)) <= band;
     const sub = (i: number, j: number) => {
       const e = expected[j - 1]!.name;
-      return e === null || e === spoken[i - 1]!.name ? 0 : e === UNKNOWN_PHONE ? GUESS : MISMATCH;
+      if (e === null) return TAKEN;
+      return e === spoken[i - 1]!.name ? 0 : e === UNKNOWN_PHONE ? GUESS : MISMATCH;
     };
     const down = (j: number) => (expected[j - 1]!.name === null ? TAKEN : GAP);
     for (let i = 0; i <= n; i++)
@@ -130,7 +134,7 @@ export function wordsFromPhones(spoken: readonly TimedPhone[], words: readonly W
   // Each word's first and last phone (-1: none): a run of unknown words shares its phones.
   const first = new Int32Array(words.length).fill(-1);
   const lastOf = new Int32Array(words.length).fill(-1);
-  for (let k = 0; k < n; ) {
+  for (let k = 0; k < n;) {
     const slot = owner[k]!;
     let end = k;
     while (end + 1 < n && owner[end + 1] === slot) end++;
@@ -162,7 +166,7 @@ export function wordsFromPhones(spoken: readonly TimedPhone[], words: readonly W
  * moved onto the nearest pause (a gap between two phones) within half its neighbours' share, so no word straddles
  * one. The phone ranges, one per word (empty when there were fewer phones than words).
  */
-export function shareRun(
+function shareRun(
   spoken: readonly TimedPhone[],
   from: number,
   to: number,
@@ -175,16 +179,27 @@ export function shareRun(
   const count = to - from;
   const gaps: number[] = [];
   for (let k = from + 1; k < to; k++) if (spoken[k]!.start - spoken[k - 1]!.end > 0.01) gaps.push(k);
-  const cuts = [from];
+  // Where the shares end, then each pause given to the boundary nearest it if within half its neighbours' share.
+  const cuts: number[] = [];
+  const reach: number[] = [];
   let sum = 0;
   for (let d = 0; d < weights.length - 1; d++) {
     sum += weights[d]!;
-    let cut = from + Math.round((sum / total) * count);
-    const reach = Math.max(1, Math.round(((weights[d]! + weights[d + 1]!) / total) * count * 0.5));
-    const near = gaps.filter((g) => Math.abs(g - cut) <= reach).sort((x, y) => Math.abs(x - cut) - Math.abs(y - cut))[0];
-    if (near !== undefined) cut = near;
-    cuts.push(Math.min(to, Math.max(cuts.at(-1)!, cut)));
+    cuts.push(from + Math.round((sum / total) * count));
+    reach.push(Math.max(1, Math.round(((weights[d]! + weights[d + 1]!) / total) * count * 0.5)));
   }
-  cuts.push(to);
-  return weights.map((_, d) => [cuts[d]!, cuts[d + 1]!]);
+  const snapped = cuts.map(() => Infinity);
+  for (const g of gaps) {
+    let d = -1;
+    cuts.forEach((c, e) => {
+      if (d < 0 || Math.abs(c - g) < Math.abs(cuts[d]! - g)) d = e;
+    });
+    if (d < 0) break;
+    const far = Math.abs(cuts[d]! - g);
+    if (far <= reach[d]! && far < Math.abs(snapped[d]! - cuts[d]!)) snapped[d] = g;
+  }
+  const bounds = [from];
+  cuts.forEach((c, d) => bounds.push(Math.min(to, Math.max(bounds.at(-1)!, Number.isFinite(snapped[d]) ? snapped[d]! : c))));
+  bounds.push(to);
+  return weights.map((_, d) => [bounds[d]!, bounds[d + 1]!]);
 }
