@@ -66,9 +66,9 @@ interface Slot {
 /**
  * Each word's interval: the timed phones aligned with the words' phones (an insertion or a deletion costs 1, a
  * substitution 1.5, so an added phone is not read as two changed ones; a guessed phone 0.5; a run of unknown words
- * takes each phone for 0.6), within a band around the diagonal wide enough for
- * the difference in length. A phone of the engine's that matched none of the words' goes to the word before it (else
- * after it); a word matched by no phone is left out (the caller's mapping shares the gap between its neighbours).
+ * takes each phone for 0.6), within a band around the diagonal wide enough for the difference in length. A phone of
+ * the engine's that matched none of the words' goes to the word before it (else after it); a word matched by no phone
+ * is left out (the caller's mapping shares the gap between its neighbours).
  */
 export function wordsFromPhones(spoken: readonly TimedPhone[], words: readonly WordPhones[]): WordTiming[] {
   const expected: Slot[] = [];
