@@ -84,30 +84,24 @@ export function wordsFromPhones(spoken: readonly TimedPhone[], words: readonly W
     const band = Math.abs(n - m) + 32;
     const width = m + 1;
     const cost = new Float64Array((n + 1) * width).fill(Infinity);
-    const inBand = (i: number, j: number) => Math.abs(j - Math.round((i * m) / n)) <= band;
     const sub = (i: number, j: number) => {
       const e = expected[j - 1]!.name;
       if (e === null) return TAKEN;
       return e === spoken[i - 1]!.name ? 0 : e === UNKNOWN_PHONE ? GUESS : MISMATCH;
     };
     const down = (j: number) => (expected[j - 1]!.name === null ? TAKEN : GAP);
-    for (let i = 0; i <= n; i++)
-      for (let j = 0; j <= m; j++) {
-        if (!inBand(i, j) && i && j) continue;
-        if (!i) {
-          cost[j] = j * GAP;
-          continue;
-        }
-        if (!j) {
-          cost[i * width] = i * GAP;
-          continue;
-        }
+    for (let j = 0; j <= m; j++) cost[j] = j * GAP;
+    for (let i = 1; i <= n; i++) {
+      cost[i * width] = i * GAP;
+      // Only the band around the diagonal: the cells outside it stay out of reach.
+      const centre = Math.round((i * m) / n);
+      for (let j = Math.max(1, centre - band); j <= Math.min(m, centre + band); j++)
         cost[i * width + j] = Math.min(
           cost[(i - 1) * width + j - 1]! + sub(i, j),
           cost[(i - 1) * width + j]! + down(j),
           cost[i * width + j - 1]! + GAP,
         );
-      }
+    }
     let i = n;
     let j = m;
     while (i > 0 && j > 0) {
