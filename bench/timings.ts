@@ -103,18 +103,22 @@ export async function timingsRows(): Promise<Row[]> {
 
     const text = `${TEXTS[0]} ${TEXTS[1]} ${TEXTS[2]}`;
     let fresh = 0;
-    // A made-up word each run, new to Flite's lexicon of phones: its run of the phones is paid every time.
-    const coined = () =>
-      `${text} Then ${Array.from((++fresh).toString(8).padStart(3, '0'), (d) => SYLLABLES[Number(d)]).join('')}.`;
-    const cases: [string, string, (() => string)?][] = [
+    // Made-up words each run, new to Flite's lexicon of phones: one between known words is placed by the alignment; two
+    // side by side pay a run of the phones every time (shown, with no goal: the case of a sentence's first words).
+    const word = () => Array.from((++fresh).toString(8).padStart(3, '0'), (d) => SYLLABLES[Number(d)]).join('');
+    const coined = () => `${text} Then ${word()}.`;
+    const pair = () => `${text} Then ${word()} ${word()}.`;
+    const cases: [string, string, (() => string)?, boolean?][] = [
       ['espeak:en-us', 'espeak:en-us'],
       ['flite:slt', 'flite:slt'],
       ['flite:kal16', 'flite:kal16'],
       ['flite:slt, with a word not met before', 'flite:slt', coined],
       ['flite:kal16, with a word not met before', 'flite:kal16', coined],
+      ['flite:kal16, with two words not met before side by side', 'flite:kal16', pair, false],
       ['gnuspeech:male', 'gnuspeech:male'],
     ];
-    for (const [label, voiceId, textOf] of cases) rows.push(await costRow(speech, label, voiceId, textOf ?? (() => text)));
+    for (const [label, voiceId, textOf, goal] of cases)
+      rows.push(await costRow(speech, label, voiceId, textOf ?? (() => text), goal ?? true));
     return rows;
   } finally {
     await speech.close();
@@ -127,7 +131,7 @@ const SYLLABLES = ['ba', 'ko', 'mi', 'tu', 'ze', 'ro', 'li', 'na'];
  * What timings add to a whole mp3 synthesis, as a share of the untimed one's time: the fastest of 9 interleaved runs of
  * each (on a machine shared with other work, the least disturbed run is the one that shows the work itself).
  */
-async function costRow(speech: Speech, label: string, voiceId: string, textOf: () => string): Promise<Row> {
+async function costRow(speech: Speech, label: string, voiceId: string, textOf: () => string, goal: boolean): Promise<Row> {
   const run = async (timings: boolean) => {
     const text = textOf();
     const t0 = performance.now();
@@ -143,7 +147,8 @@ async function costRow(speech: Speech, label: string, voiceId: string, textOf: (
     timed.push(await run(true));
   }
   const added = (Math.min(...timed) / Math.min(...plain) - 1) * 100;
-  return { metric: `timings' cost on a whole synthesis, ${label}`, value: added, unit: '%', target: '≤ 15', pass: added <= 15 };
+  const metric = `timings' cost on a whole synthesis, ${label}`;
+  return goal ? { metric, value: added, unit: '%', target: '≤ 15', pass: added <= 15 } : { metric, value: added, unit: '%' };
 }
 
 /**

@@ -4,12 +4,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeWav } from '../src/dsp/pcm.ts';
-import { fliteSegments } from '../src/engines/flite.ts';
+import { FliteEngine, fliteSegments } from '../src/engines/flite.ts';
 import { gnuspeechWords } from '../src/engines/gnuspeech.ts';
 import { textTokens, wordsFromPhones } from '../src/engines/phone-timing.ts';
 import { LABEL_GAP_SEC, rhythmCue } from '../src/pipeline/ai-label.ts';
 import type { Timings } from '../src/pipeline/timings.ts';
 import { createSpeech, type Speech } from '../src/speech.ts';
+import type { PcmChunk } from '../src/types.ts';
 import { openAIServer, type ProviderServer } from './support/provider-servers.ts';
 import { expectWellFormed, pauses } from './support/timings.ts';
 
@@ -67,6 +68,48 @@ describe('own word times of Flite and GnuSpeech', () => {
         expect(first.start - last.end, voiceId).toBeGreaterThan(0.1);
       }
     });
+
+  it('time a word Flite has not met, between words it has, from what it spoke between them: no run of the phones', async () => {
+    const engine = new FliteEngine();
+    try {
+      const voice = engine.listVoices().find((v) => v.variant === 'kal16')!;
+      const timed = async (text: string) => {
+        const chunks: PcmChunk[] = [];
+        for await (const c of engine.synthesize({ text, voice, speed: 1, pitch: 0, profile: voice.profile, words: true }))
+          chunks.push(c);
+        return chunks[0]!.words!;
+      };
+      const known = await timed('The quick brown fox, who was very tired, went home.');
+      expect(engine.phonesRuns).toBe(1);
+      const words = await timed('The quick brown fox, who was very zorbulatic, went home.');
+      expect(engine.phonesRuns).toBe(1);
+      expect(words.map((w) => w.word)).toEqual([
+        'The',
+        'quick',
+        'brown',
+        'fox',
+        'who',
+        'was',
+        'very',
+        'zorbulatic',
+        'went',
+        'home',
+      ]);
+      // The words before it as they were; it starts where "very" ends, lasts its four syllables, and ends before the
+      // comma's pause; every word in order.
+      words.slice(0, 7).forEach((w, i) => expect(Math.abs(w.start - known[i]!.start), w.word).toBeLessThan(0.02));
+      const [very, coined, went] = [words[6]!, words[7]!, words[8]!];
+      expect(coined.start).toBeCloseTo(very.end, 6);
+      expect(coined.end - coined.start).toBeGreaterThan(0.35);
+      expect(went.start - coined.end).toBeGreaterThan(0.1);
+      words.slice(1).forEach((w, i) => expect(w.start, w.word).toBeGreaterThanOrEqual(words[i]!.end));
+      // Learnt: next to another new word it needs no run either.
+      await timed('The zorbulatic quarnified fox went home.');
+      expect(engine.phonesRuns).toBe(1);
+    } finally {
+      await engine.close();
+    }
+  });
 
   it('follow Flite past its native speed (the rest time-stretched) and shift after an AI label', async () => {
     const text = TEXTS[0]!;
@@ -154,6 +197,62 @@ describe('phone matching', () => {
       ]),
     ).toHaveLength(1);
     expect(wordsFromPhones([], [{ word: 'a', phones: ['a'] }])).toEqual([]);
+  });
+
+  it('places words of unknown phones on what was spoken between the words it knows, a run of them parted on a pause', () => {
+    const at = (ws: { word: string; start: number; end: number }[]) =>
+      ws.map((w) => [w.word, +w.start.toFixed(2), +w.end.toFixed(2)]);
+    const spoken = timed(['hh', 'ax', 'l', 'ow', 'b', 'aa', 'k', 'ow', 'm', 'iy', 'w', 'er', 'l', 'd']);
+    expect(
+      at(
+        wordsFromPhones(spoken, [
+          { word: 'hello', phones: ['hh', 'ax', 'l', 'ow'] },
+          { word: 'bakomi', phones: null },
+          { word: 'world', phones: ['w', 'er', 'l', 'd'] },
+        ]),
+      ),
+    ).toEqual([
+      ['hello', 0, 0.4],
+      ['bakomi', 0.4, 1],
+      ['world', 1, 1.4],
+    ]);
+    // Two unknown words with a pause between them: their guessed lengths (6 and 5) would part them at the 6th phone,
+    // the pause after the 4th does.
+    const paused = timed(['dh', 'eh', 'n', 'z', 'ao', 'r', 'b', 'k', 'w', 'ih', 'n', 't', 'aa', 'r', 'd', 'ah', 'n']).map(
+      (p, i) => (i >= 7 ? { ...p, start: p.start + 0.3, end: p.end + 0.3 } : p),
+    );
+    expect(
+      at(
+        wordsFromPhones(paused, [
+          { word: 'then', phones: ['dh', 'eh', 'n'] },
+          { word: 'zorb', phones: null, weight: 6 },
+          { word: 'quinthar', phones: null, weight: 5 },
+          { word: 'done', phones: ['d', 'ah', 'n'] },
+        ]),
+      ),
+    ).toEqual([
+      ['then', 0, 0.3],
+      ['zorb', 0.3, 0.7],
+      ['quinthar', 1, 1.7],
+      ['done', 1.7, 2],
+    ]);
+    // Fewer phones than unknown words, or none between known words: words left out, the rest in order.
+    const few = wordsFromPhones(timed(['a', 'x', 'y', 'b']), [
+      { word: 'a', phones: ['a'] },
+      { word: 'p', phones: null },
+      { word: 'q', phones: null },
+      { word: 'r', phones: null },
+      { word: 'b', phones: ['b'] },
+    ]);
+    expect(few.map((w) => w.word)).toEqual(['a', 'p', 'r', 'b']);
+    few.slice(1).forEach((w, i) => expect(w.start).toBeGreaterThanOrEqual(few[i]!.end));
+    expect(
+      wordsFromPhones(timed(['a', 'b']), [
+        { word: 'a', phones: ['a'] },
+        { word: 'p', phones: null },
+        { word: 'b', phones: ['b'] },
+      ]).map((w) => w.word),
+    ).toEqual(['a', 'b']);
   });
 
   it("reads Flite's segments utterance after utterance, pauses left out, brought to the audio's length", () => {

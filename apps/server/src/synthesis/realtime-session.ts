@@ -315,7 +315,7 @@ export class RealtimeSession {
       );
       const contentType = format.contentType ?? prepared.contentType;
       const audio = await provenance.labelFile(reshape(result.audio, format), contentType, mark);
-      const frame = format.encoding === 'pcm' || format.encoding === 'wav' ? 2 : 1;
+      const frame = format.encoding === 'pcm' || format.encoding === 'wav' ? 2 : format.format === 'mp3' ? 'mp3' : 1;
       // Raw samples carry their label beside them, on the piece's first message (HTTP sends it as `x-aigc`).
       const label = provenance.header(contentType, mark);
       let first = true;

@@ -3,16 +3,18 @@
  * `duration_stretch` (rms ignores the F0 target: Sonic shifts it). Each call instantiates the
  * compiled module with a private temp folder, in a helper process.
  *
- * Word times are Flite's own: the synthesis prints its segments with their end times (`-psdur`), and the phones of
- * each word come from a lexicon kept here, filled by a quick run of the 8 kHz diphone voice at a twentieth of the
- * duration over the words not met before, separated by commas (a pause between each word's phones). That run is made
- * only when word times are asked for (`EngineRequest.words`).
+ * Word times are Flite's own: the synthesis prints its segments with their end times (`-psdur`), matched with the
+ * phones of each word from a lexicon kept here (`phone-timing.ts`). A word not in it takes what Flite spoke between the
+ * words around it, and is learnt so; only when two such words follow each other is the lexicon first filled by a quick
+ * run of the 8 kHz diphone voice at a twentieth of the duration over the words not met before, separated by commas (a
+ * pause between each word's phones): a fresh instance of the module, some 25 ms, most of it the instantiation. All
+ * this only when word times are asked for (`EngineRequest.words`).
  */
 import { decodeWav } from '../dsp/pcm.ts';
 import { changeSpeedPitch } from '../dsp/sonic.ts';
 import type { Engine, EngineRequest, ModelInfo, PcmChunk, VoiceInfo, WordTiming } from '../types.ts';
 import { ChildHost } from './child-host.ts';
-import { fitToAudio, textTokens, UNKNOWN_PHONE, wordsFromPhones, type TimedPhone } from './phone-timing.ts';
+import { fitToAudio, textTokens, wordsFromPhones, type TimedPhone } from './phone-timing.ts';
 import { totalSemitones, totalSpeed } from './pitch.ts';
 import { QUALITY } from '../quality.ts';
 import { FLITE_PHONES, madeWords } from '../text/engine-phones.ts';
@@ -103,6 +105,8 @@ export class FliteEngine implements Engine {
     description: v.description,
   }));
 
+  /** Runs of the phones made so far (the word times' own work: none for a sentence whose new words stand alone). */
+  phonesRuns = 0;
   // Node 20's WASI can segfault (see flite-host.mjs): it runs in a helper process, retried once if that dies.
   private readonly host = new ChildHost(new URL('./flite-host.mjs', import.meta.url), ['--expose-gc', '--no-warnings']);
 
@@ -142,7 +146,8 @@ export class FliteEngine implements Engine {
     const unknown = req.words
       ? [...new Set(tokens.map((t) => t.toLowerCase()).filter((t) => !lexicon.has(t) && !made.has(t)))]
       : [];
-    const phones = unknown.length ? [...PHONE_RUN, ` ${unknown.join(', ')} `] : undefined;
+    const phones = unknown.length && needsPhonesRun(tokens, made) ? [...PHONE_RUN, ` ${unknown.join(', ')} `] : undefined;
+    if (phones) this.phonesRuns++;
     const reply = await this.host.request({ args, ...(lex ? { lex } : {}), ...(phones ? { phones } : {}) }, true);
     const wav = reply.wav as Uint8Array;
     const { samples, sampleRate } = decodeWav(Buffer.from(wav.buffer, wav.byteOffset, wav.byteLength));
@@ -187,8 +192,12 @@ function learnPhones(asked: readonly string[], printed: string): void {
   }
   if (!groups.at(-1)!.length) groups.pop();
   if (groups.length !== asked.length) return;
-  if (lexicon.size + asked.length > LEXICON_LIMIT) lexicon.clear();
-  asked.forEach((w, i) => lexicon.set(w, groups[i]!));
+  asked.forEach((w, i) => remember(w, groups[i]!));
+}
+
+function remember(word: string, phones: string[]): void {
+  if (lexicon.size >= LEXICON_LIMIT) lexicon.clear();
+  lexicon.set(word, phones);
 }
 
 /**
@@ -214,8 +223,19 @@ export function fliteSegments(printed: string, durationSec: number): TimedPhone[
 }
 
 /**
- * Each word of the sentence with its phones from the lexicon (a word not in it: a guess of one phone per letter); a
- * word made for a rule's phones is named by them, as the plan's text has them.
+ * Whether the words not met before need the phones run: only when two of them follow each other. A word not met
+ * before between words met before (or the sentence's ends) takes what Flite spoke between them, and is learnt so; a
+ * word made for a rule's phones is known by them.
+ */
+function needsPhonesRun(tokens: readonly string[], made: ReadonlyMap<string, MadeWord>): boolean {
+  const known = (t: string) => lexicon.has(t.toLowerCase()) || made.has(t.toLowerCase());
+  return tokens.some((t, i) => i > 0 && !known(t) && !known(tokens[i - 1]!));
+}
+
+/**
+ * Each word of the sentence with its phones from the lexicon (a word made for a rule's phones: by them, as the plan's
+ * text has them); a word not in it takes what Flite spoke between the words around it (a run of them shares it by a
+ * guess of their length), and one alone between known words is learnt so.
  */
 function fliteWords(
   printed: string,
@@ -225,13 +245,33 @@ function fliteWords(
 ): WordTiming[] {
   const words = tokens.map((word) => {
     const own = made.get(word.toLowerCase());
-    if (own) return own;
     return {
-      word,
-      phones: lexicon.get(word.toLowerCase()) ?? Array.from(word.replace(/[^\p{L}\p{N}]/gu, ''), () => UNKNOWN_PHONE),
+      word: own?.word ?? word,
+      phones: own?.phones ?? lexicon.get(word.toLowerCase()) ?? null,
+      weight: guessLength(word),
+      made: own !== undefined,
     };
   });
-  return wordsFromPhones(fliteSegments(printed, durationSec), words);
+  const spoken = fliteSegments(printed, durationSec);
+  const timed = wordsFromPhones(spoken, words);
+  if (timed.length !== words.length) return timed;
+  words.forEach((w, i) => {
+    if (w.phones || w.made || words[i - 1]?.phones === null || words[i + 1]?.phones === null) return;
+    const said = spoken.filter((p) => p.start >= timed[i]!.start - 1e-6 && p.end <= timed[i]!.end + 1e-6);
+    if (said.length)
+      remember(
+        w.word.toLowerCase(),
+        said.map((p) => p.name),
+      );
+  });
+  return timed;
+}
+
+/** A word's length in phones, guessed: about one a letter, four a digit (a number is said as words). */
+function guessLength(word: string): number {
+  let n = 0;
+  for (const c of word) n += /\p{N}/u.test(c) ? 4 : /\p{L}/u.test(c) ? 0.9 : 0;
+  return n;
 }
 
 /** The lexicon addenda file a call's rule phones are written to, in its private folder. */
