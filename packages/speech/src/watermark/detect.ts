@@ -436,7 +436,8 @@ class Search {
         const r = nu / u + nd / d;
         const spread = BASE_SPREAD + COARSE_READING.spread * r;
         const w = 1 / (1 + WEIGHT * spread * spread);
-        terms[row + unit] = w * cosTurns(Math.log(clean(u, nu, COARSE_READING.floor) / clean(d, nd, COARSE_READING.floor)) / STEP - dither[j]!);
+        terms[row + unit] =
+          w * cosTurns(Math.log(clean(u, nu, COARSE_READING.floor) / clean(d, nd, COARSE_READING.floor)) / STEP - dither[j]!);
         weights[row + unit] = w * w;
       }
     }
