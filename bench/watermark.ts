@@ -301,6 +301,8 @@ export async function watermarkRows(): Promise<Row[]> {
     });
     rows.push(...(await robustness(clips, marked)));
     rows.push(await payloads(clips, marked, (i) => payloadOf(i) >>> 0));
+    // The false-positive run is the longest part: what came before is worth having if it is cut short.
+    for (const r of rows) console.log(`${r.metric}: ${r.value} ${r.unit}`);
     rows.push(...(await falsePositives(clips)));
   } finally {
     await speech.close();

@@ -212,14 +212,34 @@ const BASE_SPREAD = 0.03;
 const WEIGHT = (2 * Math.PI * Math.PI) / (STEP * STEP);
 
 /**
- * A side's energy with half the clip's floor taken out: noise (or anything steady under the speech)
- * adds to both sides of a unit and pulls its log-ratio towards 0, squeezing the lattice; taking the
- * floor out undoes much of that squeeze (white noise at 20 dB SNR, 40 clips: 45 → 65 % detected on
- * 5 s with the whole floor), but the whole floor also takes real speech out of quiet bands and cost
- * a little elsewhere (tempo −5 %), so half. Never below a twentieth of the energy, so a side at the
- * floor stays finite and is weighted down anyway.
+ * How a unit's energies are read against the clip's floor (the 10th percentile of each band's
+ * frames, which under steady noise is about a third of the noise's mean, so a multiple of it is
+ * still an under-estimate). `floor`: how much of it comes off each side's energy before the ratio:
+ * noise (or anything steady under the speech) adds to both sides of a unit and pulls its log-ratio
+ * towards 0, squeezing the lattice, and taking the floor out undoes much of that squeeze; never
+ * below a twentieth of the energy, so a side at the floor stays finite and is weighted down anyway.
+ * `spread`: how fast a unit's weight falls with its floor-to-energy ratio (the spread of its value
+ * that the floor's noise causes).
  */
-const clean = (e: number, floor: number): number => Math.max(e - 0.5 * floor, 0.05 * e);
+interface Reading {
+  floor: number;
+  spread: number;
+}
+/**
+ * The coarse pass reads as v2 did (half the floor, spread ½ per unit of the ratio): its job is to
+ * put the true alignment among its few candidates, and the sharper reading below, which leans on
+ * fewer units, lost one in twenty clips there after speed +5 % (bench lab, 20 clips).
+ */
+const COARSE_READING: Reading = { floor: 0.5, spread: 0.5 };
+/**
+ * The fine pass and the polish take twice the floor out and weight units by a spread of twice the
+ * ratio: units where the floor is near the speech count far less. Same 20 clips, white noise at
+ * 20 dB SNR: mean score 7.3 → 8.6, detected 50 → 75 %; music 10 dB under 8.0 → 8.0; clean,
+ * tempo, speed and mp3 within ±0.3. A unit's phase against its lattice is uniform on unmarked audio
+ * whatever is read from its energies, so the null model and the threshold do not change.
+ */
+const FINE_READING: Reading = { floor: 2, spread: 2 };
+const clean = (e: number, floor: number, alpha: number): number => Math.max(e - alpha * floor, 0.05 * e);
 
 /**
  * Score of the slots at pattern offset `offset`. A unit's phase against its lattice is uniform on
@@ -236,6 +256,7 @@ function score(
   slots: number,
   offset: number,
   syncOnly: boolean,
+  reading: Reading,
   soft?: Float64Array,
 ): number {
   let sum = 0,
@@ -262,10 +283,10 @@ function score(
         }
       }
       const r = nu / up + nd / dn;
-      const spread = BASE_SPREAD + 0.5 * r;
+      const spread = BASE_SPREAD + reading.spread * r;
       // ≈ exp(−WEIGHT·spread²), the expected cos of a unit's phase under that spread.
       const w = 1 / (1 + WEIGHT * spread * spread);
-      const phase = Math.log(clean(up, nu) / clean(dn, nd)) / STEP - p.dither[unit]!;
+      const phase = Math.log(clean(up, nu, reading.floor) / clean(dn, nd, reading.floor)) / STEP - p.dither[unit]!;
       if (bit < 0) {
         sum += w * cosTurns(phase);
         norm += w * w;
@@ -413,9 +434,10 @@ class Search {
         const nu = sums[2 * unit]!,
           nd = sums[2 * unit + 1]!;
         const r = nu / u + nd / d;
-        const spread = BASE_SPREAD + 0.5 * r;
+        const spread = BASE_SPREAD + COARSE_READING.spread * r;
         const w = 1 / (1 + WEIGHT * spread * spread);
-        terms[row + unit] = w * cosTurns(Math.log(clean(u, nu) / clean(d, nd)) / STEP - dither[j]!);
+        terms[row + unit] =
+          w * cosTurns(Math.log(clean(u, nu, COARSE_READING.floor) / clean(d, nd, COARSE_READING.floor)) / STEP - dither[j]!);
         weights[row + unit] = w * w;
       }
     }
@@ -445,9 +467,9 @@ class Search {
     activity(this.level, slots, v.loud, this.active);
     return slots;
   }
-  score(h: Hypothesis, phase: number, offset: number, syncOnly: boolean, soft?: Float64Array): number {
+  score(h: Hypothesis, phase: number, offset: number, syncOnly: boolean, reading = FINE_READING): number {
     const slots = this.lay(h, phase);
-    return slots ? score(this.p, this.E, this.view(h.freq).floor, this.active, slots, offset, syncOnly, soft) : 0;
+    return slots ? score(this.p, this.E, this.view(h.freq).floor, this.active, slots, offset, syncOnly, reading) : 0;
   }
   /**
    * The score with each inner frame analysed where the hypothesis puts it, to the sample, instead of
@@ -502,7 +524,7 @@ class Search {
       level[k] = total;
     }
     activity(level, k, v.loud, active);
-    return k ? score(this.p, E, v.floor, active, k, offset, false, soft) : 0;
+    return k ? score(this.p, E, v.floor, active, k, offset, false, FINE_READING, soft) : 0;
   }
 }
 
@@ -637,7 +659,7 @@ export function coarseScores(
   s.syncTerms(h.freq, slots);
   for (let o = 0; o < PERIOD; o++) {
     table[o] = s.syncScore(slots, o);
-    direct[o] = score(s.p, s.E, s.view(h.freq).floor, s.active, slots, o, true);
+    direct[o] = score(s.p, s.E, s.view(h.freq).floor, s.active, slots, o, true, COARSE_READING);
   }
   return { table, direct };
 }
