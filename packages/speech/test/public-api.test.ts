@@ -45,6 +45,7 @@ describe('the public entry', () => {
         'settingsProfile',
         'strongerLabel',
         'subtitles',
+        'xsampaToIpa',
       ].sort(),
     );
     for (const internal of ['WorkerPool', 'SherpaEngine', 'encodeAudio', 'resample', 'cacheKey', 'normalizeText']) {
