@@ -305,6 +305,26 @@ describe('through the pool and the pipeline', () => {
     expect(estimateF0(pcm.samples, 24000).median).toBeCloseTo(vitsSpeakerHz(2), -0.5);
   });
 
+  it('speaks a phoneme rule as eSpeak NG mnemonics on the models eSpeak NG phonemizes for; the others fall back', async () => {
+    // The tiny models' length follows the phoneme ids sherpa-onnx gives them: /həˈloʊ/ is eSpeak's "hello" (six
+    // phones), "Bo" spelled is four, and the rule's mnemonics read as letters (`[[h@l'oU]]`) would be far more.
+    const lexicon = [{ type: 'phoneme' as const, string_to_replace: 'Bo', phoneme: 'həˈloʊ', alphabet: 'ipa' }];
+    const seconds = async (voiceId: string, text: string, rules = lexicon) => {
+      const r = await speech.synthesize({ text, voiceId, format: 'wav', lexicon: rules });
+      return (await decodeAudio(r.audio, 'wav')).samples.length;
+    };
+    for (const voiceId of ['sherpa:tiny-kokoro:0', 'sherpa:tiny-matcha:0']) {
+      expect(speech.prepare({ text: 'Say Bo now.', voiceId, lexicon }).pronunciationFallbacks).toEqual([]);
+      const ruled = await seconds(voiceId, 'Say Bo now.');
+      expect(ruled).toBe(await seconds(voiceId, 'Say hello now.', []));
+      expect(ruled).not.toBe(await seconds(voiceId, 'Say Bo now.', []));
+    }
+    // A character model takes no phonemes: the rule falls back to the words as written, and is named.
+    const chars = 'sherpa:tiny-vits:0';
+    expect(speech.prepare({ text: 'Say Bo now.', voiceId: chars, lexicon }).pronunciationFallbacks).toEqual(['Bo']);
+    expect(await seconds(chars, 'Say Bo now.')).toBe(await seconds(chars, 'Say Bo now.', []));
+  });
+
   it('clones through the pool: the reference sample crosses into the worker', async () => {
     const voice = speech.cloneVoice('tiny-zipvoice', 'Clone');
     const reference = { samples: tone(200, 2, 16000, 0.3), sampleRate: 16000, text: 'hello world' };
