@@ -174,7 +174,11 @@ describe.each(DIALECTS)('pronunciation rules change what is spoken (%s)', (diale
     expect(ruled.fallback).toBeNull();
     expect(ruled.duration).toBe((await seconds(piper, 'Say hello now.')).duration);
     expect(ruled.duration).toBeGreaterThan((await seconds(piper, 'Say Bo now.')).duration);
-    const said = await c.post('/tts/normalize', { text: 'Say Bo now.', voice_id: piper, pronunciation_dictionary_locators: locators });
+    const said = await c.post('/tts/normalize', {
+      text: 'Say Bo now.',
+      voice_id: piper,
+      pronunciation_dictionary_locators: locators,
+    });
     expect(said.body.text).toBe("Say [[h@l'oU]] now.");
     const chars = await seconds('voice_sherpa.chars.0', 'Say Bo now.', { pronunciation_dictionary_locators: locators });
     expect(chars.fallback).toBe('Bo');
