@@ -69,6 +69,6 @@ export function phonemizesWithEspeak(m: SherpaModelEntry): boolean {
  */
 export function espeakPhonemeInput(text: string): string {
   return text
-    .replace(/[\u0000-\u0009\u000b-\u001f\u007f]/g, ' ')
+    .replace(/\p{Cc}/gu, (c) => (c === '\n' ? c : ' '))
     .replace(/\[\[([^[\]\n]+)\]\]/g, (_, phones: string) => `[\u0002${phones}]]`);
 }
