@@ -56,6 +56,11 @@ export interface VoiceInfo {
   description?: string;
   /** Its quality rank (quality.ts), best highest; absent: its engine's. */
   quality?: number;
+  /**
+   * `espeak`: a sherpa-onnx voice whose model phonemizes with eSpeak NG, so it takes a phoneme rule as eSpeak NG's
+   * mnemonics (`engines/sherpa-frontend.ts`). Absent: its engine's own (eSpeak NG, Flite, GnuSpeech), or none.
+   */
+  phonemes?: 'espeak';
 }
 
 export interface ModelInfo {

@@ -11,6 +11,7 @@ import { estimateF0, semitonesBetween } from '../src/dsp/f0.ts';
 import { concatFloat32 } from '../src/dsp/pcm.ts';
 import { ManifestError, parseManifest, readManifest } from '../src/engines/sherpa-manifest.ts';
 import { SherpaEngine } from '../src/engines/sherpa.ts';
+import { espeakPhonemeInput } from '../src/engines/sherpa-frontend.ts';
 import { createSpeech, type Speech } from '../src/speech.ts';
 import { decodeAudio } from '../src/audio/ffmpeg.ts';
 import type { EngineRequest, VoiceInfo, VoiceProfile } from '../src/types.ts';
@@ -21,6 +22,7 @@ import {
   vitsSpeakerHz,
   writeTinyKokoro,
   writeTinyMatcha,
+  writeTinyPiper,
   writeTinyVits,
   writeTinyZipVoice,
   ZIPVOICE_SECONDS_PER_TOKEN,
@@ -32,6 +34,7 @@ let engine: SherpaEngine;
 beforeAll(() => {
   dir = mkdtempSync(path.join(tmpdir(), 'polyvox-models-'));
   writeTinyVits(path.join(dir, 'tiny-vits'), 3);
+  writeTinyPiper(path.join(dir, 'tiny-piper'), 'model', [], true);
   writeTinyKokoro(path.join(dir, 'tiny-kokoro'), [120, 240]);
   writeTinyMatcha(path.join(dir, 'tiny-matcha'));
   writeTinyZipVoice(path.join(dir, 'tiny-zipvoice'));
@@ -50,6 +53,14 @@ beforeAll(() => {
             { sid: 1, name: 'Mid', gender: 'male', pitchHz: 170 },
             { sid: 2, name: 'High', gender: 'female', pitchHz: 230 },
           ],
+        },
+        {
+          id: 'tiny-piper',
+          name: 'Tiny Piper',
+          type: 'vits',
+          languages: ['en-US', 'en'],
+          files: { model: 'tiny-piper/model.onnx', tokens: 'tiny-piper/tokens.txt' },
+          speakers: [{ sid: 0, name: 'Piper', gender: 'female', pitchHz: 110 }],
         },
         {
           id: 'tiny-kokoro',
@@ -127,12 +138,14 @@ describe('manifest', () => {
       'sherpa:tiny-vits:0',
       'sherpa:tiny-vits:1',
       'sherpa:tiny-vits:2',
+      'sherpa:tiny-piper:0',
       'sherpa:tiny-kokoro:0',
       'sherpa:tiny-kokoro:1',
       'sherpa:tiny-matcha:0',
     ]);
     expect(engine.listModels().map((m) => [m.id, m.type])).toEqual([
       ['tiny-vits', 'standard'],
+      ['tiny-piper', 'standard'],
       ['tiny-kokoro', 'mixing'],
       ['tiny-matcha', 'standard'],
       ['tiny-zipvoice', 'cloning'],
@@ -303,6 +316,28 @@ describe('through the pool and the pipeline', () => {
     expect(pcm.sampleRate).toBe(24000);
     expect(Math.abs(pcm.samples.length / 24000 - r.durationSec)).toBeLessThan(0.01);
     expect(estimateF0(pcm.samples, 24000).median).toBeCloseTo(vitsSpeakerHz(2), -0.5);
+  });
+
+  it('speaks a phoneme rule as eSpeak NG mnemonics on the models eSpeak NG phonemizes for; the others fall back', async () => {
+    // The tiny models' length follows the phoneme ids sherpa-onnx gives them: /həˈloʊ/ is eSpeak's "hello" (six
+    // phones), "Bo" spelled is four, and the rule's mnemonics read as letters (`[[h@l'oU]]`) would be far more.
+    const lexicon = [{ type: 'phoneme' as const, string_to_replace: 'Bo', phoneme: 'həˈloʊ', alphabet: 'ipa' }];
+    const seconds = async (voiceId: string, text: string, rules = lexicon) => {
+      const r = await speech.synthesize({ text, voiceId, format: 'wav', lexicon: rules });
+      return (await decodeAudio(r.audio, 'wav')).samples.length;
+    };
+    for (const voiceId of ['sherpa:tiny-piper:0', 'sherpa:tiny-kokoro:0', 'sherpa:tiny-matcha:0']) {
+      expect(speech.prepare({ text: 'Say Bo now.', voiceId, lexicon }).pronunciationFallbacks).toEqual([]);
+      const ruled = await seconds(voiceId, 'Say Bo now.');
+      expect(ruled).toBe(await seconds(voiceId, 'Say hello now.', []));
+      expect(ruled).not.toBe(await seconds(voiceId, 'Say Bo now.', []));
+    }
+    // A character model takes no phonemes: the rule falls back to the words as written, and is named.
+    const chars = 'sherpa:tiny-vits:0';
+    expect(speech.prepare({ text: 'Say Bo now.', voiceId: chars, lexicon }).pronunciationFallbacks).toEqual(['Bo']);
+    expect(await seconds(chars, 'Say Bo now.')).toBe(await seconds(chars, 'Say Bo now.', []));
+    // The text's own control characters cannot open phonemes: only a rule's `[[…]]` does.
+    expect(espeakPhonemeInput("[\u0002h@l'oU]] [[h@l'oU]]")).toBe("[ h@l'oU]] [\u0002h@l'oU]]");
   });
 
   it('clones through the pool: the reference sample crosses into the worker', async () => {

@@ -199,7 +199,7 @@ export class SynthesisService {
   /**
    * The text exactly as a synthesis of `input` would speak it, by the same plan the synthesis makes (dictionaries,
    * normalization, segmentation): nothing is held or charged. Phoneme rules a voice's engine reads (eSpeak NG, Flite,
-   * GnuSpeech) show as the `[[…]]` phonemes it receives, in its alphabet; elsewhere as their alias, or as written.
+   * GnuSpeech, the sherpa-onnx models eSpeak NG phonemizes for) show as the `[[…]]` phonemes it receives, in its alphabet; elsewhere as their alias, or as written.
    */
   async normalize(input: TtsInput): Promise<{ text: string; sentences: string[]; language: string; characters: number }> {
     const prepared = await this.prepare(input);

@@ -75,6 +75,7 @@ const voiceInfo = z.object({
   profile: voiceProfile,
   previewText: z.string(),
   description: z.string().optional(),
+  phonemes: z.literal('espeak').optional(),
 });
 
 const lexiconRule = z.object({

@@ -1,4 +1,8 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeTinyPiper, writeTinyVits } from '../../../../packages/speech/test/support/tiny-models.js';
 import { Client } from '../support/client.js';
 import { DIALECTS, type TestApp } from '../support/app.js';
 import { keyedApp } from '../support/sdk.js';
@@ -33,13 +37,35 @@ const wordTime = (body: Timed, w: string) => {
   return word.end - word.start;
 };
 
+/** MODELS_DIR with a Piper export (sherpa-onnx phonemizes it with eSpeak NG) and a character VITS model (no phonemes). */
+async function modelsDir(): Promise<string> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'polyvox-pron-'));
+  writeTinyPiper(path.join(dir, 'piper'), 'model', [], true);
+  writeTinyVits(path.join(dir, 'chars'), 1);
+  const model = (id: string, name: string) => ({
+    id,
+    name,
+    type: 'vits',
+    languages: ['en-US', 'en'],
+    files: { model: `${id}/model.onnx`, tokens: `${id}/tokens.txt` },
+    speakers: [{ sid: 0, name, gender: 'female' }],
+  });
+  await fs.writeFile(
+    path.join(dir, 'manifest.json'),
+    JSON.stringify({ models: [model('piper', 'Piper'), model('chars', 'Chars')] }),
+  );
+  return dir;
+}
+
 describe.each(DIALECTS)('pronunciation rules change what is spoken (%s)', (dialect) => {
   let t: TestApp;
+  let models: string;
   let c: Client;
   let key: { id: string; key: string };
   let dict: { id: string; version_id: string };
   beforeAll(async () => {
-    ({ t, c, key } = await keyedApp(dialect, 100_000, 'dict'));
+    models = await modelsDir();
+    ({ t, c, key } = await keyedApp(dialect, 100_000, 'dict', { MODELS_DIR: models }));
     dict = (
       await c.post('/v1/pronunciation-dictionaries/add-from-rules', {
         name: 'Applied',
@@ -52,6 +78,7 @@ describe.each(DIALECTS)('pronunciation rules change what is spoken (%s)', (diale
   });
   afterAll(async () => {
     await t.close();
+    await fs.rm(models, { recursive: true, force: true });
   });
 
   const timed = (text: string, extra: object = {}, voice = ESPEAK) =>
@@ -128,6 +155,33 @@ describe.each(DIALECTS)('pronunciation rules change what is spoken (%s)', (diale
     // eSpeak NG has /x/: no fallback.
     const espeak = await c.post('/tts', { text, voice_id: ESPEAK, format: 'wav', pronunciation_dictionary_locators: locators });
     expect(espeak.headers.get('x-pronunciation-fallback')).toBeNull();
+  });
+
+  it('a sherpa-onnx model eSpeak NG phonemizes for speaks the phonemes; a character model falls back and names it', async () => {
+    const hello = await c.post('/v1/pronunciation-dictionaries/add-from-rules', {
+      name: 'Hello',
+      rules: [{ type: 'phoneme', string_to_replace: 'Bo', phoneme: 'həˈloʊ', alphabet: 'ipa' }],
+    });
+    const locators = [{ pronunciation_dictionary_id: hello.body.id }];
+    const seconds = async (voice: string, text: string, extra: object = {}) => {
+      const r = await c.post('/tts', { text, voice_id: voice, format: 'wav', ...extra });
+      expect(r.status).toBe(200);
+      return { duration: Number(r.headers.get('x-audio-duration')), fallback: r.headers.get('x-pronunciation-fallback') };
+    };
+    // The tiny model's length follows its phoneme ids: /həˈloʊ/ is eSpeak NG's "hello", "Bo" as written is shorter.
+    const piper = 'voice_sherpa.piper.0';
+    const ruled = await seconds(piper, 'Say Bo now.', { pronunciation_dictionary_locators: locators });
+    expect(ruled.fallback).toBeNull();
+    expect(ruled.duration).toBe((await seconds(piper, 'Say hello now.')).duration);
+    expect(ruled.duration).toBeGreaterThan((await seconds(piper, 'Say Bo now.')).duration);
+    const said = await c.post('/tts/normalize', {
+      text: 'Say Bo now.',
+      voice_id: piper,
+      pronunciation_dictionary_locators: locators,
+    });
+    expect(said.body.text).toBe("Say [[h@l'oU]] now.");
+    const chars = await seconds('voice_sherpa.chars.0', 'Say Bo now.', { pronunciation_dictionary_locators: locators });
+    expect(chars.fallback).toBe('Bo');
   });
 
   it('applies the account’s default dictionary when a request names none, and none when it names an empty list', async () => {

@@ -100,7 +100,7 @@ export function planMarkup(
           : r.rule!,
       }));
     const lexicon = applyLexicon(slice, opts.lexicon, {
-      phonemes: phoneSetOf((spoke.voice ?? opts.voice).engine) ?? false,
+      phonemes: phoneSetOf(spoke.voice ?? opts.voice) ?? false,
       forced,
     });
     for (const s of lexicon.spoken.spans)

@@ -168,9 +168,7 @@ export function makePlan(req: SynthesisRequest, ctx: PlanContext): Plan {
     return { ...common, ...marked };
   }
   // Dictionaries first: an alias is normalized as any text is; phonemes are kept from normalization by placeholders.
-  const lexicon = req.lexicon?.length
-    ? applyLexicon(req.text, req.lexicon, { phonemes: phoneSetOf(voice.engine) ?? false })
-    : null;
+  const lexicon = req.lexicon?.length ? applyLexicon(req.text, req.lexicon, { phonemes: phoneSetOf(voice) ?? false }) : null;
   const written = lexicon ? lexicon.text : req.text;
   let text = normalization === 'off' ? cleanText(written) : normalizeText(written, language);
   let sentences = splitSentences(text);

@@ -376,9 +376,15 @@ export function toGnuspeechPhones(phoneme: string, alphabet: string): string | n
 /** The engines that take phonemes, each in its own alphabet. */
 export type PhoneSet = 'espeak' | 'flite' | 'gnuspeech';
 
-/** The phone set an engine takes, or undefined for an engine that takes none (a phoneme rule falls back there). */
-export function phoneSetOf(engine: string): PhoneSet | undefined {
-  return engine === 'espeak' || engine === 'flite' || engine === 'gnuspeech' ? engine : undefined;
+/**
+ * The phone set a voice takes, or undefined for one that takes none (a phoneme rule falls back there): its engine's
+ * (eSpeak NG, Flite, GnuSpeech), or eSpeak NG's for a sherpa-onnx model whose frontend is eSpeak NG (`phonemes` on
+ * the voice, see `engines/sherpa-frontend.ts`).
+ */
+export function phoneSetOf(voice: { engine: string; phonemes?: 'espeak' }): PhoneSet | undefined {
+  const { engine } = voice;
+  if (engine === 'espeak' || engine === 'flite' || engine === 'gnuspeech') return engine;
+  return engine === 'sherpa' && voice.phonemes === 'espeak' ? 'espeak' : undefined;
 }
 
 /**

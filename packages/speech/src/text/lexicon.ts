@@ -9,7 +9,8 @@
  *   two matches overlap, the earlier rule wins; a replacement is never matched again (one pass over the text as sent).
  *
  * An alias replaces the words it matches. A phoneme rule is spoken as its phonemes where the engine reads them
- * (eSpeak NG, Flite, GnuSpeech: `[[…]]` in the engine's own alphabet, `engine-phones.ts`); elsewhere, or when its
+ * (eSpeak NG, Flite, GnuSpeech and the sherpa-onnx models eSpeak NG phonemizes for: `[[…]]` in the engine's own
+ * alphabet, `engine-phones.ts`); elsewhere, or when its
  * phonemes cannot be converted, by its alias when it has one, else as written, and its words are reported as fallbacks.
  */
 import { toEnginePhonemes, type PhoneSet } from './engine-phones.ts';
