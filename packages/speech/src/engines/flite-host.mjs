@@ -13,6 +13,7 @@
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
+import { setImmediate } from 'node:timers';
 import path from 'node:path';
 import { WASI } from 'node:wasi';
 
