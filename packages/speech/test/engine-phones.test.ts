@@ -67,6 +67,8 @@ describe('the engines speak the phones given', () => {
     // Its segments stay clean: nothing of the addenda is printed among them.
     const plain = await flite.phonesOf('[[b_aa1_x]]', 'kal');
     expect(plain.every((p) => /^[a-z]+$/.test(p))).toBe(true);
+    // A call's addenda are its own (each run a fresh instance in a folder of its own): the next call spells the word.
+    expect((await flite.phonesOf('polyvoxa', 'kal')).join(' ')).not.toMatch(/s er sh/);
   });
 
   it('GnuSpeech: a rule’s phones become a word of its user dictionary', async () => {

@@ -1,14 +1,15 @@
 /**
  * Flite (WASI): its built-in English voices. Pitch by `int_f0_target_mean` (Hz), speed by
- * `duration_stretch` (rms ignores the F0 target: Sonic shifts it). Each call instantiates the
- * compiled module with a private temp folder, in a helper process.
+ * `duration_stretch` (rms ignores the F0 target: Sonic shifts it). Each run has a fresh instance of the compiled
+ * module with a private temp folder, in a helper process, which prepares the next two (a synthesis and its phones run)
+ * in idle time after each call: the instantiation, most of a run's time, is off a call's path.
  *
  * Word times are Flite's own: the synthesis prints its segments with their end times (`-psdur`), matched with the
  * phones of each word from a lexicon kept here (`phone-timing.ts`). A word not in it takes what Flite spoke between the
  * words around it, and is learnt so; only when two such words follow each other is the lexicon first filled by a quick
  * run of the 8 kHz diphone voice at a twentieth of the duration over the words not met before, separated by commas (a
- * pause between each word's phones): a fresh instance of the module, some 25 ms, most of it the instantiation. All
- * this only when word times are asked for (`EngineRequest.words`).
+ * pause between each word's phones): an instance of the module prepared ahead, a few ms. All this only when word
+ * times are asked for (`EngineRequest.words`).
  */
 import { decodeWav } from '../dsp/pcm.ts';
 import { changeSpeedPitch } from '../dsp/sonic.ts';
