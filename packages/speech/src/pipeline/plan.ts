@@ -2,7 +2,7 @@
 import { languageFamily } from '../catalogue/languages.ts';
 import { SpeechError } from '../errors.ts';
 import { checkLanguage } from '../text/detect-language.ts';
-import { phoneSetOf } from '../text/engine-phones.ts';
+import { phonemeLanguageOf, phoneSetOf } from '../text/engine-phones.ts';
 import { applyLexicon, type AppliedLexicon, type LexiconRule } from '../text/lexicon.ts';
 import { unlabelledText, type MarkupDocument } from '../text/markup.ts';
 import { joinSentences, planMarkup, type SentencePart } from './plan-markup.ts';
@@ -168,7 +168,9 @@ export function makePlan(req: SynthesisRequest, ctx: PlanContext): Plan {
     return { ...common, ...marked };
   }
   // Dictionaries first: an alias is normalized as any text is; phonemes are kept from normalization by placeholders.
-  const lexicon = req.lexicon?.length ? applyLexicon(req.text, req.lexicon, { phonemes: phoneSetOf(voice) ?? false }) : null;
+  const lexicon = req.lexicon?.length
+    ? applyLexicon(req.text, req.lexicon, { phonemes: phoneSetOf(voice) ?? false, language: phonemeLanguageOf(voice) })
+    : null;
   const written = lexicon ? lexicon.text : req.text;
   let text = normalization === 'off' ? cleanText(written) : normalizeText(written, language);
   let sentences = splitSentences(text);
