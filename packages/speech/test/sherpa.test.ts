@@ -332,6 +332,18 @@ describe('through the pool and the pipeline', () => {
       expect(ruled).toBe(await seconds(voiceId, 'Say hello now.', []));
       expect(ruled).not.toBe(await seconds(voiceId, 'Say Bo now.', []));
     }
+    // A voice carried by the request as stored before it had `phonemes` (a job queued then, a designed voice's
+    // base): the engine's own voice says it takes phonemes, and the rule is spoken as them.
+    const { phonemes, ...stored } = speech.getVoice('sherpa:tiny-piper:0')!;
+    expect(phonemes).toBe('espeak');
+    const old = speech.prepare({ text: 'Say Bo now.', voice: stored, lexicon });
+    expect(old.pronunciationFallbacks).toEqual([]);
+    expect(old.text).toBe("Say [[h@l'oU]] now.");
+    const r = await speech.synthesize({ text: 'Say Bo now.', voice: stored, format: 'wav', lexicon });
+    expect((await decodeAudio(r.audio, 'wav')).samples.length).toBe(await seconds('sherpa:tiny-piper:0', 'Say hello now.', []));
+    // A copy that claims phonemes for a model that takes none is corrected the other way.
+    const claimed = { ...speech.getVoice('sherpa:tiny-vits:0')!, phonemes: 'espeak' as const };
+    expect(speech.prepare({ text: 'Say Bo now.', voice: claimed, lexicon }).pronunciationFallbacks).toEqual(['Bo']);
     // A character model takes no phonemes: the rule falls back to the words as written, and is named.
     const chars = 'sherpa:tiny-vits:0';
     expect(speech.prepare({ text: 'Say Bo now.', voiceId: chars, lexicon }).pronunciationFallbacks).toEqual(['Bo']);

@@ -102,6 +102,19 @@ export function invalid(field: string, rule: string): SpeechError {
 /** A plan's sentences as one text, exactly as the engines receive them (`POST /tts/normalize`). */
 export const spokenText = joinSentences;
 
+/**
+ * A voice the request carries (a designed or saved voice on its base, a stored job's) with what its engine says of it
+ * now: whether it takes phonemes is the engine's to tell, not the copy's. A copy stored before the voice had a
+ * `phonemes` field (a job queued then) would otherwise make its rules fall back; a copy of a model since replaced by
+ * one that takes none would hand it phonemes it reads as letters.
+ */
+function withEngineFacts(carried: VoiceInfo, ctx: PlanContext): VoiceInfo {
+  const live = ctx.findVoice(carried.id);
+  if (!live || live.engine !== carried.engine || live.phonemes === carried.phonemes) return carried;
+  const { phonemes: _stale, ...rest } = carried;
+  return live.phonemes ? { ...rest, phonemes: live.phonemes } : rest;
+}
+
 export function makePlan(req: SynthesisRequest, ctx: PlanContext): Plan {
   if (typeof req.text !== 'string' || !req.text.trim()) throw invalid('text', 'must not be empty');
   // What is spoken: the markup's text, or the request's.
@@ -122,7 +135,7 @@ export function makePlan(req: SynthesisRequest, ctx: PlanContext): Plan {
   const label = req.aiLabel;
   if (label && !(AI_LABEL_KINDS.includes(label.kind) && AI_LABEL_POSITIONS.includes(label.position)))
     throw invalid('ai_label', `one of ${AI_LABEL_KINDS.join(', ')}, at the ${AI_LABEL_POSITIONS.join(' or ')}`);
-  const voice = req.voice ?? (req.voiceId ? ctx.findVoice(req.voiceId) : undefined);
+  const voice = req.voice ? withEngineFacts(req.voice, ctx) : req.voiceId ? ctx.findVoice(req.voiceId) : undefined;
   if (!voice) throw new SpeechError('NOT_FOUND', `voice ${req.voiceId ?? ''} not found`, { params: { field: 'voice_id' } });
 
   let language = req.language;
