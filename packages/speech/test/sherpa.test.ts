@@ -361,3 +361,71 @@ describe('through the pool and the pipeline', () => {
     expect(Math.abs(semitonesBetween(200, estimateF0(pcm.samples, 24000).median))).toBeLessThan(1);
   });
 });
+
+describe('phoneme rules on Kokoro v1.0 and later (its multi-language lexicon frontend)', () => {
+  let own: string;
+  let speech: Speech;
+  beforeAll(async () => {
+    own = mkdtempSync(path.join(tmpdir(), 'polyvox-kokoro-v1-'));
+    // A v1.0 export (metadata version 2, read with a lexicon) beside a v0.19 one; speakers of other languages too.
+    writeTinyKokoro(path.join(own, 'v1'), [120], undefined, 2);
+    writeTinyKokoro(path.join(own, 'v0'), [120]);
+    const model = (id: string, lexicon: boolean) => ({
+      id,
+      type: 'kokoro',
+      languages: ['zh-CN', 'en-US'],
+      files: {
+        model: `${id}/model.onnx`,
+        voices: `${id}/voices.bin`,
+        tokens: `${id}/tokens.txt`,
+        ...(lexicon ? { lexicon: `${id}/lexicon.txt` } : {}),
+      },
+      speakers: [{ sid: 0, name: id, gender: 'female' }],
+    });
+    writeFileSync(path.join(own, 'manifest.json'), JSON.stringify({ models: [model('v1', true), model('v0', false)] }));
+    speech = await createSpeech({ modelsDir: own, poolSize: 1, warmup: false, cache: false });
+  });
+  afterAll(async () => {
+    await speech?.close();
+    rmSync(own, { recursive: true, force: true });
+  });
+
+  // The tiny model's length follows the phoneme ids sherpa-onnx gives it (one token, one slice of time).
+  const samples = async (voiceId: string, text: string, phoneme?: string) => {
+    const lexicon = phoneme ? [{ type: 'phoneme' as const, string_to_replace: 'Bo', phoneme, alphabet: 'ipa' }] : [];
+    const r = await speech.synthesize({ text, voiceId, format: 'wav', lexicon, checkLanguage: false });
+    return (await decodeAudio(r.audio, 'wav')).samples.length;
+  };
+
+  it('writes the rule in the eSpeak NG voice the frontend uses, whatever the speaker’s language', () => {
+    for (const id of ['sherpa:v1:0', 'sherpa:v0:0']) {
+      expect(speech.getVoice(id)).toMatchObject({ phonemes: 'espeak', phonemeLanguage: 'en-us' });
+      const plan = speech.prepare({
+        text: 'Say Bo now.',
+        voiceId: id,
+        checkLanguage: false,
+        lexicon: [{ type: 'phoneme', string_to_replace: 'Bo', phoneme: 'ˈsiːt', alphabet: 'ipa' }],
+      });
+      expect(plan.pronunciationFallbacks).toEqual([]);
+      // English mnemonics, not the Mandarin table of the speaker's first language.
+      expect(plan.text).toBe("Say [[s'i:t]] now.");
+    }
+  });
+
+  it('reaches eSpeak NG: the phonemes are spoken, long vowels and a last long vowel included', async () => {
+    for (const id of ['sherpa:v1:0', 'sherpa:v0:0']) {
+      expect(await samples(id, 'Say Bo now.', 'həˈloʊ')).toBe(await samples(id, 'Say hello now.'));
+      expect(await samples(id, 'Say Bo now.', 'həˈloʊ')).not.toBe(await samples(id, 'Say Bo now.'));
+      // v1.0's frontend turns `:` into `,`: written `：`, the length mark comes through (seat, not sit).
+      expect(await samples(id, 'Say Bo now.', 'ˈsiːt')).toBe(await samples(id, 'Say seat now.'));
+      expect(await samples(id, 'Say Bo now.', 'ˈsiːt')).toBeGreaterThan(await samples(id, 'Say sit now.'));
+      // A long vowel just before the closing `]]`.
+      expect(await samples(id, 'Say Bo now.', 'ˈsiː')).toBe(await samples(id, 'Say see now.'));
+    }
+  });
+
+  it('writes the length mark as each frontend needs it', () => {
+    expect(espeakPhonemeInput("[[s'i:t]] [[s'i:]]", { fullwidthColon: true })).toBe("[\u0002s'i\uff1at]] [\u0002s'i\uff1a|]]");
+    expect(espeakPhonemeInput("[[s'i:t]] [[s'i:]]")).toBe("[\u0002s'i:t]] [\u0002s'i:|]]");
+  });
+});

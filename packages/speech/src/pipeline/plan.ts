@@ -110,9 +110,18 @@ export const spokenText = joinSentences;
  */
 function withEngineFacts(carried: VoiceInfo, ctx: PlanContext): VoiceInfo {
   const live = ctx.findVoice(carried.id);
-  if (!live || live.engine !== carried.engine || live.phonemes === carried.phonemes) return carried;
-  const { phonemes: _stale, ...rest } = carried;
-  return live.phonemes ? { ...rest, phonemes: live.phonemes } : rest;
+  if (
+    !live ||
+    live.engine !== carried.engine ||
+    (live.phonemes === carried.phonemes && live.phonemeLanguage === carried.phonemeLanguage)
+  )
+    return carried;
+  const { phonemes: _stale, phonemeLanguage: _staleLanguage, ...rest } = carried;
+  return {
+    ...rest,
+    ...(live.phonemes ? { phonemes: live.phonemes } : {}),
+    ...(live.phonemeLanguage ? { phonemeLanguage: live.phonemeLanguage } : {}),
+  };
 }
 
 export function makePlan(req: SynthesisRequest, ctx: PlanContext): Plan {

@@ -389,11 +389,16 @@ export function phoneSetOf(voice: { engine: string; phonemes?: 'espeak' }): Phon
 
 /**
  * The language whose eSpeak NG phoneme table a voice's phonemes are written in: an eSpeak NG voice's own identifier
- * (`roa/fr` of `roa/fr+m3`), else the voice's first language (a sherpa-onnx model's, which eSpeak NG phonemizes in).
+ * (`roa/fr` of `roa/fr+m3`), a sherpa-onnx model's eSpeak NG voice (`phonemeLanguage`), else its first language.
  */
-export function phonemeLanguageOf(voice: { engine: string; variant?: string; languages?: readonly string[] }): string | undefined {
+export function phonemeLanguageOf(voice: {
+  engine: string;
+  variant?: string;
+  languages?: readonly string[];
+  phonemeLanguage?: string;
+}): string | undefined {
   if (voice.engine === 'espeak' && voice.variant) return voice.variant.split('+')[0];
-  return voice.languages?.[0];
+  return voice.phonemeLanguage ?? voice.languages?.[0];
 }
 
 /**
@@ -403,7 +408,8 @@ export function phonemeLanguageOf(voice: { engine: string; variant?: string; lan
  */
 export function enginePhonemes(set: PhoneSet, phoneme: string, alphabet: string, language?: string): EspeakPhones | null {
   if (set === 'espeak') return toEspeakPhonemes(phoneme, alphabet, language);
-  const phones = set === 'flite' ? (toFlitePhones(phoneme, alphabet)?.replace(/ /g, '_') ?? null) : toGnuspeechPhones(phoneme, alphabet);
+  const phones =
+    set === 'flite' ? (toFlitePhones(phoneme, alphabet)?.replace(/ /g, '_') ?? null) : toGnuspeechPhones(phoneme, alphabet);
   return phones === null ? null : { phones, nearest: false };
 }
 

@@ -104,8 +104,13 @@ export function writeTinyKokoro(
   dir: string,
   speakerHz: number[],
   names?: string[],
-): { model: string; voices: string; tokens: string } {
-  return writeStyleModel(dir, speakerHz, names, 'kokoro');
+  version = 1,
+): { model: string; voices: string; tokens: string; lexicon: string } {
+  const files = writeStyleModel(dir, speakerHz, names, 'kokoro', version);
+  // Kokoro v1.0 and later (metadata version 2) are read with a multi-language lexicon: one of a single word.
+  const lexicon = path.join(dir, 'lexicon.txt');
+  writeFileSync(lexicon, 'ok ə ʊ k\n');
+  return { ...files, lexicon };
 }
 
 /**
@@ -125,6 +130,7 @@ function writeStyleModel(
   speakerHz: number[],
   names: string[] | undefined,
   kind: 'kokoro' | 'kitten',
+  version = 1,
 ): { model: string; voices: string; tokens: string } {
   const perSpeaker = kind === 'kokoro' ? KOKORO_MAX_TOKENS : 1;
   mkdirSync(dir, { recursive: true });
@@ -151,7 +157,7 @@ function writeStyleModel(
       metadata: {
         model_type: kind === 'kokoro' ? 'kokoro' : 'kitten-tts',
         sample_rate: TINY_RATE,
-        version: 1,
+        version,
         n_speakers: speakerHz.length,
         has_espeak: 1,
         voice: 'en-us',
