@@ -390,7 +390,8 @@ function ipaToEspeakIn(ipa: string, name: string): EspeakPhones | null {
       stress = '';
     }
     // eSpeak NG reads the longest mnemonic it knows: \`|\` keeps two (\`t\` \`s.\`) from reading as another (\`ts.\`).
-    if (/[^\s',|]$/.test(out)) out += '|';
+    // A modifier of the sound before it (`;`, palatalized) is not a phoneme of its own: it takes no separator.
+    if (/[^\s',|]$/.test(out) && !mnemonic.startsWith(';')) out += '|';
     out += mnemonic;
   };
   let i = 0;
