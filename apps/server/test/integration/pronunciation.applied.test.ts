@@ -38,6 +38,16 @@ const wordTime = (body: Timed, w: string) => {
   return word.end - word.start;
 };
 
+/** A job's state once it has finished (polled, each poll after the event loop's turn). */
+async function finished(c: Client, id: string): Promise<{ status: string }> {
+  let state = (await c.get(`/tts/jobs/${id}`)).body;
+  while (state.status === 'queued' || state.status === 'running') {
+    await new Promise((r) => setImmediate(r));
+    state = (await c.get(`/tts/jobs/${id}`)).body;
+  }
+  return state;
+}
+
 /** MODELS_DIR with a Piper export (sherpa-onnx phonemizes it with eSpeak NG) and a character VITS model (no phonemes). */
 async function modelsDir(): Promise<string> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'polyvox-pron-'));
@@ -191,12 +201,7 @@ describe.each(DIALECTS)('pronunciation rules change what is spoken (%s)', (diale
       rules: [{ type: 'phoneme', string_to_replace: 'Bo', phoneme: 'həˈloʊ', alphabet: 'ipa' }],
     });
     const done = async (id: string) => {
-      let state = (await c.get(`/tts/jobs/${id}`)).body;
-      while (state.status === 'queued' || state.status === 'running') {
-        await new Promise((r) => setImmediate(r));
-        state = (await c.get(`/tts/jobs/${id}`)).body;
-      }
-      expect(state.status).toBe('succeeded');
+      expect((await finished(c, id)).status).toBe('succeeded');
       const audio = await fetch(`${t.url}/tts/jobs/${id}/audio`, { headers: { 'x-sid': c.sid! } });
       expect(audio.status).toBe(200);
       return Buffer.from(await audio.arrayBuffer()).length;
@@ -218,7 +223,7 @@ describe.each(DIALECTS)('pronunciation rules change what is spoken (%s)', (diale
 
     // The same job as a release before the field stored it: its voice without `phonemes`, queued for a worker.
     const row = await t.ctx.db.kysely.selectFrom('synthesis_jobs').selectAll().where('id', '=', ruled).executeTakeFirstOrThrow();
-    const payload = JSON.parse(row.request) as { request: { voice: Record<string, unknown> } };
+    const payload = JSON.parse(String(row.request)) as { request: { voice: Record<string, unknown> } };
     expect(payload.request.voice.phonemes).toBe('espeak');
     delete payload.request.voice.phonemes;
     const id = newId('job');
@@ -309,12 +314,7 @@ describe.each(DIALECTS)('pronunciation rules change what is spoken (%s)', (diale
     });
     expect(job.status).toBe(202);
     expect(job.body.characters).toBe(estimatePlain.body.characters);
-    let state = job.body;
-    while (state.status === 'queued' || state.status === 'running') {
-      await new Promise((r) => setImmediate(r));
-      state = (await c.get(`/tts/jobs/${job.body.id}`)).body;
-    }
-    expect(state.status).toBe('succeeded');
+    expect((await finished(c, job.body.id)).status).toBe('succeeded');
     // The job kept the rules it was priced with: the alias is spoken, and "Bob"'s phonemes in Flite's phones.
     expect(job.headers.get('x-pronunciation-fallback')).toBeNull();
   });

@@ -5,7 +5,7 @@
 export function ipaKey(ipa: string): string {
   return ipa
     .normalize('NFD')
-    .replace(/[ˈˌ'\u0361\u035c]/g, '')
+    .replace(/[ˈˌ']|\u0361|\u035c/g, '')
     .replace(/g/g, 'ɡ')
     .trim();
 }
