@@ -12,6 +12,7 @@ import { concatFloat32 } from '../src/dsp/pcm.ts';
 import { ManifestError, parseManifest, readManifest } from '../src/engines/sherpa-manifest.ts';
 import { SherpaEngine } from '../src/engines/sherpa.ts';
 import { espeakPhonemeInput } from '../src/engines/sherpa-frontend.ts';
+import { ipaToEspeak } from '../src/text/phonemes.ts';
 import { createSpeech, type Speech } from '../src/speech.ts';
 import { decodeAudio } from '../src/audio/ffmpeg.ts';
 import type { EngineRequest, VoiceInfo, VoiceProfile } from '../src/types.ts';
@@ -370,6 +371,8 @@ describe('phoneme rules on Kokoro v1.0 and later (its multi-language lexicon fro
     // A v1.0 export (metadata version 2, read with a lexicon) beside a v0.19 one; speakers of other languages too.
     writeTinyKokoro(path.join(own, 'v1'), [120], undefined, 2);
     writeTinyKokoro(path.join(own, 'v0'), [120]);
+    // A German Piper voice: sherpa-onnx phonemizes its text with eSpeak NG's German.
+    writeTinyPiper(path.join(own, 'de'), 'model', [], true, 'de');
     const model = (id: string, lexicon: boolean) => ({
       id,
       type: 'kokoro',
@@ -382,7 +385,14 @@ describe('phoneme rules on Kokoro v1.0 and later (its multi-language lexicon fro
       },
       speakers: [{ sid: 0, name: id, gender: 'female' }],
     });
-    writeFileSync(path.join(own, 'manifest.json'), JSON.stringify({ models: [model('v1', true), model('v0', false)] }));
+    const german = {
+      id: 'de',
+      type: 'vits',
+      languages: ['de-DE'],
+      files: { model: 'de/model.onnx', tokens: 'de/tokens.txt' },
+      speakers: [{ sid: 0, name: 'de', gender: 'female' }],
+    };
+    writeFileSync(path.join(own, 'manifest.json'), JSON.stringify({ models: [model('v1', true), model('v0', false), german] }));
     speech = await createSpeech({ modelsDir: own, poolSize: 1, warmup: false, cache: false });
   });
   afterAll(async () => {
@@ -422,6 +432,24 @@ describe('phoneme rules on Kokoro v1.0 and later (its multi-language lexicon fro
       // A long vowel just before the closing `]]`.
       expect(await samples(id, 'Say Bo now.', 'ˈsiː')).toBe(await samples(id, 'Say see now.'));
     }
+  });
+
+  it('writes a rule on a model of another language in that language’s eSpeak NG table', async () => {
+    expect(speech.getVoice('sherpa:de:0')).toMatchObject({ phonemes: 'espeak', phonemeLanguage: 'de' });
+    const rule = 'ˈʃʏtsə';
+    const plan = speech.prepare({
+      text: 'Sag Bo jetzt.',
+      voiceId: 'sherpa:de:0',
+      lexicon: [{ type: 'phoneme', string_to_replace: 'Bo', phoneme: rule, alphabet: 'ipa' }],
+    });
+    // German's ʏ (eSpeak NG's `y` there): the English table has no such vowel, and the rule would fall back.
+    expect(ipaToEspeak(rule)).toBeNull();
+    expect(plan.pronunciationFallbacks).toEqual([]);
+    expect(plan.text).toBe("Sag [[S'y|ts|@]] jetzt.");
+    // Spoken as eSpeak NG's German reads "Schütze" itself (ʃ ˈʏ ts ə).
+    const ruled = await samples('sherpa:de:0', 'Sag Bo jetzt.', rule);
+    expect(ruled).toBe(await samples('sherpa:de:0', 'Sag Schütze jetzt.'));
+    expect(ruled).not.toBe(await samples('sherpa:de:0', 'Sag Bo jetzt.'));
   });
 
   it('writes the length mark as each frontend needs it', () => {

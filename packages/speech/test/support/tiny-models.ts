@@ -414,13 +414,14 @@ export const ZIPVOICE_SECONDS_PER_TOKEN = (ZV_FRAMES_PER_TOKEN * ZV_HOP) / ZIPVO
  * metadata) with NAME.onnx.json (its config: sample rate, eSpeak voice, language, speakers, phoneme
  * ids). F0 = 110 Hz + 60 Hz × speaker id, like the VITS model. With `sherpa`, the model carries the
  * metadata sherpa-onnx's scripts/piper/add_meta_data.py adds and a tokens.txt lies beside it, as in
- * sherpa-onnx's vits-piper-* releases.
+ * sherpa-onnx's vits-piper-* releases. `espeakVoice`: the eSpeak NG voice it phonemizes with (its language).
  */
 export function writeTinyPiper(
   dir: string,
   name: string,
   speakers: string[] = [],
   sherpa = false,
+  espeakVoice = 'en-us',
 ): { model: string; config: string } {
   mkdirSync(dir, { recursive: true });
   const model = path.join(dir, `${name}.onnx`);
@@ -457,7 +458,7 @@ export function writeTinyPiper(
             model_type: 'vits',
             comment: 'piper',
             language: 'English',
-            voice: 'en-us',
+            voice: espeakVoice,
             version: 1,
             has_espeak: 1,
             n_speakers: count,
@@ -471,7 +472,7 @@ export function writeTinyPiper(
     config,
     JSON.stringify({
       audio: { sample_rate: TINY_RATE, quality: 'medium' },
-      espeak: { voice: 'en-us' },
+      espeak: { voice: espeakVoice },
       language: { code: 'en_US', family: 'en', region: 'US' },
       inference: { noise_scale: 0.667, length_scale: 1, noise_w: 0.8 },
       phoneme_type: 'espeak',
