@@ -2,9 +2,9 @@
  * A phoneme rule on a French, German, Spanish … eSpeak NG voice is written in that language's phoneme table, and
  * eSpeak NG's own phoneme events show each sound was taken as written: not an English one, and not the table's guess.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSpeech, type Speech } from '../src/index.ts';
+import { describe, expect, it } from 'vitest';
 import { espeakSynthesize } from '../src/engines/espeak-runtime.ts';
+import { planningSpeech } from './support/planning-speech.ts';
 import { estimateF0 } from '../src/dsp/f0.ts';
 import { ESPEAK_PHONEME_TABLES, ESPEAK_TABLE_OF } from '../src/text/espeak-phoneme-tables.ts';
 import { ipaKey } from '../src/text/ipa-key.ts';
@@ -158,17 +158,10 @@ describe('phoneme rules on eSpeak NG voices of other languages', () => {
 });
 
 describe('a request with a phoneme rule on a voice of another language', () => {
-  let speech: Speech;
-  beforeAll(async () => {
-    // Only plans are made here (eSpeak speaks on this thread): no worker warms up.
-    speech = await createSpeech({ poolSize: 1, warmup: false, cache: false });
-  }, 120_000);
-  afterAll(async () => {
-    await speech?.close();
-  });
+  const speech = planningSpeech();
 
   const plan = (voiceId: string, text: string, word: string, phoneme: string) =>
-    speech.prepare({
+    speech().prepare({
       text,
       voiceId,
       format: 'pcm',

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSpeech, type Speech } from '../src/index.ts';
+import { describe, expect, it } from 'vitest';
 import { espeakSynthesize } from '../src/engines/espeak-runtime.ts';
+import { planningSpeech } from './support/planning-speech.ts';
 import {
   englishKey,
   judgeEntry,
@@ -10,24 +10,17 @@ import {
 } from './support/pronunciation-judge.ts';
 
 /**
- * A part of the pronunciation test set (every eighth entry: all five categories, alias, IPA and ARPAbet rules) through
+ * A part of the pronunciation test set (every eighth entry: all six categories, alias, IPA and ARPAbet rules) through
  * eSpeak NG, judged by the phonemes it reports speaking, so the set and the rule path cannot drift apart unnoticed.
  * The whole set is measured by `npx tsx bench/run.ts --only pronunciation`.
  */
 const set = loadPronunciationSet();
 const part = set.filter((_, i) => i % 8 === 0);
 
-let speech: Speech;
-beforeAll(async () => {
-  // Only plans are made here (eSpeak speaks on this thread): no worker warms up.
-  speech = await createSpeech({ poolSize: 1, warmup: false, cache: false });
-}, 120_000);
-afterAll(async () => {
-  await speech?.close();
-});
+const speech = planningSpeech();
 
 async function spoken(e: PronunciationEntry, withRule: boolean): Promise<string[]> {
-  const plan = speech.prepare({
+  const plan = speech().prepare({
     text: e.text,
     voiceId: e.voice,
     format: 'pcm',
