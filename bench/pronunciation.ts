@@ -1,7 +1,7 @@
 /**
  * `npx tsx bench/run.ts --only pronunciation`: the pronunciation test set (fixtures/pronunciation/set.json, names,
- * brands, acronyms, heteronyms and Chinese polyphonic characters, each with a rule and the phonemes expected) through
- * every built-in engine: the share spoken as the rule says.
+ * brands, acronyms, heteronyms, Chinese polyphonic characters and words of other languages on their own eSpeak NG
+ * voices, each with a rule and the phonemes expected) through every built-in engine: the share spoken as the rule says.
  *
  * eSpeak NG reports the phonemes it speaks (its phoneme events): each entry's text is planned as a request with the
  * rule (the alias put in, or the phonemes as `[[…]]`), eSpeak speaks the plan's text, and its phonemes are compared
@@ -15,13 +15,14 @@ import { FliteEngine } from '../packages/speech/src/engines/flite.ts';
 import { GnuSpeechEngine } from '../packages/speech/src/engines/gnuspeech.ts';
 import {
   judgeEnginePhones,
+  isEnglishEntry,
   judgeEntry,
   loadPronunciationSet,
   type PronunciationEntry,
 } from '../packages/speech/test/support/pronunciation-judge.ts';
 import type { BenchRow } from './stats.js';
 
-const CATEGORIES: PronunciationEntry['category'][] = ['name', 'brand', 'acronym', 'heteronym', 'zh-polyphone'];
+const CATEGORIES: PronunciationEntry['category'][] = ['name', 'brand', 'acronym', 'heteronym', 'zh-polyphone', 'other-language'];
 
 const pct = (n: number, of: number) => (of === 0 ? 0 : (100 * n) / of);
 
@@ -101,7 +102,7 @@ async function engineRows(
   voiceId: string,
   set: PronunciationEntry[],
 ): Promise<BenchRow[]> {
-  const english = set.filter((e) => e.expected !== undefined);
+  const english = set.filter(isEnglishEntry);
   const variant = speech.getVoice(voiceId)!.variant;
   let phonemeRules = 0;
   let fellBack = 0;

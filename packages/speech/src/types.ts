@@ -61,6 +61,11 @@ export interface VoiceInfo {
    * mnemonics (`engines/sherpa-frontend.ts`). Absent: its engine's own (eSpeak NG, Flite, GnuSpeech), or none.
    */
   phonemes?: 'espeak';
+  /**
+   * With `phonemes`: the eSpeak NG voice (a language) the model's frontend phonemizes with, whose phoneme table a
+   * rule's phonemes are written in (`en-us` for Kokoro's exports whatever the speaker's language).
+   */
+  phonemeLanguage?: string;
 }
 
 export interface ModelInfo {

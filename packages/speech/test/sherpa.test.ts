@@ -12,6 +12,7 @@ import { concatFloat32 } from '../src/dsp/pcm.ts';
 import { ManifestError, parseManifest, readManifest } from '../src/engines/sherpa-manifest.ts';
 import { SherpaEngine } from '../src/engines/sherpa.ts';
 import { espeakPhonemeInput } from '../src/engines/sherpa-frontend.ts';
+import { ipaToEspeak } from '../src/text/phonemes.ts';
 import { createSpeech, type Speech } from '../src/speech.ts';
 import { decodeAudio } from '../src/audio/ffmpeg.ts';
 import type { EngineRequest, VoiceInfo, VoiceProfile } from '../src/types.ts';
@@ -332,6 +333,18 @@ describe('through the pool and the pipeline', () => {
       expect(ruled).toBe(await seconds(voiceId, 'Say hello now.', []));
       expect(ruled).not.toBe(await seconds(voiceId, 'Say Bo now.', []));
     }
+    // A voice carried by the request as stored before it had `phonemes` (a job queued then, a designed voice's
+    // base): the engine's own voice says it takes phonemes, and the rule is spoken as them.
+    const { phonemes, ...stored } = speech.getVoice('sherpa:tiny-piper:0')!;
+    expect(phonemes).toBe('espeak');
+    const old = speech.prepare({ text: 'Say Bo now.', voice: stored, lexicon });
+    expect(old.pronunciationFallbacks).toEqual([]);
+    expect(old.text).toBe("Say [[h@l'oU]] now.");
+    const r = await speech.synthesize({ text: 'Say Bo now.', voice: stored, format: 'wav', lexicon });
+    expect((await decodeAudio(r.audio, 'wav')).samples.length).toBe(await seconds('sherpa:tiny-piper:0', 'Say hello now.', []));
+    // A copy that claims phonemes for a model that takes none is corrected the other way.
+    const claimed = { ...speech.getVoice('sherpa:tiny-vits:0')!, phonemes: 'espeak' as const };
+    expect(speech.prepare({ text: 'Say Bo now.', voice: claimed, lexicon }).pronunciationFallbacks).toEqual(['Bo']);
     // A character model takes no phonemes: the rule falls back to the words as written, and is named.
     const chars = 'sherpa:tiny-vits:0';
     expect(speech.prepare({ text: 'Say Bo now.', voiceId: chars, lexicon }).pronunciationFallbacks).toEqual(['Bo']);
@@ -347,5 +360,100 @@ describe('through the pool and the pipeline', () => {
     expect(r.cached).toBe(false);
     const pcm = await decodeAudio(r.audio, 'wav');
     expect(Math.abs(semitonesBetween(200, estimateF0(pcm.samples, 24000).median))).toBeLessThan(1);
+  });
+});
+
+describe('phoneme rules on Kokoro v1.0 and later (its multi-language lexicon frontend)', () => {
+  let own: string;
+  let speech: Speech;
+  beforeAll(async () => {
+    own = mkdtempSync(path.join(tmpdir(), 'polyvox-kokoro-v1-'));
+    // A v1.0 export (metadata version 2, read with a lexicon) beside a v0.19 one; speakers of other languages too.
+    writeTinyKokoro(path.join(own, 'v1'), [120], undefined, 2);
+    writeTinyKokoro(path.join(own, 'v0'), [120]);
+    // A German Piper voice: sherpa-onnx phonemizes its text with eSpeak NG's German.
+    writeTinyPiper(path.join(own, 'de'), 'model', [], true, 'de');
+    const model = (id: string, lexicon: boolean) => ({
+      id,
+      type: 'kokoro',
+      languages: ['zh-CN', 'en-US'],
+      files: {
+        model: `${id}/model.onnx`,
+        voices: `${id}/voices.bin`,
+        tokens: `${id}/tokens.txt`,
+        ...(lexicon ? { lexicon: `${id}/lexicon.txt` } : {}),
+      },
+      speakers: [{ sid: 0, name: id, gender: 'female' }],
+    });
+    const german = {
+      id: 'de',
+      type: 'vits',
+      languages: ['de-DE'],
+      files: { model: 'de/model.onnx', tokens: 'de/tokens.txt' },
+      speakers: [{ sid: 0, name: 'de', gender: 'female' }],
+    };
+    writeFileSync(path.join(own, 'manifest.json'), JSON.stringify({ models: [model('v1', true), model('v0', false), german] }));
+    speech = await createSpeech({ modelsDir: own, poolSize: 1, warmup: false, cache: false });
+  });
+  afterAll(async () => {
+    await speech?.close();
+    rmSync(own, { recursive: true, force: true });
+  });
+
+  // The tiny model's length follows the phoneme ids sherpa-onnx gives it (one token, one slice of time).
+  const samples = async (voiceId: string, text: string, phoneme?: string) => {
+    const lexicon = phoneme ? [{ type: 'phoneme' as const, string_to_replace: 'Bo', phoneme, alphabet: 'ipa' }] : [];
+    const r = await speech.synthesize({ text, voiceId, format: 'wav', lexicon, checkLanguage: false });
+    return (await decodeAudio(r.audio, 'wav')).samples.length;
+  };
+
+  it('writes the rule in the eSpeak NG voice the frontend uses, whatever the speaker’s language', () => {
+    for (const id of ['sherpa:v1:0', 'sherpa:v0:0']) {
+      expect(speech.getVoice(id)).toMatchObject({ phonemes: 'espeak', phonemeLanguage: 'en-us' });
+      const plan = speech.prepare({
+        text: 'Say Bo now.',
+        voiceId: id,
+        checkLanguage: false,
+        lexicon: [{ type: 'phoneme', string_to_replace: 'Bo', phoneme: 'ˈsiːt', alphabet: 'ipa' }],
+      });
+      expect(plan.pronunciationFallbacks).toEqual([]);
+      // English mnemonics, not the Mandarin table of the speaker's first language.
+      expect(plan.text).toBe("Say [[s'i:t]] now.");
+    }
+  });
+
+  it('reaches eSpeak NG: the phonemes are spoken, long vowels and a last long vowel included', async () => {
+    for (const id of ['sherpa:v1:0', 'sherpa:v0:0']) {
+      expect(await samples(id, 'Say Bo now.', 'həˈloʊ')).toBe(await samples(id, 'Say hello now.'));
+      expect(await samples(id, 'Say Bo now.', 'həˈloʊ')).not.toBe(await samples(id, 'Say Bo now.'));
+      // v1.0's frontend turns `:` into `,`: written `：`, the length mark comes through (seat, not sit).
+      expect(await samples(id, 'Say Bo now.', 'ˈsiːt')).toBe(await samples(id, 'Say seat now.'));
+      expect(await samples(id, 'Say Bo now.', 'ˈsiːt')).toBeGreaterThan(await samples(id, 'Say sit now.'));
+      // A long vowel just before the closing `]]`.
+      expect(await samples(id, 'Say Bo now.', 'ˈsiː')).toBe(await samples(id, 'Say see now.'));
+    }
+  });
+
+  it('writes a rule on a model of another language in that language’s eSpeak NG table', async () => {
+    expect(speech.getVoice('sherpa:de:0')).toMatchObject({ phonemes: 'espeak', phonemeLanguage: 'de' });
+    const rule = 'ˈʃʏtsə';
+    const plan = speech.prepare({
+      text: 'Sag Bo jetzt.',
+      voiceId: 'sherpa:de:0',
+      lexicon: [{ type: 'phoneme', string_to_replace: 'Bo', phoneme: rule, alphabet: 'ipa' }],
+    });
+    // German's ʏ (eSpeak NG's `y` there): the English table has no such vowel, and the rule would fall back.
+    expect(ipaToEspeak(rule)).toBeNull();
+    expect(plan.pronunciationFallbacks).toEqual([]);
+    expect(plan.text).toBe("Sag [[S'y|ts|@]] jetzt.");
+    // Spoken as eSpeak NG's German reads "Schütze" itself (ʃ ˈʏ ts ə).
+    const ruled = await samples('sherpa:de:0', 'Sag Bo jetzt.', rule);
+    expect(ruled).toBe(await samples('sherpa:de:0', 'Sag Schütze jetzt.'));
+    expect(ruled).not.toBe(await samples('sherpa:de:0', 'Sag Bo jetzt.'));
+  });
+
+  it('writes the length mark as each frontend needs it', () => {
+    expect(espeakPhonemeInput("[[s'i:t]] [[s'i:]]", { fullwidthColon: true })).toBe("[\u0002s'i\uff1at]] [\u0002s'i\uff1a|]]");
+    expect(espeakPhonemeInput("[[s'i:t]] [[s'i:]]")).toBe("[\u0002s'i:t]] [\u0002s'i:|]]");
   });
 });

@@ -76,6 +76,7 @@ const voiceInfo = z.object({
   previewText: z.string(),
   description: z.string().optional(),
   phonemes: z.literal('espeak').optional(),
+  phonemeLanguage: z.string().optional(),
 });
 
 const lexiconRule = z.object({

@@ -6,6 +6,7 @@ import { writeTinyPiper, writeTinyVits } from '../../../../packages/speech/test/
 import { Client } from '../support/client.js';
 import { DIALECTS, type TestApp } from '../support/app.js';
 import { keyedApp } from '../support/sdk.js';
+import { newId } from '../../src/platform/ids.js';
 
 interface Timed {
   duration_seconds: number;
@@ -36,6 +37,16 @@ const wordTime = (body: Timed, w: string) => {
   const word = body.words.find((x) => x.word === w)!;
   return word.end - word.start;
 };
+
+/** A job's state once it has finished (polled, each poll after the event loop's turn). */
+async function finished(c: Client, id: string): Promise<{ status: string }> {
+  let state = (await c.get(`/tts/jobs/${id}`)).body;
+  while (state.status === 'queued' || state.status === 'running') {
+    await new Promise((r) => setImmediate(r));
+    state = (await c.get(`/tts/jobs/${id}`)).body;
+  }
+  return state;
+}
 
 /** MODELS_DIR with a Piper export (sherpa-onnx phonemizes it with eSpeak NG) and a character VITS model (no phonemes). */
 async function modelsDir(): Promise<string> {
@@ -184,6 +195,61 @@ describe.each(DIALECTS)('pronunciation rules change what is spoken (%s)', (diale
     expect(chars.fallback).toBe('Bo');
   });
 
+  it('a job stored before voices had `phonemes` still speaks the rule as phonemes on a model eSpeak NG phonemizes for', async () => {
+    const hello = await c.post('/v1/pronunciation-dictionaries/add-from-rules', {
+      name: 'Hello job',
+      rules: [{ type: 'phoneme', string_to_replace: 'Bo', phoneme: 'həˈloʊ', alphabet: 'ipa' }],
+    });
+    const done = async (id: string) => {
+      expect((await finished(c, id)).status).toBe('succeeded');
+      const audio = await fetch(`${t.url}/tts/jobs/${id}/audio`, { headers: { 'x-sid': c.sid! } });
+      expect(audio.status).toBe(200);
+      return Buffer.from(await audio.arrayBuffer()).length;
+    };
+    const job = async (text: string, locators: object[]) => {
+      const r = await c.post('/tts/jobs', {
+        text,
+        voice_id: 'voice_sherpa.piper.0',
+        format: 'wav',
+        pronunciation_dictionary_locators: locators,
+      });
+      expect(r.status).toBe(202);
+      return r.body.id as string;
+    };
+    const ruled = await job('Say Bo now.', [{ pronunciation_dictionary_id: hello.body.id }]);
+    const ruledBytes = await done(ruled);
+    expect(ruledBytes).toBe(await done(await job('Say hello now.', [])));
+    expect(ruledBytes).not.toBe(await done(await job('Say Bo now.', [])));
+
+    // The same job as a release before the field stored it: its voice without `phonemes`, queued for a worker.
+    const row = await t.ctx.db.kysely.selectFrom('synthesis_jobs').selectAll().where('id', '=', ruled).executeTakeFirstOrThrow();
+    const payload = JSON.parse(String(row.request)) as { request: { voice: Record<string, unknown> } };
+    expect(payload.request.voice.phonemes).toBe('espeak');
+    delete payload.request.voice.phonemes;
+    const id = newId('job');
+    const hold = await t.ctx.credits.hold(row.account_id, Number(row.credits), 'tts');
+    await t.ctx.db.kysely
+      .insertInto('synthesis_jobs')
+      .values({
+        ...row,
+        id,
+        status: 'queued',
+        hold_id: hold.id,
+        storage_key: null,
+        finished_at: null,
+        expires_at: null,
+        request: JSON.stringify(payload),
+        attempts: 0,
+        owner: null,
+        heartbeat_at: null,
+        request_id: null,
+      })
+      .execute();
+    const log = { info: () => {}, error: () => {}, warn: () => {}, child: () => log };
+    await t.ctx.jobs.runner.runQueued(id, new AbortController().signal, log as never);
+    expect(await done(id)).toBe(ruledBytes);
+  });
+
   it('applies the account’s default dictionary when a request names none, and none when it names an empty list', async () => {
     const text = 'Ask the UN.';
     const d = (r: { body: Timed }) => r.body.duration_seconds;
@@ -248,12 +314,7 @@ describe.each(DIALECTS)('pronunciation rules change what is spoken (%s)', (diale
     });
     expect(job.status).toBe(202);
     expect(job.body.characters).toBe(estimatePlain.body.characters);
-    let state = job.body;
-    while (state.status === 'queued' || state.status === 'running') {
-      await new Promise((r) => setImmediate(r));
-      state = (await c.get(`/tts/jobs/${job.body.id}`)).body;
-    }
-    expect(state.status).toBe('succeeded');
+    expect((await finished(c, job.body.id)).status).toBe('succeeded');
     // The job kept the rules it was priced with: the alias is spoken, and "Bob"'s phonemes in Flite's phones.
     expect(job.headers.get('x-pronunciation-fallback')).toBeNull();
   });

@@ -17,7 +17,7 @@ import { ChildHost, HostExit } from './child-host.ts';
 import { ensureEspeakDataDir } from './espeak-data-dir.ts';
 import { totalSemitones, totalSpeed } from './pitch.ts';
 import { scanModelsDir, type ModelProblem } from './sherpa-discover.ts';
-import { espeakPhonemeInput, phonemizesWithEspeak } from './sherpa-frontend.ts';
+import { espeakFrontend, espeakPhonemeInput, type EspeakFrontend } from './sherpa-frontend.ts';
 import { CLONING_TYPES, VECTOR_TYPES, type SherpaModelEntry } from './sherpa-manifest.ts';
 import { QUALITY } from '../quality.ts';
 
@@ -40,7 +40,7 @@ export class SherpaEngine implements Engine {
   private models: SherpaModelEntry[] = [];
   private voices: VoiceInfo[] = [];
   /** The models sherpa-onnx phonemizes with eSpeak NG: they take phoneme rules (sherpa-frontend.ts). */
-  private espeakModels = new Set<string>();
+  private espeakModels = new Map<string, EspeakFrontend>();
   /** Folders that were skipped at the last scan, and why. */
   problems: ModelProblem[] = [];
   /** The state of MODELS_DIR's entries at the last scan (see signature()). */
@@ -151,7 +151,12 @@ export class SherpaEngine implements Engine {
 
   private setModels(models: SherpaModelEntry[]): void {
     this.models = models;
-    this.espeakModels = new Set(models.filter(phonemizesWithEspeak).map((m) => m.id));
+    this.espeakModels = new Map(
+      models.flatMap((m) => {
+        const frontend = espeakFrontend(m);
+        return frontend ? [[m.id, frontend] as const] : [];
+      }),
+    );
     this.voices = models
       .filter((m) => !CLONING_TYPES.has(m.type))
       .flatMap((m) =>
@@ -177,7 +182,9 @@ export class SherpaEngine implements Engine {
             previewText: previewTextFor(languages[0] ?? 'en'),
             quality: m.quality ?? QUALITY.neural,
             ...(m.description ? { description: m.description } : {}),
-            ...(this.espeakModels.has(m.id) ? { phonemes: 'espeak' as const } : {}),
+            ...(this.espeakModels.has(m.id)
+              ? { phonemes: 'espeak' as const, phonemeLanguage: this.espeakModels.get(m.id)!.voice }
+              : {}),
           };
         }),
       );
@@ -270,7 +277,8 @@ export class SherpaEngine implements Engine {
         }
       : undefined;
     // A phoneme rule's `[[…]]` reaches eSpeak NG as phonemes on a model that phonemizes with it.
-    const text = this.espeakModels.has(m.id) ? espeakPhonemeInput(req.text) : req.text;
+    const frontend = this.espeakModels.get(m.id);
+    const text = frontend ? espeakPhonemeInput(req.text, frontend) : req.text;
     const request = { text, sid, speed, ...(generationConfig ? { generationConfig } : {}) };
     const audio = await this.run(m, { op: 'generate', key, config, request });
     const generated = audio.samples as Float32Array;

@@ -4,7 +4,7 @@
  * the last of them the part's pause. Timings map back through both replacements (markup, then dictionaries).
  */
 import { languageFamily } from '../catalogue/languages.ts';
-import { phoneSetOf } from '../text/engine-phones.ts';
+import { phonemeLanguageOf, phoneSetOf } from '../text/engine-phones.ts';
 import { applyLexicon, type LexiconRule, type ReplacedSpan } from '../text/lexicon.ts';
 import { composeSpans, type MarkupDocument, type MarkupPart } from '../text/markup.ts';
 import { cleanText, normalizeText } from '../text/normalize.ts';
@@ -101,6 +101,7 @@ export function planMarkup(
       }));
     const lexicon = applyLexicon(slice, opts.lexicon, {
       phonemes: phoneSetOf(spoke.voice ?? opts.voice) ?? false,
+      language: phonemeLanguageOf(spoke.voice ?? opts.voice),
       forced,
     });
     for (const s of lexicon.spoken.spans)

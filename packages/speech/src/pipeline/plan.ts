@@ -2,7 +2,7 @@
 import { languageFamily } from '../catalogue/languages.ts';
 import { SpeechError } from '../errors.ts';
 import { checkLanguage } from '../text/detect-language.ts';
-import { phoneSetOf } from '../text/engine-phones.ts';
+import { phonemeLanguageOf, phoneSetOf } from '../text/engine-phones.ts';
 import { applyLexicon, type AppliedLexicon, type LexiconRule } from '../text/lexicon.ts';
 import { unlabelledText, type MarkupDocument } from '../text/markup.ts';
 import { joinSentences, planMarkup, type SentencePart } from './plan-markup.ts';
@@ -102,6 +102,28 @@ export function invalid(field: string, rule: string): SpeechError {
 /** A plan's sentences as one text, exactly as the engines receive them (`POST /tts/normalize`). */
 export const spokenText = joinSentences;
 
+/**
+ * A voice the request carries (a designed or saved voice on its base, a stored job's) with what its engine says of it
+ * now: whether it takes phonemes is the engine's to tell, not the copy's. A copy stored before the voice had a
+ * `phonemes` field (a job queued then) would otherwise make its rules fall back; a copy of a model since replaced by
+ * one that takes none would hand it phonemes it reads as letters.
+ */
+function withEngineFacts(carried: VoiceInfo, ctx: PlanContext): VoiceInfo {
+  const live = ctx.findVoice(carried.id);
+  if (
+    !live ||
+    live.engine !== carried.engine ||
+    (live.phonemes === carried.phonemes && live.phonemeLanguage === carried.phonemeLanguage)
+  )
+    return carried;
+  const { phonemes: _stale, phonemeLanguage: _staleLanguage, ...rest } = carried;
+  return {
+    ...rest,
+    ...(live.phonemes ? { phonemes: live.phonemes } : {}),
+    ...(live.phonemeLanguage ? { phonemeLanguage: live.phonemeLanguage } : {}),
+  };
+}
+
 export function makePlan(req: SynthesisRequest, ctx: PlanContext): Plan {
   if (typeof req.text !== 'string' || !req.text.trim()) throw invalid('text', 'must not be empty');
   // What is spoken: the markup's text, or the request's.
@@ -122,7 +144,7 @@ export function makePlan(req: SynthesisRequest, ctx: PlanContext): Plan {
   const label = req.aiLabel;
   if (label && !(AI_LABEL_KINDS.includes(label.kind) && AI_LABEL_POSITIONS.includes(label.position)))
     throw invalid('ai_label', `one of ${AI_LABEL_KINDS.join(', ')}, at the ${AI_LABEL_POSITIONS.join(' or ')}`);
-  const voice = req.voice ?? (req.voiceId ? ctx.findVoice(req.voiceId) : undefined);
+  const voice = req.voice ? withEngineFacts(req.voice, ctx) : req.voiceId ? ctx.findVoice(req.voiceId) : undefined;
   if (!voice) throw new SpeechError('NOT_FOUND', `voice ${req.voiceId ?? ''} not found`, { params: { field: 'voice_id' } });
 
   let language = req.language;
@@ -168,7 +190,9 @@ export function makePlan(req: SynthesisRequest, ctx: PlanContext): Plan {
     return { ...common, ...marked };
   }
   // Dictionaries first: an alias is normalized as any text is; phonemes are kept from normalization by placeholders.
-  const lexicon = req.lexicon?.length ? applyLexicon(req.text, req.lexicon, { phonemes: phoneSetOf(voice) ?? false }) : null;
+  const lexicon = req.lexicon?.length
+    ? applyLexicon(req.text, req.lexicon, { phonemes: phoneSetOf(voice) ?? false, language: phonemeLanguageOf(voice) })
+    : null;
   const written = lexicon ? lexicon.text : req.text;
   let text = normalization === 'off' ? cleanText(written) : normalizeText(written, language);
   let sentences = splitSentences(text);

@@ -11,7 +11,7 @@
  * engines speak), with stress marks moved onto the vowel after them. A symbol outside the tables (a sound English has
  * not, `x`, `ç`, `y`, `ɲ` …) makes the conversion fail (`null`): the rule then falls back, never a guess.
  */
-import { toEspeakPhonemes } from './phonemes.ts';
+import { toEspeakPhonemes, type EspeakPhones } from './phonemes.ts';
 
 /** One ARPAbet phoneme: its name, upper case, and for a vowel its stress (0, 1, 2), else null. */
 export interface Arpa {
@@ -388,13 +388,34 @@ export function phoneSetOf(voice: { engine: string; phonemes?: 'espeak' }): Phon
 }
 
 /**
- * A rule's phonemes as the engine receives them between `[[` and `]]`, or null: eSpeak NG's mnemonics; Flite's and
+ * The language whose eSpeak NG phoneme table a voice's phonemes are written in: an eSpeak NG voice's own identifier
+ * (`roa/fr` of `roa/fr+m3`), a sherpa-onnx model's eSpeak NG voice (`phonemeLanguage`), else its first language.
+ */
+export function phonemeLanguageOf(voice: {
+  engine: string;
+  variant?: string;
+  languages?: readonly string[];
+  phonemeLanguage?: string;
+}): string | undefined {
+  if (voice.engine === 'espeak' && voice.variant) return voice.variant.split('+')[0];
+  return voice.phonemeLanguage ?? voice.languages?.[0];
+}
+
+/**
+ * A rule's phonemes as the engine receives them between `[[` and `]]`, or null: eSpeak NG's mnemonics in the
+ * `language`'s phoneme table (with `nearest` when a sound was replaced by the nearest one it has); Flite's and
  * GnuSpeech's phones as one word (Flite's joined by `_`), which their engines turn into a word of their lexicon.
  */
-export function toEnginePhonemes(set: PhoneSet, phoneme: string, alphabet: string): string | null {
-  if (set === 'espeak') return toEspeakPhonemes(phoneme, alphabet);
-  if (set === 'flite') return toFlitePhones(phoneme, alphabet)?.replace(/ /g, '_') ?? null;
-  return toGnuspeechPhones(phoneme, alphabet);
+export function enginePhonemes(set: PhoneSet, phoneme: string, alphabet: string, language?: string): EspeakPhones | null {
+  if (set === 'espeak') return toEspeakPhonemes(phoneme, alphabet, language);
+  const phones =
+    set === 'flite' ? (toFlitePhones(phoneme, alphabet)?.replace(/ /g, '_') ?? null) : toGnuspeechPhones(phoneme, alphabet);
+  return phones === null ? null : { phones, nearest: false };
+}
+
+/** `enginePhonemes`' phones alone. */
+export function toEnginePhonemes(set: PhoneSet, phoneme: string, alphabet: string, language?: string): string | null {
+  return enginePhonemes(set, phoneme, alphabet, language)?.phones ?? null;
 }
 
 /**

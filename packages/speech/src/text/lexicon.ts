@@ -12,8 +12,10 @@
  * (eSpeak NG, Flite, GnuSpeech and the sherpa-onnx models eSpeak NG phonemizes for: `[[…]]` in the engine's own
  * alphabet, `engine-phones.ts`); elsewhere, or when its
  * phonemes cannot be converted, by its alias when it has one, else as written, and its words are reported as fallbacks.
+ * A rule whose phonemes hold a sound the voice's language has not is spoken with the nearest one it has, and its words
+ * are reported as fallbacks too.
  */
-import { toEnginePhonemes, type PhoneSet } from './engine-phones.ts';
+import { enginePhonemes, type PhoneSet } from './engine-phones.ts';
 
 export interface LexiconRule {
   type: 'alias' | 'phoneme';
@@ -106,7 +108,10 @@ export interface AppliedLexicon {
   text: string;
   /** Puts the phonemes (`[[…]]`) where their placeholders are, once the text was normalized and segmented. */
   restore(s: string): string;
-  /** The words of phoneme rules spoken by their fallback (alias, else as written), as the text has them. */
+  /**
+   * The words of phoneme rules spoken by their fallback (alias, else as written), or with the nearest sounds the
+   * language has, as the text has them.
+   */
   fallbacks: string[];
   /** How many rules matched. */
   matches: number;
@@ -129,12 +134,17 @@ const PLACEHOLDERS = 0x1900;
 /**
  * Applies the `dictionary`'s rules to `text`, after the `forced` ones (a marked-up run's: they match where they say).
  * `phonemes`: the phone set the engine reads, so phoneme rules become `[[…]]` in it (through placeholders, which
- * normalization leaves alone); `false`: they fall back.
+ * normalization leaves alone); `false`: they fall back. `language`: the voice's, whose eSpeak NG phoneme table the
+ * phonemes are written in (`engine-phones.ts` `phonemeLanguageOf`).
  */
 export function applyLexicon(
   text: string,
   dictionary: readonly LexiconRule[],
-  opts: { phonemes: PhoneSet | false; forced?: readonly { from: number; to: number; rule: LexiconRule }[] },
+  opts: {
+    phonemes: PhoneSet | false;
+    language?: string | undefined;
+    forced?: readonly { from: number; to: number; rule: LexiconRule }[];
+  },
 ): AppliedLexicon {
   const forced = opts.forced ?? [];
   const rules = [...dictionary, ...forced.map((f) => f.rule)];
@@ -169,7 +179,10 @@ export function applyLexicon(
       put(m, rule.alias ?? written);
       continue;
     }
-    const phones = opts.phonemes && rule.phoneme ? toEnginePhonemes(opts.phonemes, rule.phoneme, rule.alphabet ?? 'ipa') : null;
+    const converted =
+      opts.phonemes && rule.phoneme ? enginePhonemes(opts.phonemes, rule.phoneme, rule.alphabet ?? 'ipa', opts.language) : null;
+    const phones = converted?.phones ?? null;
+    if (converted?.nearest && !fallbacks.includes(written)) fallbacks.push(written);
     if (phones !== null) {
       let slot = slots.get(phones);
       if (slot === undefined && spoken.length < PLACEHOLDERS) {

@@ -6,16 +6,18 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { toFlitePhones, toGnuspeechPhones } from '../../src/text/engine-phones.ts';
+import { ipaKey } from '../../src/text/ipa-key.ts';
 import type { LexiconRule } from '../../src/text/lexicon.ts';
 
 export interface PronunciationEntry {
-  category: 'name' | 'brand' | 'acronym' | 'heteronym' | 'zh-polyphone';
+  /** `other-language`: a word of another language's eSpeak NG voice (French, German …) with an IPA rule. */
+  category: 'name' | 'brand' | 'acronym' | 'heteronym' | 'zh-polyphone' | 'other-language';
   /** What the user writes (the rule's string). */
   text: string;
-  /** The voice it is judged on: eSpeak NG English (US) or Mandarin. */
+  /** The voice it is judged on: eSpeak NG English (US), Mandarin, or the other language's. */
   voice: string;
   rule: LexiconRule;
-  /** English: the IPA (General American) the rule should produce. */
+  /** English (General American) and the other languages: the IPA the rule should produce. */
   expected?: string;
   /** Chinese: the pinyin, tones as digits. */
   expected_pinyin?: string;
@@ -147,12 +149,28 @@ export function mandarinKey(phonemes: readonly string[]): string {
   return s;
 }
 
+/**
+ * Another language's IPA as the key it is compared by: stress and syllable marks dropped, nothing else folded (its
+ * sounds, length and nasal vowels included, are what the rule is judged on).
+ */
+export function ipaSoundKey(ipa: string): string {
+  return ipaKey(ipa).replace(/[.\s_‿]/g, '');
+}
+
 /** The key an entry expects, and the key of the phonemes an engine spoke. */
 export function judgeEntry(entry: PronunciationEntry, spoken: readonly string[]): { expected: string; got: string; ok: boolean } {
-  const expected = entry.expected_pinyin !== undefined ? pinyinKey(entry.expected_pinyin) : englishKey(entry.expected ?? '');
-  const got = entry.expected_pinyin !== undefined ? mandarinKey(spoken) : englishKey(spoken.join(''));
+  if (entry.expected_pinyin !== undefined) {
+    const expected = pinyinKey(entry.expected_pinyin);
+    return { expected, got: mandarinKey(spoken), ok: expected !== '' && expected === mandarinKey(spoken) };
+  }
+  const key = entry.category === 'other-language' ? ipaSoundKey : englishKey;
+  const expected = key(entry.expected ?? '');
+  const got = key(spoken.join(''));
   return { expected, got, ok: expected !== '' && expected === got };
 }
+
+/** The entries Flite and GnuSpeech are judged on: the English ones (the only language they speak). */
+export const isEnglishEntry = (e: PronunciationEntry): boolean => e.expected !== undefined && e.category !== 'other-language';
 
 /**
  * Flite's and GnuSpeech's own phones (Flite's `-ps`, GnuSpeech's postures) judged against an English entry: the

@@ -104,8 +104,13 @@ export function writeTinyKokoro(
   dir: string,
   speakerHz: number[],
   names?: string[],
-): { model: string; voices: string; tokens: string } {
-  return writeStyleModel(dir, speakerHz, names, 'kokoro');
+  version = 1,
+): { model: string; voices: string; tokens: string; lexicon: string } {
+  const files = writeStyleModel(dir, speakerHz, names, 'kokoro', version);
+  // Kokoro v1.0 and later (metadata version 2) are read with a multi-language lexicon: one of a single word.
+  const lexicon = path.join(dir, 'lexicon.txt');
+  writeFileSync(lexicon, 'ok ə ʊ k\n');
+  return { ...files, lexicon };
 }
 
 /**
@@ -125,6 +130,7 @@ function writeStyleModel(
   speakerHz: number[],
   names: string[] | undefined,
   kind: 'kokoro' | 'kitten',
+  version = 1,
 ): { model: string; voices: string; tokens: string } {
   const perSpeaker = kind === 'kokoro' ? KOKORO_MAX_TOKENS : 1;
   mkdirSync(dir, { recursive: true });
@@ -151,7 +157,7 @@ function writeStyleModel(
       metadata: {
         model_type: kind === 'kokoro' ? 'kokoro' : 'kitten-tts',
         sample_rate: TINY_RATE,
-        version: 1,
+        version,
         n_speakers: speakerHz.length,
         has_espeak: 1,
         voice: 'en-us',
@@ -408,13 +414,14 @@ export const ZIPVOICE_SECONDS_PER_TOKEN = (ZV_FRAMES_PER_TOKEN * ZV_HOP) / ZIPVO
  * metadata) with NAME.onnx.json (its config: sample rate, eSpeak voice, language, speakers, phoneme
  * ids). F0 = 110 Hz + 60 Hz × speaker id, like the VITS model. With `sherpa`, the model carries the
  * metadata sherpa-onnx's scripts/piper/add_meta_data.py adds and a tokens.txt lies beside it, as in
- * sherpa-onnx's vits-piper-* releases.
+ * sherpa-onnx's vits-piper-* releases. `espeakVoice`: the eSpeak NG voice it phonemizes with (its language).
  */
 export function writeTinyPiper(
   dir: string,
   name: string,
   speakers: string[] = [],
   sherpa = false,
+  espeakVoice = 'en-us',
 ): { model: string; config: string } {
   mkdirSync(dir, { recursive: true });
   const model = path.join(dir, `${name}.onnx`);
@@ -451,7 +458,7 @@ export function writeTinyPiper(
             model_type: 'vits',
             comment: 'piper',
             language: 'English',
-            voice: 'en-us',
+            voice: espeakVoice,
             version: 1,
             has_espeak: 1,
             n_speakers: count,
@@ -465,7 +472,7 @@ export function writeTinyPiper(
     config,
     JSON.stringify({
       audio: { sample_rate: TINY_RATE, quality: 'medium' },
-      espeak: { voice: 'en-us' },
+      espeak: { voice: espeakVoice },
       language: { code: 'en_US', family: 'en', region: 'US' },
       inference: { noise_scale: 0.667, length_scale: 1, noise_w: 0.8 },
       phoneme_type: 'espeak',
