@@ -416,11 +416,12 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
       ...(known !== undefined ? { gainDb: known } : {}),
     };
     const { port1, port2 } = new MessageChannel();
-    const file = encoder.file(plan.format, port1, markOf(plan));
+    // The worker marks the samples it sends (pool/streamed.ts), so the encoder takes them as they are.
+    const file = encoder.file(plan.format, port1);
     // Awaited once the sentence is done; a drop or failure before that must not go unhandled.
     file.audio.catch(() => {});
     // A caller who leaves while the sentence still waits for a worker takes it out of the queue.
-    const sentence = lazyPool().synthesizeInto(job, port2, req.signal);
+    const sentence = lazyPool().synthesizeInto(job, port2, req.signal, markOf(plan));
     const stop = (): void => file.drop();
     req.signal?.addEventListener('abort', stop, { once: true });
     try {

@@ -11,7 +11,8 @@ import { integratedLoudness, LimiterStream, limit, normalizeLoudness, TARGET_LUF
 import { PolyphaseStream, resamplePolyphase } from '../src/formats/polyphase.ts';
 import { EspeakEngine } from '../src/engines/espeak.ts';
 import { runEngine } from '../src/pipeline/run-engine.ts';
-import { LOUDNESS_TOLERANCE_LU, synthesizeInto } from '../src/pool/streamed.ts';
+import { LOUDNESS_TOLERANCE_LU, sender, synthesizeInto } from '../src/pool/streamed.ts';
+import { detectWatermark, embedWatermark } from '../src/watermark/index.ts';
 import type { SynthesisJob } from '../src/pool/protocol.ts';
 import { createSpeech, type Speech } from '../src/speech.ts';
 import { buzz, ffmpegLoudness } from './support/audio.ts';
@@ -80,6 +81,8 @@ describe('streaming DSP', () => {
   });
 });
 
+const KEY = new Uint8Array(32).map((_, i) => (i * 41 + 3) & 255);
+
 describe('one sentence into the encoder', () => {
   const engine = new EspeakEngine();
   const voice = engine.listVoices().find((v) => v.id === 'espeak:en-us')!;
@@ -97,7 +100,10 @@ describe('one sentence into the encoder', () => {
   });
 
   /** Runs synthesizeInto and gathers what it sent to the encoder's end of the port. */
-  async function run(j: SynthesisJob): Promise<{ messages: ToFileSink[]; result: Awaited<ReturnType<typeof synthesizeInto>> }> {
+  async function run(
+    j: SynthesisJob,
+    mark?: { key: Uint8Array; payload: number },
+  ): Promise<{ messages: ToFileSink[]; result: Awaited<ReturnType<typeof synthesizeInto>> }> {
     const { port1, port2 } = new MessageChannel();
     const messages: ToFileSink[] = [];
     const done = new Promise<void>((resolve) => {
@@ -106,7 +112,7 @@ describe('one sentence into the encoder', () => {
         if (m.type === 'end' || m.type === 'whole' || m.type === 'fail') resolve();
       });
     });
-    const result = await synthesizeInto(engine, j, port2 as MessagePort);
+    const result = await synthesizeInto(engine, j, port2 as MessagePort, mark);
     await done;
     port1.close();
     port2.close();
@@ -170,6 +176,54 @@ describe('one sentence into the encoder', () => {
     expect(Math.abs(integratedLoudness(stretched, 24000) - TARGET_LUFS)).toBeLessThan(0.3);
   });
 
+  it('puts the watermark in what it sends, piece by piece and whole', async () => {
+    const mark = { key: KEY, payload: 0x5eed1234 };
+    const learnt = (await run(job())).result.gainDb!;
+    const pieces = await run(job({ gainDb: learnt }), mark);
+    expect(pieces.result.streamed).toBe(true);
+    // What the embedder held back goes out before the end: the file is as long as the sentence.
+    const types = pieces.messages.map((m) => m.type);
+    expect(types[0]).toBe('open');
+    expect(types.at(-1)).toBe('end');
+    const sent = pcmOf(pieces.messages);
+    expect(sent.length).toBe(pieces.result.length);
+    const whole = await run(job(), mark);
+    expect(whole.messages.map((m) => m.type)).toEqual(['whole']);
+    for (const pcm of [sent, pcmOf(whole.messages)]) {
+      const found = detectWatermark(pcm, 24000, KEY);
+      expect(found.detected).toBe(true);
+      expect(found.falseAlarmRate).toBeLessThan(1e-6);
+    }
+    // Without a mark the same sentence carries none.
+    expect(detectWatermark(pcmOf((await run(job({ gainDb: learnt }))).messages), 24000, KEY).detected).toBe(false);
+  });
+
+  it('marks pieces into the very samples of the whole-buffer embedder, and a whole sentence in place of its pieces', async () => {
+    const mark = { key: KEY, payload: 77 };
+    const x = buzz(150, 2.5, 24000, 0.3);
+    const { port1, port2 } = new MessageChannel();
+    const got: ToFileSink[] = [];
+    const closed = new Promise<void>((resolve) =>
+      port1.on('message', (m: ToFileSink) => {
+        got.push(m);
+        if (m.type === 'end') resolve();
+      }),
+    );
+    const send = sender(port2, mark);
+    send({ type: 'open', sampleRate: 24000 });
+    for (const p of [x.subarray(0, 5000), x.subarray(5000, 5001), x.subarray(5001)]) send({ type: 'pcm', samples: p.slice() });
+    send({ type: 'end' });
+    await closed;
+    expect(firstDifference(pcmOf(got), embedWatermark(x, 24000, mark))).toBe(-1);
+    got.length = 0;
+    const replaced = new Promise<void>((resolve) => port1.once('message', () => resolve()));
+    send({ type: 'whole', samples: x.slice(), sampleRate: 24000 });
+    await replaced;
+    expect(firstDifference(pcmOf(got), embedWatermark(x, 24000, mark))).toBe(-1);
+    port1.close();
+    port2.close();
+  });
+
   it('tells the encoder when the engine fails', async () => {
     const { port1, port2 } = new MessageChannel();
     const got = new Promise<ToFileSink>((resolve) => port1.once('message', resolve));
@@ -217,6 +271,25 @@ describe('one-sentence files through createSpeech', () => {
     const ok = await speech.synthesize({ text: 'The next caller gets a file.', voiceId: 'espeak:en-us', format: 'mp3' });
     expect(ok.audio.length).toBeGreaterThan(1000);
   });
+
+  it('marks a file encoded ahead, in the worker, and the mark is found again in the mp3', async () => {
+    const marked = await createSpeech({ poolSize: 1, cache: false, warmup: false, watermark: { key: KEY } });
+    try {
+      const voiceId = 'espeak:en-us';
+      const text = 'This sentence carries a mark that its worker puts in as the engine speaks';
+      for (let i = 0; i < 3; i++) {
+        const r = await marked.synthesize({ text: `${text}, take ${i + 1}.`, voiceId, format: 'mp3' });
+        if (i > 0) expect(r.encodedAhead).toBe(true);
+        expect(r.mark).toEqual(expect.any(Number));
+        const decoded = await decodeAudio(r.audio, 'mp3', 24000);
+        const found = detectWatermark(decoded.samples, 24000, KEY);
+        expect(found.detected).toBe(true);
+        expect(found.falseAlarmRate).toBeLessThan(1e-6);
+      }
+    } finally {
+      await marked.close();
+    }
+  }, 60_000);
 
   it('encodes a long text sentence by sentence into one file of the right length', async () => {
     const text = Array.from({ length: 6 }, (_, i) => `Sentence number ${i + 1} of a longer text goes here.`).join(' ');

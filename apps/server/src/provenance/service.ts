@@ -40,6 +40,8 @@ export interface ContentOrigin {
   sampleId?: string | null;
 }
 
+type SampleOrigin = { sha256: string | null; consent_at: string };
+
 export interface ContentMark {
   produceId: string;
   record: AigcRecord;
@@ -95,6 +97,23 @@ export class Provenance {
 
   /** A new piece of content: its ProduceID, its sealed AIGC record, and its row, written before any of it is sent. */
   async mark(origin: ContentOrigin): Promise<ContentMark> {
+    const made = await this.newMark(origin);
+    await this.record(made);
+    return made.mark;
+  }
+
+  /**
+   * A whole file recorded and labelled: its row is written while the file is labelled and signed (both are awaited
+   * before the file is given out), so a request waits for the longer of the two, not their sum.
+   */
+  async markFile(audio: Buffer, contentType: string, origin: ContentOrigin): Promise<{ mark: ContentMark; audio: Buffer }> {
+    const made = await this.newMark(origin);
+    const [labelled] = await Promise.all([this.labelFile(audio, contentType, made.mark), this.record(made)]);
+    return { mark: made.mark, audio: labelled };
+  }
+
+  /** The content's ProduceID and sealed record, not yet written. */
+  private async newMark(origin: ContentOrigin): Promise<{ mark: ContentMark; sample: SampleOrigin | undefined }> {
     const produceId = newId('content');
     const createdAt = new Date();
     const sample = origin.sampleId ? await this.marks.sample(origin.sampleId) : undefined;
@@ -105,6 +124,17 @@ export class Provenance {
       PropagateID: this.propagator ? produceId : '',
       ReservedCode2: '',
     });
+    return { mark: { produceId, record, createdAt, origin }, sample };
+  }
+
+  /** The content's row (with a clone sample's hash and consent), which must exist before the content is reachable. */
+  private async record({
+    mark: { produceId, createdAt, origin },
+    sample,
+  }: {
+    mark: ContentMark;
+    sample: SampleOrigin | undefined;
+  }): Promise<void> {
     await this.marks.insert({
       produce_id: produceId,
       payload: origin.payload,
@@ -122,7 +152,6 @@ export class Provenance {
       consent_at: sample?.consent_at ?? null,
       created_at: createdAt.toISOString(),
     });
-    return { produceId, record, createdAt, origin };
   }
 
   /** The header that carries the label of audio without a container (`x-aigc`), or null when the bytes carry it. */
@@ -141,7 +170,7 @@ export class Provenance {
 
   /** A whole file recorded and labelled in one step (previews, stored files). */
   async labelled(audio: Buffer, contentType: string, origin: ContentOrigin): Promise<Buffer> {
-    return this.labelFile(audio, contentType, await this.mark(origin));
+    return (await this.markFile(audio, contentType, origin)).audio;
   }
 
   /**
@@ -159,7 +188,11 @@ export class Provenance {
     const container = containerOf(contentType);
     let mark: ContentMark | null = null;
     if (opts.whole) {
-      const label = async (file: Buffer) => this.labelFile(file, contentType, (mark = await this.mark(origin)));
+      const label = async (file: Buffer) => {
+        const marked = await this.markFile(file, contentType, origin);
+        mark = marked.mark;
+        return marked.audio;
+      };
       return {
         chunks: labelWhole(chunks, label),
         header: () => (mark && container === 'header' ? aigcHeader(mark.record) : null),

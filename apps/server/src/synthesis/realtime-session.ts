@@ -32,7 +32,7 @@ export interface RealtimeSocket {
 
 export interface RealtimeSessionOptions {
   synthesis: Pick<SynthesisService, 'prepareFor' | 'render' | 'stream' | 'rulesOf'>;
-  provenance: Pick<Provenance, 'mark' | 'labelFile' | 'labelStream' | 'header'>;
+  provenance: Pick<Provenance, 'markFile' | 'labelStream' | 'header'>;
   socket: RealtimeSocket;
   /** `multi-stream-input`: messages name their context and replies carry it. */
   multi: boolean;
@@ -310,11 +310,12 @@ export class RealtimeSession {
     if (!this.timings) return this.stream(ctx, prepared);
     const { result, work } = await synthesis.render(prepared, charge, { signal: this.stop.signal, reqId: this.o.requestId });
     try {
-      const mark = await provenance.mark(
+      const contentType = format.contentType ?? prepared.contentType;
+      const { mark, audio } = await provenance.markFile(
+        reshape(result.audio, format),
+        contentType,
         originOf(prepared, charge, result, { holdId: work.hold.id, requestId: this.o.requestId }),
       );
-      const contentType = format.contentType ?? prepared.contentType;
-      const audio = await provenance.labelFile(reshape(result.audio, format), contentType, mark);
       const frame = format.encoding === 'pcm' || format.encoding === 'wav' ? 2 : format.format === 'mp3' ? 'mp3' : 1;
       // Raw samples carry their label beside them, on the piece's first message (HTTP sends it as `x-aigc`).
       const label = provenance.header(contentType, mark);

@@ -214,11 +214,12 @@ export function speaker(deps: { synthesis: Pick<SynthesisService, 'render' | 'st
     let answer: ReturnType<FileAnswer['respond']>;
     let label: string | null;
     try {
-      const mark = await deps.provenance.mark(
+      const raw = file?.reshape ? await file.reshape(result.audio) : result.audio;
+      const { mark, audio } = await deps.provenance.markFile(
+        raw,
+        prepared.contentType,
         originOf(prepared, charge, result, { holdId: work.hold.id, requestId: request.id }),
       );
-      const raw = file?.reshape ? await file.reshape(result.audio) : result.audio;
-      const audio = await deps.provenance.labelFile(raw, prepared.contentType, mark);
       label = deps.provenance.header(prepared.contentType, mark);
       answer = file ? file.respond(audio, result) : { contentType: prepared.contentType, body: audio };
     } catch (e) {

@@ -95,11 +95,12 @@ export class EncoderHost {
 
   /**
    * A whole file whose samples a pool worker sends on the other end of `port` (see
-   * pool/streamed.ts), encoded in the encoder thread as they arrive. `drop()` gives it up.
+   * pool/streamed.ts), encoded in the encoder thread as they arrive. The worker has put the
+   * watermark in them already. `drop()` gives it up.
    */
-  file(format: AudioFormat, port: MessagePort, mark?: Mark): { audio: Promise<Buffer>; drop(): void } {
+  file(format: AudioFormat, port: MessagePort): { audio: Promise<Buffer>; drop(): void } {
     const id = this.seq + 1;
-    const audio = this.call({ type: 'file', format, port, ...(mark ? { mark } : {}) }, [port]).then((r) => {
+    const audio = this.call({ type: 'file', format, port }, [port]).then((r) => {
       if (r.type !== 'encoded') throw new SpeechError('INTERNAL', 'unexpected encoder reply');
       return toBuffer(r.audio);
     });

@@ -10,8 +10,8 @@ export type ToEncoder =
   | { type: 'write'; id: number; stream: number; samples: Float32Array }
   | { type: 'end'; id: number; stream: number }
   | { type: 'free'; stream: number }
-  /** A whole file whose samples come on `port` from the pool worker that makes them (`ToFileSink`). */
-  | { type: 'file'; id: number; format: AudioFormat; port: MessagePort; mark?: Mark }
+  /** A whole file whose samples come on `port` from the pool worker that makes them, marked there (`ToFileSink`). */
+  | { type: 'file'; id: number; format: AudioFormat; port: MessagePort }
   | { type: 'drop'; file: number };
 
 /** From a pool worker to the encoder thread, on a file's own port. */

@@ -3,8 +3,8 @@
  * encoding never runs on the server's event loop and never waits behind synthesis in the pool.
  */
 import { parentPort, type MessagePort } from 'node:worker_threads';
-import { checkedFile, encodeAudio, openEncoder } from './encoders.ts';
-import { markedEncoder, markSamples, type Mark, type MarkedEncoder } from './marked.ts';
+import { checkedFile, encodeAudio, openEncoder, type Encoder } from './encoders.ts';
+import { markedEncoder, markSamples, type MarkedEncoder } from './marked.ts';
 import type { FromEncoder, ToEncoder, ToFileSink } from './encoder-protocol.ts';
 import type { AudioFormat } from '../types.ts';
 import { transferList } from './transfer.ts';
@@ -26,11 +26,11 @@ function reply(msg: FromEncoder): void {
 }
 
 /**
- * A whole file whose samples come from a pool worker on `sink`, encoded as they arrive; the file
- * (or an error) goes to the host under `id`.
+ * A whole file whose samples come from a pool worker on `sink` (watermarked there), encoded as
+ * they arrive; the file (or an error) goes to the host under `id`.
  */
-function receiveFile(id: number, format: AudioFormat, sink: MessagePort, mark: Mark | undefined): void {
-  let enc: MarkedEncoder | undefined;
+function receiveFile(id: number, format: AudioFormat, sink: MessagePort): void {
+  let enc: Encoder | undefined;
   let rate = 0;
   let samples = 0;
   let parts: Uint8Array[] = [];
@@ -49,21 +49,21 @@ function receiveFile(id: number, format: AudioFormat, sink: MessagePort, mark: M
     if (closed) return;
     if (m.type === 'open') {
       rate = m.sampleRate;
-      enc = markedEncoder(await openEncoder(format, rate, true), rate, mark);
+      enc = await openEncoder(format, rate, true);
     } else if (m.type === 'pcm') {
       if (!enc) throw new Error('samples before the file was opened');
       samples += m.samples.length;
       parts.push(...(await enc.write(m.samples)));
     } else if (m.type === 'end') {
       if (!enc) throw new Error('a file ended before it was opened');
-      const out = checkedFile(format, Buffer.concat([...parts, ...(await enc.end())]), samples, rate);
+      const out = checkedFile(format, Buffer.concat([...parts, ...enc.end()]), samples, rate);
       enc = undefined;
       close();
       reply({ type: 'encoded', id, audio: owned([out])[0]! });
     } else if (m.type === 'whole') {
       enc?.free();
       enc = undefined;
-      const out = await encodeAudio(markSamples(m.samples, m.sampleRate, mark), m.sampleRate, format);
+      const out = await encodeAudio(m.samples, m.sampleRate, format);
       close();
       reply({ type: 'encoded', id, audio: owned([out])[0]! });
     } else {
@@ -90,7 +90,7 @@ function receiveFile(id: number, format: AudioFormat, sink: MessagePort, mark: M
 }
 
 port.on('message', async (msg: ToEncoder) => {
-  if (msg.type === 'file') return receiveFile(msg.id, msg.format, msg.port, msg.mark);
+  if (msg.type === 'file') return receiveFile(msg.id, msg.format, msg.port);
   if (msg.type === 'drop') return files.get(msg.file)?.();
   try {
     if (msg.type === 'encode') {

@@ -11,6 +11,7 @@
 import os from 'node:os';
 import { Worker, type MessagePort, type Transferable } from 'node:worker_threads';
 import { SpeechError, reviveError } from '../errors.ts';
+import type { Mark } from '../audio/marked.ts';
 import type { AudioFormat } from '../types.ts';
 import type { FromWorker, SynthesisJob, SynthesisResult, ToWorker, WorkerConfig } from './protocol.ts';
 
@@ -189,10 +190,11 @@ export class WorkerPool {
   /**
    * Synthesizes one sentence straight into a file encoder: the worker sends the samples on `sink`
    * (see streamed.ts) and resolves with the words and the sample count only. `signal` takes it out
-   * of the queue if it is still waiting there (its sink is then closed).
+   * of the queue if it is still waiting there (its sink is then closed). With `mark`, the samples
+   * sent carry the watermark (the encoder then takes them as they are).
    */
-  synthesizeInto(job: SynthesisJob, sink: MessagePort, signal?: AbortSignal): Promise<SynthesisResult> {
-    return this.submit((id) => ({ type: 'synthesize', id, job, sink }), [sink], true, signal);
+  synthesizeInto(job: SynthesisJob, sink: MessagePort, signal?: AbortSignal, mark?: Mark): Promise<SynthesisResult> {
+    return this.submit((id) => ({ type: 'synthesize', id, job, sink, ...(mark ? { mark } : {}) }), [sink], true, signal);
   }
 
   /** Encodes PCM in a worker; the samples' buffer is transferred, so the caller must not reuse it. */

@@ -1,5 +1,6 @@
 /** Messages between the pool and its worker threads. */
 import type { MessagePort } from 'node:worker_threads';
+import type { Mark } from '../audio/marked.ts';
 import type { AudioFormat, EngineRequest, VoiceInfo, VoiceProfile, WordTiming } from '../types.ts';
 
 export interface WorkerConfig {
@@ -48,7 +49,8 @@ export interface SynthesisResult {
 }
 
 export type ToWorker =
-  | { type: 'synthesize'; id: number; job: SynthesisJob; sink?: MessagePort }
+  /** With a sink and a mark: the worker puts the watermark in the samples it sends (see streamed.ts). */
+  | { type: 'synthesize'; id: number; job: SynthesisJob; sink?: MessagePort; mark?: Mark }
   | { type: 'encode'; id: number; samples: Float32Array; sampleRate: number; format: AudioFormat }
   | { type: 'voices'; id: number }
   | { type: 'warmup'; id: number };

@@ -10,9 +10,16 @@
  * what the encoder has is the file; otherwise the sentence is normalized as always and encoded
  * again from the start. So every file meets the target as closely as that tolerance, whatever the
  * guess was; a wrong guess only costs time.
+ *
+ * The watermark goes into the samples here, in the engine's thread, as they are sent. For short
+ * speech eSpeak NG makes a sentence in about half the time LAME takes to encode it, so the encoder
+ * thread is the one the file waits for: marking there added the embedder's whole cost to every
+ * file, while here it fits in the engine thread's slack (the embedder gives the same samples
+ * whatever the chunking, so the file is the one the encoder thread would have marked).
  */
 import type { MessagePort } from 'node:worker_threads';
 import type { ToFileSink } from '../audio/encoder-protocol.ts';
+import { markSamples, type Mark } from '../audio/marked.ts';
 import { transferList } from '../audio/transfer.ts';
 import { concatFloat32 } from '../dsp/pcm.ts';
 import { integratedLoudness, limit, LimiterStream, PEAK_CEILING_DBFS, TARGET_LUFS } from '../dsp/loudness.ts';
@@ -24,6 +31,7 @@ import type { Engine, EngineRequest, WordTiming } from '../types.ts';
 import type { SynthesisJob, SynthesisResult } from './protocol.ts';
 import { conversionOf } from '../dsp/convert.ts';
 import { splitSpeed } from '../engines/pitch.ts';
+import { WatermarkEmbedder } from '../watermark/index.ts';
 
 /** How far from the target (LU) a sentence gained ahead of its measurement may end: EBU R 128's ±0.5 LU. */
 export const LOUDNESS_TOLERANCE_LU = 0.5;
@@ -48,15 +56,53 @@ const KNOWN_FIELDS = new Set([
   'gainDb',
 ]);
 
-function send(port: MessagePort, msg: ToFileSink): void {
+type Send = (msg: ToFileSink) => void;
+
+function post(port: MessagePort, msg: ToFileSink): void {
   port.postMessage(msg, transferList(msg.type === 'pcm' || msg.type === 'whole' ? [msg.samples.buffer] : []));
+}
+
+/**
+ * The sink's messages, their samples marked on the way: pieces through one embedder opened at the
+ * file's rate (what it holds back goes out before `end`), a whole sentence at once (it replaces any
+ * pieces, so their embedder is dropped).
+ */
+export function sender(port: MessagePort, mark: Mark | undefined): Send {
+  if (!mark) return (msg) => post(port, msg);
+  let embedder: WatermarkEmbedder | undefined;
+  return (msg) => {
+    if (msg.type === 'open') {
+      embedder = new WatermarkEmbedder({ key: mark.key, payload: mark.payload, sampleRate: msg.sampleRate });
+    } else if (msg.type === 'pcm') {
+      if (!embedder) throw new Error('samples before the file was opened');
+      const samples = embedder.push(msg.samples);
+      if (!samples.length) return;
+      msg = { type: 'pcm', samples };
+    } else if (msg.type === 'end') {
+      const rest = embedder?.end();
+      if (rest?.length) post(port, { type: 'pcm', samples: rest });
+    } else if (msg.type === 'whole') {
+      embedder = undefined;
+      msg = { ...msg, samples: markSamples(msg.samples, msg.sampleRate, mark) };
+    }
+    post(port, msg);
+  };
 }
 
 /** A buffer the message can own whole (never a view into a bigger buffer, or a WASM heap). */
 const owned = (s: Float32Array): Float32Array => (s.byteOffset === 0 && s.byteLength === s.buffer.byteLength ? s : s.slice());
 
-/** Synthesizes one sentence into the file encoder on `sink`; resolves with its words and length. */
-export async function synthesizeInto(engine: Engine, job: SynthesisJob, sink: MessagePort): Promise<SynthesisResult> {
+/**
+ * Synthesizes one sentence into the file encoder on `sink`, its samples carrying `mark` when given;
+ * resolves with its words and length.
+ */
+export async function synthesizeInto(
+  engine: Engine,
+  job: SynthesisJob,
+  sink: MessagePort,
+  mark?: Mark,
+): Promise<SynthesisResult> {
+  const send = sender(sink, mark);
   try {
     const eligible =
       job.loudness &&
@@ -67,14 +113,14 @@ export async function synthesizeInto(engine: Engine, job: SynthesisJob, sink: Me
       Object.keys(job).every((k) => KNOWN_FIELDS.has(k)) &&
       // A designed or cloned voice's conversion stage needs the whole sentence: the ordinary path.
       conversionOf(job.profile, job.voice.profile, job.pitch) === undefined;
-    if (eligible) return await piecewiseInto(engine, job, sink);
+    if (eligible) return await piecewiseInto(engine, job, send);
     // The ordinary path: the whole sentence through the DSP stage, then to the encoder at once.
     const r = await runEngine(engine, job);
     const length = r.samples.length;
-    send(sink, { type: 'whole', samples: owned(r.samples), sampleRate: r.sampleRate });
+    send({ type: 'whole', samples: owned(r.samples), sampleRate: r.sampleRate });
     return { ...r, samples: new Float32Array(0), length, streamed: false };
   } catch (e) {
-    send(sink, { type: 'fail' });
+    send({ type: 'fail' });
     throw e;
   }
 }
@@ -84,7 +130,7 @@ export async function synthesizeInto(engine: Engine, job: SynthesisJob, sink: Me
  * afterwards); without one, or from an engine that gives the sentence in one piece, the whole
  * sentence goes through the DSP stage and its gain is learnt.
  */
-async function piecewiseInto(engine: Engine, job: SynthesisJob, sink: MessagePort): Promise<SynthesisResult> {
+async function piecewiseInto(engine: Engine, job: SynthesisJob, send: Send): Promise<SynthesisResult> {
   const t0 = performance.now();
   const gainDb = job.gainDb !== undefined && Number.isFinite(job.gainDb) ? job.gainDb : undefined;
   const gain = Math.pow(10, Math.min(30, gainDb ?? 0) / 20);
@@ -98,7 +144,7 @@ async function piecewiseInto(engine: Engine, job: SynthesisJob, sink: MessagePor
   let sent = 0;
   const flush = (): void => {
     if (!pendingLength) return;
-    send(sink, { type: 'pcm', samples: concatFloat32(pending) });
+    send({ type: 'pcm', samples: concatFloat32(pending) });
     sent += pendingLength;
     pending = [];
     pendingLength = 0;
@@ -115,7 +161,7 @@ async function piecewiseInto(engine: Engine, job: SynthesisJob, sink: MessagePor
       outRate = job.keepRates?.includes(rate) ? rate : job.sampleRate;
       limiter = new LimiterStream(rate, Math.pow(10, PEAK_CEILING_DBFS / 20));
       resampler = new PolyphaseStream(rate, outRate);
-      send(sink, { type: 'open', sampleRate: outRate });
+      send({ type: 'open', sampleRate: outRate });
     }
     const g = new Float32Array(piece.length);
     for (let i = 0; i < piece.length; i++) g[i] = piece[i]! * gain;
@@ -158,7 +204,7 @@ async function piecewiseInto(engine: Engine, job: SynthesisJob, sink: MessagePor
       },
     );
     const length = out.samples.length;
-    send(sink, { type: 'whole', samples: owned(out.samples), sampleRate: out.sampleRate });
+    send({ type: 'whole', samples: owned(out.samples), sampleRate: out.sampleRate });
     return finish(length, out.sampleRate, false, rate ? gainFor(raw, rate) : undefined);
   }
   const last = limiter.end();
@@ -168,7 +214,7 @@ async function piecewiseInto(engine: Engine, job: SynthesisJob, sink: MessagePor
   flush();
   const measured = integratedLoudness(concatFloat32(limited), rate);
   if (Math.abs(measured - TARGET_LUFS) <= LOUDNESS_TOLERANCE_LU) {
-    send(sink, { type: 'end' });
+    send({ type: 'end' });
     return finish(sent, outRate, true, gainDb! + (TARGET_LUFS - measured));
   }
   // Too far from the target: the sentence is normalized as always and the file made again.
@@ -183,7 +229,7 @@ async function piecewiseInto(engine: Engine, job: SynthesisJob, sink: MessagePor
     },
   );
   const length = out.samples.length;
-  send(sink, { type: 'whole', samples: owned(out.samples), sampleRate: out.sampleRate });
+  send({ type: 'whole', samples: owned(out.samples), sampleRate: out.sampleRate });
   // Far off, the limiter's part is not first-order: the gain is learnt from the sentence itself.
   return finish(length, out.sampleRate, false, gainFor(raw, rate));
 

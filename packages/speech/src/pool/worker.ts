@@ -85,7 +85,7 @@ port.on('message', async (msg: ToWorker) => {
       }
       if (msg.sink) {
         // The samples go to the encoder thread on the sink; only words and counts come back here.
-        const result = await synthesizeInto(engine, msg.job, msg.sink);
+        const result = await synthesizeInto(engine, msg.job, msg.sink, msg.mark);
         msg.sink.close();
         send({ type: 'result', id: msg.id, result });
         return;

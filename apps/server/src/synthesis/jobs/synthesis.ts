@@ -86,10 +86,11 @@ export function synthesisJobHandler(deps: {
     const { result } = await deps.synthesis.render(prepared, charge, { work, onProgress, ...(reqId ? { reqId } : {}) });
     const storageKey = `${JOB_FOLDER}/${id}`;
     // The stored file is the one every download gets: labelled once, recorded with the job's hold.
-    const mark = await deps.provenance.mark(
+    const { audio } = await deps.provenance.markFile(
+      result.audio,
+      prepared.contentType,
       originOf(prepared, charge, result, { holdId: work.hold.id, requestId: reqId ?? null }),
     );
-    const audio = await deps.provenance.labelFile(result.audio, prepared.contentType, mark);
     // The timings first: a job whose audio is there has its subtitles too.
     if (result.alignment)
       await deps.storage.put(timingsKey(storageKey), Buffer.from(JSON.stringify(result.alignment)), {
