@@ -105,9 +105,11 @@ export function writeTinyKokoro(
   speakerHz: number[],
   names?: string[],
   version = 1,
-): { model: string; voices: string; tokens: string; lexicon: string } {
+): { model: string; voices: string; tokens: string; lexicon?: string } {
   const files = writeStyleModel(dir, speakerHz, names, 'kokoro', version);
+  if (version < 2) return files;
   // Kokoro v1.0 and later (metadata version 2) are read with a multi-language lexicon: one of a single word.
+  // Only they get one: a lexicon beside an older model would join the lexicons its folder is read with.
   const lexicon = path.join(dir, 'lexicon.txt');
   writeFileSync(lexicon, 'ok ə ʊ k\n');
   return { ...files, lexicon };
