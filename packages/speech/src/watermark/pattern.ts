@@ -10,10 +10,11 @@ import { CODED_BITS } from './code.ts';
 /**
  * Units of a period that carry coded bits (the rest are sync): a quarter since v3, half in v2. The
  * zero-bit score counts sync units at full weight and data units far less (their cos 2θ fades
- * faster under noise), so three sync units for each data unit raise every attacked clip's score
- * (harness, 36 clips: white noise at 20 dB SNR 75 → 89 % found, music 69 → 92 %, Opus 24 kb/s
- * 22 → 39 %) while the payload, each coded bit now about twice per period instead of about four
- * times, still came back from every 15 s clip after mp3 (a sixth gave 31 of 36).
+ * faster under noise), so three sync units for each data unit raise the attacked clips' scores
+ * (harness, 36 clips: white noise at 20 dB SNR 75 → 89 % found, music 69 → 89 %, Opus 24 kb/s
+ * 22 → 39 %). The payload, each coded bit now once or twice per period instead of three or four
+ * times, still came back from every 15 s clip after mp3 (with a sixth of the units for data, from
+ * 31 of 36), but needs about twice the sound: from 7 s of 9 clean clips in 12, where v2 read all 12.
  */
 const DATA_UNITS = UNITS / 4;
 
