@@ -132,7 +132,7 @@ describe('the watermark', () => {
 
   it("does not take the first release's mark (v1) for this one: such files are recognised by their metadata only", () => {
     // 16 s of LJ at 22,050 Hz marked by the first release's embedder (payload 0xc0ffee42 under KEY),
-    // resampled to 8 kHz and saved as 16-bit WAV. The v2 mark has another grid and pattern.
+    // resampled to 8 kHz and saved as 16-bit WAV. Since v2 the mark has another grid and pattern.
     const old = wav(fixture('LJ-watermarked-v1.wav'));
     expect(old.sampleRate).toBe(8000);
     const r = detectWatermark(old.samples, old.sampleRate, KEY, { payload: true });
@@ -145,6 +145,20 @@ describe('the watermark', () => {
     const now = detectWatermark(y, 8000, KEY, { payload: true });
     expect(now.score).toBeGreaterThan(WATERMARK_THRESHOLD + 5);
     expect(now.payload).toBe(0xc0ffee42);
+  });
+
+  it("still finds the second release's mark (v2), payload and all: v3 only gives more of the same pattern's units to sync", () => {
+    // The same 16 s of LJ at 22,050 Hz marked by v2's embedder (payload 0xc0ffee42 under KEY), then
+    // resampled to 8 kHz and saved as 16-bit WAV.
+    const old = wav(fixture('LJ-watermarked-v2.wav'));
+    expect(old.sampleRate).toBe(8000);
+    const r = detectWatermark(old.samples, old.sampleRate, KEY, { payload: true });
+    expect(r.detected).toBe(true);
+    expect(r.payload).toBe(0xc0ffee42);
+    // Under another key it is unmarked audio like any other.
+    const other = detectWatermark(old.samples, old.sampleRate, OTHER, { payload: true });
+    expect(other.detected).toBe(false);
+    expect(other.payload).toBeNull();
   });
 
   it("scores the coarse search's offsets from its per-slot table exactly as the direct sum does", () => {

@@ -202,7 +202,8 @@ describe.each(DIALECTS)('provenance of every file (%s)', (dialect) => {
   });
 
   it('tells an edited label and a human recording from ours', async () => {
-    const { bytes } = await audio('/tts', { text: TEXT, voice_id: 'voice_flite.slt', format: 'mp3' });
+    // Three sentences (about 10 s): the mark's payload needs several seconds of sound (docs/provenance.md).
+    const { bytes } = await audio('/tts', { text: `${TEXT} `.repeat(3), voice_id: 'voice_flite.slt', format: 'mp3' });
     // The producer's name changed in place, same length: the integrity code no longer matches, the C2PA hash neither.
     const at = bytes.indexOf('"Polyvox"');
     const edited = Buffer.from(bytes);

@@ -1,12 +1,13 @@
 /**
- * The watermark's time–frequency grid (v2), in seconds and hertz so that one detector reads it at
- * any sample rate: the embedder and the detector both work on the audio resampled to 8 kHz, in
- * frames of 32 ms every 16 ms (a sine window, so analysis times synthesis sums to one). A slot is 8
- * frames (128 ms); the 32 bands are 94 Hz wide (3 FFT bins) from 344 to 3344 Hz (the telephone band,
- * which mp3, Opus and 8 kHz resampling all keep). Each slot carries eight units of 4 bands (2 raised,
- * 2 lowered); a unit holds one quantized value (spread-transform dither modulation), either a sync
- * value the key fixes or one bit of the coded payload. The pattern repeats every PERIOD slots
- * (12.3 s), so any crop holds it at some offset.
+ * The watermark's time–frequency grid (v2's, kept by v3), in seconds and hertz so that one detector
+ * reads it at any sample rate: the embedder and the detector both work on the audio resampled to
+ * 8 kHz, in frames of 32 ms every 16 ms (a sine window, so analysis times synthesis sums to one). A
+ * slot is 8 frames (128 ms); the 32 bands are 94 Hz wide (3 FFT bins) from 344 to 3344 Hz (the
+ * telephone band, which mp3, Opus and 8 kHz resampling all keep). Each slot carries eight units of
+ * 4 bands (2 raised, 2 lowered); a unit holds one quantized value (spread-transform dither
+ * modulation), either a sync value the key fixes or one bit of the coded payload (three sync units
+ * for each data unit since v3, one for one in v2: pattern.ts). The pattern repeats every PERIOD
+ * slots (12.3 s), so any crop holds it at some offset.
  *
  * v1 had 12 bands of 250 Hz and two units of 6 bands per slot. The quantizer's cost does not depend
  * on how many bands a unit spans (every unit moves by up to half a step whatever its size), so four
