@@ -75,7 +75,14 @@ export async function waitForWaveform(
     minSeconds,
     { timeout },
   );
-  const wave = await waveform(page);
+  // wavesurfer clears and redraws its canvases when its box changes size (a viewport change just before,
+  // say): wait for the drawing to come back rather than read it mid-redraw.
+  const deadline = Date.now() + 10_000;
+  let wave = await waveform(page);
+  while (!(wave.canvases > 0 && wave.width > 0) && Date.now() < deadline) {
+    await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => done(null))));
+    wave = await waveform(page);
+  }
   assert(wave.canvases > 0 && wave.width > 0, `the waveform has drawn canvases (${JSON.stringify(wave)})`);
   return wave;
 }
