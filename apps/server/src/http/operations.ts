@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Db } from '../platform/db/database.js';
-import type { Readiness } from '../platform/health.js';
+import type { Readiness, ReadinessReport } from '../platform/health.js';
 import { metrics } from '../platform/metrics.js';
 
 export interface OperationsRoutesDeps {
@@ -9,8 +9,12 @@ export interface OperationsRoutesDeps {
   readiness: Readiness;
   /** The process's role, named in both answers. */
   role: string;
-  /** Fields a role adds to both answers (a worker: whether it takes work). */
-  status?: () => Record<string, unknown>;
+  /**
+   * Fields a role adds to both answers (a worker: whether it takes work). `/readyz` passes the report of the checks it
+   * answers with, so the fields agree with them (a part that comes up while the other checks run is not reported ready
+   * in one field and failed in another).
+   */
+  status?: (report?: ReadinessReport) => Record<string, unknown>;
 }
 
 /** `/healthz` (alive), `/readyz` (every part answers) and `/metrics` (Prometheus), the same in every role. */
@@ -65,7 +69,7 @@ export function operationsRoutes(deps: OperationsRoutesDeps): FastifyPluginAsync
           .send({
             status: report.ready ? 'ready' : 'unavailable',
             role: deps.role,
-            ...status(),
+            ...status(report),
             ...(report.ready ? {} : { failed: report.failed }),
             checks,
           });

@@ -2,6 +2,7 @@ import os from 'node:os';
 import type { Config } from '../platform/config.js';
 import { registerAuth } from '../http/auth.js';
 import { operationsRoutes } from '../http/operations.js';
+import type { ReadinessReport } from '../platform/health.js';
 import { SynthesisWorker } from '../synthesis/queue-worker.js';
 import type { BuiltApp } from '../composition/context.js';
 import { openParts, type BuildOverrides } from '../composition/parts.js';
@@ -28,9 +29,9 @@ export async function buildWorker(config: Config, overrides: BuildOverrides = {}
     if (!worker.started) throw new Error('speech engines are not taking work');
   });
   registerAuth(app, ctx.sessions, ctx.keyGate);
-  await app.register(
-    operationsRoutes({ db: ctx.db, readiness: ctx.readiness, role: 'worker', status: () => ({ taking_work: worker.started }) }),
-  );
+  // In /readyz, whether it takes work is what the speech check of that same answer found.
+  const takingWork = (report?: ReadinessReport) => ({ taking_work: report?.checks.speech?.ok ?? worker.started });
+  await app.register(operationsRoutes({ db: ctx.db, readiness: ctx.readiness, role: 'worker', status: takingWork }));
   app.addHook('preClose', async () => {
     ctx.jobs.beginShutdown();
     await worker.close(config.SHUTDOWN_GRACE_SECONDS * 1000);

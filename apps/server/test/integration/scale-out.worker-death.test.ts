@@ -55,9 +55,11 @@ describe('a worker killed under an interactive request (default timings)', () =>
       const readyz = async () => {
         const res = await fetch(`${w.url}/readyz`);
         const body = (await res.json()) as { taking_work: boolean; failed?: string[]; checks: Record<string, { ok: boolean }> };
-        expect(res.status === 200).toBe(body.taking_work);
+        // One answer agrees with itself: ready means taking work; not taking work names speech among the failed parts.
+        // (Another part may time out on a loaded machine, so a 503 may come while the engines already take work.)
         expect(body.checks.speech?.ok).toBe(body.taking_work);
-        if (res.status !== 200) expect(body.failed).toContain('speech');
+        if (res.status === 200) expect(body.taking_work).toBe(true);
+        if (!body.taking_work) expect(body.failed).toContain('speech');
         return res.status === 200;
       };
       // Three workers warm their engines at once: on a loaded machine that takes minutes; the bound is only a hang guard.

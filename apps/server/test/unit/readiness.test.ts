@@ -31,3 +31,34 @@ describe('readiness checks', () => {
     expect((await r.run()).failed).toEqual(['storage']);
   });
 });
+
+describe('/readyz fields a role adds', () => {
+  it('agree with the checks of the same answer when a part comes up while the others still run', async () => {
+    const { default: Fastify } = await import('fastify');
+    const { operationsRoutes } = await import('../../src/http/operations.js');
+    let started = false;
+    const r = new Readiness(1000);
+    r.add('speech', async () => {
+      if (!started) throw new Error('speech engines are not taking work');
+    });
+    // A slower part: the engines come up while it is still being checked.
+    r.add('database', () => new Promise((resolve) => setTimeout(() => ((started = true), resolve(undefined)), 20)));
+    const app = Fastify();
+    await app.register(
+      operationsRoutes({
+        db: {} as never,
+        readiness: r,
+        role: 'worker',
+        status: (report) => ({ taking_work: report?.checks.speech?.ok ?? started }),
+      }),
+    );
+    const first = await app.inject('/readyz');
+    expect(started).toBe(true);
+    expect(first.statusCode).toBe(503);
+    expect(first.json()).toMatchObject({ taking_work: false, failed: ['speech'], checks: { speech: { ok: false } } });
+    const second = await app.inject('/readyz');
+    expect(second.statusCode).toBe(200);
+    expect(second.json()).toMatchObject({ taking_work: true, checks: { speech: { ok: true } } });
+    await app.close();
+  });
+});
