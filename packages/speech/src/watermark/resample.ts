@@ -34,6 +34,12 @@ export class Kernel {
   readonly width: number;
   readonly half: number;
   readonly taps: Float64Array;
+  /**
+   * With one phase (a rate that is a multiple of 8 kHz), the taps folded about the centre tap
+   * (taps[half − 1]): pair q weighs inputs centre ± q, pair 0 is the centre tap halved (its two
+   * inputs are the same sample), and the tap past the window's far end is zero and left out.
+   */
+  readonly pairs: Float64Array | undefined;
 
   constructor(
     readonly from: number,
@@ -44,7 +50,8 @@ export class Kernel {
     this.up = to / g;
     this.down = from / g;
     this.half = Math.max(2, Math.ceil(halfSeconds * from));
-    this.width = 2 * this.half;
+    // A multiple of 8, so that the dot products run 8 taps a step; the taps past 2·half are zero.
+    this.width = Math.ceil(this.half / 4) * 8;
     this.taps = new Float64Array(this.up * this.width);
     const norm = bessel0(BETA);
     for (let p = 0; p < this.up; p++) {
@@ -60,6 +67,10 @@ export class Kernel {
         sum += sinc * w;
       }
       for (let k = 0; k < this.width; k++) this.taps[p * this.width + k]! /= sum;
+    }
+    if (this.up === 1 && this.half % 4 === 0) {
+      const c = this.half - 1;
+      this.pairs = Float64Array.from({ length: this.half }, (_, q) => (q ? this.taps[c + q]! : this.taps[c]! / 2));
     }
   }
 
@@ -78,39 +89,38 @@ export class Kernel {
   }
 
   /**
-   * Outputs n0 … n0 + count − 1 into out[at …], each exactly as `at` computes it, with the phase
-   * stepped along instead of divided out per sample.
+   * Down: outputs n0 … n0 + count − 1 from the output-rate audio (Float32, as it arrives) into
+   * out[at …]. With one phase (the rate a multiple of 8 kHz) the taps are symmetric about the
+   * centre and the last is zero, so each pair of inputs shares one product: half the multiplies.
    */
-  block(input: Float64Array, base: number, n0: number, count: number, out: Float64Array, at: number): void {
-    const { up, width, taps } = this;
+  decimate(input: Float32Array, base: number, n0: number, count: number, out: Float64Array, at: number): void {
+    const { up, width, taps, half, pairs } = this;
     const q0 = n0 * this.down;
     const whole = Math.floor(q0 / up);
     let rem = q0 - whole * up;
     const dWhole = Math.floor(this.down / up),
       dRem = this.down - dWhole * up;
-    let start = whole - (this.half - 1) - base;
+    let start = whole - (half - 1) - base;
+    if (pairs) {
+      // One phase: the symmetric taps share a product per pair of inputs, four pairs a step.
+      for (let j = 0, c = start + half - 1; j < count; j++, c += dWhole) {
+        let s = 0;
+        for (let q = 0; q < half; q += 4)
+          s +=
+            (input[c - q]! + input[c + q]!) * pairs[q]! +
+            (input[c - q - 1]! + input[c + q + 1]!) * pairs[q + 1]! +
+            (input[c - q - 2]! + input[c + q + 2]!) * pairs[q + 2]! +
+            (input[c - q - 3]! + input[c + q + 3]!) * pairs[q + 3]!;
+        out[at + j] = s;
+      }
+      return;
+    }
     for (let j = 0; j < count; j++) {
-      const off = rem * width;
-      let s0, s1;
-      if (width === 8) {
-        // The up filters' width (8 kHz, ±0.5 ms), unrolled: the same sums in the same order.
-        s0 =
-          input[start]! * taps[off]! +
-          input[start + 2]! * taps[off + 2]! +
-          input[start + 4]! * taps[off + 4]! +
-          input[start + 6]! * taps[off + 6]!;
-        s1 =
-          input[start + 1]! * taps[off + 1]! +
-          input[start + 3]! * taps[off + 3]! +
-          input[start + 5]! * taps[off + 5]! +
-          input[start + 7]! * taps[off + 7]!;
-      } else {
-        s0 = 0;
+      let s0 = 0,
         s1 = 0;
-        for (let k = 0; k < width; k += 2) {
-          s0 += input[start + k]! * taps[off + k]!;
-          s1 += input[start + k + 1]! * taps[off + k + 1]!;
-        }
+      for (let k = rem * width, end = k + width, i = start; k < end; k += 8, i += 8) {
+        s0 += input[i]! * taps[k]! + input[i + 2]! * taps[k + 2]! + input[i + 4]! * taps[k + 4]! + input[i + 6]! * taps[k + 6]!;
+        s1 += input[i + 1]! * taps[k + 1]! + input[i + 3]! * taps[k + 3]! + input[i + 5]! * taps[k + 5]! + input[i + 7]! * taps[k + 7]!;
       }
       out[at + j] = s0 + s1;
       start += dWhole;
@@ -122,21 +132,54 @@ export class Kernel {
     }
   }
 
-  /** Output sample n from `input` (whose index 0 is absolute input index `base`). */
-  at(input: Float64Array, base: number, n: number): number {
-    const q = n * this.down;
-    const whole = Math.floor(q / this.up);
-    const start = whole - (this.half - 1) - base;
-    // The phase is the remainder towards minus infinity: n is negative before the audio starts.
-    const off = (q - whole * this.up) * this.width;
-    const taps = this.taps;
-    let s0 = 0,
-      s1 = 0;
-    for (let k = 0; k < this.width; k += 2) {
-      s0 += input[start + k]! * taps[off + k]!;
-      s1 += input[start + k + 1]! * taps[off + k + 1]!;
+  /**
+   * Up, added to the audio: out[j] = audio[from + j] + output n0 + j of the 8 kHz `input`. The up
+   * filters are 8 taps wide (±0.5 ms at 8 kHz) and advance by at most one input per output, so the
+   * 8 inputs stay in locals and shift along: one load per input instead of 8 per output.
+   */
+  interpolateAdd(
+    input: Float64Array,
+    base: number,
+    n0: number,
+    count: number,
+    audio: Float32Array,
+    from: number,
+    out: Float32Array,
+  ): void {
+    const { up, taps } = this;
+    if (this.width !== 8 || this.down > up) throw new Error('interpolateAdd needs an 8-tap up filter');
+    const q0 = n0 * this.down;
+    const whole = Math.floor(q0 / up);
+    let rem = q0 - whole * up;
+    const dRem = this.down;
+    let i = whole - (this.half - 1) - base;
+    let x0 = input[i]!,
+      x1 = input[i + 1]!,
+      x2 = input[i + 2]!,
+      x3 = input[i + 3]!,
+      x4 = input[i + 4]!,
+      x5 = input[i + 5]!,
+      x6 = input[i + 6]!,
+      x7 = input[i + 7]!;
+    for (let j = 0; j < count; j++) {
+      const o = rem * 8;
+      const s0 = x0 * taps[o]! + x2 * taps[o + 2]! + x4 * taps[o + 4]! + x6 * taps[o + 6]!;
+      const s1 = x1 * taps[o + 1]! + x3 * taps[o + 3]! + x5 * taps[o + 5]! + x7 * taps[o + 7]!;
+      out[j] = audio[from + j]! + (s0 + s1);
+      rem += dRem;
+      if (rem >= up) {
+        rem -= up;
+        i++;
+        x0 = x1;
+        x1 = x2;
+        x2 = x3;
+        x3 = x4;
+        x4 = x5;
+        x5 = x6;
+        x6 = x7;
+        x7 = input[i + 7]!;
+      }
     }
-    return s0 + s1;
   }
 
   /** Gain at `hz`, averaged over the phases. */
