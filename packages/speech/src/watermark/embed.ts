@@ -115,25 +115,30 @@ export class WatermarkEmbedder {
     } else this.x8.pad(-frameStart(0));
   }
 
-  push(samples: Float32Array): Float32Array {
+  /**
+   * Takes the next samples; returns the output that is now final. With `whole`, the output goes
+   * into whole[n …] (n the output's position from the start) and the array returned is that part.
+   */
+  push(samples: Float32Array, whole?: Float32Array): Float32Array {
     if (this.ended) throw new Error('push after end');
     this.input.append(samples);
     this.received += samples.length;
-    return this.run(this.received);
+    return this.run(this.received, whole);
   }
 
-  end(): Float32Array {
+  /** Ends the input; returns the rest of the output (into `whole` as `push` does). */
+  end(whole?: Float32Array): Float32Array {
     if (this.ended) throw new Error('end called twice');
     this.ended = true;
     const total = this.received;
     // Zeros past the end finish the last slot and the filters' reach.
     const pad = Math.ceil(((SLOT + 2 * FRAME) * this.rate) / RATE) + 64;
-    this.input.append(new Float32Array(pad));
-    return this.run(total);
+    this.input.pad(pad);
+    return this.run(total, whole);
   }
 
   /** Computes everything its inputs allow and returns output up to `limit` samples in all. */
-  private run(limit: number): Float32Array {
+  private run(limit: number, whole: Float32Array | undefined): Float32Array {
     const inEnd = this.input.base + this.input.length;
     // 8 kHz samples whose taps have all arrived.
     const x8 = this.x8;
@@ -155,7 +160,7 @@ export class WatermarkEmbedder {
     // Output samples whose difference taps are final.
     const e = this.emitted;
     const m = Math.max(e, Math.min(limit, this.up ? this.up.countBefore(d8Final) : d8Final));
-    const out = new Float32Array(m - e);
+    const out = whole ? whole.subarray(e, m) : new Float32Array(m - e);
     const inp = this.input;
     const d8 = this.d8;
     if (this.up) this.up.interpolateAdd(d8.data, d8.base, e, m - e, inp.data, e - inp.base, out);
@@ -249,13 +254,14 @@ export class WatermarkEmbedder {
   }
 }
 
+const CHUNK = 8192;
+
 /** The whole buffer at once: the same samples as any chunking through `WatermarkEmbedder`. */
 export function embedWatermark(pcm: Float32Array, sampleRate: number, opts: { key: Uint8Array; payload: number }): Float32Array {
   const e = new WatermarkEmbedder({ ...opts, sampleRate });
-  const a = e.push(pcm);
-  const b = e.end();
   const out = new Float32Array(pcm.length);
-  out.set(a);
-  out.set(b, a.length);
+  // In chunks, so that the embedder's buffers stay small (and in cache) whatever the length.
+  for (let o = 0; o < pcm.length; o += CHUNK) e.push(pcm.subarray(o, o + CHUNK), out);
+  e.end(out);
   return out;
 }

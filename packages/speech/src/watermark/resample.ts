@@ -40,6 +40,14 @@ export class Kernel {
    * inputs are the same sample), and the tap past the window's far end is zero and left out.
    */
   readonly pairs: Float64Array | undefined;
+  /**
+   * Up to a multiple of 8 kHz (one input step per `up` outputs, phases 0 … up − 1 in turn): phase
+   * up − p's taps are phase p's reversed, so per phase p < up / 2, (taps[q] + taps[7 − q]) / 2 at
+   * [4p + q] (q < 4) in `mirrorSum` and the difference in `mirrorDiff` give both phases from the
+   * same four sums and four differences of the inputs.
+   */
+  private readonly mirrorSum: Float64Array | undefined;
+  private readonly mirrorDiff: Float64Array | undefined;
 
   constructor(
     readonly from: number,
@@ -71,6 +79,16 @@ export class Kernel {
     if (this.up === 1 && this.half % 4 === 0) {
       const c = this.half - 1;
       this.pairs = Float64Array.from({ length: this.half }, (_, q) => (q ? this.taps[c + q]! : this.taps[c]! / 2));
+    }
+    if (this.down === 1 && this.width === 8) {
+      const t = this.taps;
+      this.mirrorSum = new Float64Array(4 * this.up);
+      this.mirrorDiff = new Float64Array(4 * this.up);
+      for (let p = 1; 2 * p <= this.up; p++)
+        for (let q = 0; q < 4; q++) {
+          this.mirrorSum[4 * p + q] = (t[8 * p + q]! + t[8 * p + 7 - q]!) / 2;
+          this.mirrorDiff[4 * p + q] = (t[8 * p + q]! - t[8 * p + 7 - q]!) / 2;
+        }
     }
   }
 
@@ -132,11 +150,7 @@ export class Kernel {
     }
   }
 
-  /**
-   * Up, added to the audio: out[j] = audio[from + j] + output n0 + j of the 8 kHz `input`. The up
-   * filters are 8 taps wide (±0.5 ms at 8 kHz) and advance by at most one input per output, so the
-   * 8 inputs stay in locals and shift along: one load per input instead of 8 per output.
-   */
+  /** Up, added to the audio: out[j] = audio[from + j] + output n0 + j of the 8 kHz `input`. */
   interpolateAdd(
     input: Float64Array,
     base: number,
@@ -146,8 +160,34 @@ export class Kernel {
     from: number,
     out: Float32Array,
   ): void {
+    if (this.width !== 8 || this.down > this.up) throw new Error('interpolateAdd needs an 8-tap up filter');
+    if (!this.mirrorSum) return this.shifted(input, base, n0, count, audio, from, out, 0);
+    // Whole groups of `up` outputs (phases 0 … up − 1) mirrored; the partial ones at the ends shifted.
+    const L = this.up;
+    const head = Math.min(count, (L - (((n0 % L) + L) % L)) % L);
+    const groups = Math.floor((count - head) / L);
+    const done = head + groups * L;
+    this.shifted(input, base, n0, head, audio, from, out, 0);
+    this.mirrored(input, base, n0 + head, groups, audio, from + head, out, head);
+    this.shifted(input, base, n0 + done, count - done, audio, from + done, out, done);
+  }
+
+  /**
+   * Any ratio: the 8 inputs stay in locals and shift along (the up filters advance by at most one
+   * input per output), one load per input instead of 8 per output.
+   */
+  private shifted(
+    input: Float64Array,
+    base: number,
+    n0: number,
+    count: number,
+    audio: Float32Array,
+    from: number,
+    out: Float32Array,
+    at: number,
+  ): void {
+    if (count <= 0) return;
     const { up, taps } = this;
-    if (this.width !== 8 || this.down > up) throw new Error('interpolateAdd needs an 8-tap up filter');
     const q0 = n0 * this.down;
     const whole = Math.floor(q0 / up);
     let rem = q0 - whole * up;
@@ -165,7 +205,7 @@ export class Kernel {
       const o = rem * 8;
       const s0 = x0 * taps[o]! + x2 * taps[o + 2]! + x4 * taps[o + 4]! + x6 * taps[o + 6]!;
       const s1 = x1 * taps[o + 1]! + x3 * taps[o + 3]! + x5 * taps[o + 5]! + x7 * taps[o + 7]!;
-      out[j] = audio[from + j]! + (s0 + s1);
+      out[at + j] = audio[from + j]! + (s0 + s1);
       rem += dRem;
       if (rem >= up) {
         rem -= up;
@@ -178,6 +218,64 @@ export class Kernel {
         x5 = x6;
         x6 = x7;
         x7 = input[i + 7]!;
+      }
+    }
+  }
+
+  /** `groups` whole groups of `up` outputs from n0 (a multiple of `up`): see `mirrorSum`. */
+  private mirrored(
+    input: Float64Array,
+    base: number,
+    n0: number,
+    groups: number,
+    audio: Float32Array,
+    from: number,
+    out: Float32Array,
+    at: number,
+  ): void {
+    const L = this.up,
+      taps = this.taps,
+      sum = this.mirrorSum!,
+      diff = this.mirrorDiff!;
+    const t0 = taps[0]!,
+      t1 = taps[1]!,
+      t2 = taps[2]!,
+      t3 = taps[3]!,
+      t4 = taps[4]!,
+      t5 = taps[5]!,
+      t6 = taps[6]!,
+      t7 = taps[7]!;
+    const pairs = (L - 1) >> 1,
+      middle = L % 2 === 0 ? L / 2 : 0;
+    let i = n0 / L - (this.half - 1) - base;
+    for (let g = 0, j = 0; g < groups; g++, j += L, i++) {
+      const x0 = input[i]!,
+        x1 = input[i + 1]!,
+        x2 = input[i + 2]!,
+        x3 = input[i + 3]!,
+        x4 = input[i + 4]!,
+        x5 = input[i + 5]!,
+        x6 = input[i + 6]!,
+        x7 = input[i + 7]!;
+      out[at + j] = audio[from + j]! + (x0 * t0 + x2 * t2 + x4 * t4 + x6 * t6 + (x1 * t1 + x3 * t3 + x5 * t5 + x7 * t7));
+      const a0 = x0 + x7,
+        a1 = x1 + x6,
+        a2 = x2 + x5,
+        a3 = x3 + x4,
+        b0 = x0 - x7,
+        b1 = x1 - x6,
+        b2 = x2 - x5,
+        b3 = x3 - x4;
+      for (let p = 1; p <= pairs; p++) {
+        const o = 4 * p;
+        const u = a0 * sum[o]! + a1 * sum[o + 1]! + a2 * sum[o + 2]! + a3 * sum[o + 3]!;
+        const v = b0 * diff[o]! + b1 * diff[o + 1]! + b2 * diff[o + 2]! + b3 * diff[o + 3]!;
+        out[at + j + p] = audio[from + j + p]! + (u + v);
+        out[at + j + L - p] = audio[from + j + L - p]! + (u - v);
+      }
+      if (middle) {
+        const o = 4 * middle;
+        out[at + j + middle] = audio[from + j + middle]! + (a0 * sum[o]! + a1 * sum[o + 1]! + a2 * sum[o + 2]! + a3 * sum[o + 3]!);
       }
     }
   }
