@@ -148,7 +148,9 @@ export class RealFft {
     im[at] = 0;
     re[at + h] = zr[0]! - zi[0]!;
     im[at + h] = 0;
-    for (let k = 1; k < h; k++) {
+    // Bins k and h − k from the same E and W·O: X[k] = E + W·O, X[h − k] = conj(E − W·O). At k = h/2
+    // (its own partner) the first form is written last.
+    for (let k = 1, q = h >> 1; k <= q; k++) {
       const ar = zr[k]!,
         ai = zi[k]!,
         br = zr[h - k]!,
@@ -160,8 +162,12 @@ export class RealFft {
         oi = -(ar - br) * 0.5;
       const wr = splitCos[k]!,
         wi = splitSin[k]!;
-      re[at + k] = er + or * wr - oi * wi;
-      im[at + k] = ei + or * wi + oi * wr;
+      const tr = or * wr - oi * wi,
+        ti = or * wi + oi * wr;
+      re[at + h - k] = er - tr;
+      im[at + h - k] = ti - ei;
+      re[at + k] = er + tr;
+      im[at + k] = ei + ti;
     }
   }
 
@@ -188,7 +194,9 @@ export class RealFft {
   /** The inverse into zr/zi: sample 2i is zr[i], sample 2i + 1 is zi[i]. */
   private toSignal(re: Float64Array, im: Float64Array): void {
     const { zr, zi, half: h, splitCos, splitSin, rev } = this;
-    for (let k = 0; k < h; k++) {
+    // Points k and h − k from the same sums and differences (point h − k's are point k's with the
+    // twiddle reflected); point 0's partner is bin h, and at k = h/2 point k's form is written last.
+    for (let k = 0, q = h >> 1; k <= q; k++) {
       // Point k's input to the complex FFT, before its first stage (done below).
       const ar = re[k]!,
         ai = im[k]!,
@@ -203,6 +211,10 @@ export class RealFft {
         wi = -splitSin[k]!;
       const or = dr * wr - di * wi,
         oi = dr * wi + di * wr;
+      if (k) {
+        zr[rev[h - k]!] = er + oi;
+        zi[rev[h - k]!] = or - ei;
+      }
       zr[rev[k]!] = er - oi;
       zi[rev[k]!] = ei + or;
     }
