@@ -106,6 +106,17 @@ export class Kernel {
     return n;
   }
 
+  /** Pairs q … q + 3 of the folded taps about input c. */
+  private pairsAt(input: Float32Array, c: number, q: number): number {
+    const pairs = this.pairs!;
+    return (
+      (input[c - q]! + input[c + q]!) * pairs[q]! +
+      (input[c - q - 1]! + input[c + q + 1]!) * pairs[q + 1]! +
+      (input[c - q - 2]! + input[c + q + 2]!) * pairs[q + 2]! +
+      (input[c - q - 3]! + input[c + q + 3]!) * pairs[q + 3]!
+    );
+  }
+
   /**
    * Down: outputs n0 … n0 + count − 1 from the output-rate audio (Float32, as it arrives) into
    * out[at …]. With one phase (the rate a multiple of 8 kHz) the taps are symmetric about the
@@ -119,16 +130,45 @@ export class Kernel {
     const dWhole = Math.floor(this.down / up),
       dRem = this.down - dWhole * up;
     let start = whole - (half - 1) - base;
+    if (pairs && half >= 12) {
+      // One phase: the symmetric taps share a product per pair of inputs; pairs 0–11 from locals
+      // (all of them at 24 kHz), any further ones four a step.
+      const p0 = pairs[0]!,
+        p1 = pairs[1]!,
+        p2 = pairs[2]!,
+        p3 = pairs[3]!,
+        p4 = pairs[4]!,
+        p5 = pairs[5]!,
+        p6 = pairs[6]!,
+        p7 = pairs[7]!,
+        p8 = pairs[8]!,
+        p9 = pairs[9]!,
+        p10 = pairs[10]!,
+        p11 = pairs[11]!;
+      for (let j = 0, c = start + half - 1; j < count; j++, c += dWhole) {
+        let s =
+          (input[c]! + input[c]!) * p0 +
+          (input[c - 1]! + input[c + 1]!) * p1 +
+          (input[c - 2]! + input[c + 2]!) * p2 +
+          (input[c - 3]! + input[c + 3]!) * p3 +
+          ((input[c - 4]! + input[c + 4]!) * p4 +
+            (input[c - 5]! + input[c + 5]!) * p5 +
+            (input[c - 6]! + input[c + 6]!) * p6 +
+            (input[c - 7]! + input[c + 7]!) * p7) +
+          ((input[c - 8]! + input[c + 8]!) * p8 +
+            (input[c - 9]! + input[c + 9]!) * p9 +
+            (input[c - 10]! + input[c + 10]!) * p10 +
+            (input[c - 11]! + input[c + 11]!) * p11);
+        for (let q = 12; q < half; q += 4) s += this.pairsAt(input, c, q);
+        out[at + j] = s;
+      }
+      return;
+    }
     if (pairs) {
-      // One phase: the symmetric taps share a product per pair of inputs, four pairs a step.
+      // As above with fewer pairs (16 kHz has 8), four a step.
       for (let j = 0, c = start + half - 1; j < count; j++, c += dWhole) {
         let s = 0;
-        for (let q = 0; q < half; q += 4)
-          s +=
-            (input[c - q]! + input[c + q]!) * pairs[q]! +
-            (input[c - q - 1]! + input[c + q + 1]!) * pairs[q + 1]! +
-            (input[c - q - 2]! + input[c + q + 2]!) * pairs[q + 2]! +
-            (input[c - q - 3]! + input[c + q + 3]!) * pairs[q + 3]!;
+        for (let q = 0; q < half; q += 4) s += this.pairsAt(input, c, q);
         out[at + j] = s;
       }
       return;
@@ -247,6 +287,15 @@ export class Kernel {
       t7 = taps[7]!;
     const pairs = (L - 1) >> 1,
       middle = L % 2 === 0 ? L / 2 : 0;
+    // Phase pair 1 (the only one at 24 kHz) from locals; any further pairs from the tables.
+    const s0 = sum[4]!,
+      s1 = sum[5]!,
+      s2 = sum[6]!,
+      s3 = sum[7]!,
+      d0 = diff[4]!,
+      d1 = diff[5]!,
+      d2 = diff[6]!,
+      d3 = diff[7]!;
     let i = n0 / L - (this.half - 1) - base;
     for (let g = 0, j = 0; g < groups; g++, j += L, i++) {
       const x0 = input[i]!,
@@ -266,7 +315,13 @@ export class Kernel {
         b1 = x1 - x6,
         b2 = x2 - x5,
         b3 = x3 - x4;
-      for (let p = 1; p <= pairs; p++) {
+      if (pairs) {
+        const u = a0 * s0 + a1 * s1 + a2 * s2 + a3 * s3;
+        const v = b0 * d0 + b1 * d1 + b2 * d2 + b3 * d3;
+        out[at + j + 1] = audio[from + j + 1]! + (u + v);
+        out[at + j + L - 1] = audio[from + j + L - 1]! + (u - v);
+      }
+      for (let p = 2; p <= pairs; p++) {
         const o = 4 * p;
         const u = a0 * sum[o]! + a1 * sum[o + 1]! + a2 * sum[o + 2]! + a3 * sum[o + 3]!;
         const v = b0 * diff[o]! + b1 * diff[o + 1]! + b2 * diff[o + 2]! + b3 * diff[o + 3]!;
