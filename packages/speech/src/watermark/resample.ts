@@ -3,7 +3,9 @@
  * the watermark only lives between 344 and 3344 Hz, so the filters need not be flat beyond that,
  * and their small in-band droop is known (`response`) and undone where the mark is computed.
  * Taps are tabulated per phase (the rates' ratio is rational), so a run costs one dot product per
- * output sample: about 8 taps per input sample down, 8 per output sample up.
+ * output sample: about 8 taps per input sample down, 8 per output sample up. At the rates that are
+ * multiples of 8 kHz the filters' symmetries halve the multiplies (`pairs`, `mirrorSum`), and the
+ * hot loops hold taps and inputs in locals: these filters are most of the embedder's CPU time.
  */
 import { RATE } from './grid.ts';
 
@@ -39,7 +41,7 @@ export class Kernel {
    * (taps[half − 1]): pair q weighs inputs centre ± q, pair 0 is the centre tap halved (its two
    * inputs are the same sample), and the tap past the window's far end is zero and left out.
    */
-  readonly pairs: Float64Array | undefined;
+  private readonly pairs: Float64Array | undefined;
   /**
    * Up to a multiple of 8 kHz (one input step per `up` outputs, phases 0 … up − 1 in turn): phase
    * up − p's taps are phase p's reversed, so per phase p < up / 2, (taps[q] + taps[7 − q]) / 2 at
@@ -99,7 +101,8 @@ export class Kernel {
 
   /** How many outputs from 0 have all their taps before absolute input index `end`: n < count ⇔ first(n) + width ≤ end. */
   countBefore(end: number): number {
-    // floor(n·down/up) ≤ end − half − 1 ⇔ n·down < (end − half)·up.
+    // A first guess, exact when width = 2·half (floor(n·down/up) ≤ end − half − 1 ⇔ n·down <
+    // (end − half)·up), then stepped to the answer.
     let n = Math.ceil(((end - this.half) * this.up) / this.down);
     while (this.first(n) + this.width <= end) n++;
     while (this.first(n - 1) + this.width > end) n--;
