@@ -181,7 +181,11 @@ export class Kernel {
         s1 = 0;
       for (let k = rem * width, end = k + width, i = start; k < end; k += 8, i += 8) {
         s0 += input[i]! * taps[k]! + input[i + 2]! * taps[k + 2]! + input[i + 4]! * taps[k + 4]! + input[i + 6]! * taps[k + 6]!;
-        s1 += input[i + 1]! * taps[k + 1]! + input[i + 3]! * taps[k + 3]! + input[i + 5]! * taps[k + 5]! + input[i + 7]! * taps[k + 7]!;
+        s1 +=
+          input[i + 1]! * taps[k + 1]! +
+          input[i + 3]! * taps[k + 3]! +
+          input[i + 5]! * taps[k + 5]! +
+          input[i + 7]! * taps[k + 7]!;
       }
       out[at + j] = s0 + s1;
       start += dWhole;
@@ -333,7 +337,8 @@ export class Kernel {
       }
       if (middle) {
         const o = 4 * middle;
-        out[at + j + middle] = audio[from + j + middle]! + (a0 * sum[o]! + a1 * sum[o + 1]! + a2 * sum[o + 2]! + a3 * sum[o + 3]!);
+        out[at + j + middle] =
+          audio[from + j + middle]! + (a0 * sum[o]! + a1 * sum[o + 1]! + a2 * sum[o + 2]! + a3 * sum[o + 3]!);
       }
     }
   }
