@@ -30,6 +30,8 @@ import { kernelsFor, type Kernel } from './resample.ts';
 import { Tail } from './tail.ts';
 
 const BINS = FRAME / 2 + 1;
+/** One past the bands' last bin. */
+const LAST_BIN = FIRST_BIN + BANDS * BAND_BINS;
 /** A slot's energy (sum of squared spectra over its inner frames) under which it is left alone: about −100 dBFS. */
 const SILENT = 1e-6;
 /**
@@ -58,7 +60,7 @@ function corrections(rate: number): { undo: Float64Array; unfilter: Float64Array
     const up = k ? k.up.response(hz) : 1;
     // The FFT pair scales by FRAME; this takes it back.
     c.undo[b] = 1 / (down * up * FRAME);
-    c.unfilter[b] = 1 / down;
+    c.unfilter[b] = 1 / (down * down);
   }
   corrected.set(rate, c);
   return c;
@@ -72,9 +74,9 @@ export class WatermarkEmbedder {
   private readonly up: Kernel | undefined;
   /** Per bin: 1 / (down gain · up gain · FRAME), so the change lands at the intended size. */
   private readonly undo: Float64Array;
-  /** Per bin: 1 / down gain, so the energies are the audio's own. */
+  /** Per bin: 1 / down gain², so the energies are the audio's own. */
   private readonly unfilter: Float64Array;
-  private readonly input = new Tail();
+  private readonly input = new Tail((n) => new Float32Array(n));
   private readonly x8 = new Tail();
   private readonly d8 = new Tail();
   private received = 0;
@@ -86,11 +88,9 @@ export class WatermarkEmbedder {
   private readonly im = new Float64Array(FRAMES_PER_SLOT * BINS);
   private readonly energy = new Float64Array(BANDS);
   private readonly gain = new Float64Array(BANDS);
+  private readonly scale = new Float64Array(BINS);
   private readonly dre = new Float64Array(BINS);
   private readonly dim = new Float64Array(BINS);
-  private readonly frame = new Float64Array(FRAME);
-  /** The difference at the output rate, before it is added. */
-  private scratch = new Float64Array(0);
 
   constructor(opts: { key: Uint8Array; payload: number; sampleRate: number }) {
     const { key, payload, sampleRate } = opts;
@@ -115,25 +115,30 @@ export class WatermarkEmbedder {
     } else this.x8.pad(-frameStart(0));
   }
 
-  push(samples: Float32Array): Float32Array {
+  /**
+   * Takes the next samples; returns the output that is now final. With `whole`, the output goes
+   * into whole[n …] (n the output's position from the start) and the array returned is that part.
+   */
+  push(samples: Float32Array, whole?: Float32Array): Float32Array {
     if (this.ended) throw new Error('push after end');
     this.input.append(samples);
     this.received += samples.length;
-    return this.run(this.received);
+    return this.run(this.received, whole);
   }
 
-  end(): Float32Array {
+  /** Ends the input; returns the rest of the output (into `whole` as `push` does). */
+  end(whole?: Float32Array): Float32Array {
     if (this.ended) throw new Error('end called twice');
     this.ended = true;
     const total = this.received;
     // Zeros past the end finish the last slot and the filters' reach.
     const pad = Math.ceil(((SLOT + 2 * FRAME) * this.rate) / RATE) + 64;
-    this.input.append(new Float32Array(pad));
-    return this.run(total);
+    this.input.pad(pad);
+    return this.run(total, whole);
   }
 
   /** Computes everything its inputs allow and returns output up to `limit` samples in all. */
-  private run(limit: number): Float32Array {
+  private run(limit: number, whole: Float32Array | undefined): Float32Array {
     const inEnd = this.input.base + this.input.length;
     // 8 kHz samples whose taps have all arrived.
     const x8 = this.x8;
@@ -142,7 +147,7 @@ export class WatermarkEmbedder {
       const from = x8.base + x8.length;
       const n = Math.max(from, k.countBefore(inEnd));
       x8.reserve(n - from);
-      k.block(this.input.data, this.input.base, from, n - from, x8.data, x8.length);
+      k.decimate(this.input.data, this.input.base, from, n - from, x8.data, x8.length);
       x8.length += n - from;
     } else {
       const from = x8.base + x8.length;
@@ -155,20 +160,17 @@ export class WatermarkEmbedder {
     // Output samples whose difference taps are final.
     const e = this.emitted;
     const m = Math.max(e, Math.min(limit, this.up ? this.up.countBefore(d8Final) : d8Final));
-    const out = new Float32Array(m - e);
+    const out = whole ? whole.subarray(e, m) : new Float32Array(m - e);
     const inp = this.input;
     const d8 = this.d8;
-    let diff = d8.data,
-      at = e - d8.base;
-    if (this.up) {
-      if (this.scratch.length < m - e) this.scratch = new Float64Array(m - e);
-      this.up.block(d8.data, d8.base, e, m - e, this.scratch, 0);
-      diff = this.scratch;
-      at = 0;
+    if (this.up) this.up.interpolateAdd(d8.data, d8.base, e, m - e, inp.data, e - inp.base, out);
+    else {
+      const src = inp.data,
+        diff = d8.data,
+        o = e - inp.base,
+        at = e - d8.base;
+      for (let i = 0; i < m - e; i++) out[i] = src[o + i]! + diff[at + i]!;
     }
-    const src = inp.data,
-      o = e - inp.base;
-    for (let i = 0; i < m - e; i++) out[i] = src[o + i]! + diff[at + i]!;
     this.emitted = m;
     // Drop what no later step reads.
     inp.dropBefore(Math.min(m, this.down ? this.down.first(x8.base + x8.length) : x8.base + x8.length));
@@ -178,21 +180,20 @@ export class WatermarkEmbedder {
   }
 
   private markSlot(slot: number): void {
-    const { fft, re, im, energy, gain, dre, dim, frame, undo, unfilter, pattern, coded } = this;
+    const { fft, re, im, energy, gain, scale, dre, dim, undo, unfilter, pattern, coded } = this;
     const x8 = this.x8;
     const first = slot * FRAMES_PER_SLOT;
     energy.fill(0);
     let total = 0;
     for (let f = 0; f < FRAMES_PER_SLOT; f++) {
       const o = f * BINS;
-      fft.forward(x8.data, frameStart(first + f) - x8.base, WINDOW, re.subarray(o, o + BINS), im.subarray(o, o + BINS));
+      fft.forward(x8.data, frameStart(first + f) - x8.base, WINDOW, re, im, o);
       if (f < INNER_FIRST || f > INNER_LAST) continue;
       for (let i = 0; i < BINS; i++) total += re[o + i]! * re[o + i]! + im[o + i]! * im[o + i]!;
       for (let b = 0; b < BANDS; b++) {
         let e = 0;
         for (let i = FIRST_BIN + b * BAND_BINS, end = i + BAND_BINS; i < end; i++) {
-          const u = unfilter[i]!;
-          e += (re[o + i]! * re[o + i]! + im[o + i]! * im[o + i]!) * u * u;
+          e += (re[o + i]! * re[o + i]! + im[o + i]! * im[o + i]!) * unfilter[i]!;
         }
         energy[b] = energy[b]! + e;
       }
@@ -238,29 +239,29 @@ export class WatermarkEmbedder {
     if (total < SILENT) return;
     // dre and dim stay zero outside the bands: only the bands' bins are ever written.
     const data = d8.data;
+    // Per bin, the band's gain times the bin's correction: the same for all the slot's frames.
+    for (let b = 0; b < BANDS; b++)
+      for (let i = FIRST_BIN + b * BAND_BINS, end = i + BAND_BINS; i < end; i++) scale[i] = gain[b]! * undo[i]!;
     for (let f = 0; f < FRAMES_PER_SLOT; f++) {
       const o = f * BINS;
-      for (let b = 0; b < BANDS; b++) {
-        const g = gain[b]!;
-        for (let i = FIRST_BIN + b * BAND_BINS, end = i + BAND_BINS; i < end; i++) {
-          dre[i] = re[o + i]! * g * undo[i]!;
-          dim[i] = im[o + i]! * g * undo[i]!;
-        }
+      for (let i = FIRST_BIN; i < LAST_BIN; i++) {
+        dre[i] = re[o + i]! * scale[i]!;
+        dim[i] = im[o + i]! * scale[i]!;
       }
-      fft.inverse(dre, dim, frame);
       // Synthesis window, overlap-added.
-      for (let i = 0, at = frameStart(first + f) - d8.base; i < FRAME; i++) data[at + i] = data[at + i]! + frame[i]! * WINDOW[i]!;
+      fft.inverseAdd(dre, dim, WINDOW, data, frameStart(first + f) - d8.base);
     }
   }
 }
 
+const CHUNK = 8192;
+
 /** The whole buffer at once: the same samples as any chunking through `WatermarkEmbedder`. */
 export function embedWatermark(pcm: Float32Array, sampleRate: number, opts: { key: Uint8Array; payload: number }): Float32Array {
   const e = new WatermarkEmbedder({ ...opts, sampleRate });
-  const a = e.push(pcm);
-  const b = e.end();
   const out = new Float32Array(pcm.length);
-  out.set(a);
-  out.set(b, a.length);
+  // In chunks, so that the embedder's buffers stay small (and in cache) whatever the length.
+  for (let o = 0; o < pcm.length; o += CHUNK) e.push(pcm.subarray(o, o + CHUNK), out);
+  e.end(out);
   return out;
 }

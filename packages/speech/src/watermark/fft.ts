@@ -126,8 +126,8 @@ export class RealFft {
     }
   }
 
-  /** Spectrum of `input` (size samples from `offset`, times `window`) into re/im, bins 0..size/2. */
-  forward(input: ArrayLike<number>, offset: number, window: Float64Array, re: Float64Array, im: Float64Array): void {
+  /** Spectrum of `input` (size samples from `offset`, times `window`) into re/im[at …], bins 0..size/2. */
+  forward(input: ArrayLike<number>, offset: number, window: Float64Array, re: Float64Array, im: Float64Array, at = 0): void {
     const { zr, zi, half: h, splitCos, splitSin, rev } = this;
     // Points i and i + h/2 land side by side (at rev[i], rev[i] + 1): the first stage's butterfly.
     for (let i = 0, q = h >> 1; i < q; i++) {
@@ -144,11 +144,13 @@ export class RealFft {
       zi[j] = ai + bi;
     }
     this.complex(false);
-    re[0] = zr[0]! + zi[0]!;
-    im[0] = 0;
-    re[h] = zr[0]! - zi[0]!;
-    im[h] = 0;
-    for (let k = 1; k < h; k++) {
+    re[at] = zr[0]! + zi[0]!;
+    im[at] = 0;
+    re[at + h] = zr[0]! - zi[0]!;
+    im[at + h] = 0;
+    // Bins k and h − k from the same E and W·O: X[k] = E + W·O, X[h − k] = conj(E − W·O). At k = h/2
+    // (its own partner) the first form is written last.
+    for (let k = 1, q = h >> 1; k <= q; k++) {
       const ar = zr[k]!,
         ai = zi[k]!,
         br = zr[h - k]!,
@@ -160,15 +162,41 @@ export class RealFft {
         oi = -(ar - br) * 0.5;
       const wr = splitCos[k]!,
         wi = splitSin[k]!;
-      re[k] = er + or * wr - oi * wi;
-      im[k] = ei + or * wi + oi * wr;
+      const tr = or * wr - oi * wi,
+        ti = or * wi + oi * wr;
+      re[at + h - k] = er - tr;
+      im[at + h - k] = ti - ei;
+      re[at + k] = er + tr;
+      im[at + k] = ei + ti;
     }
   }
 
   /** Real signal times `size` (the caller folds 1/size into its window) from bins 0..size/2. */
   inverse(re: Float64Array, im: Float64Array, out: Float64Array): void {
+    this.toSignal(re, im);
+    const { zr, zi, half: h } = this;
+    for (let i = 0; i < h; i++) {
+      out[2 * i] = zr[i]!;
+      out[2 * i + 1] = zi[i]!;
+    }
+  }
+
+  /** As `inverse`, times `window`, added into out[at …] (overlap-add synthesis without a copy). */
+  inverseAdd(re: Float64Array, im: Float64Array, window: Float64Array, out: Float64Array, at: number): void {
+    this.toSignal(re, im);
+    const { zr, zi, half: h } = this;
+    for (let i = 0, o = at; i < h; i++, o += 2) {
+      out[o] = out[o]! + zr[i]! * window[2 * i]!;
+      out[o + 1] = out[o + 1]! + zi[i]! * window[2 * i + 1]!;
+    }
+  }
+
+  /** The inverse into zr/zi: sample 2i is zr[i], sample 2i + 1 is zi[i]. */
+  private toSignal(re: Float64Array, im: Float64Array): void {
     const { zr, zi, half: h, splitCos, splitSin, rev } = this;
-    for (let k = 0; k < h; k++) {
+    // Points k and h − k from the same sums and differences (point h − k's are point k's with the
+    // twiddle reflected); point 0's partner is bin h, and at k = h/2 point k's form is written last.
+    for (let k = 0, q = h >> 1; k <= q; k++) {
       // Point k's input to the complex FFT, before its first stage (done below).
       const ar = re[k]!,
         ai = im[k]!,
@@ -183,6 +211,10 @@ export class RealFft {
         wi = -splitSin[k]!;
       const or = dr * wr - di * wi,
         oi = dr * wi + di * wr;
+      if (k) {
+        zr[rev[h - k]!] = er + oi;
+        zi[rev[h - k]!] = or - ei;
+      }
       zr[rev[k]!] = er - oi;
       zi[rev[k]!] = ei + or;
     }
@@ -196,9 +228,5 @@ export class RealFft {
       zi[a] = zi[a]! + bi;
     }
     this.complex(true);
-    for (let i = 0; i < h; i++) {
-      out[2 * i] = zr[i]!;
-      out[2 * i + 1] = zi[i]!;
-    }
   }
 }

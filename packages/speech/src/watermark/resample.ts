@@ -3,7 +3,9 @@
  * the watermark only lives between 344 and 3344 Hz, so the filters need not be flat beyond that,
  * and their small in-band droop is known (`response`) and undone where the mark is computed.
  * Taps are tabulated per phase (the rates' ratio is rational), so a run costs one dot product per
- * output sample: about 8 taps per input sample down, 8 per output sample up.
+ * output sample: about 8 taps per input sample down, 8 per output sample up. At the rates that are
+ * multiples of 8 kHz the filters' symmetries halve the multiplies (`pairs`, `mirrorSum`), and the
+ * hot loops hold taps and inputs in locals: these filters are most of the embedder's CPU time.
  */
 import { RATE } from './grid.ts';
 
@@ -34,6 +36,20 @@ export class Kernel {
   readonly width: number;
   readonly half: number;
   readonly taps: Float64Array;
+  /**
+   * With one phase (a rate that is a multiple of 8 kHz), the taps folded about the centre tap
+   * (taps[half − 1]): pair q weighs inputs centre ± q, pair 0 is the centre tap halved (its two
+   * inputs are the same sample), and the tap past the window's far end is zero and left out.
+   */
+  private readonly pairs: Float64Array | undefined;
+  /**
+   * Up to a multiple of 8 kHz (one input step per `up` outputs, phases 0 … up − 1 in turn): phase
+   * up − p's taps are phase p's reversed, so per phase p < up / 2, (taps[q] + taps[7 − q]) / 2 at
+   * [4p + q] (q < 4) in `mirrorSum` and the difference in `mirrorDiff` give both phases from the
+   * same four sums and four differences of the inputs.
+   */
+  private readonly mirrorSum: Float64Array | undefined;
+  private readonly mirrorDiff: Float64Array | undefined;
 
   constructor(
     readonly from: number,
@@ -44,7 +60,8 @@ export class Kernel {
     this.up = to / g;
     this.down = from / g;
     this.half = Math.max(2, Math.ceil(halfSeconds * from));
-    this.width = 2 * this.half;
+    // A multiple of 8, so that the dot products run 8 taps a step; the taps past 2·half are zero.
+    this.width = Math.ceil(this.half / 4) * 8;
     this.taps = new Float64Array(this.up * this.width);
     const norm = bessel0(BETA);
     for (let p = 0; p < this.up; p++) {
@@ -61,6 +78,20 @@ export class Kernel {
       }
       for (let k = 0; k < this.width; k++) this.taps[p * this.width + k]! /= sum;
     }
+    if (this.up === 1 && this.half % 4 === 0) {
+      const c = this.half - 1;
+      this.pairs = Float64Array.from({ length: this.half }, (_, q) => (q ? this.taps[c + q]! : this.taps[c]! / 2));
+    }
+    if (this.down === 1 && this.width === 8) {
+      const t = this.taps;
+      this.mirrorSum = new Float64Array(4 * this.up);
+      this.mirrorDiff = new Float64Array(4 * this.up);
+      for (let p = 1; 2 * p <= this.up; p++)
+        for (let q = 0; q < 4; q++) {
+          this.mirrorSum[4 * p + q] = (t[8 * p + q]! + t[8 * p + 7 - q]!) / 2;
+          this.mirrorDiff[4 * p + q] = (t[8 * p + q]! - t[8 * p + 7 - q]!) / 2;
+        }
+    }
   }
 
   /** Input index of output n's first tap. */
@@ -70,47 +101,91 @@ export class Kernel {
 
   /** How many outputs from 0 have all their taps before absolute input index `end`: n < count ⇔ first(n) + width ≤ end. */
   countBefore(end: number): number {
-    // floor(n·down/up) ≤ end − half − 1 ⇔ n·down < (end − half)·up.
+    // A first guess, exact when width = 2·half (floor(n·down/up) ≤ end − half − 1 ⇔ n·down <
+    // (end − half)·up), then stepped to the answer.
     let n = Math.ceil(((end - this.half) * this.up) / this.down);
     while (this.first(n) + this.width <= end) n++;
     while (this.first(n - 1) + this.width > end) n--;
     return n;
   }
 
+  /** Pairs q … q + 3 of the folded taps about input c. */
+  private pairsAt(input: Float32Array, c: number, q: number): number {
+    const pairs = this.pairs!;
+    return (
+      (input[c - q]! + input[c + q]!) * pairs[q]! +
+      (input[c - q - 1]! + input[c + q + 1]!) * pairs[q + 1]! +
+      (input[c - q - 2]! + input[c + q + 2]!) * pairs[q + 2]! +
+      (input[c - q - 3]! + input[c + q + 3]!) * pairs[q + 3]!
+    );
+  }
+
   /**
-   * Outputs n0 … n0 + count − 1 into out[at …], each exactly as `at` computes it, with the phase
-   * stepped along instead of divided out per sample.
+   * Down: outputs n0 … n0 + count − 1 from the output-rate audio (Float32, as it arrives) into
+   * out[at …]. With one phase (the rate a multiple of 8 kHz) the taps are symmetric about the
+   * centre and the last is zero, so each pair of inputs shares one product: half the multiplies.
    */
-  block(input: Float64Array, base: number, n0: number, count: number, out: Float64Array, at: number): void {
-    const { up, width, taps } = this;
+  decimate(input: Float32Array, base: number, n0: number, count: number, out: Float64Array, at: number): void {
+    const { up, width, taps, half, pairs } = this;
     const q0 = n0 * this.down;
     const whole = Math.floor(q0 / up);
     let rem = q0 - whole * up;
     const dWhole = Math.floor(this.down / up),
       dRem = this.down - dWhole * up;
-    let start = whole - (this.half - 1) - base;
+    let start = whole - (half - 1) - base;
+    if (pairs && half >= 12) {
+      // One phase: the symmetric taps share a product per pair of inputs; pairs 0–11 from locals
+      // (all of them at 24 kHz), any further ones four a step.
+      const p0 = pairs[0]!,
+        p1 = pairs[1]!,
+        p2 = pairs[2]!,
+        p3 = pairs[3]!,
+        p4 = pairs[4]!,
+        p5 = pairs[5]!,
+        p6 = pairs[6]!,
+        p7 = pairs[7]!,
+        p8 = pairs[8]!,
+        p9 = pairs[9]!,
+        p10 = pairs[10]!,
+        p11 = pairs[11]!;
+      for (let j = 0, c = start + half - 1; j < count; j++, c += dWhole) {
+        let s =
+          (input[c]! + input[c]!) * p0 +
+          (input[c - 1]! + input[c + 1]!) * p1 +
+          (input[c - 2]! + input[c + 2]!) * p2 +
+          (input[c - 3]! + input[c + 3]!) * p3 +
+          ((input[c - 4]! + input[c + 4]!) * p4 +
+            (input[c - 5]! + input[c + 5]!) * p5 +
+            (input[c - 6]! + input[c + 6]!) * p6 +
+            (input[c - 7]! + input[c + 7]!) * p7) +
+          ((input[c - 8]! + input[c + 8]!) * p8 +
+            (input[c - 9]! + input[c + 9]!) * p9 +
+            (input[c - 10]! + input[c + 10]!) * p10 +
+            (input[c - 11]! + input[c + 11]!) * p11);
+        for (let q = 12; q < half; q += 4) s += this.pairsAt(input, c, q);
+        out[at + j] = s;
+      }
+      return;
+    }
+    if (pairs) {
+      // As above with fewer pairs (16 kHz has 8), four a step.
+      for (let j = 0, c = start + half - 1; j < count; j++, c += dWhole) {
+        let s = 0;
+        for (let q = 0; q < half; q += 4) s += this.pairsAt(input, c, q);
+        out[at + j] = s;
+      }
+      return;
+    }
     for (let j = 0; j < count; j++) {
-      const off = rem * width;
-      let s0, s1;
-      if (width === 8) {
-        // The up filters' width (8 kHz, ±0.5 ms), unrolled: the same sums in the same order.
-        s0 =
-          input[start]! * taps[off]! +
-          input[start + 2]! * taps[off + 2]! +
-          input[start + 4]! * taps[off + 4]! +
-          input[start + 6]! * taps[off + 6]!;
-        s1 =
-          input[start + 1]! * taps[off + 1]! +
-          input[start + 3]! * taps[off + 3]! +
-          input[start + 5]! * taps[off + 5]! +
-          input[start + 7]! * taps[off + 7]!;
-      } else {
-        s0 = 0;
+      let s0 = 0,
         s1 = 0;
-        for (let k = 0; k < width; k += 2) {
-          s0 += input[start + k]! * taps[off + k]!;
-          s1 += input[start + k + 1]! * taps[off + k + 1]!;
-        }
+      for (let k = rem * width, end = k + width, i = start; k < end; k += 8, i += 8) {
+        s0 += input[i]! * taps[k]! + input[i + 2]! * taps[k + 2]! + input[i + 4]! * taps[k + 4]! + input[i + 6]! * taps[k + 6]!;
+        s1 +=
+          input[i + 1]! * taps[k + 1]! +
+          input[i + 3]! * taps[k + 3]! +
+          input[i + 5]! * taps[k + 5]! +
+          input[i + 7]! * taps[k + 7]!;
       }
       out[at + j] = s0 + s1;
       start += dWhole;
@@ -122,21 +197,150 @@ export class Kernel {
     }
   }
 
-  /** Output sample n from `input` (whose index 0 is absolute input index `base`). */
-  at(input: Float64Array, base: number, n: number): number {
-    const q = n * this.down;
-    const whole = Math.floor(q / this.up);
-    const start = whole - (this.half - 1) - base;
-    // The phase is the remainder towards minus infinity: n is negative before the audio starts.
-    const off = (q - whole * this.up) * this.width;
-    const taps = this.taps;
-    let s0 = 0,
-      s1 = 0;
-    for (let k = 0; k < this.width; k += 2) {
-      s0 += input[start + k]! * taps[off + k]!;
-      s1 += input[start + k + 1]! * taps[off + k + 1]!;
+  /** Up, added to the audio: out[j] = audio[from + j] + output n0 + j of the 8 kHz `input`. */
+  interpolateAdd(
+    input: Float64Array,
+    base: number,
+    n0: number,
+    count: number,
+    audio: Float32Array,
+    from: number,
+    out: Float32Array,
+  ): void {
+    if (this.width !== 8 || this.down > this.up) throw new Error('interpolateAdd needs an 8-tap up filter');
+    if (!this.mirrorSum) return this.shifted(input, base, n0, count, audio, from, out, 0);
+    // Whole groups of `up` outputs (phases 0 … up − 1) mirrored; the partial ones at the ends shifted.
+    const L = this.up;
+    const head = Math.min(count, (L - (((n0 % L) + L) % L)) % L);
+    const groups = Math.floor((count - head) / L);
+    const done = head + groups * L;
+    this.shifted(input, base, n0, head, audio, from, out, 0);
+    this.mirrored(input, base, n0 + head, groups, audio, from + head, out, head);
+    this.shifted(input, base, n0 + done, count - done, audio, from + done, out, done);
+  }
+
+  /**
+   * Any ratio: the 8 inputs stay in locals and shift along (the up filters advance by at most one
+   * input per output), one load per input instead of 8 per output.
+   */
+  private shifted(
+    input: Float64Array,
+    base: number,
+    n0: number,
+    count: number,
+    audio: Float32Array,
+    from: number,
+    out: Float32Array,
+    at: number,
+  ): void {
+    if (count <= 0) return;
+    const { up, taps } = this;
+    const q0 = n0 * this.down;
+    const whole = Math.floor(q0 / up);
+    let rem = q0 - whole * up;
+    const dRem = this.down;
+    let i = whole - (this.half - 1) - base;
+    let x0 = input[i]!,
+      x1 = input[i + 1]!,
+      x2 = input[i + 2]!,
+      x3 = input[i + 3]!,
+      x4 = input[i + 4]!,
+      x5 = input[i + 5]!,
+      x6 = input[i + 6]!,
+      x7 = input[i + 7]!;
+    for (let j = 0; j < count; j++) {
+      const o = rem * 8;
+      const s0 = x0 * taps[o]! + x2 * taps[o + 2]! + x4 * taps[o + 4]! + x6 * taps[o + 6]!;
+      const s1 = x1 * taps[o + 1]! + x3 * taps[o + 3]! + x5 * taps[o + 5]! + x7 * taps[o + 7]!;
+      out[at + j] = audio[from + j]! + (s0 + s1);
+      rem += dRem;
+      if (rem >= up) {
+        rem -= up;
+        i++;
+        x0 = x1;
+        x1 = x2;
+        x2 = x3;
+        x3 = x4;
+        x4 = x5;
+        x5 = x6;
+        x6 = x7;
+        x7 = input[i + 7]!;
+      }
     }
-    return s0 + s1;
+  }
+
+  /** `groups` whole groups of `up` outputs from n0 (a multiple of `up`): see `mirrorSum`. */
+  private mirrored(
+    input: Float64Array,
+    base: number,
+    n0: number,
+    groups: number,
+    audio: Float32Array,
+    from: number,
+    out: Float32Array,
+    at: number,
+  ): void {
+    const L = this.up,
+      taps = this.taps,
+      sum = this.mirrorSum!,
+      diff = this.mirrorDiff!;
+    const t0 = taps[0]!,
+      t1 = taps[1]!,
+      t2 = taps[2]!,
+      t3 = taps[3]!,
+      t4 = taps[4]!,
+      t5 = taps[5]!,
+      t6 = taps[6]!,
+      t7 = taps[7]!;
+    const pairs = (L - 1) >> 1,
+      middle = L % 2 === 0 ? L / 2 : 0;
+    // Phase pair 1 (the only one at 24 kHz) from locals; any further pairs from the tables.
+    const s0 = sum[4]!,
+      s1 = sum[5]!,
+      s2 = sum[6]!,
+      s3 = sum[7]!,
+      d0 = diff[4]!,
+      d1 = diff[5]!,
+      d2 = diff[6]!,
+      d3 = diff[7]!;
+    let i = n0 / L - (this.half - 1) - base;
+    for (let g = 0, j = 0; g < groups; g++, j += L, i++) {
+      const x0 = input[i]!,
+        x1 = input[i + 1]!,
+        x2 = input[i + 2]!,
+        x3 = input[i + 3]!,
+        x4 = input[i + 4]!,
+        x5 = input[i + 5]!,
+        x6 = input[i + 6]!,
+        x7 = input[i + 7]!;
+      out[at + j] = audio[from + j]! + (x0 * t0 + x2 * t2 + x4 * t4 + x6 * t6 + (x1 * t1 + x3 * t3 + x5 * t5 + x7 * t7));
+      const a0 = x0 + x7,
+        a1 = x1 + x6,
+        a2 = x2 + x5,
+        a3 = x3 + x4,
+        b0 = x0 - x7,
+        b1 = x1 - x6,
+        b2 = x2 - x5,
+        b3 = x3 - x4;
+      if (pairs) {
+        const u = a0 * s0 + a1 * s1 + a2 * s2 + a3 * s3;
+        const v = b0 * d0 + b1 * d1 + b2 * d2 + b3 * d3;
+        out[at + j + 1] = audio[from + j + 1]! + (u + v);
+        out[at + j + L - 1] = audio[from + j + L - 1]! + (u - v);
+      }
+      for (let p = 2; p <= pairs; p++) {
+        const o = 4 * p;
+        const u = a0 * sum[o]! + a1 * sum[o + 1]! + a2 * sum[o + 2]! + a3 * sum[o + 3]!;
+        const v = b0 * diff[o]! + b1 * diff[o + 1]! + b2 * diff[o + 2]! + b3 * diff[o + 3]!;
+        out[at + j + p] = audio[from + j + p]! + (u + v);
+        out[at + j + L - p] = audio[from + j + L - p]! + (u - v);
+      }
+      if (middle) {
+        const o = 4 * middle;
+        out[at + j + middle] =
+          audio[from + j + middle]! + (a0 * sum[o]! + a1 * sum[o + 1]! + a2 * sum[o + 2]! + a3 * sum[o + 3]!);
+      }
+    }
   }
 
   /** Gain at `hz`, averaged over the phases. */

@@ -2,15 +2,20 @@
  * The recent part of a signal, addressed by absolute sample index: the streaming embedder keeps
  * only what its next steps read, so memory stays flat over hours of audio.
  */
-export class Tail {
-  data = new Float64Array(4096);
+export class Tail<A extends Float32Array | Float64Array = Float64Array> {
+  /** Float64 by default; the embedder keeps its input as it arrives, in Float32, and copies no wider. */
+  data: A;
   /** Absolute index of data[0]. */
   base = 0;
   length = 0;
 
+  constructor(private readonly make: (n: number) => A = (n) => new Float64Array(n) as A) {
+    this.data = make(4096);
+  }
+
   reserve(n: number): void {
     if (this.length + n <= this.data.length) return;
-    const grown = new Float64Array(Math.max(this.data.length * 2, this.length + n));
+    const grown = this.make(Math.max(this.data.length * 2, this.length + n));
     grown.set(this.data.subarray(0, this.length));
     this.data = grown;
   }
@@ -27,7 +32,7 @@ export class Tail {
     this.length += samples.length;
   }
 
-  appendFrom(src: Float64Array, offset: number, count: number): void {
+  appendFrom(src: Float32Array | Float64Array, offset: number, count: number): void {
     this.reserve(count);
     this.data.set(src.subarray(offset, offset + count), this.length);
     this.length += count;
