@@ -1,0 +1,233 @@
+/**
+ * The search's first two passes, which only pick candidate alignments for the fine pass: none of
+ * their scores is returned. The scan tries every speed 2 % apart (tempo alone, or time and pitch
+ * together, ±6 %), every slot start 8 ms apart and every pattern offset on the first SCAN_SLOTS
+ * slots with the sync units alone; the coarse pass then reads the scan's best on the first
+ * COARSE_SLOTS slots at the speeds 1 % apart and the starts 8 ms apart around each, and keeps KEEP.
+ */
+import { PERIOD, SLOT, STEP, UNITS, UNITS_PER_SLOT, BANDS, BANDS_PER_UNIT } from './grid.ts';
+import type { Pattern } from './pattern.ts';
+import { STEP_HOP } from './spectra.ts';
+import { BASE_SPREAD, COARSE_READING, WEIGHT, clean, cosTurns, score } from './score.ts';
+import type { Candidate, Hypothesis, Search } from './search.ts';
+
+/** The coarse pass looks at the first 4 s at most; the fine pass at everything. */
+export const COARSE_SLOTS = 32;
+/**
+ * The scan looks at the first 2 s at most: half the slots of the coarse pass, so a speed 1 % off
+ * drifts as far by its last slot as half a percent does by the coarse pass's, and speeds 2 % apart
+ * lose no more there than the coarse pass's 1 % grid does.
+ */
+const SCAN_SLOTS = 16;
+/** Candidates the scan hands to the coarse pass. */
+const SCAN_KEEP = 48;
+/** Candidates kept from the coarse pass for refinement. */
+export const KEEP = 6;
+/** The coarse phase step: 8 ms. */
+const PHASE_STEP = 2 * STEP_HOP;
+/** Speeds within ±6 %, in whole percent. */
+const MAX_PERCENT = 6;
+
+/** Speed `percent` of one kind: tempo alone (atempo) or time and pitch together (asetrate). */
+export function speedHypothesis(percent: number, pitch: boolean): Hypothesis {
+  const r = 1 + percent / 100;
+  return { time: 1 / r, freq: pitch ? r : 1 };
+}
+
+/** A scan hypothesis with what the coarse pass needs to find its neighbours. */
+interface Speed {
+  percent: number;
+  pitch: boolean;
+  hyp: Hypothesis;
+}
+const speed = (percent: number, pitch: boolean): Speed => ({ percent, pitch, hyp: speedHypothesis(percent, pitch) });
+
+/** Speeds 2 % apart, both kinds; the unchanged speed first. */
+const SCAN: Speed[] = [speed(0, false)];
+for (let i = 2; i <= MAX_PERCENT; i += 2) for (const sgn of [-1, 1]) SCAN.push(speed(sgn * i, false), speed(sgn * i, true));
+
+/** Raised (and lowered) bands per unit: the pattern has as many of each. */
+const HALF = BANDS_PER_UNIT / 2;
+
+/** A pattern's sync units in slot order, each with its raised and its lowered bands in the unit's order. */
+interface SyncLayout {
+  /** Sync units of slot q: units[first[q]] … units[first[q + 1] − 1], by unit index. */
+  first: Int32Array;
+  units: Int32Array;
+  up: Uint8Array;
+  down: Uint8Array;
+  dither: Float64Array;
+}
+
+const layouts = new WeakMap<Pattern, SyncLayout>();
+
+function syncLayout(p: Pattern): SyncLayout {
+  let l = layouts.get(p);
+  if (l) return l;
+  const list: number[] = [];
+  const first = new Int32Array(PERIOD + 1);
+  for (let q = 0; q < PERIOD; q++) {
+    first[q] = list.length;
+    for (let u = 0; u < UNITS_PER_SLOT; u++) if (p.bit[q * UNITS_PER_SLOT + u]! < 0) list.push(q * UNITS_PER_SLOT + u);
+  }
+  first[PERIOD] = list.length;
+  const units = Int32Array.from(list);
+  const up = new Uint8Array(units.length * HALF),
+    down = new Uint8Array(units.length * HALF),
+    dither = new Float64Array(units.length);
+  for (let j = 0; j < units.length; j++) {
+    const unit = units[j]!;
+    let nu = 0,
+      nd = 0;
+    for (let i = 0; i < BANDS_PER_UNIT; i++) {
+      const b = p.bands[unit * BANDS_PER_UNIT + i]!;
+      if (p.signs[unit * BANDS_PER_UNIT + i]! > 0) up[j * HALF + nu++] = b;
+      else down[j * HALF + nd++] = b;
+    }
+    if (nu !== HALF || nd !== HALF) throw new Error('a watermark unit must raise as many bands as it lowers');
+    dither[j] = p.dither[unit]!;
+  }
+  layouts.set(p, (l = { first, units, up, down, dither }));
+  return l;
+}
+
+/**
+ * The scan's sync-unit scores at every pattern offset of the grid `s` has laid. Over the PERIOD
+ * offsets each laid slot meets every unit exactly once, so each sync unit's term (w·cos θ and w²,
+ * as in `score`) is computed once per slot (`terms`) and `score` only adds them up, in `score`'s
+ * order: the same sums as `score(…, offset, syncOnly = true, COARSE_READING)`.
+ */
+export class SyncTable {
+  private readonly terms = new Float64Array(COARSE_SLOTS * UNITS);
+  private readonly weights = new Float64Array(COARSE_SLOTS * UNITS);
+  private readonly layout: SyncLayout;
+  constructor(private readonly s: Search) {
+    this.layout = syncLayout(s.p);
+  }
+  /** Each laid slot's sync terms, under the pitch hypothesis `freq`. */
+  fill(freq: number, slots: number): void {
+    const { E, active } = this.s;
+    const { terms, weights } = this;
+    const { units, up, down, dither } = this.layout;
+    const sums = this.s.floorSums(freq);
+    const n = units.length;
+    for (let k = 0; k < slots; k++) {
+      if (!active[k]) continue;
+      const e = k * BANDS,
+        row = k * UNITS;
+      for (let j = 0; j < n; j++) {
+        const unit = units[j]!;
+        let u = 1e-20,
+          d = 1e-20;
+        for (let i = j * HALF, end = i + HALF; i < end; i++) {
+          u += E[e + up[i]!]!;
+          d += E[e + down[i]!]!;
+        }
+        const nu = sums[2 * unit]!,
+          nd = sums[2 * unit + 1]!;
+        const r = nu / u + nd / d;
+        const spread = BASE_SPREAD + COARSE_READING.spread * r;
+        const w = 1 / (1 + WEIGHT * spread * spread);
+        terms[row + unit] =
+          w * cosTurns(Math.log(clean(u, nu, COARSE_READING.floor) / clean(d, nd, COARSE_READING.floor)) / STEP - dither[j]!);
+        weights[row + unit] = w * w;
+      }
+    }
+  }
+  /** The score at pattern offset `offset` from the terms `fill` left. */
+  score(slots: number, offset: number): number {
+    const { terms, weights } = this;
+    const { active } = this.s;
+    const { first, units } = this.layout;
+    let sum = 0,
+      norm = 0;
+    for (let k = 0; k < slots; k++) {
+      if (!active[k]) continue;
+      let q = k + offset;
+      if (q >= PERIOD) q -= PERIOD;
+      const row = k * UNITS;
+      for (let j = first[q]!, end = first[q + 1]!; j < end; j++) {
+        sum += terms[row + units[j]!]!;
+        norm += weights[row + units[j]!]!;
+      }
+    }
+    return norm > 0 ? sum / Math.sqrt(norm / 2) : 0;
+  }
+}
+
+/** A scan candidate: the speed it was found at, to look around it. */
+interface Found extends Candidate {
+  speed: Speed;
+}
+
+/** Adds `c` to `top` (best first) if it is among the best `keep`. */
+function offer<C extends Candidate>(top: C[], c: C, keep: number): void {
+  if (top.length >= keep && c.score <= top[top.length - 1]!.score) return;
+  let i = top.length;
+  while (i > 0 && top[i - 1]!.score < c.score) i--;
+  top.splice(i, 0, c);
+  if (top.length > keep) top.pop();
+}
+
+/** The scan of one speed: every start 8 ms apart, every offset, sync units only, on SCAN_SLOTS slots. */
+function scanSpeed(s: Search, table: SyncTable, sp: Speed, top: Found[]): void {
+  const slotLen = SLOT * sp.hyp.time;
+  for (let phase = 0; phase < slotLen; phase += PHASE_STEP) {
+    const slots = s.lay(sp.hyp, phase, SCAN_SLOTS);
+    if (slots === 0) continue;
+    table.fill(sp.hyp.freq, slots);
+    for (let o = 0; o < PERIOD; o++) {
+      const sc = table.score(slots, o);
+      if (top.length < SCAN_KEEP || sc > top[top.length - 1]!.score)
+        offer(top, { score: sc, hyp: sp.hyp, phase, offset: o, speed: sp }, SCAN_KEEP);
+    }
+  }
+}
+
+/**
+ * The coarse pass around the scan's candidates: speeds 1 % apart within ±6 % (the candidate's and
+ * its two neighbours of the same kind), starts 8 ms apart (its own and the two beside it), at the
+ * candidate's offset, sync units only, on COARSE_SLOTS slots. Returns the best `keep`.
+ */
+export function coarse(s: Search, found: readonly Found[], keep = KEEP): Candidate[] {
+  // Alignments to read, grouped by laid grid (speed and start) so each grid is laid once.
+  const grids = new Map<string, { hyp: Hypothesis; phase: number; offsets: Set<number> }>();
+  for (const c of found)
+    for (let dp = -1; dp <= 1; dp++)
+      for (let ds = -1; ds <= 1; ds++) {
+        const percent = c.speed.percent + ds;
+        const phase = c.phase + dp * PHASE_STEP;
+        if (Math.abs(percent) > MAX_PERCENT || phase < 0) continue;
+        const key = `${percent}:${c.speed.pitch}:${phase}`;
+        let g = grids.get(key);
+        if (!g) grids.set(key, (g = { hyp: speedHypothesis(percent, c.speed.pitch), phase, offsets: new Set() }));
+        g.offsets.add(c.offset);
+      }
+  const top: Candidate[] = [];
+  for (const { hyp, phase, offsets } of grids.values()) {
+    const slots = s.lay(hyp, phase, COARSE_SLOTS);
+    if (slots === 0) continue;
+    const floor = s.view(hyp.freq).floor;
+    for (const offset of offsets)
+      offer(top, { score: score(s.p, s.E, floor, s.active, slots, offset, true, COARSE_READING), hyp, phase, offset }, keep);
+  }
+  return top;
+}
+
+/**
+ * The scan over every speed, handing its best to the coarse pass. `first` sees the unchanged
+ * speed's candidates, coarsely read, before the other speeds are scanned: if it returns a candidate
+ * the search stops there.
+ */
+export function scan(s: Search, first?: (top: Candidate[]) => Candidate | undefined): Candidate[] | Candidate {
+  const table = new SyncTable(s);
+  const top: Found[] = [];
+  for (const sp of SCAN) {
+    scanSpeed(s, table, sp, top);
+    if (first && sp === SCAN[0]) {
+      const found = first(coarse(s, top.slice(0, 3), 1));
+      if (found) return found;
+    }
+  }
+  return coarse(s, top);
+}
