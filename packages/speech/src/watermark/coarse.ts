@@ -1,9 +1,10 @@
 /**
  * The search's first two passes, which only pick candidate alignments for the fine pass: none of
- * their scores is returned. The scan tries every speed 2 % apart (tempo alone, or time and pitch
- * together, ±6 %), every slot start 8 ms apart and every pattern offset on the first SCAN_SLOTS
- * slots with the sync units alone; the coarse pass then reads the scan's best on the first
- * COARSE_SLOTS slots at the speeds 1 % apart and the starts 8 ms apart around each, and keeps KEEP.
+ * their scores is returned. The scan tries tempo changes 2 % apart and changes of time and pitch
+ * together 1 % apart (±6 %), every slot start 8 ms apart and every pattern offset, on the first
+ * SCAN_SLOTS slots with the sync units alone; the coarse pass then reads the scan's best on the
+ * first COARSE_SLOTS slots at the speeds 1 % apart and the starts 8 ms apart around each, and
+ * keeps KEEP for the fine pass.
  */
 import { PERIOD, SLOT, STEP, UNITS, UNITS_PER_SLOT, BANDS, BANDS_PER_UNIT } from './grid.ts';
 import type { Pattern } from './pattern.ts';
@@ -14,9 +15,11 @@ import type { Candidate, Hypothesis, Search } from './search.ts';
 /** The coarse pass looks at the first 4 s at most; the fine pass at everything. */
 export const COARSE_SLOTS = 32;
 /**
- * The scan looks at the first 2 s at most: half the slots of the coarse pass, so a speed 1 % off
- * drifts as far by its last slot as half a percent does by the coarse pass's, and speeds 2 % apart
- * lose no more there than the coarse pass's 1 % grid does.
+ * The scan looks at the first 2 s at most: half the slots of the coarse pass, so a tempo 1 % off
+ * drifts as far by its last slot as half a percent does by the coarse pass's, and tempos 2 % apart
+ * lose no more there than the coarse pass's 1 % grid does. A change of pitch moves the bands,
+ * which fewer slots do not make up for: those speeds stay 1 % apart (2 % apart, speed −5 % lost a
+ * test's clip: score 2.6).
  */
 const SCAN_SLOTS = 16;
 /** Candidates the scan hands to the coarse pass. */
@@ -42,9 +45,13 @@ interface Speed {
 }
 const speed = (percent: number, pitch: boolean): Speed => ({ percent, pitch, hyp: speedHypothesis(percent, pitch) });
 
-/** Speeds 2 % apart, both kinds; the unchanged speed first. */
+/** The unchanged speed first, then tempos 2 % apart and speeds with pitch 1 % apart. */
 const SCAN: Speed[] = [speed(0, false)];
-for (let i = 2; i <= MAX_PERCENT; i += 2) for (const sgn of [-1, 1]) SCAN.push(speed(sgn * i, false), speed(sgn * i, true));
+for (let i = 1; i <= MAX_PERCENT; i++)
+  for (const sgn of [-1, 1]) {
+    if (i % 2 === 0) SCAN.push(speed(sgn * i, false));
+    SCAN.push(speed(sgn * i, true));
+  }
 
 /** Raised (and lowered) bands per unit: the pattern has as many of each. */
 const HALF = BANDS_PER_UNIT / 2;
