@@ -105,39 +105,59 @@ function syncLayout(p: Pattern): SyncLayout {
  * order: the same sums as `score(…, offset, syncOnly = true, COARSE_READING)`.
  */
 export class SyncTable {
-  private readonly terms = new Float64Array(COARSE_SLOTS * UNITS);
-  private readonly weights = new Float64Array(COARSE_SLOTS * UNITS);
+  /** Per laid slot, per sync unit in the layout's order: w·cos θ and w². */
+  private readonly terms: Float64Array;
+  private readonly weights: Float64Array;
   private readonly layout: SyncLayout;
+  /** Per pitch hypothesis, per sync unit: its raised and its lowered bands' floors (`Search.floorSums`). */
+  private readonly floors = new Map<number, Float64Array>();
   constructor(private readonly s: Search) {
     this.layout = syncLayout(s.p);
+    this.terms = new Float64Array(COARSE_SLOTS * this.layout.units.length);
+    this.weights = new Float64Array(COARSE_SLOTS * this.layout.units.length);
+  }
+  private floorsOf(freq: number): Float64Array {
+    let f = this.floors.get(freq);
+    if (f) return f;
+    const sums = this.s.floorSums(freq);
+    const { units } = this.layout;
+    f = new Float64Array(2 * units.length);
+    for (let j = 0; j < units.length; j++) {
+      f[2 * j] = sums[2 * units[j]!]!;
+      f[2 * j + 1] = sums[2 * units[j]! + 1]!;
+    }
+    this.floors.set(freq, f);
+    return f;
   }
   /** Each laid slot's sync terms, under the pitch hypothesis `freq`. */
   fill(freq: number, slots: number): void {
     const { E, active } = this.s;
     const { terms, weights } = this;
-    const { units, up, down, dither } = this.layout;
-    const sums = this.s.floorSums(freq);
-    const n = units.length;
+    const { up, down, dither } = this.layout;
+    const floors = this.floorsOf(freq);
+    const n = dither.length;
+    const spreadBy = COARSE_READING.spread,
+      floorBy = COARSE_READING.floor;
     for (let k = 0; k < slots; k++) {
       if (!active[k]) continue;
       const e = k * BANDS,
-        row = k * UNITS;
+        row = k * n;
       for (let j = 0; j < n; j++) {
-        const unit = units[j]!;
+        // HALF is 2 (syncLayout checks each unit raises and lowers as many bands): unrolled.
+        const i = j * HALF;
         let u = 1e-20,
           d = 1e-20;
-        for (let i = j * HALF, end = i + HALF; i < end; i++) {
-          u += E[e + up[i]!]!;
-          d += E[e + down[i]!]!;
-        }
-        const nu = sums[2 * unit]!,
-          nd = sums[2 * unit + 1]!;
+        u += E[e + up[i]!]!;
+        d += E[e + down[i]!]!;
+        u += E[e + up[i + 1]!]!;
+        d += E[e + down[i + 1]!]!;
+        const nu = floors[2 * j]!,
+          nd = floors[2 * j + 1]!;
         const r = nu / u + nd / d;
-        const spread = BASE_SPREAD + COARSE_READING.spread * r;
+        const spread = BASE_SPREAD + spreadBy * r;
         const w = 1 / (1 + WEIGHT * spread * spread);
-        terms[row + unit] =
-          w * cosTurns(Math.log(clean(u, nu, COARSE_READING.floor) / clean(d, nd, COARSE_READING.floor)) / STEP - dither[j]!);
-        weights[row + unit] = w * w;
+        terms[row + j] = w * cosTurns(Math.log(clean(u, nu, floorBy) / clean(d, nd, floorBy)) / STEP - dither[j]!);
+        weights[row + j] = w * w;
       }
     }
   }
@@ -145,17 +165,18 @@ export class SyncTable {
   score(slots: number, offset: number): number {
     const { terms, weights } = this;
     const { active } = this.s;
-    const { first, units } = this.layout;
+    const { first } = this.layout;
+    const n = this.layout.units.length;
     let sum = 0,
       norm = 0;
     for (let k = 0; k < slots; k++) {
       if (!active[k]) continue;
       let q = k + offset;
       if (q >= PERIOD) q -= PERIOD;
-      const row = k * UNITS;
-      for (let j = first[q]!, end = first[q + 1]!; j < end; j++) {
-        sum += terms[row + units[j]!]!;
-        norm += weights[row + units[j]!]!;
+      const row = k * n;
+      for (let j = row + first[q]!, end = row + first[q + 1]!; j < end; j++) {
+        sum += terms[j]!;
+        norm += weights[j]!;
       }
     }
     return norm > 0 ? sum / Math.sqrt(norm / 2) : 0;
