@@ -225,10 +225,14 @@ export function coarse(s: Search, found: readonly Found[], keep = KEEP): Candida
       for (let ds = -1; ds <= 1; ds++) {
         const percent = c.speed.percent + ds;
         const phase = c.phase + dp * PHASE_STEP;
+        // The coarse grid's own starts (within the slot, as the scan's): the fine pass then looks
+        // only at the alignments the union bound counts (calibration.ts).
         if (Math.abs(percent) > MAX_PERCENT || phase < 0) continue;
+        const hyp = speedHypothesis(percent, c.speed.pitch);
+        if (phase >= SLOT * hyp.time) continue;
         const key = `${percent}:${c.speed.pitch}:${phase}`;
         let g = grids.get(key);
-        if (!g) grids.set(key, (g = { hyp: speedHypothesis(percent, c.speed.pitch), phase, offsets: new Set() }));
+        if (!g) grids.set(key, (g = { hyp, phase, offsets: new Set() }));
         g.offsets.add(c.offset);
       }
   const top: Candidate[] = [];
