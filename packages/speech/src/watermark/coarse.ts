@@ -6,7 +6,7 @@
  * first COARSE_SLOTS slots at the speeds 1 % apart and the starts 8 ms apart around each, and
  * keeps KEEP for the fine pass.
  */
-import { PERIOD, SLOT, STEP, UNITS, UNITS_PER_SLOT, BANDS, BANDS_PER_UNIT } from './grid.ts';
+import { PERIOD, SLOT, STEP, UNITS_PER_SLOT, BANDS, BANDS_PER_UNIT } from './grid.ts';
 import type { Pattern } from './pattern.ts';
 import { STEP_HOP } from './spectra.ts';
 import { BASE_SPREAD, COARSE_READING, WEIGHT, clean, cosTurns, score } from './score.ts';
