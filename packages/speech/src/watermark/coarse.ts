@@ -1,10 +1,9 @@
 /**
  * The search's first two passes, which only pick candidate alignments for the fine pass: none of
- * their scores is returned. The scan tries tempo changes 2 % apart and changes of time and pitch
- * together 1 % apart (±6 %), every slot start 8 ms apart and every pattern offset, on the first
- * SCAN_SLOTS slots with the sync units alone; the coarse pass then reads the scan's best on the
- * first COARSE_SLOTS slots at the speeds 1 % apart and the starts 8 ms apart around each, and
- * keeps KEEP for the fine pass.
+ * their scores is returned. The scan tries every speed 1 % apart (tempo alone, or time and pitch
+ * together, ±6 %), every slot start 8 ms apart and every pattern offset, on the first SCAN_SLOTS
+ * slots with the sync units alone, and keeps SCAN_KEEP; the coarse pass reads those and the starts
+ * 8 ms beside them on the first COARSE_SLOTS slots, and keeps KEEP for the fine pass.
  */
 import { PERIOD, SLOT, STEP, UNITS_PER_SLOT, BANDS, BANDS_PER_UNIT } from './grid.ts';
 import type { Pattern } from './pattern.ts';
@@ -15,15 +14,17 @@ import type { Candidate, Hypothesis, Search } from './search.ts';
 /** The coarse pass looks at the first 4 s at most; the fine pass at everything. */
 export const COARSE_SLOTS = 32;
 /**
- * The scan looks at the first 2 s at most: half the slots of the coarse pass, so a tempo 1 % off
- * drifts as far by its last slot as half a percent does by the coarse pass's, and tempos 2 % apart
- * lose no more there than the coarse pass's 1 % grid does. A change of pitch moves the bands,
- * which fewer slots do not make up for: those speeds stay 1 % apart (2 % apart, speed −5 % lost a
- * test's clip: score 2.6).
+ * The scan looks at the first 2 s at most: half the coarse pass's work. Its grid of speeds and
+ * starts is the coarse pass's: a tempo 2 % apart lost two clips in 36 after tempo ±5 % (bench), and
+ * a pitch 2 % apart a test clip after speed −5 % (the top bands move by a third of a band).
  */
 const SCAN_SLOTS = 16;
-/** Candidates the scan hands to the coarse pass. */
-const SCAN_KEEP = 48;
+/**
+ * Candidates the scan hands to the coarse pass: many, since half the slots read the true alignment
+ * about 1/√2 as strongly against as many unmarked ones (48 lost four clips in 36 after white noise
+ * and four after music: bench).
+ */
+const SCAN_KEEP = 256;
 /** Candidates kept from the coarse pass for refinement. */
 export const KEEP = 6;
 /** The coarse phase step: 8 ms. */
@@ -45,13 +46,9 @@ interface Speed {
 }
 const speed = (percent: number, pitch: boolean): Speed => ({ percent, pitch, hyp: speedHypothesis(percent, pitch) });
 
-/** The unchanged speed first, then tempos 2 % apart and speeds with pitch 1 % apart. */
+/** Speeds 1 % apart, both kinds; the unchanged speed first. */
 const SCAN: Speed[] = [speed(0, false)];
-for (let i = 1; i <= MAX_PERCENT; i++)
-  for (const sgn of [-1, 1]) {
-    if (i % 2 === 0) SCAN.push(speed(sgn * i, false));
-    SCAN.push(speed(sgn * i, true));
-  }
+for (let i = 1; i <= MAX_PERCENT; i++) for (const sgn of [-1, 1]) SCAN.push(speed(sgn * i, false), speed(sgn * i, true));
 
 /** Raised (and lowered) bands per unit: the pattern has as many of each. */
 const HALF = BANDS_PER_UNIT / 2;
@@ -213,28 +210,23 @@ function scanSpeed(s: Search, table: SyncTable, sp: Speed, top: Found[]): void {
 }
 
 /**
- * The coarse pass around the scan's candidates: speeds 1 % apart within ±6 % (the candidate's and
- * its two neighbours of the same kind), starts 8 ms apart (its own and the two beside it), at the
- * candidate's offset, sync units only, on COARSE_SLOTS slots. Returns the best `keep`.
+ * The coarse pass around the scan's candidates: at the candidate's speed and offset, its start and
+ * the two 8 ms beside it, sync units only, on COARSE_SLOTS slots. Returns the best `keep`.
  */
 export function coarse(s: Search, found: readonly Found[], keep = KEEP): Candidate[] {
   // Alignments to read, grouped by laid grid (speed and start) so each grid is laid once.
   const grids = new Map<string, { hyp: Hypothesis; phase: number; offsets: Set<number> }>();
   for (const c of found)
-    for (let dp = -1; dp <= 1; dp++)
-      for (let ds = -1; ds <= 1; ds++) {
-        const percent = c.speed.percent + ds;
-        const phase = c.phase + dp * PHASE_STEP;
-        // The coarse grid's own starts (within the slot, as the scan's): the fine pass then looks
-        // only at the alignments the union bound counts (calibration.ts).
-        if (Math.abs(percent) > MAX_PERCENT || phase < 0) continue;
-        const hyp = speedHypothesis(percent, c.speed.pitch);
-        if (phase >= SLOT * hyp.time) continue;
-        const key = `${percent}:${c.speed.pitch}:${phase}`;
-        let g = grids.get(key);
-        if (!g) grids.set(key, (g = { hyp, phase, offsets: new Set() }));
-        g.offsets.add(c.offset);
-      }
+    for (let dp = -1; dp <= 1; dp++) {
+      const phase = c.phase + dp * PHASE_STEP;
+      // The coarse grid's own starts (within the slot, as the scan's): the fine pass then looks
+      // only at the alignments the union bound counts (calibration.ts).
+      if (phase < 0 || phase >= SLOT * c.hyp.time) continue;
+      const key = `${c.speed.percent}:${c.speed.pitch}:${phase}`;
+      let g = grids.get(key);
+      if (!g) grids.set(key, (g = { hyp: c.hyp, phase, offsets: new Set() }));
+      g.offsets.add(c.offset);
+    }
   const top: Candidate[] = [];
   for (const { hyp, phase, offsets } of grids.values()) {
     const slots = s.lay(hyp, phase, COARSE_SLOTS);
