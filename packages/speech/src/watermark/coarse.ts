@@ -1,30 +1,22 @@
 /**
- * The search's first two passes, which only pick candidate alignments for the fine pass: none of
- * their scores is returned. The scan tries every speed 1 % apart (tempo alone, or time and pitch
- * together, ±6 %), every slot start 8 ms apart and every pattern offset, on the first SCAN_SLOTS
- * slots with the sync units alone, and keeps SCAN_KEEP; the coarse pass reads those and the starts
- * 8 ms beside them on the first COARSE_SLOTS slots, and keeps KEEP for the fine pass.
+ * The search's coarse pass, which only picks candidate alignments for the fine pass: none of its
+ * scores is returned. It tries every speed 1 % apart (tempo alone, or time and pitch together,
+ * ±6 %), every slot start 8 ms apart and every pattern offset, on the first COARSE_SLOTS slots with
+ * the sync units alone, and keeps KEEP.
  */
 import { PERIOD, SLOT, STEP, UNITS_PER_SLOT, BANDS, BANDS_PER_UNIT } from './grid.ts';
 import type { Pattern } from './pattern.ts';
 import { STEP_HOP } from './spectra.ts';
-import { BASE_SPREAD, COARSE_READING, WEIGHT, clean, cosTurns, score } from './score.ts';
+import { BASE_SPREAD, COARSE_READING, WEIGHT, clean, cosTurns } from './score.ts';
 import type { Candidate, Hypothesis, Search } from './search.ts';
 
-/** The coarse pass looks at the first 4 s at most; the fine pass at everything. */
+/**
+ * The coarse pass looks at the first 4 s at most; the fine pass at everything. A first pass on half
+ * the slots handing its best 256 to this one (half the work) lost two clips in 36 after white noise
+ * and two after music on the bench (1/√2 of the true alignment's strength against as many unmarked
+ * ones); with tempos 2 % apart as well it lost two after tempo ±5 %.
+ */
 export const COARSE_SLOTS = 32;
-/**
- * The scan looks at the first 2 s at most: half the coarse pass's work. Its grid of speeds and
- * starts is the coarse pass's: a tempo 2 % apart lost two clips in 36 after tempo ±5 % (bench), and
- * a pitch 2 % apart a test clip after speed −5 % (the top bands move by a third of a band).
- */
-const SCAN_SLOTS = 16;
-/**
- * Candidates the scan hands to the coarse pass: many, since half the slots read the true alignment
- * about 1/√2 as strongly against as many unmarked ones (48 lost four clips in 36 after white noise
- * and four after music: bench).
- */
-const SCAN_KEEP = 256;
 /** Candidates kept from the coarse pass for refinement. */
 export const KEEP = 6;
 /** The coarse phase step: 8 ms. */
@@ -32,23 +24,14 @@ const PHASE_STEP = 2 * STEP_HOP;
 /** Speeds within ±6 %, in whole percent. */
 const MAX_PERCENT = 6;
 
-/** Speed `percent` of one kind: tempo alone (atempo) or time and pitch together (asetrate). */
-export function speedHypothesis(percent: number, pitch: boolean): Hypothesis {
-  const r = 1 + percent / 100;
-  return { time: 1 / r, freq: pitch ? r : 1 };
-}
-
-/** A scan hypothesis with what the coarse pass needs to find its neighbours. */
-interface Speed {
-  percent: number;
-  pitch: boolean;
-  hyp: Hypothesis;
-}
-const speed = (percent: number, pitch: boolean): Speed => ({ percent, pitch, hyp: speedHypothesis(percent, pitch) });
-
-/** Speeds 1 % apart, both kinds; the unchanged speed first. */
-const SCAN: Speed[] = [speed(0, false)];
-for (let i = 1; i <= MAX_PERCENT; i++) for (const sgn of [-1, 1]) SCAN.push(speed(sgn * i, false), speed(sgn * i, true));
+/** Speeds 0.94–1.06 in steps of 1 %, both kinds; the unchanged speed first. */
+const COARSE: Hypothesis[] = [{ time: 1, freq: 1 }];
+for (let i = 1; i <= MAX_PERCENT; i++)
+  for (const sgn of [-1, 1]) {
+    const r = 1 + sgn * i * 0.01;
+    COARSE.push({ time: 1 / r, freq: 1 }); // tempo changed, pitch kept (atempo)
+    COARSE.push({ time: 1 / r, freq: r }); // played faster: time and pitch together (asetrate)
+  }
 
 /** Raised (and lowered) bands per unit: the pattern has as many of each. */
 const HALF = BANDS_PER_UNIT / 2;
@@ -96,7 +79,7 @@ function syncLayout(p: Pattern): SyncLayout {
 }
 
 /**
- * The scan's sync-unit scores at every pattern offset of the grid `s` has laid. Over the PERIOD
+ * The coarse pass's sync-unit scores at every pattern offset of the grid `s` has laid. Over the PERIOD
  * offsets each laid slot meets every unit exactly once, so each sync unit's term (w·cos θ and w²,
  * as in `score`) is computed once per slot (`terms`) and `score` only adds them up, in `score`'s
  * order: the same sums as `score(…, offset, syncOnly = true, COARSE_READING)`.
@@ -180,13 +163,8 @@ export class SyncTable {
   }
 }
 
-/** A scan candidate: the speed it was found at, to look around it. */
-interface Found extends Candidate {
-  speed: Speed;
-}
-
 /** Adds `c` to `top` (best first) if it is among the best `keep`. */
-function offer<C extends Candidate>(top: C[], c: C, keep: number): void {
+function offer(top: Candidate[], c: Candidate, keep: number): void {
   if (top.length >= keep && c.score <= top[top.length - 1]!.score) return;
   let i = top.length;
   while (i > 0 && top[i - 1]!.score < c.score) i--;
@@ -194,64 +172,33 @@ function offer<C extends Candidate>(top: C[], c: C, keep: number): void {
   if (top.length > keep) top.pop();
 }
 
-/** The scan of one speed: every start 8 ms apart, every offset, sync units only, on SCAN_SLOTS slots. */
-function scanSpeed(s: Search, table: SyncTable, sp: Speed, top: Found[]): void {
-  const slotLen = SLOT * sp.hyp.time;
+/** The coarse pass at one speed: every start 8 ms apart, every offset, sync units only. */
+function coarseSpeed(s: Search, table: SyncTable, hyp: Hypothesis, top: Candidate[]): void {
+  const slotLen = SLOT * hyp.time;
   for (let phase = 0; phase < slotLen; phase += PHASE_STEP) {
-    const slots = s.lay(sp.hyp, phase, SCAN_SLOTS);
-    if (slots === 0) continue;
-    table.fill(sp.hyp.freq, slots);
-    for (let o = 0; o < PERIOD; o++) {
-      const sc = table.score(slots, o);
-      if (top.length < SCAN_KEEP || sc > top[top.length - 1]!.score)
-        offer(top, { score: sc, hyp: sp.hyp, phase, offset: o, speed: sp }, SCAN_KEEP);
-    }
-  }
-}
-
-/**
- * The coarse pass around the scan's candidates: at the candidate's speed and offset, its start and
- * the two 8 ms beside it, sync units only, on COARSE_SLOTS slots. Returns the best `keep`.
- */
-export function coarse(s: Search, found: readonly Found[], keep = KEEP): Candidate[] {
-  // Alignments to read, grouped by laid grid (speed and start) so each grid is laid once.
-  const grids = new Map<string, { hyp: Hypothesis; phase: number; offsets: Set<number> }>();
-  for (const c of found)
-    for (let dp = -1; dp <= 1; dp++) {
-      const phase = c.phase + dp * PHASE_STEP;
-      // The coarse grid's own starts (within the slot, as the scan's): the fine pass then looks
-      // only at the alignments the union bound counts (calibration.ts).
-      if (phase < 0 || phase >= SLOT * c.hyp.time) continue;
-      const key = `${c.speed.percent}:${c.speed.pitch}:${phase}`;
-      let g = grids.get(key);
-      if (!g) grids.set(key, (g = { hyp: c.hyp, phase, offsets: new Set() }));
-      g.offsets.add(c.offset);
-    }
-  const top: Candidate[] = [];
-  for (const { hyp, phase, offsets } of grids.values()) {
     const slots = s.lay(hyp, phase, COARSE_SLOTS);
     if (slots === 0) continue;
-    const floor = s.view(hyp.freq).floor;
-    for (const offset of offsets)
-      offer(top, { score: score(s.p, s.E, floor, s.active, slots, offset, true, COARSE_READING), hyp, phase, offset }, keep);
+    table.fill(hyp.freq, slots);
+    for (let o = 0; o < PERIOD; o++) {
+      const sc = table.score(slots, o);
+      if (top.length < KEEP || sc > top[top.length - 1]!.score) offer(top, { score: sc, hyp, phase, offset: o }, KEEP);
+    }
   }
-  return top;
 }
 
 /**
- * The scan over every speed, handing its best to the coarse pass. `first` sees the unchanged
- * speed's candidates, coarsely read, before the other speeds are scanned: if it returns a candidate
- * the search stops there.
+ * The coarse pass over every speed; returns its best KEEP. `first` sees the unchanged speed's
+ * candidates before the other speeds are tried: if it returns a candidate the search stops there.
  */
-export function scan(s: Search, first?: (top: Candidate[]) => Candidate | undefined): Candidate[] | Candidate {
+export function coarse(s: Search, first?: (top: Candidate[]) => Candidate | undefined): Candidate[] | Candidate {
   const table = new SyncTable(s);
-  const top: Found[] = [];
-  for (const sp of SCAN) {
-    scanSpeed(s, table, sp, top);
-    if (first && sp === SCAN[0]) {
-      const found = first(coarse(s, top.slice(0, 3), 1));
+  const top: Candidate[] = [];
+  for (const hyp of COARSE) {
+    coarseSpeed(s, table, hyp, top);
+    if (first && hyp === COARSE[0] && top.length > 0) {
+      const found = first(top.slice(0, 1));
       if (found) return found;
     }
   }
-  return coarse(s, top);
+  return top;
 }

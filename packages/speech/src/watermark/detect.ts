@@ -5,8 +5,8 @@
  * hypothesis gives every unit a phase against its keyed lattice; on unmarked audio these phases are
  * uniform, so the score (the sum of their cosines over its standard deviation, score.ts) is standard
  * normal for any one hypothesis, and the union bound over the alignments the search can return
- * gives the false-alarm rate (calibration.ts). The scan and the coarse pass (coarse.ts) only pick
- * candidates; every score returned is the fine pass's polished score of one alignment on its grid.
+ * gives the false-alarm rate (calibration.ts). The coarse pass (coarse.ts) only picks candidates;
+ * every score returned is the fine pass's polished score of one alignment on its grid.
  */
 import { PERIOD, RATE } from './grid.ts';
 import { keyedPattern } from './pattern.ts';
@@ -15,7 +15,7 @@ import { falseAlarmRate, THRESHOLD } from './calibration.ts';
 import { at8k, spectra, STEP_HOP } from './spectra.ts';
 import { COARSE_READING, score } from './score.ts';
 import { Search, type Candidate, type Hypothesis } from './search.ts';
-import { COARSE_SLOTS, SyncTable, scan } from './coarse.ts';
+import { COARSE_SLOTS, SyncTable, coarse } from './coarse.ts';
 
 export type { Hypothesis } from './search.ts';
 
@@ -40,7 +40,7 @@ const GATE = 5;
 const DECISIVE = THRESHOLD + 1;
 
 function search(s: Search, early: boolean): Candidate | undefined {
-  const top = scan(
+  const top = coarse(
     s,
     early
       ? (first) => {
@@ -126,7 +126,7 @@ export function scoreAt(
 }
 
 /**
- * Tests: the scan's score at every pattern offset for one speed and phase, from its per-slot table
+ * Tests: the coarse pass's score at every pattern offset for one speed and phase, from its per-slot table
  * (`SyncTable`) and from `score` itself; the two must agree to the last bit.
  */
 export function coarseScores(
