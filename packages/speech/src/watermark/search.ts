@@ -126,8 +126,8 @@ export class Search {
     activity(this.level, slots, v.loud, this.active);
     return slots;
   }
-  score(h: Hypothesis, phase: number, offset: number, syncOnly: boolean, reading = FINE_READING, cap = Infinity): number {
-    const slots = this.lay(h, phase, cap);
+  score(h: Hypothesis, phase: number, offset: number, syncOnly: boolean, reading = FINE_READING): number {
+    const slots = this.lay(h, phase);
     return slots ? score(this.p, this.E, this.view(h.freq).floor, this.active, slots, offset, syncOnly, reading) : 0;
   }
   /**
