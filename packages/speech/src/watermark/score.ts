@@ -1,0 +1,106 @@
+/**
+ * How one alignment is scored: each unit's energies are read against the clip's floor into a phase
+ * against its keyed lattice and a weight, and the score is the weighted sum of the phases' cosines
+ * over its standard deviation, standard normal on unmarked audio (calibration.ts).
+ */
+import { BANDS, BANDS_PER_UNIT, PERIOD, STEP, UNITS_PER_SLOT } from './grid.ts';
+import type { Pattern } from './pattern.ts';
+
+/** cos(2π·x) for x in [0, 1), tabulated: the search evaluates millions. */
+const COS_SIZE = 4096;
+const COS = Float64Array.from({ length: COS_SIZE + 1 }, (_, i) => Math.cos((2 * Math.PI * i) / COS_SIZE));
+export const cosTurns = (x: number): number => COS[Math.round((x - Math.floor(x)) * COS_SIZE)]!;
+
+/** Spread of a unit's value that the floor's noise causes, in steps² (the units' weights come from it). */
+export const BASE_SPREAD = 0.03;
+export const WEIGHT = (2 * Math.PI * Math.PI) / (STEP * STEP);
+
+/**
+ * How a unit's energies are read against the clip's floor (the 10th percentile of each band's
+ * frames, which under steady noise is about a third of the noise's mean, so a multiple of it is
+ * still an under-estimate). `floor`: how much of it comes off each side's energy before the ratio:
+ * noise (or anything steady under the speech) adds to both sides of a unit and pulls its log-ratio
+ * towards 0, squeezing the lattice, and taking the floor out undoes much of that squeeze; never
+ * below a twentieth of the energy, so a side at the floor stays finite and is weighted down anyway.
+ * `spread`: how fast a unit's weight falls with its floor-to-energy ratio (the spread of its value
+ * that the floor's noise causes).
+ */
+export interface Reading {
+  floor: number;
+  spread: number;
+}
+/**
+ * The coarse pass reads as v2 did (half the floor, spread ½ per unit of the ratio): its job is to
+ * put the true alignment among its few candidates, and the sharper reading below, which leans on
+ * fewer units, lost one in twenty clips there after speed +5 % (bench lab, 20 clips).
+ */
+export const COARSE_READING: Reading = { floor: 0.5, spread: 0.5 };
+/**
+ * The fine pass and the polish take twice the floor out and weight units by a spread of twice the
+ * ratio: units where the floor is near the speech count far less. Same 20 clips, white noise at
+ * 20 dB SNR: mean score 7.3 → 8.6, detected 50 → 75 %; music 10 dB under 8.0 → 8.0; clean,
+ * tempo, speed and mp3 within ±0.3. A unit's phase against its lattice is uniform on unmarked audio
+ * whatever is read from its energies, so the null model and the threshold do not change.
+ */
+export const FINE_READING: Reading = { floor: 2, spread: 2 };
+export const clean = (e: number, floor: number, alpha: number): number => Math.max(e - alpha * floor, 0.05 * e);
+
+/**
+ * Score of the slots at pattern offset `offset`. A unit's phase against its lattice is uniform on
+ * unmarked audio whatever its weight, so Σ w·cos / √(Σ w²/2) is standard normal there. Sync units
+ * count cos θ; data units cos 2θ (both bits sit on the half-step lattice), weighted by the fourth
+ * power of the unit's expected cos, since that is how fast cos 2θ fades with noise. `soft` collects
+ * the data units' cos θ per coded bit.
+ */
+export function score(
+  p: Pattern,
+  E: Float64Array,
+  floor: Float64Array,
+  active: Uint8Array,
+  slots: number,
+  offset: number,
+  syncOnly: boolean,
+  reading: Reading,
+  soft?: Float64Array,
+): number {
+  let sum = 0,
+    norm = 0;
+  for (let k = 0; k < slots; k++) {
+    if (!active[k]) continue;
+    const q = (k + offset) % PERIOD;
+    for (let u = 0; u < UNITS_PER_SLOT; u++) {
+      const unit = q * UNITS_PER_SLOT + u;
+      const bit = p.bit[unit]!;
+      if (syncOnly && bit >= 0) continue;
+      let up = 1e-20,
+        dn = 1e-20,
+        nu = 0,
+        nd = 0;
+      for (let i = 0; i < BANDS_PER_UNIT; i++) {
+        const b = p.bands[unit * BANDS_PER_UNIT + i]!;
+        if (p.signs[unit * BANDS_PER_UNIT + i]! > 0) {
+          up += E[k * BANDS + b]!;
+          nu += floor[b]!;
+        } else {
+          dn += E[k * BANDS + b]!;
+          nd += floor[b]!;
+        }
+      }
+      const r = nu / up + nd / dn;
+      const spread = BASE_SPREAD + reading.spread * r;
+      // ≈ exp(−WEIGHT·spread²), the expected cos of a unit's phase under that spread.
+      const w = 1 / (1 + WEIGHT * spread * spread);
+      const phase = Math.log(clean(up, nu, reading.floor) / clean(dn, nd, reading.floor)) / STEP - p.dither[unit]!;
+      if (bit < 0) {
+        sum += w * cosTurns(phase);
+        norm += w * w;
+      } else {
+        const w4 = w * w * w * w;
+        sum += w4 * cosTurns(2 * phase);
+        norm += w4 * w4;
+        if (soft) soft[bit] = soft[bit]! + w * cosTurns(phase);
+      }
+    }
+  }
+  return norm > 0 ? sum / Math.sqrt(norm / 2) : 0;
+}
