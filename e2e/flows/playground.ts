@@ -343,4 +343,59 @@ export function playgroundTests(): void {
     await env.ui.chooseLanguage('en');
     await page.getByTestId('playground-too-long').waitFor({ state: 'hidden' });
   });
+
+  test('SSML: an unknown tag is named at its line and column in the page’s language and blocks Generate; fixed, the spoken form shows', async () => {
+    const page = env.page;
+    await env.ui.goto(`/app/playground?voice=${SARAH}`);
+    await page.locator(`[data-testid="playground-voice"][data-voice-id="${SARAH}"]`).waitFor();
+    await page.getByTestId('playground-text-type').getByText('SSML', { exact: true }).click();
+    let sent = 0;
+    const count = (r: Request) => {
+      if (isPath(r, '/tts') || isPath(r, '/tts/jobs')) sent++;
+    };
+    page.on('request', count);
+    const bad = '<speak>Hello\n <voice name="x">there</voice></speak>';
+    await page.getByTestId('playground-text').fill(bad);
+    const error = page.getByTestId('playground-ssml-error');
+    await error.getByText('Invalid value for text: unsupported SSML tag <voice> at line 2, column 2').waitFor();
+    const line = page.getByTestId('playground-ssml-error-line');
+    assertEqual(await line.getAttribute('data-line'), '2', 'the line the server names');
+    assertEqual(await line.getAttribute('data-column'), '2', 'the column the server names');
+    const shown = (await line.innerText()).split('\n');
+    assertEqual(shown[0]?.trim(), '<voice name="x">there</voice></speak>', 'the erring line is shown');
+    assertEqual(shown[1], ' ^', 'a caret under the column');
+    assert(await page.getByTestId('playground-generate').isDisabled(), 'Generate waits for a valid document');
+    await page.getByTestId('playground-ssml-show').click();
+    const selected = await page.getByTestId('playground-text').evaluate((el) => (el as HTMLTextAreaElement).selectionStart);
+    assertEqual(selected, bad.indexOf('<voice'), 'the link selects the place in the text');
+    // The message follows the page's language (asked again, not left in English).
+    await env.ui.chooseLanguage('zh-CN');
+    await error.getByText('text 的值无效：不支持的 SSML 标签 <voice>（第 2 行第 2 列）').waitFor();
+    await page.getByTestId('playground-ssml-show').getByText('定位到第 2 行第 2 列').waitFor();
+    await env.ui.chooseLanguage('zh-TW');
+    await error.getByText('不支援的 SSML 標籤 <voice>（第 2 行第 2 欄）', { exact: false }).waitFor();
+    await env.ui.chooseLanguage('en');
+    await error.getByText('unsupported SSML tag <voice>', { exact: false }).waitFor();
+
+    // Fixed: the spoken form replaces the error, and the count is the spoken characters the server prices.
+    const answered = page.waitForResponse((r) => isPath(r.request(), '/tts/normalize') && r.status() === 200);
+    const good = '<speak>Hello <break time="300ms"/> <sub alias="World Wide Web">WWW</sub>.</speak>';
+    await page.getByTestId('playground-text').fill(good);
+    const spoken = (await (await answered).json()) as { text: string; characters: number };
+    await page.getByTestId('playground-spoken').getByText('World Wide Web', { exact: false }).waitFor();
+    await error.waitFor({ state: 'detached' });
+    assert(!spoken.text.includes('<') && !spoken.text.includes('WWW'), `no tag is spoken: ${spoken.text}`);
+    assert(spoken.characters > 0 && spoken.characters < good.length, `the tags are not priced (${spoken.characters})`);
+    await page.waitForFunction(
+      (n) => document.querySelector('[data-testid="playground-count"]')?.getAttribute('data-characters') === String(n),
+      spoken.characters,
+    );
+    await page.locator('[data-testid="playground-estimate"][data-state="ready"]').waitFor();
+    page.off('request', count);
+    assertEqual(sent, 0, 'nothing was synthesised while the document was checked');
+    await page
+      .getByTestId('playground-text-type')
+      .getByText(/^(Text|文本|文字)$/)
+      .click();
+  });
 }
