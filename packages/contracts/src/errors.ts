@@ -188,6 +188,11 @@ const RULES = new Map<string, { 'zh-CN': string; 'zh-TW': string }>([
 
 /** The rules the server words from a schema's constraint (`ruleOf` in the server), with their number or list. */
 const RULE_PATTERNS: { re: RegExp; 'zh-CN': string; 'zh-TW': string }[] = [
+  {
+    re: /^pronunciation rules may add at most (\d+) characters to it \(these add (\d+)\)$/,
+    'zh-CN': '发音规则最多只能为其增加 $1 个字符（这些规则增加了 $2 个）',
+    'zh-TW': '發音規則最多只能為其增加 $1 個字元（這些規則增加了 $2 個）',
+  },
   // SSML: each error names where it is (line and column).
   {
     re: /^not well-formed SSML at line (\d+), column (\d+): (.*)$/,

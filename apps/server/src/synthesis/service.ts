@@ -216,12 +216,16 @@ export class SynthesisService {
     textType?: TextType,
   ): Promise<{ credits: number; characters: number; language: string; language_supported: boolean }> {
     const { info } = await this.voices.get(voiceId, accountId);
-    // The price counts the text as sent; the dictionaries named are checked all the same (404 for one it may not read).
-    await this.rulesOf({ ...(accountId ? { accountId } : {}), ...(pronunciationLocators ? { pronunciationLocators } : {}) });
+    // The price counts the text as sent; the dictionaries named are checked all the same (404 for one it may not read),
+    // and applied, so rules the synthesis would refuse (adding too much unpriced text) are refused here too.
+    const lexicon = await this.rulesOf({
+      ...(accountId ? { accountId } : {}),
+      ...(pronunciationLocators ? { pronunciationLocators } : {}),
+    });
     const speech = await this.host.get();
     const markup = readMarkup(text, textType, info.profile.pitchHz);
     const plan = await mapSpeechErrors(async () =>
-      speech.prepare({ text, voice: info, checkLanguage: false, ...(markup ? { markup } : {}) }),
+      speech.prepare({ text, voice: info, checkLanguage: false, lexicon, ...(markup ? { markup } : {}) }),
     );
     const check = speech.checkLanguage(markup ? markup.written : text, info.id);
     return {

@@ -180,6 +180,48 @@ describe.each(DIALECTS)('pronunciation dictionary errors (%s)', (dialect) => {
     isPronunciationRoute = true;
   });
 
+  it('refuses rules that would multiply the text unpriced, before anything is held or charged, in the request’s language', async () => {
+    isPronunciationRoute = false;
+    const balance = async () => (await c.get('/api/statistics/current')).body;
+    const before = await balance();
+    // An alias of 480 characters on "a": 400 priced characters would be spoken as about 190,000.
+    const long = (
+      await c.post('/v1/pronunciation-dictionaries/add-from-rules', {
+        name: 'Amplifier',
+        rules: [{ type: 'alias', string_to_replace: 'a', alias: 'supercalifragilistic '.repeat(23).trim() }],
+      })
+    ).body as { id: string };
+    expect(long.id).toMatch(/^pd_/);
+    const body = {
+      text: Array.from({ length: 400 }, () => 'a').join(' '),
+      voice_id: 'voice_espeak.en-us',
+      pronunciation_dictionary_locators: [{ pronunciation_dictionary_id: long.id }],
+    };
+    const rule = /^Invalid value for text: pronunciation rules may add at most 900 characters to it \(these add \d+\)$/;
+    for (const path of ['/tts/normalize', '/tts/estimate', '/tts', '/tts/jobs']) {
+      const res = await c.post(path, { ...body, ...(path === '/tts/jobs' ? { format: 'wav' } : {}) });
+      expect([res.status, res.body.error?.code], path).toEqual([400, 'VALIDATION_FAILED']);
+      expect(res.body.error.message, path).toMatch(rule);
+    }
+    const openai = await c.post('/v1/audio/speech', { model: 'tts-1', voice: 'voice_espeak.en-us', input: body.text, ...body });
+    expect(openai.status).toBe(400);
+    // <phoneme ph> strings likewise: forty of 800 characters, one priced character each.
+    const ssml = `<speak>${`<phoneme alphabet="ipa" ph="${'ʃə'.repeat(400)}">x</phoneme> `.repeat(40)}</speak>`;
+    const phonemes = await c.post('/tts', { text: ssml, voice_id: 'voice_espeak.en-us', format: 'wav' });
+    expectError(phonemes, 400, 'VALIDATION_FAILED');
+    expect(phonemes.body.error.message).toMatch(/pronunciation rules may add at most 180 characters/);
+    const zh = new Client(t.url, 'zh-CN');
+    zh.sid = c.sid;
+    expect((await zh.post('/tts/normalize', body)).body.error.message).toMatch(
+      /^text 的值无效：发音规则最多只能为其增加 900 个字符（这些规则增加了 \d+ 个）$/,
+    );
+    expect(await balance()).toEqual(before);
+    // The same rule once in a longer text is fine: it adds less than twice the text.
+    const few = await c.post('/tts/normalize', { ...body, text: `${'Plain words here. '.repeat(15)}And a long one.` });
+    expect(few.status, JSON.stringify(few.body)).toBe(200);
+    isPronunciationRoute = true;
+  });
+
   it('answers 404 for another account’s dictionary, everywhere', async () => {
     const other = new Client(t.url);
     await other.anonymous();

@@ -34,6 +34,8 @@ interface MarkupPlan {
   sentences: string[];
   parts: SentencePart[];
   spoken: { text: string; spans: ReplacedSpan[] };
+  /** What rules put in beyond the words they replace, not priced (`AppliedLexicon.added`). */
+  added: number;
   pronunciationFallbacks: string[];
   marks: MarkupDocument['marks'];
 }
@@ -80,6 +82,7 @@ export function planMarkup(
   const fallbacks: string[] = [];
   const lexSpans: ReplacedSpan[] = [];
   let spoken = '';
+  let added = 0;
   let lead = 0;
   let start = 0;
   for (const part of doc.parts) {
@@ -112,6 +115,7 @@ export function planMarkup(
         spokenTo: s.spokenTo + spoken.length,
       });
     spoken += lexicon.spoken.text;
+    added += lexicon.added;
     for (const f of lexicon.fallbacks) if (!fallbacks.includes(f)) fallbacks.push(f);
     const text = opts.normalization === 'off' ? cleanText(lexicon.text) : normalizeText(lexicon.text, language);
     const said = splitSentences(text).map((s) => lexicon.restore(s));
@@ -138,6 +142,7 @@ export function planMarkup(
     sentences,
     parts,
     spoken: { text: spoken, spans: composeSpans(doc.spans, lexSpans) },
+    added,
     pronunciationFallbacks: fallbacks,
     marks: doc.marks,
   };

@@ -124,6 +124,20 @@ function withEngineFacts(carried: VoiceInfo, ctx: PlanContext): VoiceInfo {
   };
 }
 
+/**
+ * Prices count the text as sent, not what a dictionary's aliases or phoneme strings (or SSML's `<phoneme ph>`) put in;
+ * so what they add may make the text at most three times as long (and 100 characters more): beyond that, rules would
+ * turn a few priced characters into minutes of unpriced speech (an alias of 500 characters on "a").
+ */
+export function maxAdded(characters: number): number {
+  return 2 * characters + 100;
+}
+
+function checkAdded(added: number, characters: number): void {
+  const max = maxAdded(characters);
+  if (added > max) throw invalid('text', `pronunciation rules may add at most ${max} characters to it (these add ${added})`);
+}
+
 export function makePlan(req: SynthesisRequest, ctx: PlanContext): Plan {
   if (typeof req.text !== 'string' || !req.text.trim()) throw invalid('text', 'must not be empty');
   // What is spoken: the markup's text, or the request's.
@@ -187,12 +201,15 @@ export function makePlan(req: SynthesisRequest, ctx: PlanContext): Plan {
       findLanguageVoice: ctx.findLanguageVoice,
     });
     if (!marked.sentences.length) throw invalid('text', 'nothing to read');
-    return { ...common, ...marked };
+    const { added, ...plan } = marked;
+    checkAdded(added, characters);
+    return { ...common, ...plan };
   }
   // Dictionaries first: an alias is normalized as any text is; phonemes are kept from normalization by placeholders.
   const lexicon = req.lexicon?.length
     ? applyLexicon(req.text, req.lexicon, { phonemes: phoneSetOf(voice) ?? false, language: phonemeLanguageOf(voice) })
     : null;
+  if (lexicon) checkAdded(lexicon.added, characters);
   const written = lexicon ? lexicon.text : req.text;
   let text = normalization === 'off' ? cleanText(written) : normalizeText(written, language);
   let sentences = splitSentences(text);

@@ -16,6 +16,7 @@
  * are reported as fallbacks too.
  */
 import { enginePhonemes, type PhoneSet } from './engine-phones.ts';
+import { countCharacters } from './normalize.ts';
 
 export interface LexiconRule {
   type: 'alias' | 'phoneme';
@@ -115,6 +116,12 @@ export interface AppliedLexicon {
   fallbacks: string[];
   /** How many rules matched. */
   matches: number;
+  /**
+   * Characters (whitespace aside, as prices count them) that the dictionary's rules and forced phoneme rules put in
+   * beyond the words they replace: what is spoken but not priced. Forced aliases (`<say-as>`'s reading, priced
+   * `<sub>`) are not counted.
+   */
+  added: number;
   /** The text as it is spoken (phonemes as `[[…]]`), and where each replaced span of the request's text went in it. */
   spoken: { text: string; spans: ReplacedSpan[] };
 }
@@ -162,8 +169,13 @@ export function applyLexicon(
   const copy = (from: number, to: number) =>
     opts.phonemes ? text.slice(from, to).replace(/[\ue000-\ue8ff]/g, '') : text.slice(from, to);
   let spokenText = '';
+  let added = 0;
   const spans: ReplacedSpan[] = [];
-  const put = (m: LexiconMatch, replacement: string, spoken = replacement) => {
+  // `said`: what the rule says, counted for `added` (a phoneme rule's own phonemes, not the engine's longer spelling).
+  const put = (m: LexiconMatch, replacement: string, spoken = replacement, said = spoken) => {
+    const rule = rules[m.rule]!;
+    if (m.rule < dictionary.length || rule.type === 'phoneme')
+      added += Math.max(0, countCharacters(said) - countCharacters(text.slice(m.from, m.to)));
     out += replacement;
     spans.push({ from: m.from, to: m.to, spokenFrom: spokenText.length, spokenTo: spokenText.length + spoken.length });
     spokenText += spoken;
@@ -192,7 +204,7 @@ export function applyLexicon(
       }
       if (slot !== undefined) {
         // Spaces keep the phonemes a word of their own whatever touches them.
-        put(m, ` ${String.fromCharCode(PLACEHOLDER + slot)} `, ` [[${phones}]] `);
+        put(m, ` ${String.fromCharCode(PLACEHOLDER + slot)} `, ` [[${phones}]] `, rule.phoneme);
         continue;
       }
     }
@@ -214,6 +226,7 @@ export function applyLexicon(
           }),
     fallbacks,
     matches: matches.length,
+    added,
     spoken: { text: spokenText, spans },
   };
 }
