@@ -8,7 +8,7 @@ import vm from 'node:vm';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { migrate, openDatabase } from '../../src/platform/db/database.js';
-import { openSqlite, sqliteDriverFor } from '../../src/platform/db/sqlite-driver.js';
+import { openSqlite, sqliteDriverFor, STATEMENT_CACHE } from '../../src/platform/db/sqlite-driver.js';
 
 // A full collection now; the tiers on Node 22 and 24 (scripts/test-node-versions.mjs) run this file too.
 function collectGarbage(): void {
@@ -69,6 +69,29 @@ describe('the SQLite driver', () => {
       db.close();
     }
     collectGarbage();
+  });
+
+  it('keeps each query\'s statement, runs it again with new parameters, and iterates on a statement of its own', () => {
+    const db = openSqlite(':memory:');
+    try {
+      db.prepare('create table t (a integer)').run([]);
+      const insert = 'insert into t (a) values (?)';
+      for (let i = 0; i < 5; i++) expect(db.prepare(insert).run([i])).toMatchObject({ changes: 1 });
+      expect(db.prepare(insert)).toBe(db.prepare(insert));
+      const select = 'select a from t where a >= ? order by a';
+      // A read while an iteration of the same query is open (better-sqlite3 refuses a busy statement).
+      const seen: unknown[] = [];
+      for (const row of db.prepare(select).iterate([3])) seen.push([(row as { a: number }).a, db.prepare(select).all([4]).length]);
+      expect(seen).toEqual([
+        [3, 1],
+        [4, 1],
+      ]);
+      // Past the cache's size the oldest statements are dropped, and prepared again when asked for.
+      for (let i = 0; i < STATEMENT_CACHE + 10; i++) expect(db.prepare(`select ${i} as n`).all([])).toEqual([{ n: i }]);
+      expect(db.prepare('select 0 as n').all([])).toEqual([{ n: 0 }]);
+    } finally {
+      db.close();
+    }
   });
 
   it(`keeps a process alive through collections right after statements ran, on this Node (${process.versions.node})`, () => {
