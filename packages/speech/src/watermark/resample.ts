@@ -4,8 +4,10 @@
  * and their small in-band droop is known (`response`) and undone where the mark is computed.
  * Taps are tabulated per phase (the rates' ratio is rational), so a run costs one dot product per
  * output sample: about 8 taps per input sample down, 8 per output sample up. At the rates that are
- * multiples of 8 kHz the filters' symmetries halve the multiplies (`pairs`, `mirrorSum`), and the
- * hot loops hold taps and inputs in locals: these filters are most of the embedder's CPU time.
+ * multiples of 8 kHz the filters' symmetries halve the multiplies (`pairs`, `mirrorSum`); at the others
+ * (22,050 and 44,100 Hz) a run's outputs are taken phase by phase, each phase's taps read once into
+ * locals (`decimateGrouped`, `grouped`), the same sums in the same order. The hot loops hold taps and
+ * inputs in locals: these filters are most of the embedder's CPU time.
  */
 import { RATE } from './grid.ts';
 
@@ -176,6 +178,7 @@ export class Kernel {
       }
       return;
     }
+    if ((width === 24 || width === 48) && count >= 2 * up) return this.decimateGrouped(input, start, rem, count, out, at);
     for (let j = 0; j < count; j++) {
       let s0 = 0,
         s1 = 0;
@@ -197,6 +200,151 @@ export class Kernel {
     }
   }
 
+  /**
+   * 22,050 and 44,100 Hz: outputs `up` apart have the same phase (their inputs `down` apart), so
+   * each phase's taps are read once into locals and serve all its outputs in the run; each output
+   * is summed in the same order as `decimate`'s loop, so the same result to the bit.
+   */
+  private decimateGrouped(input: Float32Array, start: number, rem: number, count: number, out: Float64Array, at: number): void {
+    const { up, down, taps } = this;
+    const dWhole = Math.floor(down / up),
+      dRem = down - dWhole * up;
+    if (this.width === 24) {
+      for (let r = 0; r < up; r++) {
+        const o = rem * 24;
+        const t0 = taps[o]!,
+          t1 = taps[o + 1]!,
+          t2 = taps[o + 2]!,
+          t3 = taps[o + 3]!,
+          t4 = taps[o + 4]!,
+          t5 = taps[o + 5]!;
+        const t6 = taps[o + 6]!,
+          t7 = taps[o + 7]!,
+          t8 = taps[o + 8]!,
+          t9 = taps[o + 9]!,
+          t10 = taps[o + 10]!,
+          t11 = taps[o + 11]!;
+        const t12 = taps[o + 12]!,
+          t13 = taps[o + 13]!,
+          t14 = taps[o + 14]!,
+          t15 = taps[o + 15]!,
+          t16 = taps[o + 16]!,
+          t17 = taps[o + 17]!;
+        const t18 = taps[o + 18]!,
+          t19 = taps[o + 19]!,
+          t20 = taps[o + 20]!,
+          t21 = taps[o + 21]!,
+          t22 = taps[o + 22]!,
+          t23 = taps[o + 23]!;
+        for (let j = r, i = start; j < count; j += up, i += down) {
+          const s0 =
+            input[i]! * t0 +
+            input[i + 2]! * t2 +
+            input[i + 4]! * t4 +
+            input[i + 6]! * t6 +
+            (input[i + 8]! * t8 + input[i + 10]! * t10 + input[i + 12]! * t12 + input[i + 14]! * t14) +
+            (input[i + 16]! * t16 + input[i + 18]! * t18 + input[i + 20]! * t20 + input[i + 22]! * t22);
+          const s1 =
+            input[i + 1]! * t1 +
+            input[i + 3]! * t3 +
+            input[i + 5]! * t5 +
+            input[i + 7]! * t7 +
+            (input[i + 9]! * t9 + input[i + 11]! * t11 + input[i + 13]! * t13 + input[i + 15]! * t15) +
+            (input[i + 17]! * t17 + input[i + 19]! * t19 + input[i + 21]! * t21 + input[i + 23]! * t23);
+          out[at + j] = s0 + s1;
+        }
+        start += dWhole;
+        rem += dRem;
+        if (rem >= up) {
+          rem -= up;
+          start++;
+        }
+      }
+    }
+    if (this.width === 48) {
+      for (let r = 0; r < up; r++) {
+        const o = rem * 48;
+        const t0 = taps[o]!,
+          t1 = taps[o + 1]!,
+          t2 = taps[o + 2]!,
+          t3 = taps[o + 3]!,
+          t4 = taps[o + 4]!,
+          t5 = taps[o + 5]!;
+        const t6 = taps[o + 6]!,
+          t7 = taps[o + 7]!,
+          t8 = taps[o + 8]!,
+          t9 = taps[o + 9]!,
+          t10 = taps[o + 10]!,
+          t11 = taps[o + 11]!;
+        const t12 = taps[o + 12]!,
+          t13 = taps[o + 13]!,
+          t14 = taps[o + 14]!,
+          t15 = taps[o + 15]!,
+          t16 = taps[o + 16]!,
+          t17 = taps[o + 17]!;
+        const t18 = taps[o + 18]!,
+          t19 = taps[o + 19]!,
+          t20 = taps[o + 20]!,
+          t21 = taps[o + 21]!,
+          t22 = taps[o + 22]!,
+          t23 = taps[o + 23]!;
+        const t24 = taps[o + 24]!,
+          t25 = taps[o + 25]!,
+          t26 = taps[o + 26]!,
+          t27 = taps[o + 27]!,
+          t28 = taps[o + 28]!,
+          t29 = taps[o + 29]!;
+        const t30 = taps[o + 30]!,
+          t31 = taps[o + 31]!,
+          t32 = taps[o + 32]!,
+          t33 = taps[o + 33]!,
+          t34 = taps[o + 34]!,
+          t35 = taps[o + 35]!;
+        const t36 = taps[o + 36]!,
+          t37 = taps[o + 37]!,
+          t38 = taps[o + 38]!,
+          t39 = taps[o + 39]!,
+          t40 = taps[o + 40]!,
+          t41 = taps[o + 41]!;
+        const t42 = taps[o + 42]!,
+          t43 = taps[o + 43]!,
+          t44 = taps[o + 44]!,
+          t45 = taps[o + 45]!,
+          t46 = taps[o + 46]!,
+          t47 = taps[o + 47]!;
+        for (let j = r, i = start; j < count; j += up, i += down) {
+          const s0 =
+            input[i]! * t0 +
+            input[i + 2]! * t2 +
+            input[i + 4]! * t4 +
+            input[i + 6]! * t6 +
+            (input[i + 8]! * t8 + input[i + 10]! * t10 + input[i + 12]! * t12 + input[i + 14]! * t14) +
+            (input[i + 16]! * t16 + input[i + 18]! * t18 + input[i + 20]! * t20 + input[i + 22]! * t22) +
+            (input[i + 24]! * t24 + input[i + 26]! * t26 + input[i + 28]! * t28 + input[i + 30]! * t30) +
+            (input[i + 32]! * t32 + input[i + 34]! * t34 + input[i + 36]! * t36 + input[i + 38]! * t38) +
+            (input[i + 40]! * t40 + input[i + 42]! * t42 + input[i + 44]! * t44 + input[i + 46]! * t46);
+          const s1 =
+            input[i + 1]! * t1 +
+            input[i + 3]! * t3 +
+            input[i + 5]! * t5 +
+            input[i + 7]! * t7 +
+            (input[i + 9]! * t9 + input[i + 11]! * t11 + input[i + 13]! * t13 + input[i + 15]! * t15) +
+            (input[i + 17]! * t17 + input[i + 19]! * t19 + input[i + 21]! * t21 + input[i + 23]! * t23) +
+            (input[i + 25]! * t25 + input[i + 27]! * t27 + input[i + 29]! * t29 + input[i + 31]! * t31) +
+            (input[i + 33]! * t33 + input[i + 35]! * t35 + input[i + 37]! * t37 + input[i + 39]! * t39) +
+            (input[i + 41]! * t41 + input[i + 43]! * t43 + input[i + 45]! * t45 + input[i + 47]! * t47);
+          out[at + j] = s0 + s1;
+        }
+        start += dWhole;
+        rem += dRem;
+        if (rem >= up) {
+          rem -= up;
+          start++;
+        }
+      }
+    }
+  }
+
   /** Up, added to the audio: out[j] = audio[from + j] + output n0 + j of the 8 kHz `input`. */
   interpolateAdd(
     input: Float64Array,
@@ -208,7 +356,10 @@ export class Kernel {
     out: Float32Array,
   ): void {
     if (this.width !== 8 || this.down > this.up) throw new Error('interpolateAdd needs an 8-tap up filter');
-    if (!this.mirrorSum) return this.shifted(input, base, n0, count, audio, from, out, 0);
+    if (!this.mirrorSum)
+      return count >= 2 * this.up
+        ? this.grouped(input, base, n0, count, audio, from, out)
+        : this.shifted(input, base, n0, count, audio, from, out, 0);
     // Whole groups of `up` outputs (phases 0 … up − 1) mirrored; the partial ones at the ends shifted.
     const L = this.up;
     const head = Math.min(count, (L - (((n0 % L) + L) % L)) % L);
@@ -265,6 +416,48 @@ export class Kernel {
         x5 = x6;
         x6 = x7;
         x7 = input[i + 7]!;
+      }
+    }
+  }
+
+  /**
+   * Any ratio, a run of at least two cycles of phases (22,050 and 44,100 Hz): outputs `up` apart have
+   * the same phase (their inputs `down` apart), so each phase's 8 taps are read once into locals and
+   * serve all its outputs; each output is summed as `shifted` sums it, so the same result to the bit.
+   */
+  private grouped(
+    input: Float64Array,
+    base: number,
+    n0: number,
+    count: number,
+    audio: Float32Array,
+    from: number,
+    out: Float32Array,
+  ): void {
+    const { up, down, taps } = this;
+    const q0 = n0 * down;
+    const whole = Math.floor(q0 / up);
+    let rem = q0 - whole * up;
+    let start = whole - (this.half - 1) - base;
+    for (let r = 0; r < up; r++) {
+      const o = rem * 8;
+      const t0 = taps[o]!,
+        t1 = taps[o + 1]!,
+        t2 = taps[o + 2]!,
+        t3 = taps[o + 3]!,
+        t4 = taps[o + 4]!,
+        t5 = taps[o + 5]!,
+        t6 = taps[o + 6]!,
+        t7 = taps[o + 7]!;
+      for (let j = r, i = start; j < count; j += up, i += down) {
+        const s0 = input[i]! * t0 + input[i + 2]! * t2 + input[i + 4]! * t4 + input[i + 6]! * t6;
+        const s1 = input[i + 1]! * t1 + input[i + 3]! * t3 + input[i + 5]! * t5 + input[i + 7]! * t7;
+        out[j] = audio[from + j]! + (s0 + s1);
+      }
+      rem += down;
+      while (rem >= up) {
+        rem -= up;
+        start++;
       }
     }
   }
