@@ -71,7 +71,7 @@ describe('the SQLite driver', () => {
     collectGarbage();
   });
 
-  it('keeps each query\'s statement, runs it again with new parameters, and iterates on a statement of its own', () => {
+  it("keeps each query's statement, runs it again with new parameters, and iterates on a statement of its own", () => {
     const db = openSqlite(':memory:');
     try {
       db.prepare('create table t (a integer)').run([]);
@@ -81,7 +81,8 @@ describe('the SQLite driver', () => {
       const select = 'select a from t where a >= ? order by a';
       // A read while an iteration of the same query is open (better-sqlite3 refuses a busy statement).
       const seen: unknown[] = [];
-      for (const row of db.prepare(select).iterate([3])) seen.push([(row as { a: number }).a, db.prepare(select).all([4]).length]);
+      for (const row of db.prepare(select).iterate([3]))
+        seen.push([(row as { a: number }).a, db.prepare(select).all([4]).length]);
       expect(seen).toEqual([
         [3, 1],
         [4, 1],
