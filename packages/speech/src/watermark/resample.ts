@@ -52,6 +52,9 @@ export class Kernel {
    */
   private readonly mirrorSum: Float64Array | undefined;
   private readonly mirrorDiff: Float64Array | undefined;
+  /** `decimateGrouped`'s running even and odd sums per output. */
+  private even = new Float64Array(0);
+  private odd = new Float64Array(0);
 
   constructor(
     readonly from: number,
@@ -202,56 +205,61 @@ export class Kernel {
 
   /**
    * 22,050 and 44,100 Hz: outputs `up` apart have the same phase (their inputs `down` apart), so
-   * each phase's taps are read once into locals and serve all its outputs in the run; each output
-   * is summed in the same order as `decimate`'s loop, so the same result to the bit.
+   * each phase's taps are read into locals once and serve all its outputs in the run, 24 taps a
+   * pass (44,100 Hz's 48 in two, the even and odd sums carried in `even`/`odd`); each output is
+   * summed in the same order as `decimate`'s loop, so the same result to the bit.
    */
-  private decimateGrouped(input: Float32Array, start: number, rem: number, count: number, out: Float64Array, at: number): void {
-    const { up, down, taps } = this;
+  private decimateGrouped(input: Float32Array, start0: number, rem0: number, count: number, out: Float64Array, at: number): void {
+    const { up, down, taps, width } = this;
     const dWhole = Math.floor(down / up),
       dRem = down - dWhole * up;
-    if (this.width === 24) {
+    if (this.even.length < count) {
+      this.even = new Float64Array(count);
+      this.odd = new Float64Array(count);
+    }
+    const { even, odd } = this;
+    even.fill(0, 0, count);
+    odd.fill(0, 0, count);
+    for (let pass = 0; pass < width; pass += 24) {
+      let start = start0 + pass,
+        rem = rem0;
       for (let r = 0; r < up; r++) {
-        const o = rem * 24;
+        const o = rem * width + pass;
         const t0 = taps[o]!,
           t1 = taps[o + 1]!,
           t2 = taps[o + 2]!,
           t3 = taps[o + 3]!,
           t4 = taps[o + 4]!,
-          t5 = taps[o + 5]!;
-        const t6 = taps[o + 6]!,
+          t5 = taps[o + 5]!,
+          t6 = taps[o + 6]!,
           t7 = taps[o + 7]!,
           t8 = taps[o + 8]!,
           t9 = taps[o + 9]!,
           t10 = taps[o + 10]!,
-          t11 = taps[o + 11]!;
-        const t12 = taps[o + 12]!,
+          t11 = taps[o + 11]!,
+          t12 = taps[o + 12]!,
           t13 = taps[o + 13]!,
           t14 = taps[o + 14]!,
           t15 = taps[o + 15]!,
           t16 = taps[o + 16]!,
-          t17 = taps[o + 17]!;
-        const t18 = taps[o + 18]!,
+          t17 = taps[o + 17]!,
+          t18 = taps[o + 18]!,
           t19 = taps[o + 19]!,
           t20 = taps[o + 20]!,
           t21 = taps[o + 21]!,
           t22 = taps[o + 22]!,
           t23 = taps[o + 23]!;
         for (let j = r, i = start; j < count; j += up, i += down) {
-          const s0 =
-            input[i]! * t0 +
-            input[i + 2]! * t2 +
-            input[i + 4]! * t4 +
-            input[i + 6]! * t6 +
+          even[j] =
+            even[j]! +
+            (input[i]! * t0 + input[i + 2]! * t2 + input[i + 4]! * t4 + input[i + 6]! * t6) +
             (input[i + 8]! * t8 + input[i + 10]! * t10 + input[i + 12]! * t12 + input[i + 14]! * t14) +
             (input[i + 16]! * t16 + input[i + 18]! * t18 + input[i + 20]! * t20 + input[i + 22]! * t22);
-          const s1 =
-            input[i + 1]! * t1 +
-            input[i + 3]! * t3 +
-            input[i + 5]! * t5 +
-            input[i + 7]! * t7 +
+          odd[j] =
+            odd[j]! +
+            (input[i + 1]! * t1 + input[i + 3]! * t3 + input[i + 5]! * t5 + input[i + 7]! * t7) +
             (input[i + 9]! * t9 + input[i + 11]! * t11 + input[i + 13]! * t13 + input[i + 15]! * t15) +
             (input[i + 17]! * t17 + input[i + 19]! * t19 + input[i + 21]! * t21 + input[i + 23]! * t23);
-          out[at + j] = s0 + s1;
         }
         start += dWhole;
         rem += dRem;
@@ -261,88 +269,7 @@ export class Kernel {
         }
       }
     }
-    if (this.width === 48) {
-      for (let r = 0; r < up; r++) {
-        const o = rem * 48;
-        const t0 = taps[o]!,
-          t1 = taps[o + 1]!,
-          t2 = taps[o + 2]!,
-          t3 = taps[o + 3]!,
-          t4 = taps[o + 4]!,
-          t5 = taps[o + 5]!;
-        const t6 = taps[o + 6]!,
-          t7 = taps[o + 7]!,
-          t8 = taps[o + 8]!,
-          t9 = taps[o + 9]!,
-          t10 = taps[o + 10]!,
-          t11 = taps[o + 11]!;
-        const t12 = taps[o + 12]!,
-          t13 = taps[o + 13]!,
-          t14 = taps[o + 14]!,
-          t15 = taps[o + 15]!,
-          t16 = taps[o + 16]!,
-          t17 = taps[o + 17]!;
-        const t18 = taps[o + 18]!,
-          t19 = taps[o + 19]!,
-          t20 = taps[o + 20]!,
-          t21 = taps[o + 21]!,
-          t22 = taps[o + 22]!,
-          t23 = taps[o + 23]!;
-        const t24 = taps[o + 24]!,
-          t25 = taps[o + 25]!,
-          t26 = taps[o + 26]!,
-          t27 = taps[o + 27]!,
-          t28 = taps[o + 28]!,
-          t29 = taps[o + 29]!;
-        const t30 = taps[o + 30]!,
-          t31 = taps[o + 31]!,
-          t32 = taps[o + 32]!,
-          t33 = taps[o + 33]!,
-          t34 = taps[o + 34]!,
-          t35 = taps[o + 35]!;
-        const t36 = taps[o + 36]!,
-          t37 = taps[o + 37]!,
-          t38 = taps[o + 38]!,
-          t39 = taps[o + 39]!,
-          t40 = taps[o + 40]!,
-          t41 = taps[o + 41]!;
-        const t42 = taps[o + 42]!,
-          t43 = taps[o + 43]!,
-          t44 = taps[o + 44]!,
-          t45 = taps[o + 45]!,
-          t46 = taps[o + 46]!,
-          t47 = taps[o + 47]!;
-        for (let j = r, i = start; j < count; j += up, i += down) {
-          const s0 =
-            input[i]! * t0 +
-            input[i + 2]! * t2 +
-            input[i + 4]! * t4 +
-            input[i + 6]! * t6 +
-            (input[i + 8]! * t8 + input[i + 10]! * t10 + input[i + 12]! * t12 + input[i + 14]! * t14) +
-            (input[i + 16]! * t16 + input[i + 18]! * t18 + input[i + 20]! * t20 + input[i + 22]! * t22) +
-            (input[i + 24]! * t24 + input[i + 26]! * t26 + input[i + 28]! * t28 + input[i + 30]! * t30) +
-            (input[i + 32]! * t32 + input[i + 34]! * t34 + input[i + 36]! * t36 + input[i + 38]! * t38) +
-            (input[i + 40]! * t40 + input[i + 42]! * t42 + input[i + 44]! * t44 + input[i + 46]! * t46);
-          const s1 =
-            input[i + 1]! * t1 +
-            input[i + 3]! * t3 +
-            input[i + 5]! * t5 +
-            input[i + 7]! * t7 +
-            (input[i + 9]! * t9 + input[i + 11]! * t11 + input[i + 13]! * t13 + input[i + 15]! * t15) +
-            (input[i + 17]! * t17 + input[i + 19]! * t19 + input[i + 21]! * t21 + input[i + 23]! * t23) +
-            (input[i + 25]! * t25 + input[i + 27]! * t27 + input[i + 29]! * t29 + input[i + 31]! * t31) +
-            (input[i + 33]! * t33 + input[i + 35]! * t35 + input[i + 37]! * t37 + input[i + 39]! * t39) +
-            (input[i + 41]! * t41 + input[i + 43]! * t43 + input[i + 45]! * t45 + input[i + 47]! * t47);
-          out[at + j] = s0 + s1;
-        }
-        start += dWhole;
-        rem += dRem;
-        if (rem >= up) {
-          rem -= up;
-          start++;
-        }
-      }
-    }
+    for (let j = 0; j < count; j++) out[at + j] = even[j]! + odd[j]!;
   }
 
   /** Up, added to the audio: out[j] = audio[from + j] + output n0 + j of the 8 kHz `input`. */
