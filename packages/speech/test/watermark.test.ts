@@ -52,7 +52,7 @@ describe('the watermark', () => {
   });
 
   it('streams: any chunking gives the whole-buffer output, sample for sample', () => {
-    for (const rate of [16000, 22050, 48000]) {
+    for (const rate of [16000, 22050, 44100, 48000]) {
       const x = lj(rate, 3);
       const whole = embedWatermark(x, rate, { key: KEY, payload: 7 });
       for (const sizes of [[1], [127, 4096], [rate, 3], [x.length]]) {

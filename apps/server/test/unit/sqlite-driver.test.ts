@@ -8,7 +8,7 @@ import vm from 'node:vm';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { migrate, openDatabase } from '../../src/platform/db/database.js';
-import { openSqlite, sqliteDriverFor } from '../../src/platform/db/sqlite-driver.js';
+import { openSqlite, sqliteDriverFor, STATEMENT_CACHE } from '../../src/platform/db/sqlite-driver.js';
 
 // A full collection now; the tiers on Node 22 and 24 (scripts/test-node-versions.mjs) run this file too.
 function collectGarbage(): void {
@@ -60,15 +60,39 @@ describe('the SQLite driver', () => {
       expect(pragma('journal_mode')).toBe('wal');
       expect(pragma('foreign_keys')).toBe(1);
       expect(pragma('busy_timeout')).toBe(5000);
-      // Kysely prepares a statement per query; each one dropped is freed by a later collection. With
-      // better-sqlite3 12 on Node 24 the first such collection aborted the whole process.
-      for (let i = 0; i < 2000; i++) db.prepare('select ? as n').all([i]);
+      // Statements past the cache's size are dropped (distinct texts here); each one dropped is freed by a later
+      // collection. With better-sqlite3 12 on Node 24 the first such collection aborted the whole process.
+      for (let i = 0; i < 2000; i++) db.prepare(`select ${i} as n`).all([]);
       collectGarbage();
       expect(db.prepare('select count(*) as n from t').all([])).toEqual([{ n: 2 }]);
     } finally {
       db.close();
     }
     collectGarbage();
+  });
+
+  it("keeps each query's statement, runs it again with new parameters, and iterates on a statement of its own", () => {
+    const db = openSqlite(':memory:');
+    try {
+      db.prepare('create table t (a integer)').run([]);
+      const insert = 'insert into t (a) values (?)';
+      for (let i = 0; i < 5; i++) expect(db.prepare(insert).run([i])).toMatchObject({ changes: 1 });
+      expect(db.prepare(insert)).toBe(db.prepare(insert));
+      const select = 'select a from t where a >= ? order by a';
+      // A read while an iteration of the same query is open (better-sqlite3 refuses a busy statement).
+      const seen: unknown[] = [];
+      for (const row of db.prepare(select).iterate([3]))
+        seen.push([(row as { a: number }).a, db.prepare(select).all([4]).length]);
+      expect(seen).toEqual([
+        [3, 1],
+        [4, 1],
+      ]);
+      // Past the cache's size the oldest statements are dropped, and prepared again when asked for.
+      for (let i = 0; i < STATEMENT_CACHE + 10; i++) expect(db.prepare(`select ${i} as n`).all([])).toEqual([{ n: i }]);
+      expect(db.prepare('select 0 as n').all([])).toEqual([{ n: 0 }]);
+    } finally {
+      db.close();
+    }
   });
 
   it(`keeps a process alive through collections right after statements ran, on this Node (${process.versions.node})`, () => {
@@ -84,7 +108,7 @@ describe('the SQLite driver', () => {
         if (i % 5000 === 0) gc();
       }
       await new Promise((r) => setTimeout(r, 10));
-      for (let i = 0; i < 2000; i++) db.prepare('select ? as n').all([i]);
+      for (let i = 0; i < 2000; i++) db.prepare('select ' + i + ' as n').all([]);
       gc();
       console.log(JSON.stringify(db.prepare('select count(*) as n from t').all([])));
       db.close();`;
@@ -102,7 +126,7 @@ describe('the SQLite driver', () => {
     try {
       await migrate(db);
       for (let round = 0; round < 3; round++) {
-        for (let i = 0; i < 200; i++) await sql`select ${i} as n`.execute(db.kysely);
+        for (let i = 0; i < 200; i++) await sql`select ${sql.lit(round * 200 + i)} as n`.execute(db.kysely);
         collectGarbage();
       }
       const { rows } = await sql<{ n: number }>`select count(*) as n from accounts`.execute(db.kysely);
