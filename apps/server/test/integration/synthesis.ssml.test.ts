@@ -3,6 +3,7 @@ import { Client } from '../support/client.js';
 import { DIALECTS, type TestApp } from '../support/app.js';
 import { expectError } from '../support/errors.js';
 import { keyedApp } from '../support/sdk.js';
+import { eventually } from '../support/leave.js';
 
 const ESPEAK = 'voice_espeak.en-us';
 /** Far longer than the word it is given for. */
@@ -141,16 +142,24 @@ describe.each(DIALECTS)('SSML on the synthesis routes (%s)', (dialect) => {
     expect(shown.body.characters).toBe(price.body.characters);
     expect(shown.body.text).toBe('Hello world and WWW.');
 
-    const before = await t.ctx.credits.balance(accountId);
+    // A charge settles as its answer's last bytes leave: a reader may ask before its record is written, so the
+    // ledger is read once it is at rest (the records add up to the balance), before and after.
+    const recordsSum = async () =>
+      ((await c.get('/api/credits/records?page_size=100')).body.items as { amount: number }[]).reduce((s, r) => s + r.amount, 0);
+    const atRest = async () => {
+      let balance = 0;
+      expect(await eventually(async () => (await recordsSum()) === (balance = await t.ctx.credits.balance(accountId)))).toBe(
+        true,
+      );
+      return balance;
+    };
+    const before = await atRest();
     const res = await tts(text);
     expect(res.status).toBe(200);
     expect(Number(res.headers.get('x-characters'))).toBe(price.body.characters);
     expect(Number(res.headers.get('x-credits-charged'))).toBe(price.body.credits);
-    const after = await t.ctx.credits.balance(accountId);
+    const after = await atRest();
     expect(before - after).toBe(price.body.credits);
-    const records = await c.get('/api/credits/records?page_size=100');
-    const items = records.body.items as { amount: number }[];
-    expect(items.reduce((s, r) => s + r.amount, 0)).toBe(after);
     expect(await t.ctx.credits.ledgerSum(accountId)).toBe(after);
   });
 
