@@ -7,7 +7,7 @@
 import { PERIOD, SLOT, STEP, UNITS_PER_SLOT, BANDS, BANDS_PER_UNIT } from './grid.ts';
 import type { Pattern } from './pattern.ts';
 import { STEP_HOP } from './spectra.ts';
-import { BASE_SPREAD, COARSE_READING, WEIGHT, clean, cosTurns } from './score.ts';
+import { BASE_SPREAD, COARSE_READING, COS, COS_SIZE, WEIGHT, clean } from './score.ts';
 import type { Candidate, Hypothesis, Search } from './search.ts';
 
 /**
@@ -34,6 +34,26 @@ for (let i = 1; i <= MAX_PERCENT; i++)
     COARSE.push({ time: 1 / r, freq: r }); // played faster: time and pitch together (asetrate)
   }
 
+/**
+ * The coarse pass's unit phase, as an index into the cosine table (COS_SIZE per turn), without
+ * Math.log: log₂ of the energies' ratio is its double's exponent plus log₂ of its mantissa, read
+ * from a table at the mantissa's first MANTISSA_BITS bits (the middle of each interval: off by at
+ * most 0.1 of the cosine table's step). Ranking only: the fine pass scores with Math.log.
+ */
+const MANTISSA_BITS = 14;
+const MASK = (1 << MANTISSA_BITS) - 1;
+/** log₂ in cosine-table steps: ln 2 / STEP turns, COS_SIZE steps a turn. */
+const STEPS_PER_OCTAVE = (COS_SIZE * Math.LN2) / STEP;
+const MANTISSA = Float64Array.from(
+  { length: 1 << MANTISSA_BITS },
+  (_, i) => Math.log2(1 + (i + 0.5) / (1 << MANTISSA_BITS)) * STEPS_PER_OCTAVE,
+);
+/** Keeps the index positive before truncation (exponents stay far inside ±1023). */
+const BIAS = COS_SIZE * 2048 + 0.5;
+const bits = new Float64Array(1);
+const words = new Int32Array(bits.buffer);
+const HIGH = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 1 : 0;
+
 /** Raised (and lowered) bands per unit: the pattern has as many of each. */
 const HALF = BANDS_PER_UNIT / 2;
 
@@ -44,6 +64,7 @@ interface SyncLayout {
   units: Int32Array;
   up: Uint8Array;
   down: Uint8Array;
+  /** In cosine-table steps. */
   dither: Float64Array;
 }
 
@@ -73,7 +94,7 @@ function syncLayout(p: Pattern): SyncLayout {
       else down[j * HALF + nd++] = b;
     }
     if (nu !== HALF || nd !== HALF) throw new Error('a watermark unit must raise as many bands as it lowers');
-    dither[j] = p.dither[unit]!;
+    dither[j] = p.dither[unit]! * COS_SIZE;
   }
   layouts.set(p, (l = { first, units, up, down, dither }));
   return l;
@@ -134,10 +155,14 @@ export class SyncTable {
         d += E[e + down[i + 1]!]!;
         const nu = floors[2 * j]!,
           nd = floors[2 * j + 1]!;
-        const r = nu / u + nd / d;
-        const spread = BASE_SPREAD + spreadBy * r;
-        const w = 1 / (1 + WEIGHT * spread * spread);
-        terms[row + j] = w * cosTurns(Math.log(clean(u, nu, floorBy) / clean(d, nd, floorBy)) / STEP - dither[j]!);
+        // w = 1 / (1 + WEIGHT·spread²) with spread = BASE_SPREAD + spreadBy·(nu/u + nd/d), over one division.
+        const ud = u * d;
+        const spread = BASE_SPREAD * ud + spreadBy * (nu * d + nd * u);
+        const w = (ud * ud) / (ud * ud + WEIGHT * spread * spread);
+        bits[0] = clean(u, nu, floorBy) / clean(d, nd, floorBy);
+        const hi = words[HIGH]!;
+        const at = ((hi >>> 20) - 1023) * STEPS_PER_OCTAVE + MANTISSA[(hi >>> (20 - MANTISSA_BITS)) & MASK]! - dither[j]!;
+        terms[row + j] = w * COS[(at + BIAS) & (COS_SIZE - 1)]!;
         weights[row + j] = w * w;
       }
     }
