@@ -111,7 +111,7 @@ function syncLayout(p: Pattern): SyncLayout {
  * phase step; the fine pass aligns to 2 ms and scores the laid grid itself).
  */
 export class SyncTable {
-  /** Per laid slot, per sync unit in the layout's order: w·cos θ and w². */
+  /** Per laid slot, per pattern slot: its sync units' Σ w·cos θ and Σ w². */
   private readonly terms: Float64Array;
   private readonly weights: Float64Array;
   /** Per slot starting at each frame (unchanged pitch), the same; `done` marks the frames computed. */
@@ -130,12 +130,11 @@ export class SyncTable {
   private readonly floors = new Map<number, Float64Array>();
   constructor(private readonly s: Search) {
     this.layout = syncLayout(s.p);
-    const n = this.layout.units.length;
-    this.terms = new Float64Array(COARSE_SLOTS * n);
-    this.weights = new Float64Array(COARSE_SLOTS * n);
+    this.terms = new Float64Array(COARSE_SLOTS * PERIOD);
+    this.weights = new Float64Array(COARSE_SLOTS * PERIOD);
     const frames = s.sp.frames;
-    this.frameTerms = new Float64Array(frames * n);
-    this.frameWeights = new Float64Array(frames * n);
+    this.frameTerms = new Float64Array(frames * PERIOD);
+    this.frameWeights = new Float64Array(frames * PERIOD);
     this.frameActive = new Uint8Array(frames);
     this.done = new Uint8Array(frames);
     this.from = this.terms;
@@ -154,43 +153,51 @@ export class SyncTable {
     this.floors.set(freq, f);
     return f;
   }
-  /** The sync terms of the slot whose tile energies are E[e … e + BANDS) into row `row` of `terms`/`weights`. */
+  /**
+   * The sync terms of the slot whose tile energies are E[e … e + BANDS), summed per pattern slot, into
+   * row `row` of `terms`/`weights` (PERIOD entries): a grid's score at an offset then adds one
+   * entry per slot.
+   */
   private unitTerms(E: Float64Array, e: number, floors: Float64Array, terms: Float64Array, weights: Float64Array, row: number): void {
-    const { up, down, dither } = this.layout;
-    const n = dither.length;
+    const { up, down, dither, first } = this.layout;
     const spreadBy = COARSE_READING.spread,
       floorBy = COARSE_READING.floor;
-    for (let j = 0; j < n; j++) {
-      // HALF is 2 (syncLayout checks each unit raises and lowers as many bands): unrolled.
-      const i = j * HALF;
-      let u = 1e-20,
-        d = 1e-20;
-      u += E[e + up[i]!]!;
-      d += E[e + down[i]!]!;
-      u += E[e + up[i + 1]!]!;
-      d += E[e + down[i + 1]!]!;
-      const nu = floors[2 * j]!,
-        nd = floors[2 * j + 1]!;
-      // w = 1 / (1 + WEIGHT·spread²) with spread = BASE_SPREAD + spreadBy·(nu/u + nd/d), over one division.
-      const ud = u * d;
-      const spread = BASE_SPREAD * ud + spreadBy * (nu * d + nd * u);
-      const w = (ud * ud) / (ud * ud + WEIGHT * spread * spread);
-      bits[0] = clean(u, nu, floorBy) / clean(d, nd, floorBy);
-      const hi = words[HIGH]!;
-      const at = ((hi >>> 20) - 1023) * STEPS_PER_OCTAVE + MANTISSA[(hi >>> (20 - MANTISSA_BITS)) & MASK]! - dither[j]!;
-      terms[row + j] = w * COS[(at + BIAS) & (COS_SIZE - 1)]!;
-      weights[row + j] = w * w;
+    for (let q = 0; q < PERIOD; q++) {
+      let sum = 0,
+        norm = 0;
+      for (let j = first[q]!, end = first[q + 1]!; j < end; j++) {
+        // HALF is 2 (syncLayout checks each unit raises and lowers as many bands): unrolled.
+        const i = j * HALF;
+        let u = 1e-20,
+          d = 1e-20;
+        u += E[e + up[i]!]!;
+        d += E[e + down[i]!]!;
+        u += E[e + up[i + 1]!]!;
+        d += E[e + down[i + 1]!]!;
+        const nu = floors[2 * j]!,
+          nd = floors[2 * j + 1]!;
+        // w = 1 / (1 + WEIGHT·spread²) with spread = BASE_SPREAD + spreadBy·(nu/u + nd/d), over one division.
+        const ud = u * d;
+        const spread = BASE_SPREAD * ud + spreadBy * (nu * d + nd * u);
+        const w = (ud * ud) / (ud * ud + WEIGHT * spread * spread);
+        bits[0] = clean(u, nu, floorBy) / clean(d, nd, floorBy);
+        const hi = words[HIGH]!;
+        const at = ((hi >>> 20) - 1023) * STEPS_PER_OCTAVE + MANTISSA[(hi >>> (20 - MANTISSA_BITS)) & MASK]! - dither[j]!;
+        sum += w * COS[(at + BIAS) & (COS_SIZE - 1)]!;
+        norm += w * w;
+      }
+      terms[row + q] = sum;
+      weights[row + q] = norm;
     }
   }
   /** Each laid slot's sync terms, under the pitch hypothesis `freq`. */
   fill(freq: number, slots: number): void {
     const { E, active } = this.s;
     const floors = this.floorsOf(freq);
-    const n = this.layout.units.length;
     for (let k = 0; k < slots; k++) {
-      this.rows[k] = k * n;
+      this.rows[k] = k * PERIOD;
       this.active[k] = active[k]!;
-      if (active[k]) this.unitTerms(E, k * BANDS, floors, this.terms, this.weights, k * n);
+      if (active[k]) this.unitTerms(E, k * BANDS, floors, this.terms, this.weights, k * PERIOD);
     }
     this.from = this.terms;
     this.fromWeights = this.weights;
@@ -204,7 +211,6 @@ export class SyncTable {
     const { energies, loud } = v;
     const frames = this.s.sp.frames;
     const floors = this.floorsOf(1);
-    const n = this.layout.units.length;
     const { slotE, frameTerms, frameWeights, frameActive, done } = this;
     const min = Math.max(loud * 10 ** -3.5, 1e-9);
     const span = frameStart(INNER_LAST) - frameStart(INNER_FIRST);
@@ -226,10 +232,10 @@ export class SyncTable {
         let total = 0;
         for (let b = 0; b < BANDS; b++) total += slotE[b]!;
         frameActive[f] = total > min ? 1 : 0;
-        if (frameActive[f]) this.unitTerms(slotE, 0, floors, frameTerms, frameWeights, f * n);
+        if (frameActive[f]) this.unitTerms(slotE, 0, floors, frameTerms, frameWeights, f * PERIOD);
         done[f] = 1;
       }
-      this.rows[k] = f * n;
+      this.rows[k] = f * PERIOD;
       this.active[k] = frameActive[f]!;
     }
     this.from = frameTerms;
@@ -239,18 +245,14 @@ export class SyncTable {
   /** The score at pattern offset `offset` from the terms `fill` or `place` left. */
   score(slots: number, offset: number): number {
     const { from, fromWeights, rows, active } = this;
-    const { first } = this.layout;
     let sum = 0,
       norm = 0;
     for (let k = 0; k < slots; k++) {
       if (!active[k]) continue;
       let q = k + offset;
       if (q >= PERIOD) q -= PERIOD;
-      const row = rows[k]!;
-      for (let j = row + first[q]!, end = row + first[q + 1]!; j < end; j++) {
-        sum += from[j]!;
-        norm += fromWeights[j]!;
-      }
+      sum += from[rows[k]! + q]!;
+      norm += fromWeights[rows[k]! + q]!;
     }
     return norm > 0 ? sum / Math.sqrt(norm / 2) : 0;
   }
