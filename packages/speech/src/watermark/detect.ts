@@ -126,8 +126,9 @@ export function scoreAt(
 }
 
 /**
- * Tests: the coarse pass's score at every pattern offset for one speed and phase, from its per-slot table
- * (`SyncTable`) and from `score` itself; the two must agree to the last bit.
+ * Tests: the coarse pass's score at every pattern offset for one speed and phase, as the coarse pass
+ * reads it (`SyncTable`: the laid grid under a changed pitch, the table of slots starting at whole
+ * frames under the unchanged one, the phase without Math.log), and from `score` on the laid grid.
  */
 export function coarseScores(
   pcm: Float32Array,
@@ -143,7 +144,9 @@ export function coarseScores(
   const slots = s.lay(h, phase, COARSE_SLOTS);
   if (slots === 0) return { table, direct };
   const t = new SyncTable(s);
-  t.fill(h.freq, slots);
+  if (h.freq === 1) {
+    if (t.place(h.time, phase) !== slots) throw new Error('the table placed another number of slots than were laid');
+  } else t.fill(h.freq, slots);
   for (let o = 0; o < PERIOD; o++) {
     table[o] = t.score(slots, o);
     direct[o] = score(s.p, s.E, s.view(h.freq).floor, s.active, slots, o, true, COARSE_READING);

@@ -7,8 +7,8 @@ import { BANDS, BANDS_PER_UNIT, PERIOD, STEP, UNITS_PER_SLOT } from './grid.ts';
 import type { Pattern } from './pattern.ts';
 
 /** cos(2π·x) for x in [0, 1), tabulated: the search evaluates millions. */
-const COS_SIZE = 4096;
-const COS = Float64Array.from({ length: COS_SIZE + 1 }, (_, i) => Math.cos((2 * Math.PI * i) / COS_SIZE));
+export const COS_SIZE = 4096;
+export const COS = Float64Array.from({ length: COS_SIZE + 1 }, (_, i) => Math.cos((2 * Math.PI * i) / COS_SIZE));
 export const cosTurns = (x: number): number => COS[Math.round((x - Math.floor(x)) * COS_SIZE)]!;
 
 /** Spread of a unit's value that the floor's noise causes, in steps² (the units' weights come from it). */
