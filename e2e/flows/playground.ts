@@ -372,6 +372,19 @@ export function playgroundTests(): void {
     await env.ui.chooseLanguage('zh-CN');
     await error.getByText('text 的值无效：不支持的 SSML 标签 <voice>（第 2 行第 2 列）').waitFor();
     await page.getByTestId('playground-ssml-show').getByText('定位到第 2 行第 2 列').waitFor();
+    // On a phone the error, its line and caret stay inside the screen (the line scrolls within its own box).
+    const viewport = page.viewportSize()!;
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page
+      .waitForFunction(() => document.documentElement.scrollWidth <= window.innerWidth, undefined, { timeout: 3000 })
+      .catch(() => undefined);
+    const phone = await overflowReport(page);
+    assert(
+      phone.scrollWidth <= phone.innerWidth,
+      `the SSML error fits 390 px (${phone.scrollWidth}): ${phone.offenders.join('; ')}`,
+    );
+    await error.screenshot({ path: `${SHOTS}/playground-ssml-error-zh-CN-390.png` });
+    await page.setViewportSize(viewport);
     await env.ui.chooseLanguage('zh-TW');
     await error.getByText('不支援的 SSML 標籤 <voice>（第 2 行第 2 欄）', { exact: false }).waitFor();
     await env.ui.chooseLanguage('en');
