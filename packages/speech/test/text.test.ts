@@ -97,6 +97,21 @@ describe('language detection', () => {
     expect(checkLanguage('A cat sat on a mat by the door, and a dog was at the gate.', ['en-US', 'en']).ok).toBe(true);
     expect(detectLanguage('O gato está em casa e a menina não quer sair com você.').language).toBe('pt');
   });
+  it('does not read the letters of a code as words', () => {
+    // Each of these once read as Portuguese, Polish, Spanish or Italian: the code's letters, cut at its digits, are articles.
+    for (const code of [
+      'vfwot1k5o4e',
+      'rdw19z1w6ml',
+      '4o2e45o8a8n',
+      'w6po28dp1xo',
+      'gq6y08y79oi',
+      'y3rt04el7yj',
+      'un2uwgrw51e',
+    ]) {
+      expect(checkLanguage(`Metrics are counted here ${code}.`, ['en-US', 'en']).ok, code).toBe(true);
+    }
+    expect(detectLanguage('Pedido 4o2e45o8a8n: o gato está em casa e a menina não quer sair.').language).toBe('pt');
+  });
 });
 
 describe('characters and cache key', () => {

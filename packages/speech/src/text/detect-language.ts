@@ -124,7 +124,9 @@ export function detectLanguage(text: string): DetectedLanguage {
 }
 
 function byStopwords(text: string, script: string, share: number, scripts: Record<string, number>): DetectedLanguage {
-  const words = text.toLowerCase().match(/[\p{L}']+/gu) ?? [];
+  // Words are runs of letters; a run with digits in it is a code (order numbers, ids, "4o2e45o8a8n"), not words, so
+  // its letters never vote (they would read as "o", "e", "a": Portuguese articles).
+  const words = (text.toLowerCase().match(/[\p{L}\p{N}']+/gu) ?? []).filter((w) => !/\p{N}/u.test(w));
   const candidates = Object.keys(STOPWORDS).filter((l) => (script === 'Cyrl') === (l === 'ru' || l === 'uk'));
   const scores = candidates.map((l) => {
     const set = new Set(STOPWORDS[l]);
