@@ -11,6 +11,8 @@ export interface NullResult {
   maxima: number[];
   positives: number;
   kinds: Record<string, number>;
+  /** Each window's kind, in the order of `maxima`. */
+  order: string[];
 }
 
 const RATES = [24000, 16000, 22050, 48000, 44100, 8000];
@@ -79,15 +81,17 @@ function run(): NullResult {
   };
   const maxima: number[] = [];
   const kinds: Record<string, number> = {};
+  const order: string[] = [];
   let positives = 0;
   for (const w of unmarkedWindows(clips, want, part, parts)) {
     const r = detectWatermark(w.x, w.rate, key);
     if (r.detected) positives++;
     maxima.push(r.score);
+    order.push(w.kind);
     kinds[w.kind] = (kinds[w.kind] ?? 0) + 1;
     if (part === 0 && maxima.length % 1000 === 0) console.log(`false positives: ${maxima.length * parts} windows`);
   }
-  return { maxima, positives, kinds };
+  return { maxima, positives, kinds, order };
 }
 
 if (parentPort) parentPort.postMessage(run());

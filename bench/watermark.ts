@@ -17,6 +17,19 @@ import { ATTACKS, power, prng } from './watermark-audio.js';
 import type { NullResult } from './watermark-null.js';
 import { encodeAudio } from '../packages/speech/src/audio/encoders.ts';
 import { median } from './stats.js';
+import fs from 'node:fs/promises';
+
+/**
+ * Every score behind the rows (each attack's, in clip order; each unmarked window's, with its kind), kept in
+ * bench/results/watermark-scores.json so that the rates at another threshold can be read without a new run.
+ */
+async function keepScores(part: string, scores: unknown): Promise<void> {
+  const file = new URL('./results/watermark-scores.json', import.meta.url);
+  await fs.mkdir(new URL('./results/', import.meta.url), { recursive: true });
+  const all = JSON.parse(await fs.readFile(file, 'utf8').catch(() => '{}')) as Record<string, unknown>;
+  all[part] = scores;
+  await fs.writeFile(file, JSON.stringify(all));
+}
 import { stoi } from '../packages/speech/src/analysis/stoi.ts';
 
 interface Row {
@@ -161,6 +174,7 @@ async function robustness(clips: Clip[], marked: Float32Array[]): Promise<Row[]>
     }
     if ((c + 1) % 20 === 0) console.log(`robustness: ${c + 1}/${clips.length} clips`);
   }
+  await keepScores('attacks', Object.fromEntries([...stats].map(([name, s]) => [name, s.scores])));
   for (const [name, s] of stats) {
     const value = pct(s.hits, s.n);
     rows.push({
@@ -226,6 +240,7 @@ async function falsePositives(clips: Clip[]): Promise<Row[]> {
   const positives = results.reduce((n, r) => n + r.positives, 0);
   const byKind = new Map<string, number>();
   for (const r of results) for (const [k, n] of Object.entries(r.kinds)) byKind.set(k, (byKind.get(k) ?? 0) + n);
+  await keepScores('null', { maxima, kinds: results.flatMap((r) => r.order) });
   const model = nullModel(maxima.filter((m) => m > 0));
   const kinds = [...byKind].map(([k, n]) => `${k} ${n}`).join(', ');
   return [
