@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { watermarkDetector } from '../provenance/verify.js';
+import { PUBLIC_CHECKS_QUEUED, watermarkDetector } from '../provenance/verify.js';
 import { provenanceRoutes } from '../provenance/routes.js';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -57,7 +57,7 @@ async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<vo
     provenanceRoutes({
       provenance: ctx.provenance,
       limiter: ctx.limiter,
-      detect: watermarkDetector(ctx.provenance.watermarkKey),
+      detect: watermarkDetector(ctx.provenance.watermarkKey, { maxQueued: PUBLIC_CHECKS_QUEUED }),
       perMinute: ctx.config.VERIFY_PER_MINUTE,
       publicUrl: ctx.config.PUBLIC_URL,
     }),

@@ -1,12 +1,13 @@
 /**
  * The public check of a file (`POST /provenance/verify`): does it carry this server's watermark, its AIGC label
  * (and does the label's integrity code check out), a valid C2PA manifest; and, for the account that made it, which
- * record it was. The watermark is looked for in the sound (the first two minutes), so a file whose metadata a
+ * record it was. The watermark is looked for in the sound (the first 30 seconds), so a file whose metadata a
  * re-encode stripped is still recognised.
  */
 import { decodeAudio } from '@polyvox/speech';
 import { parseAigc, readAigcValues, sniffContainer, type AigcRecord } from '@polyvox/speech/formats';
-import { detectWatermark } from '@polyvox/speech/watermark';
+import { detectInThread, detectionsQueued } from '@polyvox/speech/watermark';
+import { AppError } from '../platform/errors.js';
 import { checkRecord } from './aigc.js';
 import { readC2pa, type C2paReport } from './c2pa-read.ts';
 import { GENERATOR } from './c2pa-signer.js';
@@ -20,7 +21,7 @@ export interface WatermarkVerdict {
   falseAlarmRate: number;
   payload: number | null;
 }
-export type WatermarkDetector = (samples: Float32Array, sampleRate: number) => WatermarkVerdict;
+export type WatermarkDetector = (samples: Float32Array, sampleRate: number) => Promise<WatermarkVerdict>;
 
 /** The rate files are decoded at for the check: the watermark lives below 4 kHz. */
 const CHECK_RATE = 16_000;
@@ -30,10 +31,28 @@ const CHECK_RATE = 16_000;
  */
 const CHECK_SECONDS = 30;
 
-/** The speech package's detector with this server's key. */
-export function watermarkDetector(key: Uint8Array): WatermarkDetector {
-  return (samples, sampleRate) => detectWatermark(samples, sampleRate, key, { payload: true });
+/**
+ * The speech package's detector with this server's key, in its own thread (the search of a file without the mark is
+ * about half a second of CPU, which the event loop must not spend). With `maxQueued`, a check that would wait behind
+ * that many searches is refused with 429 RATE_LIMITED instead: for the public check, whose callers could otherwise
+ * queue work without end.
+ */
+export function watermarkDetector(key: Uint8Array, opts: { maxQueued?: number } = {}): WatermarkDetector {
+  return async (samples, sampleRate) => {
+    if (opts.maxQueued !== undefined && detectionsQueued() >= opts.maxQueued)
+      throw new AppError(
+        'RATE_LIMITED',
+        { seconds: BUSY_RETRY_SECONDS },
+        { headers: { 'retry-after': String(BUSY_RETRY_SECONDS) } },
+      );
+    return detectInThread(samples, sampleRate, key, { payload: true });
+  };
 }
+
+/** When a check refused for a full queue may come again: a few searches' time. */
+const BUSY_RETRY_SECONDS = 5;
+/** The public check's `maxQueued`: about four seconds of searches at most, whoever sends them. */
+export const PUBLIC_CHECKS_QUEUED = 8;
 
 export interface Verification {
   ai_generated: boolean;
@@ -71,7 +90,7 @@ export async function verifyAudio(
   let watermark: WatermarkVerdict = { detected: false, score: 0, falseAlarmRate: 1, payload: null };
   if (deps.detect) {
     const pcm = await decodeAudio(bytes, container === 'opus' ? 'ogg' : (container ?? 'bin'), CHECK_RATE, CHECK_SECONDS);
-    watermark = deps.detect(pcm.samples, pcm.sampleRate);
+    watermark = await deps.detect(pcm.samples, pcm.sampleRate);
   }
   let candidates: MarkRow[] = [];
   const labelled = aigcValid ? await deps.provenance.marks.byProduceId(aigc.ProduceID) : undefined;

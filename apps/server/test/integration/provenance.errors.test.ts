@@ -1,9 +1,14 @@
 /**
  * The public check refused as the contract says: no file, a file that is not audio, an address that is not this
  * server's (or a list, a prototype key, a NUL where one address goes), and a client past its rate; in the caller's
- * language; and nothing it is given reaches the record of another account.
+ * language; and nothing it is given reaches the record of another account. The search runs beside the event loop, which
+ * keeps answering, and a check that would queue behind too many searches is refused.
  */
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { detectionsQueued } from '@polyvox/speech/watermark';
+import { joinedLj } from '../../../../packages/speech/test/support/fixtures.js';
+import { watermarkDetector } from '../../src/provenance/verify.js';
 import { Client } from '../support/client.js';
 import { DIALECTS, startTestApp, type TestApp } from '../support/app.js';
 import { expectError } from '../support/errors.js';
@@ -45,6 +50,35 @@ describe.each(DIALECTS)('POST /provenance/verify, errors (%s)', (dialect) => {
     expectError(await c.post('/provenance/verify', { url: '/voice/preview/\u0000.mp3' }), 'VALIDATION_FAILED');
     // A path of this server that is no audio.
     expectError(await c.post('/provenance/verify', { url: '/tts/config' }), 'UNSUPPORTED_FILE_TYPE');
+  });
+
+  it('keeps answering other requests while it searches a file without the mark', async () => {
+    // 50 s of a person reading: the check searches its first 30 s to the end (nothing to stop it early).
+    const human = readFileSync(joinedLj());
+    let checked = false;
+    const check = c.post('/provenance/verify', form(human)).then((r) => {
+      checked = true;
+      return r;
+    });
+    await expect.poll(() => detectionsQueued() > 0 || checked, { timeout: 60_000, interval: 5 }).toBe(true);
+    expect(checked).toBe(false);
+    // While the search runs, the server answers.
+    const health = await c.get('/accounts/me');
+    expect(health.status).toBe(200);
+    expect(checked).toBe(false);
+    const res = await check;
+    expect(res.status).toBe(200);
+    expect(res.body.watermark.detected).toBe(false);
+    expect(res.body.ai_generated).toBe(false);
+  });
+
+  it('refuses a check that would wait behind too many searches, with retry-after', async () => {
+    const detect = watermarkDetector(t.ctx.provenance.watermarkKey, { maxQueued: 1 });
+    const noise = Float32Array.from({ length: 16000 * 10 }, (_, i) => Math.sin(i * 0.37) * 0.1);
+    const first = detect(noise.slice(), 16000);
+    const second = detect(noise.slice(), 16000);
+    await expect(second).rejects.toMatchObject({ code: 'RATE_LIMITED', headers: { 'retry-after': '5' } });
+    expect((await first).detected).toBe(false);
   });
 
   it('answers in the caller’s language, and refuses a client past its rate with retry-after', async () => {

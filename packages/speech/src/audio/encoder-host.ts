@@ -9,6 +9,7 @@ import { SpeechError, reviveError } from '../errors.ts';
 import type { AudioFormat } from '../types.ts';
 import type { FromEncoder, ToEncoder } from './encoder-protocol.ts';
 import { transferList } from './transfer.ts';
+import { ownedSamples } from '../pool/task-thread.ts';
 
 /** Streaming encoder: PCM chunks in, encoded bytes out as soon as the encoder has them. */
 export interface StreamEncoder {
@@ -23,10 +24,6 @@ type Pending = { resolve: (m: FromEncoder) => void; reject: (e: Error) => void }
 type WithoutId<T> = T extends unknown ? Omit<T, 'id'> : never;
 
 const toBuffer = (u: Uint8Array): Buffer => Buffer.from(u.buffer, u.byteOffset, u.byteLength);
-
-/** Copies a view that does not own its whole buffer, so transferring it detaches nothing else. */
-const ownedSamples = (s: Float32Array): Float32Array =>
-  s.byteOffset === 0 && s.byteLength === s.buffer.byteLength ? s : s.slice();
 
 export class EncoderHost {
   private worker: Worker | undefined;

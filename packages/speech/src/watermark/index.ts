@@ -5,6 +5,7 @@
  */
 export { WatermarkEmbedder, embedWatermark } from './embed.ts';
 export { detectWatermark } from './detect.ts';
+export { detectInThread, detectionsQueued } from './thread.ts';
 export type { WatermarkResult } from './detect.ts';
 export { THRESHOLD as WATERMARK_THRESHOLD } from './calibration.ts';
 
