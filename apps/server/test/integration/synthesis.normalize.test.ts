@@ -3,6 +3,7 @@ import { Client } from '../support/client.js';
 import { DIALECTS, type TestApp } from '../support/app.js';
 import { expectError } from '../support/errors.js';
 import { keyedApp } from '../support/sdk.js';
+import { eventually, heldHolds } from '../support/leave.js';
 
 const ESPEAK = 'voice_espeak.en-us';
 
@@ -27,7 +28,12 @@ describe.each(DIALECTS)('POST /tts/normalize shows what will be spoken (%s)', (d
     await t.close();
   });
 
-  const balance = async () => (await c.get('/api/statistics/current')).body;
+  /** The balance and today's figures once every hold is settled (a file's is, just after its reply is written out). */
+  const balance = async () => {
+    const accountId = (await c.get('/accounts/me')).body.id as string;
+    expect(await eventually(async () => (await heldHolds(t, accountId)).length === 0)).toBe(true);
+    return (await c.get('/api/statistics/current')).body;
+  };
   const normalize = (body: object, client = c) => client.post('/tts/normalize', { voice_id: ESPEAK, ...body });
 
   it('answers the normalised sentences, with dictionaries applied, and charges nothing', async () => {
