@@ -43,6 +43,7 @@ export type { MarkupDocument, MarkupPart, MarkupRule, SayAsKind } from './text/m
 export { checkLanguage } from './text/detect-language.ts';
 export type { DetectedLanguage, LanguageCheck } from './text/detect-language.ts';
 export { FFMPEG, decodeAudio } from './audio/ffmpeg.ts';
+export { TaskThread, serveTasks } from './pool/task-thread.ts';
 export {
   analyzeSample,
   probeSample,

@@ -9,7 +9,7 @@ import { parseAigc, readAigcValues, sniffContainer, type AigcRecord } from '@pol
 import { detectInThread, detectionsQueued } from '@polyvox/speech/watermark';
 import { AppError } from '../platform/errors.js';
 import { checkRecord } from './aigc.js';
-import { readC2pa, type C2paReport } from './c2pa-read.ts';
+import { readC2paInThread, type C2paReport } from './c2pa-read.ts';
 import { GENERATOR } from './c2pa-signer.js';
 import type { MarkRow } from './marks.js';
 import type { Provenance } from './service.js';
@@ -86,7 +86,7 @@ export async function verifyAudio(
   // Exactly one field is a label; two that differ are no label anyone can rely on.
   const aigc = values.length === 1 ? parseAigc(values[0]!) : null;
   const aigcValid = aigc !== null && checkRecord(deps.provenance.aigcKey, aigc);
-  const c2pa = container === 'mp3' || container === 'wav' ? c2paView(await readC2pa(bytes, MIME[container])) : null;
+  const c2pa = container === 'mp3' || container === 'wav' ? c2paView(await readC2paInThread(bytes, MIME[container])) : null;
   let watermark: WatermarkVerdict = { detected: false, score: 0, falseAlarmRate: 1, payload: null };
   if (deps.detect) {
     const pcm = await decodeAudio(bytes, container === 'opus' ? 'ogg' : (container ?? 'bin'), CHECK_RATE, CHECK_SECONDS);

@@ -79,7 +79,15 @@ describe('the compiled build', () => {
     const entries = [...runtimeEntries().keys()].sort();
     // The speech package starts these by URL; missing one would mean the discovery broke, not that it is gone.
     expect(entries).toEqual(
-      expect.arrayContaining(['detect-entry', 'encoder-entry', 'flite-host', 'measure-entry', 'sherpa-host', 'worker-entry']),
+      expect.arrayContaining([
+        'c2pa-read-entry',
+        'detect-entry',
+        'encoder-entry',
+        'flite-host',
+        'measure-entry',
+        'sherpa-host',
+        'worker-entry',
+      ]),
     );
     for (const name of ['main', 'admin', 'models', ...entries]) {
       const text = await fs.readFile(path.join(outdir, `${name}.mjs`), 'utf8');
@@ -236,7 +244,8 @@ describe('the compiled build', () => {
         expect(mp3[frame]).toBe(0xff);
         expect(mp3[frame + 1]! & 0xe0).toBe(0xe0); // an MPEG frame sync
         expect(Number(whole.headers.get('x-credits-charged'))).toBeGreaterThan(0);
-        // The public check searches a few seconds of speech in the detection thread (dist/detect-entry.mjs).
+        // The public check searches a few seconds of speech in the detection thread (dist/detect-entry.mjs) and validates
+        // the manifest in the C2PA reading thread (dist/c2pa-read-entry.mjs).
         const longer = await tts({
           text: 'The compiled server speaks, and the public check finds its mark in the sound itself. '.repeat(2),
           voice_id: 'voice_espeak.en-us',
@@ -246,7 +255,9 @@ describe('the compiled build', () => {
         checkForm.append('file', new Blob([await longer.arrayBuffer()]), 'compiled.mp3');
         const checked = await fetch(`${url}/provenance/verify`, { method: 'POST', body: checkForm });
         expect(checked.status).toBe(200);
-        expect(((await checked.json()) as { watermark: { detected: boolean } }).watermark.detected).toBe(true);
+        const verdict = (await checked.json()) as { watermark: { detected: boolean }; c2pa: { valid: boolean } | null };
+        expect(verdict.watermark.detected).toBe(true);
+        expect(verdict.c2pa?.valid).toBe(true);
 
         // Streamed: the encoder thread (dist/encoder-entry.mjs).
         const streamed = await tts({

@@ -14,6 +14,7 @@ import { id3Size } from '@polyvox/speech/formats';
 import {
   loadOrCreateSigner,
   readC2pa,
+  readC2paInThread,
   signAudio,
   signerAnchorPem,
   TRAINED_ALGORITHMIC_MEDIA,
@@ -273,6 +274,18 @@ describe.each(['mp3', 'wav'] as const)('a signed %s', (format) => {
       const report = await readC2pa(changed, MIME[format]);
       expect(report).toMatchObject({ present: true, valid: false, validationState: 'Invalid' });
       expect(report.errors.some((e) => e.startsWith('assertion.dataHash.mismatch'))).toBe(true);
+    }
+  });
+
+  it('reads the same in its own thread (the public check reads there), and the caller keeps its bytes', async () => {
+    const changed = signed.slice();
+    changed[signed.length - 1000]! ^= 0x01;
+    for (const file of [signed, changed, audio[format], new Uint8Array(100)]) {
+      const copy = file.slice();
+      expect(await readC2paInThread(copy, MIME[format], { trustAnchorsPem: rootPem })).toEqual(
+        await readC2pa(file, MIME[format], { trustAnchorsPem: rootPem }),
+      );
+      expect(copy).toEqual(file);
     }
   });
 

@@ -1,7 +1,7 @@
 /**
  * A thread of its own for one kind of CPU-bound task that must not hold up the server's event loop (measuring a clone
- * sample, searching a file for the watermark): started on first use, never holding the process open while idle, its
- * tasks done one at a time in the order they came. If the thread dies, its pending tasks fail and the next task starts
+ * sample, searching a file for the watermark, validating a C2PA manifest's hashes): started on first use, never holding the process open while idle, its
+ * tasks taken in the order they came. If the thread dies, its pending tasks fail and the next task starts
  * a new one. A task cannot be interrupted inside the thread, so aborting one ends the thread, and the tasks queued
  * behind it fail with it.
  */
@@ -92,18 +92,28 @@ export class TaskThread<T extends object, R> {
   }
 }
 
-/** The thread's side: lowers its priority and answers each task with `handle`'s result or its error's message. */
-export function serveTasks<T, R>(handle: (task: T) => R): void {
+/**
+ * The thread's side: lowers its priority and answers each task with `handle`'s result or its error's message (a
+ * promise's, once it settles).
+ */
+export function serveTasks<T, R>(handle: (task: T) => R | Promise<R>): void {
   lowerPriority();
   const port = parentPort!;
   port.on('message', (m: T & { id: number }) => {
-    let reply: Reply<R>;
+    const failed = (e: unknown): Reply<R> => ({ id: m.id, error: e instanceof Error ? e.message : String(e) });
+    let result: R | Promise<R>;
     try {
-      reply = { id: m.id, result: handle(m) };
+      result = handle(m);
     } catch (e) {
-      reply = { id: m.id, error: e instanceof Error ? e.message : String(e) };
+      port.postMessage(failed(e));
+      return;
     }
-    port.postMessage(reply);
+    if (!(result instanceof Promise)) port.postMessage({ id: m.id, result } satisfies Reply<R>);
+    else
+      result.then(
+        (r) => port.postMessage({ id: m.id, result: r } satisfies Reply<R>),
+        (e: unknown) => port.postMessage(failed(e)),
+      );
   });
 }
 
