@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import * as speech from '../src/index.ts';
 
 describe('the public entry', () => {
-  it('exports the facade, errors, the cache, analysis and design, model discovery and quality ranks, and no internals', () => {
+  it('exports the facade, errors, the cache, analysis and design, model discovery and quality ranks, the task thread, and no internals', () => {
     expect(Object.keys(speech).sort()).toEqual(
       [
         'AI_LABEL_KINDS',
@@ -20,6 +20,8 @@ describe('the public entry', () => {
         'MemoryAudioCache',
         'SPEECH_ERROR_CODES',
         'SpeechError',
+        'TaskThread',
+        'serveTasks',
         'analyzeSample',
         'checkLanguage',
         'cloneProfile',
