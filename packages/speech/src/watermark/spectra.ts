@@ -45,25 +45,51 @@ export function spectra(x: Float64Array): Spectra {
   return { frames, cum };
 }
 
-/** Band energies per frame with band edges scaled by `freq` (pitch moved by that factor). */
-function bandEnergies(sp: Spectra, freq: number): Float64Array {
-  const out = new Float64Array(sp.frames * BANDS);
-  const edges = new Float64Array(BANDS + 1);
-  for (let b = 0; b <= BANDS; b++) edges[b] = (FIRST_BIN + b * BAND_BINS - 0.5) * freq;
-  for (let f = 0; f < sp.frames; f++) {
-    const o = f * (BINS + 1);
-    let prev = 0;
-    for (let b = 0; b <= BANDS; b++) {
-      // Power below continuous bin position x: whole bins, then the covered part of the next.
-      const y = edges[b]! + 0.5;
-      const i = Math.min(BINS - 1, Math.floor(y));
-      const cur = sp.cum[o + i]! + (y - i) * (sp.cum[o + i + 1]! - sp.cum[o + i]!);
-      if (b > 0) out[f * BANDS + b - 1] = Math.max(0, cur - prev);
-      prev = cur;
+/**
+ * Band energies per frame with band edges scaled by `freq` (pitch moved by that factor), frame by
+ * frame into `out`; band by band into `columns` (BANDS rows of `frames`) and each frame's total
+ * into its last row, for the percentiles.
+ */
+function bandEnergies(sp: Spectra, freq: number, out: Float64Array, columns: Float64Array): void {
+  const { frames, cum } = sp;
+  // Each edge's whole bins and covered fraction of the next: the same for every frame.
+  const whole = new Int32Array(BANDS + 1);
+  const part = new Float64Array(BANDS + 1);
+  for (let b = 0; b <= BANDS; b++) {
+    // Power below continuous bin position y: whole bins, then the covered part of the next.
+    const y = (FIRST_BIN + b * BAND_BINS - 0.5) * freq + 0.5;
+    const i = Math.min(BINS - 1, Math.floor(y));
+    whole[b] = i;
+    part[b] = y - i;
+  }
+  for (let f0 = 0; f0 < frames; f0 += BLOCK) {
+    const f1 = Math.min(frames, f0 + BLOCK);
+    for (let f = f0; f < f1; f++) {
+      const o = f * (BINS + 1);
+      let prev = 0,
+        total = 0;
+      for (let b = 0; b <= BANDS; b++) {
+        const i = o + whole[b]!;
+        const cur = cum[i]! + part[b]! * (cum[i + 1]! - cum[i]!);
+        if (b > 0) {
+          const e = Math.max(0, cur - prev);
+          out[f * BANDS + b - 1] = e;
+          total += e;
+        }
+        prev = cur;
+      }
+      columns[BANDS * frames + f] = total;
+    }
+    // The block band by band, while its frames are still in the cache.
+    for (let b = 0; b < BANDS; b++) {
+      const row = b * frames;
+      for (let f = f0; f < f1; f++) columns[row + f] = out[f * BANDS + b]!;
     }
   }
-  return out;
 }
+
+/** Frames per block of `bandEnergies`' transposition. */
+const BLOCK = 32;
 
 /** What the search knows about the clip under one pitch hypothesis. */
 export interface View {
@@ -74,25 +100,58 @@ export interface View {
   loud: number;
 }
 
+/** `view`'s scratch: the energies band by band, reordered by the selection. */
+let scratch = new Float64Array(0);
+let kept = new Float64Array(0);
+
 export function view(sp: Spectra, freq: number): View {
-  const energies = bandEnergies(sp, freq);
+  const { frames } = sp;
+  const energies = new Float64Array(frames * BANDS);
+  if (scratch.length < (BANDS + 1) * frames) scratch = new Float64Array((BANDS + 1) * frames);
+  if (kept.length < frames) kept = new Float64Array(frames);
+  bandEnergies(sp, freq, energies, scratch);
   const floor = new Float64Array(BANDS);
-  const column = new Float64Array(sp.frames);
-  for (let b = 0; b < BANDS; b++) {
-    for (let f = 0; f < sp.frames; f++) column[f] = energies[f * BANDS + b]!;
-    floor[b] = select(column, Math.floor(sp.frames * 0.1)) * (INNER_LAST - INNER_FIRST + 1);
-  }
-  for (let f = 0; f < sp.frames; f++) {
-    let t = 0;
-    for (let b = 0; b < BANDS; b++) t += energies[f * BANDS + b]!;
-    column[f] = t;
-  }
-  const loud = select(column, Math.floor(sp.frames * 0.9)) * (INNER_LAST - INNER_FIRST + 1);
+  for (let b = 0; b < BANDS; b++)
+    floor[b] =
+      select(scratch.subarray(b * frames, (b + 1) * frames), Math.floor(frames * 0.1), kept) * (INNER_LAST - INNER_FIRST + 1);
+  const loud =
+    select(scratch.subarray(BANDS * frames, (BANDS + 1) * frames), Math.floor(frames * 0.9), kept) *
+    (INNER_LAST - INNER_FIRST + 1);
   return { energies, floor, loud };
 }
 
+/** Elements of `select`'s sample, and how many sample ranks either side of k's its two bounds sit. */
+const SAMPLE = 64;
+const MARGIN = 6;
+const sample = new Float64Array(SAMPLE);
+
+/**
+ * The k-th smallest of `a` (may reorder it), the same value as a full quickselect: the k-th of a
+ * sample of SAMPLE evenly spaced elements, MARGIN sample ranks either side, gives two bounds, and one
+ * pass keeps what lies between them (in `kept`, a scratch as long as `a`); if the k-th lies there it
+ * is selected among those few, else (bounds that missed) among all of `a`.
+ */
+function select(a: Float64Array, k: number, kept: Float64Array): number {
+  const n = a.length;
+  if (n < 8 * SAMPLE) return quickselect(a, k);
+  for (let i = 0; i < SAMPLE; i++) sample[i] = a[Math.floor(((i + 0.5) * n) / SAMPLE)]!;
+  sample.sort();
+  const at = Math.floor(((k + 0.5) * SAMPLE) / n);
+  const lo = sample[Math.max(0, at - MARGIN)]!,
+    hi = sample[Math.min(SAMPLE - 1, at + MARGIN)]!;
+  let below = 0,
+    m = 0;
+  for (let i = 0; i < n; i++) {
+    const v = a[i]!;
+    if (v < lo) below++;
+    else if (v <= hi) kept[m++] = v;
+  }
+  if (k < below || k >= below + m) return quickselect(a, k);
+  return quickselect(kept.subarray(0, m), k - below);
+}
+
 /** The k-th smallest of `a` (reorders it): Hoare's quickselect. */
-function select(a: Float64Array, k: number): number {
+function quickselect(a: Float64Array, k: number): number {
   let lo = 0,
     hi = a.length - 1;
   while (lo < hi) {
