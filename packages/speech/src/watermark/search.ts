@@ -36,6 +36,9 @@ export interface Candidate {
   offset: number;
 }
 
+/** Each frame's centre within its slot, in samples (frameStart(j) + FRAME / 2). */
+const CENTRES = Float64Array.from({ length: INNER_LAST + 1 }, (_, j) => frameStart(j) + FRAME / 2);
+
 /** Energies of each slot's tiles for one hypothesis and phase; returns how many slots fit in the clip. */
 function tiles(
   v: View,
@@ -47,21 +50,35 @@ function tiles(
   cap = Infinity,
 ): number {
   const energies = v.energies;
+  // Module constants as locals (this runs for every slot of every grid the search lays); the frame
+  // centres' offsets within a slot are whole samples, so adding them up front changes no sum.
+  const bands = BANDS,
+    slot = SLOT,
+    first = INNER_FIRST,
+    lastFrame = INNER_LAST,
+    half = FRAME / 2,
+    hop = STEP_HOP,
+    time = h.time,
+    lastCentre = frameStart(INNER_LAST) + FRAME / 2;
+  const centres = CENTRES;
   for (let k = 0; ; k++) {
     if (k >= cap) return k;
     // Embedded frame centres, in 8 kHz samples from the slot grid's origin, to fractional detector frames.
-    const last = (phase + h.time * (k * SLOT + frameStart(INNER_LAST) + FRAME / 2) - FRAME / 2) / STEP_HOP;
+    const last = (phase + time * (k * slot + lastCentre) - half) / hop;
     if (Math.floor(last) + 1 >= frames) return k;
-    let total = 0;
-    for (let b = 0; b < BANDS; b++) out[k * BANDS + b] = 0;
-    for (let j = INNER_FIRST; j <= INNER_LAST; j++) {
-      const pos = (phase + h.time * (k * SLOT + frameStart(j) + FRAME / 2) - FRAME / 2) / STEP_HOP;
+    const o = k * bands;
+    for (let b = 0; b < bands; b++) out[o + b] = 0;
+    for (let j = first; j <= lastFrame; j++) {
+      const pos = (phase + time * (k * slot + centres[j]!) - half) / hop;
       const f = Math.floor(pos),
-        t = pos - f;
-      for (let b = 0; b < BANDS; b++)
-        out[k * BANDS + b] = out[k * BANDS + b]! + (1 - t) * energies[f * BANDS + b]! + t * energies[(f + 1) * BANDS + b]!;
+        t = pos - f,
+        s = 1 - t;
+      const e0 = f * bands,
+        e1 = e0 + bands;
+      for (let b = 0; b < bands; b++) out[o + b] = out[o + b]! + s * energies[e0 + b]! + t * energies[e1 + b]!;
     }
-    for (let b = 0; b < BANDS; b++) total += out[k * BANDS + b]!;
+    let total = 0;
+    for (let b = 0; b < bands; b++) total += out[o + b]!;
     level[k] = total;
   }
 }

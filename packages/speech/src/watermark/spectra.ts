@@ -62,28 +62,31 @@ function bandEnergies(sp: Spectra, freq: number, out: Float64Array, columns: Flo
     whole[b] = i;
     part[b] = y - i;
   }
-  for (let f0 = 0; f0 < frames; f0 += BLOCK) {
-    const f1 = Math.min(frames, f0 + BLOCK);
+  const bands = BANDS,
+    stride = BINS + 1,
+    block = BLOCK;
+  for (let f0 = 0; f0 < frames; f0 += block) {
+    const f1 = Math.min(frames, f0 + block);
     for (let f = f0; f < f1; f++) {
-      const o = f * (BINS + 1);
+      const o = f * stride;
       let prev = 0,
         total = 0;
-      for (let b = 0; b <= BANDS; b++) {
+      for (let b = 0; b <= bands; b++) {
         const i = o + whole[b]!;
         const cur = cum[i]! + part[b]! * (cum[i + 1]! - cum[i]!);
         if (b > 0) {
           const e = Math.max(0, cur - prev);
-          out[f * BANDS + b - 1] = e;
+          out[f * bands + b - 1] = e;
           total += e;
         }
         prev = cur;
       }
-      columns[BANDS * frames + f] = total;
+      columns[bands * frames + f] = total;
     }
     // The block band by band, while its frames are still in the cache.
-    for (let b = 0; b < BANDS; b++) {
+    for (let b = 0; b < bands; b++) {
       const row = b * frames;
-      for (let f = f0; f < f1; f++) columns[row + f] = out[f * BANDS + b]!;
+      for (let f = f0; f < f1; f++) columns[row + f] = out[f * bands + b]!;
     }
   }
 }
