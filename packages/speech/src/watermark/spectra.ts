@@ -68,17 +68,17 @@ function bandEnergies(sp: Spectra, freq: number, out: Float64Array, columns: Flo
   for (let f0 = 0; f0 < frames; f0 += block) {
     const f1 = Math.min(frames, f0 + block);
     for (let f = f0; f < f1; f++) {
-      const o = f * stride;
-      let prev = 0,
+      const o = f * stride,
+        row = f * bands - 1;
+      const i0 = o + whole[0]!;
+      let prev = cum[i0]! + part[0]! * (cum[i0 + 1]! - cum[i0]!),
         total = 0;
-      for (let b = 0; b <= bands; b++) {
+      for (let b = 1; b <= bands; b++) {
         const i = o + whole[b]!;
         const cur = cum[i]! + part[b]! * (cum[i + 1]! - cum[i]!);
-        if (b > 0) {
-          const e = Math.max(0, cur - prev);
-          out[f * bands + b - 1] = e;
-          total += e;
-        }
+        const e = Math.max(0, cur - prev);
+        out[row + b] = e;
+        total += e;
         prev = cur;
       }
       columns[bands * frames + f] = total;
