@@ -141,6 +141,9 @@ export class SyncTable {
   private from: Float64Array;
   private fromWeights: Float64Array;
   private readonly slotE = new Float64Array(BANDS);
+  /** `scores`' running sums per offset. */
+  private readonly sums = new Float64Array(PERIOD);
+  private readonly norms = new Float64Array(PERIOD);
   private readonly layout: SyncLayout;
   /** Per pitch hypothesis, per sync unit: its raised and its lowered bands' floors (`Search.floorSums`). */
   private readonly floors = new Map<number, Float64Array>();
@@ -281,6 +284,34 @@ export class SyncTable {
     this.fromWeights = frameWeights;
     return k;
   }
+  /**
+   * `score` at every pattern offset into `out` (PERIOD entries): the same sums, slot by slot in the
+   * same order, each slot's row read once.
+   */
+  scores(slots: number, out: Float64Array): void {
+    const { from, fromWeights, rows, active, sums, norms } = this;
+    const period = PERIOD;
+    sums.fill(0);
+    norms.fill(0);
+    for (let k = 0; k < slots; k++) {
+      if (!active[k]) continue;
+      const row = rows[k]!;
+      // Offset o reads pattern slot k + o (mod PERIOD): two runs, before and after the wrap.
+      const wrap = period - k;
+      for (let o = 0; o < wrap; o++) {
+        sums[o] = sums[o]! + from[row + k + o]!;
+        norms[o] = norms[o]! + fromWeights[row + k + o]!;
+      }
+      for (let o = wrap; o < period; o++) {
+        sums[o] = sums[o]! + from[row + k + o - period]!;
+        norms[o] = norms[o]! + fromWeights[row + k + o - period]!;
+      }
+    }
+    for (let o = 0; o < period; o++) {
+      const norm = norms[o]!;
+      out[o] = norm > 0 ? sums[o]! / Math.sqrt(norm / 2) : 0;
+    }
+  }
   /** The score at pattern offset `offset` from the terms `fill` or `place` left. */
   score(slots: number, offset: number): number {
     const { from, fromWeights, rows, active } = this;
@@ -312,13 +343,15 @@ function coarseSpeed(s: Search, table: SyncTable, hyp: Hypothesis, top: Candidat
   const slotLen = SLOT * hyp.time;
   const period = PERIOD,
     keep = KEEP;
+  const scores = new Float64Array(PERIOD);
   for (let phase = 0; phase < slotLen; phase += PHASE_STEP) {
     let slots: number;
     if (hyp.freq === 1) slots = table.place(hyp.time, phase);
     else if ((slots = s.lay(hyp, phase, COARSE_SLOTS)) > 0) table.fill(hyp.freq, slots);
     if (slots === 0) continue;
+    table.scores(slots, scores);
     for (let o = 0; o < period; o++) {
-      const sc = table.score(slots, o);
+      const sc = scores[o]!;
       if (top.length < keep || sc > top[top.length - 1]!.score) offer(top, { score: sc, hyp, phase, offset: o }, keep);
     }
   }
