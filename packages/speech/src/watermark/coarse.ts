@@ -19,7 +19,7 @@ import {
 } from './grid.ts';
 import type { Pattern } from './pattern.ts';
 import { STEP_HOP } from './spectra.ts';
-import { BASE_SPREAD, COARSE_READING, COS, COS_SIZE, WEIGHT, clean } from './score.ts';
+import { BASE_SPREAD, COARSE_READING, COS, COS_SIZE, WEIGHT } from './score.ts';
 import type { Candidate, Hypothesis, Search } from './search.ts';
 
 /**
