@@ -103,58 +103,30 @@ export interface View {
   loud: number;
 }
 
-/** `view`'s scratch: the energies band by band, reordered by the selection. */
-let scratch = new Float64Array(0);
+/**
+ * `view`'s scratch: the energies band by band, reordered by the selection; kept between calls up to
+ * KEPT doubles (about 4 minutes of audio), longer clips' made per view.
+ */
 let kept = new Float64Array(0);
+const KEPT = 1 << 21;
 
 export function view(sp: Spectra, freq: number): View {
   const { frames } = sp;
   const energies = new Float64Array(frames * BANDS);
-  if (scratch.length < (BANDS + 1) * frames) scratch = new Float64Array((BANDS + 1) * frames);
-  if (kept.length < frames) kept = new Float64Array(frames);
+  const need = (BANDS + 1) * frames;
+  if (kept.length < need && need <= KEPT) kept = new Float64Array(need);
+  const scratch = kept.length >= need ? kept : new Float64Array(need);
   bandEnergies(sp, freq, energies, scratch);
   const floor = new Float64Array(BANDS);
   for (let b = 0; b < BANDS; b++)
-    floor[b] =
-      select(scratch.subarray(b * frames, (b + 1) * frames), Math.floor(frames * 0.1), kept) * (INNER_LAST - INNER_FIRST + 1);
+    floor[b] = select(scratch.subarray(b * frames, (b + 1) * frames), Math.floor(frames * 0.1)) * (INNER_LAST - INNER_FIRST + 1);
   const loud =
-    select(scratch.subarray(BANDS * frames, (BANDS + 1) * frames), Math.floor(frames * 0.9), kept) *
-    (INNER_LAST - INNER_FIRST + 1);
+    select(scratch.subarray(BANDS * frames, (BANDS + 1) * frames), Math.floor(frames * 0.9)) * (INNER_LAST - INNER_FIRST + 1);
   return { energies, floor, loud };
 }
 
-/** Elements of `select`'s sample, and how many sample ranks either side of k's its two bounds sit. */
-const SAMPLE = 64;
-const MARGIN = 6;
-const sample = new Float64Array(SAMPLE);
-
-/**
- * The k-th smallest of `a` (may reorder it), the same value as a full quickselect: the k-th of a
- * sample of SAMPLE evenly spaced elements, MARGIN sample ranks either side, gives two bounds, and one
- * pass keeps what lies between them (in `kept`, a scratch as long as `a`); if the k-th lies there it
- * is selected among those few, else (bounds that missed) among all of `a`.
- */
-function select(a: Float64Array, k: number, kept: Float64Array): number {
-  const n = a.length;
-  if (n < 8 * SAMPLE) return quickselect(a, k);
-  for (let i = 0; i < SAMPLE; i++) sample[i] = a[Math.floor(((i + 0.5) * n) / SAMPLE)]!;
-  sample.sort();
-  const at = Math.floor(((k + 0.5) * SAMPLE) / n);
-  const lo = sample[Math.max(0, at - MARGIN)]!,
-    hi = sample[Math.min(SAMPLE - 1, at + MARGIN)]!;
-  let below = 0,
-    m = 0;
-  for (let i = 0; i < n; i++) {
-    const v = a[i]!;
-    if (v < lo) below++;
-    else if (v <= hi) kept[m++] = v;
-  }
-  if (k < below || k >= below + m) return quickselect(a, k);
-  return quickselect(kept.subarray(0, m), k - below);
-}
-
 /** The k-th smallest of `a` (reorders it): Hoare's quickselect. */
-function quickselect(a: Float64Array, k: number): number {
+function select(a: Float64Array, k: number): number {
   let lo = 0,
     hi = a.length - 1;
   while (lo < hi) {
