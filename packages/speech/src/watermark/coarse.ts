@@ -19,7 +19,7 @@ import {
 } from './grid.ts';
 import type { Pattern } from './pattern.ts';
 import { STEP_HOP } from './spectra.ts';
-import { BASE_SPREAD, COARSE_READING, COS, COS_SIZE, WEIGHT, clean } from './score.ts';
+import { BASE_SPREAD, COARSE_READING, COS, COS_SIZE, WEIGHT } from './score.ts';
 import type { Candidate, Hypothesis, Search } from './search.ts';
 
 /**
@@ -141,6 +141,9 @@ export class SyncTable {
   private from: Float64Array;
   private fromWeights: Float64Array;
   private readonly slotE = new Float64Array(BANDS);
+  /** `scores`' running sums per offset. */
+  private readonly sums = new Float64Array(PERIOD);
+  private readonly norms = new Float64Array(PERIOD);
   private readonly layout: SyncLayout;
   /** Per pitch hypothesis, per sync unit: its raised and its lowered bands' floors (`Search.floorSums`). */
   private readonly floors = new Map<number, Float64Array>();
@@ -183,14 +186,29 @@ export class SyncTable {
     row: number,
   ): void {
     const { up, down, dither, first } = this.layout;
+    // Module constants and imports as locals: the loop below runs millions of times a clip, and
+    // reading a module's bindings there costs more than the arithmetic.
     const spreadBy = COARSE_READING.spread,
-      floorBy = COARSE_READING.floor;
-    for (let q = 0; q < PERIOD; q++) {
+      floorBy = COARSE_READING.floor,
+      base = BASE_SPREAD,
+      weight = WEIGHT,
+      cos = COS,
+      mask = COS_SIZE - 1,
+      mantissa = MANTISSA,
+      shift = 20 - MANTISSA_BITS,
+      low = MASK,
+      octave = STEPS_PER_OCTAVE,
+      bias = BIAS,
+      f64 = bits,
+      i32 = words,
+      high = HIGH,
+      period = PERIOD;
+    for (let q = 0; q < period; q++) {
       let sum = 0,
         norm = 0;
       for (let j = first[q]!, end = first[q + 1]!; j < end; j++) {
         // HALF is 2 (syncLayout checks each unit raises and lowers as many bands): unrolled.
-        const i = j * HALF;
+        const i = j * 2;
         let u = 1e-20,
           d = 1e-20;
         u += E[e + up[i]!]!;
@@ -201,12 +219,13 @@ export class SyncTable {
           nd = floors[2 * j + 1]!;
         // w = 1 / (1 + WEIGHT·spread²) with spread = BASE_SPREAD + spreadBy·(nu/u + nd/d), over one division.
         const ud = u * d;
-        const spread = BASE_SPREAD * ud + spreadBy * (nu * d + nd * u);
-        const w = (ud * ud) / (ud * ud + WEIGHT * spread * spread);
-        bits[0] = clean(u, nu, floorBy) / clean(d, nd, floorBy);
-        const hi = words[HIGH]!;
-        const at = ((hi >>> 20) - 1023) * STEPS_PER_OCTAVE + MANTISSA[(hi >>> (20 - MANTISSA_BITS)) & MASK]! - dither[j]!;
-        sum += w * COS[(at + BIAS) & (COS_SIZE - 1)]!;
+        const spread = base * ud + spreadBy * (nu * d + nd * u);
+        const w = (ud * ud) / (ud * ud + weight * spread * spread);
+        // clean(u, nu, floorBy) / clean(d, nd, floorBy), written out.
+        f64[0] = Math.max(u - floorBy * nu, 0.05 * u) / Math.max(d - floorBy * nd, 0.05 * d);
+        const hi = i32[high]!;
+        const at = ((hi >>> 20) - 1023) * octave + mantissa[(hi >>> shift) & low]! - dither[j]!;
+        sum += w * cos[(at + bias) & mask]!;
         norm += w * w;
       }
       terms[row + q] = sum;
@@ -265,15 +284,44 @@ export class SyncTable {
     this.fromWeights = frameWeights;
     return k;
   }
+  /**
+   * `score` at every pattern offset into `out` (PERIOD entries): the same sums, slot by slot in the
+   * same order, each slot's row read once.
+   */
+  scores(slots: number, out: Float64Array): void {
+    const { from, fromWeights, rows, active, sums, norms } = this;
+    const period = PERIOD;
+    sums.fill(0);
+    norms.fill(0);
+    for (let k = 0; k < slots; k++) {
+      if (!active[k]) continue;
+      const row = rows[k]!;
+      // Offset o reads pattern slot k + o (mod PERIOD): two runs, before and after the wrap.
+      const wrap = period - k;
+      for (let o = 0; o < wrap; o++) {
+        sums[o] = sums[o]! + from[row + k + o]!;
+        norms[o] = norms[o]! + fromWeights[row + k + o]!;
+      }
+      for (let o = wrap; o < period; o++) {
+        sums[o] = sums[o]! + from[row + k + o - period]!;
+        norms[o] = norms[o]! + fromWeights[row + k + o - period]!;
+      }
+    }
+    for (let o = 0; o < period; o++) {
+      const norm = norms[o]!;
+      out[o] = norm > 0 ? sums[o]! / Math.sqrt(norm / 2) : 0;
+    }
+  }
   /** The score at pattern offset `offset` from the terms `fill` or `place` left. */
   score(slots: number, offset: number): number {
     const { from, fromWeights, rows, active } = this;
+    const period = PERIOD;
     let sum = 0,
       norm = 0;
     for (let k = 0; k < slots; k++) {
       if (!active[k]) continue;
       let q = k + offset;
-      if (q >= PERIOD) q -= PERIOD;
+      if (q >= period) q -= period;
       sum += from[rows[k]! + q]!;
       norm += fromWeights[rows[k]! + q]!;
     }
@@ -293,14 +341,18 @@ function offer(top: Candidate[], c: Candidate, keep: number): void {
 /** The coarse pass at one speed: every start 8 ms apart, every offset, sync units only. */
 function coarseSpeed(s: Search, table: SyncTable, hyp: Hypothesis, top: Candidate[]): void {
   const slotLen = SLOT * hyp.time;
+  const period = PERIOD,
+    keep = KEEP;
+  const scores = new Float64Array(PERIOD);
   for (let phase = 0; phase < slotLen; phase += PHASE_STEP) {
     let slots: number;
     if (hyp.freq === 1) slots = table.place(hyp.time, phase);
     else if ((slots = s.lay(hyp, phase, COARSE_SLOTS)) > 0) table.fill(hyp.freq, slots);
     if (slots === 0) continue;
-    for (let o = 0; o < PERIOD; o++) {
-      const sc = table.score(slots, o);
-      if (top.length < KEEP || sc > top[top.length - 1]!.score) offer(top, { score: sc, hyp, phase, offset: o }, KEEP);
+    table.scores(slots, scores);
+    for (let o = 0; o < period; o++) {
+      const sc = scores[o]!;
+      if (top.length < keep || sc > top[top.length - 1]!.score) offer(top, { score: sc, hyp, phase, offset: o }, keep);
     }
   }
 }

@@ -63,42 +63,59 @@ export function score(
   reading: Reading,
   soft?: Float64Array,
 ): number {
+  // Module constants, imports and the pattern's arrays as locals: this runs for every unit of every
+  // alignment the fine pass and the polish score.
+  const period = PERIOD,
+    perSlot = UNITS_PER_SLOT,
+    perUnit = BANDS_PER_UNIT,
+    bands = BANDS,
+    base = BASE_SPREAD,
+    weight = WEIGHT,
+    step = STEP,
+    spreadBy = reading.spread,
+    floorBy = reading.floor,
+    cos = COS,
+    size = COS_SIZE;
+  const { bit: bits, bands: unitBands, signs, dither } = p;
   let sum = 0,
     norm = 0;
   for (let k = 0; k < slots; k++) {
     if (!active[k]) continue;
-    const q = (k + offset) % PERIOD;
-    for (let u = 0; u < UNITS_PER_SLOT; u++) {
-      const unit = q * UNITS_PER_SLOT + u;
-      const bit = p.bit[unit]!;
+    const q = (k + offset) % period;
+    const row = k * bands;
+    for (let u = 0; u < perSlot; u++) {
+      const unit = q * perSlot + u;
+      const bit = bits[unit]!;
       if (syncOnly && bit >= 0) continue;
       let up = 1e-20,
         dn = 1e-20,
         nu = 0,
         nd = 0;
-      for (let i = 0; i < BANDS_PER_UNIT; i++) {
-        const b = p.bands[unit * BANDS_PER_UNIT + i]!;
-        if (p.signs[unit * BANDS_PER_UNIT + i]! > 0) {
-          up += E[k * BANDS + b]!;
+      for (let i = unit * perUnit, end = i + perUnit; i < end; i++) {
+        const b = unitBands[i]!;
+        if (signs[i]! > 0) {
+          up += E[row + b]!;
           nu += floor[b]!;
         } else {
-          dn += E[k * BANDS + b]!;
+          dn += E[row + b]!;
           nd += floor[b]!;
         }
       }
       const r = nu / up + nd / dn;
-      const spread = BASE_SPREAD + reading.spread * r;
+      const spread = base + spreadBy * r;
       // ≈ exp(−WEIGHT·spread²), the expected cos of a unit's phase under that spread.
-      const w = 1 / (1 + WEIGHT * spread * spread);
-      const phase = Math.log(clean(up, nu, reading.floor) / clean(dn, nd, reading.floor)) / STEP - p.dither[unit]!;
+      const w = 1 / (1 + weight * spread * spread);
+      const phase = Math.log(clean(up, nu, floorBy) / clean(dn, nd, floorBy)) / step - dither[unit]!;
+      // cosTurns, written out.
       if (bit < 0) {
-        sum += w * cosTurns(phase);
+        sum += w * cos[Math.round((phase - Math.floor(phase)) * size)]!;
         norm += w * w;
       } else {
         const w4 = w * w * w * w;
-        sum += w4 * cosTurns(2 * phase);
+        const twice = 2 * phase;
+        sum += w4 * cos[Math.round((twice - Math.floor(twice)) * size)]!;
         norm += w4 * w4;
-        if (soft) soft[bit] = soft[bit]! + w * cosTurns(phase);
+        if (soft) soft[bit] = soft[bit]! + w * cos[Math.round((phase - Math.floor(phase)) * size)]!;
       }
     }
   }

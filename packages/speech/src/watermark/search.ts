@@ -36,6 +36,9 @@ export interface Candidate {
   offset: number;
 }
 
+/** Each frame's centre within its slot, in samples (frameStart(j) + FRAME / 2). */
+const CENTRES = Float64Array.from({ length: INNER_LAST + 1 }, (_, j) => frameStart(j) + FRAME / 2);
+
 /** Energies of each slot's tiles for one hypothesis and phase; returns how many slots fit in the clip. */
 function tiles(
   v: View,
@@ -47,24 +50,76 @@ function tiles(
   cap = Infinity,
 ): number {
   const energies = v.energies;
+  // Module constants as locals (this runs for every slot of every grid the search lays); the frame
+  // centres' offsets within a slot are whole samples, so adding them up front changes no sum.
+  const bands = BANDS,
+    slot = SLOT,
+    half = FRAME / 2,
+    hop = STEP_HOP,
+    time = h.time,
+    lastCentre = frameStart(INNER_LAST) + FRAME / 2;
+  const c1 = CENTRES[1]!,
+    c2 = CENTRES[2]!,
+    c3 = CENTRES[3]!,
+    c4 = CENTRES[4]!,
+    c5 = CENTRES[5]!,
+    c6 = CENTRES[6]!;
   for (let k = 0; ; k++) {
     if (k >= cap) return k;
     // Embedded frame centres, in 8 kHz samples from the slot grid's origin, to fractional detector frames.
-    const last = (phase + h.time * (k * SLOT + frameStart(INNER_LAST) + FRAME / 2) - FRAME / 2) / STEP_HOP;
+    const last = (phase + time * (k * slot + lastCentre) - half) / hop;
     if (Math.floor(last) + 1 >= frames) return k;
+    const origin = k * slot;
+    // The six inner frames (INNER_FIRST … INNER_LAST, checked below): each one's frame and weights.
+    const p1 = (phase + time * (origin + c1) - half) / hop,
+      p2 = (phase + time * (origin + c2) - half) / hop,
+      p3 = (phase + time * (origin + c3) - half) / hop,
+      p4 = (phase + time * (origin + c4) - half) / hop,
+      p5 = (phase + time * (origin + c5) - half) / hop,
+      p6 = (phase + time * (origin + c6) - half) / hop;
+    const f1 = Math.floor(p1),
+      f2 = Math.floor(p2),
+      f3 = Math.floor(p3),
+      f4 = Math.floor(p4),
+      f5 = Math.floor(p5),
+      f6 = Math.floor(p6);
+    const t1 = p1 - f1,
+      t2 = p2 - f2,
+      t3 = p3 - f3,
+      t4 = p4 - f4,
+      t5 = p5 - f5,
+      t6 = p6 - f6;
+    const s1 = 1 - t1,
+      s2 = 1 - t2,
+      s3 = 1 - t3,
+      s4 = 1 - t4,
+      s5 = 1 - t5,
+      s6 = 1 - t6;
+    const r1 = f1 * bands,
+      r2 = f2 * bands,
+      r3 = f3 * bands,
+      r4 = f4 * bands,
+      r5 = f5 * bands,
+      r6 = f6 * bands;
+    const o = k * bands;
     let total = 0;
-    for (let b = 0; b < BANDS; b++) out[k * BANDS + b] = 0;
-    for (let j = INNER_FIRST; j <= INNER_LAST; j++) {
-      const pos = (phase + h.time * (k * SLOT + frameStart(j) + FRAME / 2) - FRAME / 2) / STEP_HOP;
-      const f = Math.floor(pos),
-        t = pos - f;
-      for (let b = 0; b < BANDS; b++)
-        out[k * BANDS + b] = out[k * BANDS + b]! + (1 - t) * energies[f * BANDS + b]! + t * energies[(f + 1) * BANDS + b]!;
+    // Per band, the frames added in order (as out[b] += … frame by frame from 0: the same sums).
+    for (let b = 0; b < bands; b++) {
+      let e = 0;
+      e = e + s1 * energies[r1 + b]! + t1 * energies[r1 + bands + b]!;
+      e = e + s2 * energies[r2 + b]! + t2 * energies[r2 + bands + b]!;
+      e = e + s3 * energies[r3 + b]! + t3 * energies[r3 + bands + b]!;
+      e = e + s4 * energies[r4 + b]! + t4 * energies[r4 + bands + b]!;
+      e = e + s5 * energies[r5 + b]! + t5 * energies[r5 + bands + b]!;
+      e = e + s6 * energies[r6 + b]! + t6 * energies[r6 + bands + b]!;
+      out[o + b] = e;
+      total += e;
     }
-    for (let b = 0; b < BANDS; b++) total += out[k * BANDS + b]!;
     level[k] = total;
   }
 }
+
+if (INNER_FIRST !== 1 || INNER_LAST !== 6) throw new Error('tiles() is written out for inner frames 1 to 6');
 
 /** Slots loud enough to carry the mark: within 35 dB of the clip's loud slots. */
 function activity(level: Float64Array, slots: number, loud: number, active: Uint8Array): void {

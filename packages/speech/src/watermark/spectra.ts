@@ -45,25 +45,54 @@ export function spectra(x: Float64Array): Spectra {
   return { frames, cum };
 }
 
-/** Band energies per frame with band edges scaled by `freq` (pitch moved by that factor). */
-function bandEnergies(sp: Spectra, freq: number): Float64Array {
-  const out = new Float64Array(sp.frames * BANDS);
-  const edges = new Float64Array(BANDS + 1);
-  for (let b = 0; b <= BANDS; b++) edges[b] = (FIRST_BIN + b * BAND_BINS - 0.5) * freq;
-  for (let f = 0; f < sp.frames; f++) {
-    const o = f * (BINS + 1);
-    let prev = 0;
-    for (let b = 0; b <= BANDS; b++) {
-      // Power below continuous bin position x: whole bins, then the covered part of the next.
-      const y = edges[b]! + 0.5;
-      const i = Math.min(BINS - 1, Math.floor(y));
-      const cur = sp.cum[o + i]! + (y - i) * (sp.cum[o + i + 1]! - sp.cum[o + i]!);
-      if (b > 0) out[f * BANDS + b - 1] = Math.max(0, cur - prev);
-      prev = cur;
+/**
+ * Band energies per frame with band edges scaled by `freq` (pitch moved by that factor), frame by
+ * frame into `out`; band by band into `columns` (BANDS rows of `frames`) and each frame's total
+ * into its last row, for the percentiles.
+ */
+function bandEnergies(sp: Spectra, freq: number, out: Float64Array, columns: Float64Array): void {
+  const { frames, cum } = sp;
+  // Each edge's whole bins and covered fraction of the next: the same for every frame.
+  const whole = new Int32Array(BANDS + 1);
+  const part = new Float64Array(BANDS + 1);
+  for (let b = 0; b <= BANDS; b++) {
+    // Power below continuous bin position y: whole bins, then the covered part of the next.
+    const y = (FIRST_BIN + b * BAND_BINS - 0.5) * freq + 0.5;
+    const i = Math.min(BINS - 1, Math.floor(y));
+    whole[b] = i;
+    part[b] = y - i;
+  }
+  const bands = BANDS,
+    stride = BINS + 1,
+    block = BLOCK;
+  for (let f0 = 0; f0 < frames; f0 += block) {
+    const f1 = Math.min(frames, f0 + block);
+    for (let f = f0; f < f1; f++) {
+      const o = f * stride,
+        row = f * bands - 1;
+      const i0 = o + whole[0]!;
+      let prev = cum[i0]! + part[0]! * (cum[i0 + 1]! - cum[i0]!),
+        total = 0;
+      for (let b = 1; b <= bands; b++) {
+        const i = o + whole[b]!;
+        const cur = cum[i]! + part[b]! * (cum[i + 1]! - cum[i]!);
+        const e = Math.max(0, cur - prev);
+        out[row + b] = e;
+        total += e;
+        prev = cur;
+      }
+      columns[bands * frames + f] = total;
+    }
+    // The block band by band, while its frames are still in the cache.
+    for (let b = 0; b < bands; b++) {
+      const row = b * frames;
+      for (let f = f0; f < f1; f++) columns[row + f] = out[f * bands + b]!;
     }
   }
-  return out;
 }
+
+/** Frames per block of `bandEnergies`' transposition. */
+const BLOCK = 32;
 
 /** What the search knows about the clip under one pitch hypothesis. */
 export interface View {
@@ -74,20 +103,25 @@ export interface View {
   loud: number;
 }
 
+/**
+ * `view`'s scratch: the energies band by band, reordered by the selection; kept between calls up to
+ * KEPT doubles (about 4 minutes of audio), longer clips' made per view.
+ */
+let kept = new Float64Array(0);
+const KEPT = 1 << 21;
+
 export function view(sp: Spectra, freq: number): View {
-  const energies = bandEnergies(sp, freq);
+  const { frames } = sp;
+  const energies = new Float64Array(frames * BANDS);
+  const need = (BANDS + 1) * frames;
+  if (kept.length < need && need <= KEPT) kept = new Float64Array(need);
+  const scratch = kept.length >= need ? kept : new Float64Array(need);
+  bandEnergies(sp, freq, energies, scratch);
   const floor = new Float64Array(BANDS);
-  const column = new Float64Array(sp.frames);
-  for (let b = 0; b < BANDS; b++) {
-    for (let f = 0; f < sp.frames; f++) column[f] = energies[f * BANDS + b]!;
-    floor[b] = select(column, Math.floor(sp.frames * 0.1)) * (INNER_LAST - INNER_FIRST + 1);
-  }
-  for (let f = 0; f < sp.frames; f++) {
-    let t = 0;
-    for (let b = 0; b < BANDS; b++) t += energies[f * BANDS + b]!;
-    column[f] = t;
-  }
-  const loud = select(column, Math.floor(sp.frames * 0.9)) * (INNER_LAST - INNER_FIRST + 1);
+  for (let b = 0; b < BANDS; b++)
+    floor[b] = select(scratch.subarray(b * frames, (b + 1) * frames), Math.floor(frames * 0.1)) * (INNER_LAST - INNER_FIRST + 1);
+  const loud =
+    select(scratch.subarray(BANDS * frames, (BANDS + 1) * frames), Math.floor(frames * 0.9)) * (INNER_LAST - INNER_FIRST + 1);
   return { energies, floor, loud };
 }
 
