@@ -3,7 +3,7 @@ import { errorMessage } from '@polyvox/contracts';
 import type { Request } from '@playwright/test';
 import { env, LANGS, SHOTS, shot } from '../lib/env';
 import { assert, assertEqual } from '../lib/assert';
-import { overflowReport } from '../lib/layout-checks';
+import { assertFits } from '../lib/layout-checks';
 import { test } from '../lib/fixtures';
 import { givePlan } from '../lib/plan';
 import { billable, chooseOption, waitForPlayback, waitForRowsOfModel, waitForWaveform } from '../lib/speech';
@@ -105,11 +105,7 @@ export function playgroundTests(): void {
     // On a phone the result with its transcript stays inside the screen.
     const viewport = page.viewportSize()!;
     await page.setViewportSize({ width: 390, height: 844 });
-    await page
-      .waitForFunction(() => document.documentElement.scrollWidth <= window.innerWidth, undefined, { timeout: 3000 })
-      .catch(() => undefined);
-    const phone = await overflowReport(page);
-    assert(phone.scrollWidth <= phone.innerWidth, `the result fits 390 px (${phone.scrollWidth}): ${phone.offenders.join('; ')}`);
+    await assertFits(page, 'the result at 390 px');
     await page.getByTestId('result-transcript').screenshot({ path: `${SHOTS}/transcript-390.png` });
     await page.setViewportSize(viewport);
     // Streamed: the waveform is drawn from the first piece and grows; it comes to cover the sentence.
@@ -375,14 +371,7 @@ export function playgroundTests(): void {
     // On a phone the error, its line and caret stay inside the screen (the line scrolls within its own box).
     const viewport = page.viewportSize()!;
     await page.setViewportSize({ width: 390, height: 844 });
-    await page
-      .waitForFunction(() => document.documentElement.scrollWidth <= window.innerWidth, undefined, { timeout: 3000 })
-      .catch(() => undefined);
-    const phone = await overflowReport(page);
-    assert(
-      phone.scrollWidth <= phone.innerWidth,
-      `the SSML error fits 390 px (${phone.scrollWidth}): ${phone.offenders.join('; ')}`,
-    );
+    await assertFits(page, 'the SSML error in zh-CN at 390 px');
     await error.screenshot({ path: `${SHOTS}/playground-ssml-error-zh-CN-390.png` });
     await page.setViewportSize(viewport);
     await env.ui.chooseLanguage('zh-TW');

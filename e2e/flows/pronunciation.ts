@@ -5,7 +5,7 @@ import { ensureSignedIn } from '../lib/account';
 import { env, shot } from '../lib/env';
 import { assert, assertEqual } from '../lib/assert';
 import { test } from '../lib/fixtures';
-import { overflowReport, waitForSettledPage } from '../lib/layout-checks';
+import { assertFits, waitForSettledPage } from '../lib/layout-checks';
 import { waitForPlayback } from '../lib/speech';
 
 const TITLE = { en: 'Pronunciation', 'zh-CN': '发音' } as const;
@@ -20,17 +20,6 @@ const PLS = `<?xml version="1.0" encoding="UTF-8"?>
 const HOSTILE = `<?xml version="1.0"?>
 <!DOCTYPE lexicon [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;">]>
 <lexicon version="1.0" xmlns="http://www.w3.org/2005/01/pronunciation-lexicon" alphabet="ipa"><lexeme><grapheme>&lol2;</grapheme><alias>x</alias></lexeme></lexicon>`;
-
-async function noOverflow(page: Page, where: string): Promise<void> {
-  // Right after a resize the shell's side bar is still sliding away (a CSS transition): wait until the page fits or
-  // a few seconds pass, then judge what stays.
-  await page
-    .waitForFunction(() => document.documentElement.scrollWidth <= window.innerWidth, undefined, { timeout: 5_000 })
-    .catch(() => undefined);
-  const report = await overflowReport(page);
-  assert(report.scrollWidth <= report.innerWidth, `${where}: scrollWidth ${report.scrollWidth} > ${report.innerWidth}`);
-  assertEqual(report.offenders.join(' | '), '', `${where}: nothing beyond the right edge`);
-}
 
 /** What the server says, in `lang`, to the same upload the page makes (the page must show exactly this). */
 async function serverRefusal(page: Page, lang: Lang, file: string): Promise<string> {
@@ -185,7 +174,7 @@ async function flow(page: Page, lang: Lang): Promise<void> {
   // Fits a phone.
   await page.setViewportSize({ width: 390, height: 844 });
   await page.getByTestId('spoken-form').waitFor();
-  await noOverflow(page, `/app/pronunciation ${lang} 390px`);
+  await assertFits(page, `/app/pronunciation ${lang} 390px`);
   if (lang === 'en') await shot('pronunciation-phone-en');
   await page.setViewportSize({ width: 1280, height: 800 });
 
@@ -221,7 +210,7 @@ async function zhTwTexts(page: Page): Promise<void> {
   for (const label of ['新建詞典', '詞典', '下載 PLS']) assert(text.includes(label), `zh-TW shows ${label}`);
   for (const label of ENGLISH) assert(!text.includes(label), `no English "${label}" in zh-TW`);
   assert(!/\bpronunciation\.[a-zA-Z]/.test(text), `no raw message key in zh-TW: ${text.match(/pronunciation\.\S+/)?.[0]}`);
-  await noOverflow(page, '/app/pronunciation zh-TW 390px');
+  await assertFits(page, '/app/pronunciation zh-TW 390px');
   await page.setViewportSize({ width: 1280, height: 800 });
 }
 

@@ -8,7 +8,7 @@ import { ensureSignedIn } from '../lib/account';
 import { env, LANGS, SHOTS, HANG_GUARD_MS } from '../lib/env';
 import { assert, assertEqual } from '../lib/assert';
 import { test } from '../lib/fixtures';
-import { overflowReport, waitForSettledPage } from '../lib/layout-checks';
+import { assertFits, waitForSettledPage } from '../lib/layout-checks';
 import { ROOT } from '../lib/server';
 import { waitForWaveform } from '../lib/speech';
 
@@ -34,12 +34,6 @@ function shot(page: Page, name: string): Promise<Buffer> {
 }
 
 const isVerify = (r: Request) => new URL(r.url()).pathname === '/provenance/verify' && r.method() === 'POST';
-
-async function noOverflow(page: Page, where: string): Promise<void> {
-  const report = await overflowReport(page);
-  assert(report.scrollWidth <= report.innerWidth, `${where}: scrollWidth ${report.scrollWidth} > ${report.innerWidth}`);
-  assertEqual(report.offenders.join(' | '), '', `${where}: nothing beyond the right edge`);
-}
 
 /** Picks the file in the page and waits for the server's answer and the verdict it shows. */
 async function checkFile(page: Page, file: string): Promise<{ status: number; verdict: string | null }> {
@@ -95,9 +89,9 @@ export function provenanceTests(): void {
         assertEqual(await ui.text('page-title'), TITLE[lang], `the title in ${lang}`);
         assertEqual(await page.title(), `${TITLE[lang]} · Polyvox`, `the tab title in ${lang}`);
         await page.getByTestId('empty-state').waitFor();
-        await noOverflow(page, `/check ${lang} 1440px`);
+        await assertFits(page, `/check ${lang} 1440px`);
         await page.setViewportSize({ width: 390, height: 844 });
-        await noOverflow(page, `/check ${lang} 390px`);
+        await assertFits(page, `/check ${lang} 390px`);
         if (lang === 'en') await shot(page, 'check-phone-empty');
 
         // Refused in the page, in the page's language, before anything is sent.
@@ -115,7 +109,7 @@ export function provenanceTests(): void {
           .getByTestId('check-file-error')
           .getByText(errorMessage('FILE_TOO_LARGE', lang, { limit: '20 MB' }), { exact: true })
           .waitFor();
-        await noOverflow(page, `/check ${lang} 390px with an error`);
+        await assertFits(page, `/check ${lang} 390px with an error`);
       }
       assertEqual(sent, 0, 'nothing was sent to /provenance/verify');
     } finally {
@@ -162,7 +156,7 @@ export function provenanceTests(): void {
       assertEqual(await page.getByTestId('check-record').count(), 0, 'no record for a file not made here');
       await page.getByTestId('check-watermark-chance').waitFor();
       await waitForWaveform(page);
-      await noOverflow(page, 'the answer at 390px');
+      await assertFits(page, 'the answer at 390px');
       await shot(page, 'check-phone-human');
     } finally {
       await context.close();
@@ -195,7 +189,7 @@ export function provenanceTests(): void {
     await env.ui.chooseLanguage('en');
     await page.setViewportSize({ width: 390, height: 844 });
     try {
-      await noOverflow(page, 'the maker’s answer at 390px');
+      await assertFits(page, 'the maker’s answer at 390px');
       await shot(page, 'check-phone-made-here');
     } finally {
       await page.setViewportSize({ width: 1280, height: 800 });

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Page } from '@playwright/test';
 import { ROOT } from './server';
+import { assert, assertEqual } from './assert';
 
 const AXE = fs.readFileSync(path.join(ROOT, 'node_modules/axe-core/axe.min.js'), 'utf8');
 
@@ -9,6 +10,20 @@ const AXE = fs.readFileSync(path.join(ROOT, 'node_modules/axe-core/axe.min.js'),
 export function overflowReport(page: Page): Promise<{ scrollWidth: number; innerWidth: number; offenders: string[] }> {
   // A string, not a function: the test runner's transform would add helpers the page does not have.
   return page.evaluate(OVERFLOW_SCRIPT) as Promise<{ scrollWidth: number; innerWidth: number; offenders: string[] }>;
+}
+
+/**
+ * Asserts that the page fits its width: no horizontal scroll, nothing beyond the right edge. Right after a resize the
+ * shell's side bar may still be sliding away (a CSS transition): it waits until the page fits or a few seconds pass,
+ * then judges what stays.
+ */
+export async function assertFits(page: Page, where: string): Promise<void> {
+  await page
+    .waitForFunction(() => document.documentElement.scrollWidth <= window.innerWidth, undefined, { timeout: 5_000 })
+    .catch(() => undefined);
+  const report = await overflowReport(page);
+  assert(report.scrollWidth <= report.innerWidth, `${where}: scrollWidth ${report.scrollWidth} > ${report.innerWidth}`);
+  assertEqual(report.offenders.join(' | '), '', `${where}: nothing beyond the right edge`);
 }
 
 const OVERFLOW_SCRIPT = `(() => {
