@@ -72,6 +72,22 @@ describe.each(DIALECTS)('POST /provenance/verify, errors (%s)', (dialect) => {
     expect(res.body.ai_generated).toBe(false);
   });
 
+  it('survives a client that leaves while its file is searched, and answers the next check', async () => {
+    const human = readFileSync(joinedLj());
+    const gone = new AbortController();
+    const left = fetch(`${t.url}/provenance/verify`, { method: 'POST', body: form(human), signal: gone.signal });
+    left.catch(() => undefined);
+    await expect.poll(() => detectionsQueued() > 0, { timeout: 60_000, interval: 5 }).toBe(true);
+    gone.abort();
+    await expect(left).rejects.toThrow();
+    // The search runs to its end in its thread (aborting it would end the thread and the checks queued behind it).
+    await expect.poll(() => detectionsQueued(), { timeout: 60_000, interval: 20 }).toBe(0);
+    const next = await c.post('/provenance/verify', form(human));
+    expect(next.status).toBe(200);
+    expect(next.body.watermark.detected).toBe(false);
+    expect((await c.get('/accounts/me')).status).toBe(200);
+  });
+
   it('refuses a check that would wait behind too many searches, with retry-after', async () => {
     const detect = watermarkDetector(t.ctx.provenance.watermarkKey, { maxQueued: 1 });
     const noise = Float32Array.from({ length: 16000 * 10 }, (_, i) => Math.sin(i * 0.37) * 0.1);
