@@ -14,12 +14,14 @@ import {
   PERIOD,
   SLOT,
   STEP,
+  UNITS,
   UNITS_PER_SLOT,
   frameStart,
 } from './grid.ts';
 import type { Pattern } from './pattern.ts';
 import { STEP_HOP } from './spectra.ts';
 import { BASE_SPREAD, COARSE_READING, COS, COS_SIZE, WEIGHT } from './score.ts';
+import { UNIT_TERMS_WASM } from './wasm/unit-terms-wasm.ts';
 import type { Candidate, Hypothesis, Search } from './search.ts';
 
 /**
@@ -57,21 +59,15 @@ for (let i = 1; i <= MAX_PERCENT; i++)
  * most 0.1 of the cosine table's step). Ranking only: the fine pass scores with Math.log.
  */
 const MANTISSA_BITS = 14;
-const MASK = (1 << MANTISSA_BITS) - 1;
 /** log₂ in cosine-table steps: ln 2 / STEP turns, COS_SIZE steps a turn. */
 const STEPS_PER_OCTAVE = (COS_SIZE * Math.LN2) / STEP;
-const MANTISSA = Float64Array.from(
-  { length: 1 << MANTISSA_BITS },
-  (_, i) => Math.log2(1 + (i + 0.5) / (1 << MANTISSA_BITS)) * STEPS_PER_OCTAVE,
-);
 /** Keeps the index positive before truncation (exponents stay far inside ±1023). */
 const BIAS = COS_SIZE * 2048 + 0.5;
-const bits = new Float64Array(1);
-const words = new Int32Array(bits.buffer);
-const HIGH = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 1 : 0;
 
 /** Raised (and lowered) bands per unit: the pattern has as many of each. */
 const HALF = BANDS_PER_UNIT / 2;
+if (HALF !== 2 || BANDS !== 32 || PERIOD !== 96 || COS_SIZE !== 4096 || UNITS_PER_SLOT !== 8)
+  throw new Error('wasm/unit-terms.c is written for 2 + 2 bands a unit, 32 bands, 96 slots, a 4096-step cosine table');
 
 /** A pattern's sync units in slot order, each with its raised and its lowered bands in the unit's order. */
 interface SyncLayout {
@@ -116,6 +112,63 @@ function syncLayout(p: Pattern): SyncLayout {
   return l;
 }
 
+/** Slots the kernel takes at once (in fours): a grid's COARSE_SLOTS. */
+const BATCH = 32;
+
+/**
+ * The unit terms' kernel (wasm/unit-terms.c): per slot staged in `energies` (four slots side by side
+ * per band), per pattern slot, its sync units' Σ w·cos θ and Σ w², computed as coarse.ts computed
+ * them in JavaScript until it (every operation in the same order in double precision, so the same
+ * bits), four slots at a time in SIMD lanes. One instance per thread, made on first use; it holds
+ * the pattern and the pitch's floors it was last given.
+ */
+interface Kernel {
+  run: (fours: number) => void;
+  energies: Float64Array;
+  terms: Float64Array;
+  weights: Float64Array;
+  /** Per sync unit: nu, nd, COARSE_READING.floor times each, dither. */
+  units: Float64Array;
+  bands: Uint16Array;
+  first: Int32Array;
+  layout?: SyncLayout;
+  floors?: Float64Array;
+}
+
+/** The two WebAssembly constructors used here (the package's types have no DOM library to declare them). */
+declare const WebAssembly: {
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object, imports: object) => { exports: Record<string, unknown> };
+};
+
+let instance: Kernel | undefined;
+
+function unitKernel(): Kernel {
+  if (instance) return instance;
+  const module = new WebAssembly.Module(Buffer.from(UNIT_TERMS_WASM, 'base64'));
+  const x = new WebAssembly.Instance(module, {}).exports;
+  const buffer = (x.memory as { buffer: ArrayBuffer }).buffer;
+  const at = (name: string) => (x[name] as () => number)();
+  const f64 = (name: string, length: number) => new Float64Array(buffer, at(name), length);
+  f64('mantissa', 1 << MANTISSA_BITS).set(
+    Float64Array.from(
+      { length: 1 << MANTISSA_BITS },
+      (_, i) => Math.log2(1 + (i + 0.5) / (1 << MANTISSA_BITS)) * STEPS_PER_OCTAVE,
+    ),
+  );
+  f64('cosine', COS_SIZE + 1).set(COS);
+  f64('constants', 5).set([COARSE_READING.spread, BASE_SPREAD, WEIGHT, STEPS_PER_OCTAVE, BIAS]);
+  return (instance = {
+    run: x.unitTerms as (fours: number) => void,
+    energies: f64('energies', BATCH * BANDS),
+    terms: f64('terms', BATCH * PERIOD),
+    weights: f64('weights', BATCH * PERIOD),
+    units: f64('units', 5 * UNITS),
+    bands: new Uint16Array(buffer, at('bands'), BANDS_PER_UNIT * UNITS),
+    first: new Int32Array(buffer, at('first'), PERIOD + 1),
+  });
+}
+
 /**
  * The coarse pass's sync-unit scores at every pattern offset of a grid of COARSE_SLOTS slots. Over the
  * PERIOD offsets each slot meets every unit exactly once, so each sync unit's term (w·cos θ and w², as
@@ -141,10 +194,13 @@ export class SyncTable {
   private from: Float64Array;
   private fromWeights: Float64Array;
   private readonly slotE = new Float64Array(BANDS);
+  /** The rows the slots staged in the kernel go to. */
+  private readonly staged = new Int32Array(BATCH);
   /** `scores`' running sums per offset. */
   private readonly sums = new Float64Array(PERIOD);
   private readonly norms = new Float64Array(PERIOD);
   private readonly layout: SyncLayout;
+  private readonly kernel = unitKernel();
   /** Per pitch hypothesis, per sync unit: its raised and its lowered bands' floors (`Search.floorSums`). */
   private readonly floors = new Map<number, Float64Array>();
   constructor(private readonly s: Search) {
@@ -172,75 +228,71 @@ export class SyncTable {
     this.floors.set(freq, f);
     return f;
   }
+  /** Gives the kernel this table's pattern and the floors of pitch `freq`, unless it has them. */
+  private load(freq: number): void {
+    const k = this.kernel,
+      l = this.layout,
+      floors = this.floorsOf(freq);
+    if (k.layout === l && k.floors === floors) return;
+    const { up, down, units, dither } = l;
+    const floorBy = COARSE_READING.floor;
+    for (let j = 0; j < units.length; j++) {
+      // Byte offsets into four slots' energies: 4 doubles a band.
+      k.bands[4 * j] = up[2 * j]! * 32;
+      k.bands[4 * j + 1] = up[2 * j + 1]! * 32;
+      k.bands[4 * j + 2] = down[2 * j]! * 32;
+      k.bands[4 * j + 3] = down[2 * j + 1]! * 32;
+      const nu = floors[2 * j]!,
+        nd = floors[2 * j + 1]!;
+      k.units.set([nu, nd, floorBy * nu, floorBy * nd, dither[j]!], 5 * j);
+    }
+    k.first.set(l.first);
+    k.layout = l;
+    k.floors = floors;
+  }
+  /** Stages slot number `n` of a batch, whose tile energies are E[e … e + BANDS), for row `row` of the output. */
+  private stage(n: number, E: Float64Array, e: number, row: number): void {
+    const energies = this.kernel.energies,
+      bands = BANDS;
+    const at = (n >> 2) * 4 * bands + (n & 3);
+    for (let b = 0; b < bands; b++) energies[at + 4 * b] = E[e + b]!;
+    this.staged[n] = row;
+  }
   /**
-   * The sync terms of the slot whose tile energies are E[e … e + BANDS), summed per pattern slot, into
-   * row `row` of `terms`/`weights` (PERIOD entries): a grid's score at an offset then adds one
-   * entry per slot.
+   * The sync terms of the `n` staged slots, summed per pattern slot, each into its row of
+   * `terms`/`weights` (PERIOD entries): a grid's score at an offset then adds one entry per slot.
    */
-  private unitTerms(
-    E: Float64Array,
-    e: number,
-    floors: Float64Array,
-    terms: Float64Array,
-    weights: Float64Array,
-    row: number,
-  ): void {
-    const { up, down, dither, first } = this.layout;
-    // Module constants and imports as locals: the loop below runs millions of times a clip, and
-    // reading a module's bindings there costs more than the arithmetic.
-    const spreadBy = COARSE_READING.spread,
-      floorBy = COARSE_READING.floor,
-      base = BASE_SPREAD,
-      weight = WEIGHT,
-      cos = COS,
-      mask = COS_SIZE - 1,
-      mantissa = MANTISSA,
-      shift = 20 - MANTISSA_BITS,
-      low = MASK,
-      octave = STEPS_PER_OCTAVE,
-      bias = BIAS,
-      f64 = bits,
-      i32 = words,
-      high = HIGH,
-      period = PERIOD;
-    for (let q = 0; q < period; q++) {
-      let sum = 0,
-        norm = 0;
-      for (let j = first[q]!, end = first[q + 1]!; j < end; j++) {
-        // HALF is 2 (syncLayout checks each unit raises and lowers as many bands): unrolled.
-        const i = j * 2;
-        let u = 1e-20,
-          d = 1e-20;
-        u += E[e + up[i]!]!;
-        d += E[e + down[i]!]!;
-        u += E[e + up[i + 1]!]!;
-        d += E[e + down[i + 1]!]!;
-        const nu = floors[2 * j]!,
-          nd = floors[2 * j + 1]!;
-        // w = 1 / (1 + WEIGHT·spread²) with spread = BASE_SPREAD + spreadBy·(nu/u + nd/d), over one division.
-        const ud = u * d;
-        const spread = base * ud + spreadBy * (nu * d + nd * u);
-        const w = (ud * ud) / (ud * ud + weight * spread * spread);
-        // clean(u, nu, floorBy) / clean(d, nd, floorBy), written out.
-        f64[0] = Math.max(u - floorBy * nu, 0.05 * u) / Math.max(d - floorBy * nd, 0.05 * d);
-        const hi = i32[high]!;
-        const at = ((hi >>> 20) - 1023) * octave + mantissa[(hi >>> shift) & low]! - dither[j]!;
-        sum += w * cos[(at + bias) & mask]!;
-        norm += w * w;
+  private flush(n: number, terms: Float64Array, weights: Float64Array): void {
+    if (n === 0) return;
+    const k = this.kernel,
+      period = PERIOD,
+      staged = this.staged;
+    // The last four's empty places take copies of its first slot (whose terms are dropped).
+    const energies = k.energies,
+      at = (n >> 2) * 4 * BANDS;
+    for (let i = n & 3; i > 0 && i < 4; i++) for (let b = 0; b < BANDS; b++) energies[at + 4 * b + i] = energies[at + 4 * b]!;
+    k.run((n + 3) >> 2);
+    const from = k.terms,
+      fromWeights = k.weights;
+    for (let i = 0; i < n; i++) {
+      const row = staged[i]!;
+      for (let q = 0, r = i * period; q < period; q++, r++) {
+        terms[row + q] = from[r]!;
+        weights[row + q] = fromWeights[r]!;
       }
-      terms[row + q] = sum;
-      weights[row + q] = norm;
     }
   }
   /** Each laid slot's sync terms, under the pitch hypothesis `freq`. */
   fill(freq: number, slots: number): void {
     const { E, active } = this.s;
-    const floors = this.floorsOf(freq);
+    this.load(freq);
+    let n = 0;
     for (let k = 0; k < slots; k++) {
       this.rows[k] = k * PERIOD;
       this.active[k] = active[k]!;
-      if (active[k]) this.unitTerms(E, k * BANDS, floors, this.terms, this.weights, k * PERIOD);
+      if (active[k]) this.stage(n++, E, k * BANDS, k * PERIOD);
     }
+    this.flush(n, this.terms, this.weights);
     this.from = this.terms;
     this.fromWeights = this.weights;
   }
@@ -252,12 +304,13 @@ export class SyncTable {
     const v = this.s.view(1);
     const { energies, loud } = v;
     const frames = this.s.sp.frames;
-    const floors = this.floorsOf(1);
+    this.load(1);
     const { slotE, frameTerms, frameWeights, frameActive, done } = this;
     const min = Math.max(loud * 10 ** -3.5, 1e-9);
     const span = frameStart(INNER_LAST) - frameStart(INNER_FIRST);
     const width = span / STEP_HOP;
-    let k = 0;
+    let k = 0,
+      n = 0;
     for (; k < COARSE_SLOTS; k++) {
       // As `tiles`: the slot fits if its last inner frame does.
       const last = (phase + time * (k * SLOT + frameStart(INNER_LAST) + FRAME / 2) - FRAME / 2) / STEP_HOP;
@@ -274,12 +327,13 @@ export class SyncTable {
         let total = 0;
         for (let b = 0; b < BANDS; b++) total += slotE[b]!;
         frameActive[f] = total > min ? 1 : 0;
-        if (frameActive[f]) this.unitTerms(slotE, 0, floors, frameTerms, frameWeights, f * PERIOD);
+        if (frameActive[f]) this.stage(n++, slotE, 0, f * PERIOD);
         done[f] = 1;
       }
       this.rows[k] = f * PERIOD;
       this.active[k] = frameActive[f]!;
     }
+    this.flush(n, frameTerms, frameWeights);
     this.from = frameTerms;
     this.fromWeights = frameWeights;
     return k;
