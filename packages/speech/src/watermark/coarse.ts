@@ -68,6 +68,10 @@ const BIAS = COS_SIZE * 2048 + 0.5;
 const HALF = BANDS_PER_UNIT / 2;
 if (HALF !== 2 || BANDS !== 32 || PERIOD !== 96 || COS_SIZE !== 4096 || UNITS_PER_SLOT !== 8)
   throw new Error('wasm/unit-terms.c is written for 2 + 2 bands a unit, 32 bands, 96 slots, a 4096-step cosine table');
+// The kernel multiplies the floors by the reading's floor once, and uses the products for the spread
+// too: the same numbers only if both are the same power of two (a scaling by it is exact).
+if (COARSE_READING.floor !== COARSE_READING.spread || Math.log2(COARSE_READING.floor) % 1 !== 0)
+  throw new Error("wasm/unit-terms.c needs the coarse reading's floor and spread the same power of two");
 
 /** A pattern's sync units in slot order, each with its raised and its lowered bands in the unit's order. */
 interface SyncLayout {
@@ -127,7 +131,7 @@ interface Kernel {
   energies: Float64Array;
   terms: Float64Array;
   weights: Float64Array;
-  /** Per sync unit: nu, nd, COARSE_READING.floor times each, dither. */
+  /** Per sync unit: nu and nd times COARSE_READING.floor (= its spread), its dither. */
   units: Float64Array;
   bands: Uint16Array;
   first: Int32Array;
@@ -157,13 +161,13 @@ function unitKernel(): Kernel {
     ),
   );
   f64('cosine', COS_SIZE + 1).set(COS);
-  f64('constants', 5).set([COARSE_READING.spread, BASE_SPREAD, WEIGHT, STEPS_PER_OCTAVE, BIAS]);
+  f64('constants', 4).set([BASE_SPREAD, WEIGHT, STEPS_PER_OCTAVE, BIAS]);
   return (instance = {
     run: x.unitTerms as (fours: number) => void,
     energies: f64('energies', BATCH * BANDS),
     terms: f64('terms', BATCH * PERIOD),
     weights: f64('weights', BATCH * PERIOD),
-    units: f64('units', 5 * UNITS),
+    units: f64('units', 3 * UNITS),
     bands: new Uint16Array(buffer, at('bands'), BANDS_PER_UNIT * UNITS),
     first: new Int32Array(buffer, at('first'), PERIOD + 1),
   });
@@ -242,9 +246,9 @@ export class SyncTable {
       k.bands[4 * j + 1] = up[2 * j + 1]! * 32;
       k.bands[4 * j + 2] = down[2 * j]! * 32;
       k.bands[4 * j + 3] = down[2 * j + 1]! * 32;
-      const nu = floors[2 * j]!,
-        nd = floors[2 * j + 1]!;
-      k.units.set([nu, nd, floorBy * nu, floorBy * nd, dither[j]!], 5 * j);
+      k.units[3 * j] = floorBy * floors[2 * j]!;
+      k.units[3 * j + 1] = floorBy * floors[2 * j + 1]!;
+      k.units[3 * j + 2] = dither[j]!;
     }
     k.first.set(l.first);
     k.layout = l;
