@@ -19,6 +19,7 @@ try {
       '--target=wasm32',
       '-O3',
       '-msimd128',
+      '-mbulk-memory',
       '-ffp-contract=off',
       '-nostdlib',
       '-fuse-ld=lld',

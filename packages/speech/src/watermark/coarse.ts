@@ -117,20 +117,33 @@ function syncLayout(p: Pattern): SyncLayout {
 }
 
 /** Slots the kernel takes at once (in fours): a grid's COARSE_SLOTS. */
-const BATCH = 32;
+const BATCH = COARSE_SLOTS;
+/** Rows of the kernel's table of slots starting at each frame (unit-terms.c: MAX_FRAMES). */
+const MAX_FRAMES = 1280;
+/** The kernel's tables: the laid grid's slots (`fill`), the slots starting at each frame (`place`). */
+const SLOTS = 0,
+  FRAMES = 1;
 
 /**
- * The unit terms' kernel (wasm/unit-terms.c): per slot staged in `energies` (four slots side by side
- * per band), per pattern slot, its sync units' Σ w·cos θ and Σ w², computed as coarse.ts computed
- * them in JavaScript until it (every operation in the same order in double precision, so the same
- * bits), four slots at a time in SIMD lanes. One instance per thread, made on first use; it holds
- * the pattern and the pitch's floors it was last given.
+ * The coarse pass's kernel (wasm/unit-terms.c). `run` computes, per slot staged in `energies` (four
+ * slots side by side per band), per pattern slot, its sync units' Σ w·cos θ and Σ w², as coarse.ts
+ * computed them in JavaScript until it (every operation in the same order in double precision, so
+ * the same bits), four slots at a time in SIMD lanes, into the row `staged` names of one of its two
+ * tables; `offsetScores` adds up a grid's rows (`rows`, `active`) at every offset into `scores`, as
+ * `score` does. One instance per thread, made on first use; it holds the pattern and the pitch's
+ * floors it was last given.
  */
 interface Kernel {
-  run: (fours: number) => void;
+  run: (fours: number, table: number) => void;
+  offsetScores: (slots: number, table: number) => void;
   energies: Float64Array;
-  terms: Float64Array;
-  weights: Float64Array;
+  staged: Int32Array;
+  /** Per table: its terms and its weights. */
+  terms: [Float64Array, Float64Array];
+  weights: [Float64Array, Float64Array];
+  rows: Int32Array;
+  active: Uint8Array;
+  scores: Float64Array;
   /** Per sync unit: nu and nd times COARSE_READING.floor (= its spread), its dither. */
   units: Float64Array;
   bands: Uint16Array;
@@ -151,6 +164,7 @@ function unitKernel(): Kernel {
   if (instance) return instance;
   const module = new WebAssembly.Module(Buffer.from(UNIT_TERMS_WASM, 'base64'));
   const x = new WebAssembly.Instance(module, {}).exports;
+  // The kernel's arrays are static: its memory never grows, so these views stay valid.
   const buffer = (x.memory as { buffer: ArrayBuffer }).buffer;
   const at = (name: string) => (x[name] as () => number)();
   const f64 = (name: string, length: number) => new Float64Array(buffer, at(name), length);
@@ -163,10 +177,15 @@ function unitKernel(): Kernel {
   f64('cosine', COS_SIZE + 1).set(COS);
   f64('constants', 4).set([BASE_SPREAD, WEIGHT, STEPS_PER_OCTAVE, BIAS]);
   return (instance = {
-    run: x.unitTerms as (fours: number) => void,
+    run: x.unitTerms as (fours: number, table: number) => void,
+    offsetScores: x.offsetScores as (slots: number, table: number) => void,
     energies: f64('energies', BATCH * BANDS),
-    terms: f64('terms', BATCH * PERIOD),
-    weights: f64('weights', BATCH * PERIOD),
+    staged: new Int32Array(buffer, at('staged'), BATCH),
+    terms: [f64('slotTerms', COARSE_SLOTS * PERIOD), f64('frameTerms', MAX_FRAMES * PERIOD)],
+    weights: [f64('slotWeights', COARSE_SLOTS * PERIOD), f64('frameWeights', MAX_FRAMES * PERIOD)],
+    rows: new Int32Array(buffer, at('rows'), COARSE_SLOTS),
+    active: new Uint8Array(buffer, at('active'), COARSE_SLOTS),
+    scores: f64('scores', PERIOD),
     units: f64('units', 3 * UNITS),
     bands: new Uint16Array(buffer, at('bands'), BANDS_PER_UNIT * UNITS),
     first: new Int32Array(buffer, at('first'), PERIOD + 1),
@@ -181,43 +200,25 @@ function unitKernel(): Kernel {
  * unchanged pitch (`place`) they come from a table of slots starting at each 4 ms frame, computed
  * once for every tempo: a changed tempo moves where the slots start, and the slot starting at the
  * nearest frame stands for each (its inner frames off by up to 2.5 ms at ±6 %, against the 8 ms
- * phase step; the fine pass aligns to 2 ms and scores the laid grid itself).
+ * phase step; the fine pass aligns to 2 ms and scores the laid grid itself). The terms and the sums
+ * are the kernel's (one at a time per thread: a table uses it only within a call).
  */
 export class SyncTable {
-  /** Per laid slot, per pattern slot: its sync units' Σ w·cos θ and Σ w². */
-  private readonly terms: Float64Array;
-  private readonly weights: Float64Array;
-  /** Per slot starting at each frame (unchanged pitch), the same; `done` marks the frames computed. */
-  private readonly frameTerms: Float64Array;
-  private readonly frameWeights: Float64Array;
+  /** Per slot starting at each frame (unchanged pitch): whether it is loud; `done` marks the frames computed. */
   private readonly frameActive: Uint8Array;
   private readonly done: Uint8Array;
-  /** The grid being scored: per slot, its row in `from` (and `fromWeights`) and whether it is loud. */
-  private readonly rows = new Int32Array(COARSE_SLOTS);
-  private readonly active = new Uint8Array(COARSE_SLOTS);
-  private from: Float64Array;
-  private fromWeights: Float64Array;
+  /** The table `fill` or `place` last used: SLOTS or FRAMES. */
+  private table = SLOTS;
   private readonly slotE = new Float64Array(BANDS);
-  /** The rows the slots staged in the kernel go to. */
-  private readonly staged = new Int32Array(BATCH);
-  /** `scores`' running sums per offset. */
-  private readonly sums = new Float64Array(PERIOD);
-  private readonly norms = new Float64Array(PERIOD);
   private readonly layout: SyncLayout;
   private readonly kernel = unitKernel();
   /** Per pitch hypothesis, per sync unit: its raised and its lowered bands' floors (`Search.floorSums`). */
   private readonly floors = new Map<number, Float64Array>();
   constructor(private readonly s: Search) {
     this.layout = syncLayout(s.p);
-    this.terms = new Float64Array(COARSE_SLOTS * PERIOD);
-    this.weights = new Float64Array(COARSE_SLOTS * PERIOD);
     const frames = s.sp.frames;
-    this.frameTerms = new Float64Array(frames * PERIOD);
-    this.frameWeights = new Float64Array(frames * PERIOD);
     this.frameActive = new Uint8Array(frames);
     this.done = new Uint8Array(frames);
-    this.from = this.terms;
-    this.fromWeights = this.weights;
   }
   private floorsOf(freq: number): Float64Array {
     let f = this.floors.get(freq);
@@ -254,51 +255,41 @@ export class SyncTable {
     k.layout = l;
     k.floors = floors;
   }
-  /** Stages slot number `n` of a batch, whose tile energies are E[e … e + BANDS), for row `row` of the output. */
+  /** Stages slot number `n` of a batch, whose tile energies are E[e … e + BANDS), for row `row` of a table. */
   private stage(n: number, E: Float64Array, e: number, row: number): void {
     const energies = this.kernel.energies,
       bands = BANDS;
     const at = (n >> 2) * 4 * bands + (n & 3);
     for (let b = 0; b < bands; b++) energies[at + 4 * b] = E[e + b]!;
-    this.staged[n] = row;
+    this.kernel.staged[n] = row;
   }
-  /**
-   * The sync terms of the `n` staged slots, summed per pattern slot, each into its row of
-   * `terms`/`weights` (PERIOD entries): a grid's score at an offset then adds one entry per slot.
-   */
-  private flush(n: number, terms: Float64Array, weights: Float64Array): void {
+  /** The sync terms of the `n` staged slots, summed per pattern slot, each into its row of `table`. */
+  private flush(n: number, table: number): void {
     if (n === 0) return;
-    const k = this.kernel,
-      period = PERIOD,
-      staged = this.staged;
-    // The last four's empty places take copies of its first slot (whose terms are dropped).
+    const k = this.kernel;
+    // The last four's empty places take copies of its first slot and its row (the same numbers twice).
     const energies = k.energies,
+      first = n & ~3,
       at = (n >> 2) * 4 * BANDS;
-    for (let i = n & 3; i > 0 && i < 4; i++) for (let b = 0; b < BANDS; b++) energies[at + 4 * b + i] = energies[at + 4 * b]!;
-    k.run((n + 3) >> 2);
-    const from = k.terms,
-      fromWeights = k.weights;
-    for (let i = 0; i < n; i++) {
-      const row = staged[i]!;
-      for (let q = 0, r = i * period; q < period; q++, r++) {
-        terms[row + q] = from[r]!;
-        weights[row + q] = fromWeights[r]!;
-      }
+    for (let i = n & 3; i > 0 && i < 4; i++) {
+      for (let b = 0; b < BANDS; b++) energies[at + 4 * b + i] = energies[at + 4 * b]!;
+      k.staged[first + i] = k.staged[first]!;
     }
+    k.run((n + 3) >> 2, table);
   }
   /** Each laid slot's sync terms, under the pitch hypothesis `freq`. */
   fill(freq: number, slots: number): void {
     const { E, active } = this.s;
+    const { rows, active: loud } = this.kernel;
     this.load(freq);
     let n = 0;
     for (let k = 0; k < slots; k++) {
-      this.rows[k] = k * PERIOD;
-      this.active[k] = active[k]!;
+      rows[k] = k * PERIOD;
+      loud[k] = active[k]!;
       if (active[k]) this.stage(n++, E, k * BANDS, k * PERIOD);
     }
-    this.flush(n, this.terms, this.weights);
-    this.from = this.terms;
-    this.fromWeights = this.weights;
+    this.flush(n, SLOTS);
+    this.table = SLOTS;
   }
   /**
    * The grid of a hypothesis with the pitch unchanged (tempo alone, or none), each slot read from the
@@ -309,7 +300,8 @@ export class SyncTable {
     const { energies, loud } = v;
     const frames = this.s.sp.frames;
     this.load(1);
-    const { slotE, frameTerms, frameWeights, frameActive, done } = this;
+    const { slotE, frameActive, done } = this;
+    const { rows, active } = this.kernel;
     const min = Math.max(loud * 10 ** -3.5, 1e-9);
     const span = frameStart(INNER_LAST) - frameStart(INNER_FIRST);
     const width = span / STEP_HOP;
@@ -323,6 +315,7 @@ export class SyncTable {
       const centre = (phase + time * (k * SLOT + frameStart(INNER_FIRST) + span / 2 + FRAME / 2) - FRAME / 2) / STEP_HOP;
       const f = Math.round(centre - width / 2);
       if (f < 0 || f + width >= frames) break;
+      if (f >= MAX_FRAMES) throw new Error('a coarse slot starts past the kernel\'s table of frames');
       if (!done[f]) {
         // The slot's tiles as `tiles` sums them at the unchanged speed (every frame whole).
         slotE.fill(0);
@@ -334,45 +327,26 @@ export class SyncTable {
         if (frameActive[f]) this.stage(n++, slotE, 0, f * PERIOD);
         done[f] = 1;
       }
-      this.rows[k] = f * PERIOD;
-      this.active[k] = frameActive[f]!;
+      rows[k] = f * PERIOD;
+      active[k] = frameActive[f]!;
     }
-    this.flush(n, frameTerms, frameWeights);
-    this.from = frameTerms;
-    this.fromWeights = frameWeights;
+    this.flush(n, FRAMES);
+    this.table = FRAMES;
     return k;
   }
   /**
-   * `score` at every pattern offset into `out` (PERIOD entries): the same sums, slot by slot in the
-   * same order, each slot's row read once.
+   * `score` at every pattern offset (PERIOD entries, valid until the next call): the same sums,
+   * slot by slot in the same order.
    */
-  scores(slots: number, out: Float64Array): void {
-    const { from, fromWeights, rows, active, sums, norms } = this;
-    const period = PERIOD;
-    sums.fill(0);
-    norms.fill(0);
-    for (let k = 0; k < slots; k++) {
-      if (!active[k]) continue;
-      const row = rows[k]!;
-      // Offset o reads pattern slot k + o (mod PERIOD): two runs, before and after the wrap.
-      const wrap = period - k;
-      for (let o = 0; o < wrap; o++) {
-        sums[o] = sums[o]! + from[row + k + o]!;
-        norms[o] = norms[o]! + fromWeights[row + k + o]!;
-      }
-      for (let o = wrap; o < period; o++) {
-        sums[o] = sums[o]! + from[row + k + o - period]!;
-        norms[o] = norms[o]! + fromWeights[row + k + o - period]!;
-      }
-    }
-    for (let o = 0; o < period; o++) {
-      const norm = norms[o]!;
-      out[o] = norm > 0 ? sums[o]! / Math.sqrt(norm / 2) : 0;
-    }
+  scores(slots: number): Float64Array {
+    this.kernel.offsetScores(slots, this.table);
+    return this.kernel.scores;
   }
   /** The score at pattern offset `offset` from the terms `fill` or `place` left. */
   score(slots: number, offset: number): number {
-    const { from, fromWeights, rows, active } = this;
+    const { rows, active } = this.kernel;
+    const from = this.kernel.terms[this.table]!,
+      fromWeights = this.kernel.weights[this.table]!;
     const period = PERIOD;
     let sum = 0,
       norm = 0;
@@ -401,13 +375,12 @@ function coarseSpeed(s: Search, table: SyncTable, hyp: Hypothesis, top: Candidat
   const slotLen = SLOT * hyp.time;
   const period = PERIOD,
     keep = KEEP;
-  const scores = new Float64Array(PERIOD);
   for (let phase = 0; phase < slotLen; phase += PHASE_STEP) {
     let slots: number;
     if (hyp.freq === 1) slots = table.place(hyp.time, phase);
     else if ((slots = s.lay(hyp, phase, COARSE_SLOTS)) > 0) table.fill(hyp.freq, slots);
     if (slots === 0) continue;
-    table.scores(slots, scores);
+    const scores = table.scores(slots);
     for (let o = 0; o < period; o++) {
       const sc = scores[o]!;
       if (top.length < keep || sc > top[top.length - 1]!.score) offer(top, { score: sc, hyp, phase, offset: o }, keep);

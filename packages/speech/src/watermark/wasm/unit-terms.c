@@ -13,6 +13,9 @@
 #define PERIOD 96
 #define MAX_SYNC (PERIOD * 8)
 #define MAX_QUADS 8
+#define COARSE_SLOTS 32
+/* The slots starting at frames the coarse grids reach: 32 slots at up to 6 % slower, from an 8 ms start. */
+#define MAX_FRAMES 1280
 #define BANDS 32
 #define MANTISSA_BITS 14
 
@@ -29,9 +32,16 @@ double units[3 * MAX_SYNC];
 double constants[4];
 /* Per four slots, per band: the four slots' energies side by side. */
 double energies[MAX_QUADS * BANDS * 4];
-/* Per slot (quad p's slots are 4p … 4p + 3), per pattern slot: Σ w·cos θ and Σ w². */
-double terms[MAX_QUADS * 4 * PERIOD];
-double weights[MAX_QUADS * 4 * PERIOD];
+/* Per staged slot (quad p's are 4p … 4p + 3): where its row goes in its table (in doubles). */
+int32_t staged[MAX_QUADS * 4];
+/* Two tables of rows, per slot, per pattern slot: its sync units' Σ w·cos θ and Σ w². Table 0 holds
+   the laid grid's slots, table 1 the slots starting at each frame (coarse.ts: `fill` and `place`). */
+double slot_terms[COARSE_SLOTS * PERIOD], slot_weights[COARSE_SLOTS * PERIOD];
+double frame_terms[MAX_FRAMES * PERIOD], frame_weights[MAX_FRAMES * PERIOD];
+/* The grid being scored: per slot, its row in the table, and whether it is loud; then its scores. */
+int32_t rows[COARSE_SLOTS];
+uint8_t active[COARSE_SLOTS];
+double scores[PERIOD];
 /* A quad's energies plus 1e-20 (a unit's first term on each side), per band. */
 static double lifted[BANDS * 4];
 
@@ -44,14 +54,22 @@ EXPORT("first") int32_t *first_at(void) { return first; }
 EXPORT("units") double *units_at(void) { return units; }
 EXPORT("constants") double *constants_at(void) { return constants; }
 EXPORT("energies") double *energies_at(void) { return energies; }
-EXPORT("terms") double *terms_at(void) { return terms; }
-EXPORT("weights") double *weights_at(void) { return weights; }
+EXPORT("staged") int32_t *staged_at(void) { return staged; }
+EXPORT("slotTerms") double *slot_terms_at(void) { return slot_terms; }
+EXPORT("slotWeights") double *slot_weights_at(void) { return slot_weights; }
+EXPORT("frameTerms") double *frame_terms_at(void) { return frame_terms; }
+EXPORT("frameWeights") double *frame_weights_at(void) { return frame_weights; }
+EXPORT("rows") int32_t *rows_at(void) { return rows; }
+EXPORT("active") uint8_t *active_at(void) { return active; }
+EXPORT("scores") double *scores_at(void) { return scores; }
 
 /* Per unit of the four slots being computed (two vectors of two lanes each): w, the mantissa's byte
    offset into its table, the exponent in cosine-table steps; then the cosine's byte offset. */
 static v128_t unit_w[2 * MAX_SYNC], unit_m[2 * MAX_SYNC], unit_e[2 * MAX_SYNC], unit_c[2 * MAX_SYNC];
 
-EXPORT("unitTerms") void unit_terms(int quads) {
+/* The terms of `quads` fours of staged slots, into table `table`. */
+EXPORT("unitTerms") void unit_terms(int quads, int table) {
+  double *const to_terms = table ? frame_terms : slot_terms, *const to_weights = table ? frame_weights : slot_weights;
   const v128_t base = wasm_f64x2_splat(constants[0]), weight = wasm_f64x2_splat(constants[1]),
                octave = wasm_f64x2_splat(constants[2]), bias = wasm_f64x2_splat(constants[3]);
   const v128_t tiny = wasm_f64x2_splat(1e-20), twentieth = wasm_f64x2_splat(0.05);
@@ -109,27 +127,54 @@ EXPORT("unitTerms") void unit_terms(int quads) {
       }
     }
     /* Per pattern slot, its units' w·cos θ and w², added in order. */
-    double *t = terms + 4 * p * PERIOD, *w = weights + 4 * p * PERIOD;
+    double *t0 = to_terms + staged[4 * p], *t1 = to_terms + staged[4 * p + 1], *t2 = to_terms + staged[4 * p + 2],
+           *t3 = to_terms + staged[4 * p + 3];
+    double *w0 = to_weights + staged[4 * p], *w1 = to_weights + staged[4 * p + 1], *w2 = to_weights + staged[4 * p + 2],
+           *w3 = to_weights + staged[4 * p + 3];
     for (int q = 0; q < PERIOD; q++) {
       v128_t sum0 = wasm_f64x2_splat(0.0), norm0 = sum0, sum1 = sum0, norm1 = sum0;
       for (int j = first[q], end = first[q + 1]; j < end; j++) {
         const uint32_t *c0 = (const uint32_t *)&unit_c[2 * j], *c1 = (const uint32_t *)&unit_c[2 * j + 1];
-        const v128_t w0 = unit_w[2 * j], w1 = unit_w[2 * j + 1];
+        const v128_t wa = unit_w[2 * j], wb = unit_w[2 * j + 1];
         const v128_t cos0 = wasm_v128_load64_lane((const char *)cosine + c0[2], wasm_v128_load64_splat((const char *)cosine + c0[0]), 1);
         const v128_t cos1 = wasm_v128_load64_lane((const char *)cosine + c1[2], wasm_v128_load64_splat((const char *)cosine + c1[0]), 1);
-        sum0 = wasm_f64x2_add(sum0, wasm_f64x2_mul(w0, cos0));
-        norm0 = wasm_f64x2_add(norm0, wasm_f64x2_mul(w0, w0));
-        sum1 = wasm_f64x2_add(sum1, wasm_f64x2_mul(w1, cos1));
-        norm1 = wasm_f64x2_add(norm1, wasm_f64x2_mul(w1, w1));
+        sum0 = wasm_f64x2_add(sum0, wasm_f64x2_mul(wa, cos0));
+        norm0 = wasm_f64x2_add(norm0, wasm_f64x2_mul(wa, wa));
+        sum1 = wasm_f64x2_add(sum1, wasm_f64x2_mul(wb, cos1));
+        norm1 = wasm_f64x2_add(norm1, wasm_f64x2_mul(wb, wb));
       }
-      t[q] = wasm_f64x2_extract_lane(sum0, 0);
-      t[PERIOD + q] = wasm_f64x2_extract_lane(sum0, 1);
-      t[2 * PERIOD + q] = wasm_f64x2_extract_lane(sum1, 0);
-      t[3 * PERIOD + q] = wasm_f64x2_extract_lane(sum1, 1);
-      w[q] = wasm_f64x2_extract_lane(norm0, 0);
-      w[PERIOD + q] = wasm_f64x2_extract_lane(norm0, 1);
-      w[2 * PERIOD + q] = wasm_f64x2_extract_lane(norm1, 0);
-      w[3 * PERIOD + q] = wasm_f64x2_extract_lane(norm1, 1);
+      /* A four's empty places (copies of its first slot) write over that slot's row with the same numbers. */
+      t0[q] = wasm_f64x2_extract_lane(sum0, 0);
+      t1[q] = wasm_f64x2_extract_lane(sum0, 1);
+      t2[q] = wasm_f64x2_extract_lane(sum1, 0);
+      t3[q] = wasm_f64x2_extract_lane(sum1, 1);
+      w0[q] = wasm_f64x2_extract_lane(norm0, 0);
+      w1[q] = wasm_f64x2_extract_lane(norm0, 1);
+      w2[q] = wasm_f64x2_extract_lane(norm1, 0);
+      w3[q] = wasm_f64x2_extract_lane(norm1, 1);
     }
   }
+}
+
+/* The grid's score at every pattern offset into `scores`, as coarse.ts's `score` sums them (slot by
+   slot in order, each offset its own sum), over table `table`. */
+EXPORT("offsetScores") void offset_scores(int slots, int table) {
+  const double *from = table ? frame_terms : slot_terms, *from_weights = table ? frame_weights : slot_weights;
+  double sums[PERIOD], norms[PERIOD];
+  for (int o = 0; o < PERIOD; o++) sums[o] = norms[o] = 0;
+  for (int k = 0; k < slots; k++) {
+    if (!active[k]) continue;
+    /* Offset o reads pattern slot k + o (mod PERIOD): two runs, before and after the wrap. */
+    const double *t = from + rows[k], *w = from_weights + rows[k];
+    const int wrap = PERIOD - k;
+    for (int o = 0; o < wrap; o++) {
+      sums[o] += t[k + o];
+      norms[o] += w[k + o];
+    }
+    for (int o = wrap; o < PERIOD; o++) {
+      sums[o] += t[k + o - PERIOD];
+      norms[o] += w[k + o - PERIOD];
+    }
+  }
+  for (int o = 0; o < PERIOD; o++) scores[o] = norms[o] > 0 ? sums[o] / __builtin_sqrt(norms[o] / 2) : 0;
 }
