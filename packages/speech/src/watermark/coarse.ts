@@ -66,8 +66,16 @@ const BIAS = COS_SIZE * 2048 + 0.5;
 
 /** Raised (and lowered) bands per unit: the pattern has as many of each. */
 const HALF = BANDS_PER_UNIT / 2;
-if (HALF !== 2 || BANDS !== 32 || PERIOD !== 96 || COS_SIZE !== 4096 || UNITS_PER_SLOT !== 8)
-  throw new Error('wasm/unit-terms.c is written for 2 + 2 bands a unit, 32 bands, 96 slots, a 4096-step cosine table');
+if (
+  HALF !== 2 ||
+  BANDS !== 32 ||
+  PERIOD !== 96 ||
+  UNITS_PER_SLOT !== 8 ||
+  COS_SIZE !== 4096 ||
+  MANTISSA_BITS !== 14 ||
+  COARSE_SLOTS !== 32
+)
+  throw new Error('wasm/unit-terms.c is written for 2 + 2 bands a unit, 32 bands, 96 × 8 units, 4096 cosines, 32 slots');
 // The kernel multiplies the floors by the reading's floor once, and uses the products for the spread
 // too: the same numbers only if both are the same power of two (a scaling by it is exact).
 if (COARSE_READING.floor !== COARSE_READING.spread || Math.log2(COARSE_READING.floor) % 1 !== 0)
@@ -315,7 +323,7 @@ export class SyncTable {
       const centre = (phase + time * (k * SLOT + frameStart(INNER_FIRST) + span / 2 + FRAME / 2) - FRAME / 2) / STEP_HOP;
       const f = Math.round(centre - width / 2);
       if (f < 0 || f + width >= frames) break;
-      if (f >= MAX_FRAMES) throw new Error('a coarse slot starts past the kernel\'s table of frames');
+      if (f >= MAX_FRAMES) throw new Error("a coarse slot starts past the kernel's table of frames");
       if (!done[f]) {
         // The slot's tiles as `tiles` sums them at the unchanged speed (every frame whole).
         slotE.fill(0);

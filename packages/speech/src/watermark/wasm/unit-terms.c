@@ -94,8 +94,9 @@ EXPORT("unitTerms") void unit_terms(int quads, int table) {
         const v128_t u = wasm_f64x2_add(wasm_v128_load(lo + u0 + 16 * h), wasm_v128_load(hi + u1 + 16 * h));
         const v128_t d = wasm_f64x2_add(wasm_v128_load(lo + d0 + 16 * h), wasm_v128_load(hi + d1 + 16 * h));
         /* w = 1 / (1 + WEIGHT·spread²) with spread = BASE_SPREAD + spreadBy·(nu/u + nd/d), over one division:
-           spreadBy·(nu·d + nd·u) as (½nu)·d + (½nd)·u, the same number (halving is exact: nothing here is
-           within a factor 2 of the smallest normal double). */
+           spreadBy·(nu·d + nd·u) as (½nu)·d + (½nd)·u, the same number: halving commutes with rounding
+           unless a product falls under 2⁻¹⁰²¹, and a floor times a side of at least 1e-20 is either 0 or
+           far above that (the smallest float sample squared is about 2e-90). */
         const v128_t ud = wasm_f64x2_mul(u, d);
         const v128_t spread = wasm_f64x2_add(wasm_f64x2_mul(base, ud), wasm_f64x2_add(wasm_f64x2_mul(fnu, d), wasm_f64x2_mul(fnd, u)));
         const v128_t ud2 = wasm_f64x2_mul(ud, ud);
