@@ -1,6 +1,4 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { decodeWav, resamplePolyphase } from '../src/formats/index.ts';
 import { embedWatermark } from '../src/watermark/index.ts';
 import { BANDS, BANDS_PER_UNIT, PERIOD, STEP, UNITS_PER_SLOT } from '../src/watermark/grid.ts';
 import { keyedPattern } from '../src/watermark/pattern.ts';
@@ -8,24 +6,9 @@ import { BASE_SPREAD, COARSE_READING, COS, COS_SIZE, WEIGHT } from '../src/water
 import { Search, type Hypothesis } from '../src/watermark/search.ts';
 import { at8k, spectra } from '../src/watermark/spectra.ts';
 import { COARSE_SLOTS, SyncTable } from '../src/watermark/coarse.ts';
-import { LJ_FILES } from './support/fixtures.ts';
+import { ljSamples } from './support/fixtures.ts';
 
 const KEY = new Uint8Array(32).map((_, i) => (i * 29 + 7) & 255);
-
-/** The first LJ recordings joined, at `rate`. */
-function speech(rate: number, seconds: number): Float32Array {
-  const parts = LJ_FILES.slice(0, 4).map((f) => {
-    const b = readFileSync(f);
-    return decodeWav(new Uint8Array(b.buffer, b.byteOffset, b.length)).samples;
-  });
-  const all = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    all.set(p, o);
-    o += p.length;
-  }
-  return resamplePolyphase(all.subarray(0, Math.round(seconds * 22050)), 22050, rate);
-}
 
 /**
  * The coarse score at every offset as the JavaScript computed it before the WebAssembly kernel
@@ -94,7 +77,7 @@ function reference(s: Search, freq: number, slots: number): Float64Array {
 
 describe("the watermark's coarse pass", () => {
   it('scores every offset as the JavaScript it replaced did, to the bit', () => {
-    const x = speech(16000, 6);
+    const x = ljSamples(16000, 6);
     const marked = embedWatermark(x, 16000, { key: KEY, payload: 9 });
     // The laid grids of changed speeds (`fill`), and the unchanged speed on whole frames, where the
     // table of frames (`place`) holds the same slots.
