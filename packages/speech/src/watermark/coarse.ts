@@ -158,6 +158,8 @@ interface Kernel {
   first: Int32Array;
   layout?: SyncLayout;
   floors?: Float64Array;
+  /** The table whose frames the table of frames holds. */
+  frames?: SyncTable;
 }
 
 /** The two WebAssembly constructors used here (the package's types have no DOM library to declare them). */
@@ -209,7 +211,8 @@ function unitKernel(): Kernel {
  * once for every tempo: a changed tempo moves where the slots start, and the slot starting at the
  * nearest frame stands for each (its inner frames off by up to 2.5 ms at ±6 %, against the 8 ms
  * phase step; the fine pass aligns to 2 ms and scores the laid grid itself). The terms and the sums
- * are the kernel's (one at a time per thread: a table uses it only within a call).
+ * are the kernel's, one per thread: `score` and `scores` read what the last `fill` or `place` left,
+ * and a table whose frames another table's have replaced computes them again.
  */
 export class SyncTable {
   /** Per slot starting at each frame (unchanged pitch): whether it is loud; `done` marks the frames computed. */
@@ -309,6 +312,10 @@ export class SyncTable {
     const frames = this.s.sp.frames;
     this.load(1);
     const { slotE, frameActive, done } = this;
+    if (this.kernel.frames !== this) {
+      done.fill(0);
+      this.kernel.frames = this;
+    }
     const { rows, active } = this.kernel;
     const min = Math.max(loud * 10 ** -3.5, 1e-9);
     const span = frameStart(INNER_LAST) - frameStart(INNER_FIRST);
