@@ -2,7 +2,9 @@
  * The coarse pass's sync-unit terms (coarse.ts, `SyncTable`), four slots at a time in the lanes of
  * two WebAssembly f64x2 vectors: every sum, product, division and maximum of the JavaScript it
  * replaced, in the same order, in double precision, so every term is the same to the bit. Only the
- * two table look-ups a unit (the mantissa's log and the cosine) are read lane by lane.
+ * two table look-ups a unit (the mantissa's log and the cosine) are read lane by lane. The units
+ * go through three passes (weights and ratios, phases, sums per pattern slot) rather than one, so
+ * that the look-ups' long chains overlap. The grids' sums over every pattern offset are here too.
  *
  * Built by scripts/build-watermark-wasm.mjs (clang --target=wasm32, -msimd128, wasm-ld) into
  * unit-terms-wasm.ts; the build itself never needs clang.
