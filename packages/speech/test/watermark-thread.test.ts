@@ -1,24 +1,12 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { decodeWav, resamplePolyphase } from '../src/formats/index.ts';
 import { detectInThread, detectionsQueued, detectWatermark, embedWatermark } from '../src/watermark/index.ts';
-import { LJ_FILES } from './support/fixtures.ts';
+import { ljSamples } from './support/fixtures.ts';
 
 const KEY = new Uint8Array(32).map((_, i) => (i * 37 + 11) & 255);
 
 /** The LJ recordings joined and taken at 16 kHz: `seconds` of one human voice. */
 function lj(seconds: number): Float32Array {
-  const parts = LJ_FILES.map((f) => {
-    const b = readFileSync(f);
-    return decodeWav(new Uint8Array(b.buffer, b.byteOffset, b.length)).samples;
-  });
-  const all = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    all.set(p, o);
-    o += p.length;
-  }
-  return resamplePolyphase(all.subarray(0, Math.round(seconds * 22050)), 22050, 16000);
+  return ljSamples(16000, seconds);
 }
 
 /** How many times the event loop comes round while `work` is pending. */

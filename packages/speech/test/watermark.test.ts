@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { decodeWav, resamplePolyphase } from '../src/formats/index.ts';
+import { decodeWav } from '../src/formats/index.ts';
 import { WatermarkEmbedder, detectWatermark, embedWatermark, WATERMARK_THRESHOLD } from '../src/watermark/index.ts';
 import { decodePayload, encodePayload, CODED_BITS } from '../src/watermark/code.ts';
 import { nullModel, normalTail } from '../src/watermark/calibration.ts';
 import { coarseScores } from '../src/watermark/detect.ts';
 import { RealFft } from '../src/watermark/fft.ts';
-import { LJ_FILES, fixture } from './support/fixtures.ts';
+import { fixture, ljSamples } from './support/fixtures.ts';
 
 const KEY = new Uint8Array(32).map((_, i) => (i * 37 + 11) & 255);
 const OTHER = new Uint8Array(32).map((_, i) => (i * 53 + 5) & 255);
@@ -18,14 +18,7 @@ function wav(path: string): { samples: Float32Array; sampleRate: number } {
 
 /** The LJ recordings joined: about 50 s of one human voice at 22,050 Hz, as a host for the mark. */
 function lj(rate: number, seconds: number): Float32Array {
-  const parts = LJ_FILES.map((f) => wav(f).samples);
-  const all = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    all.set(p, o);
-    o += p.length;
-  }
-  return resamplePolyphase(all.subarray(0, Math.round(seconds * 22050)), 22050, rate);
+  return ljSamples(rate, seconds);
 }
 
 function energyDb(x: Float32Array, y: Float32Array): number {

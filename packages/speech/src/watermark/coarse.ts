@@ -14,12 +14,14 @@ import {
   PERIOD,
   SLOT,
   STEP,
+  UNITS,
   UNITS_PER_SLOT,
   frameStart,
 } from './grid.ts';
 import type { Pattern } from './pattern.ts';
 import { STEP_HOP } from './spectra.ts';
 import { BASE_SPREAD, COARSE_READING, COS, COS_SIZE, WEIGHT } from './score.ts';
+import { UNIT_TERMS_WASM } from './wasm/unit-terms-wasm.ts';
 import type { Candidate, Hypothesis, Search } from './search.ts';
 
 /**
@@ -57,21 +59,27 @@ for (let i = 1; i <= MAX_PERCENT; i++)
  * most 0.1 of the cosine table's step). Ranking only: the fine pass scores with Math.log.
  */
 const MANTISSA_BITS = 14;
-const MASK = (1 << MANTISSA_BITS) - 1;
 /** log₂ in cosine-table steps: ln 2 / STEP turns, COS_SIZE steps a turn. */
 const STEPS_PER_OCTAVE = (COS_SIZE * Math.LN2) / STEP;
-const MANTISSA = Float64Array.from(
-  { length: 1 << MANTISSA_BITS },
-  (_, i) => Math.log2(1 + (i + 0.5) / (1 << MANTISSA_BITS)) * STEPS_PER_OCTAVE,
-);
 /** Keeps the index positive before truncation (exponents stay far inside ±1023). */
 const BIAS = COS_SIZE * 2048 + 0.5;
-const bits = new Float64Array(1);
-const words = new Int32Array(bits.buffer);
-const HIGH = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 1 : 0;
 
 /** Raised (and lowered) bands per unit: the pattern has as many of each. */
 const HALF = BANDS_PER_UNIT / 2;
+if (
+  HALF !== 2 ||
+  BANDS !== 32 ||
+  PERIOD !== 96 ||
+  UNITS_PER_SLOT !== 8 ||
+  COS_SIZE !== 4096 ||
+  MANTISSA_BITS !== 14 ||
+  COARSE_SLOTS !== 32
+)
+  throw new Error('wasm/unit-terms.c is written for 2 + 2 bands a unit, 32 bands, 96 × 8 units, 4096 cosines, 32 slots');
+// The kernel multiplies the floors by the reading's floor once, and uses the products for the spread
+// too: the same numbers only if both are the same power of two (a scaling by it is exact).
+if (COARSE_READING.floor !== COARSE_READING.spread || Math.log2(COARSE_READING.floor) % 1 !== 0)
+  throw new Error("wasm/unit-terms.c needs the coarse reading's floor and spread the same power of two");
 
 /** A pattern's sync units in slot order, each with its raised and its lowered bands in the unit's order. */
 interface SyncLayout {
@@ -116,6 +124,84 @@ function syncLayout(p: Pattern): SyncLayout {
   return l;
 }
 
+/** Slots the kernel takes at once (in fours): a grid's COARSE_SLOTS. */
+const BATCH = COARSE_SLOTS;
+/** Rows of the kernel's table of slots starting at each frame (unit-terms.c: MAX_FRAMES). */
+const MAX_FRAMES = 1280;
+/** The kernel's tables: the laid grid's slots (`fill`), the slots starting at each frame (`place`). */
+const SLOTS = 0,
+  FRAMES = 1;
+
+/**
+ * The coarse pass's kernel (wasm/unit-terms.c). `run` computes, per slot staged in `energies` (four
+ * slots side by side per band), per pattern slot, its sync units' Σ w·cos θ and Σ w², as coarse.ts
+ * computed them in JavaScript until it (every operation in the same order in double precision, so
+ * the same bits), four slots at a time in SIMD lanes, into the row `staged` names of one of its two
+ * tables; `offsetScores` adds up a grid's rows (`rows`, `active`) at every offset into `scores`, as
+ * `score` does. One instance per thread, made on first use; it holds the pattern and the pitch's
+ * floors it was last given.
+ */
+interface Kernel {
+  run: (fours: number, table: number) => void;
+  offsetScores: (slots: number, table: number) => void;
+  energies: Float64Array;
+  staged: Int32Array;
+  /** Per table: its terms and its weights. */
+  terms: [Float64Array, Float64Array];
+  weights: [Float64Array, Float64Array];
+  rows: Int32Array;
+  active: Uint8Array;
+  scores: Float64Array;
+  /** Per sync unit: nu and nd times COARSE_READING.floor (= its spread), its dither. */
+  units: Float64Array;
+  bands: Uint16Array;
+  first: Int32Array;
+  layout?: SyncLayout;
+  floors?: Float64Array;
+  /** The table whose frames the table of frames holds. */
+  frames?: SyncTable;
+}
+
+/** The two WebAssembly constructors used here (the package's types have no DOM library to declare them). */
+declare const WebAssembly: {
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object, imports: object) => { exports: Record<string, unknown> };
+};
+
+let instance: Kernel | undefined;
+
+function unitKernel(): Kernel {
+  if (instance) return instance;
+  const module = new WebAssembly.Module(Buffer.from(UNIT_TERMS_WASM, 'base64'));
+  const x = new WebAssembly.Instance(module, {}).exports;
+  // The kernel's arrays are static: its memory never grows, so these views stay valid.
+  const buffer = (x.memory as { buffer: ArrayBuffer }).buffer;
+  const at = (name: string) => (x[name] as () => number)();
+  const f64 = (name: string, length: number) => new Float64Array(buffer, at(name), length);
+  f64('mantissa', 1 << MANTISSA_BITS).set(
+    Float64Array.from(
+      { length: 1 << MANTISSA_BITS },
+      (_, i) => Math.log2(1 + (i + 0.5) / (1 << MANTISSA_BITS)) * STEPS_PER_OCTAVE,
+    ),
+  );
+  f64('cosine', COS_SIZE + 1).set(COS);
+  f64('constants', 4).set([BASE_SPREAD, WEIGHT, STEPS_PER_OCTAVE, BIAS]);
+  return (instance = {
+    run: x.unitTerms as (fours: number, table: number) => void,
+    offsetScores: x.offsetScores as (slots: number, table: number) => void,
+    energies: f64('energies', BATCH * BANDS),
+    staged: new Int32Array(buffer, at('staged'), BATCH),
+    terms: [f64('slotTerms', COARSE_SLOTS * PERIOD), f64('frameTerms', MAX_FRAMES * PERIOD)],
+    weights: [f64('slotWeights', COARSE_SLOTS * PERIOD), f64('frameWeights', MAX_FRAMES * PERIOD)],
+    rows: new Int32Array(buffer, at('rows'), COARSE_SLOTS),
+    active: new Uint8Array(buffer, at('active'), COARSE_SLOTS),
+    scores: f64('scores', PERIOD),
+    units: f64('units', 3 * UNITS),
+    bands: new Uint16Array(buffer, at('bands'), BANDS_PER_UNIT * UNITS),
+    first: new Int32Array(buffer, at('first'), PERIOD + 1),
+  });
+}
+
 /**
  * The coarse pass's sync-unit scores at every pattern offset of a grid of COARSE_SLOTS slots. Over the
  * PERIOD offsets each slot meets every unit exactly once, so each sync unit's term (w·cos θ and w², as
@@ -124,40 +210,26 @@ function syncLayout(p: Pattern): SyncLayout {
  * unchanged pitch (`place`) they come from a table of slots starting at each 4 ms frame, computed
  * once for every tempo: a changed tempo moves where the slots start, and the slot starting at the
  * nearest frame stands for each (its inner frames off by up to 2.5 ms at ±6 %, against the 8 ms
- * phase step; the fine pass aligns to 2 ms and scores the laid grid itself).
+ * phase step; the fine pass aligns to 2 ms and scores the laid grid itself). The terms and the sums
+ * are the kernel's, one per thread: `score` and `scores` read what the last `fill` or `place` left,
+ * and a table whose frames another table's have replaced computes them again.
  */
 export class SyncTable {
-  /** Per laid slot, per pattern slot: its sync units' Σ w·cos θ and Σ w². */
-  private readonly terms: Float64Array;
-  private readonly weights: Float64Array;
-  /** Per slot starting at each frame (unchanged pitch), the same; `done` marks the frames computed. */
-  private readonly frameTerms: Float64Array;
-  private readonly frameWeights: Float64Array;
+  /** Per slot starting at each frame (unchanged pitch): whether it is loud; `done` marks the frames computed. */
   private readonly frameActive: Uint8Array;
   private readonly done: Uint8Array;
-  /** The grid being scored: per slot, its row in `from` (and `fromWeights`) and whether it is loud. */
-  private readonly rows = new Int32Array(COARSE_SLOTS);
-  private readonly active = new Uint8Array(COARSE_SLOTS);
-  private from: Float64Array;
-  private fromWeights: Float64Array;
+  /** The table `fill` or `place` last used: SLOTS or FRAMES. */
+  private table = SLOTS;
   private readonly slotE = new Float64Array(BANDS);
-  /** `scores`' running sums per offset. */
-  private readonly sums = new Float64Array(PERIOD);
-  private readonly norms = new Float64Array(PERIOD);
   private readonly layout: SyncLayout;
+  private readonly kernel = unitKernel();
   /** Per pitch hypothesis, per sync unit: its raised and its lowered bands' floors (`Search.floorSums`). */
   private readonly floors = new Map<number, Float64Array>();
   constructor(private readonly s: Search) {
     this.layout = syncLayout(s.p);
-    this.terms = new Float64Array(COARSE_SLOTS * PERIOD);
-    this.weights = new Float64Array(COARSE_SLOTS * PERIOD);
     const frames = s.sp.frames;
-    this.frameTerms = new Float64Array(frames * PERIOD);
-    this.frameWeights = new Float64Array(frames * PERIOD);
     this.frameActive = new Uint8Array(frames);
     this.done = new Uint8Array(frames);
-    this.from = this.terms;
-    this.fromWeights = this.weights;
   }
   private floorsOf(freq: number): Float64Array {
     let f = this.floors.get(freq);
@@ -172,77 +244,63 @@ export class SyncTable {
     this.floors.set(freq, f);
     return f;
   }
-  /**
-   * The sync terms of the slot whose tile energies are E[e … e + BANDS), summed per pattern slot, into
-   * row `row` of `terms`/`weights` (PERIOD entries): a grid's score at an offset then adds one
-   * entry per slot.
-   */
-  private unitTerms(
-    E: Float64Array,
-    e: number,
-    floors: Float64Array,
-    terms: Float64Array,
-    weights: Float64Array,
-    row: number,
-  ): void {
-    const { up, down, dither, first } = this.layout;
-    // Module constants and imports as locals: the loop below runs millions of times a clip, and
-    // reading a module's bindings there costs more than the arithmetic.
-    const spreadBy = COARSE_READING.spread,
-      floorBy = COARSE_READING.floor,
-      base = BASE_SPREAD,
-      weight = WEIGHT,
-      cos = COS,
-      mask = COS_SIZE - 1,
-      mantissa = MANTISSA,
-      shift = 20 - MANTISSA_BITS,
-      low = MASK,
-      octave = STEPS_PER_OCTAVE,
-      bias = BIAS,
-      f64 = bits,
-      i32 = words,
-      high = HIGH,
-      period = PERIOD;
-    for (let q = 0; q < period; q++) {
-      let sum = 0,
-        norm = 0;
-      for (let j = first[q]!, end = first[q + 1]!; j < end; j++) {
-        // HALF is 2 (syncLayout checks each unit raises and lowers as many bands): unrolled.
-        const i = j * 2;
-        let u = 1e-20,
-          d = 1e-20;
-        u += E[e + up[i]!]!;
-        d += E[e + down[i]!]!;
-        u += E[e + up[i + 1]!]!;
-        d += E[e + down[i + 1]!]!;
-        const nu = floors[2 * j]!,
-          nd = floors[2 * j + 1]!;
-        // w = 1 / (1 + WEIGHT·spread²) with spread = BASE_SPREAD + spreadBy·(nu/u + nd/d), over one division.
-        const ud = u * d;
-        const spread = base * ud + spreadBy * (nu * d + nd * u);
-        const w = (ud * ud) / (ud * ud + weight * spread * spread);
-        // clean(u, nu, floorBy) / clean(d, nd, floorBy), written out.
-        f64[0] = Math.max(u - floorBy * nu, 0.05 * u) / Math.max(d - floorBy * nd, 0.05 * d);
-        const hi = i32[high]!;
-        const at = ((hi >>> 20) - 1023) * octave + mantissa[(hi >>> shift) & low]! - dither[j]!;
-        sum += w * cos[(at + bias) & mask]!;
-        norm += w * w;
-      }
-      terms[row + q] = sum;
-      weights[row + q] = norm;
+  /** Gives the kernel this table's pattern and the floors of pitch `freq`, unless it has them. */
+  private load(freq: number): void {
+    const k = this.kernel,
+      l = this.layout,
+      floors = this.floorsOf(freq);
+    if (k.layout === l && k.floors === floors) return;
+    const { up, down, units, dither } = l;
+    const floorBy = COARSE_READING.floor;
+    for (let j = 0; j < units.length; j++) {
+      // Byte offsets into four slots' energies: 4 doubles a band.
+      k.bands[4 * j] = up[2 * j]! * 32;
+      k.bands[4 * j + 1] = up[2 * j + 1]! * 32;
+      k.bands[4 * j + 2] = down[2 * j]! * 32;
+      k.bands[4 * j + 3] = down[2 * j + 1]! * 32;
+      k.units[3 * j] = floorBy * floors[2 * j]!;
+      k.units[3 * j + 1] = floorBy * floors[2 * j + 1]!;
+      k.units[3 * j + 2] = dither[j]!;
     }
+    k.first.set(l.first);
+    k.layout = l;
+    k.floors = floors;
+  }
+  /** Stages slot number `n` of a batch, whose tile energies are E[e … e + BANDS), for row `row` of a table. */
+  private stage(n: number, E: Float64Array, e: number, row: number): void {
+    const energies = this.kernel.energies,
+      bands = BANDS;
+    const at = (n >> 2) * 4 * bands + (n & 3);
+    for (let b = 0; b < bands; b++) energies[at + 4 * b] = E[e + b]!;
+    this.kernel.staged[n] = row;
+  }
+  /** The sync terms of the `n` staged slots, summed per pattern slot, each into its row of `table`. */
+  private flush(n: number, table: number): void {
+    if (n === 0) return;
+    const k = this.kernel;
+    // The last four's empty places take copies of its first slot and its row (the same numbers twice).
+    const energies = k.energies,
+      first = n & ~3,
+      at = (n >> 2) * 4 * BANDS;
+    for (let i = n & 3; i > 0 && i < 4; i++) {
+      for (let b = 0; b < BANDS; b++) energies[at + 4 * b + i] = energies[at + 4 * b]!;
+      k.staged[first + i] = k.staged[first]!;
+    }
+    k.run((n + 3) >> 2, table);
   }
   /** Each laid slot's sync terms, under the pitch hypothesis `freq`. */
   fill(freq: number, slots: number): void {
     const { E, active } = this.s;
-    const floors = this.floorsOf(freq);
+    const { rows, active: loud } = this.kernel;
+    this.load(freq);
+    let n = 0;
     for (let k = 0; k < slots; k++) {
-      this.rows[k] = k * PERIOD;
-      this.active[k] = active[k]!;
-      if (active[k]) this.unitTerms(E, k * BANDS, floors, this.terms, this.weights, k * PERIOD);
+      rows[k] = k * PERIOD;
+      loud[k] = active[k]!;
+      if (active[k]) this.stage(n++, E, k * BANDS, k * PERIOD);
     }
-    this.from = this.terms;
-    this.fromWeights = this.weights;
+    this.flush(n, SLOTS);
+    this.table = SLOTS;
   }
   /**
    * The grid of a hypothesis with the pitch unchanged (tempo alone, or none), each slot read from the
@@ -252,12 +310,18 @@ export class SyncTable {
     const v = this.s.view(1);
     const { energies, loud } = v;
     const frames = this.s.sp.frames;
-    const floors = this.floorsOf(1);
-    const { slotE, frameTerms, frameWeights, frameActive, done } = this;
+    this.load(1);
+    const { slotE, frameActive, done } = this;
+    if (this.kernel.frames !== this) {
+      done.fill(0);
+      this.kernel.frames = this;
+    }
+    const { rows, active } = this.kernel;
     const min = Math.max(loud * 10 ** -3.5, 1e-9);
     const span = frameStart(INNER_LAST) - frameStart(INNER_FIRST);
     const width = span / STEP_HOP;
-    let k = 0;
+    let k = 0,
+      n = 0;
     for (; k < COARSE_SLOTS; k++) {
       // As `tiles`: the slot fits if its last inner frame does.
       const last = (phase + time * (k * SLOT + frameStart(INNER_LAST) + FRAME / 2) - FRAME / 2) / STEP_HOP;
@@ -266,6 +330,7 @@ export class SyncTable {
       const centre = (phase + time * (k * SLOT + frameStart(INNER_FIRST) + span / 2 + FRAME / 2) - FRAME / 2) / STEP_HOP;
       const f = Math.round(centre - width / 2);
       if (f < 0 || f + width >= frames) break;
+      if (f >= MAX_FRAMES) throw new Error("a coarse slot starts past the kernel's table of frames");
       if (!done[f]) {
         // The slot's tiles as `tiles` sums them at the unchanged speed (every frame whole).
         slotE.fill(0);
@@ -274,47 +339,29 @@ export class SyncTable {
         let total = 0;
         for (let b = 0; b < BANDS; b++) total += slotE[b]!;
         frameActive[f] = total > min ? 1 : 0;
-        if (frameActive[f]) this.unitTerms(slotE, 0, floors, frameTerms, frameWeights, f * PERIOD);
+        if (frameActive[f]) this.stage(n++, slotE, 0, f * PERIOD);
         done[f] = 1;
       }
-      this.rows[k] = f * PERIOD;
-      this.active[k] = frameActive[f]!;
+      rows[k] = f * PERIOD;
+      active[k] = frameActive[f]!;
     }
-    this.from = frameTerms;
-    this.fromWeights = frameWeights;
+    this.flush(n, FRAMES);
+    this.table = FRAMES;
     return k;
   }
   /**
-   * `score` at every pattern offset into `out` (PERIOD entries): the same sums, slot by slot in the
-   * same order, each slot's row read once.
+   * `score` at every pattern offset (PERIOD entries, valid until the next call): the same sums,
+   * slot by slot in the same order.
    */
-  scores(slots: number, out: Float64Array): void {
-    const { from, fromWeights, rows, active, sums, norms } = this;
-    const period = PERIOD;
-    sums.fill(0);
-    norms.fill(0);
-    for (let k = 0; k < slots; k++) {
-      if (!active[k]) continue;
-      const row = rows[k]!;
-      // Offset o reads pattern slot k + o (mod PERIOD): two runs, before and after the wrap.
-      const wrap = period - k;
-      for (let o = 0; o < wrap; o++) {
-        sums[o] = sums[o]! + from[row + k + o]!;
-        norms[o] = norms[o]! + fromWeights[row + k + o]!;
-      }
-      for (let o = wrap; o < period; o++) {
-        sums[o] = sums[o]! + from[row + k + o - period]!;
-        norms[o] = norms[o]! + fromWeights[row + k + o - period]!;
-      }
-    }
-    for (let o = 0; o < period; o++) {
-      const norm = norms[o]!;
-      out[o] = norm > 0 ? sums[o]! / Math.sqrt(norm / 2) : 0;
-    }
+  scores(slots: number): Float64Array {
+    this.kernel.offsetScores(slots, this.table);
+    return this.kernel.scores;
   }
   /** The score at pattern offset `offset` from the terms `fill` or `place` left. */
   score(slots: number, offset: number): number {
-    const { from, fromWeights, rows, active } = this;
+    const { rows, active } = this.kernel;
+    const from = this.kernel.terms[this.table]!,
+      fromWeights = this.kernel.weights[this.table]!;
     const period = PERIOD;
     let sum = 0,
       norm = 0;
@@ -343,13 +390,12 @@ function coarseSpeed(s: Search, table: SyncTable, hyp: Hypothesis, top: Candidat
   const slotLen = SLOT * hyp.time;
   const period = PERIOD,
     keep = KEEP;
-  const scores = new Float64Array(PERIOD);
   for (let phase = 0; phase < slotLen; phase += PHASE_STEP) {
     let slots: number;
     if (hyp.freq === 1) slots = table.place(hyp.time, phase);
     else if ((slots = s.lay(hyp, phase, COARSE_SLOTS)) > 0) table.fill(hyp.freq, slots);
     if (slots === 0) continue;
-    table.scores(slots, scores);
+    const scores = table.scores(slots);
     for (let o = 0; o < period; o++) {
       const sc = scores[o]!;
       if (top.length < keep || sc > top[top.length - 1]!.score) offer(top, { score: sc, hyp, phase, offset: o }, keep);
