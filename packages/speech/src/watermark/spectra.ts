@@ -48,9 +48,10 @@ export function spectra(x: Float64Array): Spectra {
 
 /**
  * Band energies per frame with band edges scaled by `freq` (pitch moved by that factor), frame by
- * frame into `out`, and each frame's total into `totals`.
+ * frame into `out`; band by band into `columns` (BANDS rows of `frames`) and each frame's total
+ * into its last row, for the percentiles.
  */
-function bandEnergies(sp: Spectra, freq: number, out: Float64Array, totals: Float64Array): void {
+function bandEnergies(sp: Spectra, freq: number, out: Float64Array, columns: Float64Array): void {
   const { frames, cum } = sp;
   // Each edge's whole bins and covered fraction of the next: the same for every frame.
   const whole = new Int32Array(BANDS + 1);
@@ -63,66 +64,36 @@ function bandEnergies(sp: Spectra, freq: number, out: Float64Array, totals: Floa
     part[b] = y - i;
   }
   const bands = BANDS,
-    stride = BINS + 1;
-  for (let f = 0; f < frames; f++) {
-    const o = f * stride,
-      row = f * bands - 1;
-    const i0 = o + whole[0]!;
-    let prev = cum[i0]! + part[0]! * (cum[i0 + 1]! - cum[i0]!),
-      total = 0;
-    for (let b = 1; b <= bands; b++) {
-      const i = o + whole[b]!;
-      const cur = cum[i]! + part[b]! * (cum[i + 1]! - cum[i]!);
-      const e = Math.max(0, cur - prev);
-      out[row + b] = e;
-      total += e;
-      prev = cur;
+    stride = BINS + 1,
+    block = BLOCK;
+  for (let f0 = 0; f0 < frames; f0 += block) {
+    const f1 = Math.min(frames, f0 + block);
+    for (let f = f0; f < f1; f++) {
+      const o = f * stride,
+        row = f * bands - 1;
+      const i0 = o + whole[0]!;
+      let prev = cum[i0]! + part[0]! * (cum[i0 + 1]! - cum[i0]!),
+        total = 0;
+      for (let b = 1; b <= bands; b++) {
+        const i = o + whole[b]!;
+        const cur = cum[i]! + part[b]! * (cum[i + 1]! - cum[i]!);
+        const e = Math.max(0, cur - prev);
+        out[row + b] = e;
+        total += e;
+        prev = cur;
+      }
+      columns[bands * frames + f] = total;
     }
-    totals[f] = total;
+    // The block band by band, while its frames are still in the cache.
+    for (let b = 0; b < bands; b++) {
+      const row = b * frames;
+      for (let f = f0; f < f1; f++) columns[row + f] = out[f * bands + b]!;
+    }
   }
 }
 
-/** Frames each band's percentile is first bracketed on (`floors`), and the sample's rank taken as the bound. */
-const SAMPLE = 64;
-const SAMPLE_RANK = 14;
-
-/**
- * Each band's k-th smallest energy over the frames (`energies` frame by frame) into `floor`, exactly:
- * a strided sample of SAMPLE frames gives a bound that about a fifth of the frames fall under; one
- * pass over the energies gathers, band by band, those at or under it into `scratch` (BANDS rows of
- * `frames`), and the k-th smallest is selected among them (the frames over the bound are all larger);
- * a band whose bound falls short of k frames is selected over all of its frames. Short clips go
- * straight to that. The same values as selecting over every frame, in a fraction of the moves.
- */
-function floors(energies: Float64Array, frames: number, k: number, scratch: Float64Array, floor: Float64Array): void {
-  const bands = BANDS;
-  const count = new Int32Array(bands);
-  const bound = new Float64Array(bands).fill(Infinity);
-  if (frames >= 8 * SAMPLE) {
-    const sample = new Float64Array(SAMPLE);
-    for (let b = 0; b < bands; b++) {
-      for (let j = 0; j < SAMPLE; j++) sample[j] = energies[Math.floor(((j + 0.5) * frames) / SAMPLE) * bands + b]!;
-      sample.sort();
-      bound[b] = sample[SAMPLE_RANK]!;
-    }
-  }
-  for (let f = 0; f < frames; f++) {
-    const row = f * bands;
-    for (let b = 0; b < bands; b++) {
-      const e = energies[row + b]!;
-      if (e <= bound[b]!) scratch[b * frames + count[b]!++] = e;
-    }
-  }
-  for (let b = 0; b < bands; b++) {
-    let n = count[b]!;
-    if (n <= k) {
-      // The bound fell short: every frame of the band.
-      for (let f = 0; f < frames; f++) scratch[b * frames + f] = energies[f * bands + b]!;
-      n = frames;
-    }
-    floor[b] = select(scratch.subarray(b * frames, b * frames + n), k);
-  }
-}
+/** Frames per block of `bandEnergies`' transposition. */
+const BLOCK = 32;
 
 /** What the search knows about the clip under one pitch hypothesis. */
 export interface View {
@@ -134,8 +105,8 @@ export interface View {
 }
 
 /**
- * `view`'s scratch: the energies band by band (those under each band's bound), and the frames'
- * totals; kept between calls up to KEPT doubles (about 4 minutes of audio), longer clips' made per view.
+ * `view`'s scratch: the energies band by band, reordered by the selection; kept between calls up to
+ * KEPT doubles (about 4 minutes of audio), longer clips' made per view.
  */
 let kept = new Float64Array(0);
 const KEPT = 1 << 21;
@@ -146,12 +117,12 @@ export function view(sp: Spectra, freq: number): View {
   const need = (BANDS + 1) * frames;
   if (kept.length < need && need <= KEPT) kept = new Float64Array(need);
   const scratch = kept.length >= need ? kept : new Float64Array(need);
-  const totals = scratch.subarray(BANDS * frames, (BANDS + 1) * frames);
-  bandEnergies(sp, freq, energies, totals);
+  bandEnergies(sp, freq, energies, scratch);
   const floor = new Float64Array(BANDS);
-  floors(energies, frames, Math.floor(frames * 0.1), scratch, floor);
-  for (let b = 0; b < BANDS; b++) floor[b] = floor[b]! * (INNER_LAST - INNER_FIRST + 1);
-  const loud = select(totals, Math.floor(frames * 0.9)) * (INNER_LAST - INNER_FIRST + 1);
+  for (let b = 0; b < BANDS; b++)
+    floor[b] = select(scratch.subarray(b * frames, (b + 1) * frames), Math.floor(frames * 0.1)) * (INNER_LAST - INNER_FIRST + 1);
+  const loud =
+    select(scratch.subarray(BANDS * frames, (BANDS + 1) * frames), Math.floor(frames * 0.9)) * (INNER_LAST - INNER_FIRST + 1);
   return { energies, floor, loud };
 }
 
