@@ -99,8 +99,7 @@ function refine(s: Search, top: readonly Candidate[]): Candidate | undefined {
     if (!best || found.score > best.score) best = found;
   }
   own.sort((a, b) => b.score - a.score);
-  for (const { c } of own.slice(0, REFINED))
-    for (const ds of [-2, -1, 1, 2]) best = fineAt(s, c, ds, best);
+  for (const { c } of own.slice(0, REFINED)) for (const ds of [-2, -1, 1, 2]) best = fineAt(s, c, ds, best);
   if (!best || (best.hyp.freq === 1 && best.score < POLISH_FROM)) return best;
   // Polish: the best alignment to a quarter of a millisecond, each frame analysed exactly, coarse to
   // fine (8, then 4, then 2 samples apart: 9 of the 17 alignments 2 samples apart within ±2 ms).

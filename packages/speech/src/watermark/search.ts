@@ -4,18 +4,7 @@
  * the score of an alignment, interpolated between the 4 ms spectra or (`exact`) analysed to the sample.
  */
 import { resamplePolyphase } from '../formats/polyphase.ts';
-import {
-  BANDS,
-  BAND_BINS,
-  FIRST_BIN,
-  FRAME,
-  INNER_FIRST,
-  INNER_LAST,
-  RATE,
-  SLOT,
-  WINDOW,
-  frameStart,
-} from './grid.ts';
+import { BANDS, BAND_BINS, FIRST_BIN, FRAME, INNER_FIRST, INNER_LAST, RATE, SLOT, WINDOW, frameStart } from './grid.ts';
 import { RealFft } from './fft.ts';
 import type { Pattern } from './pattern.ts';
 import { BINS, STEP_HOP, view, type Spectra, type View } from './spectra.ts';

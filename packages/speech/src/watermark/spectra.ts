@@ -23,7 +23,9 @@ export interface Spectra {
  */
 export function at8k(pcm: Float32Array, sampleRate: number): Float64Array {
   if (sampleRate === RATE) return Float64Array.from(pcm);
-  return Float64Array.from(sampleRate % RATE === 0 ? decimatePolyphase(pcm, sampleRate, RATE) : resamplePolyphase(pcm, sampleRate, RATE));
+  return Float64Array.from(
+    sampleRate % RATE === 0 ? decimatePolyphase(pcm, sampleRate, RATE) : resamplePolyphase(pcm, sampleRate, RATE),
+  );
 }
 
 export function spectra(x: Float64Array): Spectra {
