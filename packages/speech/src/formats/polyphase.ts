@@ -104,6 +104,42 @@ export function resamplePolyphase(samples: Float32Array, from: number, to: numbe
 }
 
 /**
+ * `resamplePolyphase` down by a whole number (`from` a multiple of `to`), for the watermark detector,
+ * which reads every clip at 8 kHz: one phase whose taps are symmetric about the centre (the last one
+ * is zero), so each pair of input samples the same distance either side is added before its one
+ * multiplication, half the multiplications and loads of taps. The same sums in another order: the
+ * same output to the float, but for a last-bit rounding now and then. Other ratios go to `resamplePolyphase`.
+ */
+export function decimatePolyphase(samples: Float32Array, from: number, to: number): Float32Array {
+  if (from === to || samples.length === 0 || from % to !== 0) return resamplePolyphase(samples, from, to);
+  const { down, width, before, taps } = design(from, to);
+  // Centre tap at `before`; taps[before − i] = taps[before + i]; taps[width − 1] = 0.
+  for (let i = 1; i <= before; i++) if (taps[before - i] !== taps[before + i]) return resamplePolyphase(samples, from, to);
+  if (taps[width - 1] !== 0 || before % 2 !== 1) return resamplePolyphase(samples, from, to);
+  const n = samples.length;
+  const outLength = Math.round((n * to) / from);
+  // In doubles (the same values), as are the taps: the loop below then converts nothing.
+  const padded = new Float64Array(n + width + 2);
+  padded.set(samples, before);
+  const out = new Float32Array(outLength);
+  const half = Float64Array.from(taps.subarray(0, before + 1));
+  const centre = half[before]!,
+    span = 2 * before;
+  for (let o = 0, base = 0; o < outLength; o++, base += down) {
+    // Pairs i = 0 … before − 1 (taps[i] with the samples at i and span − i), two sums.
+    let a0 = centre * padded[base + before]!,
+      a1 = 0;
+    for (let i = 0; i < before - 1; i += 2) {
+      a0 += half[i]! * (padded[base + i]! + padded[base + span - i]!);
+      a1 += half[i + 1]! * (padded[base + i + 1]! + padded[base + span - i - 1]!);
+    }
+    a0 += half[before - 1]! * (padded[base + before - 1]! + padded[base + before + 1]!);
+    out[o] = a0 + a1;
+  }
+  return out;
+}
+
+/**
  * `resamplePolyphase` for audio that arrives piece by piece: the same output, sample for sample,
  * each given out as soon as the input its taps read has arrived; `end` gives the rest.
  */

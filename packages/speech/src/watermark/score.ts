@@ -45,6 +45,56 @@ export const COARSE_READING: Reading = { floor: 0.5, spread: 0.5 };
 export const FINE_READING: Reading = { floor: 2, spread: 2 };
 export const clean = (e: number, floor: number, alpha: number): number => Math.max(e - alpha * floor, 0.05 * e);
 
+/** A pattern's units with their raised and their lowered bands apart, each side in the unit's order. */
+interface UnitLayout {
+  /** Per unit, its two raised bands, then (in `down`) its two lowered ones. */
+  up: Uint8Array;
+  down: Uint8Array;
+}
+const HALF = BANDS_PER_UNIT / 2;
+const unitLayouts = new WeakMap<Pattern, UnitLayout>();
+function unitLayout(p: Pattern): UnitLayout {
+  let l = unitLayouts.get(p);
+  if (l) return l;
+  const units = p.bit.length;
+  const up = new Uint8Array(units * HALF),
+    down = new Uint8Array(units * HALF);
+  for (let unit = 0; unit < units; unit++) {
+    let nu = 0,
+      nd = 0;
+    for (let i = unit * BANDS_PER_UNIT; i < (unit + 1) * BANDS_PER_UNIT; i++) {
+      if (p.signs[i]! > 0) up[unit * HALF + nu++] = p.bands[i]!;
+      else down[unit * HALF + nd++] = p.bands[i]!;
+    }
+    if (nu !== HALF || nd !== HALF) throw new Error('a watermark unit must raise as many bands as it lowers');
+  }
+  unitLayouts.set(p, (l = { up, down }));
+  return l;
+}
+/** Per floor array and pattern: each unit's raised and lowered bands' floors summed (as `score` sums them). */
+const floorSums = new WeakMap<Float64Array, { p: Pattern; sums: Float64Array }>();
+export function unitFloors(p: Pattern, floor: Float64Array): Float64Array {
+  const kept = floorSums.get(floor);
+  if (kept && kept.p === p) return kept.sums;
+  const { up, down } = unitLayout(p);
+  const units = p.bit.length;
+  const sums = new Float64Array(2 * units);
+  for (let unit = 0; unit < units; unit++) {
+    let nu = 0,
+      nd = 0;
+    for (let i = 0; i < HALF; i++) {
+      nu += floor[up[unit * HALF + i]!]!;
+      nd += floor[down[unit * HALF + i]!]!;
+    }
+    sums[2 * unit] = nu;
+    sums[2 * unit + 1] = nd;
+  }
+  floorSums.set(floor, { p, sums });
+  return sums;
+}
+
+if (HALF !== 2) throw new Error('score() is written out for units of two raised and two lowered bands');
+
 /**
  * Score of the slots at pattern offset `offset`. A unit's phase against its lattice is uniform on
  * unmarked audio whatever its weight, so Σ w·cos / √(Σ w²/2) is standard normal there. Sync units
@@ -64,10 +114,10 @@ export function score(
   soft?: Float64Array,
 ): number {
   // Module constants, imports and the pattern's arrays as locals: this runs for every unit of every
-  // alignment the fine pass and the polish score.
+  // alignment the fine pass and the polish score. Each unit's raised and lowered bands and their
+  // floors' sums come from tables (the same additions in the same order as band by band).
   const period = PERIOD,
     perSlot = UNITS_PER_SLOT,
-    perUnit = BANDS_PER_UNIT,
     bands = BANDS,
     base = BASE_SPREAD,
     weight = WEIGHT,
@@ -76,7 +126,9 @@ export function score(
     floorBy = reading.floor,
     cos = COS,
     size = COS_SIZE;
-  const { bit: bits, bands: unitBands, signs, dither } = p;
+  const { bit: bits, dither } = p;
+  const { up: ups, down: downs } = unitLayout(p);
+  const floors = unitFloors(p, floor);
   let sum = 0,
     norm = 0;
   for (let k = 0; k < slots; k++) {
@@ -87,20 +139,15 @@ export function score(
       const unit = q * perSlot + u;
       const bit = bits[unit]!;
       if (syncOnly && bit >= 0) continue;
+      const i = 2 * unit;
       let up = 1e-20,
-        dn = 1e-20,
-        nu = 0,
-        nd = 0;
-      for (let i = unit * perUnit, end = i + perUnit; i < end; i++) {
-        const b = unitBands[i]!;
-        if (signs[i]! > 0) {
-          up += E[row + b]!;
-          nu += floor[b]!;
-        } else {
-          dn += E[row + b]!;
-          nd += floor[b]!;
-        }
-      }
+        dn = 1e-20;
+      up += E[row + ups[i]!]!;
+      dn += E[row + downs[i]!]!;
+      up += E[row + ups[i + 1]!]!;
+      dn += E[row + downs[i + 1]!]!;
+      const nu = floors[i]!,
+        nd = floors[i + 1]!;
       const r = nu / up + nd / dn;
       const spread = base + spreadBy * r;
       // ≈ exp(−WEIGHT·spread²), the expected cos of a unit's phase under that spread.

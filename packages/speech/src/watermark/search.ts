@@ -4,24 +4,11 @@
  * the score of an alignment, interpolated between the 4 ms spectra or (`exact`) analysed to the sample.
  */
 import { resamplePolyphase } from '../formats/polyphase.ts';
-import {
-  BANDS,
-  BANDS_PER_UNIT,
-  BAND_BINS,
-  FIRST_BIN,
-  FRAME,
-  INNER_FIRST,
-  INNER_LAST,
-  RATE,
-  SLOT,
-  UNITS,
-  WINDOW,
-  frameStart,
-} from './grid.ts';
+import { BANDS, BAND_BINS, FIRST_BIN, FRAME, INNER_FIRST, INNER_LAST, RATE, SLOT, WINDOW, frameStart } from './grid.ts';
 import { RealFft } from './fft.ts';
 import type { Pattern } from './pattern.ts';
 import { BINS, STEP_HOP, view, type Spectra, type View } from './spectra.ts';
-import { FINE_READING, score } from './score.ts';
+import { FINE_READING, score, unitFloors } from './score.ts';
 
 export interface Hypothesis {
   /** Observed time per embedded time. */
@@ -132,7 +119,6 @@ export class Search {
   readonly E: Float64Array;
   readonly level: Float64Array;
   readonly active: Uint8Array;
-  private readonly sums = new Map<number, Float64Array>();
   /** The clip resampled to undo a change of speed, by target rate (see `exact`). */
   private readonly undone = new Map<number, Float64Array>();
   private readonly fft = new RealFft(FRAME);
@@ -155,24 +141,7 @@ export class Search {
   }
   /** Per unit, its raised and its lowered bands' floors summed (as `score` sums them). */
   floorSums(freq: number): Float64Array {
-    let sums = this.sums.get(freq);
-    if (sums) return sums;
-    const { floor } = this.view(freq);
-    const { bands, signs } = this.p;
-    sums = new Float64Array(2 * UNITS);
-    for (let unit = 0; unit < UNITS; unit++) {
-      let nu = 0,
-        nd = 0;
-      for (let i = 0; i < BANDS_PER_UNIT; i++) {
-        const b = bands[unit * BANDS_PER_UNIT + i]!;
-        if (signs[unit * BANDS_PER_UNIT + i]! > 0) nu += floor[b]!;
-        else nd += floor[b]!;
-      }
-      sums[2 * unit] = nu;
-      sums[2 * unit + 1] = nd;
-    }
-    this.sums.set(freq, sums);
-    return sums;
+    return unitFloors(this.p, this.view(freq).floor);
   }
   /** Lays the slot grid (at most `cap` slots); returns the number of slots. */
   lay(h: Hypothesis, phase: number, cap = Infinity): number {
