@@ -10,6 +10,51 @@
  * inputs in locals: these filters are most of the embedder's CPU time.
  */
 import { RATE } from './grid.ts';
+import { FILTERS_WASM } from './wasm/filters-wasm.ts';
+import { instantiate } from './wasm/load.ts';
+
+/** wasm/filters.c's block: the most outputs one call computes. */
+const BLOCK = 4096;
+
+/**
+ * The folded and mirrored filters (wasm/filters.c), two outputs at a time in SIMD lanes, each summed
+ * as the JavaScript summed it (the same operations in the same order in double precision, so the same
+ * bits). One instance per thread, made on first use; each call gives it the kernel's taps.
+ */
+interface Filters {
+  decimatePairs: (count: number, step: number, half: number) => void;
+  mirrored: (groups: number, up: number) => void;
+  downIn: Float32Array;
+  downOut: Float64Array;
+  pairs: Float64Array;
+  upIn: Float64Array;
+  upAudio: Float32Array;
+  upOut: Float32Array;
+  upTaps: Float64Array;
+  mirrorSum: Float64Array;
+  mirrorDiff: Float64Array;
+}
+
+let instance: Filters | undefined;
+
+function filters(): Filters {
+  if (instance) return instance;
+  const { exports: x, buffer, at, f64 } = instantiate(FILTERS_WASM);
+  const f32 = (name: string, length: number) => new Float32Array(buffer, at(name), length);
+  return (instance = {
+    decimatePairs: x.decimatePairs as Filters['decimatePairs'],
+    mirrored: x.mirrored as Filters['mirrored'],
+    downIn: f32('downIn', BLOCK * 6 + 48),
+    downOut: f64('downOut', BLOCK),
+    pairs: f64('pairs', 24),
+    upIn: f64('upIn', BLOCK / 2 + 8),
+    upAudio: f32('upAudio', BLOCK),
+    upOut: f32('upOut', BLOCK),
+    upTaps: f64('upTaps', 8),
+    mirrorSum: f64('mirrorSum', 24),
+    mirrorDiff: f64('mirrorDiff', 24),
+  });
+}
 
 const gcd = (a: number, b: number): number => (b ? gcd(b, a % b) : a);
 
@@ -114,17 +159,6 @@ export class Kernel {
     return n;
   }
 
-  /** Pairs q … q + 3 of the folded taps about input c. */
-  private pairsAt(input: Float32Array, c: number, q: number): number {
-    const pairs = this.pairs!;
-    return (
-      (input[c - q]! + input[c + q]!) * pairs[q]! +
-      (input[c - q - 1]! + input[c + q + 1]!) * pairs[q + 1]! +
-      (input[c - q - 2]! + input[c + q + 2]!) * pairs[q + 2]! +
-      (input[c - q - 3]! + input[c + q + 3]!) * pairs[q + 3]!
-    );
-  }
-
   /**
    * Down: outputs n0 … n0 + count − 1 from the output-rate audio (Float32, as it arrives) into
    * out[at …]. With one phase (the rate a multiple of 8 kHz) the taps are symmetric about the
@@ -138,46 +172,16 @@ export class Kernel {
     const dWhole = Math.floor(this.down / up),
       dRem = this.down - dWhole * up;
     let start = whole - (half - 1) - base;
-    if (pairs && half >= 12) {
-      // One phase: the symmetric taps share a product per pair of inputs; pairs 0–11 from locals
-      // (all of them at 24 kHz), any further ones four a step.
-      const p0 = pairs[0]!,
-        p1 = pairs[1]!,
-        p2 = pairs[2]!,
-        p3 = pairs[3]!,
-        p4 = pairs[4]!,
-        p5 = pairs[5]!,
-        p6 = pairs[6]!,
-        p7 = pairs[7]!,
-        p8 = pairs[8]!,
-        p9 = pairs[9]!,
-        p10 = pairs[10]!,
-        p11 = pairs[11]!;
-      for (let j = 0, c = start + half - 1; j < count; j++, c += dWhole) {
-        let s =
-          (input[c]! + input[c]!) * p0 +
-          (input[c - 1]! + input[c + 1]!) * p1 +
-          (input[c - 2]! + input[c + 2]!) * p2 +
-          (input[c - 3]! + input[c + 3]!) * p3 +
-          ((input[c - 4]! + input[c + 4]!) * p4 +
-            (input[c - 5]! + input[c + 5]!) * p5 +
-            (input[c - 6]! + input[c + 6]!) * p6 +
-            (input[c - 7]! + input[c + 7]!) * p7) +
-          ((input[c - 8]! + input[c + 8]!) * p8 +
-            (input[c - 9]! + input[c + 9]!) * p9 +
-            (input[c - 10]! + input[c + 10]!) * p10 +
-            (input[c - 11]! + input[c + 11]!) * p11);
-        for (let q = 12; q < half; q += 4) s += this.pairsAt(input, c, q);
-        out[at + j] = s;
-      }
-      return;
-    }
     if (pairs) {
-      // As above with fewer pairs (16 kHz has 8), four a step.
-      for (let j = 0, c = start + half - 1; j < count; j++, c += dWhole) {
-        let s = 0;
-        for (let q = 0; q < half; q += 4) s += this.pairsAt(input, c, q);
-        out[at + j] = s;
+      // One phase: the symmetric taps share a product per pair of inputs (wasm/filters.c), in blocks.
+      const w = filters();
+      w.pairs.set(pairs);
+      for (let j = 0; j < count; j += BLOCK) {
+        const n = Math.min(BLOCK, count - j),
+          s = start + j * dWhole;
+        w.downIn.set(input.subarray(s, s + (n - 1) * dWhole + 2 * half - 1));
+        w.decimatePairs(n, dWhole, half);
+        out.set(w.downOut.subarray(0, n), at + j);
       }
       return;
     }
@@ -401,65 +405,19 @@ export class Kernel {
     at: number,
   ): void {
     const L = this.up,
-      taps = this.taps,
-      sum = this.mirrorSum!,
-      diff = this.mirrorDiff!;
-    const t0 = taps[0]!,
-      t1 = taps[1]!,
-      t2 = taps[2]!,
-      t3 = taps[3]!,
-      t4 = taps[4]!,
-      t5 = taps[5]!,
-      t6 = taps[6]!,
-      t7 = taps[7]!;
-    const pairs = (L - 1) >> 1,
-      middle = L % 2 === 0 ? L / 2 : 0;
-    // Phase pair 1 (the only one at 24 kHz) from locals; any further pairs from the tables.
-    const s0 = sum[4]!,
-      s1 = sum[5]!,
-      s2 = sum[6]!,
-      s3 = sum[7]!,
-      d0 = diff[4]!,
-      d1 = diff[5]!,
-      d2 = diff[6]!,
-      d3 = diff[7]!;
-    let i = n0 / L - (this.half - 1) - base;
-    for (let g = 0, j = 0; g < groups; g++, j += L, i++) {
-      const x0 = input[i]!,
-        x1 = input[i + 1]!,
-        x2 = input[i + 2]!,
-        x3 = input[i + 3]!,
-        x4 = input[i + 4]!,
-        x5 = input[i + 5]!,
-        x6 = input[i + 6]!,
-        x7 = input[i + 7]!;
-      out[at + j] = audio[from + j]! + (x0 * t0 + x2 * t2 + x4 * t4 + x6 * t6 + (x1 * t1 + x3 * t3 + x5 * t5 + x7 * t7));
-      const a0 = x0 + x7,
-        a1 = x1 + x6,
-        a2 = x2 + x5,
-        a3 = x3 + x4,
-        b0 = x0 - x7,
-        b1 = x1 - x6,
-        b2 = x2 - x5,
-        b3 = x3 - x4;
-      if (pairs) {
-        const u = a0 * s0 + a1 * s1 + a2 * s2 + a3 * s3;
-        const v = b0 * d0 + b1 * d1 + b2 * d2 + b3 * d3;
-        out[at + j + 1] = audio[from + j + 1]! + (u + v);
-        out[at + j + L - 1] = audio[from + j + L - 1]! + (u - v);
-      }
-      for (let p = 2; p <= pairs; p++) {
-        const o = 4 * p;
-        const u = a0 * sum[o]! + a1 * sum[o + 1]! + a2 * sum[o + 2]! + a3 * sum[o + 3]!;
-        const v = b0 * diff[o]! + b1 * diff[o + 1]! + b2 * diff[o + 2]! + b3 * diff[o + 3]!;
-        out[at + j + p] = audio[from + j + p]! + (u + v);
-        out[at + j + L - p] = audio[from + j + L - p]! + (u - v);
-      }
-      if (middle) {
-        const o = 4 * middle;
-        out[at + j + middle] =
-          audio[from + j + middle]! + (a0 * sum[o]! + a1 * sum[o + 1]! + a2 * sum[o + 2]! + a3 * sum[o + 3]!);
-      }
+      w = filters();
+    w.upTaps.set(this.taps.subarray(0, 8));
+    w.mirrorSum.set(this.mirrorSum!);
+    w.mirrorDiff.set(this.mirrorDiff!);
+    const i = n0 / L - (this.half - 1) - base;
+    // Blocks of whole groups: at most BLOCK outputs and BLOCK / 2 groups (wasm/filters.c's arrays).
+    const most = Math.min(BLOCK / 2, Math.floor(BLOCK / L));
+    for (let g = 0; g < groups; g += most) {
+      const n = Math.min(most, groups - g);
+      w.upIn.set(input.subarray(i + g, i + g + n + 7));
+      w.upAudio.set(audio.subarray(from + g * L, from + (g + n) * L));
+      w.mirrored(n, L);
+      out.set(w.upOut.subarray(0, n * L), at + g * L);
     }
   }
 
