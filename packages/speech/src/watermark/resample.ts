@@ -22,7 +22,8 @@ const BLOCK = 4096;
  * bits). One instance per thread, made on first use; each call gives it the kernel's taps.
  */
 interface Filters {
-  decimatePairs: (count: number, step: number, half: number) => void;
+  /** At every rate with one phase, half = 4·step (filters.c specializes each step). */
+  decimatePairs: (count: number, step: number) => void;
   mirrored: (groups: number, up: number) => void;
   downIn: Float32Array;
   downOut: Float64Array;
@@ -128,7 +129,8 @@ export class Kernel {
       }
       for (let k = 0; k < this.width; k++) this.taps[p * this.width + k]! /= sum;
     }
-    if (this.up === 1 && this.half % 4 === 0) {
+    // wasm/filters.c has a copy per step: 2 … 6 (16 … 48 kHz), each with half = 4·step.
+    if (this.up === 1 && this.half === 4 * this.down && this.down <= 6) {
       const c = this.half - 1;
       this.pairs = Float64Array.from({ length: this.half }, (_, q) => (q ? this.taps[c + q]! : this.taps[c]! / 2));
     }
@@ -180,7 +182,7 @@ export class Kernel {
         const n = Math.min(BLOCK, count - j),
           s = start + j * dWhole;
         w.downIn.set(input.subarray(s, s + (n - 1) * dWhole + 2 * half - 1));
-        w.decimatePairs(n, dWhole, half);
+        w.decimatePairs(n, dWhole);
         out.set(w.downOut.subarray(0, n), at + j);
       }
       return;

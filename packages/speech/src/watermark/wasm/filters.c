@@ -47,45 +47,51 @@ EXPORT("mirrorDiff") double *mirror_diff_at(void) { return mirrorDiff; }
    step's, so outputs j and j + 1 read two neighbours there, one vector load. */
 #define PHASE (BLOCK + 32)
 double phases[MAX_UP * PHASE];
-/* Per input k of output 0's window (0 … 2·half − 2): where phases holds it. */
-int where[2 * MAX_HALF];
+/* Input k of output 0's window (0 … 2·half − 2) in phases. */
+#define WHERE(k) (((k) % step) * PHASE + (k) / step)
 
 /* Pair q of the folded taps about output j's centre: (x[c − q] + x[c + q]) · pairs[q]. */
-static inline v128_t pairAt(int half, int j, int q) {
-  return wasm_f64x2_mul(wasm_f64x2_add(wasm_v128_load(phases + where[half - 1 - q] + j),
-                                       wasm_v128_load(phases + where[half - 1 + q] + j)),
-                        wasm_f64x2_splat(pairs[q]));
-}
+#define PAIR(q) \
+  wasm_f64x2_mul(wasm_f64x2_add(wasm_v128_load(x + WHERE(half - 1 - (q))), wasm_v128_load(x + WHERE(half - 1 + (q)))), \
+                 wasm_f64x2_splat(pairs[q]))
 
 /* Pairs q … q + 3, summed left to right (resample.ts had them so). */
-static inline v128_t fourPairs(int half, int j, int q) {
-  return wasm_f64x2_add(wasm_f64x2_add(wasm_f64x2_add(pairAt(half, j, q), pairAt(half, j, q + 1)), pairAt(half, j, q + 2)),
-                        pairAt(half, j, q + 3));
-}
+#define FOUR(q) wasm_f64x2_add(wasm_f64x2_add(wasm_f64x2_add(PAIR(q), PAIR((q) + 1)), PAIR((q) + 2)), PAIR((q) + 3))
 
 /*
- * Outputs 0 … count − 1 of the folded down filter (half pairs, a multiple of 4), output j's centre at
- * downIn[half − 1 + j·step]. From 12 pairs on, pairs 0–11 as resample.ts summed them (three fours,
+ * Outputs 0 … count − 1 of the folded down filter, output j's centre at downIn[half − 1 + j·step]. At
+ * every such rate half = 4·step (the filter reaches ½ ms each side), so each step gets its own copy
+ * with every offset a constant. From 12 pairs on, pairs 0–11 as resample.ts summed them (three fours,
  * left to right) and the rest four at a time; under 12, four at a time from zero.
  */
-EXPORT("decimatePairs") void decimate_pairs(int count, int step, int half) {
-  const int total = (count - 1) * step + 2 * half - 1;
-  for (int i = 0; i < total; i++) phases[(i % step) * PHASE + i / step] = (double)downIn[i];
-  for (int k = 0; k < 2 * half - 1; k++) where[k] = (k % step) * PHASE + k / step;
+static inline __attribute__((always_inline)) void decimate_step(int count, const int step) {
+  const int half = 4 * step, total = (count - 1) * step + 2 * half - 1;
+  for (int r = 0; r < step; r++)
+    for (int i = r, m = r * PHASE; i < total; i += step, m++) phases[m] = (double)downIn[i];
   /* An odd last output shares its vector with one past it, which reads a stale input there and is dropped. */
   for (int j = 0; j < count; j += 2) {
+    const double *x = phases + j;
     v128_t s;
-    int q;
     if (half >= 12) {
-      s = wasm_f64x2_add(wasm_f64x2_add(fourPairs(half, j, 0), fourPairs(half, j, 4)), fourPairs(half, j, 8));
-      q = 12;
+      s = wasm_f64x2_add(wasm_f64x2_add(FOUR(0), FOUR(4)), FOUR(8));
+      for (int q = 12; q < half; q += 4) s = wasm_f64x2_add(s, FOUR(q));
     } else {
       s = wasm_f64x2_splat(0.0);
-      q = 0;
+      for (int q = 0; q < half; q += 4) s = wasm_f64x2_add(s, FOUR(q));
     }
-    for (; q < half; q += 4) s = wasm_f64x2_add(s, fourPairs(half, j, q));
     downOut[j] = wasm_f64x2_extract_lane(s, 0);
     if (j + 1 < count) downOut[j + 1] = wasm_f64x2_extract_lane(s, 1);
+  }
+}
+
+/* `decimate_step` at 16, 24, 32, 40 and 48 kHz (step 2 … 6, half 4·step). */
+EXPORT("decimatePairs") void decimate_pairs(int count, int step) {
+  switch (step) {
+    case 2: decimate_step(count, 2); break;
+    case 3: decimate_step(count, 3); break;
+    case 4: decimate_step(count, 4); break;
+    case 5: decimate_step(count, 5); break;
+    case 6: decimate_step(count, 6); break;
   }
 }
 
