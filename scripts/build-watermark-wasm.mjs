@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Regenerates the watermark's WebAssembly modules, each as base64 in a .ts beside its C source in
 // packages/speech/src/watermark/wasm/: unit-terms-wasm.ts (the coarse pass's unit terms) from
-// unit-terms.c and filters-wasm.ts (the embedder's resampling filters) from filters.c. Needs clang and wasm-ld (Debian: apt-get install
+// unit-terms.c and embed-wasm.ts (the embedder's filters and FFTs) from embed.c. Needs clang and wasm-ld (Debian: apt-get install
 // clang lld); the build and the tests only read the committed .ts, so nothing else needs them.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,7 +13,7 @@ const dir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'pa
 /** Each module: its C source (and .ts) name and the constant its .ts exports. */
 const MODULES = [
   ['unit-terms', 'UNIT_TERMS_WASM'],
-  ['filters', 'FILTERS_WASM'],
+  ['embed', 'EMBED_WASM'],
 ];
 
 const tmp = mkdtempSync(path.join(tmpdir(), 'watermark-wasm-'));

@@ -10,52 +10,7 @@
  * inputs in locals: these filters are most of the embedder's CPU time.
  */
 import { RATE } from './grid.ts';
-import { FILTERS_WASM } from './wasm/filters-wasm.ts';
-import { instantiate } from './wasm/load.ts';
-
-/** wasm/filters.c's block: the most outputs one call computes. */
-const BLOCK = 4096;
-
-/**
- * The folded and mirrored filters (wasm/filters.c), two outputs at a time in SIMD lanes, each summed
- * as the JavaScript summed it (the same operations in the same order in double precision, so the same
- * bits). One instance per thread, made on first use; each call gives it the kernel's taps.
- */
-interface Filters {
-  /** At every rate with one phase, half = 4·step (filters.c specializes each step). */
-  decimatePairs: (count: number, step: number) => void;
-  mirrored: (groups: number, up: number) => void;
-  downIn: Float32Array;
-  downOut: Float64Array;
-  pairs: Float64Array;
-  upIn: Float64Array;
-  upAudio: Float32Array;
-  upOut: Float32Array;
-  upTaps: Float64Array;
-  mirrorSum: Float64Array;
-  mirrorDiff: Float64Array;
-}
-
-let instance: Filters | undefined;
-
-function filters(): Filters {
-  if (instance) return instance;
-  const { exports: x, buffer, at, f64 } = instantiate(FILTERS_WASM);
-  const f32 = (name: string, length: number) => new Float32Array(buffer, at(name), length);
-  return (instance = {
-    decimatePairs: x.decimatePairs as Filters['decimatePairs'],
-    mirrored: x.mirrored as Filters['mirrored'],
-    downIn: f32('downIn', BLOCK * 6 + 48),
-    downOut: f64('downOut', BLOCK),
-    pairs: f64('pairs', 24),
-    upIn: f64('upIn', BLOCK / 2 + 8),
-    upAudio: f32('upAudio', BLOCK),
-    upOut: f32('upOut', BLOCK),
-    upTaps: f64('upTaps', 8),
-    mirrorSum: f64('mirrorSum', 24),
-    mirrorDiff: f64('mirrorDiff', 24),
-  });
-}
+import { embedKernel as filters, BLOCK } from './embed-kernel.ts';
 
 const gcd = (a: number, b: number): number => (b ? gcd(b, a % b) : a);
 
@@ -129,7 +84,7 @@ export class Kernel {
       }
       for (let k = 0; k < this.width; k++) this.taps[p * this.width + k]! /= sum;
     }
-    // wasm/filters.c has a copy per step: 2 … 6 (16 … 48 kHz), each with half = 4·step.
+    // wasm/embed.c has a copy per step: 2 … 6 (16 … 48 kHz), each with half = 4·step.
     if (this.up === 1 && this.half === 4 * this.down && this.down <= 6) {
       const c = this.half - 1;
       this.pairs = Float64Array.from({ length: this.half }, (_, q) => (q ? this.taps[c + q]! : this.taps[c]! / 2));
@@ -175,7 +130,7 @@ export class Kernel {
       dRem = this.down - dWhole * up;
     let start = whole - (half - 1) - base;
     if (pairs) {
-      // One phase: the symmetric taps share a product per pair of inputs (wasm/filters.c), in blocks.
+      // One phase: the symmetric taps share a product per pair of inputs (wasm/embed.c), in blocks.
       const w = filters();
       w.pairs.set(pairs);
       for (let j = 0; j < count; j += BLOCK) {
@@ -412,7 +367,7 @@ export class Kernel {
     w.mirrorSum.set(this.mirrorSum!);
     w.mirrorDiff.set(this.mirrorDiff!);
     const i = n0 / L - (this.half - 1) - base;
-    // Blocks of whole groups: at most BLOCK outputs and BLOCK / 2 groups (wasm/filters.c's arrays).
+    // Blocks of whole groups: at most BLOCK outputs and BLOCK / 2 groups (wasm/embed.c's arrays).
     const most = Math.min(BLOCK / 2, Math.floor(BLOCK / L));
     for (let g = 0; g < groups; g += most) {
       const n = Math.min(most, groups - g);
