@@ -12,6 +12,8 @@ import { FRAME, FRAMES_PER_SLOT, HOP, WINDOW } from './grid.ts';
 
 /** embed.c's block: the most outputs one filter call computes. */
 export const BLOCK = 4096;
+/** embed.c's tables of taps: the most of every phase's taps together. */
+export const TAPS = 4096;
 const BINS = FRAME / 2 + 1;
 /** A slot's span at 8 kHz: its frames a hop apart. */
 export const SPAN = (FRAMES_PER_SLOT - 1) * HOP + FRAME;
@@ -20,6 +22,11 @@ export interface EmbedKernel {
   /** At every rate with one phase, half = 4·step (embed.c specializes each step). */
   decimatePairs: (count: number, step: number) => void;
   mirrored: (groups: number, up: number) => void;
+  /** Any ratio: `count` outputs, the first in phase `rem` with its first tap at downIn[0]. */
+  decimate: (count: number, width: number, up: number, whole: number, frac: number, rem: number) => void;
+  /** Any ratio, 8 taps: `count` outputs added to upAudio, the first in phase `rem` with its first tap at upIn[0]. */
+  interpolate: (count: number, up: number, down: number, rem: number) => void;
+  downTaps: Float64Array;
   downIn: Float32Array;
   downOut: Float64Array;
   pairs: Float64Array;
@@ -57,13 +64,16 @@ export function embedKernel(): EmbedKernel {
   return (instance = {
     decimatePairs: x.decimatePairs as EmbedKernel['decimatePairs'],
     mirrored: x.mirrored as EmbedKernel['mirrored'],
+    decimate: x.decimate as EmbedKernel['decimate'],
+    interpolate: x.interpolate as EmbedKernel['interpolate'],
+    downTaps: f64('downTaps', TAPS),
     downIn: f32('downIn', BLOCK * 6 + 48),
     downOut: f64('downOut', BLOCK),
     pairs: f64('pairs', 24),
-    upIn: f64('upIn', BLOCK / 2 + 8),
+    upIn: f64('upIn', BLOCK + 8),
     upAudio: f32('upAudio', BLOCK),
     upOut: f32('upOut', BLOCK),
-    upTaps: f64('upTaps', 8),
+    upTaps: f64('upTaps', TAPS),
     mirrorSum: f64('mirrorSum', 24),
     mirrorDiff: f64('mirrorDiff', 24),
     analyse: x.analyse as EmbedKernel['analyse'],

@@ -10,7 +10,10 @@
  * inputs in locals: these filters are most of the embedder's CPU time.
  */
 import { RATE } from './grid.ts';
-import { embedKernel as filters, BLOCK } from './embed-kernel.ts';
+import { embedKernel as filters, BLOCK, TAPS } from './embed-kernel.ts';
+
+/** Whose taps the kernel's tables hold (one kernel per thread, so one record per thread too). */
+const loaded: { down?: Float64Array; up?: Float64Array } = {};
 
 const gcd = (a: number, b: number): number => (b ? gcd(b, a % b) : a);
 
@@ -53,9 +56,6 @@ export class Kernel {
    */
   private readonly mirrorSum: Float64Array | undefined;
   private readonly mirrorDiff: Float64Array | undefined;
-  /** `decimateGrouped`'s running even and odd sums per output. */
-  private even = new Float64Array(0);
-  private odd = new Float64Array(0);
 
   constructor(
     readonly from: number,
@@ -142,7 +142,21 @@ export class Kernel {
       }
       return;
     }
-    if ((width === 24 || width === 48) && count >= 2 * up) return this.decimateGrouped(input, start, rem, count, out, at);
+    if (taps.length <= TAPS) {
+      // Any other ratio whose taps fit the kernel's table (all but odd rates with thousands of phases).
+      const w = filters();
+      if (loaded.down !== taps) w.downTaps.set((loaded.down = taps));
+      for (let j = 0; j < count; j += BLOCK) {
+        const n = Math.min(BLOCK, count - j);
+        const q = (n0 + j) * this.down,
+          whole = Math.floor(q / up),
+          s = whole - (half - 1) - base;
+        w.downIn.set(input.subarray(s, this.first(n0 + j + n - 1) - base + width));
+        w.decimate(n, width, up, dWhole, dRem, q - whole * up);
+        out.set(w.downOut.subarray(0, n), at + j);
+      }
+      return;
+    }
     for (let j = 0; j < count; j++) {
       let s0 = 0,
         s1 = 0;
@@ -164,75 +178,6 @@ export class Kernel {
     }
   }
 
-  /**
-   * 22,050 and 44,100 Hz: outputs `up` apart have the same phase (their inputs `down` apart), so
-   * each phase's taps are read into locals once and serve all its outputs in the run, 24 taps a
-   * pass (44,100 Hz's 48 in two, the even and odd sums carried in `even`/`odd`); each output is
-   * summed in the same order as `decimate`'s loop, so the same result to the bit.
-   */
-  private decimateGrouped(input: Float32Array, start0: number, rem0: number, count: number, out: Float64Array, at: number): void {
-    const { up, down, taps, width } = this;
-    const dWhole = Math.floor(down / up),
-      dRem = down - dWhole * up;
-    if (this.even.length < count) {
-      this.even = new Float64Array(count);
-      this.odd = new Float64Array(count);
-    }
-    const { even, odd } = this;
-    even.fill(0, 0, count);
-    odd.fill(0, 0, count);
-    for (let pass = 0; pass < width; pass += 24) {
-      let start = start0 + pass,
-        rem = rem0;
-      for (let r = 0; r < up; r++) {
-        const o = rem * width + pass;
-        const t0 = taps[o]!,
-          t1 = taps[o + 1]!,
-          t2 = taps[o + 2]!,
-          t3 = taps[o + 3]!,
-          t4 = taps[o + 4]!,
-          t5 = taps[o + 5]!,
-          t6 = taps[o + 6]!,
-          t7 = taps[o + 7]!,
-          t8 = taps[o + 8]!,
-          t9 = taps[o + 9]!,
-          t10 = taps[o + 10]!,
-          t11 = taps[o + 11]!,
-          t12 = taps[o + 12]!,
-          t13 = taps[o + 13]!,
-          t14 = taps[o + 14]!,
-          t15 = taps[o + 15]!,
-          t16 = taps[o + 16]!,
-          t17 = taps[o + 17]!,
-          t18 = taps[o + 18]!,
-          t19 = taps[o + 19]!,
-          t20 = taps[o + 20]!,
-          t21 = taps[o + 21]!,
-          t22 = taps[o + 22]!,
-          t23 = taps[o + 23]!;
-        for (let j = r, i = start; j < count; j += up, i += down) {
-          even[j] =
-            even[j]! +
-            (input[i]! * t0 + input[i + 2]! * t2 + input[i + 4]! * t4 + input[i + 6]! * t6) +
-            (input[i + 8]! * t8 + input[i + 10]! * t10 + input[i + 12]! * t12 + input[i + 14]! * t14) +
-            (input[i + 16]! * t16 + input[i + 18]! * t18 + input[i + 20]! * t20 + input[i + 22]! * t22);
-          odd[j] =
-            odd[j]! +
-            (input[i + 1]! * t1 + input[i + 3]! * t3 + input[i + 5]! * t5 + input[i + 7]! * t7) +
-            (input[i + 9]! * t9 + input[i + 11]! * t11 + input[i + 13]! * t13 + input[i + 15]! * t15) +
-            (input[i + 17]! * t17 + input[i + 19]! * t19 + input[i + 21]! * t21 + input[i + 23]! * t23);
-        }
-        start += dWhole;
-        rem += dRem;
-        if (rem >= up) {
-          rem -= up;
-          start++;
-        }
-      }
-    }
-    for (let j = 0; j < count; j++) out[at + j] = even[j]! + odd[j]!;
-  }
-
   /** Up, added to the audio: out[j] = audio[from + j] + output n0 + j of the 8 kHz `input`. */
   interpolateAdd(
     input: Float64Array,
@@ -245,8 +190,8 @@ export class Kernel {
   ): void {
     if (this.width !== 8 || this.down > this.up) throw new Error('interpolateAdd needs an 8-tap up filter');
     if (!this.mirrorSum)
-      return count >= 2 * this.up
-        ? this.grouped(input, base, n0, count, audio, from, out)
+      return this.taps.length <= TAPS
+        ? this.interpolated(input, base, n0, count, audio, from, out)
         : this.shifted(input, base, n0, count, audio, from, out, 0);
     // Whole groups of `up` outputs (phases 0 … up − 1) mirrored; the partial ones at the ends shifted.
     const L = this.up;
@@ -308,12 +253,8 @@ export class Kernel {
     }
   }
 
-  /**
-   * Any ratio, a run of at least two cycles of phases (22,050 and 44,100 Hz): outputs `up` apart have
-   * the same phase (their inputs `down` apart), so each phase's 8 taps are read once into locals and
-   * serve all its outputs; each output is summed as `shifted` sums it, so the same result to the bit.
-   */
-  private grouped(
+  /** Any ratio whose taps fit the kernel's table (22,050 and 44,100 Hz), in the kernel: as `shifted`. */
+  private interpolated(
     input: Float64Array,
     base: number,
     n0: number,
@@ -323,30 +264,17 @@ export class Kernel {
     out: Float32Array,
   ): void {
     const { up, down, taps } = this;
-    const q0 = n0 * down;
-    const whole = Math.floor(q0 / up);
-    let rem = q0 - whole * up;
-    let start = whole - (this.half - 1) - base;
-    for (let r = 0; r < up; r++) {
-      const o = rem * 8;
-      const t0 = taps[o]!,
-        t1 = taps[o + 1]!,
-        t2 = taps[o + 2]!,
-        t3 = taps[o + 3]!,
-        t4 = taps[o + 4]!,
-        t5 = taps[o + 5]!,
-        t6 = taps[o + 6]!,
-        t7 = taps[o + 7]!;
-      for (let j = r, i = start; j < count; j += up, i += down) {
-        const s0 = input[i]! * t0 + input[i + 2]! * t2 + input[i + 4]! * t4 + input[i + 6]! * t6;
-        const s1 = input[i + 1]! * t1 + input[i + 3]! * t3 + input[i + 5]! * t5 + input[i + 7]! * t7;
-        out[j] = audio[from + j]! + (s0 + s1);
-      }
-      rem += down;
-      while (rem >= up) {
-        rem -= up;
-        start++;
-      }
+    const w = filters();
+    if (loaded.up !== taps) w.upTaps.set((loaded.up = taps));
+    for (let j = 0; j < count; j += BLOCK) {
+      const n = Math.min(BLOCK, count - j);
+      const q = (n0 + j) * down,
+        whole = Math.floor(q / up),
+        i = whole - (this.half - 1) - base;
+      w.upIn.set(input.subarray(i, this.first(n0 + j + n - 1) - base + 8));
+      w.upAudio.set(audio.subarray(from + j, from + j + n));
+      w.interpolate(n, up, down, q - whole * up);
+      out.set(w.upOut.subarray(0, n), j);
     }
   }
 
@@ -363,7 +291,7 @@ export class Kernel {
   ): void {
     const L = this.up,
       w = filters();
-    w.upTaps.set(this.taps.subarray(0, 8));
+    if (loaded.up !== this.taps) w.upTaps.set((loaded.up = this.taps));
     w.mirrorSum.set(this.mirrorSum!);
     w.mirrorDiff.set(this.mirrorDiff!);
     const i = n0 / L - (this.half - 1) - base;

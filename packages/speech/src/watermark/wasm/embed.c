@@ -19,17 +19,21 @@
 /* The down filter's pairs at 48 kHz; the up filter's phases at 48 kHz. */
 #define MAX_HALF 24
 #define MAX_UP 6
+/* The most taps of a filter's phases together (22,050 and 44,100 Hz: 3,840 down, 3,528 up). */
+#define TAPS 4096
 
 /* Down: the output-rate audio from output 0's first tap, the 8 kHz outputs, the folded taps. */
 float downIn[BLOCK * MAX_UP + 2 * MAX_HALF];
 double downOut[BLOCK];
 double pairs[MAX_HALF];
+/* Every phase's taps, `width` a phase (resample.ts `taps`), for `decimate`. */
+double downTaps[TAPS];
 /* Up: the 8 kHz difference from group 0's first tap, the audio and the output at the output rate,
-   the 8 taps of phase 0, then per phase p ≤ up / 2 the mirrored sums and differences (resample.ts). */
-double upIn[BLOCK / 2 + 8];
+   every phase's 8 taps, then per phase p ≤ up / 2 the mirrored sums and differences (resample.ts). */
+double upIn[BLOCK + 8];
 float upAudio[BLOCK];
 float upOut[BLOCK];
-double upTaps[8];
+double upTaps[TAPS];
 double mirrorSum[4 * MAX_UP];
 double mirrorDiff[4 * MAX_UP];
 
@@ -38,6 +42,7 @@ double mirrorDiff[4 * MAX_UP];
 EXPORT("downIn") float *down_in_at(void) { return downIn; }
 EXPORT("downOut") double *down_out_at(void) { return downOut; }
 EXPORT("pairs") double *pairs_at(void) { return pairs; }
+EXPORT("downTaps") double *down_taps_at(void) { return downTaps; }
 EXPORT("upIn") double *up_in_at(void) { return upIn; }
 EXPORT("upAudio") float *up_audio_at(void) { return upAudio; }
 EXPORT("upOut") float *up_out_at(void) { return upOut; }
@@ -326,5 +331,57 @@ EXPORT("synthesise") void synthesise(int first, int last) {
     }
     for (int g = 0; g < 2; g++)
       for (int i = 0; i < FRAME; i++) slotOut[(f + g) * HOP + i] = slotOut[(f + g) * HOP + i] + signal[g][i];
+  }
+}
+
+/*
+ * Any ratio (22,050 and 44,100 Hz above all): one output at a time, its even taps' sum in one lane and
+ * its odd taps' in the other, each 8 taps a step as resample.ts's loops sum them (four products left to
+ * right, added to the running sum from zero), then the two lanes added.
+ */
+static inline v128_t f32pair(const float *p) { return wasm_f64x2_promote_low_f32x4(wasm_v128_load64_zero(p)); }
+
+/* Taps k … k + 7 against inputs x[k …]: lanes (x0·t0 + x2·t2 + x4·t4 + x6·t6, x1·t1 + … + x7·t7). */
+#define EIGHT(P)                                                                                                   \
+  add(add(add(wasm_f64x2_mul(P(0), wasm_v128_load(t + k)), wasm_f64x2_mul(P(2), wasm_v128_load(t + k + 2))),      \
+          wasm_f64x2_mul(P(4), wasm_v128_load(t + k + 4))),                                                        \
+      wasm_f64x2_mul(P(6), wasm_v128_load(t + k + 6)))
+
+/*
+ * Down: outputs 0 … count − 1 from downIn (output 0's first tap at 0, in phase rem), each next one
+ * whole + (rem + frac ≥ up) inputs on.
+ */
+EXPORT("decimate") void decimate(int count, int width, int up, int whole, int frac, int rem) {
+  int start = 0;
+  for (int j = 0; j < count; j++) {
+    const double *t = downTaps + rem * width;
+    const float *x = downIn + start;
+#define DOWN_AT(o) f32pair(x + k + (o))
+    v128_t s = wasm_f64x2_splat(0.0);
+    for (int k = 0; k < width; k += 8) s = add(s, EIGHT(DOWN_AT));
+    downOut[j] = wasm_f64x2_extract_lane(s, 0) + wasm_f64x2_extract_lane(s, 1);
+    start += whole;
+    rem += frac;
+    if (rem >= up) {
+      rem -= up;
+      start++;
+    }
+  }
+}
+
+/* Up, added to the audio: upOut[j] = upAudio[j] + output j from upIn (output 0's first tap at 0, in phase rem). */
+EXPORT("interpolate") void interpolate(int count, int up, int down, int rem) {
+  int i = 0;
+  const int k = 0;
+  for (int j = 0; j < count; j++) {
+    const double *t = upTaps + rem * 8;
+#define UP_AT(o) wasm_v128_load(upIn + i + (o))
+    const v128_t s = EIGHT(UP_AT);
+    upOut[j] = (float)((double)upAudio[j] + (wasm_f64x2_extract_lane(s, 0) + wasm_f64x2_extract_lane(s, 1)));
+    rem += down;
+    if (rem >= up) {
+      rem -= up;
+      i++;
+    }
   }
 }
