@@ -20,7 +20,6 @@ import {
   SLOT,
   STEP,
   UNITS_PER_SLOT,
-  WINDOW,
   frameStart,
 } from './grid.ts';
 import { embedKernel, SPAN } from './embed-kernel.ts';
