@@ -4,10 +4,11 @@
  * and their small in-band droop is known (`response`) and undone where the mark is computed.
  * Taps are tabulated per phase (the rates' ratio is rational), so a run costs one dot product per
  * output sample: about 8 taps per input sample down, 8 per output sample up. At the rates that are
- * multiples of 8 kHz the filters' symmetries halve the multiplies (`pairs`, `mirrorSum`); at the others
- * (22,050 and 44,100 Hz) a run's outputs are taken phase by phase, each phase's taps read once into
- * locals (`decimateGrouped`, `grouped`), the same sums in the same order. The hot loops hold taps and
- * inputs in locals: these filters are most of the embedder's CPU time.
+ * multiples of 8 kHz the filters' symmetries halve the multiplies (`pairs`, `mirrorSum`). The runs are
+ * computed by the embedder's WebAssembly kernel (embed-kernel.ts, wasm/embed.c), two outputs or an
+ * output's even and odd taps at a time in SIMD lanes, each output summed as the JavaScript loops here
+ * sum it; `decimate`'s own loop and `shifted` remain for the short runs at the ends of the mirrored
+ * groups and for rates whose phases do not fit the kernel's tables.
  */
 import { RATE } from './grid.ts';
 import { embedKernel as filters, BLOCK, TAPS } from './embed-kernel.ts';

@@ -1,12 +1,12 @@
 /*
- * The embedder's kernels: its resampling filters at the rates that are multiples of 8 kHz, and a
- * slot's FFTs (below).
+ * The embedder's kernels (embed-kernel.ts): its resampling filters and a slot's FFTs (below).
  *
- * The filters (resample.ts, `Kernel`):
- * the folded down filter (`decimate`'s pairs) and the mirrored up filter (`mirrored`), two outputs at
- * a time in the lanes of a WebAssembly f64x2 vector. Each output is summed with every addition and
- * product of the JavaScript, in the same order, in double precision, so every sample is the same to
- * the bit; the lanes are independent outputs, never parts of one sum.
+ * The filters (resample.ts, `Kernel`): at the rates that are multiples of 8 kHz the folded down filter
+ * (`decimate`'s pairs) and the mirrored up filter (`mirrored`), two outputs at a time in the lanes of
+ * a WebAssembly f64x2 vector; at any other ratio (`decimate`, `interpolate`) one output at a time, its
+ * even taps' running sum in one lane and its odd taps' in the other, as resample.ts's loops keep them.
+ * Every addition and product of the JavaScript, in the same order, in double precision, so every
+ * sample is the same to the bit; lanes never hold parts of one sum that JavaScript adds as one.
  *
  * Built by scripts/build-watermark-wasm.mjs (clang --target=wasm32, -msimd128, wasm-ld) into
  * embed-wasm.ts; the build itself never needs clang.
