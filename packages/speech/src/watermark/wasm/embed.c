@@ -196,6 +196,20 @@ static inline v128_t sub(v128_t a, v128_t b) { return wasm_f64x2_sub(a, b); }
 static inline v128_t vmul(v128_t a, v128_t b) { return wasm_f64x2_mul(a, b); }
 static inline v128_t splat(double x) { return wasm_f64x2_splat(x); }
 
+/* (r + i·j) times the twiddle (wr + wi·j), as fft.ts writes it. */
+static inline void rotate(v128_t r, v128_t i, v128_t wr, v128_t wi, v128_t *xr, v128_t *xi) {
+  *xr = sub(vmul(r, wr), vmul(i, wi));
+  *xi = add(vmul(r, wi), vmul(i, wr));
+}
+
+/* Points lo and hi from b ± x. */
+static inline void butterfly(int lo, int hi, v128_t br, v128_t bi, v128_t xr, v128_t xi) {
+  zr[hi] = sub(br, xr);
+  zi[hi] = sub(bi, xi);
+  zr[lo] = add(br, xr);
+  zi[lo] = add(bi, xi);
+}
+
 /* fft.ts `complex`: in place on zr/zi, forward or inverse, unscaled. */
 static void complex(int inverse) {
   const double *sn = inverse ? sinInvT : sinT;
@@ -208,24 +222,17 @@ static void complex(int inverse) {
                    w2i = splat(sn[k * s2]), w3r = splat(cosT[(k + hl) * s2]), w3i = splat(sn[(k + hl) * s2]);
       for (int a0 = k; a0 < n; a0 += h2 << 1) {
         const int a1 = a0 + hl, a2 = a0 + h2, a3 = a2 + hl;
-        v128_t xr = sub(vmul(zr[a1], w1r), vmul(zi[a1], w1i));
-        v128_t xi = add(vmul(zr[a1], w1i), vmul(zi[a1], w1r));
+        v128_t xr, xi;
+        /* Stage hl: (a0, a1) and (a2, a3). */
+        rotate(zr[a1], zi[a1], w1r, w1i, &xr, &xi);
         const v128_t b1r = sub(zr[a0], xr), b1i = sub(zi[a0], xi), b0r = add(zr[a0], xr), b0i = add(zi[a0], xi);
-        xr = sub(vmul(zr[a3], w1r), vmul(zi[a3], w1i));
-        xi = add(vmul(zr[a3], w1i), vmul(zi[a3], w1r));
+        rotate(zr[a3], zi[a3], w1r, w1i, &xr, &xi);
         const v128_t b3r = sub(zr[a2], xr), b3i = sub(zi[a2], xi), b2r = add(zr[a2], xr), b2i = add(zi[a2], xi);
-        xr = sub(vmul(b2r, w2r), vmul(b2i, w2i));
-        xi = add(vmul(b2r, w2i), vmul(b2i, w2r));
-        zr[a2] = sub(b0r, xr);
-        zi[a2] = sub(b0i, xi);
-        zr[a0] = add(b0r, xr);
-        zi[a0] = add(b0i, xi);
-        xr = sub(vmul(b3r, w3r), vmul(b3i, w3i));
-        xi = add(vmul(b3r, w3i), vmul(b3i, w3r));
-        zr[a3] = sub(b1r, xr);
-        zi[a3] = sub(b1i, xi);
-        zr[a1] = add(b1r, xr);
-        zi[a1] = add(b1i, xi);
+        /* Stage 2·hl: (a0, a2) and (a1, a3). */
+        rotate(b2r, b2i, w2r, w2i, &xr, &xi);
+        butterfly(a0, a2, b0r, b0i, xr, xi);
+        rotate(b3r, b3i, w3r, w3i, &xr, &xi);
+        butterfly(a1, a3, b1r, b1i, xr, xi);
       }
     }
   }
@@ -233,13 +240,9 @@ static void complex(int inverse) {
     for (int k = 0; k < hl; k++) {
       const v128_t wr = splat(cosT[k * step]), wi = splat(sn[k * step]);
       for (int a = k; a < n; a += hl << 1) {
-        const int b = a + hl;
-        const v128_t xr = sub(vmul(zr[b], wr), vmul(zi[b], wi));
-        const v128_t xi = add(vmul(zr[b], wi), vmul(zi[b], wr));
-        zr[b] = sub(zr[a], xr);
-        zi[b] = sub(zi[a], xi);
-        zr[a] = add(zr[a], xr);
-        zi[a] = add(zi[a], xi);
+        v128_t xr, xi;
+        rotate(zr[a + hl], zi[a + hl], wr, wi, &xr, &xi);
+        butterfly(a, a + hl, zr[a], zi[a], xr, xi);
       }
     }
   }
