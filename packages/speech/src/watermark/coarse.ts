@@ -22,6 +22,7 @@ import type { Pattern } from './pattern.ts';
 import { STEP_HOP } from './spectra.ts';
 import { BASE_SPREAD, COARSE_READING, COS, COS_SIZE, WEIGHT } from './score.ts';
 import { UNIT_TERMS_WASM } from './wasm/unit-terms-wasm.ts';
+import { instantiate } from './wasm/load.ts';
 import type { Candidate, Hypothesis, Search } from './search.ts';
 
 /**
@@ -162,22 +163,11 @@ interface Kernel {
   frames?: SyncTable;
 }
 
-/** The two WebAssembly constructors used here (the package's types have no DOM library to declare them). */
-declare const WebAssembly: {
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object, imports: object) => { exports: Record<string, unknown> };
-};
-
 let instance: Kernel | undefined;
 
 function unitKernel(): Kernel {
   if (instance) return instance;
-  const module = new WebAssembly.Module(Buffer.from(UNIT_TERMS_WASM, 'base64'));
-  const x = new WebAssembly.Instance(module, {}).exports;
-  // The kernel's arrays are static: its memory never grows, so these views stay valid.
-  const buffer = (x.memory as { buffer: ArrayBuffer }).buffer;
-  const at = (name: string) => (x[name] as () => number)();
-  const f64 = (name: string, length: number) => new Float64Array(buffer, at(name), length);
+  const { exports: x, buffer, at, f64 } = instantiate(UNIT_TERMS_WASM);
   f64('mantissa', 1 << MANTISSA_BITS).set(
     Float64Array.from(
       { length: 1 << MANTISSA_BITS },

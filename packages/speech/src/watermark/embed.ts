@@ -20,10 +20,9 @@ import {
   SLOT,
   STEP,
   UNITS_PER_SLOT,
-  WINDOW,
   frameStart,
 } from './grid.ts';
-import { RealFft } from './fft.ts';
+import { embedKernel, SPAN } from './embed-kernel.ts';
 import { keyedPattern, type Pattern } from './pattern.ts';
 import { encodePayload } from './code.ts';
 import { kernelsFor, type Kernel } from './resample.ts';
@@ -83,14 +82,8 @@ export class WatermarkEmbedder {
   private emitted = 0;
   private slot = 0;
   private ended = false;
-  private readonly fft = new RealFft(FRAME);
-  private readonly re = new Float64Array(FRAMES_PER_SLOT * BINS);
-  private readonly im = new Float64Array(FRAMES_PER_SLOT * BINS);
   private readonly energy = new Float64Array(BANDS);
   private readonly gain = new Float64Array(BANDS);
-  private readonly scale = new Float64Array(BINS);
-  private readonly dre = new Float64Array(BINS);
-  private readonly dim = new Float64Array(BINS);
 
   constructor(opts: { key: Uint8Array; payload: number; sampleRate: number }) {
     const { key, payload, sampleRate } = opts;
@@ -180,15 +173,19 @@ export class WatermarkEmbedder {
   }
 
   private markSlot(slot: number): void {
-    const { fft, re, im, energy, gain, scale, dre, dim, undo, unfilter, pattern, coded } = this;
+    const { energy, gain, undo, unfilter, pattern, coded } = this;
+    // The slot's frames' spectra and changes are the kernel's (fft.ts's FFT, two frames at a time).
+    const w = embedKernel();
+    const { specRe: re, specIm: im } = w;
     const x8 = this.x8;
     const first = slot * FRAMES_PER_SLOT;
+    const from = frameStart(first) - x8.base;
+    w.slotIn.set(x8.data.subarray(from, from + SPAN));
+    w.analyse();
     energy.fill(0);
     let total = 0;
-    for (let f = 0; f < FRAMES_PER_SLOT; f++) {
+    for (let f = INNER_FIRST; f <= INNER_LAST; f++) {
       const o = f * BINS;
-      fft.forward(x8.data, frameStart(first + f) - x8.base, WINDOW, re, im, o);
-      if (f < INNER_FIRST || f > INNER_LAST) continue;
       for (let i = 0; i < BINS; i++) total += re[o + i]! * re[o + i]! + im[o + i]! * im[o + i]!;
       for (let b = 0; b < BANDS; b++) {
         let e = 0;
@@ -237,20 +234,16 @@ export class WatermarkEmbedder {
     d8.ensure(frameStart(first + FRAMES_PER_SLOT - 1) + FRAME);
     // Silence (digital or nearly) gets no mark: nothing to hide it in, nothing to find.
     if (total < SILENT) return;
-    // dre and dim stay zero outside the bands: only the bands' bins are ever written.
-    const data = d8.data;
-    // Per bin, the band's gain times the bin's correction: the same for all the slot's frames.
+    // Per bin, the band's gain times the bin's correction: the same for all the slot's frames (the
+    // kernel scales only the bands' bins, the rest of each change's spectrum is zero).
+    const scale = w.scale;
     for (let b = 0; b < BANDS; b++)
       for (let i = FIRST_BIN + b * BAND_BINS, end = i + BAND_BINS; i < end; i++) scale[i] = gain[b]! * undo[i]!;
-    for (let f = 0; f < FRAMES_PER_SLOT; f++) {
-      const o = f * BINS;
-      for (let i = FIRST_BIN; i < LAST_BIN; i++) {
-        dre[i] = re[o + i]! * scale[i]!;
-        dim[i] = im[o + i]! * scale[i]!;
-      }
-      // Synthesis window, overlap-added.
-      fft.inverseAdd(dre, dim, WINDOW, data, frameStart(first + f) - d8.base);
-    }
+    // Synthesis window, overlap-added.
+    const at = frameStart(first) - d8.base;
+    w.slotOut.set(d8.data.subarray(at, at + SPAN));
+    w.synthesise(FIRST_BIN, LAST_BIN);
+    d8.data.set(w.slotOut, at);
   }
 }
 

@@ -7,14 +7,14 @@
 export class RealFft {
   readonly size: number;
   private readonly half: number;
-  private readonly rev: Uint16Array;
+  readonly rev: Uint16Array;
   /** Twiddles of the half-size complex FFT. */
-  private readonly cos: Float64Array;
-  private readonly sin: Float64Array;
-  private readonly sinInv: Float64Array;
+  readonly cos: Float64Array;
+  readonly sin: Float64Array;
+  readonly sinInv: Float64Array;
   /** Twiddles of the split step, e^{-2πik/N}. */
-  private readonly splitCos: Float64Array;
-  private readonly splitSin: Float64Array;
+  readonly splitCos: Float64Array;
+  readonly splitSin: Float64Array;
   private readonly zr: Float64Array;
   private readonly zi: Float64Array;
 

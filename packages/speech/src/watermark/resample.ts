@@ -4,12 +4,17 @@
  * and their small in-band droop is known (`response`) and undone where the mark is computed.
  * Taps are tabulated per phase (the rates' ratio is rational), so a run costs one dot product per
  * output sample: about 8 taps per input sample down, 8 per output sample up. At the rates that are
- * multiples of 8 kHz the filters' symmetries halve the multiplies (`pairs`, `mirrorSum`); at the others
- * (22,050 and 44,100 Hz) a run's outputs are taken phase by phase, each phase's taps read once into
- * locals (`decimateGrouped`, `grouped`), the same sums in the same order. The hot loops hold taps and
- * inputs in locals: these filters are most of the embedder's CPU time.
+ * multiples of 8 kHz the filters' symmetries halve the multiplies (`pairs`, `mirrorSum`). The runs are
+ * computed by the embedder's WebAssembly kernel (embed-kernel.ts, wasm/embed.c), two outputs or an
+ * output's even and odd taps at a time in SIMD lanes, each output summed as the JavaScript loops here
+ * sum it; `decimate`'s own loop and `shifted` remain for the short runs at the ends of the mirrored
+ * groups and for rates whose phases do not fit the kernel's tables.
  */
 import { RATE } from './grid.ts';
+import { embedKernel as filters, BLOCK, TAPS } from './embed-kernel.ts';
+
+/** Whose taps the kernel's tables hold (one kernel per thread, so one record per thread too). */
+const loaded: { down?: Float64Array; up?: Float64Array } = {};
 
 const gcd = (a: number, b: number): number => (b ? gcd(b, a % b) : a);
 
@@ -52,9 +57,6 @@ export class Kernel {
    */
   private readonly mirrorSum: Float64Array | undefined;
   private readonly mirrorDiff: Float64Array | undefined;
-  /** `decimateGrouped`'s running even and odd sums per output. */
-  private even = new Float64Array(0);
-  private odd = new Float64Array(0);
 
   constructor(
     readonly from: number,
@@ -83,7 +85,8 @@ export class Kernel {
       }
       for (let k = 0; k < this.width; k++) this.taps[p * this.width + k]! /= sum;
     }
-    if (this.up === 1 && this.half % 4 === 0) {
+    // wasm/embed.c has a copy per step: 2 … 6 (16 … 48 kHz), each with half = 4·step.
+    if (this.up === 1 && this.half === 4 * this.down && this.down <= 6) {
       const c = this.half - 1;
       this.pairs = Float64Array.from({ length: this.half }, (_, q) => (q ? this.taps[c + q]! : this.taps[c]! / 2));
     }
@@ -114,17 +117,6 @@ export class Kernel {
     return n;
   }
 
-  /** Pairs q … q + 3 of the folded taps about input c. */
-  private pairsAt(input: Float32Array, c: number, q: number): number {
-    const pairs = this.pairs!;
-    return (
-      (input[c - q]! + input[c + q]!) * pairs[q]! +
-      (input[c - q - 1]! + input[c + q + 1]!) * pairs[q + 1]! +
-      (input[c - q - 2]! + input[c + q + 2]!) * pairs[q + 2]! +
-      (input[c - q - 3]! + input[c + q + 3]!) * pairs[q + 3]!
-    );
-  }
-
   /**
    * Down: outputs n0 … n0 + count − 1 from the output-rate audio (Float32, as it arrives) into
    * out[at …]. With one phase (the rate a multiple of 8 kHz) the taps are symmetric about the
@@ -138,50 +130,34 @@ export class Kernel {
     const dWhole = Math.floor(this.down / up),
       dRem = this.down - dWhole * up;
     let start = whole - (half - 1) - base;
-    if (pairs && half >= 12) {
-      // One phase: the symmetric taps share a product per pair of inputs; pairs 0–11 from locals
-      // (all of them at 24 kHz), any further ones four a step.
-      const p0 = pairs[0]!,
-        p1 = pairs[1]!,
-        p2 = pairs[2]!,
-        p3 = pairs[3]!,
-        p4 = pairs[4]!,
-        p5 = pairs[5]!,
-        p6 = pairs[6]!,
-        p7 = pairs[7]!,
-        p8 = pairs[8]!,
-        p9 = pairs[9]!,
-        p10 = pairs[10]!,
-        p11 = pairs[11]!;
-      for (let j = 0, c = start + half - 1; j < count; j++, c += dWhole) {
-        let s =
-          (input[c]! + input[c]!) * p0 +
-          (input[c - 1]! + input[c + 1]!) * p1 +
-          (input[c - 2]! + input[c + 2]!) * p2 +
-          (input[c - 3]! + input[c + 3]!) * p3 +
-          ((input[c - 4]! + input[c + 4]!) * p4 +
-            (input[c - 5]! + input[c + 5]!) * p5 +
-            (input[c - 6]! + input[c + 6]!) * p6 +
-            (input[c - 7]! + input[c + 7]!) * p7) +
-          ((input[c - 8]! + input[c + 8]!) * p8 +
-            (input[c - 9]! + input[c + 9]!) * p9 +
-            (input[c - 10]! + input[c + 10]!) * p10 +
-            (input[c - 11]! + input[c + 11]!) * p11);
-        for (let q = 12; q < half; q += 4) s += this.pairsAt(input, c, q);
-        out[at + j] = s;
-      }
-      return;
-    }
     if (pairs) {
-      // As above with fewer pairs (16 kHz has 8), four a step.
-      for (let j = 0, c = start + half - 1; j < count; j++, c += dWhole) {
-        let s = 0;
-        for (let q = 0; q < half; q += 4) s += this.pairsAt(input, c, q);
-        out[at + j] = s;
+      // One phase: the symmetric taps share a product per pair of inputs (wasm/embed.c), in blocks.
+      const w = filters();
+      w.pairs.set(pairs);
+      for (let j = 0; j < count; j += BLOCK) {
+        const n = Math.min(BLOCK, count - j),
+          s = start + j * dWhole;
+        w.downIn.set(input.subarray(s, s + (n - 1) * dWhole + 2 * half - 1));
+        w.decimatePairs(n, dWhole);
+        out.set(w.downOut.subarray(0, n), at + j);
       }
       return;
     }
-    if ((width === 24 || width === 48) && count >= 2 * up) return this.decimateGrouped(input, start, rem, count, out, at);
+    if (taps.length <= TAPS) {
+      // Any other ratio whose taps fit the kernel's table (all but odd rates with thousands of phases).
+      const w = filters();
+      if (loaded.down !== taps) w.downTaps.set((loaded.down = taps));
+      for (let j = 0; j < count; j += BLOCK) {
+        const n = Math.min(BLOCK, count - j);
+        const q = (n0 + j) * this.down,
+          whole = Math.floor(q / up),
+          s = whole - (half - 1) - base;
+        w.downIn.set(input.subarray(s, this.first(n0 + j + n - 1) - base + width));
+        w.decimate(n, width, up, dWhole, dRem, q - whole * up);
+        out.set(w.downOut.subarray(0, n), at + j);
+      }
+      return;
+    }
     for (let j = 0; j < count; j++) {
       let s0 = 0,
         s1 = 0;
@@ -203,75 +179,6 @@ export class Kernel {
     }
   }
 
-  /**
-   * 22,050 and 44,100 Hz: outputs `up` apart have the same phase (their inputs `down` apart), so
-   * each phase's taps are read into locals once and serve all its outputs in the run, 24 taps a
-   * pass (44,100 Hz's 48 in two, the even and odd sums carried in `even`/`odd`); each output is
-   * summed in the same order as `decimate`'s loop, so the same result to the bit.
-   */
-  private decimateGrouped(input: Float32Array, start0: number, rem0: number, count: number, out: Float64Array, at: number): void {
-    const { up, down, taps, width } = this;
-    const dWhole = Math.floor(down / up),
-      dRem = down - dWhole * up;
-    if (this.even.length < count) {
-      this.even = new Float64Array(count);
-      this.odd = new Float64Array(count);
-    }
-    const { even, odd } = this;
-    even.fill(0, 0, count);
-    odd.fill(0, 0, count);
-    for (let pass = 0; pass < width; pass += 24) {
-      let start = start0 + pass,
-        rem = rem0;
-      for (let r = 0; r < up; r++) {
-        const o = rem * width + pass;
-        const t0 = taps[o]!,
-          t1 = taps[o + 1]!,
-          t2 = taps[o + 2]!,
-          t3 = taps[o + 3]!,
-          t4 = taps[o + 4]!,
-          t5 = taps[o + 5]!,
-          t6 = taps[o + 6]!,
-          t7 = taps[o + 7]!,
-          t8 = taps[o + 8]!,
-          t9 = taps[o + 9]!,
-          t10 = taps[o + 10]!,
-          t11 = taps[o + 11]!,
-          t12 = taps[o + 12]!,
-          t13 = taps[o + 13]!,
-          t14 = taps[o + 14]!,
-          t15 = taps[o + 15]!,
-          t16 = taps[o + 16]!,
-          t17 = taps[o + 17]!,
-          t18 = taps[o + 18]!,
-          t19 = taps[o + 19]!,
-          t20 = taps[o + 20]!,
-          t21 = taps[o + 21]!,
-          t22 = taps[o + 22]!,
-          t23 = taps[o + 23]!;
-        for (let j = r, i = start; j < count; j += up, i += down) {
-          even[j] =
-            even[j]! +
-            (input[i]! * t0 + input[i + 2]! * t2 + input[i + 4]! * t4 + input[i + 6]! * t6) +
-            (input[i + 8]! * t8 + input[i + 10]! * t10 + input[i + 12]! * t12 + input[i + 14]! * t14) +
-            (input[i + 16]! * t16 + input[i + 18]! * t18 + input[i + 20]! * t20 + input[i + 22]! * t22);
-          odd[j] =
-            odd[j]! +
-            (input[i + 1]! * t1 + input[i + 3]! * t3 + input[i + 5]! * t5 + input[i + 7]! * t7) +
-            (input[i + 9]! * t9 + input[i + 11]! * t11 + input[i + 13]! * t13 + input[i + 15]! * t15) +
-            (input[i + 17]! * t17 + input[i + 19]! * t19 + input[i + 21]! * t21 + input[i + 23]! * t23);
-        }
-        start += dWhole;
-        rem += dRem;
-        if (rem >= up) {
-          rem -= up;
-          start++;
-        }
-      }
-    }
-    for (let j = 0; j < count; j++) out[at + j] = even[j]! + odd[j]!;
-  }
-
   /** Up, added to the audio: out[j] = audio[from + j] + output n0 + j of the 8 kHz `input`. */
   interpolateAdd(
     input: Float64Array,
@@ -284,8 +191,8 @@ export class Kernel {
   ): void {
     if (this.width !== 8 || this.down > this.up) throw new Error('interpolateAdd needs an 8-tap up filter');
     if (!this.mirrorSum)
-      return count >= 2 * this.up
-        ? this.grouped(input, base, n0, count, audio, from, out)
+      return this.taps.length <= TAPS
+        ? this.interpolated(input, base, n0, count, audio, from, out)
         : this.shifted(input, base, n0, count, audio, from, out, 0);
     // Whole groups of `up` outputs (phases 0 … up − 1) mirrored; the partial ones at the ends shifted.
     const L = this.up;
@@ -347,12 +254,8 @@ export class Kernel {
     }
   }
 
-  /**
-   * Any ratio, a run of at least two cycles of phases (22,050 and 44,100 Hz): outputs `up` apart have
-   * the same phase (their inputs `down` apart), so each phase's 8 taps are read once into locals and
-   * serve all its outputs; each output is summed as `shifted` sums it, so the same result to the bit.
-   */
-  private grouped(
+  /** Any ratio whose taps fit the kernel's table (22,050 and 44,100 Hz), in the kernel: as `shifted`. */
+  private interpolated(
     input: Float64Array,
     base: number,
     n0: number,
@@ -362,30 +265,17 @@ export class Kernel {
     out: Float32Array,
   ): void {
     const { up, down, taps } = this;
-    const q0 = n0 * down;
-    const whole = Math.floor(q0 / up);
-    let rem = q0 - whole * up;
-    let start = whole - (this.half - 1) - base;
-    for (let r = 0; r < up; r++) {
-      const o = rem * 8;
-      const t0 = taps[o]!,
-        t1 = taps[o + 1]!,
-        t2 = taps[o + 2]!,
-        t3 = taps[o + 3]!,
-        t4 = taps[o + 4]!,
-        t5 = taps[o + 5]!,
-        t6 = taps[o + 6]!,
-        t7 = taps[o + 7]!;
-      for (let j = r, i = start; j < count; j += up, i += down) {
-        const s0 = input[i]! * t0 + input[i + 2]! * t2 + input[i + 4]! * t4 + input[i + 6]! * t6;
-        const s1 = input[i + 1]! * t1 + input[i + 3]! * t3 + input[i + 5]! * t5 + input[i + 7]! * t7;
-        out[j] = audio[from + j]! + (s0 + s1);
-      }
-      rem += down;
-      while (rem >= up) {
-        rem -= up;
-        start++;
-      }
+    const w = filters();
+    if (loaded.up !== taps) w.upTaps.set((loaded.up = taps));
+    for (let j = 0; j < count; j += BLOCK) {
+      const n = Math.min(BLOCK, count - j);
+      const q = (n0 + j) * down,
+        whole = Math.floor(q / up),
+        i = whole - (this.half - 1) - base;
+      w.upIn.set(input.subarray(i, this.first(n0 + j + n - 1) - base + 8));
+      w.upAudio.set(audio.subarray(from + j, from + j + n));
+      w.interpolate(n, up, down, q - whole * up);
+      out.set(w.upOut.subarray(0, n), j);
     }
   }
 
@@ -401,65 +291,19 @@ export class Kernel {
     at: number,
   ): void {
     const L = this.up,
-      taps = this.taps,
-      sum = this.mirrorSum!,
-      diff = this.mirrorDiff!;
-    const t0 = taps[0]!,
-      t1 = taps[1]!,
-      t2 = taps[2]!,
-      t3 = taps[3]!,
-      t4 = taps[4]!,
-      t5 = taps[5]!,
-      t6 = taps[6]!,
-      t7 = taps[7]!;
-    const pairs = (L - 1) >> 1,
-      middle = L % 2 === 0 ? L / 2 : 0;
-    // Phase pair 1 (the only one at 24 kHz) from locals; any further pairs from the tables.
-    const s0 = sum[4]!,
-      s1 = sum[5]!,
-      s2 = sum[6]!,
-      s3 = sum[7]!,
-      d0 = diff[4]!,
-      d1 = diff[5]!,
-      d2 = diff[6]!,
-      d3 = diff[7]!;
-    let i = n0 / L - (this.half - 1) - base;
-    for (let g = 0, j = 0; g < groups; g++, j += L, i++) {
-      const x0 = input[i]!,
-        x1 = input[i + 1]!,
-        x2 = input[i + 2]!,
-        x3 = input[i + 3]!,
-        x4 = input[i + 4]!,
-        x5 = input[i + 5]!,
-        x6 = input[i + 6]!,
-        x7 = input[i + 7]!;
-      out[at + j] = audio[from + j]! + (x0 * t0 + x2 * t2 + x4 * t4 + x6 * t6 + (x1 * t1 + x3 * t3 + x5 * t5 + x7 * t7));
-      const a0 = x0 + x7,
-        a1 = x1 + x6,
-        a2 = x2 + x5,
-        a3 = x3 + x4,
-        b0 = x0 - x7,
-        b1 = x1 - x6,
-        b2 = x2 - x5,
-        b3 = x3 - x4;
-      if (pairs) {
-        const u = a0 * s0 + a1 * s1 + a2 * s2 + a3 * s3;
-        const v = b0 * d0 + b1 * d1 + b2 * d2 + b3 * d3;
-        out[at + j + 1] = audio[from + j + 1]! + (u + v);
-        out[at + j + L - 1] = audio[from + j + L - 1]! + (u - v);
-      }
-      for (let p = 2; p <= pairs; p++) {
-        const o = 4 * p;
-        const u = a0 * sum[o]! + a1 * sum[o + 1]! + a2 * sum[o + 2]! + a3 * sum[o + 3]!;
-        const v = b0 * diff[o]! + b1 * diff[o + 1]! + b2 * diff[o + 2]! + b3 * diff[o + 3]!;
-        out[at + j + p] = audio[from + j + p]! + (u + v);
-        out[at + j + L - p] = audio[from + j + L - p]! + (u - v);
-      }
-      if (middle) {
-        const o = 4 * middle;
-        out[at + j + middle] =
-          audio[from + j + middle]! + (a0 * sum[o]! + a1 * sum[o + 1]! + a2 * sum[o + 2]! + a3 * sum[o + 3]!);
-      }
+      w = filters();
+    if (loaded.up !== this.taps) w.upTaps.set((loaded.up = this.taps));
+    w.mirrorSum.set(this.mirrorSum!);
+    w.mirrorDiff.set(this.mirrorDiff!);
+    const i = n0 / L - (this.half - 1) - base;
+    // Blocks of whole groups: at most BLOCK outputs and BLOCK / 2 groups (wasm/embed.c's arrays).
+    const most = Math.min(BLOCK / 2, Math.floor(BLOCK / L));
+    for (let g = 0; g < groups; g += most) {
+      const n = Math.min(most, groups - g);
+      w.upIn.set(input.subarray(i + g, i + g + n + 7));
+      w.upAudio.set(audio.subarray(from + g * L, from + (g + n) * L));
+      w.mirrored(n, L);
+      out.set(w.upOut.subarray(0, n * L), at + g * L);
     }
   }
 
