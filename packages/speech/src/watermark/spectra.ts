@@ -3,7 +3,7 @@
  * quarter of the embedder's hop, so the search can align to 2 ms), and per pitch hypothesis the
  * bands' energies with the clip's floor and loudness (a `View`).
  */
-import { decimatePolyphase, resamplePolyphase } from '../formats/polyphase.ts';
+import { decimatePolyphase } from '../formats/polyphase.ts';
 import { BANDS, BAND_BINS, FIRST_BIN, FRAME, HOP, INNER_FIRST, INNER_LAST, RATE, WINDOW } from './grid.ts';
 import { RealFft } from './fft.ts';
 
@@ -23,9 +23,8 @@ export interface Spectra {
  */
 export function at8k(pcm: Float32Array, sampleRate: number): Float64Array {
   if (sampleRate === RATE) return Float64Array.from(pcm);
-  return Float64Array.from(
-    sampleRate % RATE === 0 ? decimatePolyphase(pcm, sampleRate, RATE) : resamplePolyphase(pcm, sampleRate, RATE),
-  );
+  // A whole-number ratio takes the folded filter; any other goes to resamplePolyphase inside it.
+  return Float64Array.from(decimatePolyphase(pcm, sampleRate, RATE));
 }
 
 export function spectra(x: Float64Array): Spectra {
