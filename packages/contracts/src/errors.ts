@@ -244,6 +244,11 @@ const RULE_PATTERNS: { re: RegExp; 'zh-CN': string; 'zh-TW': string }[] = [
     'zh-CN': '<phoneme> 的 ph 含有 X-SAMPA 中没有的符号 $1（第 $2 行第 $3 列）',
     'zh-TW': '<phoneme> 的 ph 含有 X-SAMPA 中沒有的符號 $1（第 $2 行第 $3 欄）',
   },
+  {
+    re: /^pauses may last at most (\S+) s in all for (\d+) characters \((\S+) s and (\S+) s per character, (\S+) s at most\); these last (\S+) s$/,
+    'zh-CN': '停顿总长最多 $1 秒（$2 个字符：$3 秒，另加每个字符 $4 秒，最多 $5 秒）；这些停顿共 $6 秒',
+    'zh-TW': '停頓總長最多 $1 秒（$2 個字元：$3 秒，另加每個字元 $4 秒，最多 $5 秒）；這些停頓共 $6 秒',
+  },
   { re: /^must be at least (.+) characters long$/, 'zh-CN': '至少须有 $1 个字符', 'zh-TW': '至少須有 $1 個字元' },
   { re: /^must be at most (.+) characters long$/, 'zh-CN': '最多 $1 个字符', 'zh-TW': '最多 $1 個字元' },
   { re: /^must have at least (.+) items$/, 'zh-CN': '至少须有 $1 项', 'zh-TW': '至少須有 $1 項' },

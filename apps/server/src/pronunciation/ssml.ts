@@ -13,6 +13,7 @@ import { LIMITS } from '@polyvox/contracts';
 import { countCharacters, SAY_AS_KINDS, SILENT_DB, type MarkupDocument, type MarkupPart, type SayAsKind } from '@polyvox/speech';
 import { AppError } from '../platform/errors.js';
 import { decodeEntity, ENTITY, readAlphabet, readPhonemes, refuseDtd } from './xml-safety.js';
+import { withinPauseBudget } from './pause-budget.js';
 
 export type TextType = 'text' | 'ssml';
 
@@ -466,8 +467,11 @@ export function plainBreaks(text: string): MarkupDocument | undefined {
   return { written: b.written, characters: countCharacters(b.charged), ...b.doc };
 }
 
-/** A request's text as markup: SSML (`text_type: "ssml"`, or text that opens with `<speak>`), plain text's breaks, or none. */
+/**
+ * A request's text as markup: SSML (`text_type: "ssml"`, or text that opens with `<speak>`), plain text's breaks, or
+ * none; its pauses held to the budget (`pause-budget.ts`), so every route refuses the same documents before any work.
+ */
 export function readMarkup(text: string, textType?: TextType, baseHz?: number): MarkupDocument | undefined {
-  if (textType === 'ssml' || SPEAK_START.test(text)) return parseSsml(text, baseHz);
-  return plainBreaks(text);
+  const doc = textType === 'ssml' || SPEAK_START.test(text) ? parseSsml(text, baseHz) : plainBreaks(text);
+  return doc && withinPauseBudget(doc);
 }

@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { errorMessage } from '@polyvox/contracts';
+import { PAUSE_BUDGET, pauseBudgetMs, pausedMs, withinPauseBudget } from '../../src/pronunciation/pause-budget.js';
+import { readMarkup } from '../../src/pronunciation/ssml.js';
+import { AppError } from '../../src/platform/errors.js';
+
+/** The error a text gets from the markup reader, or undefined when it is read. */
+function refusal(text: string, textType?: 'ssml'): AppError | undefined {
+  try {
+    readMarkup(text, textType);
+    return undefined;
+  } catch (e) {
+    if (e instanceof AppError) return e;
+    throw e;
+  }
+}
+
+const breaks = (n: number, time: string) => Array.from({ length: n }, () => `<break time="${time}"/>`).join('');
+
+describe('the pause budget', () => {
+  it('grows by half a second a character from a base of 3 s, up to 60 s; nothing without a character', () => {
+    expect(pauseBudgetMs(0)).toBe(0);
+    expect(pauseBudgetMs(1)).toBe(3_500);
+    expect(pauseBudgetMs(10)).toBe(8_000);
+    expect(pauseBudgetMs(114)).toBe(60_000);
+    expect(pauseBudgetMs(5_000)).toBe(PAUSE_BUDGET.maxMs);
+    for (let c = 0; c < 300; c++) expect(pauseBudgetMs(c + 1)).toBeGreaterThanOrEqual(pauseBudgetMs(c));
+  });
+
+  it('counts every pause: breaks, strengths, paragraph ends and a break at the very start', () => {
+    const doc = readMarkup('<speak><break time="1s"/><p>ab</p><p>cd<break strength="x-strong"/>ef</p></speak>')!;
+    expect(pausedMs(doc)).toBe(1_000 + 500 + 1_200 + 500);
+  });
+
+  it('refuses 300 breaks of 10 s around two words, naming the limit, in every language', () => {
+    const e = refusal(`<speak>Hi ${breaks(300, '10s')} there</speak>`);
+    expect(e?.code).toBe('VALIDATION_FAILED');
+    expect(e?.params['field']).toBe('text');
+    expect(e?.params['rule']).toBe(
+      'pauses may last at most 6.5 s in all for 7 characters (3 s and 0.5 s per character, 60 s at most); these last 3000 s',
+    );
+    expect(errorMessage('VALIDATION_FAILED', 'en', e!.params)).toBe(
+      'Invalid value for text: pauses may last at most 6.5 s in all for 7 characters (3 s and 0.5 s per character, 60 s at most); these last 3000 s',
+    );
+    expect(errorMessage('VALIDATION_FAILED', 'zh-CN', e!.params)).toBe(
+      'text 的值无效：停顿总长最多 6.5 秒（7 个字符：3 秒，另加每个字符 0.5 秒，最多 60 秒）；这些停顿共 3000 秒',
+    );
+    expect(errorMessage('VALIDATION_FAILED', 'zh-TW', e!.params)).toContain('停頓總長最多 6.5 秒');
+  });
+
+  it("holds ElevenLabs' breaks in plain text, empty paragraphs and many short breaks to the same rule", () => {
+    expect(refusal(`Hello there ${'<break time="3s" />'.repeat(300)} friend`)?.params['rule']).toMatch(
+      /^pauses may last at most 11 s in all for 16 characters .*; these last 900 s$/,
+    );
+    expect(refusal(`<speak>a${'<p></p>'.repeat(20)}</speak>`, 'ssml')?.params['rule']).toMatch(/these last 10 s$/);
+    expect(refusal(`<speak>a${breaks(1000, '100ms')}</speak>`)?.params['rule']).toMatch(/these last 100 s$/);
+    // A break with nothing priced around it makes silence for nothing.
+    expect(refusal('<speak><break time="1s"/></speak>')?.params['rule']).toMatch(/^pauses may last at most 0 s/);
+  });
+
+  it('accepts a document at its limit, and the largest one at 60 s', () => {
+    // 10 characters: 8 s.
+    expect(refusal(`<speak>abcde ${breaks(4, '2s')} fghij</speak>`)).toBeUndefined();
+    expect(refusal(`<speak>abcde ${breaks(4, '2s')}<break time="1ms"/> fghij</speak>`)).toBeDefined();
+    const words = 'word '.repeat(30); // 120 characters
+    const largest = readMarkup(`<speak>${words}${breaks(6, '10s')}</speak>`)!;
+    expect(pausedMs(largest)).toBe(60_000);
+    expect(refusal(`<speak>${words}${breaks(6, '10s')}<break time="1ms"/></speak>`)).toBeDefined();
+    expect(refusal(`<speak>${'word '.repeat(2_000)}${breaks(7, '10s')}</speak>`)?.params['rule']).toMatch(
+      /^pauses may last at most 60 s in all for 8000 characters/,
+    );
+  });
+
+  it('passes a document with no pause, and plain text without breaks is not markup', () => {
+    const doc = { parts: [{ end: 3 }], characters: 3 };
+    expect(withinPauseBudget(doc)).toBe(doc);
+    expect(readMarkup('no breaks here')).toBeUndefined();
+  });
+});
