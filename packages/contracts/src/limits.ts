@@ -23,6 +23,11 @@ export const LIMITS = {
   maxTextLength: 5000,
   /** An SSML document, markup included (its spoken characters are held to `maxTextLength`). */
   ssmlMaxLength: 50_000,
+  /**
+   * The pauses (breaks, paragraph ends) one request, or one realtime piece, may ask for: this base once it has a priced
+   * character, and this much per priced character, never more than the ceiling (apps/server/src/pronunciation/pause-budget.ts).
+   */
+  pauseBudget: { baseMs: 3_000, perCharacterMs: 500, maxMs: 60_000 },
   /** Texts longer than this run as a synthesis job with progress. */
   jobThreshold: 1000,
   mixMax: 3,
@@ -47,6 +52,12 @@ export const LIMITS = {
   /** Characters of a rule's string, alias or phonemes. */
   pronunciationRuleMaxLength: 500,
 } as const;
+
+/** The pause budget in words, for the API's descriptions. */
+export const PAUSE_BUDGET_TEXT =
+  `The pauses (breaks, paragraph ends) may add up to ${LIMITS.pauseBudget.baseMs / 1000} s plus ` +
+  `${LIMITS.pauseBudget.perCharacterMs / 1000} s per priced character, ${LIMITS.pauseBudget.maxMs / 1000} s at most; ` +
+  'more is 400 VALIDATION_FAILED naming the limit.';
 
 export const DEVICE_OS = ['android', 'ios', 'osx', 'windows', 'other'] as const;
 export const DEVICE_BRANDS = ['apple', 'microsoft', 'xiaomi', 'vivo', 'huawei', 'other'] as const;

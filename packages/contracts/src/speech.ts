@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LIMITS } from './limits.js';
+import { LIMITS, PAUSE_BUDGET_TEXT } from './limits.js';
 import { PronunciationLocators } from './pronunciation.js';
 
 export const AUDIO_FORMATS = ['mp3', 'wav', 'opus', 'pcm'] as const;
@@ -126,7 +126,8 @@ export const TextType = z
   .enum(['text', 'ssml'])
   .optional()
   .describe(
-    '`text` (the default) or `ssml`: the SSML subset of docs/pronunciation.md; text that begins with `<speak>` is SSML either way, and ElevenLabs\' `<break time="1.5s" />` is read in plain text too. Only the spoken characters are priced',
+    '`text` (the default) or `ssml`: the SSML subset of docs/pronunciation.md; text that begins with `<speak>` is SSML either way, and ElevenLabs\' `<break time="1.5s" />` is read in plain text too. Only the spoken characters are priced. ' +
+      PAUSE_BUDGET_TEXT,
   );
 
 export const TtsRequest = z.object({

@@ -9,17 +9,11 @@
  * times the speech it stands between. Everything else a request makes is bounded by its characters already: the
  * slowest rate (`speed` × `<prosody rate>`) is a quarter of the normal one.
  */
+import { LIMITS } from '@polyvox/contracts';
 import type { MarkupDocument } from '@polyvox/speech';
 import { AppError } from '../platform/errors.js';
 
-export const PAUSE_BUDGET = {
-  /** Allowed whatever the text. */
-  baseMs: 3_000,
-  /** Allowed for each priced character. */
-  perCharacterMs: 500,
-  /** Never more than this in one request (or one realtime piece). */
-  maxMs: 60_000,
-} as const;
+export const PAUSE_BUDGET = LIMITS.pauseBudget;
 
 /** The pauses a document with `characters` priced characters may ask for, in milliseconds: none without any. */
 export function pauseBudgetMs(characters: number): number {

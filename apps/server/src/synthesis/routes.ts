@@ -9,6 +9,7 @@ import {
   NormalizeRequest,
   NormalizeResponse,
   OpenAISpeechRequest,
+  PAUSE_BUDGET_TEXT,
   TtsRequest,
 } from '@polyvox/contracts';
 import { assertVoiceAllowed, callerOf, type Caller } from '../http/auth.js';
@@ -284,7 +285,8 @@ export function synthesisRoutes(deps: SynthesisRoutesDeps): FastifyPluginAsyncZo
             'SSML (`text_type: "ssml"`, or text that begins with `<speak>`): `speak`, `p`, `s`, `break`, `phoneme`, `sub`, ' +
             '`say-as`, `prosody`, `emphasis`, `lang`, `mark` (docs/pronunciation.md, "SSML"); any other tag is 400 ' +
             'VALIDATION_FAILED naming it, a malformed document names its line and column; only the spoken characters are ' +
-            'priced; with timestamps, `marks: [{name, time_seconds}]`. ElevenLabs\' `<break time="1.5s" />` is a pause in plain text too.',
+            'priced; with timestamps, `marks: [{name, time_seconds}]`. ElevenLabs\' `<break time="1.5s" />` is a pause in plain text too. ' +
+            PAUSE_BUDGET_TEXT,
           security: KEY_OR_SESSION,
           body: TtsRequest,
           response: { 200: audio, ...errors },

@@ -150,7 +150,6 @@ export class SynthesisService {
     input: Omit<TtsInput, 'voiceId' | 'accountId'> & { voiceId?: string },
   ): Promise<Prepared> {
     const { info } = voice;
-    const speech = await this.host.get();
     // A request adds a label or asks for a stronger one; the operator's always stands. The notice is not priced:
     // `characters` is counted on the user's text alone.
     const label = strongerLabel(this.aiLabel.explicit, input.aiLabel);
@@ -162,7 +161,9 @@ export class SynthesisService {
       const settled = settingsProfile(base, input.voiceSettings);
       if (settled !== base) profile = settled;
     }
+    // Read (and its pauses held to the budget) before the engines are waited for.
     const markup = readMarkup(input.text, input.textType, (profile ?? own).pitchHz);
+    const speech = await this.host.get();
     const request: SynthesisRequest = {
       text: input.text,
       ...(markup ? { markup } : {}),
@@ -216,6 +217,7 @@ export class SynthesisService {
     textType?: TextType,
   ): Promise<{ credits: number; characters: number; language: string; language_supported: boolean }> {
     const { info } = await this.voices.get(voiceId, accountId);
+    const markup = readMarkup(text, textType, info.profile.pitchHz);
     // The price counts the text as sent; the dictionaries named are checked all the same (404 for one it may not read),
     // and applied, so rules the synthesis would refuse (adding too much unpriced text) are refused here too.
     const lexicon = await this.rulesOf({
@@ -223,7 +225,6 @@ export class SynthesisService {
       ...(pronunciationLocators ? { pronunciationLocators } : {}),
     });
     const speech = await this.host.get();
-    const markup = readMarkup(text, textType, info.profile.pitchHz);
     const plan = await mapSpeechErrors(async () =>
       speech.prepare({ text, voice: info, checkLanguage: false, lexicon, ...(markup ? { markup } : {}) }),
     );
