@@ -15,10 +15,14 @@ import { AppError } from '../platform/errors.js';
 
 export const PAUSE_BUDGET = LIMITS.pauseBudget;
 
+/** The pauses `characters` priced characters pay for, in milliseconds, before the ceiling: none without any. */
+function earnedMs(characters: number): number {
+  return characters > 0 ? PAUSE_BUDGET.baseMs + PAUSE_BUDGET.perCharacterMs * characters : 0;
+}
+
 /** The pauses a document with `characters` priced characters may ask for, in milliseconds: none without any. */
 export function pauseBudgetMs(characters: number): number {
-  if (!(characters > 0)) return 0;
-  return Math.min(PAUSE_BUDGET.maxMs, PAUSE_BUDGET.baseMs + PAUSE_BUDGET.perCharacterMs * characters);
+  return Math.min(PAUSE_BUDGET.maxMs, earnedMs(characters));
 }
 
 /** The silence a document asks for: every part's pause (a break at the very start is the first part's). */
@@ -28,17 +32,37 @@ export function pausedMs(doc: Pick<MarkupDocument, 'parts'>): number {
   return ms;
 }
 
+/**
+ * What the earlier pieces of one stream (a realtime socket, whose text is cut into pieces of its own) have spoken: the
+ * stream is held to the budget as a whole, each piece to the ceiling, so a piece of breaks alone is spoken when the
+ * words before it paid for them.
+ */
+export interface PauseTally {
+  characters: number;
+  pausedMs: number;
+}
+
+/** Counts a spoken piece in its stream's tally. */
+export function spendPauses(tally: PauseTally, characters: number, doc?: Pick<MarkupDocument, 'parts'>): void {
+  tally.characters += characters;
+  tally.pausedMs += doc ? pausedMs(doc) : 0;
+}
+
 const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
 
-/** The document, or `400 VALIDATION_FAILED` on `text` naming the limit when its pauses are over it. */
-export function withinPauseBudget<T extends Pick<MarkupDocument, 'parts' | 'characters'>>(doc: T): T {
+/**
+ * The document, or `400 VALIDATION_FAILED` on `text` naming the limit when its pauses are over it (with `spent`, the
+ * pieces of its stream before it count too).
+ */
+export function withinPauseBudget<T extends Pick<MarkupDocument, 'parts' | 'characters'>>(doc: T, spent?: PauseTally): T {
   const asked = pausedMs(doc);
-  const allowed = pauseBudgetMs(doc.characters);
+  const characters = (spent?.characters ?? 0) + doc.characters;
+  const allowed = Math.max(0, Math.min(PAUSE_BUDGET.maxMs, earnedMs(characters) - (spent?.pausedMs ?? 0)));
   if (asked <= allowed) return doc;
   throw new AppError('VALIDATION_FAILED', {
     field: 'text',
     rule:
-      `pauses may last at most ${seconds(allowed)} in all for ${doc.characters} characters ` +
+      `pauses may last at most ${seconds(allowed)} in all for ${characters} characters ` +
       `(${seconds(PAUSE_BUDGET.baseMs)} and ${seconds(PAUSE_BUDGET.perCharacterMs)} per character, ` +
       `${seconds(PAUSE_BUDGET.maxMs)} at most); these last ${seconds(asked)}`,
   });

@@ -13,7 +13,7 @@ import { LIMITS } from '@polyvox/contracts';
 import { countCharacters, SAY_AS_KINDS, SILENT_DB, type MarkupDocument, type MarkupPart, type SayAsKind } from '@polyvox/speech';
 import { AppError } from '../platform/errors.js';
 import { decodeEntity, ENTITY, readAlphabet, readPhonemes, refuseDtd } from './xml-safety.js';
-import { withinPauseBudget } from './pause-budget.js';
+import { withinPauseBudget, type PauseTally } from './pause-budget.js';
 
 export type TextType = 'text' | 'ssml';
 
@@ -469,9 +469,10 @@ export function plainBreaks(text: string): MarkupDocument | undefined {
 
 /**
  * A request's text as markup: SSML (`text_type: "ssml"`, or text that opens with `<speak>`), plain text's breaks, or
- * none; its pauses held to the budget (`pause-budget.ts`), so every route refuses the same documents before any work.
+ * none; its pauses held to the budget (`pause-budget.ts`; `spent`: a stream's earlier pieces), so every route refuses
+ * the same documents before any work.
  */
-export function readMarkup(text: string, textType?: TextType, baseHz?: number): MarkupDocument | undefined {
+export function readMarkup(text: string, textType?: TextType, baseHz?: number, spent?: PauseTally): MarkupDocument | undefined {
   const doc = textType === 'ssml' || SPEAK_START.test(text) ? parseSsml(text, baseHz) : plainBreaks(text);
-  return doc && withinPauseBudget(doc);
+  return doc && withinPauseBudget(doc, spent);
 }

@@ -97,6 +97,8 @@ export class RealtimeSession {
    */
   private readonly format: ElevenLabsFormat;
   private readonly wavRate: number | null;
+  /** The pauses and characters its pieces have asked for: the pause budget holds the socket as a whole. */
+  private readonly pauses = { characters: 0, pausedMs: 0 };
 
   constructor(options: RealtimeSessionOptions) {
     this.o = options;
@@ -294,6 +296,7 @@ export class RealtimeSession {
         ...(this.o.language ? { language: this.o.language } : {}),
         ...(this.timings ? { timings: true } : {}),
         lexicon: ctx.rules,
+        pauses: this.pauses,
       });
     let prepared: Prepared;
     try {

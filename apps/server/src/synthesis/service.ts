@@ -2,6 +2,7 @@ import { metrics } from '../platform/metrics.js';
 import type { AiLabelKind, AudioFormat, LexiconRule, SynthesisRequest, TextNormalization } from '@polyvox/speech';
 import { CONTENT_TYPES, countCharacters, instructedProfile, settingsProfile, spokenText, strongerLabel } from '@polyvox/speech';
 import { readMarkup, type TextType } from '../pronunciation/ssml.js';
+import { spendPauses } from '../pronunciation/pause-budget.js';
 import type { CreditsService, Hold } from '../credits/service.js';
 import type { Synthesizer } from '../speech/synthesizer.js';
 import type {
@@ -162,7 +163,7 @@ export class SynthesisService {
       if (settled !== base) profile = settled;
     }
     // Read (and its pauses held to the budget) before the engines are waited for.
-    const markup = readMarkup(input.text, input.textType, (profile ?? own).pitchHz);
+    const markup = readMarkup(input.text, input.textType, (profile ?? own).pitchHz, input.pauses);
     const speech = await this.host.get();
     const request: SynthesisRequest = {
       text: input.text,
@@ -184,6 +185,7 @@ export class SynthesisService {
       request.timings = true;
       plan = await mapSpeechErrors(async () => speech.prepare(request));
     }
+    if (input.pauses) spendPauses(input.pauses, plan.characters, markup);
     return {
       request,
       voice: info,

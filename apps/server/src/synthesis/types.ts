@@ -10,6 +10,7 @@ import type {
   VoiceProfile,
   VoiceSettingsInput,
 } from '@polyvox/speech';
+import type { PauseTally } from '../pronunciation/pause-budget.js';
 
 /**
  * The types every part of synthesis/ shares (the service, the jobs, the queue, the routes). A leaf: it imports
@@ -47,6 +48,8 @@ export interface TtsInput {
   normalization?: TextNormalization;
   /** `text_type`: `ssml` reads the text as SSML (so does text that opens with `<speak>`); plain text's `<break>`s are read either way. */
   textType?: 'text' | 'ssml';
+  /** A stream's earlier pieces (a realtime socket's): the pause budget holds the stream as a whole; this piece is added. */
+  pauses?: PauseTally;
 }
 
 export interface PronunciationLocator {

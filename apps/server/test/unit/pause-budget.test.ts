@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { errorMessage } from '@polyvox/contracts';
-import { PAUSE_BUDGET, pauseBudgetMs, pausedMs, withinPauseBudget } from '../../src/pronunciation/pause-budget.js';
+import {
+  PAUSE_BUDGET,
+  pauseBudgetMs,
+  pausedMs,
+  spendPauses,
+  withinPauseBudget,
+  type PauseTally,
+} from '../../src/pronunciation/pause-budget.js';
 import { readMarkup } from '../../src/pronunciation/ssml.js';
 import { AppError } from '../../src/platform/errors.js';
 
@@ -69,6 +76,30 @@ describe('the pause budget', () => {
     expect(refusal(`<speak>${'word '.repeat(2_000)}${breaks(7, '10s')}</speak>`)?.params['rule']).toMatch(
       /^pauses may last at most 60 s in all for 8000 characters/,
     );
+  });
+
+  it("holds a stream's pieces to the budget as a whole: breaks alone pass after the words that paid for them", () => {
+    const tally: PauseTally = { characters: 0, pausedMs: 0 };
+    const piece = (text: string) => {
+      const doc = readMarkup(text, undefined, undefined, tally);
+      spendPauses(tally, doc?.characters ?? text.replace(/\s/g, '').length, doc);
+    };
+    // 100 characters of words, then breaks of 3 s in pieces of their own: 53 s earned.
+    piece('word '.repeat(25));
+    for (let i = 0; i < 17; i++) piece('<break time="3s" />');
+    expect(tally).toEqual({ characters: 100, pausedMs: 51_000 });
+    expect(() => piece('<break time="3s" />')).toThrow(/^VALIDATION_FAILED$/);
+    try {
+      piece('<break time="3s" />');
+    } catch (e) {
+      expect((e as AppError).params['rule']).toBe(
+        'pauses may last at most 2 s in all for 100 characters (3 s and 0.5 s per character, 60 s at most); these last 3 s',
+      );
+    }
+    // More words earn more; one piece never asks for more than the ceiling.
+    piece('more '.repeat(40));
+    expect(() => readMarkup(`x ${'<break time="3s" />'.repeat(21)}`, undefined, undefined, tally)).toThrow();
+    expect(readMarkup(`x ${'<break time="3s" />'.repeat(20)}`, undefined, undefined, tally)).toBeDefined();
   });
 
   it('passes a document with no pause, and plain text without breaks is not markup', () => {
