@@ -197,7 +197,7 @@ export async function pauseMemoryRows(): Promise<BenchRow[]> {
       await sleep(1000);
       const after = await status(pid, 'VmRSS');
       const name = `${c.route} ${c.format}`;
-      table.push({
+      const row = {
         case: name,
         'output MB': Number((bytes / 1e6).toFixed(2)),
         'RSS before MB': Math.round(before / MB),
@@ -206,7 +206,9 @@ export async function pauseMemoryRows(): Promise<BenchRow[]> {
         'after 1 s MB': Math.round(after / MB),
         'children peak MB': Math.round(childPeak / MB),
         s: Number(seconds.toFixed(1)),
-      });
+      };
+      table.push(row);
+      console.log(JSON.stringify(row));
       rows.push({ metric: `peak RSS: ${name}`, value: peak / MB, unit: 'MB' });
       rows.push({ metric: `peak over before: ${name}`, value: (peak - before) / MB, unit: 'MB' });
       rows.push({ metric: `children peak: ${name}`, value: childPeak / MB, unit: 'MB' });
