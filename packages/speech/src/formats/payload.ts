@@ -9,6 +9,7 @@
  * Read as a stream (`push` each chunk, then `end`), holding at most a header or an Ogg page; a whole file is one push.
  */
 import type { LabelledContainer } from './aigc.ts';
+import { id3Size } from './mp3.ts';
 
 const ID3V1 = 128;
 const MAX_U32 = 0xffffffff;
@@ -82,8 +83,7 @@ export class AudioPayload {
         this.inAudio = true;
         break;
       }
-      const size = ((b[6]! & 0x7f) << 21) | ((b[7]! & 0x7f) << 14) | ((b[8]! & 0x7f) << 7) | (b[9]! & 0x7f);
-      const length = 10 + size + (b[5]! & 0x10 ? 10 : 0);
+      const length = id3Size(b);
       if (length > b.length) {
         this.skip = length - b.length;
         return [];
