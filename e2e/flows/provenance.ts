@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { errorMessage } from '@polyvox/contracts';
+import { readAigcValues, wavWithInfo } from '@polyvox/speech/formats';
 import type { Page, Request } from '@playwright/test';
 import { Console, SID_KEY } from '../lib/browser';
 import { ensureSignedIn } from '../lib/account';
@@ -20,6 +21,11 @@ const TITLE: Record<(typeof LANGS)[number], string> = { en: 'Check audio', 'zh-C
 const VERDICT = {
   ours: { en: "Made by this platform's AI", 'zh-CN': '由本平台的 AI 生成', 'zh-TW': '由本平台的 AI 產生' },
   none: { en: 'No mark of this platform found', 'zh-CN': '未发现本平台的标记', 'zh-TW': '未發現本平台的標記' },
+  copied: {
+    en: 'AI label copied from other audio, or altered',
+    'zh-CN': 'AI 标识复制自其他音频，或被改动过',
+    'zh-TW': 'AI 標示複製自其他音訊，或被竄改過',
+  },
 } as const;
 /** Long enough (several seconds) for the watermark's short-clip detector; Flite is the quickest engine. */
 const SPEECH = {
@@ -208,6 +214,36 @@ export function provenanceTests(): void {
       assertEqual(await visitor.getByTestId('check-record').count(), 0, 'no record for a visitor');
     } finally {
       await context.close();
+    }
+  });
+
+  // Needs POST /provenance/verify on the server.
+  test('a label copied from audio made here onto a person’s recording: "copied" in three languages, and no record even for its maker', async () => {
+    const page = env.page;
+    await ensureSignedIn();
+    const made = await madeHere(page);
+    const [label] = readAigcValues(fs.readFileSync(made));
+    assert(label !== undefined, 'the file made here carries its label');
+    const copied = path.join(path.dirname(made), 'copied-label.wav');
+    fs.writeFileSync(copied, wavWithInfo(fs.readFileSync(JFK), [['AIGC', label]]));
+    await env.ui.goto('/app/check');
+    for (const lang of LANGS) {
+      await env.ui.chooseLanguage(lang);
+      const { status, verdict } = await checkFile(page, copied);
+      assertEqual(status, 200, `POST /provenance/verify (${lang})`);
+      assertEqual(verdict, 'copied', `the verdict (${lang})`);
+      assertEqual(await env.ui.text('check-verdict-title'), VERDICT.copied[lang], `the verdict in ${lang}`);
+      assertEqual(await page.getByTestId('check-aigc-integrity').getAttribute('data-valid'), 'false', 'the label does not bind');
+      assertEqual(await page.getByTestId('check-watermark').getAttribute('data-ok'), 'false', 'no watermark');
+      assertEqual(await page.getByTestId('check-record').count(), 0, 'no record, even for the account that made the label');
+    }
+    await env.ui.chooseLanguage('en');
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      await assertFits(page, 'the copied label’s answer at 390px');
+      await shot(page, 'check-phone-copied-label');
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
     }
   });
 }

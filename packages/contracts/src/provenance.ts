@@ -69,7 +69,11 @@ export const ProvenanceVerifyResponse = z
     ai_generated: z.boolean().describe('the server judges the audio was made by this platform'),
     watermark: ProvenanceWatermark,
     aigc: AigcRecord.nullable().describe('the `AIGC` metadata field, when the file carries one'),
-    aigc_valid: z.boolean().describe("the record's integrity code (ReservedCode1) checks out with this server's secret"),
+    aigc_valid: z
+      .boolean()
+      .describe(
+        "the record's integrity code (ReservedCode1) checks out with this server's secret, and the label is this file's: its record holds the hash of this sound, or this server's valid C2PA manifest names it (false for a label copied from other audio)",
+      ),
     c2pa: ProvenanceC2pa.nullable(),
     record: ProvenanceRecord.optional().describe('which synthesis made the audio: only for the account that made it'),
   })

@@ -10,7 +10,7 @@ export async function describeProvenance(
   const lines = [
     `Made by this server: ${yesNo(v.ai_generated)}`,
     `  watermark   ${v.watermark.detected ? `found (score ${v.watermark.score.toFixed(2)}, false-alarm rate ${v.watermark.false_alarm_rate.toExponential(1)})` : 'not found'}${v.watermark.payload_found ? ', payload read' : ''}`,
-    `  AIGC label  ${v.aigc ? `${v.aigc.ProduceID} from ${v.aigc.ContentProducer}, integrity ${v.aigc_valid ? 'checks out' : 'FAILS (edited or not ours)'}` : 'none'}`,
+    `  AIGC label  ${v.aigc ? `${v.aigc.ProduceID} from ${v.aigc.ContentProducer}, integrity ${v.aigc_valid ? 'checks out' : 'FAILS (copied from other audio, edited, or not ours)'}` : 'none'}`,
     `  C2PA        ${v.c2pa ? `${v.c2pa.validation_state} (${v.c2pa.claim_generator ?? 'no generator'})` : 'none'}`,
   ];
   if (v.candidates.length === 0) lines.push('No record of this server matches the file.');

@@ -2,9 +2,20 @@
  * The GB 45438-2025 implicit label's record: the seven fields, with `ReservedCode1` an integrity code over the six
  * others keyed by the server (HMAC-SHA256, first 128 bits in hex), so a label copied from a file and edited is told
  * from one this server wrote. The containers that carry it are written by `@polyvox/speech/formats`.
+ *
+ * The label is bound to its sound by the record: a stream's label leaves before its audio exists, so the code cannot
+ * cover the audio; instead the record keeps the SHA-256 of the sound that left (`AudioDigest`, the bytes without any
+ * label or manifest), and the check compares the file's own with it.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
-import { AIGC_KEYS, AIGC_LABEL_GENERATED, aigcJson, type AigcRecord } from '@polyvox/speech/formats';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import {
+  AIGC_KEYS,
+  AIGC_LABEL_GENERATED,
+  AudioPayload,
+  aigcJson,
+  type AigcRecord,
+  type LabelledContainer,
+} from '@polyvox/speech/formats';
 
 export type UnsealedRecord = Omit<AigcRecord, 'ReservedCode1'>;
 
@@ -37,4 +48,28 @@ export function checkRecord(key: Buffer, record: AigcRecord): boolean {
  */
 export function aigcHeader(record: AigcRecord): string {
   return aigcJson(record).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** The SHA-256 of a file's sound (its container's payload), fed whole or chunk by chunk as a stream leaves. */
+export class AudioDigest {
+  private readonly payload: AudioPayload;
+  private readonly hash = createHash('sha256');
+
+  constructor(container: LabelledContainer) {
+    this.payload = new AudioPayload(container);
+  }
+
+  update(chunk: Uint8Array): this {
+    for (const part of this.payload.push(chunk)) this.hash.update(part);
+    return this;
+  }
+
+  digest(): string {
+    for (const part of this.payload.end()) this.hash.update(part);
+    return this.hash.digest('hex');
+  }
+}
+
+export function audioDigest(bytes: Uint8Array, container: LabelledContainer): string {
+  return new AudioDigest(container).update(bytes).digest();
 }

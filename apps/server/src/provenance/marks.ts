@@ -14,6 +14,11 @@ export class ContentMarks {
     await this.db.insertInto('content_marks').values(row).execute();
   }
 
+  /** The hash of a stream's sound, once it has all left. */
+  async setAudioDigest(produceId: string, sha256: string): Promise<void> {
+    await this.db.updateTable('content_marks').set({ audio_sha256: sha256 }).where('produce_id', '=', produceId).execute();
+  }
+
   /** A clone sample's hash and consent, as its records keep them. */
   sample(id: string): Promise<{ sha256: string | null; consent_at: string } | undefined> {
     return this.db.selectFrom('voice_samples').select(['sha256', 'consent_at']).where('id', '=', id).executeTakeFirst();

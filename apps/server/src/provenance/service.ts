@@ -8,7 +8,7 @@ import type { Kysely } from 'kysely';
 import { withAigc, type AigcRecord, type LabelledContainer } from '@polyvox/speech/formats';
 import type { Database } from '../platform/db/schema.js';
 import { newId } from '../platform/ids.js';
-import { aigcHeader, sealRecord } from './aigc.js';
+import { AudioDigest, aigcHeader, audioDigest, sealRecord } from './aigc.js';
 import type { ProvenanceKeys } from './keys.js';
 import { ContentMarks } from './marks.js';
 import { StreamLabeller } from './stream-label.js';
@@ -108,7 +108,10 @@ export class Provenance {
    */
   async markFile(audio: Buffer, contentType: string, origin: ContentOrigin): Promise<{ mark: ContentMark; audio: Buffer }> {
     const made = await this.newMark(origin);
-    const [labelled] = await Promise.all([this.labelFile(audio, contentType, made.mark), this.record(made)]);
+    // Labelling and signing leave the sound's bytes as they are: the unlabelled file's hash is the labelled one's.
+    const container = containerOf(contentType);
+    const sha256 = container === 'header' ? null : audioDigest(audio, container);
+    const [labelled] = await Promise.all([this.labelFile(audio, contentType, made.mark), this.record(made, sha256)]);
     return { mark: made.mark, audio: labelled };
   }
 
@@ -128,13 +131,16 @@ export class Provenance {
   }
 
   /** The content's row (with a clone sample's hash and consent), which must exist before the content is reachable. */
-  private async record({
-    mark: { produceId, createdAt, origin },
-    sample,
-  }: {
-    mark: ContentMark;
-    sample: SampleOrigin | undefined;
-  }): Promise<void> {
+  private async record(
+    {
+      mark: { produceId, createdAt, origin },
+      sample,
+    }: {
+      mark: ContentMark;
+      sample: SampleOrigin | undefined;
+    },
+    audioSha256: string | null = null,
+  ): Promise<void> {
     await this.marks.insert({
       produce_id: produceId,
       payload: origin.payload,
@@ -151,6 +157,7 @@ export class Provenance {
       sample_sha256: sample?.sha256 ?? null,
       consent_at: sample?.consent_at ?? null,
       created_at: createdAt.toISOString(),
+      audio_sha256: audioSha256,
     });
   }
 
@@ -203,8 +210,14 @@ export class Provenance {
       mark = await this.mark(origin);
       return mark.record;
     });
+    const labelled = labeller.wrap(chunks);
     return {
-      chunks: labeller.wrap(chunks),
+      chunks:
+        container === 'header'
+          ? labelled
+          : digested(labelled, new AudioDigest(container), (sha256) =>
+              mark ? this.marks.setAudioDigest(mark.produceId, sha256) : Promise.resolve(),
+            ),
       header: () => (mark && container === 'header' ? aigcHeader(mark.record) : null),
       /** The stream's record, once its first chunk is out (a socket's WAV header carries it). */
       mark: () => mark,
@@ -226,6 +239,33 @@ async function* labelWhole<T>(
     yield labelled;
     return next.value;
   } finally {
+    await chunks.return(undefined as T);
+  }
+}
+
+/**
+ * A stream's chunks passed on while their sound is hashed; when it ends (whole, or stopped by its reader), the hash
+ * of what left is stored before the generator returns, so a file saved from a finished stream binds at once. A
+ * failed write leaves the record unbound (its label then vouches for nothing; the watermark still names it), never
+ * an error in a stream already delivered.
+ */
+async function* digested<T>(
+  chunks: AsyncGenerator<Buffer, T>,
+  digest: AudioDigest,
+  store: (sha256: string) => Promise<void>,
+): AsyncGenerator<Buffer, T> {
+  let sent = false;
+  try {
+    for (;;) {
+      const next = await chunks.next();
+      if (next.done) return next.value;
+      yield next.value;
+      // Only what the reader took counts: it asks for the next chunk after taking this one.
+      digest.update(next.value);
+      sent = true;
+    }
+  } finally {
+    if (sent) await store(digest.digest()).catch(() => undefined);
     await chunks.return(undefined as T);
   }
 }

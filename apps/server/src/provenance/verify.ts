@@ -1,14 +1,16 @@
 /**
  * The public check of a file (`POST /provenance/verify`): does it carry this server's watermark, its AIGC label
- * (and does the label's integrity code check out), a valid C2PA manifest; and, for the account that made it, which
+ * (and is the label this server's and this sound's), a valid C2PA manifest; and, for the account that made it, which
  * record it was. The watermark is looked for in the sound (the first 30 seconds), so a file whose metadata a
- * re-encode stripped is still recognised.
+ * re-encode stripped is still recognised. A label vouches only when it is bound to the file: its integrity code
+ * checks out and its record's hash of the sound is this file's (or this server's valid manifest, whose hash covers
+ * label and sound, names the same record); a label copied onto other audio is `aigc_valid: false` and names no record.
  */
 import { decodeAudio } from '@polyvox/speech';
 import { parseAigc, readAigcValues, sniffContainer, type AigcRecord } from '@polyvox/speech/formats';
 import { detectInThread, detectionsQueued } from '@polyvox/speech/watermark';
 import { AppError } from '../platform/errors.js';
-import { checkRecord } from './aigc.js';
+import { audioDigest, checkRecord } from './aigc.js';
 import { readC2paInThread, type C2paReport } from './c2pa-read.ts';
 import { GENERATOR } from './c2pa-signer.js';
 import type { MarkRow } from './marks.js';
@@ -65,7 +67,10 @@ export interface Verification {
     validation_state: 'Invalid' | 'Valid' | 'Trusted';
     claim_generator: string | null;
   } | null;
-  /** The records the file points to (by its valid label, else by its watermark payload), before access is checked. */
+  /**
+   * The records the file is bound to (by its bound label or this server's valid manifest, else by its watermark
+   * payload), before access is checked.
+   */
   candidates: MarkRow[];
 }
 
@@ -85,19 +90,31 @@ export async function verifyAudio(
   const values = readAigcValues(bytes);
   // Exactly one field is a label; two that differ are no label anyone can rely on.
   const aigc = values.length === 1 ? parseAigc(values[0]!) : null;
-  const aigcValid = aigc !== null && checkRecord(deps.provenance.aigcKey, aigc);
-  const c2pa = container === 'mp3' || container === 'wav' ? c2paView(await readC2paInThread(bytes, MIME[container])) : null;
+  const report = container === 'mp3' || container === 'wav' ? await readC2paInThread(bytes, MIME[container]) : null;
+  const c2pa = report ? c2paView(report) : null;
   let watermark: WatermarkVerdict = { detected: false, score: 0, falseAlarmRate: 1, payload: null };
   if (deps.detect) {
     const pcm = await decodeAudio(bytes, container === 'opus' ? 'ogg' : (container ?? 'bin'), CHECK_RATE, CHECK_SECONDS);
     watermark = await deps.detect(pcm.samples, pcm.sampleRate);
   }
+  // This server's manifest, valid: its hash covers the whole file but the manifest, so the record it names is bound.
+  const ours = c2pa?.valid === true && (c2pa.claim_generator ?? '').startsWith(GENERATOR.name);
+  const manifested = ours && report?.produceId ? await deps.provenance.marks.byProduceId(report.produceId) : undefined;
+  // The label's own record, when its integrity code checks out; it vouches only for the sound that record was made of.
+  const labelled =
+    aigc !== null && container !== null && checkRecord(deps.provenance.aigcKey, aigc)
+      ? await deps.provenance.marks.byProduceId(aigc.ProduceID)
+      : undefined;
+  const aigcValid =
+    labelled !== undefined &&
+    container !== null &&
+    (labelled.produce_id === manifested?.produce_id ||
+      (labelled.audio_sha256 !== null && labelled.audio_sha256 === audioDigest(bytes, container)));
   let candidates: MarkRow[] = [];
-  const labelled = aigcValid ? await deps.provenance.marks.byProduceId(aigc.ProduceID) : undefined;
-  if (labelled) candidates = [labelled];
+  if (aigcValid) candidates = [labelled];
+  else if (manifested) candidates = [manifested];
   // A payload names the content: every rendering of it (a cached replay carries the first one's) is a candidate.
   else if (watermark.payload !== null) candidates = await deps.provenance.marks.byPayload(watermark.payload, 50);
-  const ours = c2pa?.valid === true && (c2pa.claim_generator ?? '').startsWith(GENERATOR.name);
   return {
     ai_generated: watermark.detected || aigcValid || ours,
     watermark: {

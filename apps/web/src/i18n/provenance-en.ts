@@ -16,6 +16,9 @@ export const provenanceEn = {
     verdict: {
       ours: "Made by this platform's AI",
       oursBody: 'This audio carries marks that this platform puts only into the speech it generates.',
+      copied: 'AI label copied from other audio, or altered',
+      copiedBody:
+        'The file carries an AI label, but the label does not match this sound: it was copied from other audio, changed, or written by another service. Neither the watermark nor a valid signed manifest ties this file to this platform, so the label proves nothing about it.',
       labelled: 'Labelled as AI-generated, but not confirmed as made here',
       labelledBody:
         'The file carries an AI label, but not a mark this platform can confirm as its own: it may come from another service, or the label may have been copied or changed.',
@@ -43,7 +46,8 @@ export const provenanceEn = {
       hint: 'The metadata field “AIGC” that China’s national standard asks every AI-generated file to carry.',
       absent: 'The file carries no AIGC field. Converting or editing a file often removes it.',
       valid: 'Integrity check passed: this platform wrote the label and it has not been changed.',
-      invalid: 'Integrity check failed: this platform did not write the label, or it was changed afterwards.',
+      invalid:
+        'Integrity check failed: the label does not match this sound. It was copied from other audio, the file was re-encoded or edited, or this platform did not write it.',
       field: 'Field',
       value: 'Value',
       meaning: 'Meaning',

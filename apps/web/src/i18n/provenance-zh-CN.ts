@@ -16,6 +16,9 @@ export const provenanceZhCN: ProvenanceMessages = {
     verdict: {
       ours: '由本平台的 AI 生成',
       oursBody: '这段音频带有本平台只在其生成的语音中加入的标记。',
+      copied: 'AI 标识复制自其他音频，或被改动过',
+      copiedBody:
+        '文件带有 AI 标识，但标识与这段声音不符：它是从其他音频复制来的、被改动过，或由其他服务写入。声音中的水印和有效的签名清单都不能把此文件与本平台联系起来，因此这个标识不能说明它的来源。',
       labelled: '标注为 AI 生成，但无法确认来自本平台',
       labelledBody: '文件带有 AI 标识，但不是本平台能确认的自有标记：它可能来自其他服务，或标识被复制或改动过。',
       none: '未发现本平台的标记',
@@ -41,7 +44,7 @@ export const provenanceZhCN: ProvenanceMessages = {
       hint: '国家标准要求每个 AI 生成文件都带有的元数据字段“AIGC”。',
       absent: '文件中没有 AIGC 字段。转换或编辑文件常会去掉它。',
       valid: '完整性校验通过：该标识由本平台写入，且未被改动。',
-      invalid: '完整性校验未通过：该标识不是本平台写入的，或写入后被改动过。',
+      invalid: '完整性校验未通过：标识与这段声音不符。它是从其他音频复制来的，或文件被重新编码、编辑过，或不是本平台写入的。',
       field: '字段',
       value: '值',
       meaning: '含义',

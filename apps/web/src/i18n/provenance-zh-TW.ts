@@ -16,6 +16,9 @@ export const provenanceZhTW: ProvenanceMessages = {
     verdict: {
       ours: '由本平台的 AI 產生',
       oursBody: '這段音訊帶有本平台只在其產生的語音中加入的標記。',
+      copied: 'AI 標示複製自其他音訊，或被竄改過',
+      copiedBody:
+        '檔案帶有 AI 標示，但標示與這段聲音不符：它是從其他音訊複製來的、被竄改過，或由其他服務寫入。聲音中的浮水印和有效的簽署資訊清單都無法把此檔案與本平台連結起來，因此這個標示不能說明它的來源。',
       labelled: '標示為 AI 產生，但無法確認來自本平台',
       labelledBody: '檔案帶有 AI 標示，但不是本平台能確認的自有標記：它可能來自其他服務，或標示被複製或竄改過。',
       none: '未發現本平台的標記',
@@ -41,7 +44,7 @@ export const provenanceZhTW: ProvenanceMessages = {
       hint: '中國國家標準要求每個 AI 產生檔案都帶有的中繼資料欄位「AIGC」。',
       absent: '檔案中沒有 AIGC 欄位。轉換或編輯檔案常會移除它。',
       valid: '完整性驗證通過：此標示由本平台寫入，且未被竄改。',
-      invalid: '完整性驗證未通過：此標示不是本平台寫入的，或寫入後被竄改過。',
+      invalid: '完整性驗證未通過：標示與這段聲音不符。它是從其他音訊複製來的，或檔案被重新編碼、編輯過，或不是本平台寫入的。',
       field: '欄位',
       value: '值',
       meaning: '含義',

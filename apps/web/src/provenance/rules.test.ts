@@ -16,18 +16,23 @@ const C2PA = { present: true, valid: true, validation_state: 'Valid' as const, c
 
 describe('chooseVerdict', () => {
   it('made here whenever the server says so, whatever the metadata', () => {
-    expect(chooseVerdict({ ai_generated: true, aigc: null, c2pa: null })).toBe('ours');
-    expect(chooseVerdict({ ai_generated: true, aigc: AIGC, c2pa: C2PA })).toBe('ours');
+    expect(chooseVerdict({ ai_generated: true, aigc: null, aigc_valid: false, c2pa: null })).toBe('ours');
+    expect(chooseVerdict({ ai_generated: true, aigc: AIGC, aigc_valid: false, c2pa: C2PA })).toBe('ours');
   });
 
-  it('an AI label the server does not vouch for (failed integrity, another generator) is "labelled", not "ours"', () => {
-    expect(chooseVerdict({ ai_generated: false, aigc: AIGC, c2pa: null })).toBe('labelled');
-    expect(chooseVerdict({ ai_generated: false, aigc: null, c2pa: C2PA })).toBe('labelled');
+  it('an AIGC label that does not bind (copied from other audio, edited) with nothing else tying the file is "copied"', () => {
+    expect(chooseVerdict({ ai_generated: false, aigc: AIGC, aigc_valid: false, c2pa: null })).toBe('copied');
+    // The manifest a copied ID3 tag brings along does not change it.
+    expect(chooseVerdict({ ai_generated: false, aigc: AIGC, aigc_valid: false, c2pa: { ...C2PA, valid: false } })).toBe('copied');
+  });
+
+  it("another generator's manifest the server does not vouch for is 'labelled', not 'ours'", () => {
+    expect(chooseVerdict({ ai_generated: false, aigc: null, aigc_valid: false, c2pa: C2PA })).toBe('labelled');
   });
 
   it('nothing found: a manifest reported absent counts as nothing', () => {
-    expect(chooseVerdict({ ai_generated: false, aigc: null, c2pa: null })).toBe('none');
-    expect(chooseVerdict({ ai_generated: false, aigc: null, c2pa: { ...C2PA, present: false } })).toBe('none');
+    expect(chooseVerdict({ ai_generated: false, aigc: null, aigc_valid: false, c2pa: null })).toBe('none');
+    expect(chooseVerdict({ ai_generated: false, aigc: null, aigc_valid: false, c2pa: { ...C2PA, present: false } })).toBe('none');
   });
 });
 

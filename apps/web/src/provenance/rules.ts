@@ -35,14 +35,17 @@ export function checkAudioFile(file: { name: string; type: string; size: number 
 }
 
 /**
- * The headline: made here (the server's verdict), labelled as AI by something this platform cannot
- * vouch for (a label whose integrity code fails, another generator's manifest), or nothing found.
- * Nothing found never means "made by a person": the page says so.
+ * The headline: made here (the server's verdict); an AIGC label the server does not vouch for, with
+ * nothing else tying the file to this platform ("copied": the label does not match this sound, as
+ * one copied from other audio, edited, or another service's); labelled as AI by a manifest this
+ * platform cannot vouch for; or nothing found. Nothing found never means "made by a person": the page
+ * says so.
  */
-export type Verdict = 'ours' | 'labelled' | 'none';
+export type Verdict = 'ours' | 'copied' | 'labelled' | 'none';
 
-export function chooseVerdict(answer: Pick<Verification, 'ai_generated' | 'aigc' | 'c2pa'>): Verdict {
+export function chooseVerdict(answer: Pick<Verification, 'ai_generated' | 'aigc' | 'aigc_valid' | 'c2pa'>): Verdict {
   if (answer.ai_generated) return 'ours';
+  if (answer.aigc && !answer.aigc_valid) return 'copied';
   if (answer.aigc || answer.c2pa?.present) return 'labelled';
   return 'none';
 }

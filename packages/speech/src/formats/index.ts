@@ -37,3 +37,4 @@ export {
   readOpusComments,
 } from './aigc.ts';
 export type { AigcKey, AigcRecord, LabelledContainer } from './aigc.ts';
+export { AudioPayload, audioPayload } from './payload.ts';

@@ -487,6 +487,12 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0014_content_marks_audio': {
+    async up(db: Kysely<unknown>) {
+      // The hash of the sound a record's label was written on: a label copied onto other audio no longer binds.
+      await db.schema.alterTable('content_marks').addColumn('audio_sha256', 'text').execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

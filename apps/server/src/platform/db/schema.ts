@@ -324,6 +324,12 @@ export interface ContentMarksTable {
   sample_sha256: string | null;
   consent_at: string | null;
   created_at: string;
+  /**
+   * SHA-256 (hex) of the sound as it left (`AudioPayload`: the bytes without labels or manifests), which binds the
+   * file's AIGC label to it; written with the row for a whole file, when a stream ends for a stream; null for raw
+   * samples and for records older than migration 0014.
+   */
+  audio_sha256: string | null;
 }
 
 /** A pronunciation dictionary (see migration 0013): an account's, or the operator's shared one (`account_id` null). */

@@ -8,6 +8,7 @@ import { falseAlarmOdds, formatCount, type Verdict } from '../../provenance/rule
 
 const VERDICT_LOOK: Record<Verdict, { color: string; icon: ReactNode }> = {
   ours: { color: 'violet', icon: <IconShieldCheck size={28} /> },
+  copied: { color: 'red', icon: <IconAlertTriangle size={28} /> },
   labelled: { color: 'orange', icon: <IconAlertTriangle size={28} /> },
   none: { color: 'gray', icon: <IconHelpCircle size={28} /> },
 };
