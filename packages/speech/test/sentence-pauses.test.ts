@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeWav } from '../src/dsp/pcm.ts';
 import { createLocalEngines } from '../src/engines/local.ts';
 import { endOf, PAUSE_MS, sentenceEnds } from '../src/pipeline/pauses.ts';
-import { makePlan } from '../src/pipeline/plan.ts';
-import { createSpeech, type Speech, type SynthesisRequest } from '../src/speech.ts';
+import { makePlan, type SynthesisRequest } from '../src/pipeline/plan.ts';
+import { createSpeech, type Speech } from '../src/speech.ts';
 import type { MarkupDocument } from '../src/text/markup.ts';
 import { longestPause, nativeRendering } from './support/pauses.ts';
 
