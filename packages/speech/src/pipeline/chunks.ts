@@ -134,5 +134,8 @@ function joined(
   const shift = (lead - from) / rate;
   const end = (lead + to - from) / rate;
   const moved = (t: number) => Math.min(end, Math.max(lead / rate, t + shift));
-  return { samples: out, words: shift || to < samples.length ? words?.map((w) => ({ ...w, start: moved(w.start), end: moved(w.end) })) : words };
+  return {
+    samples: out,
+    words: shift || to < samples.length ? words?.map((w) => ({ ...w, start: moved(w.start), end: moved(w.end) })) : words,
+  };
 }
