@@ -312,6 +312,8 @@ async function main() {
   if (only === 'c2pa') return report(started, await (await import('./c2pa.js')).c2paRows(), 'c2pa');
   // `--only timings`: the generic aligner's error against eSpeak NG's own word events, and what timings cost per engine.
   if (only === 'timings') return report(started, await (await import('./timings.js')).timingsRows(), 'timings');
+  // `--only pauses`: the silence between sentences (and at a clause, a comma, a paragraph) per engine, native and Polyvox's.
+  if (only === 'pauses') return report(started, await (await import('./pauses.js')).pausesRows(), 'pauses');
   // `--only pronunciation`: the pronunciation test set per built-in engine (eSpeak NG judged by the phonemes it speaks).
   if (only === 'pronunciation')
     return report(started, await (await import('./pronunciation.js')).pronunciationRows(), 'pronunciation');

@@ -38,8 +38,6 @@ const STRENGTHS = new Map([
 /** The longest `<break>` an SSML document may ask for; ElevenLabs' breaks in plain text stop at 3 s, as its own do. */
 const SSML_MAX_BREAK_MS = 10_000;
 const PLAIN_MAX_BREAK_MS = 3_000;
-/** The pause a paragraph ends with. */
-const PARAGRAPH_MS = 500;
 
 const RATES = new Map([
   ['x-slow', 0.5],
@@ -165,18 +163,27 @@ class Builder {
     this.charged += charged;
   }
 
-  /** Ends the part being written (its settings are those in force while it was) with a pause after it. */
-  cut(settings: Settings, pauseMs = 0): void {
+  /**
+   * Ends the part being written (its settings are those in force while it was) with a pause after it, or at a
+   * sentence's or paragraph's end (`</s>`, `</p>`: the speech plan's pause for it, unless a break gives one).
+   */
+  cut(settings: Settings, pauseMs = 0, boundary?: MarkupPart['boundary']): void {
     if (this.written.length === this.partStart) {
       // Nothing written since the last cut: a pause joins the one before (two breaks in a row add up).
       const last = this.doc.parts.at(-1);
+      if (last && boundary && last.boundary !== 'paragraph') last.boundary = boundary;
       if (!pauseMs) return;
       if (last) {
         last.pauseMs = (last.pauseMs ?? 0) + pauseMs;
         return;
       }
     }
-    const part: MarkupPart = { end: this.written.length, ...settings, ...(pauseMs ? { pauseMs } : {}) };
+    const part: MarkupPart = {
+      end: this.written.length,
+      ...settings,
+      ...(pauseMs ? { pauseMs } : {}),
+      ...(boundary ? { boundary } : {}),
+    };
     if (part.rate === 1) delete part.rate;
     this.doc.parts.push(part);
     this.partStart = this.written.length;
@@ -405,11 +412,13 @@ export function parseSsml(text: string, baseHz = 120): MarkupDocument {
       case 'lang':
       case 'prosody':
       case 'emphasis':
-      case 's':
         b.cut(open.settings);
         break;
+      case 's':
+        b.cut(open.settings, 0, 'sentence');
+        break;
       case 'p':
-        b.cut(open.settings, PARAGRAPH_MS);
+        b.cut(open.settings, 0, 'paragraph');
         break;
       case 'phoneme':
         if (to > from)

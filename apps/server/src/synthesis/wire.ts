@@ -109,6 +109,7 @@ const markupSchema = z.object({
       pitch: z.number().optional(),
       volume: z.number().optional(),
       pauseMs: z.number().optional(),
+      boundary: z.enum(['sentence', 'paragraph']).optional(),
     }),
   ),
   marks: z.array(z.object({ name: z.string(), at: z.number() })),

@@ -32,13 +32,18 @@ function source(text: string, doc: MarkupDocument): string {
 }
 
 describe('SSML: every tag of the subset', () => {
-  it('speak, p, s: the text between the tags, a part per sentence and paragraph, a pause after a paragraph', () => {
+  it('speak, p, s: the text between the tags, a part per sentence and paragraph, each ending a sentence or a paragraph', () => {
     const doc = parseSsml('<speak><p><s>One.</s><s>Two.</s></p><p>Three.</p></speak>');
     expect(doc.written).toBe('One.Two.Three.');
-    expect(doc.parts.map((p) => [p.end, p.pauseMs ?? 0])).toEqual([
-      [4, 0],
-      [8, 500],
-      [14, 500],
+    expect(doc.parts.map((p) => [p.end, p.pauseMs ?? 0, p.boundary])).toEqual([
+      [4, 0, 'sentence'],
+      [8, 0, 'paragraph'],
+      [14, 0, 'paragraph'],
+    ]);
+    // An empty paragraph adds no pause of its own; a break before a paragraph's end is the pause there.
+    expect(parseSsml('<speak><p>One.</p><p></p><p>Two.<break time="2s"/></p></speak>').parts).toEqual([
+      { end: 4, boundary: 'paragraph' },
+      { end: 8, pauseMs: 2000, boundary: 'paragraph' },
     ]);
     // Two pauses in a row add up.
     expect(parseSsml('<speak>a<break time="1s"/><break time="2s"/>b</speak>').parts.map((p) => p.pauseMs ?? 0)).toEqual([

@@ -17,7 +17,7 @@ export interface CacheKeyInput {
   aiLabel?: AiLabel;
   /** A marked-up plan's per-sentence settings (absent: the key of plain text is unchanged). */
   parts?: unknown[];
-  /** Bump when the pipeline's output changes, so old entries stop matching. */
+  /** Bump when the pipeline's output changes, so old entries stop matching (2: the pauses between sentences). */
   version?: number;
 }
 
@@ -36,7 +36,7 @@ function canonical(v: unknown): string {
 
 export function cacheKey(input: CacheKeyInput): string {
   return createHash('sha256')
-    .update(canonical({ ...input, version: input.version ?? 1 }))
+    .update(canonical({ ...input, version: input.version ?? 2 }))
     .digest('hex');
 }
 

@@ -9,6 +9,7 @@ import type { SynthesisJob } from '../pool/protocol.ts';
 import { runEngine } from './run-engine.ts';
 import { SILENT_DB } from '../text/markup.ts';
 import { MAX_SPEED, MIN_SPEED, type Plan } from './plan.ts';
+import { endOf, pauseMs, soundBounds } from './pauses.ts';
 
 export interface SentenceAudio extends PcmChunk {
   index: number;
@@ -22,6 +23,11 @@ export interface ChunkContext {
   /** Engines that run in this thread. */
   remoteEngines: ReadonlyMap<string, Engine>;
   sampleRate: number;
+}
+
+/** The speed a sentence of a plan is spoken at: the request's, times its markup's rate. */
+function speedOf(plan: Plan, index: number): number {
+  return Math.min(MAX_SPEED, Math.max(MIN_SPEED, plan.speed * (plan.parts?.[index]?.rate ?? 1)));
 }
 
 /** The unit of work for one sentence of a plan (`index`: its place, for a marked-up plan's own settings). */
@@ -39,7 +45,7 @@ export function sentenceJob(
     voice,
     text,
     language: part?.language ?? plan.language,
-    speed: Math.min(MAX_SPEED, Math.max(MIN_SPEED, plan.speed * (part?.rate ?? 1))),
+    speed: speedOf(plan, index),
     pitch: Math.min(24, Math.max(-24, plan.pitch + (part?.pitch ?? 0))),
     profile: part?.profile ?? plan.profile,
     sampleRate: ctx.sampleRate,
@@ -98,28 +104,38 @@ export async function* synthesizeChunks(
     const result = await inFlight.shift()!;
     // A stream's first sentence is encoded and sent before the look-ahead starts (at the next pull).
     if (!(opts.firstAlone && index === 0)) fill();
-    const part = plan.parts?.[index];
-    const { samples, words } = part ? shaped(result.samples, result.sampleRate, result.words, part) : result;
+    const { samples, words } = joined(plan, index, result.samples, result.sampleRate, result.words);
     yield { index, text: plan.sentences[index]!, samples, sampleRate: result.sampleRate, words };
   }
 }
 
 /**
- * A marked-up sentence's volume (after the engine's loudness normalisation, so it is heard) and the silences around
- * it (a `<break>`, a paragraph): the words' times move with the silence before.
+ * A sentence as it goes into the file: its edge silence between sentences trimmed and the pause its ending calls for
+ * after it (`pipeline/pauses.ts`), or the markup's own (a `<break>` replaces it); a marked-up sentence's volume (after
+ * the engine's loudness normalisation, so it is heard) and the lead before the first. The words move with the sound.
  */
-function shaped(
+function joined(
+  plan: Plan,
+  index: number,
   samples: Float32Array,
   rate: number,
   words: PcmChunk['words'],
-  part: { volume?: number; leadMs?: number; pauseMs?: number },
 ): { samples: Float32Array; words: PcmChunk['words'] } {
-  const lead = Math.round(((part.leadMs ?? 0) * rate) / 1000);
-  const pause = Math.round(((part.pauseMs ?? 0) * rate) / 1000);
-  const gain = part.volume === undefined ? 1 : part.volume <= SILENT_DB ? 0 : 10 ** (part.volume / 20);
-  if (!lead && !pause && gain === 1) return { samples, words };
-  const out = new Float32Array(lead + samples.length + pause);
-  for (let i = 0; i < samples.length; i++) out[lead + i] = Math.max(-1, Math.min(1, samples[i]! * gain));
-  const shift = lead / rate;
-  return { samples: out, words: shift ? words?.map((w) => ({ ...w, start: w.start + shift, end: w.end + shift })) : words };
+  const part = plan.parts?.[index];
+  const inner = index < plan.sentences.length - 1;
+  const { from, to } = soundBounds(samples, rate, { lead: index > 0, tail: inner });
+  const after = part?.pauseMs ?? (inner ? pauseMs(plan.ends?.[index] ?? endOf(plan.sentences[index]!), speedOf(plan, index)) : 0);
+  const lead = Math.round(((part?.leadMs ?? 0) * rate) / 1000);
+  const pause = Math.round((after * rate) / 1000);
+  const gain = part?.volume === undefined ? 1 : part.volume <= SILENT_DB ? 0 : 10 ** (part.volume / 20);
+  if (!lead && !pause && gain === 1 && from === 0 && to === samples.length) return { samples, words };
+  const out = new Float32Array(lead + (to - from) + pause);
+  for (let i = from; i < to; i++) out[lead + i - from] = Math.max(-1, Math.min(1, samples[i]! * gain));
+  const shift = (lead - from) / rate;
+  const end = (lead + to - from) / rate;
+  const moved = (t: number) => Math.min(end, Math.max(lead / rate, t + shift));
+  return {
+    samples: out,
+    words: shift || to < samples.length ? words?.map((w) => ({ ...w, start: moved(w.start), end: moved(w.end) })) : words,
+  };
 }

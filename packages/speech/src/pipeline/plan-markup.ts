@@ -11,6 +11,7 @@ import { cleanText, normalizeText } from '../text/normalize.ts';
 import { sayAs } from '../text/say-as.ts';
 import { splitSentences } from '../text/segment.ts';
 import type { VoiceInfo, VoiceProfile } from '../types.ts';
+import { sentenceEnds, strongerEnd, type SentenceEnd } from './pauses.ts';
 
 /** A voice of an engine that speaks a language (`PlanContext.findLanguageVoice`). */
 type FindLanguageVoice = (engine: string, language: string) => VoiceInfo | undefined;
@@ -32,6 +33,7 @@ export interface SentencePart {
 interface MarkupPlan {
   text: string;
   sentences: string[];
+  ends: SentenceEnd[];
   parts: SentencePart[];
   spoken: { text: string; spans: ReplacedSpan[] };
   /** What rules put in beyond the words they replace, not priced (`AppliedLexicon.added`). */
@@ -78,6 +80,7 @@ export function planMarkup(
   },
 ): MarkupPlan {
   const sentences: string[] = [];
+  const ends: SentenceEnd[] = [];
   const parts: SentencePart[] = [];
   const fallbacks: string[] = [];
   const lexSpans: ReplacedSpan[] = [];
@@ -118,7 +121,12 @@ export function planMarkup(
     added += lexicon.added;
     for (const f of lexicon.fallbacks) if (!fallbacks.includes(f)) fallbacks.push(f);
     const text = opts.normalization === 'off' ? cleanText(lexicon.text) : normalizeText(lexicon.text, language);
-    const said = splitSentences(text).map((s) => lexicon.restore(s));
+    const split = splitSentences(text);
+    const said = split.map((s) => lexicon.restore(s));
+    // The part's last sentence ends where the markup says (`</s>`, `</p>`), if that is longer than its punctuation.
+    const partEnds = sentenceEnds(text, split);
+    if (part.boundary && partEnds.length) partEnds.push(strongerEnd(partEnds.pop()!, part.boundary));
+    ends.push(...partEnds);
     const settings: SentencePart = {
       ...spoke,
       ...(part.rate !== undefined && part.rate !== 1 ? { rate: part.rate } : {}),
@@ -129,6 +137,7 @@ export function planMarkup(
       sentences.push(s);
       parts.push({ ...settings, ...(lead && parts.length === 0 ? { leadMs: lead } : {}) });
     }
+    if (part.boundary && !said.length && ends.length) ends.push(strongerEnd(ends.pop()!, part.boundary));
     if (part.pauseMs) {
       const last = parts.at(-1);
       // A pause before any words is the file's lead; one after a part without words joins the sentence before.
@@ -140,6 +149,7 @@ export function planMarkup(
   return {
     text: joinSentences(sentences),
     sentences,
+    ends,
     parts,
     spoken: { text: spoken, spans: composeSpans(doc.spans, lexSpans) },
     added,

@@ -8,6 +8,7 @@ import { unlabelledText, type MarkupDocument } from '../text/markup.ts';
 import { joinSentences, planMarkup, type SentencePart } from './plan-markup.ts';
 import { cleanText, countCharacters, normalizeText } from '../text/normalize.ts';
 import { splitSentences } from '../text/segment.ts';
+import { sentenceEnds, type SentenceEnd } from './pauses.ts';
 import { AUDIO_FORMATS, type AudioFormat, type EngineRequest, type VoiceInfo, type VoiceProfile } from '../types.ts';
 import { AI_LABEL_KINDS, AI_LABEL_POSITIONS, type AiLabel } from './ai-label.ts';
 
@@ -70,6 +71,8 @@ export interface Plan {
   pitch: number;
   text: string;
   sentences: string[];
+  /** How each sentence ends (parallel to `sentences`): the pause after it (`pipeline/pauses.ts`). Absent: by its punctuation. */
+  ends?: SentenceEnd[];
   /** The user's text only: a label's notice is never counted (nor charged). */
   characters: number;
   /** Words of phoneme rules this voice's engine could not speak as phonemes (spoken by their alias, else as written). */
@@ -213,6 +216,7 @@ export function makePlan(req: SynthesisRequest, ctx: PlanContext): Plan {
   const written = lexicon ? lexicon.text : req.text;
   let text = normalization === 'off' ? cleanText(written) : normalizeText(written, language);
   let sentences = splitSentences(text);
+  const ends = sentenceEnds(text, sentences);
   if (lexicon) {
     text = lexicon.restore(text);
     sentences = sentences.map((s) => lexicon.restore(s));
@@ -222,6 +226,7 @@ export function makePlan(req: SynthesisRequest, ctx: PlanContext): Plan {
     ...common,
     text,
     sentences,
+    ends,
     pronunciationFallbacks: lexicon?.fallbacks ?? [],
     ...(lexicon && lexicon.matches > 0 ? { spoken: lexicon.spoken } : {}),
   };

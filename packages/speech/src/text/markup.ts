@@ -32,8 +32,10 @@ export interface MarkupPart {
   pitch?: number;
   /** Gain in dB; `SILENT_DB` and below: silent. */
   volume?: number;
-  /** Silence after it, in milliseconds. */
+  /** Silence after it, in milliseconds (replacing the pause its ending would have). */
   pauseMs?: number;
+  /** It ends a sentence (`</s>`) or a paragraph (`</p>`): the pause after it is at least theirs (`pipeline/pauses.ts`). */
+  boundary?: 'sentence' | 'paragraph';
 }
 
 export interface MarkupDocument {
