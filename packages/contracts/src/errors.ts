@@ -141,6 +141,7 @@ export function formatMessage(template: string, params: Record<string, string | 
 /** The fixed rules VALIDATION_FAILED names, in Chinese; a rule not listed (a schema's own wording) is shown as written. */
 const RULES = new Map<string, { 'zh-CN': string; 'zh-TW': string }>([
   ['must not contain NUL characters', { 'zh-CN': '不能包含 NUL 字符', 'zh-TW': '不能包含 NUL 字元' }],
+  ['must not contain control characters', { 'zh-CN': '不能包含控制字符', 'zh-TW': '不能包含控制字元' }],
   ['must not be empty', { 'zh-CN': '不能为空', 'zh-TW': '不能為空' }],
   ['must be a product id from /products', { 'zh-CN': '须为 /products 中的商品编号', 'zh-TW': '須為 /products 中的商品編號' }],
   ['the free plan is not for sale', { 'zh-CN': '免费版无需购买', 'zh-TW': '免費版無需購買' }],
@@ -271,6 +272,11 @@ const RULE_PATTERNS: { re: RegExp; 'zh-CN': string; 'zh-TW': string }[] = [
     re: /^lexeme (\d+) has neither a phoneme nor an alias$/,
     'zh-CN': '第 $1 个 lexeme 既没有 phoneme 也没有 alias',
     'zh-TW': '第 $1 個 lexeme 既沒有 phoneme 也沒有 alias',
+  },
+  {
+    re: /^lexeme (\d+): must not contain control characters$/,
+    'zh-CN': '第 $1 个 lexeme：不能包含控制字符',
+    'zh-TW': '第 $1 個 lexeme：不能包含控制字元',
   },
   {
     re: /^lexeme (\d+): at most (\d+) characters a string$/,

@@ -3,12 +3,22 @@ import { LIMITS } from './limits.js';
 
 /** ElevenLabs' pronunciation dictionaries: its field names and shapes, so its SDK reads them unchanged. */
 
+/**
+ * What no rule string may hold: control characters (all but tab, line feed and carriage return, which are
+ * whitespace), lone surrogates and U+FFFE/U+FFFF. None has a use in a word or its pronunciation, and none can be
+ * written in XML, so a version holding one could not be downloaded as a PLS file.
+ */
+// eslint-disable-next-line no-control-regex
+export const RULE_CONTROL_CHARACTERS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\uFFFE\uFFFF]|\p{Cs}/u;
+export const NO_CONTROL_CHARACTERS = 'must not contain control characters';
+
 const ruleString = (what: string) =>
   z
     .string()
     .min(1)
     .max(LIMITS.pronunciationRuleMaxLength)
-    .refine((s) => s.trim() !== '', `${what} must not be blank`);
+    .refine((s) => s.trim() !== '', `${what} must not be blank`)
+    .refine((s) => !RULE_CONTROL_CHARACTERS.test(s), NO_CONTROL_CHARACTERS);
 
 const ruleCommon = {
   string_to_replace: ruleString('string_to_replace'),
@@ -101,9 +111,15 @@ export const DictionaryMetadata = z
   .meta({ id: 'PronunciationDictionary' });
 
 /** The rules as answered (the request's shapes; a phoneme rule keeps its PLS alias, when it had one, in `alias`). */
+// (Strings as stored: a rule saved before control characters were refused is still answered.)
 export const RuleOut = z.union([
-  PronunciationAliasRule,
-  PronunciationPhonemeRule.extend({ alphabet: z.string(), alias: z.string().optional() }),
+  PronunciationAliasRule.extend({ string_to_replace: z.string(), alias: z.string() }),
+  PronunciationPhonemeRule.extend({
+    string_to_replace: z.string(),
+    phoneme: z.string(),
+    alphabet: z.string(),
+    alias: z.string().optional(),
+  }),
 ]);
 
 export const DictionaryWithRules = DictionaryMetadata.extend({ rules: z.array(RuleOut) });

@@ -76,11 +76,7 @@ function describeOrder(order: OrderRow, email: string | null, payments: PaymentL
 }
 
 /** What the server finds in MODELS_DIR: each model with its voices, and each folder skipped with the file at fault. */
-function listModels(modelsDir: string | undefined, io: Io): number {
-  if (!modelsDir) {
-    io.err('MODELS_DIR is not set.');
-    return EXIT.usage;
-  }
+function listModels(modelsDir: string, io: Io): number {
   const { models, problems } = scanModelsDir(modelsDir);
   for (const m of models) {
     const voices = m.speakers.map((s) => `${s.name}${s.gender === 'neutral' ? '' : ` (${s.gender})`}`);

@@ -1,6 +1,7 @@
 /**
  * `npm run models -- list | add NAME | remove NAME | verify`: the catalogue's text-to-speech models
- * (apps/server/content/models-catalogue.json), installed into MODELS_DIR. MODELS_MIRROR replaces the
+ * (apps/server/content/models-catalogue.json), installed into MODELS_DIR (unset: DATA_DIR/models, where the
+ * server looks by default). MODELS_MIRROR replaces the
  * official release servers. A running server picks a model added or removed up by itself (it polls
  * MODELS_DIR); nothing else needs to be told.
  */
@@ -18,7 +19,7 @@ const USAGE = `Usage: npm run models -- <command>
                  into MODELS_DIR; its licence is shown first and stored with it
   remove <name>  delete an installed model
   verify         re-check the digests recorded at install and each model's layout
-Settings: MODELS_DIR (where models live), MODELS_MIRROR (a base URL to download from instead of the official releases)`;
+Settings: MODELS_DIR (where models live; unset: DATA_DIR/models, which the server reads by default), MODELS_MIRROR (a base URL to download from instead of the official releases)`;
 
 export interface ModelsOptions {
   catalogue?: Catalogue;
@@ -44,10 +45,6 @@ export async function runModels(
   let ctx: ModelsContext;
   try {
     const config = loadConfig(env);
-    if (!config.MODELS_DIR) {
-      io.err('MODELS_DIR is not set: it is the folder the models are installed in.');
-      return EXIT.usage;
-    }
     ctx = {
       modelsDir: config.MODELS_DIR,
       catalogue: options.catalogue ?? loadCatalogue(),

@@ -1,3 +1,4 @@
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { provenanceKeys } from '../provenance/keys.js';
 import { loadSecret } from '../platform/secret.js';
@@ -5,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { Redis } from 'ioredis';
 import { LIMITS } from '@polyvox/contracts';
-import type { Config } from '../platform/config.js';
+import { defaultModelsDir, type Config } from '../platform/config.js';
 import { migrate, openDatabase, type Db } from '../platform/db/database.js';
 import { localStorage, type Storage } from '../platform/storage.js';
 import { s3Storage } from '../platform/s3-storage.js';
@@ -106,6 +107,8 @@ export const speechResource = (
   open() {
     // Several processes share one synthesis cache through Redis (an index) and storage (the audio).
     const audioCache = redis ? sharedAudioCache(redis, config.REDIS_PREFIX, storage, config.SYNTHESIS_CACHE_SECONDS) : null;
+    // The default models folder is made empty on first start (an operator's own MODELS_DIR that is missing is reported).
+    if (config.MODELS_DIR === defaultModelsDir(config.DATA_DIR)) mkdirSync(config.MODELS_DIR, { recursive: true, mode: 0o700 });
     const speech = new SpeechHost({
       // Every sample encoded carries the watermark, keyed from the secret every process of a deployment shares.
       watermark: { key: provenanceKeys(loadSecret(config.SECRET, config.DATA_DIR)).watermark },
@@ -117,7 +120,7 @@ export const speechResource = (
       ...(config.SPEECH_WORKERS ? { poolSize: config.SPEECH_WORKERS } : {}),
       // A worker process has no API to keep responsive: its threads are SPEECH_WORKERS exactly, unless asked otherwise.
       interactiveLane: config.SPEECH_INTERACTIVE_LANE ?? config.ROLE !== 'worker',
-      ...(config.MODELS_DIR ? { modelsDir: config.MODELS_DIR } : {}),
+      modelsDir: config.MODELS_DIR,
       remote: {
         ...(config.OPENAI_TTS_URL && config.OPENAI_TTS_KEY
           ? {

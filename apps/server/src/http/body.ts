@@ -48,11 +48,14 @@ function findNul(value: unknown, path: string[], depth = 0): Found {
 /** One guard for every route, before its schema: a NUL anywhere in params, query or body is a 400 naming the field. */
 export function refuseNul(app: FastifyInstance): void {
   app.addHook('preValidation', async (request: FastifyRequest) => {
-    for (const part of [request.params, request.query, request.body]) {
-      const found = findNul(part, []);
-      if (found) throw new AppError('VALIDATION_FAILED', { field: found.field, rule: 'must not contain NUL characters' });
-    }
+    for (const part of [request.params, request.query, request.body]) refuseNulIn(part);
   });
+}
+
+/** Throws VALIDATION_FAILED naming the first field of `value` that holds a NUL: for fields read apart (multipart). */
+export function refuseNulIn(value: unknown): void {
+  const found = findNul(value, []);
+  if (found) throw new AppError('VALIDATION_FAILED', { field: found.field, rule: 'must not contain NUL characters' });
 }
 
 /**

@@ -38,6 +38,7 @@ const ConfigSchema = z.object({
       }
     })
     .optional(),
+  /** Folder of neural voice models; unset: `models` in DATA_DIR (where `npm run models -- add` installs by default). */
   MODELS_DIR: z.string().optional(),
   /** Base URL `npm run models -- add` downloads from, in place of the official releases (a mirror keeps their paths). */
   MODELS_MIRROR: z.string().url().optional(),
@@ -172,8 +173,9 @@ const ConfigSchema = z.object({
 });
 
 export type RawConfig = z.infer<typeof ConfigSchema>;
-export interface Config extends Omit<RawConfig, 'SENSITIVE_WORDS_FILES'> {
+export interface Config extends Omit<RawConfig, 'SENSITIVE_WORDS_FILES' | 'MODELS_DIR'> {
   DATA_DIR: string;
+  MODELS_DIR: string;
   MAIL_URL: string;
   PUBLIC_URL: string;
   WEB_DIST: string;
@@ -183,6 +185,11 @@ export interface Config extends Omit<RawConfig, 'SENSITIVE_WORDS_FILES'> {
 }
 
 export class ConfigError extends Error {}
+
+/** Where models live when MODELS_DIR is unset: the server reads them there, `npm run models` installs them there. */
+export function defaultModelsDir(dataDir: string): string {
+  return path.join(dataDir, 'models');
+}
 
 const SECRET_SETTINGS = new Set([
   'SECRET',
@@ -225,6 +232,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     DATA_DIR: dataDir,
     // pathToFileURL escapes '#', '?' and '%', which would otherwise cut the path short.
     MAIL_URL: raw.MAIL_URL ?? pathToFileURL(path.join(dataDir, 'outbox')).href,
+    MODELS_DIR: path.resolve(raw.MODELS_DIR || defaultModelsDir(dataDir)),
     PUBLIC_URL: raw.PUBLIC_URL ?? `http://${raw.HOST.includes(':') ? `[${raw.HOST}]` : raw.HOST}:${raw.PORT}`,
     WEB_DIST: path.resolve(raw.WEB_DIST ?? path.join(repoRoot, 'apps/web/dist')),
     CREDITS_CONFIG: path.resolve(raw.CREDITS_CONFIG ?? path.join(repoRoot, 'apps/server/config/credits.json')),

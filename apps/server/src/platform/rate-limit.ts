@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+
 /** Fixed-window counters. The embedded default keeps them in memory; a shared store can replace it. */
 export interface RateLimiter {
   /** Counts one hit; returns 0 when allowed, else the seconds until the window reopens. */
@@ -32,19 +34,29 @@ export interface RedisLike {
   eval(script: string, keys: number, ...args: (string | number)[]): Promise<unknown>;
 }
 
-// INCR and set the expiry on the first hit, atomically; answer the remaining TTL when over the limit.
+// One window per key: its start (by the caller's clock) and its count, so every process and a test's clock
+// agree on when it reopens. The expiry only clears windows nobody hits any more; a counter an older release
+// left (a plain string) is replaced.
 const HIT_SCRIPT = `
-local n = redis.call('INCR', KEYS[1])
-if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-if n > tonumber(ARGV[1]) then return redis.call('PTTL', KEYS[1]) end
+if redis.call('TYPE', KEYS[1]).ok == 'string' then redis.call('DEL', KEYS[1]) end
+local now = tonumber(ARGV[3])
+local ms = tonumber(ARGV[2])
+local start = tonumber(redis.call('HGET', KEYS[1], 'start'))
+if not start or now - start >= ms or now < start then
+  redis.call('HSET', KEYS[1], 'start', now, 'count', 1)
+  redis.call('PEXPIRE', KEYS[1], ms)
+  return 0
+end
+local n = redis.call('HINCRBY', KEYS[1], 'count', 1)
+if n > tonumber(ARGV[1]) then return start + ms - now end
 return 0`;
 
 /** Shared counters for several server processes, kept in Redis (REDIS_URL). */
-export function redisRateLimiter(redis: RedisLike, prefix: string): RateLimiter {
+export function redisRateLimiter(redis: RedisLike, prefix: string, now: () => number = Date.now): RateLimiter {
   return {
     async hit(key, limit, windowSeconds) {
-      const ttl = Number(await redis.eval(HIT_SCRIPT, 1, prefix + key, limit, windowSeconds * 1000));
-      return ttl > 0 ? Math.max(1, Math.ceil(ttl / 1000)) : 0;
+      const left = Number(await redis.eval(HIT_SCRIPT, 1, prefix + key, limit, windowSeconds * 1000, now()));
+      return left > 0 ? Math.max(1, Math.ceil(left / 1000)) : 0;
     },
   };
 }
@@ -92,29 +104,34 @@ export function memoryConcurrencyLimiter(): ConcurrencyLimiter {
   };
 }
 
-// Takes a slot when one is free; the expiry is renewed on every take, so slots a dead process held
-// are given back within `ttl` (the longest a request may run).
+// A slot is a member of a sorted set scored by when it lapses (the caller's clock), so slots a dead process
+// held are given back `ttl` (the longest a request may run) after they were taken.
 const ACQUIRE_SCRIPT = `
-local n = redis.call('INCR', KEYS[1])
+if redis.call('TYPE', KEYS[1]).ok == 'string' then redis.call('DEL', KEYS[1]) end
+local now = tonumber(ARGV[3])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then return 0 end
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[4])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
-if n > tonumber(ARGV[1]) then redis.call('DECR', KEYS[1]) return 0 end
 return 1`;
-const RELEASE_SCRIPT = `
-local n = redis.call('DECR', KEYS[1])
-if n <= 0 then redis.call('DEL', KEYS[1]) end
-return n`;
 
 /** Slots shared by several server processes, kept in Redis (REDIS_URL). */
-export function redisConcurrencyLimiter(redis: RedisLike, prefix: string, ttlSeconds = 600): ConcurrencyLimiter {
+export function redisConcurrencyLimiter(
+  redis: RedisLike,
+  prefix: string,
+  ttlSeconds = 600,
+  now: () => number = Date.now,
+): ConcurrencyLimiter {
   return {
     async acquire(key, limit) {
-      const taken = Number(await redis.eval(ACQUIRE_SCRIPT, 1, prefix + key, limit, ttlSeconds * 1000));
+      const slot = randomUUID();
+      const taken = Number(await redis.eval(ACQUIRE_SCRIPT, 1, prefix + key, limit, ttlSeconds * 1000, now(), slot));
       if (taken !== 1) return null;
       let released = false;
       return () => {
         if (released) return;
         released = true;
-        void redis.eval(RELEASE_SCRIPT, 1, prefix + key).catch(() => undefined);
+        void redis.eval(`return redis.call('ZREM', KEYS[1], ARGV[1])`, 1, prefix + key, slot).catch(() => undefined);
       };
     },
   };

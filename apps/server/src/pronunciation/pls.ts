@@ -6,7 +6,13 @@
  * entity at all; only XML's five predefined ones and character references are decoded here, in the text itself.
  */
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { LIMITS, sizeLimitText, type PronunciationRule } from '@polyvox/contracts';
+import {
+  LIMITS,
+  NO_CONTROL_CHARACTERS,
+  RULE_CONTROL_CHARACTERS,
+  sizeLimitText,
+  type PronunciationRule,
+} from '@polyvox/contracts';
 import { AppError } from '../platform/errors.js';
 import { decodeEntities, readAlphabet, readPhonemes, refuseDtd } from './xml-safety.js';
 
@@ -67,6 +73,9 @@ export function parsePls(bytes: Buffer): StoredRule[] {
     if (graphemes.length === 0) throw invalid(`lexeme ${i + 1} has no grapheme`);
     const phonemes = (lexeme['phoneme'] ?? []) as Node[];
     const aliases = ((lexeme['alias'] ?? []) as Node[]).map(textOf).filter((a) => a !== '');
+    // What the JSON routes refuse in a rule, a file may not bring either (a character reference such as &#1; included).
+    if ([...graphemes, ...aliases, ...phonemes.map(textOf)].some((s) => RULE_CONTROL_CHARACTERS.test(s)))
+      throw invalid(`lexeme ${i + 1}: ${NO_CONTROL_CHARACTERS}`);
     const phonemeNode = phonemes.find((p) => textOf(p) !== '');
     const alias = aliases[0];
     if (!phonemeNode && alias === undefined) throw invalid(`lexeme ${i + 1} has neither a phoneme nor an alias`);
@@ -93,8 +102,22 @@ export function parsePls(bytes: Buffer): StoredRule[] {
   return rules;
 }
 
+/** Characters XML cannot hold (written as U+FFFD), and a carriage return (written as a reference, so it is kept). */
+// eslint-disable-next-line no-control-regex
+const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|\p{Cs}/gu;
+
+/**
+ * Text or an attribute value as XML: escaped, and well-formed whatever it holds. Rules are refused with such
+ * characters; one stored before that (or put into the database by hand) still gives a file every parser reads.
+ */
 function escape(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+  return s
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/\r/g, '&#13;')
+    .replace(NOT_XML, '\uFFFD');
 }
 
 /** A version's rules as a PLS file (case sensitivity and word boundaries are not PLS's: they are left out). */

@@ -18,6 +18,7 @@ import {
   sizeLimitText,
 } from '@polyvox/contracts';
 import { callerOf } from '../http/auth.js';
+import { refuseNulIn } from '../http/body.js';
 import { addElevenLabsErrorDetail } from '../http/error-detail.js';
 import { AppError, isAppError } from '../platform/errors.js';
 import type { PronunciationService } from './service.js';
@@ -101,6 +102,8 @@ export function pronunciationRoutes(deps: PronunciationRoutesDeps): FastifyPlugi
         const caller = callerOf(request);
         const { file, fields } = await plsForm(request);
         if (!fields.has('name')) throw new AppError('PARAMETERS_NEEDED', { field: 'name' });
+        // The form's fields are read here, past the guard every JSON field goes through: the same refusal.
+        refuseNulIn(Object.fromEntries(fields));
         const form = FileForm.safeParse(Object.fromEntries(fields));
         if (!form.success) {
           const issue = form.error.issues[0]!;

@@ -65,14 +65,12 @@ function send(
  */
 async function thenHealthy(t: TestApp, first: () => Promise<Answer>, agent: http.Agent) {
   const refused = await first();
-  const started = Date.now();
+  // A connection left hung would be answered by the request timeout (408), not by the route (200).
   const next = await send(agent, t.url, 'GET', '/healthz', {});
   expect(next.status).toBe(200);
   // Either the connection was closed (and the agent opened a new one) or it was drained and reused.
   if (next.reused) expect(refused.headers.connection).not.toBe('close');
   else expect(refused.headers.connection).toBe('close');
-  // Well under the request timeout of this app (20 s), which is what a hung connection waits for.
-  expect(Date.now() - started).toBeLessThan(10_000);
   return refused;
 }
 
@@ -246,12 +244,10 @@ describe.each(DIALECTS)('a refused request leaves its keep-alive connection usab
     socket.write(
       `POST /uploads HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: multipart/form-data; boundary=${BOUNDARY}\r\ncontent-length: ${10 * 1024 * 1024}\r\nconnection: keep-alive\r\n\r\n--${BOUNDARY}\r\n`,
     );
-    const started = Date.now();
     await closed;
     expect(received).toMatch(/^HTTP\/1\.1 401 /);
     expect(received.toLowerCase()).toContain('connection: close');
     // One answer, not the request timeout's 408 twenty seconds later.
     expect(received.match(/HTTP\/1\.1 /g)).toHaveLength(1);
-    expect(Date.now() - started).toBeLessThan(10_000);
   });
 });

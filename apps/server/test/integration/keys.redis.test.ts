@@ -18,8 +18,7 @@ async function slots(limiter: () => ConcurrencyLimiter) {
   expect(await a.acquire('k', 2)).toBeNull();
   expect(await b.acquire('other', 2)).not.toBeNull();
   one!();
-  one!(); // giving a slot back twice gives back one
-  await new Promise((r) => setTimeout(r, 20));
+  one!(); // giving a slot back twice gives back one (Redis runs one connection's commands in order)
   const three = await b.acquire('k', 2);
   expect(three).not.toBeNull();
   expect(await a.acquire('k', 2)).toBeNull();
@@ -42,11 +41,17 @@ describe('work in flight per key', () => {
   it('counts slots in Redis, shared by several limiters, and lets a dead holder’s slots expire', async () => {
     const p = prefix();
     await slots(() => redisConcurrencyLimiter(redis, p));
-    const short = redisConcurrencyLimiter(redis, prefix(), 1);
-    expect(await short.acquire('dead', 1)).not.toBeNull();
-    expect(await short.acquire('dead', 1)).toBeNull();
-    await new Promise((r) => setTimeout(r, 1100));
-    expect(await short.acquire('dead', 1)).not.toBeNull();
+    let now = 1_000_000;
+    const clocked = redisConcurrencyLimiter(redis, prefix(), 600, () => now);
+    expect(await clocked.acquire('dead', 2)).not.toBeNull();
+    now += 300_000;
+    expect(await clocked.acquire('dead', 2)).not.toBeNull();
+    expect(await clocked.acquire('dead', 2)).toBeNull();
+    now += 299_999;
+    expect(await clocked.acquire('dead', 2)).toBeNull();
+    now += 1; // the first slot's holder has had the longest a request may run
+    expect(await clocked.acquire('dead', 2)).not.toBeNull();
+    expect(await clocked.acquire('dead', 2)).toBeNull();
   });
 });
 

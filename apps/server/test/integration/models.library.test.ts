@@ -3,6 +3,7 @@
  * serving a tiny Kokoro release the test builds): its voices appear in the library, marked neural and,
  * its licence forbidding commercial use, non-commercial, in `/voice` and `/tts/config`; they become
  * the language's first voices and what OpenAI's voice names speak with; `remove` takes them away again.
+ * Neither the server nor the command is told MODELS_DIR: both use DATA_DIR/models.
  */
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -23,7 +24,6 @@ describe.each(DIALECTS)('a catalogue model added and removed while the server ru
   let t: TestApp;
   let c: Client;
   let work: string;
-  let modelsDir: string;
   let server: ReleaseServer;
   let kokoro: Release;
 
@@ -46,7 +46,7 @@ describe.each(DIALECTS)('a catalogue model added and removed while the server ru
     });
     const code = await runModels(
       command,
-      { MODELS_DIR: modelsDir },
+      { DATA_DIR: t.dataDir },
       { out: () => {}, err: (l) => err.push(l), progress: progressTo(() => {}, false) },
       { catalogue },
     );
@@ -57,11 +57,9 @@ describe.each(DIALECTS)('a catalogue model added and removed while the server ru
 
   beforeAll(async () => {
     work = await fs.mkdtemp(path.join(os.tmpdir(), 'polyvox-models-library-'));
-    modelsDir = path.join(work, 'models');
-    await fs.mkdir(modelsDir);
     kokoro = (await buildReleases(path.join(work, 'build'))).find((r) => r.family === 'kokoro')!;
     server = await serveReleases(kokoro.files);
-    t = await startTestApp(dialect, { env: { SPEECH_WORKERS: '1', MODELS_DIR: modelsDir } });
+    t = await startTestApp(dialect, { env: { SPEECH_WORKERS: '1' } });
     c = new Client(t.url);
     await c.anonymous();
   }, 120_000);

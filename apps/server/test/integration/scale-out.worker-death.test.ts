@@ -90,6 +90,27 @@ describe('a worker killed under an interactive request (default timings)', () =>
       .output()
       .split('\n')
       .some((line) => line.includes(reqId) && what.test(line));
+  /** The fields of the process's log line for this request that says `what`. */
+  const line = (proc: ServerProcess, reqId: string, what: string) =>
+    JSON.parse(
+      proc
+        .output()
+        .split('\n')
+        .find((l) => l.includes(reqId) && l.includes(`"${what}"`))!,
+    ) as { time: number; job: string; attempt?: number; ms?: number };
+  /**
+   * The takeover was the API process's, as soon as the dead worker's heartbeat was gone: the other worker ran a new job
+   * (a first attempt under a new id) that the API process queued again, not the dead one's job that the queue's stalled
+   * check (30 to 60 s at the defaults) would have started over.
+   */
+  const takenOverByTheApi = (dead: ServerProcess, taker: ServerProcess, reqId: string) => {
+    const first = line(dead, reqId, 'synthesis taken');
+    const again = line(taker, reqId, 'synthesis taken');
+    expect(again.job).not.toBe(first.job);
+    expect(again.attempt).toBe(1);
+    expect(logged(api, reqId, /synthesis worker lost; queued again/)).toBe(true);
+    return again;
+  };
   const post = (reqId: string, body: unknown) =>
     fetch(`${api.url}/tts`, {
       method: 'POST',
@@ -130,16 +151,7 @@ describe('a worker killed under an interactive request (default timings)', () =>
     expect(audio.toString('ascii', end, end + 4)).toBe('C2PA');
     const taker = workers.find((w) => logged(w, reqId, /synthesis done/));
     expect(taker).toBeDefined();
-    expect(logged(api, reqId, /synthesis worker lost; queued again/)).toBe(true);
-    const taken = JSON.parse(
-      taker!
-        .output()
-        .split('\n')
-        .find((l) => l.includes(reqId) && l.includes('"synthesis taken"'))!,
-    ) as {
-      time: number;
-    };
-    expect(taken.time - stoppedAt).toBeLessThan(15_000);
+    const taken = takenOverByTheApi(stopping, taker!, reqId);
     const charged = Number(res.headers.get('x-credits-charged'));
     expect(await eventually(async () => (await balance()) === before - charged, 200, 25)).toBe(true);
     // The drained run's hold is released by the API as the stopped attempt reports back, which may come after the answer.
@@ -176,21 +188,11 @@ describe('a worker killed under an interactive request (default timings)', () =>
     expect(end).toBeLessThanOrEqual(audio.length);
     expect(audio.toString('ascii', end, end + 4)).toBe('C2PA');
     expect(await decodedSeconds(audio)).toBeGreaterThan(8);
-    expect(logged(survivor, reqId, /synthesis taken/) && logged(survivor, reqId, /synthesis done/)).toBe(true);
-    expect(logged(api, reqId, /synthesis worker lost; queued again/)).toBe(true);
-    // The other worker took it within seconds of the death (the queue's stalled check alone took 30 to 60 s), and the
-    // answer came as soon as its own synthesis was done: what the death cost is the answer's time less that synthesis.
-    const line = (what: string) =>
-      JSON.parse(
-        survivor
-          .output()
-          .split('\n')
-          .find((l) => l.includes(reqId) && l.includes(what))!,
-      ) as { time: number; ms?: number };
-    const takenAfter = line('"synthesis taken"').time - killedAt;
-    const synthesisMs = line('"synthesis done"').ms!;
-    expect(takenAfter).toBeLessThan(15_000);
-    expect(answeredAt - killedAt - synthesisMs).toBeLessThan(15_000);
+    expect(logged(survivor, reqId, /synthesis done/)).toBe(true);
+    // The other worker took it as the API process saw the death, not after the queue's stalled check; what the death
+    // cost is the answer's time less that synthesis (a figure, printed below).
+    const takenAfter = takenOverByTheApi(victim, survivor, reqId).time - killedAt;
+    const synthesisMs = line(survivor, reqId, 'synthesis done').ms!;
     const charged = Number(res.headers.get('x-credits-charged'));
     expect(charged).toBeGreaterThan(0);
     expect(await eventually(async () => (await balance()) === before - charged, 200, 25)).toBe(true);
@@ -231,9 +233,11 @@ describe('a worker killed under an interactive request (default timings)', () =>
     }
     const endedAt = Date.now();
     expect(ended).toBe('error');
-    expect(endedAt - killedAt).toBeLessThan(15_000);
-    // The API process logs the cause as it cuts the response; its line reaches this test's pipe a moment later.
+    // The API process logs the cause as it cuts the response; its line reaches this test's pipe a moment later. It was
+    // cut as the worker's heartbeat was gone (the cause names the worker), not when the queue's stalled check (30 to
+    // 60 s at the defaults) started the job over on another worker ("worker lost mid-stream", naming none).
     expect(await eventually(() => logged(api, reqId, /worker .* lost mid-stream/), 200, 25)).toBe(true);
+    expect(logged(api, reqId, /worker [0-9a-f]{8}-[0-9a-f-]{27} lost mid-stream/)).toBe(true);
     // Nothing charged: the hold released by the API process as the stream failed, not by a later sweep.
     expect(await eventually(async () => (await heldHolds()).length === 0, 100, 50)).toBe(true);
     expect(await balance()).toBe(before);

@@ -47,11 +47,13 @@ describe('admin models', () => {
     expect(out).toEqual(['de_DE-tiny-low  vits  de-DE, de  16000 Hz  found in de_DE-tiny-low.onnx', '  voices: eva, jan']);
     expect(err).toEqual([expect.stringMatching(/^skipped kokoro-half: model\.onnx is not readable/)]);
   });
-  it('says so without MODELS_DIR', async () => {
-    const err: string[] = [];
-    expect(await runAdmin(['models'], { DATA_DIR: dir, LOG_LEVEL: 'silent' }, { out: () => {}, err: (l) => err.push(l) })).toBe(
-      EXIT.usage,
-    );
-    expect(err).toEqual(['MODELS_DIR is not set.']);
+  it('reads DATA_DIR/models without MODELS_DIR, as the server does', async () => {
+    const out: string[] = [];
+    const dataDir = path.join(dir, 'data');
+    mkdirSync(path.join(dataDir, 'models'), { recursive: true }); // made by the server's first start
+    expect(
+      await runAdmin(['models'], { DATA_DIR: dataDir, LOG_LEVEL: 'silent' }, { out: (l) => out.push(l), err: () => {} }),
+    ).toBe(EXIT.ok);
+    expect(out).toEqual([`No models in ${path.join(dataDir, 'models')}.`]);
   });
 });

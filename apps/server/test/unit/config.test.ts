@@ -36,6 +36,8 @@ describe('loadConfig', () => {
     expect(c.SECRET).toBeUndefined();
     expect(c.MAIL_URL).toMatch(/^file:\/\//);
     expect(fileURLToPath(c.MAIL_URL)).toBe(path.join(dataDir, 'outbox'));
+    // Where `npm run models -- add` installs by default.
+    expect(c.MODELS_DIR).toBe(path.join(dataDir, 'models'));
     expect(c.CREDITS_CONFIG).toMatch(/apps[/\\]server[/\\]config[/\\]credits\.json$/);
     // The platform's own list and the one imported from LDNOOBW.
     expect(c.SENSITIVE_WORDS_FILES).toHaveLength(2);
@@ -56,6 +58,9 @@ describe('loadConfig', () => {
       const c = loadConfig({ DATA_DIR: dir });
       expect(c.DATA_DIR).toBe(path.resolve(dir));
       expect(fileURLToPath(c.MAIL_URL)).toBe(path.join(path.resolve(dir), 'outbox'));
+      expect(c.MODELS_DIR).toBe(path.join(path.resolve(dir), 'models'));
+      expect(loadConfig({ DATA_DIR: dir, MODELS_DIR: 'own models' }).MODELS_DIR).toBe(path.resolve('own models'));
+      expect(loadConfig({ DATA_DIR: dir, MODELS_DIR: '' }).MODELS_DIR).toBe(path.join(path.resolve(dir), 'models'));
     },
   );
 

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { discoverModels, readModelRecord } from '@polyvox/speech';
 import { runModels } from '../../src/admin/models-cli.js';
+import { loadConfig } from '../../src/platform/config.js';
 import { parseCatalogue, type Catalogue } from '../../src/admin/models/catalogue.js';
 import { progressTo } from '../../src/admin/models/download.js';
 import { buildReleases, serveReleases, sha256, tarBz2, type Release, type ReleaseServer } from '../support/model-releases.js';
@@ -149,6 +150,35 @@ describe('add installs each layout, and the server finds it', () => {
     const list = (await run(['list'], catalogue)).out.split('\n');
     expect(list[0]).toMatch(/^\* vits-tiny {2}vits {2}en {2}1 voices {2}[\d.]+ kB {2}Apache-2\.0$/);
     expect(list[1]).toMatch(/^ {2}kokoro-tiny-en .* X \(non-commercial\)$/);
+  });
+
+  it('names each licence once, also one whose name already says non-commercial', async () => {
+    const lessac = { name: 'Blizzard 2011 Lessac (non-commercial)', commercial: false };
+    const list = (await run(['list'], catalogueOf([entry(release('vits-tiny'), { licence: lessac })]))).out.split('\n');
+    expect(list[0]).toMatch(/ {2}Blizzard 2011 Lessac \(non-commercial\)$/);
+    // The shipped catalogue: every non-commercial model says so once.
+    const env = { DATA_DIR: path.join(work, 'data-list') };
+    const out: string[] = [];
+    const io = { out: (l: string) => out.push(l), err: () => {}, progress: progressTo(() => {}, false) };
+    expect(await runModels(['list'], env, io)).toBe(0);
+    const models = out.slice(0, -1);
+    expect(models.length).toBeGreaterThan(10);
+    expect(models.filter((l) => l.includes('non-commercial')).length).toBeGreaterThan(0);
+    for (const l of models) expect(l.split('non-commercial').length, l).toBeLessThanOrEqual(2);
+  });
+
+  it('installs into DATA_DIR/models without MODELS_DIR, where the server looks by default', async () => {
+    const r = release('vits-tiny');
+    const catalogue = catalogueOf([entry(r)]);
+    const dataDir = path.join(work, 'data-default');
+    const io = { out: () => {}, err: (l: string) => expect.fail(l), progress: progressTo(() => {}, false) };
+    expect(await runModels(['add', r.name], { DATA_DIR: dataDir }, io, { catalogue })).toBe(0);
+    const serverDir = loadConfig({ DATA_DIR: dataDir }).MODELS_DIR;
+    expect(serverDir).toBe(path.join(dataDir, 'models'));
+    expect(discoverModels(serverDir, path.join(work, 'cache')).models.map((m) => m.id)).toEqual([r.name]);
+    const out: string[] = [];
+    expect(await runModels(['list'], { DATA_DIR: dataDir }, { ...io, out: (l) => out.push(l) }, { catalogue })).toBe(0);
+    expect(out[0]).toMatch(/^\* vits-tiny /);
   });
 });
 

@@ -168,13 +168,18 @@ export async function verifyModels(ctx: ModelsContext): Promise<number> {
   return failed;
 }
 
+/** A licence's name, marked when it does not allow commercial use (once: some names already say so). */
+function licenceLabel(l: { name: string; commercial: boolean }): string {
+  return l.commercial || /non-commercial/i.test(l.name) ? l.name : `${l.name} (non-commercial)`;
+}
+
 export function listCatalogue(ctx: ModelsContext): void {
   for (const m of ctx.catalogue.models.values()) {
     const installed = existsSync(path.join(ctx.modelsDir, m.name));
     const size = m.downloads.reduce((n, d) => n + d.bytes, 0);
     const approx = m.downloads.some((d) => d.approximate) ? '~' : '';
     ctx.io.out(
-      `${installed ? '*' : ' '} ${m.name}  ${m.family}  ${m.languages.join(',')}  ${m.speakers ? `${m.speakers} voices` : 'cloning'}  ${approx}${formatBytes(size)}  ${m.licence.name}${m.licence.commercial ? '' : ' (non-commercial)'}`,
+      `${installed ? '*' : ' '} ${m.name}  ${m.family}  ${m.languages.join(',')}  ${m.speakers ? `${m.speakers} voices` : 'cloning'}  ${approx}${formatBytes(size)}  ${licenceLabel(m.licence)}`,
     );
   }
   ctx.io.out('* installed. ~ size approximate. npm run models -- add NAME installs one.');
