@@ -16,6 +16,7 @@ export { scanModelsDir } from './engines/sherpa-discover.ts';
 export type { ModelProblem, ModelScan } from './engines/sherpa-discover.ts';
 export type { SynthesisRequest, Plan, TextNormalization } from './pipeline/plan.ts';
 export { TEXT_NORMALIZATIONS, spokenText } from './pipeline/plan.ts';
+export { PAUSE_MS, type SentenceEnd } from './pipeline/pauses.ts';
 export { AI_LABEL_KINDS, AI_LABEL_POSITIONS, strongerLabel } from './pipeline/ai-label.ts';
 export type { AiLabel, AiLabelKind, AiLabelPosition } from './pipeline/ai-label.ts';
 export { SpeechError, isSpeechError, SPEECH_ERROR_CODES } from './errors.ts';

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PAUSE_MS } from '@polyvox/speech';
 import { Client } from '../support/client.js';
 import { DIALECTS, type TestApp } from '../support/app.js';
 import { expectError } from '../support/errors.js';
@@ -6,6 +7,8 @@ import { keyedApp } from '../support/sdk.js';
 import { eventually } from '../support/leave.js';
 
 const ESPEAK = 'voice_espeak.en-us';
+/** A break after a sentence is the pause there: it replaces the sentence's own, so the audio grows by the difference. */
+const SENTENCE_PAUSE = PAUSE_MS.sentence / 1000;
 /** Far longer than the word it is given for. */
 const LONG_IPA = 'ˌsuːpəˌkælɪˌfrædʒəlˌɪstɪkˌɛkspiˌælɪˈdoʊʃəs';
 
@@ -32,12 +35,12 @@ describe.each(DIALECTS)('SSML on the synthesis routes (%s)', (dialect) => {
   it('a break makes the audio longer by its time; ElevenLabs’ break in plain text too, capped at 3 s', async () => {
     const plain = seconds(await tts('<speak>Hello there. How are you?</speak>'));
     const broken = seconds(await tts('<speak>Hello there. <break time="2s"/> How are you?</speak>'));
-    expect(broken).toBeGreaterThan(plain + 1.8);
-    expect(broken).toBeLessThan(plain + 2.4);
+    expect(broken).toBeGreaterThan(plain + 2 - SENTENCE_PAUSE - 0.2);
+    expect(broken).toBeLessThan(plain + 2 - SENTENCE_PAUSE + 0.4);
     // Plain text, no text_type: the tag is a pause, not words; a break of 10 s in plain text is 3 s.
     const eleven = seconds(await tts('Hello there. <break time="10s" /> How are you?'));
-    expect(eleven).toBeGreaterThan(plain + 2.8);
-    expect(eleven).toBeLessThan(plain + 3.4);
+    expect(eleven).toBeGreaterThan(plain + 3 - SENTENCE_PAUSE - 0.2);
+    expect(eleven).toBeLessThan(plain + 3 - SENTENCE_PAUSE + 0.4);
     // Streamed, the same pause.
     const streamed = await fetch(`${t.url}/tts`, {
       method: 'POST',
@@ -51,7 +54,7 @@ describe.each(DIALECTS)('SSML on the synthesis routes (%s)', (dialect) => {
     });
     expect(streamed.status).toBe(200);
     const pcmSeconds = Buffer.from(await streamed.arrayBuffer()).length / 2 / 24_000;
-    expect(pcmSeconds).toBeGreaterThan(plain + 1.8);
+    expect(pcmSeconds).toBeGreaterThan(plain + 2 - SENTENCE_PAUSE - 0.2);
   });
 
   it('prosody rate changes the duration; emphasis and volume are accepted', async () => {
@@ -219,7 +222,9 @@ describe.each(DIALECTS)('SSML on the synthesis routes (%s)', (dialect) => {
       expect(res.status).toBe(200);
       return Buffer.from(await res.arrayBuffer()).length;
     };
-    expect(await openai(text)).toBeGreaterThan((await openai('<speak>Hello. Goodbye.</speak>')) + 1.8 * 24_000 * 2);
+    expect(await openai(text)).toBeGreaterThan(
+      (await openai('<speak>Hello. Goodbye.</speak>')) + (2 - SENTENCE_PAUSE - 0.2) * 24_000 * 2,
+    );
     const eleven = async (body: object) => {
       const res = await fetch(`${t.url}/v1/text-to-speech/${ESPEAK}/stream?output_format=pcm_22050`, {
         method: 'POST',
@@ -230,7 +235,7 @@ describe.each(DIALECTS)('SSML on the synthesis routes (%s)', (dialect) => {
       return Buffer.from(await res.arrayBuffer()).length;
     };
     expect(await eleven({ text: 'Hello. <break time="1.5s" /> Goodbye.' })).toBeGreaterThan(
-      (await eleven({ text: 'Hello. Goodbye.' })) + 1.3 * 22_050 * 2,
+      (await eleven({ text: 'Hello. Goodbye.' })) + (1.5 - SENTENCE_PAUSE - 0.2) * 22_050 * 2,
     );
 
     const job = await c.post('/tts/jobs', { text, voice_id: ESPEAK, format: 'wav', text_type: 'ssml' });
