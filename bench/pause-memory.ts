@@ -94,7 +94,7 @@ async function job(s: BenchServer, format: string): Promise<number> {
   }
 }
 
-/** One realtime piece at the budget's ceiling, flushed; the bytes of audio that came back. */
+/** A realtime piece at the budget's ceiling, flushed after the words that pay for it; the bytes of audio that came back. */
 async function socket(s: BenchServer, outputFormat: string): Promise<number> {
   const ws = new WebSocket(
     `${s.url.replace(/^http/, 'ws')}/v1/text-to-speech/${VOICE}/stream-input?output_format=${outputFormat}`,
@@ -111,8 +111,10 @@ async function socket(s: BenchServer, outputFormat: string): Promise<number> {
     ws.once('error', reject);
   });
   await new Promise<void>((resolve, reject) => ws.once('open', resolve).once('error', reject));
-  ws.send(JSON.stringify({ text: ' ' }));
-  ws.send(JSON.stringify({ text: PLAIN, flush: true }));
+  // Pieces as sent (a piece of breaks alone is not spoken): the words, then one word and 60 s of breaks they paid for.
+  ws.send(JSON.stringify({ text: ' ', generation_config: { chunk_length_schedule: [500] } }));
+  ws.send(JSON.stringify({ text: WORDS, flush: true }));
+  ws.send(JSON.stringify({ text: `Now. ${'<break time="3s" />'.repeat(20)}`, flush: true }));
   ws.send(JSON.stringify({ text: '' }));
   await done;
   ws.close();

@@ -10,7 +10,7 @@
  * slowest rate (`speed` × `<prosody rate>`) is a quarter of the normal one.
  */
 import { LIMITS } from '@polyvox/contracts';
-import type { MarkupDocument } from '@polyvox/speech';
+import { PAUSE_MS, type MarkupDocument } from '@polyvox/speech';
 import { AppError } from '../platform/errors.js';
 
 export const PAUSE_BUDGET = LIMITS.pauseBudget;
@@ -25,10 +25,14 @@ export function pauseBudgetMs(characters: number): number {
   return Math.min(PAUSE_BUDGET.maxMs, earnedMs(characters));
 }
 
-/** The silence a document asks for: every part's pause (a break at the very start is the first part's). */
+/**
+ * The silence a document asks for: every part's pause (a break at the very start is the first part's), and where a
+ * part ends an SSML `<s>` or `<p>` with no break, the sentence's or paragraph's pause the speech plan puts there (so
+ * `<p>a</p>` repeated is held to the budget as its breaks would be).
+ */
 export function pausedMs(doc: Pick<MarkupDocument, 'parts'>): number {
   let ms = 0;
-  for (const part of doc.parts) ms += part.pauseMs ?? 0;
+  for (const part of doc.parts) ms += part.pauseMs ?? (part.boundary ? PAUSE_MS[part.boundary] : 0);
   return ms;
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { errorMessage } from '@polyvox/contracts';
+import { PAUSE_MS } from '@polyvox/speech';
 import {
   PAUSE_BUDGET,
   pauseBudgetMs,
@@ -36,7 +37,7 @@ describe('the pause budget', () => {
 
   it('counts every pause: breaks, strengths, paragraph ends and a break at the very start', () => {
     const doc = readMarkup('<speak><break time="1s"/><p>ab</p><p>cd<break strength="x-strong"/>ef</p></speak>')!;
-    expect(pausedMs(doc)).toBe(1_000 + 500 + 1_200 + 500);
+    expect(pausedMs(doc)).toBe(1_000 + PAUSE_MS.paragraph + 1_200 + PAUSE_MS.paragraph);
   });
 
   it('refuses 300 breaks of 10 s around two words, naming the limit, in every language', () => {
@@ -59,7 +60,9 @@ describe('the pause budget', () => {
     expect(refusal(`Hello there ${'<break time="3s" />'.repeat(300)} friend`)?.params['rule']).toMatch(
       /^pauses may last at most 11 s in all for 16 characters .*; these last 900 s$/,
     );
-    expect(refusal(`<speak>a${'<p></p>'.repeat(20)}</speak>`, 'ssml')?.params['rule']).toMatch(/these last 10 s$/);
+    // Empty paragraphs add no pause; short ones add a paragraph's pause each.
+    expect(refusal(`<speak>a${'<p></p>'.repeat(20)}</speak>`, 'ssml')).toBeUndefined();
+    expect(refusal(`<speak>${'<p>a</p>'.repeat(20)}</speak>`, 'ssml')?.params['rule']).toMatch(/these last 13.6 s$/);
     expect(refusal(`<speak>a${breaks(1000, '100ms')}</speak>`)?.params['rule']).toMatch(/these last 100 s$/);
     // A break with nothing priced around it makes silence for nothing.
     expect(refusal('<speak><break time="1s"/></speak>')?.params['rule']).toMatch(/^pauses may last at most 0 s/);
