@@ -17,7 +17,7 @@ import { chargeOf } from './routes.js';
 import type { SynthesisService } from './service.js';
 
 export interface RealtimeRoutesDeps {
-  synthesis: Pick<SynthesisService, 'prepareFor' | 'render' | 'stream' | 'rulesOf'>;
+  synthesis: Pick<SynthesisService, 'prepareFor' | 'render' | 'price' | 'rulesOf'>;
   provenance: Provenance;
   plans: Pick<PlanPrivileges, 'maxTextLength'>;
   voices: Pick<VoicesService, 'get'>;
