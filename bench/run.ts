@@ -318,6 +318,8 @@ async function main() {
   // `--only watermark`: the audio watermark's robustness, false positives, inaudibility and cost (WM_CLIPS clips, default 200).
   // `--only ws`: ElevenLabs' realtime WebSocket: first audio of a flushed sentence vs POST /tts, and 50 sockets at once.
   if (only === 'ws') return report(started, await (await import('./realtime.js')).realtimeRows(), 'ws');
+  // `--only ws-cpu`: the server's CPU per credit, 3,000 one-character flushes against 5,000 plain messages.
+  if (only === 'ws-cpu') return report(started, await (await import('./realtime.js')).realtimeCpuRows(), 'ws-cpu');
   if (only === 'watermark') return report(started, await (await import('./watermark.js')).watermarkRows(), 'watermark');
   const designOnly = only === 'design';
   const rows: Row[] = [];

@@ -10,6 +10,8 @@ const root = path.resolve(import.meta.dirname, '..');
 export interface BenchServer {
   url: string;
   sid: string;
+  /** The server process's id (its CPU time is read from /proc). */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -88,6 +90,7 @@ export async function startServer(opts: { execArgv?: string[]; webDist?: string 
   return {
     url,
     sid: signed.sid,
+    pid: child.pid!,
     async stop() {
       child.kill('SIGINT');
       await new Promise((r) => child.once('exit', r));
