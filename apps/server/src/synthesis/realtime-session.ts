@@ -449,7 +449,7 @@ export class RealtimeSession {
     if (this.idle) clearTimeout(this.idle);
     this.idle = setTimeout(() => {
       this.idle = null;
-      if ([...this.contexts.values()].some((c) => c.queued > 0)) return this.arm();
+      if ([...this.contexts.values(), ...this.draining].some((c) => c.queued > 0)) return this.arm();
       if (this.o.multi && this.contexts.size > 0) return this.arm();
       this.fatal(this.idleError());
     }, this.o.inactivitySeconds * 1000);
