@@ -2,7 +2,10 @@
  * `npx tsx bench/run.ts --only ws`: ElevenLabs' realtime protocol on the real server process. The first audio
  * message of a sentence flushed on an open socket against one whole POST /tts of that sentence (interleaved), and 50
  * sockets at once, each speaking three sentences: every one must get all its audio, in order, and its `isFinal`.
+ * `--only ws-cpu`: the server's CPU time per credit charged, for 3,000 one-character flushes against 5,000 plain
+ * messages (a word each, cut by the default schedule).
  */
+import { readdirSync, readFileSync } from 'node:fs';
 import { WebSocket } from 'ws';
 import { startServer, type BenchServer } from './server.js';
 import { median, quantile, type BenchRow } from './stats.js';
@@ -141,6 +144,105 @@ async function fifty(s: BenchServer): Promise<BenchRow[]> {
     { metric: `${N} sockets at once: first audio p50`, value: median(firsts), unit: 'ms' },
     { metric: `${N} sockets at once: first audio p95`, value: quantile(firsts, 0.95), unit: 'ms' },
   ];
+}
+
+/** CPU seconds (user + system) of a process and every process under it, from /proc (Linux). */
+function treeCpuSeconds(root: number): number {
+  const stats = new Map<number, { ppid: number; ticks: number }>();
+  for (const name of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      // The fields after the command's closing parenthesis: state, ppid, … utime (14th), stime (15th).
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      stats.set(Number(name), { ppid: Number(f[1]), ticks: Number(f[11]) + Number(f[12]) });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const tree = new Set([root]);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const [pid, s] of stats)
+      if (!tree.has(pid) && tree.has(s.ppid)) {
+        tree.add(pid);
+        grew = true;
+      }
+  }
+  let ticks = 0;
+  for (const pid of tree) ticks += stats.get(pid)?.ticks ?? 0;
+  return ticks / 100;
+}
+
+async function credits(s: BenchServer): Promise<number> {
+  const me = (await (await fetch(`${s.url}/accounts/me`, { headers: { 'x-sid': s.sid } })).json()) as any;
+  return me.vip.credits as number;
+}
+
+/** One socket sent `messages`, then its end: the server's CPU seconds and the credits charged for it. */
+async function cpuPerCredit(s: BenchServer, messages: object[]): Promise<{ cpu: number; credits: number; audio: number }> {
+  const before = await credits(s);
+  const cpu0 = treeCpuSeconds(s.pid);
+  const sock = await open(s, 'output_format=pcm_16000');
+  sock.ws.send(JSON.stringify({ text: ' ' }));
+  for (const m of messages) sock.ws.send(JSON.stringify(m));
+  sock.ws.send(JSON.stringify({ text: '' }));
+  if ((await sock.closed) !== 1000) throw new Error(`the socket did not close normally: ${JSON.stringify(sock.messages.at(-1))}`);
+  const cpu = treeCpuSeconds(s.pid) - cpu0;
+  // Settled once its last message is out: the balance is read once no hold is left (it stops moving).
+  let charged = before - (await credits(s));
+  for (let last = -1; charged !== last; charged = before - (await credits(s))) {
+    last = charged;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const audio = sock.messages.filter((m) => typeof m.audio === 'string').length;
+  return { cpu, credits: charged, audio };
+}
+
+/** The server's CPU per credit: 3,000 one-character flushes against 5,000 plain messages. */
+export async function realtimeCpuRows(): Promise<BenchRow[]> {
+  const server = await startServer();
+  try {
+    // Warm the engines and the path.
+    await cpuPerCredit(server, [{ text: 'Warming up. ', flush: true }]);
+    const words = ['the', 'morning', 'train', 'left', 'slowly', 'towards', 'distant', 'mountains.'];
+    const plain = await cpuPerCredit(
+      server,
+      Array.from({ length: 5000 }, (_, i) => ({ text: `${words[i % words.length]} ` })),
+    );
+    const flushes = await cpuPerCredit(
+      server,
+      Array.from({ length: 3000 }, (_, i) => ({ text: 'abcdefghij'[i % 10], flush: true })),
+    );
+    const per = (r: { cpu: number; credits: number }) => (r.cpu * 1000) / r.credits;
+    const ratio = per(flushes) / per(plain);
+    return [
+      {
+        metric: `ws: 5,000 plain messages (a word each, default schedule): server CPU per credit (${plain.cpu.toFixed(1)} s for ${plain.credits} credits, ${plain.audio} audio messages)`,
+        value: per(plain),
+        unit: 'ms/credit',
+      },
+      {
+        metric: `ws: 3,000 one-character flushes: server CPU per credit (${flushes.cpu.toFixed(1)} s for ${flushes.credits} credits, ${flushes.audio} audio messages)`,
+        value: per(flushes),
+        unit: 'ms/credit',
+      },
+      {
+        metric: 'ws: CPU per credit, one-character flushes against plain messages',
+        value: ratio,
+        unit: 'ratio',
+        target: '≤ 1.0',
+        pass: ratio <= 1,
+      },
+      {
+        metric:
+          'ws: CPU per credit the one-character flushes would buy charged a character each (no minimum), against plain messages',
+        value: (flushes.cpu * 1000) / 3000 / per(plain),
+        unit: 'ratio',
+      },
+    ];
+  } finally {
+    await server.stop();
+  }
 }
 
 export async function realtimeRows(): Promise<BenchRow[]> {

@@ -323,6 +323,8 @@ async function main() {
   // `--only pause-memory`: the server's peak memory for the worst document the pause budget accepts, per route and format.
   if (only === 'pause-memory')
     return report(started, await (await import('./pause-memory.js')).pauseMemoryRows(), 'pause-memory');
+  // `--only ws-cpu`: the server's CPU per credit, 3,000 one-character flushes against 5,000 plain messages.
+  if (only === 'ws-cpu') return report(started, await (await import('./realtime.js')).realtimeCpuRows(), 'ws-cpu');
   if (only === 'watermark') return report(started, await (await import('./watermark.js')).watermarkRows(), 'watermark');
   const designOnly = only === 'design';
   const rows: Row[] = [];

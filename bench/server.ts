@@ -10,7 +10,7 @@ const root = path.resolve(import.meta.dirname, '..');
 export interface BenchServer {
   url: string;
   sid: string;
-  /** The server process's id (its memory is read from /proc). */
+  /** The server process's id (its memory and CPU time are read from /proc). */
   pid: number;
   stop(): Promise<void>;
 }

@@ -90,12 +90,18 @@ export class HeldWork {
     this.onClosed(this);
   }
 
-  settle(): Promise<void> {
+  /**
+   * Charges the work's price, or `part` of it (the credits and the characters they pay for) when only part of the work
+   * was delivered; the rest of the hold returns in the same entry.
+   */
+  settle(part?: { amount: number; characters: number }): Promise<void> {
+    const amount = part ? Math.min(part.amount, this.charge.amount) : this.charge.amount;
+    const details = part ? { ...this.charge.details, characters: part.characters } : this.charge.details;
     return this.close(async () => {
-      if (await this.credits.settle(this.hold.id, this.charge.amount, this.charge.details)) return;
+      if (await this.credits.settle(this.hold.id, amount, details)) return;
       // Released behind our back (swept): charge it anyway, or fail loudly rather than give it away.
       if (!(await this.credits.reclaim(this.hold.id))) return;
-      await this.credits.settle(this.hold.id, this.charge.amount, this.charge.details);
+      await this.credits.settle(this.hold.id, amount, details);
     });
   }
 

@@ -18,6 +18,12 @@ export const TRIGGER_MIN = 50;
 export const MAX_MESSAGE_CHARS = 64 * 1024;
 /** Contexts open at once on one multi-stream socket (ElevenLabs' limit). */
 export const MAX_CONTEXTS = 5;
+/**
+ * The fewest characters a spoken piece is charged for, however short (a one-character flush): a piece costs its
+ * characters or this many, whichever is more, so short pieces cannot buy more of the server's work per credit than
+ * ordinary text does.
+ */
+export const MIN_PIECE_CHARACTERS = 20;
 /** ElevenLabs' default and largest `inactivity_timeout`, in seconds. */
 export const DEFAULT_INACTIVITY = 20;
 export const MAX_INACTIVITY = 180;
@@ -295,5 +301,32 @@ export function mp3Parts(audio: Buffer, durationSec: number, timings: Timings | 
       !j,
       last,
     );
+  });
+}
+
+/** Markup in a piece's text (ElevenLabs' `<break time="1s" />`, SSML's tags): never priced. */
+const TAG = /<\/?[a-z][^<>]*>/gi;
+
+/**
+ * The characters each audio message of a piece pays for: the priced characters (not whitespace, not markup) its
+ * alignment covers, the alignment being that of the piece's own text (`text`). Without one (a voice with no timings)
+ * the piece's `characters` are shared out across its messages in order, as evenly as whole characters go.
+ */
+export function partCharacters(text: string, parts: readonly AudioPart[], characters: number): number[] {
+  const n = parts.length;
+  const even = () => parts.map((_, k) => Math.floor((characters * (k + 1)) / n) - Math.floor((characters * k) / n));
+  if (parts.some((p) => !p.alignment)) return even();
+  const tagged = new Uint8Array(text.length);
+  for (const m of text.matchAll(TAG)) tagged.fill(1, m.index, m.index + m[0].length);
+  // The alignments cover the text in order, each character once; were they anything else, markup is not told apart.
+  const aligned = parts.map((p) => p.alignment!.chars.join('')).join('') === text;
+  let at = 0;
+  return parts.map((p) => {
+    let count = 0;
+    for (const c of p.alignment!.chars) {
+      if (!/^\s*$/u.test(c) && !(aligned && tagged[at])) count += 1;
+      at += c.length;
+    }
+    return count;
   });
 }

@@ -9,7 +9,7 @@ import type { PlanPrivileges } from '../orders/privileges.js';
 import type { Provenance } from '../provenance/service.js';
 import type { VoicesService } from '../voices/service.js';
 import { elevenLabsFormat } from './elevenlabs-formats.js';
-import { DEFAULT_INACTIVITY, MAX_CONTEXTS, RealtimeParams, RealtimeQuery } from './realtime-protocol.js';
+import { DEFAULT_INACTIVITY, MAX_CONTEXTS, MIN_PIECE_CHARACTERS, RealtimeParams, RealtimeQuery } from './realtime-protocol.js';
 import { unread } from './realtime-messages.js';
 import { RealtimeSession, type RealtimeSocket } from './realtime-session.js';
 import type { Config } from '../platform/config.js';
@@ -17,7 +17,7 @@ import { chargeOf } from './routes.js';
 import type { SynthesisService } from './service.js';
 
 export interface RealtimeRoutesDeps {
-  synthesis: Pick<SynthesisService, 'prepareFor' | 'render' | 'stream' | 'rulesOf'>;
+  synthesis: Pick<SynthesisService, 'prepareFor' | 'render' | 'price' | 'rulesOf'>;
   provenance: Provenance;
   plans: Pick<PlanPrivileges, 'maxTextLength'>;
   voices: Pick<VoicesService, 'get'>;
@@ -55,9 +55,8 @@ for the key's concurrency for as long as it is open.
 Query: \`output_format\` (any of ElevenLabs' formats, default \`mp3_44100_128\`), \`language_code\`,
 \`inactivity_timeout\` (seconds, 1 to 180, default 20: no message for that long while nothing is being spoken closes
 the socket; on \`multi-stream-input\`, each context alone), \`auto_mode\` (\`true\`: speak each sentence as soon as it ends instead of following the schedule),
-\`sync_alignment\` (\`true\`: each piece is made whole with its timings, and every audio message carries the
-alignment of exactly its own audio; default \`false\`: the audio leaves as it is made, so the first of it comes
-sooner, and audio messages carry \`"alignment": null\`). \`model_id\`,
+\`sync_alignment\` (\`true\`: every audio message carries the alignment of exactly its own audio; default
+\`false\`: the same messages carry \`"alignment": null\`). \`model_id\`,
 \`enable_logging\`, \`enable_ssml_parsing\`, \`apply_text_normalization\` and others are accepted and ignored.
 
 Client messages (JSON text frames):
@@ -72,7 +71,8 @@ Client messages (JSON text frames):
 - \`{"text": "…", "try_trigger_generation": true}\`: speak the whole words that wait if there are 50 characters or more.
 - \`{"text": ""}\` (\`stream-input\`): the end. What waits is spoken, \`{"isFinal": true}\` is sent, the socket closes (1000).
 
-Server messages: \`{"audio": "<base64>", "isFinal": false, "normalizedAlignment": {...}, "alignment": {...}}\`, each
+Server messages: \`{"audio": "<base64>", "isFinal": false, "normalizedAlignment": {...}, "alignment": {...}, "characters": 12}\`
+(\`characters\`: the characters of the text its audio speaks, what it is paid for), each
 alignment (with \`sync_alignment=true\`) \`{"chars": [...], "charStartTimesMs": [...], "charDurationsMs": [...]}\` (also spelled
 \`charsStartTimesMs\`, \`charsDurationsMs\`, \`char_start_times_ms\` and \`chars_durations_ms\`), times in milliseconds from the start of that message's audio; then
 \`{"isFinal": true}\` (also \`is_final\`). With \`wav_*\` the stream's audio is one WAV file: its header (sizes unknown, the label
@@ -83,9 +83,10 @@ a message over 64 KiB, 1011 for a failure of ours. A client that does not read w
 \`REALTIME_MAX_UNSENT_BYTES\` waiting, or a message unwritten for \`REALTIME_SEND_TIMEOUT_SECONDS\`) is closed (1008,
 \`VALIDATION_FAILED\` naming \`socket\` in the reason), its holds released and its key's slot freed.
 
-Billing: each piece is priced and held as it is cut from the text, and settled once its last audio message has been
-written to the socket. A piece that does not reach the client (the socket dropped, idled out or failed) is released;
-text still waiting when the socket ends is never held or charged.
+Billing: each piece is priced and held as it is cut from the text, at its characters and at least ${MIN_PIECE_CHARACTERS}
+(the minimum piece: a one-character flush costs ${MIN_PIECE_CHARACTERS}). It is charged the \`characters\` of its audio
+messages written to the socket (at least the minimum once any was), the rest released: a socket that drops half way
+through a piece pays for what it was sent. Text still waiting when the socket ends is never held or charged.
 `;
 
 const MULTI = `
@@ -96,7 +97,9 @@ const MULTI = `
 keeps a context alive: one without a message for \`inactivity_timeout\` while nothing of it is spoken ends alone (its error
 with its \`contextId\`; unflushed text dropped, not charged); the socket closes once no context is left and it idles.
 \`{"context_id": "a", "close_context": true}\` drops what waits unflushed (not charged),
-finishes the pieces already cut and sends \`{"isFinal": true, "contextId": "a"}\`. \`{"close_socket": true}\` closes
+finishes the pieces already cut and sends \`{"isFinal": true, "contextId": "a"}\`; its slot is free at once, and its id may
+open again (a new context, its audio after the old one's). A message for a context not open (other than its opening
+one) is answered with an error. \`{"close_socket": true}\` closes
 every context so and then the socket (1000). An error in one context (text before its opening message …) is sent
 with its \`contextId\` and ends only that context; an exhausted balance ends the socket.
 `;

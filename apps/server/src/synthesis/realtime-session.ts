@@ -1,9 +1,9 @@
 /**
- * One realtime socket of ElevenLabs' protocol: its contexts (one on `stream-input`, up to five on
- * `multi-stream-input`), the text each buffers, and the pieces each speaks in order. Every piece is priced, held,
- * synthesized with its timings, labelled, sent as audio messages and settled once the socket has taken its last
- * message; a piece the client does not get (the socket dropped, idled out, failed) is released, and text never cut
- * into a piece is never held or charged.
+ * One realtime socket of ElevenLabs' protocol: its contexts (one on `stream-input`, up to five open on
+ * `multi-stream-input`), the text each buffers, and the pieces each speaks in order. Every piece is priced (at least
+ * `MIN_PIECE_CHARACTERS`), held, synthesized with its timings, labelled and sent as audio messages; it is settled for
+ * the characters of the messages the socket wrote (all of them, or those written before it dropped), and what no
+ * message carried is released. Text never cut into a piece is never held or charged.
  */
 import { errorMessage, type MessageLocale } from '@polyvox/contracts';
 import type { Provenance } from '../provenance/service.js';
@@ -13,11 +13,20 @@ import { PCM_RATE, voiceSettingsInput } from './elevenlabs-formats.js';
 import { originOf } from './origin.js';
 import { withAigc, type AigcRecord } from '@polyvox/speech/formats';
 import type { LexiconRule } from '@polyvox/speech';
-import { PcmResampler, reshaped, wavHeader } from './pcm-stream.js';
+import { wavHeader } from './pcm-stream.js';
 import { FAILED, FATAL, isUnread, NORMAL, POLICY, readClientMessage } from './realtime-messages.js';
-import { audioParts, ClientMessage, DEFAULT_SCHEDULE, MAX_CONTEXTS, TextBuffer } from './realtime-protocol.js';
+import {
+  audioParts,
+  ClientMessage,
+  DEFAULT_SCHEDULE,
+  MAX_CONTEXTS,
+  MIN_PIECE_CHARACTERS,
+  partCharacters,
+  TextBuffer,
+} from './realtime-protocol.js';
 import { b64, reshape, spelled } from './realtime-shaping.js';
 import type { SynthesisService } from './service.js';
+import type { HeldWork } from './held-work.js';
 import type { Charge, Prepared, ResolvedVoice } from './types.js';
 
 /** What the session needs of its socket; the route adapts a `ws` socket to it. */
@@ -31,8 +40,8 @@ export interface RealtimeSocket {
 }
 
 export interface RealtimeSessionOptions {
-  synthesis: Pick<SynthesisService, 'prepareFor' | 'render' | 'stream' | 'rulesOf'>;
-  provenance: Pick<Provenance, 'markFile' | 'labelStream' | 'header'>;
+  synthesis: Pick<SynthesisService, 'prepareFor' | 'render' | 'price' | 'rulesOf'>;
+  provenance: Pick<Provenance, 'markFile' | 'header'>;
   socket: RealtimeSocket;
   /** `multi-stream-input`: messages name their context and replies carry it. */
   multi: boolean;
@@ -43,8 +52,8 @@ export interface RealtimeSessionOptions {
   language?: string;
   autoMode: boolean;
   /**
-   * `sync_alignment`: each piece is made whole with its timings and every audio message carries the alignment of
-   * its own audio. Otherwise the audio leaves as it is made (the first of it sooner) and carries none.
+   * `sync_alignment`: every audio message carries the alignment of its own audio. Either way each piece is made
+   * whole with its timings, which tell what characters each message carries and so what it is paid for.
    */
   syncAlignment: boolean;
   inactivitySeconds: number;
@@ -82,14 +91,19 @@ interface Context {
 }
 
 export class RealtimeSession {
+  /** The open contexts, by id: at most `MAX_CONTEXTS`. */
   private readonly contexts = new Map<string, Context>();
-  /** Contexts ever opened, so a context that finished cannot be opened again by a late message. */
-  private readonly finished = new Set<string>();
+  /**
+   * `multi-stream-input`: contexts closed (`close_context`) whose pieces are still being spoken. They hold no slot:
+   * their id may open a new context at once, whose audio follows theirs.
+   */
+  private readonly draining = new Set<Context>();
   private readonly stop = new AbortController();
   private done = false;
   private idle: NodeJS.Timeout | null = null;
   private readonly o: RealtimeSessionOptions;
-  private timings: boolean;
+  /** Whether the voice gives timings (true until one refuses them): the alignment each message is paid by. */
+  private timings = true;
   /**
    * What each piece is synthesized as. A `wav_*` socket's pieces are its PCM: the context's audio is one WAV file,
    * whose header (sizes unknown, as a streamed WAV's; the AIGC label of its first piece inside) leads its first audio
@@ -102,7 +116,6 @@ export class RealtimeSession {
 
   constructor(options: RealtimeSessionOptions) {
     this.o = options;
-    this.timings = options.syncAlignment;
     const f = options.format;
     const wav = f.format === 'wav' || f.encoding === 'wav';
     this.wavRate = wav ? (f.resampleTo ?? PCM_RATE) : null;
@@ -139,6 +152,7 @@ export class RealtimeSession {
     if (this.idle) clearTimeout(this.idle);
     this.idle = null;
     for (const ctx of this.contexts.values()) this.quiet(ctx);
+    for (const ctx of this.draining) this.quiet(ctx);
     this.done = true;
     this.stop.abort(new Error('socket closed'));
   }
@@ -157,9 +171,8 @@ export class RealtimeSession {
       return;
     }
     if (!ctx) {
-      // A context that finished (closed, failed) takes nothing more.
-      if (this.finished.has(id)) return;
-      // A context opens with a message whose text is blank (ElevenLabs' " "), with its settings.
+      // A context opens with a message whose text is blank (ElevenLabs' " "), with its settings; an id that was closed
+      // or failed opens anew so, and anything else for it is answered with an error, never ignored.
       if (typeof m.text !== 'string' || m.text.trim() !== '') {
         const error = new AppError('VALIDATION_FAILED', { field: 'text', rule: 'must open the stream with " " first' });
         return this.o.multi ? this.contextError(id, error) : this.fatal(error);
@@ -182,6 +195,9 @@ export class RealtimeSession {
         headed: false,
         rules: [],
       };
+      // A context opened again under the id of one still draining speaks after it: its audio follows the other's isFinal.
+      const before = [...this.draining].find((c) => c.id === id);
+      if (before) ctx.tail = before.tail;
       this.contexts.set(id, ctx);
       this.touch(ctx);
       const opened = ctx;
@@ -261,27 +277,29 @@ export class RealtimeSession {
       const rest = ctx.buffer.flush();
       if (rest) this.speakLater(ctx, rest);
     } else ctx.buffer.clear();
+    // Its slot is free at once (ElevenLabs'): what it still speaks drains beside the open contexts.
+    this.quiet(ctx);
+    if (this.o.multi && this.contexts.get(ctx.id) === ctx) {
+      this.contexts.delete(ctx.id);
+      this.draining.add(ctx);
+    }
     this.after(ctx, async () => {
       await this.send({ isFinal: true, is_final: true, ...this.tag(ctx.id) });
-      this.quiet(ctx);
-      this.contexts.delete(ctx.id);
-      this.forget(ctx.id);
       if (!this.o.multi) this.end(NORMAL, 'done');
     });
-  }
-
-  /** Remembers a finished context (the last thousand: a socket kept for hours opens one per reply). */
-  private forget(id: string): void {
-    this.finished.add(id);
-    if (this.finished.size > 1000) this.finished.delete(this.finished.values().next().value!);
+    // However it ends (spoken, failed, the socket gone), it drains no more.
+    void ctx.tail.finally(() => this.draining.delete(ctx));
   }
 
   /** Resolves once every context's pieces (and its `isFinal`) are out. */
   private async whenAllDone(): Promise<void> {
-    await Promise.all([...this.contexts.values()].map((c) => c.tail));
+    await Promise.all([...this.contexts.values(), ...this.draining].map((c) => c.tail));
   }
 
-  /** One piece: priced and held, synthesized, labelled, sent, then settled (or released if it does not leave). */
+  /**
+   * One piece: priced (at least `MIN_PIECE_CHARACTERS`) and held, synthesized with its timings, labelled and sent as
+   * messages of about a second; then settled for the characters of the messages the socket wrote, the rest released.
+   */
   private async speak(ctx: Context, text: string): Promise<void> {
     const { synthesis, provenance, charge, voice } = this.o;
     const format = this.format;
@@ -303,15 +321,19 @@ export class RealtimeSession {
       prepared = await prepare();
     } catch (e) {
       // A voice without timings (an engine that reports none, in a language eSpeak NG does not speak) is spoken
-      // without alignment: its audio messages carry none.
+      // without alignment: its audio messages carry none, and share the piece's characters evenly.
       if (!this.timings || !isAppError(e) || e.code !== 'VALIDATION_FAILED' || e.params.field !== 'voice_id') throw e;
       this.timings = false;
       prepared = await prepare();
     }
     if (prepared.characters > this.o.maxTextLength) throw new AppError('TEXT_TOO_LONG', { maxLength: this.o.maxTextLength });
     if (this.done || ctx.failed) return;
-    if (!this.timings) return this.stream(ctx, prepared);
+    // However short, a piece is held (and, once any of it is out, charged) for at least the minimum.
+    prepared = { ...prepared, credits: synthesis.price(prepared, Math.max(MIN_PIECE_CHARACTERS, prepared.characters)) };
     const { result, work } = await synthesis.render(prepared, charge, { signal: this.stop.signal, reqId: this.o.requestId });
+    const aligned = this.o.syncAlignment && result.alignment !== undefined;
+    let written = 0;
+    let paid = 0;
     try {
       const contentType = format.contentType ?? prepared.contentType;
       const { mark, audio } = await provenance.markFile(
@@ -322,77 +344,41 @@ export class RealtimeSession {
       const frame = format.encoding === 'pcm' || format.encoding === 'wav' ? 2 : format.format === 'mp3' ? 'mp3' : 1;
       // Raw samples carry their label beside them, on the piece's first message (HTTP sends it as `x-aigc`).
       const label = provenance.header(contentType, mark);
-      let first = true;
-      for (const part of audioParts(audio, result.durationSec, result.alignment, frame)) {
+      const parts = audioParts(audio, result.durationSec, result.alignment, frame);
+      const characters = partCharacters(text, parts, prepared.characters);
+      for (const [k, part] of parts.entries()) {
         if (this.done || work.signal.aborted) throw new Error('socket closed');
-        const head = first && this.wavRate !== null && !ctx.headed ? this.wavHead(mark.record) : null;
+        const head = k === 0 && this.wavRate !== null && !ctx.headed ? this.wavHead(mark.record) : null;
         await this.send({
           audio: b64(head ? Buffer.concat([head, part.audio]) : part.audio),
           isFinal: false,
-          normalizedAlignment: spelled(part.normalizedAlignment),
-          alignment: spelled(part.alignment),
+          normalizedAlignment: aligned ? spelled(part.normalizedAlignment) : null,
+          alignment: aligned ? spelled(part.alignment) : null,
+          // The characters of the text its audio speaks: what this message is paid for, with or without alignment.
+          characters: characters[k],
           ...this.tag(ctx.id),
-          ...(first && label !== null ? { aigc: label } : {}),
+          ...(k === 0 && label !== null ? { aigc: label } : {}),
         });
+        // Written to the connection: its characters are the client's, and paid for.
+        written += 1;
+        paid += characters[k]!;
         if (head) ctx.headed = true;
-        first = false;
       }
     } catch (e) {
-      await work.release(this.done ? 'socket closed before the audio was out' : 'not delivered');
+      await this.settleWritten(work, prepared, written, paid);
       throw e;
     }
     await work.settle();
   }
 
   /**
-   * A piece streamed as it is made: each chunk an audio message without alignment. The hold is taken on the first
-   * chunk and settled by the generator once the last one has been sent (the next chunk is asked for only after the
-   * socket took the one before); a socket gone before that stops it and releases the hold.
+   * A piece cut short (the socket dropped, or the client stopped reading): the characters of the messages written are
+   * charged (at least the minimum, once any was), and the rest of the hold returns; nothing written, all of it does.
    */
-  private async stream(ctx: Context, prepared: Prepared): Promise<void> {
-    const { synthesis, provenance, charge } = this.o;
-    const format = this.format;
-    const contentType = format.contentType ?? prepared.contentType;
-    let chunks = synthesis.stream(prepared, charge, this.stop.signal, this.o.requestId);
-    const { encoding, resampleTo } = format;
-    if (encoding !== null && (resampleTo !== null || encoding !== 'pcm'))
-      chunks = reshaped(
-        chunks,
-        resampleTo ?? PCM_RATE,
-        resampleTo === null ? null : new PcmResampler(PCM_RATE, resampleTo),
-        encoding,
-        true,
-      );
-    const origin = originOf(prepared, charge, { mark: prepared.mark ?? null }, { requestId: this.o.requestId });
-    const stream = provenance.labelStream(chunks, contentType, origin);
-    const labelled = stream.chunks;
-    let complete = false;
-    try {
-      let next = await labelled.next();
-      let first = true;
-      while (!next.done) {
-        if (this.done) throw new Error('socket closed');
-        // Raw samples carry their label beside them, on the piece's first message (HTTP sends it as `x-aigc`).
-        const label = first ? stream.header() : null;
-        const mark = first && this.wavRate !== null && !ctx.headed ? stream.mark() : null;
-        const head = mark ? this.wavHead(mark.record) : null;
-        await this.send({
-          audio: b64(head ? Buffer.concat([head, next.value]) : next.value),
-          isFinal: false,
-          normalizedAlignment: null,
-          alignment: null,
-          ...this.tag(ctx.id),
-          ...(label !== null ? { aigc: label } : {}),
-        });
-        if (head) ctx.headed = true;
-        first = false;
-        next = await labelled.next();
-      }
-      complete = next.value === true;
-      if (!complete && !this.done) throw new AppError('INTERNAL');
-    } finally {
-      if (!complete) await labelled.return(false).catch(() => {});
-    }
+  private async settleWritten(work: HeldWork, prepared: Prepared, written: number, characters: number): Promise<void> {
+    if (written === 0) return work.release(this.done ? 'socket closed before the audio was out' : 'not delivered');
+    const counted = Math.max(MIN_PIECE_CHARACTERS, Math.min(prepared.characters, characters));
+    await work.settle({ amount: this.o.synthesis.price(prepared, counted), characters: counted });
   }
 
   private send(message: Record<string, unknown>): Promise<void> {
@@ -409,8 +395,7 @@ export class RealtimeSession {
     const error = this.appError(e);
     // A client that does not read stops the whole socket: its other contexts could not be read either.
     if (!this.o.multi || FATAL.has(error.code) || isUnread(error)) return this.fatal(error);
-    this.contexts.delete(ctx.id);
-    this.forget(ctx.id);
+    if (this.contexts.get(ctx.id) === ctx) this.contexts.delete(ctx.id);
     this.contextError(ctx.id, error);
   }
 
@@ -467,7 +452,7 @@ export class RealtimeSession {
     if (this.idle) clearTimeout(this.idle);
     this.idle = setTimeout(() => {
       this.idle = null;
-      if ([...this.contexts.values()].some((c) => c.queued > 0)) return this.arm();
+      if ([...this.contexts.values(), ...this.draining].some((c) => c.queued > 0)) return this.arm();
       if (this.o.multi && this.contexts.size > 0) return this.arm();
       this.fatal(this.idleError());
     }, this.o.inactivitySeconds * 1000);

@@ -199,6 +199,11 @@ export class SynthesisService {
     };
   }
 
+  /** What `characters` of a prepared request's voice cost (a part of it, or a minimum). */
+  price(prepared: Pick<Prepared, 'voice'>, characters: number): number {
+    return priceOf(this.credits.config, prepared.voice.model, prepared.voice.engine, characters);
+  }
+
   /**
    * The text exactly as a synthesis of `input` would speak it, by the same plan the synthesis makes (dictionaries,
    * normalization, segmentation): nothing is held or charged. Phoneme rules a voice's engine reads (eSpeak NG, Flite,

@@ -116,8 +116,10 @@ describe.each(DIALECTS)('realtime sockets refusing bad input (%s)', (dialect) =>
       await rt.next((m) => m.type === 'flush_done' && m.contextId === 'kept');
       expect(audioOf(rt.messages, 'kept').length).toBeGreaterThan(16_000);
       expect(audioOf(rt.messages, 'idle').length).toBe(0);
-      // The timed-out context takes nothing more.
+      // The timed-out context takes nothing more: late text for it is answered with an error (never silence), not spoken.
       rt.send({ text: 'Late text for the idle context.', context_id: 'idle', flush: true });
+      const late = await rt.next((m) => typeof m.error === 'string' && m.contextId === 'idle', rt.messages.indexOf(timedOut) + 1);
+      expect(late.error).toBe('VALIDATION_FAILED');
     } finally {
       clearInterval(keepAlive);
     }
@@ -125,7 +127,7 @@ describe.each(DIALECTS)('realtime sockets refusing bad input (%s)', (dialect) =>
     const second = await rt.next((m) => typeof m.error === 'string' && m.contextId === 'kept');
     expect(second.error).toBe('VALIDATION_FAILED');
     expect((await rt.closed).code).toBe(1008);
-    expect(rt.messages.filter((m) => m.error && m.contextId === 'idle')).toHaveLength(1);
+    expect(rt.messages.filter((m) => m.error && m.contextId === 'idle')).toHaveLength(2);
     expect(audioOf(rt.messages, 'idle').length).toBe(0);
     expect(await eventually(async () => (await heldHolds(t, accountId)).length === 0)).toBe(true);
     const spoken = (await c.post('/tts/estimate', { text: 'Still here after the other context timed out.', voice_id: VOICE }))
