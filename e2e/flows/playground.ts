@@ -4,6 +4,7 @@ import type { Request } from '@playwright/test';
 import { env, LANGS, SHOTS, shot } from '../lib/env';
 import { assert, assertEqual } from '../lib/assert';
 import { assertFits } from '../lib/layout-checks';
+import { ensureSignedIn } from '../lib/account';
 import { test } from '../lib/fixtures';
 import { givePlan } from '../lib/plan';
 import { billable, chooseOption, waitForPlayback, waitForRowsOfModel, waitForWaveform } from '../lib/speech';
@@ -399,5 +400,45 @@ export function playgroundTests(): void {
       .getByTestId('playground-text-type')
       .getByText(/^(Text|文本|文字)$/)
       .click();
+  });
+
+  test('SSML in Chinese: the transcript and its highlight show the spoken words only, with no spaces between characters', async () => {
+    const page = env.page;
+    await ensureSignedIn();
+    await env.ui.chooseLanguage('zh-CN');
+    const sid = (await env.ui.storage('polyvox.sid'))!;
+    const list = (await (
+      await fetch(`${env.server.baseUrl}/voice?source=official&languages=zh-CN&page=1&page_size=1`, { headers: { 'x-sid': sid } })
+    ).json()) as { items: { id: string }[] };
+    const voice = list.items[0]!.id;
+    await env.ui.goto(`/app/playground?voice=${encodeURIComponent(voice)}`);
+    await page.locator(`[data-testid="playground-voice"][data-voice-id="${voice}"]`).waitFor();
+    await page.getByTestId('playground-text-type').getByText('SSML', { exact: true }).click();
+    await page.getByTestId('playground-text').fill('<speak>你好，<break time="300ms"/>今天是2024年5月3日。</speak>');
+    await page.getByTestId('playground-spoken').waitFor();
+    await page.locator('[data-testid="playground-estimate"][data-state="ready"]').waitFor();
+    await page.locator('[data-testid="playground-generate"]:not([disabled])').click();
+    await page.locator('[data-testid="playground-result"][data-phase="done"]').waitFor({ timeout: 60_000 });
+    const transcript = page.getByTestId('result-transcript');
+    const words = await transcript.locator('span[data-start]').allInnerTexts();
+    assertEqual(words.join(''), '你好，今天是2024年5月3日。', 'only the spoken words, and no space between Chinese characters');
+    assert(
+      !words.some((w) => /\p{Script=Han}/u.test(w) && /\d/.test(w)),
+      `no word glues a digit to a character: ${words.join('|')}`,
+    );
+    // The highlight follows the playback on spoken words only.
+    await page.getByTestId('result-audio').evaluate((a: HTMLAudioElement) => {
+      a.currentTime = 0;
+      void a.play();
+    });
+    const lit = transcript.locator('span[data-lit]');
+    await lit.waitFor();
+    assert(words.includes(await lit.innerText()), 'the lit word is one of the spoken words');
+    await page.getByTestId('result-audio').evaluate((a: HTMLAudioElement) => a.pause());
+    await page
+      .getByTestId('playground-text-type')
+      .getByText(/^(Text|文本|文字)$/)
+      .click();
+    await env.ui.chooseLanguage('en');
   });
 }
