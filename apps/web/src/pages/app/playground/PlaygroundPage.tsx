@@ -101,6 +101,7 @@ export function PlaygroundPage() {
                 <CostBar
                   credits={shown ? shown.credits : null}
                   over={state.over}
+                  invalid={!!ssml.problem}
                   estimating={!state.empty && !state.over && !!voice && !estimate.current}
                   balance={account?.vip.credits}
                   canGenerate={canGenerate}
