@@ -137,6 +137,7 @@ export function PlaygroundPage() {
               disabled={busy}
               explicitLabel={config?.ai_label_explicit}
               explicitPosition={config?.ai_label_position}
+              streamed={!asJob}
             />
             <DictionaryPicker value={dictionaries} onChange={setDictionaries} disabled={busy} framed />
           </Stack>
