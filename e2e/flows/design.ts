@@ -461,6 +461,27 @@ export function designTests(): void {
     await shot('text-to-voice-en');
   });
 
+  test('text to voice after a reload: activating a version of the history proposes a name from its prompt', async () => {
+    const page = env.page;
+    await env.ui.goto('/app/text-to-voice');
+    await page.getByTestId('text-to-voice-page').waitFor();
+    // The form's name is gone with the reload; the versions are the server's.
+    await page.reload();
+    await page.getByTestId('text-to-voice-page').waitFor();
+    assertEqual(await page.getByTestId('design-name').inputValue(), '', 'the form starts empty again');
+    const row = page
+      .getByTestId('history-row')
+      .filter({ has: page.getByTestId('history-activate') })
+      .first();
+    await row.getByTestId('history-activate').click();
+    const dialog = page.getByTestId('activate-dialog');
+    await dialog.waitFor();
+    assertEqual(await page.getByTestId('activate-name').inputValue(), 'deep calm male voice', 'a name from the prompt');
+    assert(await page.getByTestId('activate-confirm').isEnabled(), 'the dialog can go on');
+    await page.getByTestId('activate-cancel').click();
+    await dialog.waitFor({ state: 'detached' });
+  });
+
   test('the playground and a library voice open the mixer; two voices with weights preview and save as my voice', async () => {
     const page = env.page;
     // From the playground's voice card: the voice in use seeds the mix.

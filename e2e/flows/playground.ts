@@ -4,8 +4,9 @@ import type { Request } from '@playwright/test';
 import { env, LANGS, SHOTS, shot } from '../lib/env';
 import { assert, assertEqual } from '../lib/assert';
 import { assertFits } from '../lib/layout-checks';
+import { ensureSignedIn } from '../lib/account';
 import { test } from '../lib/fixtures';
-import { givePlan } from '../lib/plan';
+import { givePlan, takePlan } from '../lib/plan';
 import { billable, chooseOption, waitForPlayback, waitForRowsOfModel, waitForWaveform } from '../lib/speech';
 
 /** The playground: text, voice, estimate, streamed generation with a waveform, download, warnings. */
@@ -342,6 +343,8 @@ export function playgroundTests(): void {
 
   test('SSML: an unknown tag is named at its line and column in the page’s language and blocks Generate; fixed, the spoken form shows', async () => {
     const page = env.page;
+    await ensureSignedIn();
+    await env.ui.chooseLanguage('en');
     await env.ui.goto(`/app/playground?voice=${SARAH}`);
     await page.locator(`[data-testid="playground-voice"][data-voice-id="${SARAH}"]`).waitFor();
     await page.getByTestId('playground-text-type').getByText('SSML', { exact: true }).click();
@@ -353,7 +356,7 @@ export function playgroundTests(): void {
     const bad = '<speak>Hello\n <voice name="x">there</voice></speak>';
     await page.getByTestId('playground-text').fill(bad);
     const error = page.getByTestId('playground-ssml-error');
-    await error.getByText('Invalid value for text: unsupported SSML tag <voice> at line 2, column 2').waitFor();
+    await error.getByText('Unsupported SSML tag <voice> at line 2, column 2', { exact: true }).waitFor();
     const line = page.getByTestId('playground-ssml-error-line');
     assertEqual(await line.getAttribute('data-line'), '2', 'the line the server names');
     assertEqual(await line.getAttribute('data-column'), '2', 'the column the server names');
@@ -361,12 +364,16 @@ export function playgroundTests(): void {
     assertEqual(shown[0]?.trim(), '<voice name="x">there</voice></speak>', 'the erring line is shown');
     assertEqual(shown[1], ' ^', 'a caret under the column');
     assert(await page.getByTestId('playground-generate').isDisabled(), 'Generate waits for a valid document');
+    // The price area says why there is no price: the document, not a missing text or voice.
+    const price = page.locator('[data-testid="playground-estimate"][data-state="invalid"]');
+    await price.getByText('Fix the SSML above to see the price.', { exact: true }).waitFor();
     await page.getByTestId('playground-ssml-show').click();
     const selected = await page.getByTestId('playground-text').evaluate((el) => (el as HTMLTextAreaElement).selectionStart);
     assertEqual(selected, bad.indexOf('<voice'), 'the link selects the place in the text');
     // The message follows the page's language (asked again, not left in English).
     await env.ui.chooseLanguage('zh-CN');
-    await error.getByText('text 的值无效：不支持的 SSML 标签 <voice>（第 2 行第 2 列）').waitFor();
+    await error.getByText('不支持的 SSML 标签 <voice>（第 2 行第 2 列）', { exact: true }).waitFor();
+    await price.getByText('请先修正上面的 SSML，再查看价格。', { exact: true }).waitFor();
     await page.getByTestId('playground-ssml-show').getByText('定位到第 2 行第 2 列').waitFor();
     // On a phone the error, its line and caret stay inside the screen (the line scrolls within its own box).
     const viewport = page.viewportSize()!;
@@ -399,5 +406,76 @@ export function playgroundTests(): void {
       .getByTestId('playground-text-type')
       .getByText(/^(Text|文本|文字)$/)
       .click();
+  });
+
+  test('SSML in Chinese: the transcript and its highlight show the spoken words only, with no spaces between characters', async () => {
+    const page = env.page;
+    await ensureSignedIn();
+    await env.ui.chooseLanguage('zh-CN');
+    const sid = (await env.ui.storage('polyvox.sid'))!;
+    const list = (await (
+      await fetch(`${env.server.baseUrl}/voice?source=official&languages=zh-CN&page=1&page_size=1`, { headers: { 'x-sid': sid } })
+    ).json()) as { items: { id: string }[] };
+    const voice = list.items[0]!.id;
+    await env.ui.goto(`/app/playground?voice=${encodeURIComponent(voice)}`);
+    await page.locator(`[data-testid="playground-voice"][data-voice-id="${voice}"]`).waitFor();
+    await page.getByTestId('playground-text-type').getByText('SSML', { exact: true }).click();
+    await page.getByTestId('playground-text').fill('<speak>你好，<break time="300ms"/>今天是2024年5月3日。</speak>');
+    await page.getByTestId('playground-spoken').waitFor();
+    await page.locator('[data-testid="playground-estimate"][data-state="ready"]').waitFor();
+    await page.locator('[data-testid="playground-generate"]:not([disabled])').click();
+    await page.locator('[data-testid="playground-result"][data-phase="done"]').waitFor({ timeout: 60_000 });
+    const transcript = page.getByTestId('result-transcript');
+    const words = await transcript.locator('span[data-start]').allInnerTexts();
+    assertEqual(words.join(''), '你好，今天是2024年5月3日。', 'only the spoken words, and no space between Chinese characters');
+    assert(
+      !words.some((w) => /\p{Script=Han}/u.test(w) && /\d/.test(w)),
+      `no word glues a digit to a character: ${words.join('|')}`,
+    );
+    // The highlight follows the playback on spoken words only.
+    await page.getByTestId('result-audio').evaluate((a: HTMLAudioElement) => {
+      a.currentTime = 0;
+      void a.play();
+    });
+    const lit = transcript.locator('span[data-lit]');
+    await lit.waitFor();
+    assert(words.includes(await lit.innerText()), 'the lit word is one of the spoken words');
+    await page.getByTestId('result-audio').evaluate((a: HTMLAudioElement) => a.pause());
+    await page
+      .getByTestId('playground-text-type')
+      .getByText(/^(Text|文本|文字)$/)
+      .click();
+    await env.ui.chooseLanguage('en');
+  });
+
+  test("over the free plan's length: the limit alone (no background-job hint), and a way to upgrade from there", async () => {
+    const page = env.page;
+    await ensureSignedIn();
+    await env.ui.chooseLanguage('en');
+    await env.ui.goto(`/app/playground?voice=${SARAH}`);
+    await page.getByTestId('playground-page').waitFor();
+    await takePlan();
+    try {
+      await page.getByTestId('playground-page').waitFor();
+      await page.waitForFunction(
+        () => Number(document.querySelector('[data-testid="playground-count"]')?.getAttribute('data-max')) > 0,
+      );
+      const max = Number(await page.getByTestId('playground-count').getAttribute('data-max'));
+      assert(max < 5000, `the free plan's limit is below the longest plan's (${max})`);
+      await page.getByTestId('playground-text').fill('a'.repeat(max) + ' b');
+      const tooLong = page.getByTestId('playground-too-long');
+      await tooLong.getByText(errorMessage('TEXT_TOO_LONG', 'en', { maxLength: max }), { exact: false }).waitFor();
+      assertEqual(await page.getByTestId('playground-job-notice').count(), 0, 'no background-job hint over the limit');
+      const upgrade = page.getByTestId('playground-upgrade');
+      await upgrade.waitFor();
+      const viewport = page.viewportSize()!;
+      await page.setViewportSize({ width: 390, height: 844 });
+      await assertFits(page, 'the limit and its upgrade link at 390 px');
+      await page.setViewportSize(viewport);
+      await upgrade.click();
+      await env.ui.waitForHash('/app/pricing');
+    } finally {
+      await givePlan('monthly');
+    }
   });
 }

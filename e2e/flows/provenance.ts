@@ -130,7 +130,10 @@ export function provenanceTests(): void {
     await env.ui.goto('/app/playground');
     const note = page.getByTestId('download-label-note');
     await note.waitFor();
-    assert((await note.innerText()).includes('C2PA'), 'mp3 (the default) carries C2PA');
+    // A short text streams: its download is labelled (metadata, watermark) and the note says it is not signed.
+    const said = await note.innerText();
+    assert(said.includes('a metadata field and an inaudible watermark.'), `mp3 streamed: what it carries (${said})`);
+    assert(said.includes('not signed'), 'the note does not promise C2PA on a streamed download');
     await page.getByTestId('playground-format').getByText('PCM', { exact: true }).click();
     await page.waitForFunction(
       () => !document.querySelector('[data-testid="download-label-note"]')?.textContent?.includes('C2PA'),
@@ -166,6 +169,39 @@ export function provenanceTests(): void {
       await shot(page, 'check-phone-human');
     } finally {
       await context.close();
+    }
+  });
+
+  test('a streamed mp3 downloaded from the playground carries what the note says: Check audio finds its label and mark', async () => {
+    const page = env.page;
+    await ensureSignedIn();
+    await env.ui.chooseLanguage('en');
+    await env.ui.goto(`/app/playground?voice=${SPEECH.voice_id}`);
+    await page.locator(`[data-testid="playground-voice"][data-voice-id="${SPEECH.voice_id}"]`).waitFor();
+    await page.getByTestId('playground-format').getByText('MP3', { exact: true }).click();
+    await page.getByTestId('playground-text').fill(SPEECH.text);
+    await page.locator('[data-testid="playground-estimate"][data-state="ready"]').waitFor();
+    const note = await page.getByTestId('download-label-note').innerText();
+    await page.locator('[data-testid="playground-generate"]:not([disabled])').click();
+    await page.locator('[data-testid="playground-result"][data-phase="done"]').waitFor({ timeout: 90_000 });
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('result-download').click()]);
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'polyvox-check-')), 'streamed.mp3');
+    await download.saveAs(file);
+    await env.ui.goto('/app/check');
+    const { status, verdict } = await checkFile(page, file);
+    assertEqual(status, 200, 'POST /provenance/verify');
+    assertEqual(verdict, 'ours', 'the download is recognised as made here');
+    assertEqual(await page.getByTestId('check-watermark').getAttribute('data-ok'), 'true', 'the watermark the note names');
+    assertEqual(
+      await page.getByTestId('check-aigc-integrity').getAttribute('data-valid'),
+      'true',
+      'the metadata label the note names',
+    );
+    // The note promised no C2PA credential for it, and the page does not say the file was converted.
+    const c2pa = page.getByTestId('check-c2pa');
+    if ((await c2pa.getAttribute('data-ok')) !== 'true') {
+      assert(note.includes('not signed'), `the note said the streamed file is not signed (${note})`);
+      assert((await c2pa.innerText()).includes('streamed audio carries none'), 'Check audio explains a streamed file');
     }
   });
 

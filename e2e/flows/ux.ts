@@ -1,6 +1,5 @@
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { errorMessage } from '@polyvox/contracts';
 import { Console, SID_KEY } from '../lib/browser';
 import { ensureSignedIn } from '../lib/account';
 import { env, shot, HANG_GUARD_MS } from '../lib/env';
@@ -41,23 +40,49 @@ export function uxTests(): void {
       assert(before > 0, `the trial credits are shown (${before})`);
       assert((await credits.innerText()).includes(new Intl.NumberFormat('zh-CN').format(before)), 'in the UI language');
       await page.getByTestId('home-try-text').fill('你好，世界');
+      const answered = page.waitForResponse((r) => new URL(r.url()).pathname === '/tts' && r.request().method() === 'POST');
       await page.getByTestId('home-try-play').click();
-      await page.locator('[data-testid="home-try-result"] audio').waitFor({ state: 'attached' });
+      const answer = await answered;
+      const asked = answer.request().postDataJSON() as { text: string; voice_id: string };
+      // The element plays what came: its clock runs, and it reports no error (a JSON body in an audio/mpeg blob
+      // failed here with DEMUXER_ERROR_COULD_NOT_OPEN and never played).
+      const audio = page.locator('[data-testid="home-try-result"] audio');
+      await audio.waitFor({ state: 'attached' });
+      await page.waitForFunction(() => {
+        const a = document.querySelector<HTMLAudioElement>('[data-testid="home-try-result"] audio');
+        if (a?.error) throw new Error(`the audio failed: ${a.error.code} ${a.error.message}`);
+        return a !== null && a.currentTime > 0.2;
+      });
+      assertEqual(await audio.evaluate((a: HTMLAudioElement) => a.error), null, 'the audio plays without an error');
       await page.waitForFunction(
         (b) => Number(document.querySelector('[data-testid="home-try-credits"]')?.getAttribute('data-credits')) < b,
         before,
       );
       const after = (await accountOf(sid)).vip.credits;
       assertEqual(Number(await credits.getAttribute('data-credits')), after, 'the box shows the balance the server keeps');
+      // What it cost is the price of the words spoken, as the estimate gives it, and no more.
+      const estimate = (await (
+        await fetch(`${env.server.baseUrl}/tts/estimate`, {
+          method: 'POST',
+          headers: { 'x-sid': sid, 'content-type': 'application/json' },
+          body: JSON.stringify({ text: asked.text, voice_id: asked.voice_id }),
+        })
+      ).json()) as { credits: number };
+      assertEqual(before - after, estimate.credits, "the trial pays the spoken text's price");
+      assertEqual(Number(answer.headers()['x-credits-charged']), estimate.credits, 'as the answer says');
       await shot('home-try-phone');
 
-      // The trial spent: the server says so, in the visitor's language.
+      // The trial spent: the box says so, in the visitor's language, and offers to sign up instead of a bare error.
       setCredits((await accountOf(sid)).id, 0);
       await page.getByTestId('home-try-play').click();
-      const error = page.getByTestId('home-try-error');
-      await error.waitFor();
-      assertEqual((await error.innerText()).trim(), errorMessage('INSUFFICIENT_BALANCE', 'zh-CN'), 'the error in zh-CN');
+      const spent = page.getByTestId('home-try-spent');
+      await spent.waitFor();
+      assert((await spent.innerText()).includes('试用点数已用完'), 'the trial is said to be spent, in zh-CN');
+      assertEqual(await page.getByTestId('home-try-error').count(), 0, 'no bare "Insufficient Balance"');
       await page.locator('[data-testid="home-try-credits"][data-credits="0"]').waitFor();
+      assert(await page.getByTestId('home-try-play').isDisabled(), 'nothing more to play with no credits');
+      await page.getByTestId('home-try-signup').click();
+      await page.getByRole('dialog').waitFor();
     } finally {
       await context.close();
     }

@@ -188,7 +188,40 @@ const RULES = new Map<string, { 'zh-CN': string; 'zh-TW': string }>([
 ]);
 
 /** The rules the server words from a schema's constraint (`ruleOf` in the server), with their number or list. */
-const RULE_PATTERNS: { re: RegExp; 'zh-CN': string; 'zh-TW': string }[] = [
+type Worded = { re: RegExp; 'zh-CN': string; 'zh-TW': string };
+
+/**
+ * Why an XML document (SSML, a PLS file) is not well-formed, as the server words the validator's reason: what is wrong,
+ * naming the tag; a reason not listed stays as it is.
+ */
+const XML_PROBLEMS: Worded[] = [
+  {
+    re: /^the <(.+)> tag opened at line (\d+), column (\d+) is not closed before <\/(.+)>$/,
+    'zh-CN': '第 $2 行第 $3 列的 <$1> 标签在 </$4> 之前没有关闭',
+    'zh-TW': '第 $2 行第 $3 欄的 <$1> 標籤在 </$4> 之前沒有關閉',
+  },
+  { re: /^the <(.+)> tag is not closed$/, 'zh-CN': '<$1> 标签没有关闭', 'zh-TW': '<$1> 標籤沒有關閉' },
+  { re: /^some tags are not closed$/, 'zh-CN': '有标签没有关闭', 'zh-TW': '有標籤沒有關閉' },
+  {
+    re: /^the closing tag <\/(.+)> has no opening tag$/,
+    'zh-CN': '结束标签 </$1> 没有对应的开始标签',
+    'zh-TW': '結束標籤 </$1> 沒有對應的開始標籤',
+  },
+  { re: /^the closing tag <\/(.+)> is malformed$/, 'zh-CN': '结束标签 </$1> 格式不正确', 'zh-TW': '結束標籤 </$1> 格式不正確' },
+  { re: /^the character "(.)" is not allowed here$/, 'zh-CN': '此处不能出现字符“$1”', 'zh-TW': '此處不能出現字元「$1」' },
+  { re: /^a tag name must follow "<"$/, 'zh-CN': '“<”后面须紧跟标签名', 'zh-TW': '「<」後面須緊跟標籤名稱' },
+  { re: /^"(.+)" is not a valid tag name$/, 'zh-CN': '“$1”不是有效的标签名', 'zh-TW': '「$1」不是有效的標籤名稱' },
+  { re: /^the attribute (.+) is repeated$/, 'zh-CN': '属性 $1 重复', 'zh-TW': '屬性 $1 重複' },
+  { re: /^the attribute (.+) has no value$/, 'zh-CN': '属性 $1 没有值', 'zh-TW': '屬性 $1 沒有值' },
+  { re: /^the attribute "(.+)" is malformed$/, 'zh-CN': '属性“$1”格式不正确', 'zh-TW': '屬性「$1」格式不正確' },
+  { re: /^an attribute of <(.+)> has no closing quote$/, 'zh-CN': '<$1> 的属性缺少结束引号', 'zh-TW': '<$1> 的屬性缺少結束引號' },
+  { re: /^there is content after the root element$/, 'zh-CN': '根元素之后还有内容', 'zh-TW': '根元素之後還有內容' },
+  { re: /^the document has no element$/, 'zh-CN': '文档中没有元素', 'zh-TW': '文件中沒有元素' },
+  { re: /^the XML declaration must open the document$/, 'zh-CN': 'XML 声明须位于文档开头', 'zh-TW': 'XML 宣告須位於文件開頭' },
+  { re: /^the markup is malformed$/, 'zh-CN': '标记格式不正确', 'zh-TW': '標記格式不正確' },
+];
+
+const RULE_PATTERNS: (Worded & { reason?: number })[] = [
   {
     re: /^pronunciation rules may add at most (\d+) characters to it \(these add (\d+)\)$/,
     'zh-CN': '发音规则最多只能为其增加 $1 个字符（这些规则增加了 $2 个）',
@@ -199,6 +232,13 @@ const RULE_PATTERNS: { re: RegExp; 'zh-CN': string; 'zh-TW': string }[] = [
     re: /^not well-formed SSML at line (\d+), column (\d+): (.*)$/,
     'zh-CN': 'SSML 格式不正确（第 $1 行第 $2 列）：$3',
     'zh-TW': 'SSML 格式不正確（第 $1 行第 $2 欄）：$3',
+    reason: 3,
+  },
+  {
+    re: /^not well-formed XML at line (\d+), column (\d+): (.*)$/,
+    'zh-CN': 'XML 格式不正确（第 $1 行第 $2 列）：$3',
+    'zh-TW': 'XML 格式不正確（第 $1 行第 $2 欄）：$3',
+    reason: 3,
   },
   {
     re: /^unsupported SSML tag <(.+)> at line (\d+), column (\d+)$/,
@@ -308,8 +348,26 @@ function translateRule(rule: string, locale: 'zh-CN' | 'zh-TW'): string | undefi
   const fixed = RULES.get(rule)?.[locale];
   if (fixed) return fixed;
   const pattern = RULE_PATTERNS.find((p) => p.re.test(rule));
-  return pattern ? rule.replace(pattern.re, pattern[locale]) : undefined;
+  if (!pattern) return undefined;
+  const { reason } = pattern;
+  if (reason === undefined) return rule.replace(pattern.re, pattern[locale]);
+  // The parser's reason, worded too.
+  return rule.replace(pattern.re, (...m: string[]) =>
+    pattern[locale].replace(/\$(\d)/g, (_, i: string) => {
+      const part = m[Number(i)] ?? '';
+      if (Number(i) !== reason) return part;
+      const problem = XML_PROBLEMS.find((p) => p.re.test(part));
+      return problem ? part.replace(problem.re, problem[locale]) : part;
+    }),
+  );
 }
+
+/**
+ * The errors of an SSML document or a PLS file are about what the user wrote, where: their message is the rule alone,
+ * in the reader's language, with no field name ("text", "file") before it.
+ */
+const DOCUMENT_RULE =
+  /^(?:not well-formed (?:SSML|XML)(?: at line|$)|unsupported SSML tag <|bad value ".*" for \S+ of <|<.+> (?:needs|takes text only)|the root element must be <|undeclared entity |bad character reference |alphabet ".*" is not|unknown X-SAMPA symbols|an SSML document may not|a PLS file may not|the lexicon has no lexeme|lexeme \d+)/;
 
 /**
  * Why FORBIDDEN was answered, when the plain "not allowed" would leave the user guessing: the error's
@@ -352,6 +410,10 @@ export function errorMessage(code: ErrorCode, locale: MessageLocale, raw: Record
   const reasoned = typeof params.reason === 'string' ? REASON_MESSAGES.get(`${code}:${params.reason}`) : undefined;
   if (reasoned) return formatMessage(reasoned[locale], params);
   const rule = locale === 'en' || typeof params.rule !== 'string' ? undefined : translateRule(params.rule, locale);
+  if (code === 'VALIDATION_FAILED' && typeof params.rule === 'string' && DOCUMENT_RULE.test(params.rule)) {
+    const said = rule ?? params.rule;
+    return locale === 'en' ? said.charAt(0).toUpperCase() + said.slice(1) : said;
+  }
   return formatMessage(ERROR_MESSAGES[locale][code], rule ? { ...params, rule } : params);
 }
 

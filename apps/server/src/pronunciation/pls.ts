@@ -14,7 +14,7 @@ import {
   type PronunciationRule,
 } from '@polyvox/contracts';
 import { AppError } from '../platform/errors.js';
-import { decodeEntities, readAlphabet, readPhonemes, refuseDtd } from './xml-safety.js';
+import { decodeEntities, readAlphabet, readPhonemes, refuseDtd, xmlProblem } from './xml-safety.js';
 
 /** A rule as stored: the contract's shapes, a phoneme rule with the alias its PLS lexeme also gave (its fallback). */
 export type StoredRule = PronunciationRule & { alias?: string };
@@ -54,7 +54,8 @@ export function parsePls(bytes: Buffer): StoredRule[] {
   // No DTD of any kind: it is where entities (billion laughs) and external references (XXE) are declared.
   refuseDtd(xml, () => invalid('a PLS file may not declare a DOCTYPE or entities'));
   const valid = XMLValidator.validate(xml);
-  if (valid !== true) throw invalid(`not well-formed XML (line ${valid.err.line}: ${valid.err.msg.slice(0, 120)})`);
+  if (valid !== true)
+    throw invalid(`not well-formed XML at line ${valid.err.line}, column ${valid.err.col}: ${xmlProblem(valid.err.msg)}`);
   let doc: Record<string, unknown>;
   try {
     doc = parser.parse(xml) as Record<string, unknown>;

@@ -12,7 +12,7 @@ import { XMLValidator } from 'fast-xml-parser';
 import { LIMITS } from '@polyvox/contracts';
 import { countCharacters, SAY_AS_KINDS, SILENT_DB, type MarkupDocument, type MarkupPart, type SayAsKind } from '@polyvox/speech';
 import { AppError } from '../platform/errors.js';
-import { decodeEntity, ENTITY, readAlphabet, readPhonemes, refuseDtd } from './xml-safety.js';
+import { decodeEntity, ENTITY, readAlphabet, readPhonemes, refuseDtd, xmlProblem } from './xml-safety.js';
 import { withinPauseBudget, type PauseTally } from './pause-budget.js';
 
 export type TextType = 'text' | 'ssml';
@@ -217,7 +217,7 @@ export function parseSsml(text: string, baseHz = 120): MarkupDocument {
       valid.err.line === 1
         ? { line: base.line, column: base.column - 1 + valid.err.col }
         : { line: valid.err.line + base.line - 1, column: valid.err.col };
-    throw invalid(`not well-formed SSML at line ${where.line}, column ${where.column}: ${valid.err.msg.slice(0, 160)}`, where);
+    throw invalid(`not well-formed SSML at line ${where.line}, column ${where.column}: ${xmlProblem(valid.err.msg)}`, where);
   }
   const b = new Builder();
   const stack: Open[] = [];

@@ -9,6 +9,43 @@ export function refuseDtd(xml: string, fail: () => Error): void {
   if (/<!DOCTYPE/i.test(xml) || /<!ENTITY/i.test(xml)) throw fail();
 }
 
+/** fast-xml-parser's reasons, in the words the contract's catalogue translates (`XML_PROBLEMS` in its errors). */
+const PARSER_REASONS: [RegExp, (...m: string[]) => string][] = [
+  [
+    /^Expected closing tag '(.+)' \(opened in line (\d+), col (\d+)\) instead of closing tag '(.+)'\.$/,
+    (tag, line, column, found) => `the <${tag}> tag opened at line ${line}, column ${column} is not closed before </${found}>`,
+  ],
+  [/^Unclosed tag '(.+)'\.$/, (tag) => `the <${tag}> tag is not closed`],
+  [/^Invalid '\[.*\]' found\.$/, () => 'some tags are not closed'],
+  [/^Closing tag '(.+)' has not been opened\.$/, (tag) => `the closing tag </${tag}> has no opening tag`],
+  [
+    /^Closing tag '(.+)' (?:doesn't have proper closing|can't have attributes or invalid starting)\.$/,
+    (tag) => `the closing tag </${tag}> is malformed`,
+  ],
+  [/^char '(.)' is not expected\.$/, (c) => `the character "${c}" is not allowed here`],
+  [/^Invalid space after '<'\.$/, () => 'a tag name must follow "<"'],
+  [/^Tag '(.+)' is an invalid name\.$/, (tag) => `"${tag}" is not a valid tag name`],
+  [/^Attribute '(.+)' is repeated\.$/, (name) => `the attribute ${name} is repeated`],
+  [
+    /^(?:boolean attribute '(.+)' is not allowed|attribute (.+) has no value assigned)\.$/,
+    (a, b) => `the attribute ${a || b} has no value`,
+  ],
+  [/^Attribute '(.+)' (?:is an invalid name|has no space in starting)\.$/, (name) => `the attribute "${name}" is malformed`],
+  [/^Attributes for '(.+)' have open quote\.$/, (tag) => `an attribute of <${tag}> has no closing quote`],
+  [/^(?:Multiple possible root nodes found|Extra text at the end)\.?$/, () => 'there is content after the root element'],
+  [/^Start tag expected\.$/, () => 'the document has no element'],
+  [/^XML declaration allowed only at the start of the document\.$/, () => 'the XML declaration must open the document'],
+];
+
+/** Why the XML validator refused a document, reworded so the contract's catalogue can say it in every language. */
+export function xmlProblem(reason: string): string {
+  for (const [re, say] of PARSER_REASONS) {
+    const m = re.exec(reason);
+    if (m) return say(...m.slice(1).map((g) => (g ?? '').slice(0, 40)));
+  }
+  return 'the markup is malformed';
+}
+
 const PREDEFINED = new Map([
   ['lt', '<'],
   ['gt', '>'],

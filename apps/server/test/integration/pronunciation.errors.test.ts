@@ -63,7 +63,7 @@ describe.each(DIALECTS)('pronunciation dictionary errors (%s)', (dialect) => {
 
   it('refuses a file that is not a PLS lexicon, naming what is wrong', async () => {
     const add = (pls: string) => c.post('/v1/pronunciation-dictionaries/add-from-file', plsForm(pls));
-    expectError(await add('not xml at all <'), 400, 'VALIDATION_FAILED', 'file');
+    expectError(await add('not xml at all <'), 400, 'VALIDATION_FAILED', 'XML');
     expectError(await add('<lexicon><lexeme><grapheme>x</grapheme></lexicon>'), 400, 'VALIDATION_FAILED', 'XML');
     expectError(await add('<?xml version="1.0"?><html></html>'), 400, 'VALIDATION_FAILED', 'lexicon');
     expectError(await add(lexicon('')), 400, 'VALIDATION_FAILED', 'no lexeme');
@@ -73,7 +73,7 @@ describe.each(DIALECTS)('pronunciation dictionary errors (%s)', (dialect) => {
       await add(lexicon('<lexeme><grapheme>x</grapheme><phoneme alphabet="sampa">x</phoneme></lexeme>')),
       400,
       'VALIDATION_FAILED',
-      'alphabet',
+      'Alphabet "sampa"',
     );
     expectError(
       await add(lexicon('<lexeme><grapheme>x</grapheme><alias>&nbsp;</alias></lexeme>')),
@@ -102,7 +102,7 @@ describe.each(DIALECTS)('pronunciation dictionary errors (%s)', (dialect) => {
     tw.sid = c.sid;
     const bad = await tw.post('/v1/pronunciation-dictionaries/add-from-file', plsForm(sampa('t@Жm$')));
     expect(bad.status).toBe(400);
-    expect(bad.body.error.message).toBe('file 的值無效：第 1 個 lexeme：含有 X-SAMPA 中沒有的符號 "Ж", "$"');
+    expect(bad.body.error.message).toBe('第 1 個 lexeme：含有 X-SAMPA 中沒有的符號 "Ж", "$"');
   });
 
   it('refuses billion laughs and external entities before parsing, and a file or body that is too big', async () => {
@@ -366,13 +366,21 @@ describe.each(DIALECTS)('pronunciation dictionary errors (%s)', (dialect) => {
     zh.sid = c.sid;
     const res = await zh.post('/v1/pronunciation-dictionaries/add-from-file', plsForm(XXE));
     expect(res.status).toBe(400);
-    expect(res.body.error.message).toBe('file 的值无效：PLS 文件不能声明 DOCTYPE 或实体');
+    expect(res.body.error.message).toBe('PLS 文件不能声明 DOCTYPE 或实体');
+    // A file that is not well-formed: where, and what is wrong, in words (no field name, no parser English).
+    const unclosed = await zh.post(
+      '/v1/pronunciation-dictionaries/add-from-file',
+      plsForm('<lexicon>\n<lexeme><grapheme>x</grapheme></lexicon>'),
+    );
+    expect(unclosed.body.error.message).toBe(
+      'XML 格式不正确（第 2 行第 31 列）：第 2 行第 1 列的 <lexeme> 标签在 </lexicon> 之前没有关闭',
+    );
     const tw = new Client(t.url, 'zh-TW');
     tw.sid = c.sid;
     const lexemeless = await tw.post(
       '/v1/pronunciation-dictionaries/add-from-file',
       plsForm(lexicon('<lexeme><alias>x</alias></lexeme>')),
     );
-    expect(lexemeless.body.error.message).toBe('file 的值無效：第 1 個 lexeme 沒有 grapheme');
+    expect(lexemeless.body.error.message).toBe('第 1 個 lexeme 沒有 grapheme');
   });
 });

@@ -106,11 +106,11 @@ describe.each(DIALECTS)('SSML on the synthesis routes (%s)', (dialect) => {
   it('an unknown tag is 400 VALIDATION_FAILED naming it, in the request’s language; a malformed one names its line and column', async () => {
     const text = '<speak>Hello\n <voice name="x">there</voice></speak>';
     const en = expectError(await tts(text), 'VALIDATION_FAILED');
-    expect(en.message).toBe('Invalid value for text: unsupported SSML tag <voice> at line 2, column 2');
+    expect(en.message).toBe('Unsupported SSML tag <voice> at line 2, column 2');
     const zh = new Client(t.url, 'zh-CN');
     await zh.anonymous();
     const zhError = expectError(await zh.post('/tts/normalize', { text, voice_id: ESPEAK }), 'VALIDATION_FAILED');
-    expect(zhError.message).toBe('text 的值无效：不支持的 SSML 标签 <voice>（第 2 行第 2 列）');
+    expect(zhError.message).toBe('不支持的 SSML 标签 <voice>（第 2 行第 2 列）');
     // The same on every route, before anything is charged.
     expectError(await c.post('/tts/estimate', { text, voice_id: ESPEAK }), 'VALIDATION_FAILED');
     expectError(await c.post('/tts/jobs', { text, voice_id: ESPEAK, format: 'wav' }), 'VALIDATION_FAILED');
@@ -125,7 +125,16 @@ describe.each(DIALECTS)('SSML on the synthesis routes (%s)', (dialect) => {
       await c.post('/tts/normalize', { text: '<speak>\n  <p>Hello\n</speak>', voice_id: ESPEAK }),
       'VALIDATION_FAILED',
     );
-    expect(malformed.message).toMatch(/^Invalid value for text: not well-formed SSML at line 3, column \d+: /);
+    expect(malformed.message).toMatch(
+      /^Not well-formed SSML at line 3, column \d+: the <p> tag opened at line 2, column 3 is not closed before <\/speak>$/,
+    );
+    const zhMalformed = expectError(
+      await zh.post('/tts/normalize', { text: '<speak><prosody rate="slow">你好</speak>', voice_id: ESPEAK }),
+      'VALIDATION_FAILED',
+    );
+    expect(zhMalformed.message).toBe(
+      'SSML 格式不正确（第 1 行第 31 列）：第 1 行第 8 列的 <prosody> 标签在 </speak> 之前没有关闭',
+    );
     // text_type "ssml" with text that is not a document at all.
     const notXml = expectError(await tts('Hello there.', { text_type: 'ssml' }), 'VALIDATION_FAILED');
     expect(notXml.message).toMatch(/line 1, column 1/);

@@ -201,17 +201,47 @@ describe('SSML: refusals name what and where', () => {
     );
   });
 
-  it('its message is in the request language', () => {
+  it('its message is in the request language, about the document (no field name)', () => {
     const rule = refusal('<speak><voice>x</voice></speak>').rule;
     expect(errorMessage('VALIDATION_FAILED', 'en', { field: 'text', rule })).toBe(
-      'Invalid value for text: unsupported SSML tag <voice> at line 1, column 8',
+      'Unsupported SSML tag <voice> at line 1, column 8',
     );
     expect(errorMessage('VALIDATION_FAILED', 'zh-CN', { field: 'text', rule })).toBe(
-      'text 的值无效：不支持的 SSML 标签 <voice>（第 1 行第 8 列）',
+      '不支持的 SSML 标签 <voice>（第 1 行第 8 列）',
     );
     expect(errorMessage('VALIDATION_FAILED', 'zh-TW', { field: 'text', rule })).toBe(
-      'text 的值無效：不支援的 SSML 標籤 <voice>（第 1 行第 8 欄）',
+      '不支援的 SSML 標籤 <voice>（第 1 行第 8 欄）',
     );
+  });
+
+  it("a malformed document's reason is worded in the request language too, naming the tag", () => {
+    const rule = refusal('<speak><prosody rate="slow">Hello</speak>').rule;
+    expect(rule).toBe(
+      'not well-formed SSML at line 1, column 34: the <prosody> tag opened at line 1, column 8 is not closed before </speak>',
+    );
+    expect(errorMessage('VALIDATION_FAILED', 'en', { field: 'text', rule })).toBe(
+      'Not well-formed SSML at line 1, column 34: the <prosody> tag opened at line 1, column 8 is not closed before </speak>',
+    );
+    expect(errorMessage('VALIDATION_FAILED', 'zh-CN', { field: 'text', rule })).toBe(
+      'SSML 格式不正确（第 1 行第 34 列）：第 1 行第 8 列的 <prosody> 标签在 </speak> 之前没有关闭',
+    );
+    expect(errorMessage('VALIDATION_FAILED', 'zh-TW', { field: 'text', rule })).toBe(
+      'SSML 格式不正確（第 1 行第 34 欄）：第 1 行第 8 欄的 <prosody> 標籤在 </speak> 之前沒有關閉',
+    );
+    // Every reason the validator gives here is one the catalogue words: no English left in a Chinese message.
+    for (const doc of [
+      '<speak>Hello',
+      '<speak>a</p></speak>',
+      '<speak>a < b</speak>',
+      '<speak><break time="1s" time="2s"/></speak>',
+      '<speak><break time/></speak>',
+      '<speak>a</speak>b',
+      '<speak><1a/></speak>',
+    ]) {
+      const zh = errorMessage('VALIDATION_FAILED', 'zh-CN', { field: 'text', rule: refusal(doc).rule });
+      // (Tags and attribute names are the document's own words.)
+      expect(zh.replace(/<[^>]*>|SSML|XML|\btime\b/g, ''), doc).not.toMatch(/[A-Za-z]{2,}/);
+    }
   });
 
   it('a malformed document: the line and column the XML parser found', () => {

@@ -9,6 +9,7 @@ import {
   missingFields,
   mixPayload,
   modelsFor,
+  nameFromPrompt,
   weightPercents,
   type DesignForm,
 } from './rules';
@@ -164,5 +165,17 @@ describe('mix weights', () => {
         { voice_id: 'b', weight: 3 },
       ]),
     ).toEqual([25, 75]);
+  });
+});
+
+describe('a name from the prompt', () => {
+  it('is the prompt when it fits, its opening cut at a word when not, the fallback without one', () => {
+    expect(nameFromPrompt('deep calm male voice', 'x')).toBe('deep calm male voice');
+    const long = nameFromPrompt('a warm and friendly female voice, speaking slowly, with a light accent', 'x');
+    expect([...long].length).toBeLessThanOrEqual(40);
+    expect(long).toBe('a warm and friendly female voice…');
+    expect([...nameFromPrompt('温柔的女声，'.repeat(10), 'x')].length).toBeLessThanOrEqual(40);
+    expect(nameFromPrompt('  ', 'My voice, version 2')).toBe('My voice, version 2');
+    expect(nameFromPrompt(null, 'My voice, version 2')).toBe('My voice, version 2');
   });
 });

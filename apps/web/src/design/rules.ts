@@ -112,3 +112,17 @@ export function weightPercents(entries: readonly MixEntry[]): number[] {
   const sum = entries.reduce((s, e) => s + Math.max(0, e.weight), 0);
   return entries.map((e) => (sum > 0 ? Math.round((Math.max(0, e.weight) / sum) * 100) : 0));
 }
+
+/**
+ * A name for a version activated with none typed (the form's name is gone after a reload): the opening of its prompt,
+ * cut at a word where words are spaced, within the name limit; `fallback` when it has no prompt.
+ */
+export function nameFromPrompt(prompt: string | null | undefined, fallback: string): string {
+  const text = (prompt ?? '').replace(/\s+/g, ' ').trim();
+  if (!text) return fallback;
+  const chars = [...text];
+  if (chars.length <= LIMITS.nameMaxLength) return text;
+  const cut = chars.slice(0, LIMITS.nameMaxLength - 1).join('');
+  const space = cut.lastIndexOf(' ');
+  return `${(space > cut.length / 2 ? cut.slice(0, space) : cut).replace(/[\s,.;:，。；：、]+$/u, '')}…`;
+}

@@ -51,6 +51,7 @@ export const designEn = {
     activate: 'Activate',
     activateFor: 'Activate for {{credits}} credits',
     activateTitle: 'Activate this voice',
+    defaultName: 'My voice, version {{version}}',
     activateCost: 'Activating this voice costs {{credits}} credits, charged once now.',
     activateCostUnknown: 'Activating this voice is charged once now, at the activation fee of your plan.',
     balance: 'Your balance: {{credits}} credits',

@@ -47,6 +47,7 @@ export const designZhCN: DesignMessages = {
     activate: '激活',
     activateFor: '花费 {{credits}} 积分激活',
     activateTitle: '激活这个声音',
+    defaultName: '我的声音（版本 {{version}}）',
     activateCost: '激活这个声音需要 {{credits}} 积分，现在一次性扣除。',
     activateCostUnknown: '激活这个声音将按你的套餐的激活费用现在一次性扣费。',
     balance: '你的余额：{{credits}} 积分',

@@ -47,6 +47,7 @@ export const designZhTW: DesignMessages = {
     activate: '啟用',
     activateFor: '花費 {{credits}} 點數啟用',
     activateTitle: '啟用這個聲音',
+    defaultName: '我的聲音（版本 {{version}}）',
     activateCost: '啟用這個聲音需要 {{credits}} 點數，現在一次扣除。',
     activateCostUnknown: '啟用這個聲音將依你的方案的啟用費用現在一次扣款。',
     balance: '你的餘額：{{credits}} 點數',

@@ -133,6 +133,10 @@ export const en = {
     tryVoice: 'Voice',
     tryPlay: 'Play',
     tryCredits: 'Trial credits left: {{credits}}',
+    trySpent: 'Your trial credits are spent. Sign up to keep listening: a registered account can buy more.',
+    trySignUp: 'Sign up',
+    tryOut: 'No credits are left on this account.',
+    tryBuy: 'Buy credits',
     officialVoices: '500+ official voices, ready to use in the console and through the API',
   },
   footer: {

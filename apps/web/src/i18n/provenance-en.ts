@@ -65,7 +65,8 @@ export const provenanceEn = {
     c2pa: {
       title: 'Content Credentials (C2PA)',
       hint: 'A signed manifest in the open format of the Content Authenticity Initiative, saying how the file was made.',
-      absent: 'The file carries no C2PA manifest. This platform signs WAV and MP3 files; converting a file removes it.',
+      absent:
+        'The file carries no C2PA manifest. This platform signs WAV and MP3 files made whole (long texts, and the API without streaming); streamed audio carries none, and converting a file removes it.',
       state: 'Validation',
       generator: 'Made with',
       states: {
@@ -102,6 +103,8 @@ export const provenanceEn = {
       atStart: 'It is heard before the speech.',
       atEnd: 'It is heard after the speech.',
       link: 'Check a file',
+      streamed:
+        'Short texts stream as they are made, so they are not signed; long texts, made in the background, come as whole files with signed Content Credentials (C2PA).',
     },
   },
 } as const;

@@ -62,7 +62,8 @@ export const provenanceZhCN: ProvenanceMessages = {
     c2pa: {
       title: '内容凭证（C2PA）',
       hint: '采用内容真实性倡议（CAI）开放格式的签名清单，说明文件是如何生成的。',
-      absent: '文件中没有 C2PA 清单。本平台会为 WAV 和 MP3 文件签名；转换文件会去掉它。',
+      absent:
+        '文件中没有 C2PA 清单。本平台会为完整生成的 WAV 和 MP3 文件签名（长文本，以及不使用流式的 API）；流式音频没有清单，转换文件也会去掉它。',
       state: '验证结果',
       generator: '生成工具',
       states: {
@@ -99,6 +100,7 @@ export const provenanceZhCN: ProvenanceMessages = {
       atStart: '提示位于语音开头。',
       atEnd: '提示位于语音结尾。',
       link: '检测文件',
+      streamed: '短文本边生成边播放，因此不签名；长文本在后台生成为完整文件，带有签名的内容凭证（C2PA）。',
     },
   },
 };

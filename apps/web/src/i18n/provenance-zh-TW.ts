@@ -62,7 +62,8 @@ export const provenanceZhTW: ProvenanceMessages = {
     c2pa: {
       title: '內容憑證（C2PA）',
       hint: '採用內容真實性倡議（CAI）開放格式的簽署資訊清單，說明檔案是如何產生的。',
-      absent: '檔案中沒有 C2PA 資訊清單。本平台會為 WAV 和 MP3 檔案簽署；轉換檔案會移除它。',
+      absent:
+        '檔案中沒有 C2PA 資訊清單。本平台會為完整產生的 WAV 和 MP3 檔案簽署（長篇文字，以及不使用串流的 API）；串流音訊沒有資訊清單，轉換檔案也會移除它。',
       state: '驗證結果',
       generator: '產生工具',
       states: {
@@ -99,6 +100,7 @@ export const provenanceZhTW: ProvenanceMessages = {
       atStart: '提示位於語音開頭。',
       atEnd: '提示位於語音結尾。',
       link: '檢測檔案',
+      streamed: '短篇文字邊產生邊播放，因此不簽署；長篇文字在背景產生為完整檔案，帶有簽署的內容憑證（C2PA）。',
     },
   },
 };

@@ -43,6 +43,8 @@ export const speechEn = {
     stop: 'Stop',
     generating: 'Generating…',
     estimateTooLong: 'The text is over the limit: shorten it to see the price.',
+    estimateInvalid: 'Fix the SSML above to see the price.',
+    upgradeLonger: 'Upgrade your plan for texts up to {{max}} characters',
     jobNotice: 'Long texts are generated in the background; the audio appears when every sentence is done.',
     result: 'Result',
     emptyTitle: 'Nothing generated yet',

@@ -40,6 +40,8 @@ export const speechZhCN: SpeechMessages = {
     stop: '停止',
     generating: '生成中…',
     estimateTooLong: '文字超出长度上限，请删减后查看价格。',
+    estimateInvalid: '请先修正上面的 SSML，再查看价格。',
+    upgradeLonger: '升级套餐，单次最多可输入 {{max}} 个字符',
     jobNotice: '长文本将在后台生成，所有句子完成后即可播放音频。',
     result: '生成结果',
     emptyTitle: '还没有生成内容',

@@ -40,6 +40,8 @@ export const speechZhTW: SpeechMessages = {
     stop: '停止',
     generating: '生成中…',
     estimateTooLong: '文字超出長度上限，請刪減後查看價格。',
+    estimateInvalid: '請先修正上面的 SSML，再查看價格。',
+    upgradeLonger: '升級方案，單次最多可輸入 {{max}} 個字元',
     jobNotice: '長篇文字會在背景產生，所有句子完成後即可播放音訊。',
     result: '產生結果',
     emptyTitle: '尚未產生任何內容',

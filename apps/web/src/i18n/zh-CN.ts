@@ -128,6 +128,10 @@ export const zhCN: Messages = {
     tryVoice: '声音',
     tryPlay: '播放',
     tryCredits: '剩余试用点数：{{credits}}',
+    trySpent: '试用点数已用完。注册后即可继续试听：注册账号可以购买点数。',
+    trySignUp: '注册',
+    tryOut: '此账号的点数已用完。',
+    tryBuy: '购买点数',
     officialVoices: '500+ 官方声音，可在控制台和 API 中直接使用',
   },
   footer: {

@@ -128,6 +128,10 @@ export const zhTW: Messages = {
     tryVoice: '聲音',
     tryPlay: '播放',
     tryCredits: '剩餘試用點數：{{credits}}',
+    trySpent: '試用點數已用完。註冊後即可繼續試聽：註冊帳號可以購買點數。',
+    trySignUp: '註冊',
+    tryOut: '此帳號的點數已用完。',
+    tryBuy: '購買點數',
     officialVoices: '500+ 官方聲音，可在主控台與 API 中直接使用',
   },
   footer: {

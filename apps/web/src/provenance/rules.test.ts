@@ -103,6 +103,9 @@ describe('downloadMarks', () => {
     expect(downloadMarks('wav')).toEqual(['metadata', 'watermark', 'c2pa']);
     expect(downloadMarks('opus')).toEqual(['metadata', 'watermark']);
     expect(downloadMarks('pcm')).toEqual(['watermark']);
+    // Streamed, a file is labelled as it is made, not signed.
+    expect(downloadMarks('mp3', true)).toEqual(['metadata', 'watermark']);
+    expect(downloadMarks('wav', true)).toEqual(['metadata', 'watermark']);
   });
 });
 

@@ -80,11 +80,12 @@ export function formatCount(n: number, locale: string): string {
 /** What a downloaded file of this format carries: pcm has no container, so only the watermark in the samples. */
 export type Mark = 'metadata' | 'watermark' | 'c2pa';
 
-export function downloadMarks(format: AudioFormat): Mark[] {
+/** `streamed`: the audio came as it was made, so it is labelled but not signed (only whole files carry C2PA). */
+export function downloadMarks(format: AudioFormat, streamed = false): Mark[] {
   switch (format) {
     case 'mp3':
     case 'wav':
-      return ['metadata', 'watermark', 'c2pa'];
+      return streamed ? ['metadata', 'watermark'] : ['metadata', 'watermark', 'c2pa'];
     case 'opus':
       return ['metadata', 'watermark'];
     case 'pcm':

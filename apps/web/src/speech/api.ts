@@ -38,6 +38,11 @@ export function synthesizeStream(body: SynthesisBody, signal?: AbortSignal): Pro
   return http('POST', '/tts', { json: { ...body, stream: true, timestamps: true }, raw: true, signal });
 }
 
+/** POST /tts for one whole file (no timings): the Response whose body is the audio, signed and labelled as a file. */
+export function synthesizeFile(body: SynthesisBody, signal?: AbortSignal): Promise<Response> {
+  return http('POST', '/tts', { json: { ...body, stream: false }, raw: true, signal });
+}
+
 export function createJob(body: SynthesisBody, signal?: AbortSignal): Promise<SynthesisJob> {
   return http('POST', '/tts/jobs', { json: body, signal });
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cuesFromAlignment, parseVtt, wordAt } from './subtitles';
+import { cuesFromAlignment, parseVtt, spaceBetween, wordAt } from './subtitles';
 
 const VTT = `WEBVTT
 
@@ -68,5 +68,24 @@ describe('the transcript of a timed stream', () => {
   it('gives each Han character a word of its own', () => {
     const cues = cuesFromAlignment(times('你好，世界。'));
     expect(cues[0]!.words.map((w) => w.text)).toEqual(['你', '好，', '世', '界。']);
+  });
+
+  it('keeps digits apart from the Han characters around them', () => {
+    const cues = cuesFromAlignment(times('2024年5月3日'));
+    expect(cues[0]!.words.map((w) => w.text)).toEqual(['2024', '年', '5', '月', '3', '日']);
+  });
+
+  it('shows no markup: SSML tags and break tags are not spoken', () => {
+    const cues = cuesFromAlignment(times('<speak>你好，<break time="500ms"/>世界。</speak> 1 < 2'));
+    expect(cues.flatMap((c) => c.words.map((w) => w.text))).toEqual(['你', '好，', '世', '界。', '1', '<', '2']);
+  });
+});
+
+describe("the spaces between the transcript's words", () => {
+  it('puts none between Chinese words or beside their punctuation, and one between others', () => {
+    expect(spaceBetween('2024', '年')).toBe(false);
+    expect(spaceBetween('年', '5')).toBe(false);
+    expect(spaceBetween('好，', '世')).toBe(false);
+    expect(spaceBetween('Hello,', 'world.')).toBe(true);
   });
 });

@@ -80,24 +80,45 @@ const LETTER = /[\p{L}\p{N}]/u;
 const ENDS_SENTENCE = /[.!?。！？…]$/u;
 const WORDS_PER_CUE = 14;
 
+/** Han, kana and the punctuation written with them: no space goes between such a word and its neighbour. */
+const CJK_EDGE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u3000-\u303f\uff00-\uffef]/u;
+
+/** Whether a space goes between two words of the transcript: not where either side is Chinese or Japanese. */
+export function spaceBetween(before: string, after: string): boolean {
+  return !CJK_EDGE.test(before.at(-1) ?? '') && !CJK_EDGE.test(after.at(0) ?? '');
+}
+
 /**
- * The transcript of a timed stream: words are runs of letters (each Han or kana character a word of its own), the
- * punctuation after a word goes with it, and a cue ends at a sentence's end (or after 14 words).
+ * The transcript of a timed stream: words are runs of letters (each Han or kana character a word of its own, and a
+ * run of digits or Latin letters one beside them), the punctuation after a word goes with it, and a cue ends at a
+ * sentence's end (or after 14 words). Markup (SSML's tags, ElevenLabs' `<break …/>`) is not spoken, so not shown.
  */
 export function cuesFromAlignment(a: CharacterTimes): TranscriptCue[] {
   const words: { start: number; end: number; text: string }[] = [];
   let current: { start: number; end: number; text: string } | null = null;
+  let inTag = false;
   a.characters.forEach((c, i) => {
     const start = a.character_start_times_seconds[i] ?? 0;
     const end = a.character_end_times_seconds[i] ?? start;
+    // A tag: `<` before a letter, `/`, `!` or `?`, to its `>` (a lone `<`, as in "1 < 2", is text).
+    if (inTag) {
+      if (c === '>') inTag = false;
+      return;
+    }
+    if (c === '<' && /^[\p{L}/!?]/u.test(a.characters[i + 1] ?? '')) {
+      inTag = true;
+      current = null;
+      return;
+    }
     if (SPACE.test(c)) {
       current = null;
       return;
     }
     const lettered = LETTER.test(c);
-    // A new word: after a space, at a Han character, or at a letter after punctuation.
+    // A new word: after a space, at a Han character, after one (digits after 年 are a word of their own), or at a
+    // letter after punctuation.
     const last = current?.text.at(-1) ?? '';
-    if (!current || (lettered && (HAN.test(c) || (!LETTER.test(last) && last !== "'")))) {
+    if (!current || (lettered && (HAN.test(c) || HAN.test(last) || (!LETTER.test(last) && last !== "'")))) {
       current = { start, end, text: c };
       words.push(current);
       return;

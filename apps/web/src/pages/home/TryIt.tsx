@@ -3,12 +3,16 @@ import { Alert, Button, Group, Paper, SegmentedControl, Stack, Text, Textarea, T
 import { IconPlayerPlayFilled } from '@tabler/icons-react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
-import { describeError } from '../../api/errors';
+import { Link } from 'react-router-dom';
+import { describeError, isApiError } from '../../api/errors';
 import { useAccount } from '../../auth/hooks';
+import { useSignIn } from '../../auth/SignInContext';
 import { ME_KEY } from '../../auth/session-controller';
 import { useLocaleChoice } from '../../i18n/hooks';
 import { formatNumber } from '../../lib/format';
-import { listVoices, synthesizeStream } from '../../speech/api';
+import { listVoices, synthesizeFile, type AudioFormat } from '../../speech/api';
+import { FORMAT_MIME } from '../../speech/audio/formats';
+import { audioOfAnswer } from '../../speech/audio/response';
 import { preferredVoiceLanguage } from '../../speech/languages';
 import { voiceListQuery } from '../../speech/voice-query';
 
@@ -24,6 +28,12 @@ const WaveformPlayer = lazy(async () => ({ default: (await loadPlayer()).Wavefor
 export const TRY_MAX_CHARACTERS = 200;
 const VOICES = 3;
 
+/** MP3 where the browser plays it (every current one does), else WAV: the box asks only for audio it can play. */
+function playableFormat(): AudioFormat {
+  const probe = document.createElement('audio');
+  return probe.canPlayType('audio/mpeg') ? 'mp3' : 'wav';
+}
+
 interface Result {
   url: string;
   peaks: Float32Array | null;
@@ -38,7 +48,8 @@ interface Result {
 export function TryIt() {
   const { t } = useTranslation();
   const { ui } = useLocaleChoice();
-  const { account } = useAccount();
+  const { account, signedIn } = useAccount();
+  const signIn = useSignIn();
   const queryClient = useQueryClient();
   const language = preferredVoiceLanguage(ui);
   const [text, setText] = useState<string>(() => t('home.trySample'));
@@ -67,11 +78,17 @@ export function TryIt() {
       loadPlayer().catch(() => undefined);
       const decoder = loadDecoder();
       decoder.catch(() => undefined);
-      const res = await synthesizeStream({ text: text.trim(), voice_id: chosen.id, format: 'mp3', speed: 1, pitch: 0 });
-      const bytes = new Uint8Array(await res.arrayBuffer());
-      const decoded = await (await decoder).decodePeaks(bytes);
+      // One whole file, no timings: the answer is the audio itself, which the element plays as it is.
+      const format = playableFormat();
+      const res = await synthesizeFile({ text: text.trim(), voice_id: chosen.id, format, speed: 1, pitch: 0 });
+      const audio = audioOfAnswer(
+        res.headers.get('content-type') ?? '',
+        new Uint8Array(await res.arrayBuffer()),
+        FORMAT_MIME[format],
+      );
+      const decoded = await (await decoder).decodePeaks(audio.bytes);
       return {
-        url: URL.createObjectURL(new Blob([bytes], { type: 'audio/mpeg' })),
+        url: URL.createObjectURL(new Blob([audio.bytes as Uint8Array<ArrayBuffer>], { type: audio.type })),
         peaks: decoded?.peaks ?? null,
         duration: decoded?.duration ?? null,
       };
@@ -83,6 +100,10 @@ export function TryIt() {
   });
 
   const empty = text.trim().length === 0;
+  // The trial spent (the server refused for want of credits, or none are left): say so, and offer what comes next.
+  const spent =
+    (speak.isError && isApiError(speak.error) && speak.error.code === 'INSUFFICIENT_BALANCE') ||
+    (!speak.isPending && account !== undefined && account.vip.credits <= 0);
   return (
     <Paper withBorder radius="md" p={{ base: 'md', sm: 'xl' }} mt={48} maw={760} mx="auto" data-testid="home-try">
       <Stack gap="sm">
@@ -128,16 +149,33 @@ export function TryIt() {
             leftSection={<IconPlayerPlayFilled size={16} />}
             onClick={() => speak.mutate()}
             loading={speak.isPending}
-            disabled={empty || !chosen}
+            disabled={empty || !chosen || spent}
             data-testid="home-try-play"
           >
             {t('home.tryPlay')}
           </Button>
         </Group>
-        {speak.isError && (
-          <Alert color="red" variant="light" data-testid="home-try-error">
-            {describeError(speak.error, ui, t('errors.network'))}
+        {spent ? (
+          <Alert color="yellow" variant="light" data-testid="home-try-spent">
+            <Stack gap="xs" align="flex-start">
+              <Text size="sm">{signedIn ? t('home.tryOut') : t('home.trySpent')}</Text>
+              {signedIn ? (
+                <Button component={Link} to="/app/pricing" size="xs" data-testid="home-try-buy">
+                  {t('home.tryBuy')}
+                </Button>
+              ) : (
+                <Button size="xs" onClick={() => signIn.open()} data-testid="home-try-signup">
+                  {t('home.trySignUp')}
+                </Button>
+              )}
+            </Stack>
           </Alert>
+        ) : (
+          speak.isError && (
+            <Alert color="red" variant="light" data-testid="home-try-error">
+              {describeError(speak.error, ui, t('errors.network'))}
+            </Alert>
+          )
         )}
         {result && (
           <div data-testid="home-try-result">

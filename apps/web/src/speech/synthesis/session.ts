@@ -11,6 +11,7 @@ import { cuesFromAlignment, parseVtt, type CharacterTimes, type TranscriptCue } 
 import { decodePeaks, type Decoded } from '../audio/decode';
 import { browserMseCheck, mseTypeFor } from '../audio/formats';
 import { MseSink } from '../audio/mse-sink';
+import { base64Bytes } from '../audio/response';
 import { estimateSeconds } from '../audio/peaks';
 import { downloadable, playable } from '../audio/playable';
 import { runJob, sleep } from './job-runner';
@@ -331,9 +332,6 @@ class TimedLines {
       this.alignment.character_start_times_seconds.push(...piece.alignment.character_start_times_seconds);
       this.alignment.character_end_times_seconds.push(...piece.alignment.character_end_times_seconds);
     }
-    const binary = atob(piece.audio_base64);
-    const out = new Uint8Array(binary.length);
-    for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
-    return out;
+    return base64Bytes(piece.audio_base64);
   }
 }

@@ -10,6 +10,7 @@ import { useAccount } from '../../../auth/hooks';
 import { ME_KEY } from '../../../auth/session-controller';
 import { MY_VOICES_KEY, PREVIEWS_KEY, saveVoice, type PreviewCreated, type PreviewType } from '../../../design/api';
 import { activationFee } from '../../../design/fee';
+import { nameFromPrompt } from '../../../design/rules';
 import { useLocaleChoice } from '../../../i18n/hooks';
 import { formatNumber } from '../../../lib/format';
 import { notifySuccess } from '../../../lib/notify';
@@ -17,7 +18,8 @@ import { queryClient } from '../../../lib/query-client';
 import { useTtsConfig } from '../../../speech/useTtsConfig';
 
 export interface ActivationTarget {
-  preview: PreviewCreated;
+  /** A version just made, or one of the history (which says what prompt made it). */
+  preview: PreviewCreated & { prompt?: string | null };
   type: Exclude<PreviewType, 'mix'>;
   name: string;
 }
@@ -46,7 +48,11 @@ function ActivateBody({ target, onClose }: { target: ActivationTarget; onClose: 
   const navigate = useNavigate();
   const config = useTtsConfig().data;
   const { account } = useAccount();
-  const [name, setName] = useState(target.name);
+  // The name typed in the form, or (none, as after a reload) one from the version's prompt: never an empty field to fill.
+  const [name, setName] = useState(
+    () =>
+      target.name || nameFromPrompt(target.preview.prompt, t('design.defaultName', { version: String(target.preview.version) })),
+  );
   const [nameError, setNameError] = useState<string | null>(null);
   const fee = activationFee(target.type, target.preview, config);
   const balance = account?.vip.credits;

@@ -14,6 +14,8 @@ interface Props {
   estimating: boolean;
   /** The text is longer than the limit: the hint says so instead of asking for text. */
   over: boolean;
+  /** The SSML document is refused: the hint asks for it to be fixed, not for a text and a voice. */
+  invalid: boolean;
   balance: number | undefined;
   canGenerate: boolean;
   busy: boolean;
@@ -25,7 +27,19 @@ interface Props {
 }
 
 /** The price before generating, the balance, and Generate / Stop. */
-export function CostBar({ credits, estimating, over, balance, canGenerate, busy, jobRunning, asJob, onGenerate, onStop }: Props) {
+export function CostBar({
+  credits,
+  estimating,
+  over,
+  invalid,
+  balance,
+  canGenerate,
+  busy,
+  jobRunning,
+  asJob,
+  onGenerate,
+  onStop,
+}: Props) {
   const { t } = useTranslation();
   const { ui } = useLocaleChoice();
   const short = credits !== null && balance !== undefined && credits > balance;
@@ -50,8 +64,14 @@ export function CostBar({ credits, estimating, over, balance, canGenerate, busy,
             </Text>
             <Group gap={6} mih={24}>
               {credits === null && !estimating ? (
-                <Text size="sm" c="dimmed" data-testid="playground-estimate" data-credits="" data-state={over ? 'over' : 'empty'}>
-                  {over ? t('playground.estimateTooLong') : t('playground.estimateHint')}
+                <Text
+                  size="sm"
+                  c="dimmed"
+                  data-testid="playground-estimate"
+                  data-credits=""
+                  data-state={over ? 'over' : invalid ? 'invalid' : 'empty'}
+                >
+                  {t(over ? 'playground.estimateTooLong' : invalid ? 'playground.estimateInvalid' : 'playground.estimateHint')}
                 </Text>
               ) : (
                 <Text
@@ -117,7 +137,8 @@ export function CostBar({ credits, estimating, over, balance, canGenerate, busy,
           </Anchor>
         </Text>
       )}
-      {asJob && (
+      {/* Over the limit nothing runs, in the background or not: the limit's message says what to do instead. */}
+      {asJob && !over && (
         <Text size="xs" c="dimmed" data-testid="playground-job-notice">
           {t('playground.jobNotice')}
         </Text>

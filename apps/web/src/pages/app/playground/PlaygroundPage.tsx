@@ -101,6 +101,7 @@ export function PlaygroundPage() {
                 <CostBar
                   credits={shown ? shown.credits : null}
                   over={state.over}
+                  invalid={!!ssml.problem}
                   estimating={!state.empty && !state.over && !!voice && !estimate.current}
                   balance={account?.vip.credits}
                   canGenerate={canGenerate}
@@ -136,6 +137,7 @@ export function PlaygroundPage() {
               disabled={busy}
               explicitLabel={config?.ai_label_explicit}
               explicitPosition={config?.ai_label_position}
+              streamed={!asJob}
             />
             <DictionaryPicker value={dictionaries} onChange={setDictionaries} disabled={busy} framed />
           </Stack>

@@ -13,12 +13,14 @@ interface Props {
   explicitLabel?: TtsConfig['ai_label_explicit'];
   /** Where it is heard (before or after the speech). */
   explicitPosition?: TtsConfig['ai_label_position'];
+  /** The result will stream (not run as a job): its download is labelled, not signed. */
+  streamed: boolean;
 }
 
 const FORMAT_LABEL: Record<AudioFormat, string> = { mp3: 'MP3', wav: 'WAV', opus: 'Opus', pcm: 'PCM' };
 
 /** Speed (0.5–2×), pitch (±12 semitones) and the output format. */
-export function SettingsPanel({ value, onChange, disabled, explicitLabel, explicitPosition }: Props) {
+export function SettingsPanel({ value, onChange, disabled, explicitLabel, explicitPosition, streamed }: Props) {
   const { t } = useTranslation();
   const changed =
     value.speed !== DEFAULT_SETTINGS.speed || value.pitch !== DEFAULT_SETTINGS.pitch || value.format !== DEFAULT_SETTINGS.format;
@@ -94,7 +96,7 @@ export function SettingsPanel({ value, onChange, disabled, explicitLabel, explic
             data-testid="playground-format"
           />
           <Box mt="xs">
-            <DownloadLabelNote format={value.format} explicit={explicitLabel} position={explicitPosition} />
+            <DownloadLabelNote format={value.format} explicit={explicitLabel} position={explicitPosition} streamed={streamed} />
           </Box>
         </div>
       </Stack>

@@ -1,8 +1,9 @@
 import { useRef, useState, type ReactNode } from 'react';
-import { Button, Group, Paper, SegmentedControl, Text, Textarea, Tooltip } from '@mantine/core';
+import { Anchor, Button, Group, Paper, SegmentedControl, Text, Textarea, Tooltip } from '@mantine/core';
 import { IconArrowsShuffle, IconEraser } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
-import { errorMessage } from '@polyvox/contracts';
+import { Link } from 'react-router-dom';
+import { errorMessage, LIMITS } from '@polyvox/contracts';
 import { currentUiLocale } from '../../../i18n';
 import { useLocaleChoice } from '../../../i18n/hooks';
 import { formatNumber } from '../../../lib/format';
@@ -120,6 +121,15 @@ export function TextPanel(props: Props) {
       <Group justify="space-between" mt="xs" wrap="nowrap" align="flex-start">
         <Text size="xs" c="red.8" data-testid="playground-too-long" hidden={!state.over}>
           {state.over ? errorMessage('TEXT_TOO_LONG', ui, { maxLength: state.max }) : ''}
+          {/* A plan allows longer texts: the way there, from where the limit is met. */}
+          {state.over && state.max < LIMITS.maxTextLength && (
+            <>
+              {' · '}
+              <Anchor component={Link} to="/app/pricing" size="xs" data-testid="playground-upgrade">
+                {t('playground.upgradeLonger', { max: formatNumber(LIMITS.maxTextLength, ui) })}
+              </Anchor>
+            </>
+          )}
         </Text>
         <Tooltip label={t('playground.countHint')}>
           <Text

@@ -1,7 +1,7 @@
 import { Box, Button, Group, Text } from '@mantine/core';
 import { IconDownload } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
-import { wordAt, type TranscriptCue } from '../../../speech/subtitles';
+import { spaceBetween, wordAt, type TranscriptCue } from '../../../speech/subtitles';
 
 export type SubtitleFormat = 'srt' | 'vtt';
 /** Subtitles the server keeps for what was spoken (a job, a preview), saved under `name`. */
@@ -63,6 +63,7 @@ export function Transcript({
         {cues.map((cue, c) =>
           cue.words.map((word, w) => {
             const lit = at !== null && at[0] === c && at[1] === w;
+            const next = cue.words[w + 1] ?? cues[c + 1]?.words[0];
             return (
               <span
                 key={`${c}-${w}`}
@@ -75,7 +76,8 @@ export function Transcript({
                   color: lit ? 'var(--mantine-color-violet-light-color)' : undefined,
                 }}
               >
-                {word.text}{' '}
+                {word.text}
+                {next && spaceBetween(word.text, next.text) ? ' ' : ''}
               </span>
             );
           }),
