@@ -367,7 +367,7 @@ function translateRule(rule: string, locale: 'zh-CN' | 'zh-TW'): string | undefi
  * in the reader's language, with no field name ("text", "file") before it.
  */
 const DOCUMENT_RULE =
-  /^(?:not well-formed (?:SSML|XML)(?: at line|$)|unsupported SSML tag <|bad value ".*" for \S+ of <|<.+> (?:needs|takes text only)|the root element must be <|undeclared entity |bad character reference |alphabet ".*" is not|unknown X-SAMPA symbols|an SSML document may not|a PLS file may not|the lexicon has no lexeme|lexeme \d+)/;
+  /^(?:pauses may last at most |not well-formed (?:SSML|XML)(?: at line|$)|unsupported SSML tag <|bad value ".*" for \S+ of <|<.+> (?:needs|takes text only)|the root element must be <|undeclared entity |bad character reference |alphabet ".*" is not|unknown X-SAMPA symbols|an SSML document may not|a PLS file may not|the lexicon has no lexeme|lexeme \d+)/;
 
 /**
  * Why FORBIDDEN was answered, when the plain "not allowed" would leave the user guessing: the error's

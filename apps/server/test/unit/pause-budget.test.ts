@@ -48,10 +48,10 @@ describe('the pause budget', () => {
       'pauses may last at most 6.5 s in all for 7 characters (3 s and 0.5 s per character, 60 s at most); these last 3000 s',
     );
     expect(errorMessage('VALIDATION_FAILED', 'en', e!.params)).toBe(
-      'Invalid value for text: pauses may last at most 6.5 s in all for 7 characters (3 s and 0.5 s per character, 60 s at most); these last 3000 s',
+      'Pauses may last at most 6.5 s in all for 7 characters (3 s and 0.5 s per character, 60 s at most); these last 3000 s',
     );
     expect(errorMessage('VALIDATION_FAILED', 'zh-CN', e!.params)).toBe(
-      'text 的值无效：停顿总长最多 6.5 秒（7 个字符：3 秒，另加每个字符 0.5 秒，最多 60 秒）；这些停顿共 3000 秒',
+      '停顿总长最多 6.5 秒（7 个字符：3 秒，另加每个字符 0.5 秒，最多 60 秒）；这些停顿共 3000 秒',
     );
     expect(errorMessage('VALIDATION_FAILED', 'zh-TW', e!.params)).toContain('停頓總長最多 6.5 秒');
   });
