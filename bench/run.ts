@@ -318,6 +318,9 @@ async function main() {
   // `--only watermark`: the audio watermark's robustness, false positives, inaudibility and cost (WM_CLIPS clips, default 200).
   // `--only ws`: ElevenLabs' realtime WebSocket: first audio of a flushed sentence vs POST /tts, and 50 sockets at once.
   if (only === 'ws') return report(started, await (await import('./realtime.js')).realtimeRows(), 'ws');
+  // `--only responsiveness`: p99 of GET /accounts/me with eight syntheses running, and a stream's first byte.
+  if (only === 'responsiveness')
+    return report(started, await (await import('./responsiveness.js')).responsivenessRows(), 'responsiveness');
   if (only === 'watermark') return report(started, await (await import('./watermark.js')).watermarkRows(), 'watermark');
   const designOnly = only === 'design';
   const rows: Row[] = [];
