@@ -345,35 +345,18 @@ export class SynthesisService {
     const generator = (async function* guarded(): AsyncGenerator<Buffer, boolean> {
       await self.host.get();
       if (signal.aborted) return false;
-      // The first sentence is made while the price is held, as a file's is: no chunk leaves before the hold exists,
-      // and a refused hold (402) stops the synthesis and is what the caller gets.
-      const stop = new AbortController();
-      const started = performance.now();
-      const synthesis = self.synthesizer.synthesizeStream(
-        { ...prepared.request, signal: AbortSignal.any([signal, stop.signal]) },
-        reqId ? { reqId } : {},
-      );
-      const chunks = synthesis[Symbol.asyncIterator]();
-      const first = chunks.next();
-      first.catch(() => {});
-      let work: HeldWork;
-      try {
-        work = await self.hold(prepared, charge, signal);
-      } catch (e) {
-        stop.abort(e);
-        void chunks.return?.().catch(() => {});
-        throw e;
-      }
-      const stopWith = () => stop.abort(work.signal.reason);
-      if (work.signal.aborted) stopWith();
-      else work.signal.addEventListener('abort', stopWith, { once: true });
+      const work = await self.hold(prepared, charge, signal);
       work.signal.addEventListener('abort', () => void generator.return(false).catch(() => {}), { once: true });
       let complete = false;
+      const started = performance.now();
       try {
         work.signal.throwIfAborted();
-        for (let next = await first; !next.done; next = await chunks.next()) {
+        for await (const chunk of self.synthesizer.synthesizeStream(
+          { ...prepared.request, signal: work.signal },
+          reqId ? { reqId } : {},
+        )) {
           work.signal.throwIfAborted();
-          yield next.value;
+          yield chunk;
         }
         complete = true;
         // A stream's audio length is not known here; its time counts, its real-time factor does not.
@@ -381,11 +364,6 @@ export class SynthesisService {
       } catch (e) {
         throw toAppError(e);
       } finally {
-        work.signal.removeEventListener('abort', stopWith);
-        if (!complete) {
-          stop.abort(new Error('stream ended early'));
-          await chunks.return?.().catch(() => {});
-        }
         await (complete ? work.settle() : work.release('stream ended early'));
       }
       return true;
