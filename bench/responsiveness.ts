@@ -1,10 +1,11 @@
 /**
  * `--only responsiveness`: does the API answer while the engines work, and does a stream start at once?
  *
- * 1. p99 of GET /accounts/me while eight syntheses run at once (eight clients in a loop, each a 600-character text:
- *    whole mp3 files, which are labelled and C2PA-signed, streamed mp3, whole wav and streamed mp3 with timestamps,
- *    in turn), with what the server's main thread did meanwhile: its event-loop delay (p99) and its busy time per
- *    synthesis (event-loop utilization), read by a probe preloaded into the server (loop-probe.mjs).
+ * 1. p99 of GET /accounts/me while eight syntheses run at once (eight clients, each a 600-character text: whole mp3
+ *    files, which are labelled and C2PA-signed, streamed mp3, whole wav and streamed mp3 with timestamps, in turn),
+ *    with what the server's main thread did: its event-loop delay (p99) under that load, and, under the same load
+ *    without our calls, its CPU time per synthesis (Linux's per-thread counter, which other processes on a busy
+ *    machine do not inflate as they do wall-clock figures), read by a probe preloaded into the server (loop-probe.mjs).
  * 2. The first byte of a streamed multi-sentence mp3 (2,000 characters) against a whole POST /tts of its first
  *    sentence alone, interleaved, as a ratio of medians.
  *
@@ -64,11 +65,11 @@ async function probeWindow(pid: number, file: string, end: boolean): Promise<Pro
 }
 
 /**
- * `clients` clients each make `rounds` syntheses; GET /accounts/me is called every 5 ms meanwhile, and a call counts
- * only if all the clients had a synthesis under way from its start to its end. The probe's window spans the whole
- * load, so its CPU divides by a whole number of syntheses.
+ * `clients` clients each make `rounds` syntheses, twice: alone, for the main thread's CPU per synthesis (the probe's
+ * window spans the whole load, so it divides by a whole number of syntheses), then with GET /accounts/me called every
+ * 5 ms, a call counting only if all the clients had a synthesis under way from its start to its end.
  */
-async function underLoad(s: BenchServer, probeFile: string, clients = 8, rounds = 3): Promise<BenchRow[]> {
+async function underLoad(s: BenchServer, probeFile: string, clients = 8, rounds = 2): Promise<BenchRow[]> {
   let inFlight = 0;
   let finished = 0;
   const load = async (n: number) => {
@@ -83,12 +84,12 @@ async function underLoad(s: BenchServer, probeFile: string, clients = 8, rounds 
     }
     finished += 1;
   };
-  // The main thread's CPU for one GET /accounts/me, idle: taken off the load's, so what is left is the syntheses'.
+  // First the load alone, for the main thread's CPU per synthesis (no calls of ours in it).
   await probeWindow(s.pid, probeFile, false);
-  const idleCalls = 300;
-  for (let i = 0; i < idleCalls; i++) await (await fetch(`${s.url}/accounts/me`, { headers: { 'x-sid': s.sid } })).arrayBuffer();
-  const perCall = (await probeWindow(s.pid, probeFile, true))!.mainThreadCpuMs / idleCalls;
-  let calls = 0;
+  await Promise.all(Array.from({ length: clients }, (_, n) => load(n)));
+  const alone = (await probeWindow(s.pid, probeFile, true))!;
+  finished = 0;
+  // Then the same load again with the calls.
   await probeWindow(s.pid, probeFile, false);
   const loops = Array.from({ length: clients }, (_, n) => load(n));
   const latencies: number[] = [];
@@ -97,7 +98,6 @@ async function underLoad(s: BenchServer, probeFile: string, clients = 8, rounds 
     const t0 = performance.now();
     const res = await fetch(`${s.url}/accounts/me`, { headers: { 'x-sid': s.sid } });
     await res.arrayBuffer();
-    calls += 1;
     if (busy && inFlight === clients) latencies.push(performance.now() - t0);
     await new Promise((r) => setTimeout(r, 5));
   }
@@ -119,11 +119,11 @@ async function underLoad(s: BenchServer, probeFile: string, clients = 8, rounds 
       unit: 'ms',
     },
     {
-      metric: `server main thread's CPU per synthesis (${done} syntheses of 600 chars, less ${calls} calls at ${perCall.toFixed(2)} ms; event-loop utilization ${(probe.utilization * 100).toFixed(0)} %)`,
-      value: (probe.mainThreadCpuMs - calls * perCall) / done,
+      metric: `server main thread's CPU per synthesis (${done} syntheses of 600 chars, alone; event-loop utilization ${(alone.utilization * 100).toFixed(0)} %)`,
+      value: alone.mainThreadCpuMs / done,
       unit: 'ms',
     },
-    { metric: 'server process CPU per synthesis (all its threads)', value: probe.processCpuMs / done, unit: 'ms' },
+    { metric: 'server process CPU per synthesis (all its threads)', value: alone.processCpuMs / done, unit: 'ms' },
   ];
 }
 
