@@ -356,6 +356,8 @@ async function main() {
       await speech.close();
       await server.stop();
     }
+    // p99 of GET /accounts/me with eight syntheses running, and a stream's first byte (`--only responsiveness`).
+    if (!ratiosOnly) rows.push(...(await (await import('./responsiveness.js')).responsivenessRows()));
     // Each tiny model layout's discovery cost at start and real-time factor, and 50 model folders found (`--only models`).
     if (!ratiosOnly) rows.push(...(await (await import('./models.js')).modelsRows()));
   }
