@@ -325,6 +325,9 @@ async function main() {
     return report(started, await (await import('./pause-memory.js')).pauseMemoryRows(), 'pause-memory');
   // `--only ws-cpu`: the server's CPU per credit, 3,000 one-character flushes against 5,000 plain messages.
   if (only === 'ws-cpu') return report(started, await (await import('./realtime.js')).realtimeCpuRows(), 'ws-cpu');
+  // `--only responsiveness`: p99 of GET /accounts/me with eight syntheses running, and a stream's first byte.
+  if (only === 'responsiveness')
+    return report(started, await (await import('./responsiveness.js')).responsivenessRows(), 'responsiveness');
   if (only === 'watermark') return report(started, await (await import('./watermark.js')).watermarkRows(), 'watermark');
   const designOnly = only === 'design';
   const rows: Row[] = [];
@@ -360,6 +363,8 @@ async function main() {
       await speech.close();
       await server.stop();
     }
+    // p99 of GET /accounts/me with eight syntheses running, and a stream's first byte (`--only responsiveness`).
+    if (!ratiosOnly) rows.push(...(await (await import('./responsiveness.js')).responsivenessRows()));
     // Each tiny model layout's discovery cost at start and real-time factor, and 50 model folders found (`--only models`).
     if (!ratiosOnly) rows.push(...(await (await import('./models.js')).modelsRows()));
   }

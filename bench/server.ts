@@ -27,14 +27,21 @@ export async function freePort(): Promise<number> {
 }
 
 /** Starts the real server as its own process (SQLite, fresh DATA_DIR) and signs in an account with credits. */
-export async function startServer(opts: { execArgv?: string[]; webDist?: string } = {}): Promise<BenchServer> {
+export async function startServer(
+  opts: {
+    execArgv?: string[];
+    webDist?: string;
+    env?: Record<string, string>;
+    /** Another checkout's server. */ root?: string;
+  } = {},
+): Promise<BenchServer> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'polyvox-bench-'));
   const port = await freePort();
   const child: ChildProcess = spawn(
     process.execPath,
-    [...(opts.execArgv ?? []), '--import', 'tsx', path.join(root, 'apps/server/src/main.ts')],
+    [...(opts.execArgv ?? []), '--import', 'tsx', path.join(opts.root ?? root, 'apps/server/src/main.ts')],
     {
-      cwd: root,
+      cwd: opts.root ?? root,
       env: {
         ...process.env,
         PORT: String(port),
@@ -42,6 +49,7 @@ export async function startServer(opts: { execArgv?: string[]; webDist?: string 
         LOG_LEVEL: 'warn',
         WEB_DIST: opts.webDist ?? path.join(dataDir, 'none'),
         PREVIEW_PRERENDER: 'false',
+        ...opts.env,
       },
       stdio: ['ignore', 'ignore', 'inherit'],
     },

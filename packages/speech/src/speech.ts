@@ -5,7 +5,6 @@
 import { createHmac } from 'node:crypto';
 import os from 'node:os';
 import type { Mark } from './audio/marked.ts';
-import { markSamples } from './audio/marked.ts';
 import { EncoderHost, type StreamEncoder } from './audio/encoder-host.ts';
 import { NATIVE_RATES } from './audio/encoders.ts';
 import { mixVoices, type MixPart } from './catalogue/mix.ts';
@@ -32,7 +31,7 @@ import { cleanText, countCharacters } from './text/normalize.ts';
 import { CONTENT_TYPES, type AudioFormat, type Engine, type ModelInfo, type VoiceInfo, type WordTiming } from './types.ts';
 import { isNeural } from './quality.ts';
 
-/** WAV and PCM files up to 30 s at 24 kHz (about 1 ms of work) are built on the calling thread, longer ones in the encoder thread. */
+/** Unmarked WAV and PCM files up to 30 s at 24 kHz (about 1 ms of work) are built on the calling thread, others in the encoder thread. */
 const INLINE_PCM_SAMPLES = 720_000;
 
 /** Rates a reference rendering (the generic aligner's) is kept at, as its engine made it. */
@@ -549,10 +548,11 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
       if (file) {
         await Promise.all(writes);
         audio = Buffer.concat(await file.end());
-      } else if ((plan.format === 'wav' || plan.format === 'pcm') && length <= INLINE_PCM_SAMPLES) {
-        // A short WAV or PCM file is a copy with a conversion, well under a millisecond: built here, it saves the
-        // two hand-overs to the encoder thread and the joined copy of the samples.
-        audio = int16FromParts(mark ? [markSamples(concatFloat32(parts), rate, mark)] : parts, rate, plan.format === 'wav');
+      } else if ((plan.format === 'wav' || plan.format === 'pcm') && length <= INLINE_PCM_SAMPLES && !mark) {
+        // A short unmarked WAV or PCM file is a copy with a conversion, well under a millisecond: built here, it saves
+        // the two hand-overs to the encoder thread. Marking one is milliseconds of CPU (about 7 ms for 30 s), which
+        // would hold up the event loop: a marked file is built in the encoder thread, as every longer one is.
+        audio = int16FromParts(parts, rate, plan.format === 'wav');
       } else {
         // Everything else is built in the encoder thread: even a WAV of minutes is work off the event loop.
         audio = await encoder.encode(concatFloat32(parts), rate, plan.format, mark);

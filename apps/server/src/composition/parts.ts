@@ -60,12 +60,18 @@ export async function openParts(app: FastifyInstance, config: Config, overrides:
   const redis = await openResource(app, redisResource(config));
   const { speech, audioCache } = await openResource(app, speechResource(config, { redis, storage, products }));
   const queues = await openResource(app, queuesResource(config));
-  // The C2PA signer: its key and certificate made once in DATA_DIR (or the operator's), c2pa-rs loaded before any file.
-  const signer = await C2paFileSigner.open({
-    dataDir: config.DATA_DIR,
-    organization: config.AIGC_CONTENT_PRODUCER,
-    ...(config.C2PA_CERT_FILE ? { certFile: config.C2PA_CERT_FILE } : {}),
-    ...(config.C2PA_KEY_FILE ? { keyFile: config.C2PA_KEY_FILE } : {}),
+  // The C2PA signer: its key and certificate made once in DATA_DIR (or the operator's), its thread started with
+  // c2pa-rs loaded before any file, and ended with the app.
+  const signer = await openResource(app, {
+    name: 'c2pa-signer',
+    open: () =>
+      C2paFileSigner.open({
+        dataDir: config.DATA_DIR,
+        organization: config.AIGC_CONTENT_PRODUCER,
+        ...(config.C2PA_CERT_FILE ? { certFile: config.C2PA_CERT_FILE } : {}),
+        ...(config.C2PA_KEY_FILE ? { keyFile: config.C2PA_KEY_FILE } : {}),
+      }),
+    close: (s) => s.close(),
   });
   const parts = { db, storage, redis, speech, audioCache, queues, words, wordsReload, products, signer };
   return openResource(app, servicesResource(config, parts, overrides));

@@ -1,51 +1,60 @@
 /**
  * The provenance stage's signer of whole wav and mp3 files: the C2PA manifest (c2pa-sign.ts) with the server's key
- * and certificate (made once in DATA_DIR, or the operator's), naming the file's ProduceID, voice and engine.
+ * and certificate (made once in DATA_DIR, or the operator's), naming the file's ProduceID, voice and engine. Signing
+ * (hashing the whole file and building the manifest in c2pa-rs's WebAssembly) runs in a thread of its own
+ * (c2pa-sign-thread.ts), so the event loop keeps answering while files are signed.
  */
+import { TaskThread } from '@polyvox/speech';
 import { loadOrCreateSigner, type C2paSigner } from './c2pa-keys.ts';
-import { signAudio } from './c2pa-sign.ts';
-import { loadC2pa } from './c2pa-wasm.ts';
+import type { C2paSignTask } from './c2pa-sign-thread.ts';
 import type { ContentMark, FileSigner } from './service.js';
 
 /** The generator every manifest names. */
 export const GENERATOR = { name: 'Polyvox', version: '0.1.0' };
 
 export class C2paFileSigner implements FileSigner {
+  private readonly thread = new TaskThread<C2paSignTask, Uint8Array | null>(
+    new URL('./c2pa-sign-entry.mjs', import.meta.url),
+    'C2PA signing',
+  );
+
   constructor(private readonly signer: C2paSigner) {}
 
-  /** Loads (or makes) the key and certificate and the reference implementation, so the first file does not wait. */
+  /** Loads (or makes) the key and certificate and starts the signing thread with c2pa-rs loaded, so the first file does not wait. */
   static async open(opts: {
     dataDir: string;
     certFile?: string;
     keyFile?: string;
     organization: string;
   }): Promise<C2paFileSigner> {
-    const [signer] = await Promise.all([
-      loadOrCreateSigner({
+    const signer = new C2paFileSigner(
+      await loadOrCreateSigner({
         dataDir: opts.dataDir,
         organization: opts.organization,
         ...(opts.certFile ? { certFile: opts.certFile } : {}),
         ...(opts.keyFile ? { keyFile: opts.keyFile } : {}),
       }),
-      loadC2pa(),
-    ]);
-    return new C2paFileSigner(signer);
+    );
+    await signer.thread.run({ warm: true }, []);
+    return signer;
   }
 
   async sign(file: Buffer, container: 'wav' | 'mp3', mark: ContentMark): Promise<Buffer> {
-    const signed = await signAudio(
-      file,
-      container,
-      {
-        produceId: mark.produceId,
-        createdAt: mark.createdAt,
-        voiceId: mark.origin.voiceId,
-        voiceKind: mark.origin.voiceKind,
-        engine: mark.origin.engine,
-        generator: GENERATOR,
-      },
-      this.signer,
-    );
+    const claim = {
+      produceId: mark.produceId,
+      createdAt: mark.createdAt,
+      voiceId: mark.origin.voiceId,
+      voiceKind: mark.origin.voiceKind,
+      engine: mark.origin.engine,
+      generator: GENERATOR,
+    };
+    // The file is copied to the thread (the caller keeps its bytes); the signed file comes back as a copy of its own.
+    const signed = (await this.thread.run({ file, format: container, claim, signer: this.signer }, []))!;
     return Buffer.from(signed.buffer, signed.byteOffset, signed.byteLength);
+  }
+
+  /** Ends the signing thread (files being signed fail). */
+  close(): Promise<void> {
+    return this.thread.close();
   }
 }

@@ -72,6 +72,9 @@ function installFileReaderSync(): void {
 
 let loading: Promise<void> | undefined;
 
+/** Whether this thread has loaded (or is loading) the module: the server's main thread never should. */
+export const c2paLoadedHere = (): boolean => loading !== undefined;
+
 /** Compiles and instantiates the module on first use (about 0.1 to 0.4 s); later calls share it. */
 export function loadC2pa(): Promise<void> {
   loading ??= (async () => {

@@ -34,7 +34,14 @@ export function markedEncoder(inner: Encoder, sampleRate: number, mark: Mark | u
   };
 }
 
-/** A whole buffer marked (the samples a whole-file encode or a short WAV is made of). */
+let markedHere = 0;
+
+/** Samples `markSamples` has marked in this thread (the server's event loop should mark none: it is milliseconds of CPU). */
+export const samplesMarkedHere = (): number => markedHere;
+
+/** A whole buffer marked (the samples a whole-file encode is made of). */
 export function markSamples(samples: Float32Array, sampleRate: number, mark: Mark | undefined): Float32Array {
-  return mark ? embedWatermark(samples, sampleRate, mark) : samples;
+  if (!mark) return samples;
+  markedHere += samples.length;
+  return embedWatermark(samples, sampleRate, mark);
 }

@@ -93,11 +93,11 @@ export class TaskThread<T extends object, R> {
 }
 
 /**
- * The thread's side: lowers its priority and answers each task with `handle`'s result or its error's message (a
- * promise's, once it settles).
+ * The thread's side: lowers its priority (unless its tasks are on a request's path: `foreground`) and answers each task
+ * with `handle`'s result or its error's message (a promise's, once it settles).
  */
-export function serveTasks<T, R>(handle: (task: T) => R | Promise<R>): void {
-  lowerPriority();
+export function serveTasks<T, R>(handle: (task: T) => R | Promise<R>, opts: { foreground?: boolean } = {}): void {
+  if (!opts.foreground) lowerPriority();
   const port = parentPort!;
   port.on('message', (m: T & { id: number }) => {
     const failed = (e: unknown): Reply<R> => ({ id: m.id, error: e instanceof Error ? e.message : String(e) });

@@ -1,0 +1,173 @@
+/**
+ * `--only responsiveness`: does the API answer while the engines work, and does a stream start at once?
+ *
+ * 1. p99 of GET /accounts/me while eight syntheses run at once (eight clients, each a 600-character text: whole mp3
+ *    files, which are labelled and C2PA-signed, streamed mp3, whole wav and streamed mp3 with timestamps, in turn),
+ *    with what the server's main thread did: its event-loop delay (p99) under that load, and, under the same load
+ *    without our calls, its CPU time per synthesis (Linux's per-thread counter, which other processes on a busy
+ *    machine do not inflate as they do wall-clock figures), read by a probe preloaded into the server (loop-probe.mjs).
+ * 2. The first byte of a streamed multi-sentence mp3 (2,000 characters) against a whole POST /tts of its first
+ *    sentence alone, interleaved, as a ratio of medians.
+ *
+ * BENCH_SERVER_ROOT runs another checkout's server (an older commit, for a before/after in the same conditions).
+ */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { startServer, type BenchServer } from './server.js';
+import { median, quantile, type BenchRow } from './stats.js';
+
+const SENTENCE = 'The morning train left the station slowly, carrying travellers towards the distant mountains.';
+const LONG = Array.from({ length: 40 }, (_, i) => `${SENTENCE.replace('morning', i % 2 ? 'evening' : 'morning')} Stop ${i + 1}.`)
+  .join(' ')
+  .slice(0, 2000);
+
+/** POST /tts read to its end: the time to its first byte and to its last. */
+async function post(s: BenchServer, body: Record<string, unknown>): Promise<{ firstByteMs: number; ms: number }> {
+  const t0 = performance.now();
+  const res = await fetch(`${s.url}/tts`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-sid': s.sid },
+    body: JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(`POST /tts ${res.status}: ${await res.text()}`);
+  let firstByteMs = -1;
+  for await (const _ of res.body!) if (firstByteMs < 0) firstByteMs = performance.now() - t0;
+  return { firstByteMs, ms: performance.now() - t0 };
+}
+
+/** The clients' requests, in turn: the shapes a synthesis takes on its way out. */
+const LOAD_SHAPES: Record<string, unknown>[] = [
+  { format: 'mp3' },
+  { format: 'mp3', stream: true },
+  { format: 'wav' },
+  { format: 'mp3', stream: true, timestamps: true },
+];
+
+interface Probe {
+  mainThreadCpuMs: number;
+  mainThreadActiveMs: number;
+  utilization: number;
+  processCpuMs: number;
+  delay: { p50: number; p99: number; max: number };
+}
+
+/** Starts (`end` false) or ends the probe's window, and reads what it wrote. */
+async function probeWindow(pid: number, file: string, end: boolean): Promise<Probe | null> {
+  await fs.rm(file, { force: true });
+  process.kill(pid, 'SIGUSR2');
+  if (!end) return null;
+  for (;;) {
+    const text = await fs.readFile(file, 'utf8').catch(() => '');
+    if (text) return JSON.parse(text) as Probe;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/**
+ * `clients` clients each make `rounds` syntheses, twice: alone, for the main thread's CPU per synthesis (the probe's
+ * window spans the whole load, so it divides by a whole number of syntheses), then with GET /accounts/me called every
+ * 5 ms, a call counting only if all the clients had a synthesis under way from its start to its end.
+ */
+async function underLoad(s: BenchServer, probeFile: string, clients = 8, rounds = 2): Promise<BenchRow[]> {
+  let inFlight = 0;
+  let finished = 0;
+  const load = async (n: number) => {
+    for (let i = 0; i < rounds; i++) {
+      const shape = LOAD_SHAPES[(n + i) % LOAD_SHAPES.length]!;
+      inFlight += 1;
+      try {
+        await post(s, { text: `${LONG.slice(0, 600)} ${n}-${i}-${Date.now()}`, voice_id: 'voice_espeak.en-us', ...shape });
+      } finally {
+        inFlight -= 1;
+      }
+    }
+    finished += 1;
+  };
+  // First the load alone, for the main thread's CPU per synthesis (no calls of ours in it).
+  await probeWindow(s.pid, probeFile, false);
+  await Promise.all(Array.from({ length: clients }, (_, n) => load(n)));
+  const alone = (await probeWindow(s.pid, probeFile, true))!;
+  finished = 0;
+  // Then the same load again with the calls.
+  await probeWindow(s.pid, probeFile, false);
+  const loops = Array.from({ length: clients }, (_, n) => load(n));
+  const latencies: number[] = [];
+  while (finished < clients) {
+    const busy = inFlight === clients;
+    const t0 = performance.now();
+    const res = await fetch(`${s.url}/accounts/me`, { headers: { 'x-sid': s.sid } });
+    await res.arrayBuffer();
+    if (busy && inFlight === clients) latencies.push(performance.now() - t0);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  await Promise.all(loops);
+  const probe = (await probeWindow(s.pid, probeFile, true))!;
+  const done = clients * rounds;
+  const p99 = quantile(latencies, 0.99);
+  return [
+    {
+      metric: `p99 GET /accounts/me with ${clients} syntheses running (${latencies.length} calls, p50 ${median(latencies).toFixed(1)} ms)`,
+      value: p99,
+      unit: 'ms',
+      target: '< 10',
+      pass: p99 < 10,
+    },
+    {
+      metric: `server event-loop delay under that load, p99 (max ${probe.delay.max.toFixed(1)} ms)`,
+      value: probe.delay.p99,
+      unit: 'ms',
+    },
+    {
+      metric: `server main thread's CPU per synthesis (${done} syntheses of 600 chars, alone; event-loop utilization ${(alone.utilization * 100).toFixed(0)} %)`,
+      value: alone.mainThreadCpuMs / done,
+      unit: 'ms',
+    },
+    { metric: 'server process CPU per synthesis (all its threads)', value: alone.processCpuMs / done, unit: 'ms' },
+  ];
+}
+
+/** A streamed 2,000-character mp3's first byte against a whole one-sentence mp3, interleaved, the order alternating. */
+async function firstByte(s: BenchServer, runs = 15): Promise<BenchRow[]> {
+  const sentence = LONG.split(/(?<=\.)\s/)[0]!;
+  await post(s, { text: `w ${LONG}`.slice(0, 2000), voice_id: 'voice_espeak.en-us', format: 'mp3', stream: true });
+  await post(s, { text: `w ${sentence}`, voice_id: 'voice_espeak.en-us', format: 'mp3' });
+  const alone: number[] = [];
+  const streamed: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const whole = async () =>
+      alone.push((await post(s, { text: `r${i} ${sentence}`, voice_id: 'voice_espeak.en-us', format: 'mp3' })).ms);
+    const stream = async () =>
+      streamed.push(
+        (await post(s, { text: `r${i} ${LONG}`.slice(0, 2000), voice_id: 'voice_espeak.en-us', format: 'mp3', stream: true }))
+          .firstByteMs,
+      );
+    for (const step of i % 2 ? [whole, stream] : [stream, whole]) await step();
+  }
+  const value = median(streamed) / median(alone);
+  return [
+    {
+      metric: `first byte of a streamed 2,000-char mp3 ÷ a whole one-sentence mp3 (medians of ${runs}: ${median(streamed).toFixed(1)} vs ${median(alone).toFixed(1)} ms)`,
+      value,
+      unit: '×',
+      target: '< 0.5',
+      pass: value < 0.5,
+    },
+  ];
+}
+
+export async function responsivenessRows(): Promise<BenchRow[]> {
+  const probeFile = path.join(os.tmpdir(), `polyvox-probe-${process.pid}-${Date.now()}.json`);
+  const root = process.env.BENCH_SERVER_ROOT;
+  const s = await startServer({
+    execArgv: ['--import', path.join(import.meta.dirname, 'loop-probe.mjs')],
+    env: { BENCH_PROBE_FILE: probeFile },
+    ...(root ? { root } : {}),
+  });
+  try {
+    return [...(await firstByte(s)), ...(await underLoad(s, probeFile))];
+  } finally {
+    await s.stop();
+    await fs.rm(probeFile, { force: true });
+  }
+}
