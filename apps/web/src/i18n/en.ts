@@ -51,6 +51,7 @@ export const en = {
     full: 'Fully translated',
     more: 'More languages',
     fallbackHint: 'Shown in English until its translation is ready',
+    englishInterface: 'interface in English',
   },
   browser: {
     title: 'Your browser is not fully supported',

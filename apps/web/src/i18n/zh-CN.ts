@@ -47,6 +47,7 @@ export const zhCN: Messages = {
     full: '完整翻译',
     more: '更多语言',
     fallbackHint: '翻译完成前以英文显示',
+    englishInterface: '界面为英文',
   },
   browser: {
     title: '你的浏览器未被完全支持',

@@ -47,6 +47,7 @@ export const zhTW: Messages = {
     full: '完整翻譯',
     more: '更多語言',
     fallbackHint: '翻譯完成前以英文顯示',
+    englishInterface: '介面為英文',
   },
   browser: {
     title: '你的瀏覽器未獲完整支援',
