@@ -1,7 +1,40 @@
-import { Console } from '../lib/browser';
+import { errorMessage } from '@polyvox/contracts';
+import { Console, SID_KEY } from '../lib/browser';
+import { ensureSignedIn } from '../lib/account';
 import { env, HANG_GUARD_MS } from '../lib/env';
 import { assert, assertEqual } from '../lib/assert';
 import { test } from '../lib/fixtures';
+
+/** A request of the console's account, with its session. */
+async function api<T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
+  const sid = (await env.ui.storage(SID_KEY)) ?? '';
+  const res = await fetch(`${env.server.baseUrl}${path}`, {
+    method,
+    headers: { 'x-sid': sid, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: (text ? JSON.parse(text) : undefined) as T };
+}
+
+/** POST /tts with an API key, as a program would. */
+function speakWithKey(secret: string, text: string): Promise<Response> {
+  return fetch(`${env.server.baseUrl}/tts`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ text, voice_id: 'voice_flite.slt' }),
+  });
+}
+
+/** Runs the keys page's curl sample as a program would: its URL, headers and body, with `secret` for the placeholder. */
+async function runSample(command: string, secret: string): Promise<Response> {
+  const url = /curl (\S+)/.exec(command)![1]!;
+  const headers = Object.fromEntries(
+    [...command.matchAll(/-H "([^:]+): ([^"]*)"/g)].map(([, name, value]) => [name!, value!.replace('YOUR_API_KEY', secret)]),
+  );
+  const body = /-d '(.*)'/.exec(command)![1]!.replaceAll("'\\''", "'");
+  return fetch(url, { method: 'POST', headers, body });
+}
 
 /** Opens the home page in a fresh browser set to `locale`, nothing stored: what a first visit looks like. */
 async function firstVisit<T>(locale: string, viewport: { width: number; height: number }, work: (ui: Console) => Promise<T>) {
@@ -71,5 +104,109 @@ export function polishTests(): void {
       assertEqual(await note('ja'), 'Japanese · interface in English', 'in English: Japanese, English interface');
       await page.keyboard.press('Escape');
     });
+  });
+
+  test('the keys page shows how to call the API at any time, with a voice of the interface’s language', async () => {
+    const page = env.page;
+    await ensureSignedIn();
+    const { body: key } = await api<{ id: string; key: string }>('PUT', '/api/authorization', { name: 'polish sample' });
+    try {
+      const voices: Record<string, string> = {};
+      for (const lang of ['zh-CN', 'en'] as const) {
+        await env.ui.chooseLanguage(lang);
+        await env.ui.goto('/app/api-keys');
+        const code = page.getByTestId('key-sample-code');
+        await page.waitForFunction(
+          (l) => document.querySelector('[data-testid="key-sample-code"]')?.textContent?.includes(`Accept-Language: ${l}`),
+          lang,
+        );
+        const command = await code.innerText();
+        assert(command.includes('YOUR_API_KEY'), `the sample holds a placeholder for the secret (${lang})`);
+        assert(!command.includes('alloy'), `the sample names a voice of the interface's language, not alloy (${lang})`);
+        voices[lang] = (await page.getByTestId('key-sample').getAttribute('data-voice')) ?? '';
+        // The sample works as written once the placeholder is a key, and speaks the interface's language.
+        const res = await runSample(command, key.key);
+        assertEqual(res.status, 200, `the ${lang} sample runs (${res.status === 200 ? '' : await res.text()})`);
+        assertEqual(res.headers.get('content-type'), 'audio/mpeg', `the ${lang} sample returns audio`);
+        // A refusal comes back in the reader's language: the sample's Accept-Language asks for it.
+        // zh-CN: OpenAI's alloy (English) with the Chinese text; en: a Chinese text for the English voice.
+        const wrong =
+          lang === 'en'
+            ? command.replace(/"input":"[^"]*"/, '"input":"你好，欢迎使用。"')
+            : command.replace(voices[lang]!, 'alloy');
+        const refused = await runSample(wrong, key.key);
+        const error = ((await refused.json()) as { error: { code: string; message: string } }).error;
+        assertEqual(error.code, 'LANGUAGE_UNSUPPORTED', `a voice of another language refuses the ${lang} text`);
+        assertEqual(error.message, errorMessage('LANGUAGE_UNSUPPORTED', lang), `the refusal is in ${lang}`);
+      }
+      assert(voices['zh-CN'] !== voices.en, `the voice follows the language (${voices['zh-CN']}, ${voices.en})`);
+    } finally {
+      await api('DELETE', `/api/authorization?id=${key.id}`);
+    }
+  });
+
+  test('a limit lowered under what a key spent is confirmed first, and the row says the key is exhausted', async () => {
+    const page = env.page;
+    await ensureSignedIn();
+    await env.ui.chooseLanguage('en');
+    const { body: key } = await api<{ id: string; key: string }>('PUT', '/api/authorization', { name: 'polish limit' });
+    try {
+      const tts = await speakWithKey(key.key, 'Hello from a key with a limit.');
+      assertEqual(tts.status, 200, 'the key is used once');
+      const spent = Number(tts.headers.get('x-credits-charged'));
+      assert(spent > 1, `the call cost more than one credit (${spent})`);
+      await env.ui.goto('/app/api-keys');
+      const row = page.locator(`[data-testid="key-row"][data-key-id="${key.id}"]`);
+      await row.waitFor();
+      assertEqual(await row.getByTestId('key-row-exhausted').count(), 0, 'a key with no limit is not exhausted');
+      const patches: string[] = [];
+      page.on('request', (r) => {
+        if (r.method() === 'PATCH' && new URL(r.url()).pathname === '/api/authorization') patches.push(r.url());
+      });
+      await row.getByTestId('key-change-limit').click();
+      await page.getByTestId('key-limit').fill('1');
+      await page.getByTestId('key-edit-submit').click();
+      const warning = page.getByTestId('key-limit-below-used');
+      await warning.waitFor();
+      assert((await warning.innerText()).includes(String(spent)), 'the warning names what the key spent');
+      assertEqual(patches.length, 0, 'nothing is saved before the user confirms');
+      await page.getByTestId('key-edit-submit').click();
+      await page.getByTestId('key-edit-dialog').waitFor({ state: 'detached' });
+      await row.getByTestId('key-row-exhausted').waitFor();
+      assertEqual(await row.getAttribute('data-exhausted'), 'true', 'the row marks the key exhausted');
+      const refused = await speakWithKey(key.key, 'Hello again.');
+      assertEqual(refused.status, 402, 'the exhausted key is refused, as its row says');
+    } finally {
+      await api('DELETE', `/api/authorization?id=${key.id}`);
+    }
+  });
+
+  test('Escape after copying a new key closes its dialog without asking whether it was saved', async () => {
+    const page = env.page;
+    await ensureSignedIn();
+    await env.ui.chooseLanguage('en');
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: env.server.baseUrl });
+    await env.ui.goto('/app/api-keys?create=1');
+    await page.getByTestId('key-name').fill('polish copied');
+    await page.getByTestId('key-create-submit').click();
+    await page.getByTestId('key-copy').click();
+    await page.getByTestId('key-copied').waitFor();
+    // The sample in the dialog holds the new secret.
+    const secret = await page.getByTestId('key-secret').inputValue();
+    await page.waitForFunction(
+      (k) =>
+        document
+          .querySelector(
+            '[data-testid="key-dialog"] [data-testid="key-sample-code"], [data-testid="key-created"] [data-testid="key-sample-code"]',
+          )
+          ?.textContent?.includes(k),
+      secret,
+    );
+    await page.keyboard.press('Escape');
+    await page.getByTestId('key-created').waitFor({ state: 'detached' });
+    assertEqual(await page.getByTestId('key-close-warning').count(), 0, 'no question once the key was copied');
+    const row = page.locator('[data-testid="key-row"][data-name="polish copied"]');
+    await row.waitFor();
+    await api('DELETE', `/api/authorization?id=${await row.getAttribute('data-key-id')}`);
   });
 }
