@@ -209,4 +209,93 @@ export function polishTests(): void {
     await row.waitFor();
     await api('DELETE', `/api/authorization?id=${await row.getAttribute('data-key-id')}`);
   });
+
+  test('on a phone, the orders, usage and keys tables say they scroll sideways; at 1440 px they need not', async () => {
+    const page = env.page;
+    await ensureSignedIn();
+    await env.ui.chooseLanguage('zh-CN');
+    try {
+      for (const [width, hinted] of [
+        [390, true],
+        [1440, false],
+      ] as const) {
+        await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+        for (const path of ['/app/orders', '/app/usage', '/app/api-keys']) {
+          await env.ui.goto(path);
+          await page.locator('table').first().waitFor();
+          const hint = page.getByTestId('table-scroll-hint').first();
+          if (hinted) {
+            await hint.waitFor();
+            assertEqual(await hint.innerText(), '左右滑动可查看全部列', `${path} at ${width} px says it scrolls`);
+          } else {
+            assertEqual(await page.getByTestId('table-scroll-hint').count(), 0, `${path} at ${width} px shows no hint`);
+          }
+        }
+      }
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
+  });
+
+  test('on a phone, the voice picker starts a new page at its top and its pager keeps to one line', async () => {
+    const page = env.page;
+    await ensureSignedIn();
+    await env.ui.chooseLanguage('zh-CN');
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      await env.ui.goto('/app/playground');
+      await page.getByTestId('playground-change-voice').click();
+      const picker = page.getByTestId('voice-picker');
+      await picker.waitFor();
+      const rows = picker.getByTestId('voice-row');
+      await rows.nth(19).waitFor();
+      const pager = picker.getByTestId('voice-pagination');
+      await pager.scrollIntoViewIfNeeded();
+      const tops = await pager.locator('button').evaluateAll((buttons) => buttons.map((b) => b.getBoundingClientRect().top));
+      assert(tops.length > 3 && new Set(tops.map(Math.round)).size === 1, `the pager is one line (${tops.join(', ')})`);
+      const first = await rows.first().getAttribute('data-voice-id');
+      await pager.getByRole('button', { name: '2', exact: true }).click();
+      await page.waitForFunction(
+        (id) =>
+          document.querySelector('[data-testid="voice-picker"] [data-testid="voice-row"]')?.getAttribute('data-voice-id') !== id,
+        first,
+      );
+      // The first voice of the new page is in view, not the pager at the bottom.
+      await page.waitForFunction(() => {
+        const row = document.querySelector('[data-testid="voice-picker"] [data-testid="voice-row"]');
+        const box = row?.getBoundingClientRect();
+        return box !== undefined && box.top >= 0 && box.top < window.innerHeight;
+      });
+      await page.keyboard.press('Escape');
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
+  });
+
+  test('on a phone, the preview history keeps “版本 1” on one line', async () => {
+    const page = env.page;
+    await ensureSignedIn();
+    await env.ui.chooseLanguage('zh-CN');
+    const made = await api<{ id: string }>('POST', '/voice/previews', {
+      type: 'prompt',
+      model: 'flite',
+      language: 'en',
+      preview_text: 'A short preview for the history.',
+      prompt: 'a calm voice, slow',
+    });
+    assertEqual(made.status, 201, 'a preview is made');
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      await env.ui.goto('/app/text-to-voice');
+      const version = page.getByTestId('history-version').first();
+      await version.waitFor();
+      const lines = await version.evaluate((el) => {
+        const height = el.getBoundingClientRect().height;
+        return Math.round(height / parseFloat(getComputedStyle(el).lineHeight));
+      });
+      assertEqual(lines, 1, `“${await version.innerText()}” is on one line`);
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
+  });
 }

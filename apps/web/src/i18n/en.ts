@@ -99,6 +99,7 @@ export const en = {
     loadFailed: 'This could not be loaded',
     pager: { first: 'First page', previous: 'Previous page', next: 'Next page', last: 'Last page' },
     backHome: 'Back to home',
+    scrollSideways: 'Swipe sideways to see every column',
   },
   errors: {
     network: 'Network error, please check your connection and try again',

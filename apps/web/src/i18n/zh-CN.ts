@@ -94,6 +94,7 @@ export const zhCN: Messages = {
     loadFailed: '加载失败',
     pager: { first: '第一页', previous: '上一页', next: '下一页', last: '最后一页' },
     backHome: '返回首页',
+    scrollSideways: '左右滑动可查看全部列',
   },
   errors: {
     network: '网络错误，请检查网络连接后重试',

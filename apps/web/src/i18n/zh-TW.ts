@@ -94,6 +94,7 @@ export const zhTW: Messages = {
     loadFailed: '載入失敗',
     pager: { first: '第一頁', previous: '上一頁', next: '下一頁', last: '最後一頁' },
     backHome: '返回首頁',
+    scrollSideways: '左右滑動可查看全部欄位',
   },
   errors: {
     network: '網路錯誤，請檢查網路連線後再試一次',

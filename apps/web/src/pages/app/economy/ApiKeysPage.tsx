@@ -5,6 +5,7 @@ import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router-dom';
 import type { ApiKey } from '../../../api/economy';
 import { EmptyTable } from '../../../components/EmptyTable';
+import { WideTable } from '../../../components/WideTable';
 import { LoadError } from '../../../components/LoadError';
 import { PageHeader } from '../../../components/PageHeader';
 import { useApiKeys } from '../../../economy/queries';
@@ -138,7 +139,7 @@ export function ApiKeysPage() {
         <EmptyTable columns={columns} title={t('apiKeys.emptyTitle')} body={t('apiKeys.emptyBody')} />
       ) : (
         <Paper withBorder radius="md">
-          <Table.ScrollContainer minWidth={760}>
+          <WideTable minWidth={760}>
             <Table highlightOnHover data-testid="keys-table">
               <Table.Thead>
                 <Table.Tr>
@@ -153,7 +154,7 @@ export function ApiKeysPage() {
                 ))}
               </Table.Tbody>
             </Table>
-          </Table.ScrollContainer>
+          </WideTable>
         </Paper>
       )}
       {!isPending && <KeySampleSection />}
