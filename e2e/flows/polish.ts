@@ -298,4 +298,64 @@ export function polishTests(): void {
       await page.setViewportSize({ width: 1280, height: 800 });
     }
   });
+
+  test('a wrong sign-in code marks the code field with the server’s words', async () => {
+    await firstVisit('zh-CN', { width: 1280, height: 800 }, async (ui) => {
+      const page = ui.page;
+      await ui.waitForSid();
+      await ui.openSignInFromHeader();
+      await page.getByTestId('signin-email').fill(`polish-wrong-code-${Date.now()}@example.com`);
+      await page.getByTestId('signin-code').fill('000000');
+      await page.getByTestId('signin-agree').check();
+      const answered = page.waitForResponse((r) => r.request().method() !== 'GET' && r.status() >= 400);
+      await page.getByTestId('signin-submit').click();
+      const error = ((await (await answered).json()) as { error: { code: string; message: string } }).error;
+      assert(['SIGN_IN_FAILED', 'CAPTCHA_INCORRECT'].includes(error.code), `the server refuses the code (${error.code})`);
+      const code = page.getByTestId('signin-code');
+      await page.waitForFunction(
+        () => document.querySelector('[data-testid="signin-code"]')?.getAttribute('aria-invalid') === 'true',
+      );
+      const described = await code.getAttribute('aria-describedby');
+      const shown = await page.locator(`[id="${described?.split(' ').find((id) => id.includes('error'))}"]`).innerText();
+      assertEqual(shown, error.message, 'the code field shows the server’s message');
+      // Typing again clears the mark.
+      await code.fill('12345');
+      await page.waitForFunction(
+        () => document.querySelector('[data-testid="signin-code"]')?.getAttribute('aria-invalid') !== 'true',
+      );
+    });
+  });
+
+  test('a toast covers neither the header nor the page’s title and buttons', async () => {
+    const page = env.page;
+    await ensureSignedIn();
+    await env.ui.chooseLanguage('zh-CN');
+    const { body: key } = await api<{ id: string }>('PUT', '/api/authorization', { name: 'polish toast' });
+    try {
+      for (const width of [390, 1440]) {
+        await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+        await env.ui.goto('/app/api-keys');
+        const row = page.locator(`[data-testid="key-row"][data-key-id="${key.id}"]`);
+        await row.getByTestId('key-rename').click();
+        await page.getByTestId('key-name').fill(`polish toast ${width}`);
+        await page.getByTestId('key-edit-submit').click();
+        const toast = page.locator('.mantine-Notification-root').first();
+        await toast.waitFor();
+        const box = (await toast.boundingBox())!;
+        for (const selector of ['header', '[data-testid="page-title"]', '[data-testid="key-create"]']) {
+          const other = await page.locator(selector).first().boundingBox();
+          if (!other) continue;
+          const overlaps =
+            box.x < other.x + other.width &&
+            other.x < box.x + box.width &&
+            box.y < other.y + other.height &&
+            other.y < box.y + box.height;
+          assert(!overlaps, `at ${width} px the toast does not cover ${selector}`);
+        }
+      }
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+      await api('DELETE', `/api/authorization?id=${key.id}`);
+    }
+  });
 }
