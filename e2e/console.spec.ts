@@ -10,6 +10,7 @@ import { designTests } from './flows/design';
 import { economyTests } from './flows/economy';
 import { libraryTests } from './flows/library';
 import { playgroundTests } from './flows/playground';
+import { polishTests } from './flows/polish';
 import { profileEmailTests } from './flows/profile-email';
 import { pronunciationTests } from './flows/pronunciation';
 import { provenanceTests } from './flows/provenance';
@@ -35,6 +36,7 @@ const FLOWS: Record<string, () => void> = {
   reference: referenceTests,
   provenance: provenanceTests,
   pronunciation: pronunciationTests,
+  polish: polishTests,
 };
 // E2E_FLOWS=design (a comma list) runs only those flows, in the order above; unset, all of them.
 const only = (process.env.E2E_FLOWS ?? '')

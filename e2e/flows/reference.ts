@@ -9,6 +9,9 @@ const TITLES: Record<(typeof LANGS)[number], string> = {
   'zh-TW': 'Polyvox 介面',
 };
 
+/** The first section of the reference: the public speech API, named in the page's language. */
+const FIRST_SECTION: Record<(typeof LANGS)[number], string> = { en: 'synthesis', 'zh-CN': '语音合成', 'zh-TW': '語音合成' };
+
 /** The label of Scalar's search box in the pack it uses for each language. */
 const SEARCH: Record<(typeof LANGS)[number], string> = { en: 'Search', 'zh-CN': '搜索', 'zh-TW': '搜索' };
 
@@ -44,6 +47,12 @@ export function referenceTests(): void {
         assertEqual(await page.title(), TITLES[lang], `title in ${lang}`);
         // Scalar's own words too, where it has the language (no Traditional Chinese pack: Simplified there).
         await page.getByText(SEARCH[lang], { exact: true }).first().waitFor();
+        // The public speech API leads, in the page's language; the account's internals come after it.
+        const first = page.getByText(FIRST_SECTION[lang], { exact: true }).first();
+        await first.waitFor();
+        const accounts = page.getByText(lang === 'en' ? 'accounts' : lang === 'zh-CN' ? '账户' : '帳戶', { exact: true }).first();
+        const [a, b] = [await first.boundingBox(), await accounts.boundingBox()];
+        assert(a !== null && b !== null && a.y < b.y, `${FIRST_SECTION[lang]} is listed before the account's routes (${lang})`);
         for (const label of ['Ask AI', 'Generate MCP', 'Deploy', 'Share', 'Open API Client', 'Test Request']) {
           assertEqual(await page.getByRole('button', { name: label, exact: true }).count(), 0, `no "${label}" button (${lang})`);
           assertEqual(await page.getByRole('link', { name: label, exact: true }).count(), 0, `no "${label}" link (${lang})`);

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { test as base, type BrowserContext, type Page } from '@playwright/test';
+import { test as base, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from '@playwright/test';
 import { Console } from './browser';
 import { env, restoreKept, runFiles, saveKept, type ServerInfo, HANG_GUARD_MS } from './env';
 
@@ -21,6 +21,24 @@ function readOutcomes(file: string): Record<string, string> {
   return fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, string>) : {};
 }
 
+/**
+ * The console opens in the browser's language when it speaks it (else in zh-CN): the tests' browsers are set to
+ * Simplified Chinese unless a test names another locale, so a fresh page opens as it does for the console's audience.
+ */
+export const BROWSER_LOCALE = 'zh-CN';
+
+function chineseByDefault(browser: Browser): Browser {
+  return new Proxy(browser, {
+    get(target, prop) {
+      if (prop === 'newContext') {
+        return (options?: BrowserContextOptions) => target.newContext({ locale: BROWSER_LOCALE, ...options });
+      }
+      const value = Reflect.get(target, prop, target) as unknown;
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
 interface SignedInPage {
   context: BrowserContext;
   page: Page;
@@ -38,6 +56,7 @@ export const test = base.extend<{ hungOnly: void; shared: void }, { signedInPage
       restoreKept();
       const context = await browser.newContext({
         viewport: { width: 1280, height: 800 },
+        locale: BROWSER_LOCALE,
         storageState: fs.existsSync(storage) ? storage : undefined,
       });
       const page = await context.newPage();
@@ -73,7 +92,7 @@ export const test = base.extend<{ hungOnly: void; shared: void }, { signedInPage
   shared: [
     async ({ browser, signedInPage }, use) => {
       env.server = serverInfo();
-      env.browser = browser;
+      env.browser = chineseByDefault(browser);
       env.page = signedInPage.page;
       env.ui = new Console(signedInPage.page, env.server.baseUrl);
       await use();

@@ -31,7 +31,8 @@ function LazyNotifications() {
   if (!wanted) return null;
   return (
     <Suspense fallback={null}>
-      <Notifications position="top-right" autoClose={NOTIFY_MS} limit={4} />
+      {/* Bottom right: a toast never covers the header, a page title or its buttons. */}
+      <Notifications position="bottom-right" autoClose={NOTIFY_MS} limit={4} />
     </Suspense>
   );
 }

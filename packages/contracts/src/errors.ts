@@ -385,6 +385,15 @@ export const REASON_MESSAGES = new Map<string, Record<MessageLocale, string>>([
     },
   ],
   [
+    // A presented API key that matches none: unknown, mistyped or deleted (a session's "sign in first" would mislead).
+    'UNAUTHENTICATED:invalid_key',
+    {
+      en: 'This API key is not valid: it may have been deleted or mistyped',
+      'zh-CN': '该 API 密钥无效：可能已被删除或输入有误',
+      'zh-TW': '此 API 金鑰無效：可能已被刪除或輸入有誤',
+    },
+  ],
+  [
     'FORBIDDEN:api_access',
     {
       en: 'Your plan does not include API access',

@@ -20,7 +20,8 @@ export async function reserveKeyCredits(trx: Executor, keyId: string, amount: nu
     .executeTakeFirst();
   if (row) return;
   const key = await trx.selectFrom('api_keys').select('deleted_at').where('id', '=', keyId).executeTakeFirst();
-  throw new AppError(key && key.deleted_at === null ? 'KEY_LIMIT_REACHED' : 'UNAUTHENTICATED');
+  if (key && key.deleted_at === null) throw new AppError('KEY_LIMIT_REACHED');
+  throw new AppError('UNAUTHENTICATED', { reason: 'invalid_key' });
 }
 
 /** Gives back credits a key had counted for work that was released or cost less than its hold. */

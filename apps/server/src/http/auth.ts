@@ -125,7 +125,7 @@ export async function requireCaller(
  */
 export async function admitKey(secret: string, gate: KeyGate): Promise<{ caller: Caller; release: () => void }> {
   const key = await gate.keys.resolve(secret);
-  if (!key) throw new AppError('UNAUTHENTICATED');
+  if (!key) throw new AppError('UNAUTHENTICATED', { reason: 'invalid_key' });
   // A plan without the API (or one that expired into such a plan) stops its keys at once.
   if (!(await gate.plans.apiAccess(key.accountId))) throw new AppError('FORBIDDEN', { reason: 'api_access' });
   const wait = await gate.rate.hit(`key:rpm:${key.id}`, key.requestsPerMinute, 60);

@@ -5,7 +5,7 @@ import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-pro
 import type { Config } from '../platform/config.js';
 import type { MessageLocale } from '@polyvox/contracts';
 import { requestLocale } from './locale.js';
-import { defaultAuth } from './auth.js';
+import { defaultAuth, type AuthRule } from './auth.js';
 
 /** The texts of the reference the server writes itself, in each language of the console. */
 const REFERENCE_TEXTS: Record<MessageLocale, { title: string; description: string }> = {
@@ -26,6 +26,214 @@ const REFERENCE_TEXTS: Record<MessageLocale, { title: string; description: strin
   },
 };
 
+type Texts = Record<MessageLocale, string>;
+
+/**
+ * The reference's sections, in the order a reader meets them: the public speech API first (what an API key is
+ * for), then voices and what shapes speech, then the account's own business, then the console's internals. Each
+ * section is named and described in the reader's language; the English name is the tag the routes declare.
+ */
+const TAGS: ReadonlyArray<{ tag: string; name: Texts; description: Texts }> = [
+  {
+    tag: 'synthesis',
+    name: { en: 'synthesis', 'zh-CN': '语音合成', 'zh-TW': '語音合成' },
+    description: {
+      en: 'Text to speech: OpenAI-compatible `/v1/audio/speech`, `/tts`, jobs, timings and subtitles. Call it with an API key.',
+      'zh-CN': '文本转语音：兼容 OpenAI 的 `/v1/audio/speech`、`/tts`、任务、时间戳与字幕。使用 API 密钥调用。',
+      'zh-TW': '文字轉語音：相容 OpenAI 的 `/v1/audio/speech`、`/tts`、任務、時間戳與字幕。使用 API 金鑰呼叫。',
+    },
+  },
+  {
+    tag: 'elevenlabs',
+    name: { en: 'elevenlabs', 'zh-CN': 'ElevenLabs 兼容接口', 'zh-TW': 'ElevenLabs 相容介面' },
+    description: {
+      en: "ElevenLabs' shapes (speech, streaming, WebSocket, voices), so its official SDK works unchanged.",
+      'zh-CN': 'ElevenLabs 的请求格式（合成、流式、WebSocket、声音），官方 SDK 无需修改即可使用。',
+      'zh-TW': 'ElevenLabs 的請求格式（合成、串流、WebSocket、聲音），官方 SDK 無需修改即可使用。',
+    },
+  },
+  {
+    tag: 'voices',
+    name: { en: 'voices', 'zh-CN': '声音', 'zh-TW': '聲音' },
+    description: {
+      en: 'The voice library and your own voices.',
+      'zh-CN': '声音库与你自己的声音。',
+      'zh-TW': '聲音庫與你自己的聲音。',
+    },
+  },
+  {
+    tag: 'pronunciation',
+    name: { en: 'pronunciation', 'zh-CN': '发音词典', 'zh-TW': '發音詞典' },
+    description: {
+      en: 'Pronunciation dictionaries (PLS) applied to speech.',
+      'zh-CN': '应用于合成的发音词典（PLS）。',
+      'zh-TW': '套用於合成的發音詞典（PLS）。',
+    },
+  },
+  {
+    tag: 'voice design',
+    name: { en: 'voice design', 'zh-CN': '声音设计', 'zh-TW': '聲音設計' },
+    description: {
+      en: 'Voices from a description, a recording or a mix, previewed before they are saved.',
+      'zh-CN': '根据描述、录音或混合生成声音，保存前可试听。',
+      'zh-TW': '根據描述、錄音或混合產生聲音，儲存前可試聽。',
+    },
+  },
+  {
+    tag: 'provenance',
+    name: { en: 'provenance', 'zh-CN': '内容溯源', 'zh-TW': '內容溯源' },
+    description: {
+      en: 'Whether a file was made here: watermark, AIGC label and C2PA manifest.',
+      'zh-CN': '检查文件是否由本服务生成：水印、AIGC 标识与 C2PA 清单。',
+      'zh-TW': '檢查檔案是否由本服務產生：浮水印、AIGC 標識與 C2PA 清單。',
+    },
+  },
+  {
+    tag: 'api keys',
+    name: { en: 'api keys', 'zh-CN': 'API 密钥', 'zh-TW': 'API 金鑰' },
+    description: {
+      en: "Create, limit and delete the account's API keys (with a session).",
+      'zh-CN': '创建、限额和删除账户的 API 密钥（需登录会话）。',
+      'zh-TW': '建立、限額與刪除帳戶的 API 金鑰（需登入工作階段）。',
+    },
+  },
+  {
+    tag: 'credits',
+    name: { en: 'credits', 'zh-CN': '积分', 'zh-TW': '點數' },
+    description: {
+      en: "The account's credits, usage records and statistics.",
+      'zh-CN': '账户的积分、用量记录与统计。',
+      'zh-TW': '帳戶的點數、用量記錄與統計。',
+    },
+  },
+  {
+    tag: 'orders',
+    name: { en: 'orders', 'zh-CN': '订单', 'zh-TW': '訂單' },
+    description: {
+      en: 'Plans, credit packs and their orders.',
+      'zh-CN': '套餐、积分包及其订单。',
+      'zh-TW': '方案、點數包及其訂單。',
+    },
+  },
+  {
+    tag: 'payments',
+    name: { en: 'payments', 'zh-CN': '支付', 'zh-TW': '付款' },
+    description: {
+      en: "Payment providers' notifications.",
+      'zh-CN': '支付服务商的通知。',
+      'zh-TW': '付款服務商的通知。',
+    },
+  },
+  {
+    tag: 'accounts',
+    name: { en: 'accounts', 'zh-CN': '账户', 'zh-TW': '帳戶' },
+    description: {
+      en: "The console's account and session.",
+      'zh-CN': '控制台的账户与会话。',
+      'zh-TW': '主控台的帳戶與工作階段。',
+    },
+  },
+  {
+    tag: 'sign-in',
+    name: { en: 'sign-in', 'zh-CN': '登录', 'zh-TW': '登入' },
+    description: {
+      en: "The console's sign-in by mailed code.",
+      'zh-CN': '控制台的邮箱验证码登录。',
+      'zh-TW': '主控台的電子郵件驗證碼登入。',
+    },
+  },
+  {
+    tag: 'documents',
+    name: { en: 'documents', 'zh-CN': '文档', 'zh-TW': '文件' },
+    description: {
+      en: 'Terms, privacy and release notes.',
+      'zh-CN': '条款、隐私政策与更新说明。',
+      'zh-TW': '條款、隱私權政策與更新說明。',
+    },
+  },
+  {
+    tag: 'operations',
+    name: { en: 'operations', 'zh-CN': '运维', 'zh-TW': '維運' },
+    description: {
+      en: 'Health checks and metrics for the operator.',
+      'zh-CN': '供运维使用的健康检查与指标。',
+      'zh-TW': '供維運使用的健康檢查與指標。',
+    },
+  },
+];
+
+/** How each scheme is described; `bearer` (an API key) comes first: it is what a program calling the API uses. */
+const SCHEME_TEXTS: Record<'bearer' | 'xiApiKey' | 'session' | 'cookie', Texts> = {
+  bearer: {
+    en: "An API key (`pvx_…`) from the console's API keys page, as `Authorization: Bearer <key>`. A session id works here too.",
+    'zh-CN': '控制台“API 密钥”页面创建的密钥（`pvx_…`），以 `Authorization: Bearer <密钥>` 发送；也可使用会话 ID。',
+    'zh-TW': '主控台「API 金鑰」頁面建立的金鑰（`pvx_…`），以 `Authorization: Bearer <金鑰>` 傳送；也可使用工作階段 ID。',
+  },
+  xiApiKey: {
+    en: "An API key (`pvx_…`) in ElevenLabs' header.",
+    'zh-CN': '以 ElevenLabs 的请求头发送的 API 密钥（`pvx_…`）。',
+    'zh-TW': '以 ElevenLabs 的請求標頭傳送的 API 金鑰（`pvx_…`）。',
+  },
+  session: {
+    en: "The console's session id (its own pages use it).",
+    'zh-CN': '控制台的会话 ID（控制台页面自己使用）。',
+    'zh-TW': '主控台的工作階段 ID（主控台頁面自己使用）。',
+  },
+  cookie: {
+    en: "The console's session cookie.",
+    'zh-CN': '控制台的会话 Cookie。',
+    'zh-TW': '主控台的工作階段 Cookie。',
+  },
+};
+
+type Security = Array<Record<string, string[]>>;
+
+/** What each route's auth rule accepts, for a route that does not say: a Bearer key first wherever a key works. */
+const SECURITY: Record<AuthRule, Security> = {
+  public: [],
+  'optional-session': [],
+  session: [{ session: [] }, { cookie: [] }],
+  caller: [{ bearer: [] }, { xiApiKey: [] }, { session: [] }, { cookie: [] }],
+  'optional-caller': [{ bearer: [] }, { xiApiKey: [] }, {}],
+  bearer: [{ bearer: [] }, { xiApiKey: [] }],
+};
+
+/** Where a route lists a key beside a session, the key first: the reference offers the first as the default. */
+const SCHEME_RANK = ['bearer', 'xiApiKey', 'session', 'cookie'];
+const rank = (requirement: Record<string, string[]>) => {
+  const name = Object.keys(requirement)[0];
+  return name === undefined ? SCHEME_RANK.length : SCHEME_RANK.indexOf(name);
+};
+
+/**
+ * The document in the reader's language, public API first: sections ordered and named as TAGS says (a tag not
+ * listed keeps its name, after them), each operation's security from its route's auth rule where the route names
+ * none, an API key before a session, a Bearer key the document's default.
+ */
+function localizeDocument(doc: Record<string, any>, locale: MessageLocale, rules: ReadonlyMap<string, AuthRule>) {
+  const names = new Map(TAGS.map((t) => [t.tag, t.name[locale]]));
+  const used = new Set<string>();
+  for (const [path, operations] of Object.entries<Record<string, any>>(doc.paths ?? {})) {
+    const url = path.replace(/\{([^}]+)\}/g, ':$1');
+    for (const [method, operation] of Object.entries<Record<string, any>>(operations)) {
+      if (!operation || typeof operation !== 'object' || Array.isArray(operation)) continue;
+      const tags: string[] = operation.tags ?? [];
+      tags.forEach((t) => used.add(t));
+      operation.tags = tags.map((t) => names.get(t) ?? t);
+      const rule = rules.get(`${method.toUpperCase()} ${url}`);
+      const security: Security | undefined = operation.security ?? (rule ? SECURITY[rule] : undefined);
+      if (security) operation.security = [...security].sort((a, b) => rank(a) - rank(b));
+    }
+  }
+  doc.tags = [
+    ...TAGS.filter((t) => used.has(t.tag)).map((t) => ({ name: t.name[locale], description: t.description[locale] })),
+    ...[...used].filter((t) => !names.has(t)).map((name) => ({ name })),
+  ];
+  const schemes = doc.components?.securitySchemes ?? {};
+  for (const [name, texts] of Object.entries(SCHEME_TEXTS)) if (schemes[name]) schemes[name].description = texts[locale];
+  return doc;
+}
+
 /**
  * Scalar's options that keep the reference page to this server: no "Ask AI" agent (it offers to upload the
  * document to Scalar's servers), no MCP generator, no developer toolbar (Deploy, Share), no client button, no
@@ -41,6 +249,8 @@ export const REFERENCE_OPTIONS = {
   mcp: { disabled: true },
   // Scalar's own words (search, sections, buttons) from its built-in packs; each language's copy names its own.
   localization: { locale: 'en' },
+  // The credential the page offers first: a Bearer API key, what a program calling the API uses.
+  authentication: { preferredSecurityScheme: 'bearer' },
 } as const;
 
 /**
@@ -94,21 +304,24 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
       servers: [{ url: config.PUBLIC_URL }],
       components: {
         securitySchemes: {
-          session: { type: 'apiKey', in: 'header', name: 'x-sid' },
-          cookie: { type: 'apiKey', in: 'cookie', name: 'sid' },
-          bearer: { type: 'http', scheme: 'bearer', description: 'a session id, or an API key (`pvx_…`)' },
-          xiApiKey: { type: 'apiKey', in: 'header', name: 'xi-api-key', description: 'an API key (`pvx_…`)' },
+          bearer: { type: 'http', scheme: 'bearer', description: SCHEME_TEXTS.bearer.en },
+          xiApiKey: { type: 'apiKey', in: 'header', name: 'xi-api-key', description: SCHEME_TEXTS.xiApiKey.en },
+          session: { type: 'apiKey', in: 'header', name: 'x-sid', description: SCHEME_TEXTS.session.en },
+          cookie: { type: 'apiKey', in: 'cookie', name: 'sid', description: SCHEME_TEXTS.cookie.en },
         },
       },
-      security: [{ session: [] }, { cookie: [] }],
+      // The default credential: a Bearer API key (a route that takes only a session says so itself).
+      security: SECURITY.caller,
     },
     transform: jsonSchemaTransform,
     transformObject: jsonSchemaTransformObject,
   });
   // `?lang=` (or Accept-Language) picks the language of the texts the server writes (title, description).
   app.get('/openapi.json', { config: { auth: 'public' }, schema: { hide: true } }, async (request) => {
-    const doc = audioResponses(structuredClone(app.swagger()) as Record<string, any>);
-    const texts = REFERENCE_TEXTS[requestLocale(request)];
+    const locale = requestLocale(request);
+    const swagger = structuredClone(app.swagger()) as Record<string, any>;
+    const doc = localizeDocument(audioResponses(swagger), locale, app.authRules);
+    const texts = REFERENCE_TEXTS[locale];
     doc.info = { ...doc.info, title: texts.title, description: texts.description };
     return doc;
   });

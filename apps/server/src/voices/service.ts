@@ -51,6 +51,18 @@ function languageMatches(voiceLanguages: string[], wanted: string[]): boolean {
   });
 }
 
+/** The languages a reader of each console language hears first in the library (a stable sort: the ranking holds). */
+const READER_LANGUAGES: Record<MessageLocale, string[]> = {
+  en: ['en'],
+  'zh-CN': ['zh', 'cmn'],
+  'zh-TW': ['zh', 'cmn', 'yue'],
+};
+
+function readerFirst<T extends { voice: Voice }>(entries: T[], locale: MessageLocale): T[] {
+  const speaks = (e: T) => languageMatches(e.voice.languages, READER_LANGUAGES[locale]);
+  return [...entries.filter(speaks), ...entries.filter((e) => !speaks(e))];
+}
+
 export interface VoicesOptions {
   /** The official voices. */
   library: VoiceLibrary;
@@ -112,10 +124,13 @@ export class VoicesService {
     const library = await this.load();
     return this.filter(
       q,
-      library.voices.map((v) => ({
-        voice: localizeVoice(v, library.byId.get(v.id)!.info, locale),
-        info: library.byId.get(v.id)!.info,
-      })),
+      readerFirst(
+        library.voices.map((v) => ({
+          voice: localizeVoice(v, library.byId.get(v.id)!.info, locale),
+          info: library.byId.get(v.id)!.info,
+        })),
+        locale,
+      ),
       library.byId,
     );
   }

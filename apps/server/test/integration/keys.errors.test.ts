@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_KEY_LIMITS } from '@polyvox/contracts';
+import { API_KEY_LIMITS, errorMessage } from '@polyvox/contracts';
 import { Client } from '../support/client.js';
 import { DIALECTS, startTestApp, type TestApp } from '../support/app.js';
 import { expectError } from '../support/errors.js';
@@ -59,6 +59,46 @@ describe.each(DIALECTS)('API keys, errors (%s)', (dialect) => {
     zh.sid = c.sid;
     const res = await zh.request('PATCH', '/api/authorization', { id: 'key_missing', name: 'x' });
     expect(expectError(res, 'NOT_FOUND').message).toMatch(/[\u4e00-\u9fff]/);
+  });
+
+  it('answers a deleted, unknown or mistyped key as an invalid key in the request language, not "sign in first"', async () => {
+    const { body: key } = await c.put('/api/authorization', { name: 'to delete' });
+    expect((await c.delete(`/api/authorization?id=${key.id}`)).status).toBe(204);
+    const messages = {
+      en: errorMessage('UNAUTHENTICATED', 'en', { reason: 'invalid_key' }),
+      'zh-CN': errorMessage('UNAUTHENTICATED', 'zh-CN', { reason: 'invalid_key' }),
+      'zh-TW': errorMessage('UNAUTHENTICATED', 'zh-TW', { reason: 'invalid_key' }),
+    };
+    expect(messages.en).toMatch(/API key/);
+    expect(messages['zh-CN']).toMatch(/API 密钥无效/);
+    for (const [lang, message] of Object.entries(messages)) {
+      expect(message).not.toBe(errorMessage('UNAUTHENTICATED', lang as 'en'));
+      const anon = new Client(t.url, lang);
+      for (const secret of [key.key, 'pvx_unknown', `${key.key.slice(0, -1)}x`]) {
+        const speech = await anon.post(
+          '/v1/audio/speech',
+          { model: 'tts-1', input: 'Hi.', voice: 'alloy' },
+          { authorization: `Bearer ${secret}` },
+        );
+        expect(expectError(speech, 'UNAUTHENTICATED').message).toBe(message);
+        const tts = await anon.post('/tts', { text: 'Hi.', voice_id: 'voice_flite.slt' }, { 'xi-api-key': secret });
+        expect(expectError(tts, 'UNAUTHENTICATED').message).toBe(message);
+      }
+      // Without a key, a route that needs one still asks to sign in.
+      expect(expectError(await anon.get('/api/authorization'), 'UNAUTHENTICATED').message).toBe(
+        errorMessage('UNAUTHENTICATED', lang as 'en'),
+      );
+    }
+  });
+
+  it('refuses a text the voice does not speak in the language of the request, as the keys page’s sample asks', async () => {
+    const { body: key } = await c.put('/api/authorization', { name: 'sample' });
+    const speech = await new Client(t.url).post(
+      '/v1/audio/speech',
+      { model: 'tts-1', input: '你好，欢迎使用。', voice: 'alloy' },
+      { authorization: `Bearer ${key.key}`, 'accept-language': 'zh-CN' },
+    );
+    expect(expectError(speech, 'LANGUAGE_UNSUPPORTED').message).toBe(errorMessage('LANGUAGE_UNSUPPORTED', 'zh-CN'));
   });
 
   it(`holds at most ${API_KEY_LIMITS.maxKeys} keys per account`, async () => {

@@ -2,12 +2,16 @@ import { useState, type FormEvent } from 'react';
 import { Anchor, Button, Checkbox, Group, Modal, Stack, Text, TextInput } from '@mantine/core';
 import { Trans, useTranslation } from 'react-i18next';
 import { errorMessage, LIMITS } from '@polyvox/contracts';
+import { ApiError } from '../api/errors';
 import { useLocaleChoice } from '../i18n/hooks';
 import { AgreementDialog } from './AgreementDialog';
 import { useSignIn } from './SignInContext';
 import { useCooldown } from './useCooldown';
 import { useSendCode, useSubmitSignIn } from './useSignInFlow';
 import { checkCode, checkEmail, type CodeProblem, type EmailProblem } from './validation';
+
+/** The server's answers that mean the code itself was wrong. */
+const CODE_REFUSALS = new Set(['SIGN_IN_FAILED', 'CAPTCHA_INCORRECT']);
 
 interface Problems {
   email?: EmailProblem;
@@ -62,8 +66,10 @@ export function SignInForm() {
     proceed();
   }
 
+  // A code the server refused (wrong or expired) marks the code field, with the server's own localized words.
+  const refused = submit.error instanceof ApiError && CODE_REFUSALS.has(submit.error.code) ? submit.error.message : null;
   const codeError =
-    problems.code === 'required' ? t('signIn.codeRequired') : problems.code ? errorMessage('CAPTCHA_INCORRECT', locale) : null;
+    problems.code === 'required' ? t('signIn.codeRequired') : problems.code ? errorMessage('CAPTCHA_INCORRECT', locale) : refused;
 
   return (
     <Modal
@@ -106,6 +112,7 @@ export function SignInForm() {
               onChange={(e) => {
                 setCode(e.currentTarget.value.replace(/\D/g, ''));
                 setProblems((p) => ({ ...p, code: undefined }));
+                if (submit.error) submit.reset();
               }}
               error={codeError}
               data-testid="signin-code"

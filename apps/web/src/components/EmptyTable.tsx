@@ -1,11 +1,12 @@
 import { Paper, Table } from '@mantine/core';
 import { EmptyState } from './EmptyState';
+import { WideTable } from './WideTable';
 
 /** A table's real columns over an empty state, for lists whose rows arrive with a later feature. */
 export function EmptyTable({ columns, title, body }: { columns: string[]; title: string; body: string }) {
   return (
     <Paper withBorder radius="md">
-      <Table.ScrollContainer minWidth={560}>
+      <WideTable minWidth={560}>
         <Table>
           <Table.Thead>
             <Table.Tr>
@@ -15,7 +16,7 @@ export function EmptyTable({ columns, title, body }: { columns: string[]; title:
             </Table.Tr>
           </Table.Thead>
         </Table>
-      </Table.ScrollContainer>
+      </WideTable>
       <EmptyState title={title} body={body} bordered={false} />
     </Paper>
   );

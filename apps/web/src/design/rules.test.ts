@@ -152,6 +152,18 @@ describe('mix weights', () => {
     expect(baseVoice([])).toBeNull();
   });
 
+  it('shows whole percentages that add up to 100, by largest remainder', () => {
+    const weights = (...w: number[]) => w.map((weight, i) => ({ voice_id: String(i), weight }));
+    expect(weightPercents(weights(1, 1, 1))).toEqual([34, 33, 33]);
+    expect(weightPercents(weights(0.35, 0.325, 0.325))).toEqual([35, 33, 32]);
+    expect(weightPercents(weights(1.1, 1, 1))).toEqual([36, 32, 32]);
+    expect(weightPercents(weights(2, 1, 1, 1, 1, 1))).toEqual([29, 15, 14, 14, 14, 14]);
+    for (const w of [weights(0.2, 0.3, 0.5), weights(7, 11, 13), weights(1, 2, 2), weights(3, 3, 3, 1)]) {
+      expect(weightPercents(w).reduce((s, p) => s + p, 0)).toBe(100);
+    }
+    expect(weightPercents(weights(0, 0))).toEqual([0, 0]);
+  });
+
   it('shows whole percentages', () => {
     expect(
       weightPercents([

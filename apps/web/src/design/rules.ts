@@ -107,10 +107,20 @@ export function baseVoice(entries: readonly MixEntry[]): string | null {
   return best?.voice_id ?? null;
 }
 
-/** Whole percentages of the weights, for display. */
+/**
+ * Whole percentages of the weights, for display, that add up to 100 (largest remainder: each share rounded down,
+ * then the points left go one each to the shares that lost the most, the first of equals first), so three equal
+ * voices read 34/33/33 %, never 35/32/32 % or 33/33/33 %.
+ */
 export function weightPercents(entries: readonly MixEntry[]): number[] {
   const sum = entries.reduce((s, e) => s + Math.max(0, e.weight), 0);
-  return entries.map((e) => (sum > 0 ? Math.round((Math.max(0, e.weight) / sum) * 100) : 0));
+  if (sum <= 0) return entries.map(() => 0);
+  const exact = entries.map((e) => (Math.max(0, e.weight) / sum) * 100);
+  const out = exact.map(Math.floor);
+  const left = 100 - out.reduce((s, p) => s + p, 0);
+  const order = exact.map((x, i) => ({ i, rest: x - Math.floor(x) })).sort((a, b) => b.rest - a.rest || a.i - b.i);
+  for (const { i } of order.slice(0, left)) out[i]! += 1;
+  return out;
 }
 
 /**

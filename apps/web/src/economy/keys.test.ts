@@ -28,8 +28,20 @@ describe('cleanName', () => {
 
 describe('curlExample', () => {
   it('calls the OpenAI-compatible route with the key as a bearer token', () => {
-    const cmd = curlExample('http://127.0.0.1:8080', 'pvx_abc');
+    const cmd = curlExample('http://127.0.0.1:8080', 'pvx_abc', { voice: 'voice_x', text: 'Hi', lang: 'en' });
     expect(cmd).toContain('http://127.0.0.1:8080/v1/audio/speech');
     expect(cmd).toContain('Authorization: Bearer pvx_abc');
+  });
+
+  it('names a voice of the reader’s language and asks for errors in it', () => {
+    const cmd = curlExample('https://x.test', 'YOUR_API_KEY', { voice: 'voice_espeak.cmn', text: '你好', lang: 'zh-CN' });
+    expect(cmd).toContain('-H "Accept-Language: zh-CN"');
+    expect(cmd).toContain(`-d '{"model":"tts-1","input":"你好","voice":"voice_espeak.cmn"}'`);
+    expect(cmd).not.toContain('alloy');
+  });
+
+  it('keeps a quote in the text inside the shell’s single quotes', () => {
+    const cmd = curlExample('https://x.test', 'k', { voice: 'v', text: "It's", lang: 'en' });
+    expect(cmd).toContain(`"input":"It'\\''s"`);
   });
 });

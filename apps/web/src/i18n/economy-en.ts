@@ -180,5 +180,15 @@ export const economyEn = {
     saved: 'Saved',
     actions: 'Actions for {{name}}',
     usageExample: 'Call the API with the key in the Authorization header:',
+    exhausted: 'Limit reached',
+    exhaustedHint: 'This key has spent its limit: its calls are refused until you raise the limit.',
+    limitBelowUsed:
+      'This key has already spent {{used}} credits: with a limit of {{limit}} it stops working at once. Save again to confirm.',
+    sampleTitle: 'Call the API',
+    sampleBody:
+      'Replace {{placeholder}} with one of your keys. The voice speaks {{language}}; errors come back in the language of the Accept-Language header.',
+    sampleText: 'Hello! This is my first sentence from the Polyvox API.',
+    samplePlaceholder: 'YOUR_API_KEY',
+    copySample: 'Copy the sample',
   },
 } as const;

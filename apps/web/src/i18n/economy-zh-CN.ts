@@ -177,5 +177,13 @@ export const economyZhCN: EconomyMessages = {
     saved: '已保存',
     actions: '{{name}} 的操作',
     usageExample: '在 Authorization 请求头中携带密钥调用 API：',
+    exhausted: '额度已用完',
+    exhaustedHint: '该密钥已用完额度：提高额度前，它的调用都会被拒绝。',
+    limitBelowUsed: '该密钥已用掉 {{used}} 积分：额度设为 {{limit}} 后它会立即停止工作。再次保存以确认。',
+    sampleTitle: '调用 API',
+    sampleBody: '把 {{placeholder}} 换成你的一个密钥。示例中的声音说{{language}}；错误信息的语言取自 Accept-Language 请求头。',
+    sampleText: '你好！这是我用 Polyvox API 生成的第一句话。',
+    samplePlaceholder: 'YOUR_API_KEY',
+    copySample: '复制示例',
   },
 };

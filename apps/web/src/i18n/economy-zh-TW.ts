@@ -177,5 +177,13 @@ export const economyZhTW: EconomyMessages = {
     saved: '已儲存',
     actions: '{{name}} 的操作',
     usageExample: '在 Authorization 標頭中帶入金鑰呼叫 API：',
+    exhausted: '額度已用完',
+    exhaustedHint: '此金鑰已用完額度：提高額度前，它的呼叫都會被拒絕。',
+    limitBelowUsed: '此金鑰已用掉 {{used}} 點數：額度設為 {{limit}} 後它會立即停止運作。再次儲存以確認。',
+    sampleTitle: '呼叫 API',
+    sampleBody: '把 {{placeholder}} 換成你的一個金鑰。範例中的聲音說{{language}}；錯誤訊息的語言取自 Accept-Language 請求標頭。',
+    sampleText: '你好！這是我用 Polyvox API 產生的第一句話。',
+    samplePlaceholder: 'YOUR_API_KEY',
+    copySample: '複製範例',
   },
 };

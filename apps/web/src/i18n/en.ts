@@ -51,6 +51,7 @@ export const en = {
     full: 'Fully translated',
     more: 'More languages',
     fallbackHint: 'Shown in English until its translation is ready',
+    englishInterface: 'interface in English',
   },
   browser: {
     title: 'Your browser is not fully supported',
@@ -98,6 +99,7 @@ export const en = {
     loadFailed: 'This could not be loaded',
     pager: { first: 'First page', previous: 'Previous page', next: 'Next page', last: 'Last page' },
     backHome: 'Back to home',
+    scrollSideways: 'Swipe sideways to see every column',
   },
   errors: {
     network: 'Network error, please check your connection and try again',

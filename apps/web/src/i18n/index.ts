@@ -12,7 +12,11 @@ function readStored(): string | null {
   }
 }
 
-let current: LocaleChoice = resolveChoice(readStored());
+function browserLanguages(): readonly string[] {
+  return typeof navigator === 'undefined' ? [] : navigator.languages?.length ? navigator.languages : [navigator.language];
+}
+
+let current: LocaleChoice = resolveChoice(readStored(), browserLanguages());
 const listeners = new Set<() => void>();
 
 /** Each translation is its own chunk: the first page carries only the one it shows. */

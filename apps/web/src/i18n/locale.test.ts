@@ -72,6 +72,19 @@ describe('resolveChoice', () => {
     for (const { code } of others) expect(resolveChoice(code)).toEqual({ choice: code, ui: 'en' });
   });
 
+  it("follows the browser's language when nothing is stored, and the default only for other languages", () => {
+    expect(resolveChoice(null, ['en-US', 'zh-CN'])).toEqual({ choice: 'en-US', ui: 'en' });
+    expect(resolveChoice(null, ['en-GB'])).toEqual({ choice: 'en-US', ui: 'en' });
+    expect(resolveChoice(null, ['zh-TW'])).toEqual({ choice: 'zh-HK', ui: 'zh-TW' });
+    expect(resolveChoice(null, ['zh-Hant-HK'])).toEqual({ choice: 'zh-HK', ui: 'zh-TW' });
+    expect(resolveChoice(null, ['zh'])).toEqual({ choice: 'zh-CN', ui: 'zh-CN' });
+    expect(resolveChoice(null, ['fr-FR', 'de', 'zh-TW'])).toEqual({ choice: 'zh-HK', ui: 'zh-TW' });
+    expect(resolveChoice(null, ['fr-FR', 'ja'])).toEqual({ choice: 'zh-CN', ui: 'zh-CN' });
+    expect(resolveChoice(null, [])).toEqual({ choice: 'zh-CN', ui: 'zh-CN' });
+    // A stored choice wins over the browser.
+    expect(resolveChoice('zh-CN', ['en-US'])).toEqual({ choice: 'zh-CN', ui: 'zh-CN' });
+  });
+
   it('finds flags by country', () => {
     expect(localeInfo('ja').flag).toBe('jp');
     expect(localeInfo('zz').code).toBe('zz');

@@ -27,10 +27,30 @@ export function isTranslated(code: string): boolean {
   return LOCALE_UI.has(code);
 }
 
-export function resolveChoice(stored: string | null | undefined): LocaleChoice {
+/**
+ * The translation a browser's languages (`navigator.languages`, best first) ask for: the first one the console speaks
+ * (any English; Traditional Chinese for zh-TW, zh-HK, zh-MO and zh-Hant; Simplified for any other Chinese), null when
+ * none is one of the three.
+ */
+export function browserUiLocale(languages: readonly string[] | undefined): UiLocale | null {
+  for (const raw of languages ?? []) {
+    const tag = raw.toLowerCase();
+    if (tag === 'en' || tag.startsWith('en-')) return 'en';
+    if (/^zh-(tw|hk|mo)\b/.test(tag) || tag.startsWith('zh-hant')) return 'zh-TW';
+    if (tag === 'zh' || tag.startsWith('zh-')) return 'zh-CN';
+  }
+  return null;
+}
+
+/**
+ * The stored choice when there is one; else the browser's language when the console speaks it; else the default
+ * (zh-CN), which is for browsers in no language the console speaks.
+ */
+export function resolveChoice(stored: string | null | undefined, browserLanguages?: readonly string[]): LocaleChoice {
   const code = stored && isUiLocale(stored) ? menuCodeOf(stored) : stored;
   if (code && isKnownLocale(code)) return { choice: code, ui: LOCALE_UI.get(code) ?? 'en' };
-  return { choice: menuCodeOf(DEFAULT_UI_LOCALE), ui: DEFAULT_UI_LOCALE };
+  const ui = browserUiLocale(browserLanguages) ?? DEFAULT_UI_LOCALE;
+  return { choice: menuCodeOf(ui), ui };
 }
 
 export function localeInfo(code: string): { code: string; name: string; flag: string } {

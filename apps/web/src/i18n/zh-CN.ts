@@ -47,6 +47,7 @@ export const zhCN: Messages = {
     full: '完整翻译',
     more: '更多语言',
     fallbackHint: '翻译完成前以英文显示',
+    englishInterface: '界面为英文',
   },
   browser: {
     title: '你的浏览器未被完全支持',
@@ -93,6 +94,7 @@ export const zhCN: Messages = {
     loadFailed: '加载失败',
     pager: { first: '第一页', previous: '上一页', next: '下一页', last: '最后一页' },
     backHome: '返回首页',
+    scrollSideways: '左右滑动可查看全部列',
   },
   errors: {
     network: '网络错误，请检查网络连接后重试',

@@ -47,6 +47,7 @@ export const zhTW: Messages = {
     full: '完整翻譯',
     more: '更多語言',
     fallbackHint: '翻譯完成前以英文顯示',
+    englishInterface: '介面為英文',
   },
   browser: {
     title: '你的瀏覽器未獲完整支援',
@@ -93,6 +94,7 @@ export const zhTW: Messages = {
     loadFailed: '載入失敗',
     pager: { first: '第一頁', previous: '上一頁', next: '下一頁', last: '最後一頁' },
     backHome: '返回首頁',
+    scrollSideways: '左右滑動可查看全部欄位',
   },
   errors: {
     network: '網路錯誤，請檢查網路連線後再試一次',

@@ -1,4 +1,4 @@
-import { Button, Group, Menu, Text } from '@mantine/core';
+import { Button, Menu, Text } from '@mantine/core';
 import { IconCheck, IconChevronDown } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { LOCALE_FLAGS } from '@polyvox/contracts';
@@ -6,6 +6,27 @@ import { chooseLocale } from '../i18n';
 import { useLocaleChoice } from '../i18n/hooks';
 import { isTranslated, localeInfo } from '../i18n/locale';
 import { flagUrl } from '../lib/flags';
+
+/** The language a menu code stands for, as Intl names it: the script for Chinese (a flag shows the region). */
+const NAMED_AS = new Map([
+  ['zh-CN', 'zh-Hans'],
+  ['zh-HK', 'zh-Hant'],
+  ['en-US', 'en'],
+]);
+
+/** A locale's language named in the interface's language ("Traditional Chinese", "葡萄牙语"). */
+export function languageName(code: string, ui: string): string {
+  try {
+    return new Intl.DisplayNames([ui], { type: 'language' }).of(NAMED_AS.get(code) ?? code) ?? code;
+  } catch {
+    return code;
+  }
+}
+
+/** What the phone's language button shows beside the flag, so the flag is never the only label. */
+function shortName(code: string): string {
+  return code === 'zh-CN' ? '简' : code === 'zh-HK' ? '繁' : code.split('-')[0]!.toUpperCase();
+}
 
 const FULL = LOCALE_FLAGS.filter((l) => isTranslated(l.code));
 const MORE = LOCALE_FLAGS.filter((l) => !isTranslated(l.code));
@@ -30,32 +51,37 @@ function Flag({ country }: { country: string }) {
 /**
  * Three locales are fully translated; the other 37 can be picked and show English until their
  * translation lands, with their own flag kept in the menu so the choice is visibly remembered.
+ * A flag stands for a country, not a language (繁體中文 has Hong Kong's, English the United States', Português
+ * Portugal's): each entry names its language in the interface's language too, and says before it is picked
+ * when the interface will be in English. On a phone the button shows a short name beside the flag.
  */
 export function LanguageMenu() {
   const { t } = useTranslation();
-  const { choice } = useLocaleChoice();
+  const { choice, ui } = useLocaleChoice();
   const current = localeInfo(choice);
 
-  const option = (l: (typeof LOCALE_FLAGS)[number], fallback: boolean) => (
-    <Menu.Item
-      key={l.code}
-      onClick={() => void chooseLocale(l.code)}
-      leftSection={<Flag country={l.flag} />}
-      rightSection={l.code === choice ? <IconCheck size={14} /> : null}
-      data-testid={`lang-option-${l.code}`}
-      title={fallback ? t('language.fallbackHint') : undefined}
-      lang={l.code}
-    >
-      <Group gap={6} wrap="nowrap">
-        <Text size="sm">{l.name}</Text>
-        {fallback && (
-          <Text size="xs" c="dimmed">
-            EN
-          </Text>
-        )}
-      </Group>
-    </Menu.Item>
-  );
+  const option = (l: (typeof LOCALE_FLAGS)[number], fallback: boolean) => {
+    const language = languageName(l.code, ui);
+    const note = fallback ? `${language} · ${t('language.englishInterface')}` : language;
+    return (
+      <Menu.Item
+        key={l.code}
+        onClick={() => void chooseLocale(l.code)}
+        leftSection={<Flag country={l.flag} />}
+        rightSection={l.code === choice ? <IconCheck size={14} /> : null}
+        data-testid={`lang-option-${l.code}`}
+        data-fallback={fallback ? 'en' : undefined}
+        aria-label={`${l.name} (${note})`}
+      >
+        <Text size="sm" lang={l.code}>
+          {l.name}
+        </Text>
+        <Text size="xs" c="dimmed" data-testid="lang-option-note">
+          {note}
+        </Text>
+      </Menu.Item>
+    );
+  };
 
   return (
     <Menu position="bottom-end" width={250} shadow="md" withinPortal>
@@ -76,6 +102,9 @@ export function LanguageMenu() {
           </span>
           <Text size="sm" visibleFrom="sm" span>
             {current.name}
+          </Text>
+          <Text size="xs" fw={600} hiddenFrom="sm" span data-testid="language-menu-short">
+            {shortName(choice)}
           </Text>
         </Button>
       </Menu.Target>

@@ -11,6 +11,12 @@ describe('download file names', () => {
     expect(downloadFileName('Mandarin', 'pcm', at)).toBe('polyvox-Mandarin-20261123-140509.pcm');
   });
 
+  it('keeps a Chinese name readable, without full-width brackets, middle dots or spaces', () => {
+    expect(downloadFileName('中文（中国） · 女声 1', 'mp3', at)).toBe('polyvox-中文-中国-女声-1-20261123-140509.mp3');
+    expect(fileNamePart('粵語【香港】・男聲…')).toBe('粵語-香港-男聲');
+    expect(fileNamePart('Zoë «Français» — voix 2')).toBe('Zoë-Français-voix-2');
+  });
+
   it('keeps letters of any script and removes what file systems refuse', () => {
     expect(fileNamePart('温柔姐姐')).toBe('温柔姐姐');
     expect(fileNamePart('a/b\\c:d*e?f"g<h>i|j')).toBe('a-b-c-d-e-f-g-h-i-j');

@@ -1,19 +1,14 @@
 import type { AudioFormat } from './types';
 import { FORMAT_EXTENSION } from './audio/formats';
 
-/** Characters that no common file system takes in a name, plus control characters. */
-// eslint-disable-next-line no-control-regex
-const FORBIDDEN = /[\\/:*?"<>|\u0000-\u001f\u007f]/g;
-
-/** A voice's name as part of a file name: letters of any script kept, the rest hyphenated. */
+/**
+ * A voice's name as part of a file name: letters, marks and digits of any script kept (a Chinese name stays readable);
+ * every run of anything else (spaces, dots, brackets of any width, "·", what file systems refuse) one hyphen.
+ */
 export function fileNamePart(text: string, maxLength = 40): string {
   const cleaned = text
     .normalize('NFC')
-    .replace(FORBIDDEN, ' ')
-    .replace(/[()[\]{},;'`~!@#$%^&=+]/g, ' ')
-    .trim()
-    .replace(/[\s.]+/g, '-')
-    .replace(/-+/g, '-')
+    .replace(/[^\p{L}\p{M}\p{N}]+/gu, '-')
     .replace(/^-|-$/g, '');
   const cut = [...cleaned].slice(0, maxLength).join('').replace(/-$/, '');
   return cut || 'voice';

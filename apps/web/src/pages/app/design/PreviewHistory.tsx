@@ -159,14 +159,15 @@ export function PreviewHistory({ type, onActivate }: Props) {
                   </ActionIcon>
                 </Tooltip>
                 <Stack gap={0} style={{ flex: 1, minWidth: 0 }}>
-                  <Group gap={6} wrap="nowrap">
-                    <Text fw={600} size="sm">
+                  {/* On a phone the details wrap to the next line; "Version 1" itself never breaks. */}
+                  <Group gap={6} wrap="wrap">
+                    <Text fw={600} size="sm" style={{ whiteSpace: 'nowrap', flexShrink: 0 }} data-testid="history-version">
                       {t('design.version', { version: String(p.version) })}
                     </Text>
-                    <Badge size="xs" variant="outline" color="gray">
+                    <Badge size="xs" variant="outline" color="gray" style={{ flexShrink: 0 }}>
                       {findModel(config, p.model)?.model_name ?? p.model}
                     </Badge>
-                    <Text size="xs" c="dimmed" truncate>
+                    <Text size="xs" c="dimmed" truncate style={{ minWidth: 0 }}>
                       {languageName(p.language, ui)} · {t('design.seconds', { seconds: formatSeconds(p.duration, ui) })} ·{' '}
                       {formatDate(p.created_at, ui)}
                     </Text>

@@ -1,10 +1,11 @@
 import { useState } from 'react';
-import { ActionIcon, Button, Group, Paper, Skeleton, Stack, Table, Text, Tooltip } from '@mantine/core';
+import { ActionIcon, Badge, Button, Group, Paper, Skeleton, Stack, Table, Text, Tooltip } from '@mantine/core';
 import { IconPencil, IconPlus, IconScale, IconTrash } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router-dom';
 import type { ApiKey } from '../../../api/economy';
 import { EmptyTable } from '../../../components/EmptyTable';
+import { WideTable } from '../../../components/WideTable';
 import { LoadError } from '../../../components/LoadError';
 import { PageHeader } from '../../../components/PageHeader';
 import { useApiKeys } from '../../../economy/queries';
@@ -12,14 +13,22 @@ import { formatDateTime } from '../../../economy/usage';
 import { useLocaleChoice } from '../../../i18n/hooks';
 import { formatNumber } from '../../../lib/format';
 import { CreateKeyDialog, DeleteKeyDialog, EditKeyDialog } from './KeyDialogs';
+import { KeySampleSection } from './KeySample';
 
 type Dialog = { kind: 'create' } | { kind: 'name' | 'limit'; key: ApiKey } | { kind: 'delete'; key: ApiKey } | null;
 
 function KeyRow({ apiKey, onAction }: { apiKey: ApiKey; onAction: (d: Dialog) => void }) {
   const { t } = useTranslation();
   const { ui } = useLocaleChoice();
+  // A key whose limit is spent (or was lowered under what it spent) is refused with KEY_LIMIT_REACHED: say so.
+  const exhausted = apiKey.limit != null && apiKey.used >= apiKey.limit;
   return (
-    <Table.Tr data-testid="key-row" data-key-id={apiKey.id} data-name={apiKey.name}>
+    <Table.Tr
+      data-testid="key-row"
+      data-key-id={apiKey.id}
+      data-name={apiKey.name}
+      data-exhausted={exhausted ? 'true' : undefined}
+    >
       <Table.Td fw={600} data-testid="key-row-name">
         {apiKey.name}
       </Table.Td>
@@ -31,7 +40,18 @@ function KeyRow({ apiKey, onAction }: { apiKey: ApiKey; onAction: (d: Dialog) =>
       <Table.Td data-testid="key-row-limit">
         {apiKey.limit == null ? t('apiKeys.noLimit') : formatNumber(apiKey.limit, ui)}
       </Table.Td>
-      <Table.Td data-testid="key-row-used">{formatNumber(apiKey.used, ui)}</Table.Td>
+      <Table.Td data-testid="key-row-used">
+        <Group gap={6} wrap="nowrap">
+          <span>{formatNumber(apiKey.used, ui)}</span>
+          {exhausted && (
+            <Tooltip label={t('apiKeys.exhaustedHint')} withArrow multiline w={240}>
+              <Badge color="red" variant="light" size="sm" data-testid="key-row-exhausted" tabIndex={0}>
+                {t('apiKeys.exhausted')}
+              </Badge>
+            </Tooltip>
+          )}
+        </Group>
+      </Table.Td>
       <Table.Td>{formatDateTime(apiKey.created_at, ui)}</Table.Td>
       <Table.Td data-testid="key-row-last-used">{formatDateTime(apiKey.last_used_at, ui) ?? t('apiKeys.neverUsed')}</Table.Td>
       <Table.Td>
@@ -119,7 +139,7 @@ export function ApiKeysPage() {
         <EmptyTable columns={columns} title={t('apiKeys.emptyTitle')} body={t('apiKeys.emptyBody')} />
       ) : (
         <Paper withBorder radius="md">
-          <Table.ScrollContainer minWidth={760}>
+          <WideTable minWidth={760}>
             <Table highlightOnHover data-testid="keys-table">
               <Table.Thead>
                 <Table.Tr>
@@ -134,9 +154,10 @@ export function ApiKeysPage() {
                 ))}
               </Table.Tbody>
             </Table>
-          </Table.ScrollContainer>
+          </WideTable>
         </Paper>
       )}
+      {!isPending && <KeySampleSection />}
       {dialog?.kind === 'create' && <CreateKeyDialog onClose={close} />}
       {(dialog?.kind === 'name' || dialog?.kind === 'limit') && (
         <EditKeyDialog key={`${dialog.kind}-${dialog.key.id}`} apiKey={dialog.key} mode={dialog.kind} onClose={close} />

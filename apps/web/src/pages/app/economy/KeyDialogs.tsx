@@ -1,13 +1,16 @@
 import { useState } from 'react';
-import { Alert, Button, Code, Group, Modal, Stack, Text, TextInput } from '@mantine/core';
+import { Alert, Button, Group, Modal, Stack, Text, TextInput } from '@mantine/core';
 import { IconAlertTriangle, IconCheck, IconCopy } from '@tabler/icons-react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { createApiKey, deleteApiKey, updateApiKey, type ApiKey, type CreatedKey } from '../../../api/economy';
 import { copyText } from '../../../economy/clipboard';
-import { cleanName, curlExample, parseLimit } from '../../../economy/keys';
+import { cleanName, parseLimit } from '../../../economy/keys';
 import { ECONOMY_KEY } from '../../../economy/queries';
+import { useLocaleChoice } from '../../../i18n/hooks';
+import { formatNumber } from '../../../lib/format';
 import { notifySuccess } from '../../../lib/notify';
+import { KeySample } from './KeySample';
 
 function useRefreshKeys() {
   const queryClient = useQueryClient();
@@ -56,7 +59,7 @@ function useKeyFields(initial: { name?: string; limit?: number | null }) {
 }
 
 /** The secret, shown this once, with a copy button that says so when the browser refuses to copy. */
-function CreatedKeyView({ created, onDone }: { created: CreatedKey; onDone: () => void }) {
+function CreatedKeyView({ created, onDone, onCopied }: { created: CreatedKey; onDone: () => void; onCopied: () => void }) {
   const { t } = useTranslation();
   const [copy, setCopy] = useState<'idle' | 'copied' | 'denied'>('idle');
   return (
@@ -77,7 +80,12 @@ function CreatedKeyView({ created, onDone }: { created: CreatedKey; onDone: () =
         <Button
           leftSection={copy === 'copied' ? <IconCheck size={16} /> : <IconCopy size={16} />}
           color={copy === 'copied' ? 'teal' : undefined}
-          onClick={() => void copyText(created.key).then(setCopy)}
+          onClick={() =>
+            void copyText(created.key).then((outcome) => {
+              setCopy(outcome);
+              if (outcome === 'copied') onCopied();
+            })
+          }
           data-testid="key-copy"
           data-state={copy}
         >
@@ -97,9 +105,7 @@ function CreatedKeyView({ created, onDone }: { created: CreatedKey; onDone: () =
       <Text size="sm" c="dimmed">
         {t('apiKeys.usageExample')}
       </Text>
-      <Code block style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-all' }}>
-        {curlExample(window.location.origin, created.key)}
-      </Code>
+      <KeySample secret={created.key} />
       <Group justify="flex-end">
         <Button onClick={onDone} data-testid="key-done">
           {t('apiKeys.savedIt')}
@@ -114,8 +120,9 @@ export function CreateKeyDialog({ onClose }: { onClose: () => void }) {
   const refresh = useRefreshKeys();
   const fields = useKeyFields({});
   const [created, setCreated] = useState<CreatedKey | null>(null);
-  // Escape or the close button, once the secret is shown: ask first, it is never shown again.
+  // Escape or the close button, once the secret is shown and not copied: ask first, it is never shown again.
   const [warning, setWarning] = useState(false);
+  const [copied, setCopied] = useState(false);
   const create = useMutation({
     mutationFn: ({ name, limit }: { name: string; limit: number | null }) => createApiKey(name, limit),
     onSuccess: (key) => {
@@ -131,7 +138,7 @@ export function CreateKeyDialog({ onClose }: { onClose: () => void }) {
   return (
     <Modal
       opened
-      onClose={() => (created && !warning ? setWarning(true) : onClose())}
+      onClose={() => (created && !copied && !warning ? setWarning(true) : onClose())}
       title={created ? t('apiKeys.createdTitle') : t('apiKeys.createTitle')}
       centered
       size="lg"
@@ -162,7 +169,7 @@ export function CreateKeyDialog({ onClose }: { onClose: () => void }) {
         </Alert>
       )}
       {created ? (
-        <CreatedKeyView created={created} onDone={onClose} />
+        <CreatedKeyView created={created} onDone={onClose} onCopied={() => setCopied(true)} />
       ) : (
         <form
           onSubmit={(e) => {
@@ -191,8 +198,11 @@ export function CreateKeyDialog({ onClose }: { onClose: () => void }) {
 /** Rename (`mode: 'name'`) or change the credit limit (`mode: 'limit'`) of one key. */
 export function EditKeyDialog({ apiKey, mode, onClose }: { apiKey: ApiKey; mode: 'name' | 'limit'; onClose: () => void }) {
   const { t } = useTranslation();
+  const { ui } = useLocaleChoice();
   const refresh = useRefreshKeys();
   const fields = useKeyFields({ name: apiKey.name, limit: apiKey.limit });
+  // A limit at or under what the key has spent stops it at once: said before saving, saved on a second press.
+  const [below, setBelow] = useState<number | null>(null);
   const save = useMutation({
     mutationFn: (patch: { id: string; name?: string; limit?: number | null }) => updateApiKey(patch),
     onSuccess: () => {
@@ -204,7 +214,12 @@ export function EditKeyDialog({ apiKey, mode, onClose }: { apiKey: ApiKey; mode:
   const submit = () => {
     const { name, limit } = fields.read();
     if (mode === 'name' && name) save.mutate({ id: apiKey.id, name });
-    if (mode === 'limit' && limit !== 'invalid') save.mutate({ id: apiKey.id, limit });
+    if (mode !== 'limit' || limit === 'invalid') return;
+    if (limit !== null && limit <= apiKey.used && below !== limit) {
+      setBelow(limit);
+      return;
+    }
+    save.mutate({ id: apiKey.id, limit });
   };
   return (
     <Modal
@@ -222,6 +237,11 @@ export function EditKeyDialog({ apiKey, mode, onClose }: { apiKey: ApiKey; mode:
       >
         <Stack gap="sm">
           {mode === 'name' ? fields.nameInput : fields.limitInput}
+          {mode === 'limit' && below !== null && (
+            <Alert color="orange" icon={<IconAlertTriangle size={18} />} data-testid="key-limit-below-used">
+              {t('apiKeys.limitBelowUsed', { used: formatNumber(apiKey.used, ui), limit: formatNumber(below, ui) })}
+            </Alert>
+          )}
           <Group justify="flex-end" mt="sm">
             <Button variant="default" onClick={onClose}>
               {t('common.cancel')}

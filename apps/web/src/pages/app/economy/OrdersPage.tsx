@@ -4,6 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
 import { ORDER_STATUSES, PAYMENT_METHODS, type Order } from '../../../api/economy';
 import { EmptyTable } from '../../../components/EmptyTable';
+import { WideTable } from '../../../components/WideTable';
 import { LoadError } from '../../../components/LoadError';
 import { Pager } from '../../../components/Pager';
 import { PageHeader } from '../../../components/PageHeader';
@@ -124,7 +125,7 @@ export function OrdersPage() {
         <EmptyTable columns={columns} title={t('orders.emptyTitle')} body={t('orders.emptyBody')} />
       ) : (
         <Paper withBorder radius="md">
-          <Table.ScrollContainer minWidth={900}>
+          <WideTable minWidth={900}>
             <Table striped highlightOnHover data-testid="orders-table" data-total={data?.total ?? 0}>
               <Table.Thead>
                 <Table.Tr>
@@ -139,7 +140,7 @@ export function OrdersPage() {
                 ))}
               </Table.Tbody>
             </Table>
-          </Table.ScrollContainer>
+          </WideTable>
         </Paper>
       )}
       {(data?.total ?? 0) > PAGE_SIZE && (

@@ -4,6 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { RECORD_TYPES, type ApiKey, type CreditRecord } from '../../../api/economy';
 import { useAccount } from '../../../auth/hooks';
 import { EmptyTable } from '../../../components/EmptyTable';
+import { WideTable } from '../../../components/WideTable';
 import { LoadError } from '../../../components/LoadError';
 import { Pager } from '../../../components/Pager';
 import { PageHeader } from '../../../components/PageHeader';
@@ -175,7 +176,7 @@ export function UsagePage() {
         />
       ) : (
         <Paper withBorder radius="md" style={{ opacity: records.isPlaceholderData ? 0.6 : 1 }}>
-          <Table.ScrollContainer minWidth={720}>
+          <WideTable minWidth={720}>
             <Table striped highlightOnHover data-testid="records-table" data-total={total}>
               <Table.Thead>
                 <Table.Tr>
@@ -190,7 +191,7 @@ export function UsagePage() {
                 ))}
               </Table.Tbody>
             </Table>
-          </Table.ScrollContainer>
+          </WideTable>
         </Paper>
       )}
       {total > PAGE_SIZE && (

@@ -1,5 +1,5 @@
-import type { ReactNode } from 'react';
-import { Center, Group, Loader, Stack, Text } from '@mantine/core';
+import { useEffect, useRef, type ReactNode } from 'react';
+import { Center, Group, Loader, Stack, Text, useMatches } from '@mantine/core';
 import { IconMoodEmpty } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import type { QueryValue } from '../../../api/http';
@@ -34,9 +34,19 @@ export function VoiceBrowser({ filters, page, onChange, action, selectedId, page
   const list = useVoiceList(filters, page, pageSize, extraQuery);
   const total = list.data?.total ?? 0;
   const pages = pageCount(total, pageSize);
+  // A new page starts at its top (in the picker's dialog as on the voices page), not where the pager was pressed.
+  const top = useRef<HTMLDivElement>(null);
+  const shown = useRef(page);
+  useEffect(() => {
+    if (shown.current === page) return;
+    shown.current = page;
+    top.current?.scrollIntoView({ block: 'start' });
+  }, [page]);
+  // On a phone the pager keeps to one line: fewer neighbours, smaller buttons.
+  const phone = useMatches({ base: true, sm: false });
 
   return (
-    <Stack gap="md">
+    <Stack gap="md" ref={top} style={{ scrollMarginTop: 72 }}>
       <VoiceFilters value={filters} onChange={(next) => onChange(next, 1)} config={config} />
       <Group justify="space-between" mih={24}>
         <Text
@@ -67,7 +77,9 @@ export function VoiceBrowser({ filters, page, onChange, action, selectedId, page
             total={pages}
             value={Math.min(page, pages)}
             onChange={(next) => onChange(filters, next)}
-            siblings={1}
+            siblings={phone ? 0 : 1}
+            size={phone ? 'sm' : 'md'}
+            gap={phone ? 4 : 8}
             data-testid="voice-pagination"
           />
         </Group>
