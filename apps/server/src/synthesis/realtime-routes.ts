@@ -17,7 +17,7 @@ import { chargeOf } from './routes.js';
 import type { SynthesisService } from './service.js';
 
 export interface RealtimeRoutesDeps {
-  synthesis: Pick<SynthesisService, 'prepareFor' | 'render' | 'price' | 'rulesOf'>;
+  synthesis: Pick<SynthesisService, 'prepareFor' | 'render' | 'price' | 'rulesOf' | 'track'>;
   provenance: Provenance;
   plans: Pick<PlanPrivileges, 'maxTextLength'>;
   voices: Pick<VoicesService, 'get'>;
@@ -221,11 +221,15 @@ export function realtimeRoutes(deps: RealtimeRoutesDeps): FastifyPluginAsyncZod 
           refuse(new AppError('RATE_LIMITED', { seconds: 1 }));
         }
       });
-      socket.on('close', () => {
+      const gone = () => {
         closed = true;
         waitFirst?.();
         guarded(() => session?.onClose());
-      });
+      };
+      socket.on('close', gone);
+      // A client that drops the connection (its FIN, no close frame) is gone at once: ws answers with its own FIN, and
+      // the socket's 'close' follows only later, so nothing may start (be held, spoken or charged) in between.
+      request.raw.socket.once('end', gone);
       // Nothing a listener throws may reach the emitter (an uncaught exception): the socket alone ends.
       function guarded(run: () => void): void {
         try {

@@ -40,7 +40,7 @@ export interface RealtimeSocket {
 }
 
 export interface RealtimeSessionOptions {
-  synthesis: Pick<SynthesisService, 'prepareFor' | 'render' | 'price' | 'rulesOf'>;
+  synthesis: Pick<SynthesisService, 'prepareFor' | 'render' | 'price' | 'rulesOf' | 'track'>;
   provenance: Pick<Provenance, 'markFile' | 'header'>;
   socket: RealtimeSocket;
   /** `multi-stream-input`: messages name their context and replies carry it. */
@@ -255,7 +255,8 @@ export class RealtimeSession {
     ctx.queued += 1;
     this.after(ctx, async () => {
       try {
-        await this.speak(ctx, text);
+        // In flight until settled or released: a shutdown (and `drain`) waits for it.
+        await this.o.synthesis.track(this.speak(ctx, text));
       } catch (e) {
         this.contextFailed(ctx, e);
       } finally {

@@ -82,6 +82,8 @@ export class SynthesisService {
   private readonly active = new Set<HeldWork>();
   private readonly idle: (() => void)[] = [];
   private stopping = false;
+  /** Work that may yet take a hold (a realtime piece being prepared): `drain` waits for it too. */
+  private readonly pending = new Set<Promise<unknown>>();
 
   private readonly host: SpeechHost;
   private readonly voices: VoicesService;
@@ -391,8 +393,19 @@ export class SynthesisService {
     for (const work of this.active) work.abort(shuttingDown());
   }
 
-  /** Resolves once every hold taken here is settled or released. */
+  /** Counts `work` (which may take holds and closes them before it ends) as in flight until it ends. */
+  track<T>(work: Promise<T>): Promise<T> {
+    this.pending.add(work);
+    void work.then(
+      () => this.pending.delete(work),
+      () => this.pending.delete(work),
+    );
+    return work;
+  }
+
+  /** Resolves once every tracked piece of work has ended and every hold taken here is settled or released. */
   async drain(): Promise<void> {
+    while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
     if (this.active.size === 0) return;
     await new Promise<void>((resolve) => this.idle.push(resolve));
   }

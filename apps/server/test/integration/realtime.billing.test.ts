@@ -72,7 +72,11 @@ describe.each(DIALECTS)('a realtime socket’s charges and contexts (%s)', (dial
     await t.close();
   });
   const balance = async () => (await c.get('/accounts/me')).body.vip.credits as number;
-  const settled = async () => expect(await eventually(async () => (await heldHolds(t, accountId)).length === 0)).toBe(true);
+  /** Every piece the server started has ended (a dropped socket's too) and closed its hold. */
+  const settled = async () => {
+    await t.ctx.synthesis.drain();
+    expect(await eventually(async () => (await heldHolds(t, accountId)).length === 0)).toBe(true);
+  };
   /** Every ledger entry of the account adds up to its balance: nothing moved without a record. */
   const ledgerAddsUp = async () => {
     const rows = await t.ctx.db.kysely.selectFrom('credit_ledger').select('amount').where('account_id', '=', accountId).execute();
