@@ -157,18 +157,34 @@ async function flow(page: Page, lang: Lang): Promise<void> {
   await waitForPlayback(page, 'rule-audio', 0.2);
 
   // The spoken form: with none chosen the default applies; with the rules dictionary alone, its rule and not the default's.
-  await page.getByTestId('spoken-preview-text').fill('The UN met Nguyen.');
+  // A phoneme rule shows as its IPA, never as the engine's own notation ([[t|@|m'A:|t|o|u]]); the words changed are listed.
+  await page.getByTestId('spoken-preview-text').fill('The UN met Nguyen and ate a tomato.');
   await page.getByTestId('spoken-preview-run').click();
   await page
     .getByTestId('spoken-form')
     .getByText(/United Nations/)
     .waitFor();
+  const withDefault = await page.getByTestId('spoken-form').innerText();
+  assert(withDefault.includes('/təˈmɑːtoʊ/') && !withDefault.includes('[['), `the phonemes in IPA: ${withDefault}`);
+  await page
+    .locator('[data-testid="spoken-change"][data-word="UN"]')
+    .getByText(/United Nations/)
+    .waitFor();
+  assert(
+    (await page.locator('[data-testid="spoken-change"][data-word="tomato"]').innerText()).includes('/təˈmɑːtoʊ/'),
+    'the changed word and its IPA are listed',
+  );
+  assertEqual(await page.getByTestId('spoken-changes').getAttribute('data-count'), '2', 'two words changed');
   await pickDictionary(page, 'spoken-preview-dictionaries', rulesName);
   await page.getByTestId('spoken-preview-run').click();
   await page.waitForFunction(() => {
     const t = document.querySelector('[data-testid="spoken-form"]')?.textContent ?? '';
     return !t.includes('United Nations') && t.includes('UN');
   });
+  const withRules = await page.getByTestId('spoken-form').innerText();
+  assert(withRules.includes('/wɪn/') && !withRules.includes('[['), `the rule's IPA: ${withRules}`);
+  await page.locator('[data-testid="spoken-change"][data-word="Nguyen"][data-type="phoneme"]').getByText(/wɪn/).waitFor();
+  assertEqual(await page.getByTestId('spoken-changes').getAttribute('data-count'), '1', 'only this dictionary’s word');
   if (lang === 'en') await shot('pronunciation-en');
 
   // Fits a phone.
