@@ -27,7 +27,7 @@ describe('spoken changes', () => {
       { type: 'phoneme', string_to_replace: 'tomato', phoneme: 'təˈmɑːtoʊ', alphabet: 'ipa' },
       { type: 'phoneme', string_to_replace: 'Nguyen', phoneme: 'wɪn', alphabet: 'ipa' },
     ]);
-    const shown = readableSpoken("[[w'In]] ate a [[t|@|m'A:|t|o|u]].", changes);
+    const shown = readableSpoken("[[w'In]] ate a [[t|@|m'A:|t|o|u]] .", changes);
     expect(shown).toBe('/wɪn/ ate a /təˈmɑːtoʊ/.');
     expect(readableSpoken('a [[x]] b', [])).not.toContain('[[');
   });

@@ -139,7 +139,8 @@ export function spokenChanges(text: string, rules: readonly Rule[]): SpokenChang
 export function readableSpoken(spoken: string, changes: readonly SpokenChange[]): string {
   const phonemes = changes.filter((c) => c.type === 'phoneme');
   let k = 0;
-  return spoken.replace(/\[\[[^\]]*\]\]/g, () => {
+  // The space the server puts after the phonemes (keeping them a word of their own) goes before punctuation.
+  return spoken.replace(/\[\[[^\]]*\]\]( (?=[.,;:!?，。！？；：]))?/g, () => {
     const change = phonemes[k++];
     return change ? `/${change.said}/` : '/…/';
   });
