@@ -157,24 +157,36 @@ async function flow(page: Page, lang: Lang): Promise<void> {
   await waitForPlayback(page, 'rule-audio', 0.2);
 
   // The spoken form: with none chosen the default applies; with the rules dictionary alone, its rule and not the default's.
+  // A phoneme rule shows as its IPA, never as the engine's own notation ([[w'In]]); the words changed are listed.
   await page.getByTestId('spoken-preview-text').fill('The UN met Nguyen.');
   await page.getByTestId('spoken-preview-run').click();
   await page
     .getByTestId('spoken-form')
     .getByText(/United Nations/)
     .waitFor();
+  await page
+    .locator('[data-testid="spoken-change"][data-word="UN"][data-type="alias"]')
+    .getByText(/United Nations/)
+    .waitFor();
+  assertEqual(await page.getByTestId('spoken-changes').getAttribute('data-count'), '1', 'the default’s one word changed');
   await pickDictionary(page, 'spoken-preview-dictionaries', rulesName);
   await page.getByTestId('spoken-preview-run').click();
   await page.waitForFunction(() => {
     const t = document.querySelector('[data-testid="spoken-form"]')?.textContent ?? '';
     return !t.includes('United Nations') && t.includes('UN');
   });
+  const withRules = await page.getByTestId('spoken-form').innerText();
+  assert(withRules.includes('/wɪn/') && !withRules.includes('[['), `the rule's IPA: ${withRules}`);
+  await page.locator('[data-testid="spoken-change"][data-word="Nguyen"][data-type="phoneme"]').getByText(/wɪn/).waitFor();
+  assertEqual(await page.getByTestId('spoken-changes').getAttribute('data-count'), '1', 'only this dictionary’s word');
+  await page.getByTestId('spoken-changes').scrollIntoViewIfNeeded();
   if (lang === 'en') await shot('pronunciation-en');
 
   // Fits a phone.
   await page.setViewportSize({ width: 390, height: 844 });
   await page.getByTestId('spoken-form').waitFor();
   await assertFits(page, `/app/pronunciation ${lang} 390px`);
+  await page.getByTestId('spoken-changes').scrollIntoViewIfNeeded();
   if (lang === 'en') await shot('pronunciation-phone-en');
   await page.setViewportSize({ width: 1280, height: 800 });
 

@@ -95,3 +95,15 @@ export function normalizeWith(
     signal,
   });
 }
+
+/**
+ * The rules a synthesis with these dictionaries applies, in order (each dictionary's latest version); with none named,
+ * the account's default dictionary's, if it set one.
+ */
+export async function rulesApplied(ids: readonly string[], signal?: AbortSignal): Promise<DictionaryDetail['rules']> {
+  const named = ids.length
+    ? ids
+    : (await listDictionaries(false, signal)).pronunciation_dictionaries.filter((d) => d.default).map((d) => d.id);
+  const dictionaries = await Promise.all(named.map((id) => fetchDictionary(id, signal)));
+  return dictionaries.flatMap((d) => d.rules);
+}
