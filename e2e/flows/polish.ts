@@ -362,6 +362,7 @@ export function polishTests(): void {
     await sandboxOrder('plan', 'success', 'monthly');
     const vip = await me();
     assert(vip.level !== 'free' && vip.expire, `a paid plan with an end: ${JSON.stringify(vip)}`);
+    await page.reload(); // the console reads the account again
     for (const [lang, word] of [
       ['en', /\b20\d\d\b/],
       ['zh-CN', /年/],
@@ -404,7 +405,6 @@ export function polishTests(): void {
     const { body: before } = await api<{ items: { id: string; product: string }[] }>('GET', '/api/accounts/me/orders?limit=100');
     const product = before.items.find((o) => o.id === failed)!.product;
     await page.getByTestId('order-result-retry').click();
-    await page.getByTestId('checkout-dialog').waitFor();
     const popupPromise = page.context().waitForEvent('page');
     await page.getByTestId('checkout-pay').click();
     const popup = await popupPromise;
