@@ -36,6 +36,29 @@ async function runSample(command: string, secret: string): Promise<Response> {
   return fetch(url, { method: 'POST', headers, body });
 }
 
+/** Buys the first product of `kind` through the sandbox by API and settles it with `outcome`: the order's id. */
+async function sandboxOrder(kind: 'plan' | 'credits', outcome: 'success' | 'fail', plan?: string): Promise<string> {
+  const { body: products } = await api<{ items: { id: string; plan: string | null }[] }>('GET', `/products?kind=${kind}`);
+  const product = products.items.find((p) => !plan || p.plan === plan)!;
+  const { status, body: order } = await api<{ id: string }>('POST', '/accounts/me/orders', { product: product.id });
+  assertEqual(status, 201, 'POST /accounts/me/orders');
+  const returnUrl = `${env.server.baseUrl}/#/app/orders/${order.id}/result`;
+  const paid = await api<{ pay_url: string }>('POST', `/accounts/me/orders/${order.id}/payment/sandbox?pf=web`, {
+    pay_platform: 'web',
+    return_url: returnUrl,
+  });
+  assertEqual(paid.status, 200, 'POST …/payment/sandbox');
+  const token = new URL(paid.body.pay_url, env.server.baseUrl).searchParams.get('token') ?? '';
+  const done = await fetch(`${env.server.baseUrl}/pay/sandbox/${order.id}/complete`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ token, outcome }),
+    redirect: 'manual',
+  });
+  assertEqual(done.status, 303, 'the sandbox settles the order');
+  return order.id;
+}
+
 /** Opens the home page in a fresh browser set to `locale`, nothing stored: what a first visit looks like. */
 async function firstVisit<T>(locale: string, viewport: { width: number; height: number }, work: (ui: Console) => Promise<T>) {
   const context = await env.browser.newContext({ viewport, locale });
@@ -324,6 +347,82 @@ export function polishTests(): void {
         () => document.querySelector('[data-testid="signin-code"]')?.getAttribute('aria-invalid') !== 'true',
       );
     });
+  });
+
+  test('the profile shows the day the plan ends, in the interface’s language; the free plan has none', async () => {
+    const page = env.page;
+    await ensureSignedIn();
+    await env.ui.chooseLanguage('en');
+    const me = async () => (await api<{ vip: { level: string; expire: string | null } }>('GET', '/accounts/me')).body.vip;
+    const end = page.getByTestId('profile-plan-end');
+    if ((await me()).level === 'free') {
+      await env.ui.goto('/app/my-profile');
+      await end.getByText('No end date').waitFor();
+    }
+    await sandboxOrder('plan', 'success', 'monthly');
+    const vip = await me();
+    assert(vip.level !== 'free' && vip.expire, `a paid plan with an end: ${JSON.stringify(vip)}`);
+    await page.reload(); // the console reads the account again
+    for (const [lang, word] of [
+      ['en', /\b20\d\d\b/],
+      ['zh-CN', /年/],
+      ['zh-TW', /年/],
+    ] as const) {
+      await env.ui.goto('/app/my-profile');
+      await env.ui.chooseLanguage(lang);
+      const expected = await page.evaluate(
+        ([l, iso]) => new Intl.DateTimeFormat(l, { year: 'numeric', month: 'short', day: 'numeric' }).format(new Date(iso!)),
+        [lang, vip.expire] as const,
+      );
+      await end.getByText(expected, { exact: true }).waitFor();
+      assert(word.test(expected), `the ${lang} date reads as a ${lang} date: ${expected}`);
+    }
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      await env.ui.goto('/app/my-profile');
+      const box = (await end.boundingBox())!;
+      assert(box.x >= 0 && box.x + box.width <= 390, `at 390 px the end date fits the screen: ${JSON.stringify(box)}`);
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+      await env.ui.chooseLanguage('en');
+    }
+  });
+
+  test('a failed payment’s page has the retry its text promises: a new order of the same product, paid', async () => {
+    const page = env.page;
+    await ensureSignedIn();
+    const failed = await sandboxOrder('credits', 'fail');
+    for (const width of [390, 1280]) {
+      await page.setViewportSize({ width, height: width === 390 ? 844 : 800 });
+      await env.ui.goto(`/app/orders/${failed}/result`);
+      await page.locator('[data-testid="order-result"][data-status="failed"]').waitFor();
+      const retry = page.getByTestId('order-result-retry');
+      await retry.waitFor();
+      const box = (await retry.boundingBox())!;
+      assert(box.x >= 0 && box.x + box.width <= width, `at ${width} px the retry button is on screen`);
+    }
+    await page.setViewportSize({ width: 1280, height: 800 });
+    const { body: before } = await api<{ items: { id: string; product: string }[] }>('GET', '/api/accounts/me/orders?limit=100');
+    const product = before.items.find((o) => o.id === failed)!.product;
+    await page.getByTestId('order-result-retry').click();
+    const popupPromise = page.context().waitForEvent('page');
+    await page.getByTestId('checkout-pay').click();
+    const popup = await popupPromise;
+    await popup.waitForURL(/\/pay\/sandbox\//);
+    await popup.locator('[data-outcome="success"], button[name="outcome"][value="success"]').first().click();
+    await popup.waitForURL(/#\/app\/orders\/[^/]+\/result$/);
+    await popup.close();
+    await page.locator('[data-testid="order-result"][data-status="successful"]').waitFor();
+    const paid = decodeURIComponent(/orders\/([^/]+)\/result/.exec(page.url())![1]!);
+    assert(paid !== failed, 'a new order was placed');
+    const { body: after } = await api<{ items: { id: string; product: string; status: string }[] }>(
+      'GET',
+      '/api/accounts/me/orders?limit=100',
+    );
+    const order = after.items.find((o) => o.id === paid);
+    assertEqual(order?.product, product, 'the same product');
+    assertEqual(order?.status, 'successful', 'the new order is paid');
+    assertEqual(after.items.find((o) => o.id === failed)?.status, 'failed', 'the failed order stays failed');
   });
 
   test('a toast covers neither the header nor the page’s title and buttons', async () => {

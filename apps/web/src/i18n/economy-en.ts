@@ -53,6 +53,8 @@ export const economyEn = {
     resultTitle: 'Payment result',
     pending: 'Waiting for the payment to be confirmed…',
     payNow: 'Choose a payment method',
+    retry: 'Try again',
+    orderAgain: 'Order again',
     successfulTitle: 'Payment successful',
     successfulBody: '{{credits}} credits were added to your account.',
     successfulPlain: 'Your purchase has been added to your account.',

@@ -50,6 +50,8 @@ export const economyZhCN: EconomyMessages = {
     resultTitle: '支付结果',
     pending: '正在等待支付确认…',
     payNow: '选择支付方式',
+    retry: '重新支付',
+    orderAgain: '重新下单',
     successfulTitle: '支付成功',
     successfulBody: '已向你的账户添加 {{credits}} 积分。',
     successfulPlain: '购买的内容已添加到你的账户。',

@@ -50,6 +50,8 @@ export const economyZhTW: EconomyMessages = {
     resultTitle: '付款結果',
     pending: '正在等候付款確認…',
     payNow: '選擇付款方式',
+    retry: '重新付款',
+    orderAgain: '重新下單',
     successfulTitle: '付款成功',
     successfulBody: '已在你的帳戶加入 {{credits}} 點。',
     successfulPlain: '購買的內容已加入你的帳戶。',

@@ -187,6 +187,8 @@ export const en = {
     id: 'Account ID',
     credits: 'Credits',
     plan: 'Plan',
+    planEnds: 'Plan ends',
+    planNoEnd: 'No end date',
     created: 'Member since',
     name: 'Display name',
     namePlaceholder: 'Your name',

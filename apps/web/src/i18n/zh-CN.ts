@@ -182,6 +182,8 @@ export const zhCN: Messages = {
     id: '账户 ID',
     credits: '积分',
     plan: '套餐',
+    planEnds: '套餐到期',
+    planNoEnd: '无到期日',
     created: '注册时间',
     name: '昵称',
     namePlaceholder: '你的昵称',

@@ -182,6 +182,8 @@ export const zhTW: Messages = {
     id: '帳戶 ID',
     credits: '點數',
     plan: '方案',
+    planEnds: '方案到期',
+    planNoEnd: '無到期日',
     created: '註冊時間',
     name: '暱稱',
     namePlaceholder: '你的暱稱',

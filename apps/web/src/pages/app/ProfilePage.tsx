@@ -24,6 +24,11 @@ function Field({ label, children, testId }: { label: string; children: ReactNode
   );
 }
 
+/** The day the current plan ends, in the UI locale; null for the free plan, which has no end. */
+function planEnd(vip: { level: string; expire: string | null }, locale: string): string | null {
+  return vip.level === 'free' ? null : formatDate(vip.expire, locale);
+}
+
 export function ProfilePage() {
   const { t } = useTranslation();
   const { ui } = useLocaleChoice();
@@ -62,6 +67,9 @@ export function ProfilePage() {
           </Field>
           <Field label={t('profile.plan')} testId="profile-plan">
             <Text>{planLabel(account.vip.level)}</Text>
+          </Field>
+          <Field label={t('profile.planEnds')} testId="profile-plan-end">
+            <Text>{planEnd(account.vip, ui) ?? t('profile.planNoEnd')}</Text>
           </Field>
           <Field label={t('profile.created')} testId="profile-created">
             <Text>{formatDate(account.create_at, ui) ?? t('common.none')}</Text>

@@ -21,21 +21,37 @@ const LOOK = {
   expired: { color: 'gray', icon: IconClockX },
 } as const;
 
-/** An order still awaiting payment (its tab was closed, or the buyer came from the orders page) can be paid from here. */
-function PayAgain({ order }: { order: Order }) {
-  const { t } = useTranslation();
+/**
+ * An order still awaiting payment (its tab was closed, or the buyer came from the orders page) is paid from here;
+ * after a failed or expired one, the same product is bought again with a new order (a final order cannot be paid).
+ * A product no longer sold leads to pricing instead.
+ */
+function PayAgain({ order, label, testId }: { order: Order; label: string; testId: string }) {
   const kind = order.product_kind === 'credits' ? 'credits' : 'plan';
   const products = useProducts(kind);
   const product = products.data?.items.find((p) => p.id === order.product);
   const [open, setOpen] = useState(false);
-  if (!product) return null;
+  const payable = order.status === 'pending_payment';
+  if (!product) {
+    if (payable || products.isPending) return null;
+    return (
+      <Button component={Link} to={`/app/pricing?kind=${kind}`} data-testid={testId}>
+        {label}
+      </Button>
+    );
+  }
   return (
     <>
-      <Button variant="light" onClick={() => setOpen(true)} data-testid="order-pay">
-        {t('checkout.payNow')}
+      <Button variant={payable ? 'light' : 'filled'} onClick={() => setOpen(true)} data-testid={testId}>
+        {label}
       </Button>
       {open && (
-        <CheckoutDialog product={product} order={order} listed={products.data?.payment_methods} onClose={() => setOpen(false)} />
+        <CheckoutDialog
+          product={product}
+          order={payable ? order : undefined}
+          listed={products.data?.payment_methods}
+          onClose={() => setOpen(false)}
+        />
       )}
     </>
   );
@@ -93,7 +109,7 @@ export function OrderResultPage() {
           <Text size="sm" c="dimmed">
             {t('checkout.processing')}
           </Text>
-          {data && <PayAgain order={data} />}
+          {data && <PayAgain order={data} label={t('checkout.payNow')} testId="order-pay" />}
         </Stack>
       </Paper>
     );
@@ -126,7 +142,14 @@ export function OrderResultPage() {
             </Text>
           </Group>
         )}
-        <Group mt="sm">
+        <Group mt="sm" justify="center">
+          {status !== 'successful' && (
+            <PayAgain
+              order={data}
+              label={t(status === 'failed' ? 'checkout.retry' : 'checkout.orderAgain')}
+              testId="order-result-retry"
+            />
+          )}
           <Button component={Link} to="/app/orders" variant="light" data-testid="order-result-orders">
             {t('checkout.viewOrders')}
           </Button>
