@@ -23,11 +23,6 @@ export function languageName(code: string, ui: string): string {
   }
 }
 
-/** What the phone's language button shows beside the flag, so the flag is never the only label. */
-function shortName(code: string): string {
-  return code === 'zh-CN' ? '简' : code === 'zh-HK' ? '繁' : code.split('-')[0]!.toUpperCase();
-}
-
 const FULL = LOCALE_FLAGS.filter((l) => isTranslated(l.code));
 const MORE = LOCALE_FLAGS.filter((l) => !isTranslated(l.code));
 
@@ -53,7 +48,8 @@ function Flag({ country }: { country: string }) {
  * translation lands, with their own flag kept in the menu so the choice is visibly remembered.
  * A flag stands for a country, not a language (繁體中文 has Hong Kong's, English the United States', Português
  * Portugal's): each entry names its language in the interface's language too, and says before it is picked
- * when the interface will be in English. On a phone the button shows a short name beside the flag.
+ * when the interface will be in English. On a phone the button shows the flag alone (the header has no room for more); its
+ * accessible name names the language.
  */
 export function LanguageMenu() {
   const { t } = useTranslation();
@@ -102,9 +98,6 @@ export function LanguageMenu() {
           </span>
           <Text size="sm" visibleFrom="sm" span>
             {current.name}
-          </Text>
-          <Text size="xs" fw={600} hiddenFrom="sm" span data-testid="language-menu-short">
-            {shortName(choice)}
           </Text>
         </Button>
       </Menu.Target>
