@@ -6,7 +6,7 @@ import { env, shot } from '../lib/env';
 import { assert, assertEqual } from '../lib/assert';
 import { test } from '../lib/fixtures';
 import { assertFits, waitForSettledPage } from '../lib/layout-checks';
-import { waitForPlayback } from '../lib/speech';
+import { dismissToasts, waitForPlayback } from '../lib/speech';
 
 const TITLE = { en: 'Pronunciation', 'zh-CN': '发音' } as const;
 type Lang = keyof typeof TITLE;
@@ -70,6 +70,7 @@ async function createFromRules(page: Page, name: string): Promise<string> {
 }
 
 async function pickDictionary(page: Page, testId: string, name: string): Promise<void> {
+  await dismissToasts(page);
   await page.getByTestId(testId).click();
   await page.getByRole('option', { name }).first().click();
   await page.keyboard.press('Escape');

@@ -3,8 +3,22 @@ import { assert } from './assert';
 
 /** Page steps of the synthesis screens: filters, the voice picker, the result's audio and waveform. */
 
+/**
+ * Closes the toasts on screen, as a person would before reaching under one: they sit at the bottom right, where a
+ * long list's options can open.
+ */
+export async function dismissToasts(page: Page): Promise<void> {
+  const close = page.locator('.mantine-Notifications-root .mantine-Notification-closeButton');
+  for (let i = await close.count(); i > 0; i--)
+    await close
+      .first()
+      .click()
+      .catch(() => undefined);
+}
+
 /** Picks an option of a Mantine Select by its visible label. */
 export async function chooseOption(page: Page, select: Locator, label: string | RegExp): Promise<void> {
+  await dismissToasts(page);
   await select.click();
   await page.getByRole('option', { name: label }).first().click();
 }
