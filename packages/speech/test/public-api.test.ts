@@ -18,6 +18,7 @@ describe('the public entry', () => {
         'SILENT_DB',
         'spokenText',
         'MemoryAudioCache',
+        'PAUSE_MS',
         'SPEECH_ERROR_CODES',
         'SpeechError',
         'TaskThread',
