@@ -17,20 +17,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/platform/db/database.js';
 import { createPgDatabase, DIALECTS } from '../support/app.js';
 import { killAll, startServer, type ServerProcess } from '../support/processes.js';
+import { seededRandom } from '../support/random.js';
 
 afterAll(killAll);
-
-/** A small seeded generator (mulberry32): the moments are random, and a failing run can be replayed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Outcome {
   route: string;
@@ -172,7 +161,7 @@ const alive = async (proc: ServerProcess): Promise<boolean> => {
 describe.each(DIALECTS)('a server process whose clients leave or are refused (%s)', (dialect) => {
   it('keeps serving, closes every hold, and keeps every ledger exact', async () => {
     const seed = Number(process.env.CRASH_SEED ?? Date.now() % 1_000_000);
-    const rand = random(seed);
+    const rand = seededRandom(seed);
     const database = dialect === 'postgres' ? await createPgDatabase() : null;
     const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'polyvox-crash-'));
     const proc = await startServer({

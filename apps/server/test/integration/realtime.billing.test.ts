@@ -11,6 +11,7 @@ import { keyedApp } from '../support/sdk.js';
 import { eventually, heldHolds } from '../support/leave.js';
 import { audioOf, openRealtime, type Realtime } from '../support/realtime.js';
 import { MIN_PIECE_CHARACTERS } from '../../src/synthesis/realtime-protocol.js';
+import { seededRandom } from '../support/random.js';
 
 const VOICE = 'voice_espeak.en-us';
 const path = (query: string, multi = false) =>
@@ -20,18 +21,6 @@ const PIECES = ['The quick brown fox jumps over the lazy dog. ', 'Then it runs h
 const FORMATS = ['mp3_22050_32', 'pcm_16000', 'ulaw_8000', 'wav_24000', 'opus_48000_64'];
 /** Runs over both databases together (half on each), each a socket dropped at a random point. */
 const RUNS = 200;
-
-/** A seeded generator (mulberry32): the same drop points every time the suite runs. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** The priced characters of a message's alignment: not whitespace. */
 const charsOf = (m: any): number => countCharacters(m.alignment.chars.join(''));
@@ -131,7 +120,7 @@ describe.each(DIALECTS)('a realtime socket’s charges and contexts (%s)', (dial
       `charges a socket dropped at random points the characters of the messages it was sent, exactly (${format}, ${RUNS / 2 / FORMATS.length} drops)`,
       { timeout: 600_000 },
       async () => {
-        const next = random((dialect === 'sqlite' ? 29 : 2029) + i);
+        const next = seededRandom((dialect === 'sqlite' ? 29 : 2029) + i);
         const totals = { charged: 0, delivered: 0, partial: 0, whole: 0, none: 0 };
         {
           const runs = RUNS / 2 / FORMATS.length;
