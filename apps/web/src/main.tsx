@@ -31,8 +31,11 @@ function LazyNotifications() {
   if (!wanted) return null;
   return (
     <Suspense fallback={null}>
-      {/* Bottom right: a toast never covers the header, a page title or its buttons. */}
-      <Notifications position="bottom-right" autoClose={NOTIFY_MS} limit={4} />
+      {/*
+        Bottom right: a toast never covers the header, a page title or its buttons. Above dialogs (200) but under the
+        lists a person opens (popovers, 300): a toast never hides the option someone is about to pick.
+      */}
+      <Notifications position="bottom-right" autoClose={NOTIFY_MS} limit={4} zIndex={290} />
     </Suspense>
   );
 }
