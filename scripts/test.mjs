@@ -2,7 +2,7 @@
 // Runs every check and test tier in order and ends with one summary line: "N passed, M failed".
 // TEST_NODE_VERSIONS=22,24 adds tiers on those Node versions (scripts/test-node-versions.mjs): by default the
 // integration tier, which runs the whole server (worker threads, child processes, native addons, WebAssembly) where
-// versions differ; TEST_NODE_PROJECTS=unit,integration adds the unit tier there (about 6 minutes a version), as CI does.
+// versions differ; TEST_NODE_PROJECTS=unit,integration adds the unit tier there (about 6 minutes a version) (CI runs the integration tier only).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
