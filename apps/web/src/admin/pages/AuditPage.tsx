@@ -17,8 +17,13 @@ type Filter = (typeof FILTERS)[number];
 const PAGE_SIZE = 25;
 
 const short = (value: unknown) => (value === null || value === undefined ? '—' : JSON.stringify(value));
-/** A date field's value (YYYY-MM-DD): the server reads it as the start of that day (UTC). */
-const day = (value: string | null) => value || undefined;
+/** A date field's value (YYYY-MM-DD) as the server reads it: the start of that day (UTC); "until" takes the day in. */
+const day = (value: string, inclusiveEnd = false) =>
+  !value
+    ? undefined
+    : inclusiveEnd && /^\d{4}-\d\d-\d\d$/.test(value)
+      ? new Date(Date.parse(`${value}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10)
+      : value;
 
 /**
  * The audit trail: filters and page kept in the URL's query (#/admin/audit?action=…&page=2), paged on the server, and
@@ -31,7 +36,7 @@ export default function AuditPage() {
   const page = Math.max(1, Number(params.get('page')) || 1);
   const filters = Object.fromEntries(FILTERS.map((f) => [f, params.get(f) ?? ''])) as Record<Filter, string>;
   const [draft, setDraft] = useState(filters);
-  const query = Object.fromEntries(FILTERS.map((f) => [f, day(filters[f])])) as Record<Filter, string | undefined>;
+  const query = Object.fromEntries(FILTERS.map((f) => [f, day(filters[f], f === 'until')])) as Record<Filter, string | undefined>;
   const list = useQuery({
     queryKey: ['admin', 'audit', query, page],
     queryFn: () => adminApi.audit({ ...query, page, page_size: PAGE_SIZE }),
