@@ -10,3 +10,5 @@ export * from './orders.js';
 export * from './design.js';
 export * from './provenance.js';
 export * from './pronunciation.js';
+export * from './operators.js';
+export * from './admin.js';
