@@ -32,6 +32,8 @@ import type { PlanPrivileges } from '../orders/privileges.js';
 import type { SensitiveWordsReload } from '../platform/sensitive-words.js';
 import type { Provenance } from '../provenance/service.js';
 import type { PronunciationService } from '../pronunciation/service.js';
+import type { Broadcast } from '../platform/broadcast.js';
+import type { AccountSockets } from '../synthesis/account-sockets.js';
 
 /** Every service and resource of a process, built once by the composition (parts.ts) and handed to each role. */
 export interface AppContext {
@@ -77,6 +79,10 @@ export interface AppContext {
   provenance: Provenance;
   /** Pronunciation dictionaries (ElevenLabs' routes) and the rules a synthesis request applies. */
   pronunciation: PronunciationService;
+  /** Tells every process of the deployment that something happened (Redis pub/sub, or this process alone). */
+  broadcast: Broadcast;
+  /** The realtime sockets open here, by account (a disabled account's are closed). */
+  realtimeSockets: AccountSockets;
 }
 
 /** A process's HTTP app and everything it was built from. */

@@ -48,12 +48,20 @@ import { PronunciationService } from '../pronunciation/service.js';
 import { provenanceKeys } from '../provenance/keys.js';
 import { syntheticSignals, watermarkDetector } from '../provenance/verify.js';
 import type { Queues, SpeechParts } from './resources.js';
+import type { Broadcast } from '../platform/broadcast.js';
+import { AppError } from '../platform/errors.js';
+import { AccountSockets } from '../synthesis/account-sockets.js';
+
+/** The broadcast topic of a disabled account (the message is its id). */
+export const ACCOUNT_DISABLED_TOPIC = 'account.disabled';
 
 /** What the services are built on: the opened resources (resources.ts) and the lists read at start. */
 export interface ServiceParts extends SpeechParts {
   db: Db;
   storage: Storage;
   redis: Redis | null;
+  /** Tells every process of the deployment (platform/broadcast.ts). */
+  broadcast: Broadcast;
   queues: Queues;
   words: SensitiveWords;
   wordsReload: SensitiveWordsReload;
@@ -205,6 +213,13 @@ export function buildServices(config: Config, parts: ServiceParts, overrides: { 
     plans,
     provenance,
   });
+  // A disabled account stops in every process: its work in flight (each piece releases its hold) and its realtime
+  // sockets (each told why). The disable itself publishes this; every process, this one included, acts on it.
+  const realtimeSockets = new AccountSockets();
+  parts.broadcast.on(ACCOUNT_DISABLED_TOPIC, (accountId) => {
+    synthesis.stopAccount(accountId, new AppError('ACCOUNT_DISABLED'));
+    realtimeSockets.endAll(accountId, new AppError('ACCOUNT_DISABLED'));
+  });
   const readiness = new Readiness();
   readiness.add('database', () => db.kysely.selectFrom('accounts').select('id').limit(1).execute());
   if (redis) readiness.add('redis', () => redis.ping());
@@ -255,5 +270,7 @@ export function buildServices(config: Config, parts: ServiceParts, overrides: { 
     wordsReload,
     provenance,
     pronunciation,
+    broadcast: parts.broadcast,
+    realtimeSockets,
   };
 }
