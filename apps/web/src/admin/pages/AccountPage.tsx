@@ -301,7 +301,7 @@ export function AccountPage() {
       </Stack>
     );
   const { account, keys, voices, samples, sessions, list_limit } = query.data;
-  const date = (iso: string | null) => (iso ? formatDateTime(iso, ui) : texts.none);
+  const date = (iso: string | null) => (iso ? (formatDateTime(iso, ui) ?? texts.none) : texts.none);
   const disabled = account.status === 'disabled';
   return (
     <Stack gap="md" data-testid="account-page" data-status={account.status}>
