@@ -34,6 +34,7 @@ import { pronunciationRoutes } from '../pronunciation/routes.js';
 import { accountAdminRoutes } from '../account-admin/routes.js';
 import { overviewRoutes } from '../overview/routes.js';
 import { accountAdminOf, overviewOf } from './operator-accounts.js';
+import { operatorRoutes } from '../operators/routes.js';
 import type { AppContext } from './context.js';
 import { startSweepers } from './sweepers.js';
 
@@ -58,6 +59,7 @@ async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<vo
   await app.register(pronunciationRoutes(ctx));
   await app.register(accountAdminRoutes({ accountAdmin: accountAdminOf(ctx) }));
   await app.register(overviewRoutes({ overview: overviewOf(ctx) }));
+  await app.register(operatorRoutes({ db: ctx.db.kysely, operators: ctx.operators, factor: ctx.factor }));
   await app.register(
     provenanceRoutes({
       provenance: ctx.provenance,
@@ -76,7 +78,7 @@ async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<vo
  */
 export async function serveApi(app: FastifyInstance, ctx: AppContext, { embedded }: { embedded: boolean }): Promise<void> {
   const { config } = ctx;
-  registerAuth(app, ctx.sessions, ctx.keyGate);
+  registerAuth(app, ctx.sessions, ctx.keyGate, ctx.operators);
   acceptEmptyJson(app);
   acceptForms(app);
   refuseNul(app);

@@ -54,6 +54,9 @@ import { AccountSockets } from '../synthesis/account-sockets.js';
 
 /** The broadcast topic of a disabled account (the message is its id). */
 export const ACCOUNT_DISABLED_TOPIC = 'account.disabled';
+import { DatabaseAuditTrail } from '../audit/trail.js';
+import { OperatorsService, systemClock } from '../operators/service.js';
+import { SecondFactorService } from '../operators/factor.js';
 
 /** What the services are built on: the opened resources (resources.ts) and the lists read at start. */
 export interface ServiceParts extends SpeechParts {
@@ -219,6 +222,18 @@ export function buildServices(config: Config, parts: ServiceParts, overrides: { 
   parts.broadcast.on(ACCOUNT_DISABLED_TOPIC, (accountId) => {
     synthesis.stopAccount(accountId, new AppError('ACCOUNT_DISABLED'));
     realtimeSockets.endAll(accountId, new AppError('ACCOUNT_DISABLED'));
+  // Operators: one clock for their rules (tests set their own), the audit trail, the second factor bound to PUBLIC_URL.
+  const operatorClock = systemClock();
+  const audit = new DatabaseAuditTrail(db.kysely, () => operatorClock.now());
+  const publicUrl = new URL(config.PUBLIC_URL);
+  const factor = new SecondFactorService({
+    db: db.kysely,
+    secret,
+    clock: operatorClock,
+    limiter,
+    audit,
+    rp: { id: publicUrl.hostname, name: 'Polyvox', origin: publicUrl.origin },
+    issuer: 'Polyvox',
   });
   const readiness = new Readiness();
   readiness.add('database', () => db.kysely.selectFrom('accounts').select('id').limit(1).execute());
@@ -272,5 +287,8 @@ export function buildServices(config: Config, parts: ServiceParts, overrides: { 
     pronunciation,
     broadcast: parts.broadcast,
     realtimeSockets,
+    audit,
+    operators: new OperatorsService({ db: db.kysely, audit, clock: operatorClock }),
+    factor,
   };
 }

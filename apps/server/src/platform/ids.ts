@@ -21,6 +21,10 @@ export const ID_PREFIX = {
   /** A pronunciation dictionary, and each version of its rules. */
   dictionary: 'pd',
   dictionaryVersion: 'pdv',
+  /** An audit trail entry. */
+  audit: 'aud',
+  /** An operator's recovery code. */
+  recoveryCode: 'rc',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;
