@@ -14,25 +14,10 @@ import { AppError } from '../platform/errors.js';
 import { nowIso } from '../platform/db/database.js';
 import type { CreditsService } from '../credits/service.js';
 import type { SessionService } from '../sessions/sessions.js';
+import type { AuditEntry, AuditTrail } from '../audit/trail.js';
 
-/** Who acts, and from where: what every audit entry carries besides the action. */
-export interface OperatorAct {
-  operator: { accountId: string; role: string };
-  requestId: string;
-  ip: string;
-}
-
-/** The audit trail's entry (audit/, OPERATORS.md): written in the same transaction as the change. */
-export interface AuditRecord extends OperatorAct {
-  action: string;
-  target: { type: string; id: string };
-  before?: unknown;
-  after?: unknown;
-  reason?: string | null;
-}
-export interface AuditWriter {
-  record(entry: AuditRecord, db?: Kysely<Database>): Promise<void>;
-}
+/** Who acts, and from where: what every audit entry carries besides the action (`auditActor` of http/auth.ts). */
+export type OperatorAct = Pick<AuditEntry, 'operator' | 'requestId' | 'ip'>;
 
 /**
  * What stops a disabled account's work everywhere: its work in flight and realtime sockets in every process (the
@@ -46,7 +31,7 @@ export interface AccountAdminOptions {
   db: Kysely<Database>;
   credits: Pick<CreditsService, 'adjust' | 'releaseAll'>;
   sessions: Pick<SessionService, 'revokeAll'>;
-  audit: AuditWriter;
+  audit: AuditTrail;
   stopper: AccountStopper;
 }
 
@@ -92,7 +77,7 @@ export class AccountAdminService {
   private readonly db: Kysely<Database>;
   private readonly credits: AccountAdminOptions['credits'];
   private readonly sessions: AccountAdminOptions['sessions'];
-  private readonly audit: AuditWriter;
+  private readonly audit: AuditTrail;
   private readonly stopper: AccountStopper;
 
   constructor(options: AccountAdminOptions) {

@@ -222,6 +222,7 @@ export function buildServices(config: Config, parts: ServiceParts, overrides: { 
   parts.broadcast.on(ACCOUNT_DISABLED_TOPIC, (accountId) => {
     synthesis.stopAccount(accountId, new AppError('ACCOUNT_DISABLED'));
     realtimeSockets.endAll(accountId, new AppError('ACCOUNT_DISABLED'));
+  });
   // Operators: one clock for their rules (tests set their own), the audit trail, the second factor bound to PUBLIC_URL.
   const operatorClock = systemClock();
   const audit = new DatabaseAuditTrail(db.kysely, () => operatorClock.now());
