@@ -156,7 +156,7 @@ export function accountAdminRoutes(deps: AccountAdminRoutesDeps): FastifyPluginA
         config: { auth: 'operator', permission: 'accounts.manage' },
         schema: {
           tags: TAGS,
-          summary: "End every session of an account (it signs in again)",
+          summary: 'End every session of an account (it signs in again)',
           params: Params,
           body: AccountActionRequest,
           response: { 200: AccountStatusResponse, ...errors },

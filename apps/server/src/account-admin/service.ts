@@ -314,7 +314,12 @@ export class AccountAdminService {
    * Grants (`amount` > 0) or deducts (< 0) credits with the reason the user sees on the record; a deduction that would
    * take the balance below zero is refused (INSUFFICIENT_BALANCE) and nothing is written.
    */
-  async adjust(act: OperatorAct, accountId: string, amount: number, reason: string): Promise<{ balance: number; recordId: string }> {
+  async adjust(
+    act: OperatorAct,
+    accountId: string,
+    amount: number,
+    reason: string,
+  ): Promise<{ balance: number; recordId: string }> {
     return this.db.transaction().execute(async (trx) => {
       const before = await this.row(accountId, trx);
       const balance = await this.credits.adjust(trx, accountId, amount, reason);
@@ -372,7 +377,12 @@ export class AccountAdminService {
     });
     const { jobs } = await this.stopper.stop(accountId);
     const released = await this.credits.releaseAll(accountId, 'account disabled');
-    return { account: await this.detail(accountId), sessions_ended: sessionsEnded, released_credits: released, jobs_cancelled: jobs };
+    return {
+      account: await this.detail(accountId),
+      sessions_ended: sessionsEnded,
+      released_credits: released,
+      jobs_cancelled: jobs,
+    };
   }
 
   /** Enables a disabled account again: it signs in anew (its ended sessions stay ended); its keys work again. */

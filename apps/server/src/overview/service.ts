@@ -147,10 +147,14 @@ export class OverviewService {
       if (!row) accounts.set(d, (row = { day: d, new_accounts: 0, new_registered: 0, active: 0 }));
       return row;
     };
-    for (const r of created) Object.assign(accountDay(r.day), { new_accounts: n(r.new_accounts), new_registered: n(r.new_registered) });
+    for (const r of created)
+      Object.assign(accountDay(r.day), { new_accounts: n(r.new_accounts), new_registered: n(r.new_registered) });
     for (const r of active) accountDay(r.day).active = n(r.active);
 
-    const credits = new Map<string, { day: string; granted: number; deducted: number; bought: number; spent: number; refunded: number }>();
+    const credits = new Map<
+      string,
+      { day: string; granted: number; deducted: number; bought: number; spent: number; refunded: number }
+    >();
     const creditDay = (d: string) => {
       let row = credits.get(d);
       if (!row) credits.set(d, (row = { day: d, granted: 0, deducted: 0, bought: 0, spent: 0, refunded: 0 }));
@@ -180,7 +184,12 @@ export class OverviewService {
       })),
       orders_by_status: statuses.map((r) => ({ status: r.status, orders: n(r.orders) })),
       accounts: byDay(accounts.values()),
-      engines: engines.rows.map((r) => ({ day: r.day, engine: r.engine, syntheses: n(r.syntheses), characters: n(r.characters) })),
+      engines: engines.rows.map((r) => ({
+        day: r.day,
+        engine: r.engine,
+        syntheses: n(r.syntheses),
+        characters: n(r.characters),
+      })),
       credits: byDay(credits.values()),
       speech: {
         ...speech,

@@ -86,7 +86,10 @@ describe.each(DIALECTS)('operator console: accounts (%s)', (dialect) => {
   it('grants and deducts credits with a reason the user sees; the ledger adds up to the balance; never below zero', async () => {
     const { client, account } = await buyer(t, 'en', 'money');
     const before = await t.ctx.credits.balance(account.id);
-    const grant = await op.post(`/admin/api/accounts/${account.id}/credits/grant`, { amount: 500, reason: 'goodwill for outage' });
+    const grant = await op.post(`/admin/api/accounts/${account.id}/credits/grant`, {
+      amount: 500,
+      reason: 'goodwill for outage',
+    });
     expect(grant.status, JSON.stringify(grant.body)).toBe(200);
     expect(grant.body.balance).toBe(before + 500);
     const deduct = await op.post(`/admin/api/accounts/${account.id}/credits/deduct`, { amount: 200, reason: 'duplicate grant' });
@@ -246,12 +249,16 @@ describe.each(DIALECTS)('operator console: overview (%s)', (dialect) => {
     await newOrder(client, 'credits_100k');
     const token = await sandboxToken(client, paid.id);
     expect((await complete(t, paid.id, { token, outcome: 'success' })).status).toBeLessThan(400);
-    await until(async () => (await client.get('/api/accounts/me/orders')).body.items.some((o: { status: string }) => o.status === 'successful'));
+    await until(async () =>
+      (await client.get('/api/accounts/me/orders')).body.items.some((o: { status: string }) => o.status === 'successful'),
+    );
     await opClient.post(`/admin/api/accounts/${account.id}/credits/grant`, { amount: 900, reason: 'test' });
     await opClient.post(`/admin/api/accounts/${account.id}/credits/deduct`, { amount: 300, reason: 'test' });
     const tts = await client.post('/tts', { text: 'Counted once.', voice_id: VOICE });
     expect(tts.status).toBe(200);
-    await until(async () => (await client.get('/api/credits/records')).body.items.some((r: { type: string }) => r.type === 'tts'));
+    await until(async () =>
+      (await client.get('/api/credits/records')).body.items.some((r: { type: string }) => r.type === 'tts'),
+    );
 
     const res = await opClient.get('/admin/api/overview');
     expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -265,7 +272,9 @@ describe.each(DIALECTS)('operator console: overview (%s)', (dialect) => {
     expect(day.new_registered).toBe(accounts.filter((a) => Number(a.anonymous) === 0).length);
     expect(day.active).toBeGreaterThanOrEqual(1);
     const order = await db.selectFrom('orders').selectAll().where('id', '=', paid.id).executeTakeFirstOrThrow();
-    expect(o.revenue).toEqual([{ day: today, currency: order.currency, method: 'sandbox', amount: Number(order.amount), orders: 1 }]);
+    expect(o.revenue).toEqual([
+      { day: today, currency: order.currency, method: 'sandbox', amount: Number(order.amount), orders: 1 },
+    ]);
     expect(o.orders_by_status).toEqual(
       expect.arrayContaining([
         { status: 'successful', orders: 1 },

@@ -114,7 +114,10 @@ const SAMPLES: Sample[] = [
     reason: 'granted twice',
     async run(h, client) {
       const c = await h.customer();
-      const reply = await client.post(`/admin/api/accounts/${c.accountId}/credits/deduct`, { amount: 1, reason: 'granted twice' });
+      const reply = await client.post(`/admin/api/accounts/${c.accountId}/credits/deduct`, {
+        amount: 1,
+        reason: 'granted twice',
+      });
       return { reply, target: { type: 'account', id: c.accountId } };
     },
   },

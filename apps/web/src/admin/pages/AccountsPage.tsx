@@ -141,7 +141,12 @@ export function AccountsPage() {
                 </Stack>
               ),
             },
-            { accessor: 'mobile', title: texts.phone, visibleMediaQuery: (theme) => `(min-width: ${theme.breakpoints.md})`, render: (r) => r.mobile ?? texts.none },
+            {
+              accessor: 'mobile',
+              title: texts.phone,
+              visibleMediaQuery: (theme) => `(min-width: ${theme.breakpoints.md})`,
+              render: (r) => r.mobile ?? texts.none,
+            },
             {
               accessor: 'credits',
               title: texts.credits,

@@ -33,7 +33,9 @@ function daysOf(from: string, to: string): string[] {
 /** Rows of `items` pivoted into one row per day of the range, with a column per `series(item)`; missing days are 0. */
 function pivot<T extends { day: string }>(days: string[], items: T[], series: (item: T) => string, value: (item: T) => number) {
   const names = [...new Set(items.map(series))];
-  const rows = new Map(days.map((d) => [d, Object.fromEntries([['day', d], ...names.map((n) => [n, 0])]) as Record<string, string | number>]));
+  const rows = new Map(
+    days.map((d) => [d, Object.fromEntries([['day', d], ...names.map((n) => [n, 0])]) as Record<string, string | number>]),
+  );
   for (const item of items) {
     const row = rows.get(item.day);
     if (row) row[series(item)] = Number(row[series(item)] ?? 0) + value(item);
@@ -77,7 +79,12 @@ function Charts({ data }: { data: OverviewResponse }) {
   const label = (rows: Record<string, string | number>[]) => rows.map((r) => ({ ...r, day: dayLabel(String(r.day), ui) }));
   const num = (v: number) => formatNumber(v, ui);
   const currencies = [...new Set(data.revenue.map((r) => r.currency))];
-  const engines = pivot(days, data.engines, (e) => e.engine, (e) => e.syntheses);
+  const engines = pivot(
+    days,
+    data.engines,
+    (e) => e.engine,
+    (e) => e.syntheses,
+  );
   const engineTotals = [...new Set(data.engines.map((e) => e.engine))].map((engine) => ({
     engine,
     syntheses: data.engines.filter((e) => e.engine === engine).reduce((s, e) => s + e.syntheses, 0),
@@ -106,7 +113,12 @@ function Charts({ data }: { data: OverviewResponse }) {
         {currencies.length === 0 && <Text c="dimmed">{texts.nothing}</Text>}
         {currencies.map((currency) => {
           const rows = data.revenue.filter((r) => r.currency === currency);
-          const p = pivot(days, rows, (r) => r.method, (r) => r.amount / 100);
+          const p = pivot(
+            days,
+            rows,
+            (r) => r.method,
+            (r) => r.amount / 100,
+          );
           const total = rows.reduce((s, r) => s + r.amount, 0);
           return (
             <Stack key={currency} gap={4} data-testid="revenue-currency" data-currency={currency} data-total={total}>
@@ -175,11 +187,20 @@ function Charts({ data }: { data: OverviewResponse }) {
         {data.orders_by_status.length === 0 && <Text c="dimmed">{texts.nothing}</Text>}
         <Group gap="lg" wrap="wrap">
           {data.orders_by_status.map((o) => (
-            <Figure key={o.status} label={texts.status[o.status] ?? o.status} value={num(o.orders)} testId={`orders-${o.status}`} />
+            <Figure
+              key={o.status}
+              label={texts.status[o.status] ?? o.status}
+              value={num(o.orders)}
+              testId={`orders-${o.status}`}
+            />
           ))}
         </Group>
       </Card>
-      <Card title={texts.speech} sub={fill(texts.speechScope, { since: formatDateTime(data.speech.since, ui) ?? '' })} testId="overview-speech">
+      <Card
+        title={texts.speech}
+        sub={fill(texts.speechScope, { since: formatDateTime(data.speech.since, ui) ?? '' })}
+        testId="overview-speech"
+      >
         <Group gap="lg" wrap="wrap">
           <Figure label={texts.requests} value={num(data.speech.requests)} testId="speech-requests" />
           <Figure label={texts.errorRate} value={`${(data.speech.error_rate * 100).toFixed(2)} %`} testId="speech-error-rate" />
@@ -204,7 +225,11 @@ function Charts({ data }: { data: OverviewResponse }) {
             {Object.entries(data.queues.depth).map(([queue, depth]) => (
               <Figure key={queue} label={fill(texts.depth, { queue })} value={num(depth)} testId={`queue-${queue}`} />
             ))}
-            <Figure label={texts.workers} value={data.queues.workers === null ? '—' : num(data.queues.workers)} testId="queue-workers" />
+            <Figure
+              label={texts.workers}
+              value={data.queues.workers === null ? '—' : num(data.queues.workers)}
+              testId="queue-workers"
+            />
           </Group>
         )}
       </Card>
