@@ -450,3 +450,4 @@ export function AccountPage() {
     </Stack>
   );
 }
+export default AccountPage;

@@ -167,3 +167,4 @@ export function AccountsPage() {
     </Stack>
   );
 }
+export default AccountsPage;

@@ -312,3 +312,4 @@ export function OverviewPage() {
     </Stack>
   );
 }
+export default OverviewPage;
