@@ -11,7 +11,7 @@ import type {
 } from '@polyvox/contracts';
 import type { AccountsTable, Database } from '../platform/db/schema.js';
 import { AppError } from '../platform/errors.js';
-import { nowIso } from '../platform/db/database.js';
+import { nowIso, type Dialect } from '../platform/db/database.js';
 import type { CreditsService } from '../credits/service.js';
 import type { SessionService } from '../sessions/sessions.js';
 import type { AuditEntry, AuditTrail } from '../audit/trail.js';
@@ -29,6 +29,7 @@ export interface AccountStopper {
 
 export interface AccountAdminOptions {
   db: Kysely<Database>;
+  dialect: Dialect;
   credits: Pick<CreditsService, 'adjust' | 'releaseAll'>;
   sessions: Pick<SessionService, 'revokeAll'>;
   audit: AuditTrail;
@@ -56,8 +57,18 @@ function summary(row: AccountRow): AdminAccountSummary {
   };
 }
 
-/** `%` and `_` taken literally in a LIKE pattern (with `ESCAPE '\'`). */
+/** `%`, `_` and `\` taken literally in a PostgreSQL LIKE pattern (whose escape character is `\`). */
 const likeLiteral = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/**
+ * `column` starts with `prefix`, through an index on either database: PostgreSQL's LIKE with a fixed prefix uses the
+ * `text_pattern_ops` indexes of migration 0016; SQLite (whose LIKE ignores case and takes no index here) a range of
+ * its binary order, up to the prefix followed by the highest code point.
+ */
+function startsWith(dialect: Dialect, column: 'accounts.email' | 'api_keys.prefix', prefix: string) {
+  if (dialect === 'postgres') return sql<SqlBool>`${sql.ref(column)} LIKE ${`${likeLiteral(prefix)}%`}`;
+  return sql<SqlBool>`(${sql.ref(column)} >= ${prefix} AND ${sql.ref(column)} < ${`${prefix}\u{10FFFF}`})`;
+}
 
 /** The forms a phone number may be stored in: as typed, digits with `+`, and a mainland number with +86. */
 function phoneForms(q: string): string[] {
@@ -75,6 +86,7 @@ function phoneForms(q: string): string[] {
  */
 export class AccountAdminService {
   private readonly db: Kysely<Database>;
+  private readonly dialect: Dialect;
   private readonly credits: AccountAdminOptions['credits'];
   private readonly sessions: AccountAdminOptions['sessions'];
   private readonly audit: AuditTrail;
@@ -82,6 +94,7 @@ export class AccountAdminService {
 
   constructor(options: AccountAdminOptions) {
     this.db = options.db;
+    this.dialect = options.dialect;
     this.credits = options.credits;
     this.sessions = options.sessions;
     this.audit = options.audit;
@@ -136,13 +149,13 @@ export class AccountAdminService {
           'in',
           prefix.length === 12
             ? keys.where('api_keys.prefix', '=', prefix)
-            : keys.where(sql<SqlBool>`api_keys.prefix LIKE ${`${likeLiteral(prefix)}%`} ESCAPE '\\'`),
+            : keys.where(startsWith(this.dialect, 'api_keys.prefix', prefix)),
         ),
       );
     }
     if (lower.includes('@')) out.push(eb('accounts.email', '=', lower));
     if (!/\s/.test(lower) && lower.length >= 2 && !q.startsWith('pvx_'))
-      out.push(sql<SqlBool>`accounts.email LIKE ${`${likeLiteral(lower)}%`} ESCAPE '\\'`);
+      out.push(startsWith(this.dialect, 'accounts.email', lower));
     const phones = phoneForms(q);
     if (phones.length) out.push(eb('accounts.mobile', 'in', phones));
     return out;

@@ -8,6 +8,7 @@ import { ACCOUNT_DISABLED_TOPIC } from './services.js';
 export function accountAdminOf(ctx: AppContext): AccountAdminService {
   return new AccountAdminService({
     db: ctx.db.kysely,
+    dialect: ctx.db.dialect,
     credits: ctx.credits,
     sessions: ctx.sessions,
     audit: ctx.audit,

@@ -611,6 +611,12 @@ const migrations: Record<string, Migration> = {
       // The console's search: a phone number, an API key's prefix.
       await db.schema.createIndex('accounts_mobile').on('accounts').column('mobile').execute();
       await db.schema.createIndex('api_keys_prefix').on('api_keys').column('prefix').execute();
+      // The beginning of an email or key prefix: PostgreSQL's LIKE 'abc%' takes an index only in pattern order (SQLite
+      // reads a range of the indexes above).
+      if (db.getExecutor().adapter instanceof PostgresAdapter) {
+        await sql`CREATE INDEX accounts_email_pattern ON accounts (email text_pattern_ops)`.execute(db);
+        await sql`CREATE INDEX api_keys_prefix_pattern ON api_keys (prefix text_pattern_ops)`.execute(db);
+      }
       // The overview reads days across every account: new accounts, orders made and paid, records per day,
       // the credits that came in or went out by grant, purchase or refund (few rows: a partial index), pieces of audio.
       await db.schema.createIndex('accounts_created').on('accounts').column('created_at').execute();
