@@ -1,6 +1,6 @@
 /** English texts of the operator console's overview. */
 export const overviewEn = {
-  title: 'Overview',
+  title: 'Business overview',
   description: 'The business over a range of days, and the health of this deployment now.',
   from: 'From',
   to: 'To',

@@ -2,7 +2,7 @@ import type { OverviewTexts } from './overview-en';
 
 /** 运营后台概览的简体中文文本。 */
 export const overviewZhCN: OverviewTexts = {
-  title: '概览',
+  title: '经营概览',
   description: '一段日期内的经营情况，以及当前部署的健康状况。',
   from: '开始',
   to: '结束',

@@ -2,7 +2,7 @@ import type { OverviewTexts } from './overview-en';
 
 /** 營運後台概覽的繁體中文文字。 */
 export const overviewZhTW: OverviewTexts = {
-  title: '概覽',
+  title: '經營概覽',
   description: '一段日期內的營運情況，以及目前部署的健康狀態。',
   from: '開始',
   to: '結束',

@@ -19,7 +19,7 @@ import {
 } from '@mantine/core';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { DataTable } from 'mantine-datatable';
-import { Link, useParams } from 'react-router-dom';
+import { Link } from 'react-router-dom';
 import { PageHeader } from '../../components/PageHeader';
 import { LoadError } from '../../components/LoadError';
 import { WideTable } from '../../components/WideTable';
@@ -27,9 +27,9 @@ import { formatDateTime } from '../../economy/usage';
 import { useLocaleChoice } from '../../i18n/hooks';
 import { formatBytes, formatNumber } from '../../lib/format';
 import { notifyError, notifySuccess } from '../../lib/notify';
-import { adminAccountsApi, type AdminAccountPage } from '../api/accounts';
+import { adminAccountsApi, type AdminAccountPage } from '../accounts-api';
 import { fill, useTexts } from '../i18n/texts';
-import { ACCOUNTS_TEXTS, StatusBadge } from './AccountsPage';
+import { ACCOUNTS_TEXTS, StatusBadge } from '../accounts-shared';
 
 type Texts = (typeof ACCOUNTS_TEXTS)['en'];
 type Action = 'grant' | 'deduct' | 'disable' | 'enable' | 'end';
@@ -281,10 +281,9 @@ function SimpleList({ heads, rows, empty, testId }: { heads: string[]; rows: Rea
 }
 
 /** One account: balance and state, its ledger, orders, keys, voices, samples and sessions, and the actions on it. */
-export function AccountPage() {
+export function AccountPage({ id }: { id: string }) {
   const texts = useTexts(ACCOUNTS_TEXTS);
   const { ui } = useLocaleChoice();
-  const { id = '' } = useParams();
   const [action, setAction] = useState<Action | null>(null);
   const query = useQuery({ queryKey: ['admin', 'account', id], queryFn: () => adminAccountsApi.page(id) });
   const back = (
@@ -450,4 +449,3 @@ export function AccountPage() {
     </Stack>
   );
 }
-export default AccountPage;

@@ -1,23 +1,21 @@
 import 'mantine-datatable/styles.css';
 import { useEffect, useState } from 'react';
-import { Badge, Button, Group, NativeSelect, Stack, Text, TextInput } from '@mantine/core';
+import { Button, Group, NativeSelect, Stack, Text, TextInput } from '@mantine/core';
 import { IconSearch } from '@tabler/icons-react';
 import { useQuery, keepPreviousData } from '@tanstack/react-query';
 import { DataTable } from 'mantine-datatable';
-import { useNavigate, useSearchParams } from 'react-router-dom';
+import { useLocation, useNavigate, useSearchParams } from 'react-router-dom';
 import type { AdminAccountSummary } from '@polyvox/contracts';
 import { PageHeader } from '../../components/PageHeader';
 import { LoadError } from '../../components/LoadError';
 import { formatDateTime } from '../../economy/usage';
 import { useLocaleChoice } from '../../i18n/hooks';
 import { formatNumber } from '../../lib/format';
-import { adminAccountsApi, type AccountSearch } from '../api/accounts';
-import { accountsEn } from '../i18n/accounts-en';
-import { accountsZhCN } from '../i18n/accounts-zh-CN';
-import { accountsZhTW } from '../i18n/accounts-zh-TW';
+import { adminAccountsApi, type AccountSearch } from '../accounts-api';
 import { fill, useTexts } from '../i18n/texts';
+import { AccountPage } from './AccountPage';
+import { ACCOUNTS_TEXTS, StatusBadge } from '../accounts-shared';
 
-export const ACCOUNTS_TEXTS = { en: accountsEn, 'zh-CN': accountsZhCN, 'zh-TW': accountsZhTW };
 const PAGE_SIZES = [20, 50, 100];
 
 /** The search as the URL keeps it (`#/admin/accounts?q=…&status=…&page=…&size=…`), so a link or reload shows the same. */
@@ -31,15 +29,6 @@ function readSearch(params: URLSearchParams): AccountSearch {
     page: Number.isInteger(page) && page > 0 ? page : 1,
     pageSize: PAGE_SIZES.includes(size) ? size : 20,
   };
-}
-
-export function StatusBadge({ status }: { status: string }) {
-  const texts = useTexts(ACCOUNTS_TEXTS);
-  return (
-    <Badge color={status === 'disabled' ? 'red' : 'teal'} variant="light" data-testid="account-status">
-      {status === 'disabled' ? texts.disabled : texts.active}
-    </Badge>
-  );
 }
 
 /** Accounts found by email, phone, account id, API key prefix or order id; paged on the server, filters in the URL. */
@@ -167,4 +156,9 @@ export function AccountsPage() {
     </Stack>
   );
 }
-export default AccountsPage;
+/** `#/admin/accounts` lists accounts; `#/admin/accounts/<id>` is one account (the shell matches the first segment). */
+export default function AccountsRoute() {
+  const { pathname } = useLocation();
+  const id = pathname.split('/')[3];
+  return id ? <AccountPage id={decodeURIComponent(id)} /> : <AccountsPage />;
+}

@@ -9,7 +9,7 @@ import { LoadError } from '../../components/LoadError';
 import { dayLabel, formatDateTime } from '../../economy/usage';
 import { useLocaleChoice } from '../../i18n/hooks';
 import { formatNumber } from '../../lib/format';
-import { adminAccountsApi, type OverviewResponse } from '../api/accounts';
+import { adminAccountsApi, type OverviewResponse } from '../accounts-api';
 import { overviewEn } from '../i18n/overview-en';
 import { overviewZhCN } from '../i18n/overview-zh-CN';
 import { overviewZhTW } from '../i18n/overview-zh-TW';

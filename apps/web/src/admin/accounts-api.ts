@@ -6,7 +6,7 @@ import type {
   AdminOrdersResponse,
   OverviewResponse,
 } from '@polyvox/contracts';
-import { http } from '../../api/client';
+import { http } from '../api/client';
 
 export type {
   AccountSearchResponse,
