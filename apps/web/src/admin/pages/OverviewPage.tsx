@@ -59,13 +59,13 @@ function Card({ title, children, testId, sub }: { title: string; children: React
   );
 }
 
-function Figure({ label, value, testId }: { label: string; value: ReactNode; testId: string }) {
+function Figure({ label, value, testId, raw }: { label: string; value: ReactNode; testId: string; raw?: number }) {
   return (
     <Stack gap={0}>
       <Text size="xs" c="dimmed">
         {label}
       </Text>
-      <Text fw={700} fz="lg" data-testid={testId}>
+      <Text fw={700} fz="lg" data-testid={testId} data-value={raw}>
         {value}
       </Text>
     </Stack>
@@ -161,7 +161,7 @@ function Charts({ data }: { data: OverviewResponse }) {
         />
         <Group gap="lg" wrap="wrap">
           {(['granted', 'bought', 'spent', 'refunded', 'deducted'] as const).map((k) => (
-            <Figure key={k} label={texts[k]} value={num(sum(k))} testId={`credits-${k}`} />
+            <Figure key={k} label={texts[k]} value={num(sum(k))} raw={sum(k)} testId={`credits-${k}`} />
           ))}
         </Group>
       </Card>
