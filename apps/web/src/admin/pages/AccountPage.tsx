@@ -7,7 +7,6 @@ import {
   Button,
   Group,
   Modal,
-  NumberInput,
   Paper,
   SimpleGrid,
   Skeleton,
@@ -15,6 +14,7 @@ import {
   Table,
   Tabs,
   Text,
+  TextInput,
   Textarea,
 } from '@mantine/core';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -62,7 +62,7 @@ function ActionDialog({
 }) {
   const { ui } = useLocaleChoice();
   const client = useQueryClient();
-  const [amount, setAmount] = useState<number | string>('');
+  const [amount, setAmount] = useState('');
   const [reason, setReason] = useState('');
   const who = account.email ?? account.id;
   const money = action === 'grant' || action === 'deduct';
@@ -105,7 +105,8 @@ function ActionDialog({
   }[action];
   const body = { disable: texts.disableBody, enable: texts.enableBody, end: texts.endBody }[action as 'disable'];
   const n = Number(amount);
-  const amountOk = !money || (Number.isInteger(n) && n > 0 && (action !== 'deduct' || n <= account.credits));
+  const amountOk =
+    !money || (Number.isInteger(n) && n > 0 && n <= 1_000_000_000 && (action !== 'deduct' || n <= account.credits));
   const valid = amountOk && reason.trim().length > 0 && reason.trim().length <= 500;
   return (
     <Modal opened onClose={onClose} title={fill(title, { who })} centered data-testid={`dialog-${action}`}>
@@ -118,15 +119,11 @@ function ActionDialog({
         <Stack gap="sm">
           {body && <Text size="sm">{body}</Text>}
           {money && (
-            <NumberInput
+            <TextInput
               label={texts.amountLabel}
               value={amount}
-              onChange={setAmount}
-              min={1}
-              max={action === 'deduct' ? account.credits : 1_000_000_000}
-              allowDecimal={false}
-              allowNegative={false}
-              thousandSeparator=","
+              onChange={(e) => setAmount(e.currentTarget.value.replace(/\D/g, ''))}
+              inputMode="numeric"
               required
               description={action === 'deduct' ? fill(texts.deductMax, { max: formatNumber(account.credits, ui) }) : undefined}
               data-testid="action-amount"
