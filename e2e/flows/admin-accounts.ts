@@ -9,6 +9,7 @@ import { env, LANGS, shot } from '../lib/env';
 import { assert, assertEqual } from '../lib/assert';
 import { test } from '../lib/fixtures';
 import { axeViolations, overflowReport, waitForSettledPage } from '../lib/layout-checks';
+import { dismissToasts } from '../lib/speech';
 
 const VIEWPORTS = [
   { width: 390, height: 844 },
@@ -134,6 +135,7 @@ export function adminAccountsTests(): void {
           await env.ui.goto(route);
           const where = `${route} ${lang} ${viewport.width}px`;
           await waitForSettledPage(env.page).catch((e: Error) => problems.push(`${where}: ${e.message.split('\n')[0]}`));
+          await dismissToasts(env.page);
           const overflow = await overflowReport(env.page);
           if (overflow.scrollWidth > overflow.innerWidth)
             problems.push(`${where}: scrollWidth ${overflow.scrollWidth} > ${overflow.innerWidth}`);

@@ -29,7 +29,7 @@ import { formatBytes, formatNumber } from '../../lib/format';
 import { notifyError, notifySuccess } from '../../lib/notify';
 import { adminAccountsApi, type AdminAccountPage } from '../accounts-api';
 import { fill, useTexts } from '../i18n/texts';
-import { ACCOUNTS_TEXTS, StatusBadge } from '../accounts-shared';
+import { ACCOUNTS_TEXTS, SCROLL_PROPS, StatusBadge } from '../accounts-shared';
 
 type Texts = (typeof ACCOUNTS_TEXTS)['en'];
 type Action = 'grant' | 'deduct' | 'disable' | 'enable' | 'end';
@@ -178,6 +178,7 @@ function Ledger({ id, texts }: { id: string; texts: Texts }) {
       )}
       <DataTable
         withTableBorder
+        scrollAreaProps={SCROLL_PROPS}
         borderRadius="md"
         minHeight={120}
         fetching={query.isFetching}
@@ -218,6 +219,7 @@ function Orders({ id, texts }: { id: string; texts: Texts }) {
   return (
     <DataTable
       withTableBorder
+      scrollAreaProps={SCROLL_PROPS}
       borderRadius="md"
       minHeight={120}
       fetching={query.isFetching}
@@ -303,8 +305,8 @@ export function AccountPage({ id }: { id: string }) {
     <Stack gap="md" data-testid="account-page" data-status={account.status}>
       {back}
       <PageHeader
-        title={account.email ?? account.id}
-        description={account.id}
+        title={texts.account}
+        description={[account.email, account.id].filter(Boolean).join(' · ')}
         actions={
           <Group gap="xs" wrap="wrap">
             <Button size="sm" variant="light" onClick={() => setAction('grant')} data-testid="action-grant">

@@ -14,7 +14,7 @@ import { formatNumber } from '../../lib/format';
 import { adminAccountsApi, type AccountSearch } from '../accounts-api';
 import { fill, useTexts } from '../i18n/texts';
 import { AccountPage } from './AccountPage';
-import { ACCOUNTS_TEXTS, StatusBadge } from '../accounts-shared';
+import { ACCOUNTS_TEXTS, SCROLL_PROPS, StatusBadge } from '../accounts-shared';
 
 const PAGE_SIZES = [20, 50, 100];
 
@@ -97,6 +97,7 @@ export function AccountsPage() {
       ) : (
         <DataTable<AdminAccountSummary>
           withTableBorder
+          scrollAreaProps={SCROLL_PROPS}
           borderRadius="md"
           striped
           highlightOnHover
