@@ -7,6 +7,7 @@
  */
 import { a11yTests, consoleListTests } from './flows/a11y';
 import { adminAccountsTests } from './flows/admin-accounts';
+import { adminCoreTests } from './flows/admin-core';
 import { designTests } from './flows/design';
 import { economyTests } from './flows/economy';
 import { libraryTests } from './flows/library';
@@ -38,6 +39,7 @@ const FLOWS: Record<string, () => void> = {
   provenance: provenanceTests,
   pronunciation: pronunciationTests,
   polish: polishTests,
+  'admin-core': adminCoreTests,
   'admin-accounts': adminAccountsTests,
 };
 // E2E_FLOWS=design (a comma list) runs only those flows, in the order above; unset, all of them.
