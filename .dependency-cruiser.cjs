@@ -21,6 +21,7 @@ const SERVER_LAYERS = [
   ['voices'],
   ['synthesis'],
   ['design'],
+  ['account-admin', 'overview'],
   ['composition'],
   ['roles'],
   ['admin', '(root)'],

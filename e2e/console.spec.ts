@@ -6,6 +6,7 @@
  * artifacts/e2e/; the JSON report to artifacts/playwright-report.json. The last line printed is "N passed, M failed".
  */
 import { a11yTests, consoleListTests } from './flows/a11y';
+import { adminAccountsTests } from './flows/admin-accounts';
 import { adminCoreTests } from './flows/admin-core';
 import { designTests } from './flows/design';
 import { economyTests } from './flows/economy';
@@ -39,6 +40,7 @@ const FLOWS: Record<string, () => void> = {
   pronunciation: pronunciationTests,
   polish: polishTests,
   'admin-core': adminCoreTests,
+  'admin-accounts': adminAccountsTests,
 };
 // E2E_FLOWS=design (a comma list) runs only those flows, in the order above; unset, all of them.
 const only = (process.env.E2E_FLOWS ?? '')

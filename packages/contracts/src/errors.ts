@@ -28,6 +28,7 @@ export const ERROR_STATUS = {
   PAYMENT_METHOD_UNAVAILABLE: 422,
   ORDER_NOT_PAYABLE: 409,
   RATE_LIMITED: 429,
+  ACCOUNT_DISABLED: 403,
   INTERNAL: 500,
 } as const;
 
@@ -69,6 +70,7 @@ const en: Catalogue = {
   PAYMENT_METHOD_UNAVAILABLE: 'Please try another payment method!',
   ORDER_NOT_PAYABLE: 'This order can no longer be paid',
   RATE_LIMITED: 'Too many requests, please try again in {seconds} seconds',
+  ACCOUNT_DISABLED: 'This account was disabled by the operator; please contact support',
   INTERNAL: 'Something went wrong, please try again later',
 };
 
@@ -101,6 +103,7 @@ const zhCN: Catalogue = {
   PAYMENT_METHOD_UNAVAILABLE: '请尝试其他支付方式！',
   ORDER_NOT_PAYABLE: '该订单已无法支付',
   RATE_LIMITED: '请求过于频繁，请 {seconds} 秒后重试',
+  ACCOUNT_DISABLED: '该账户已被运营方停用，请联系客服',
   INTERNAL: '出了点问题，请稍后再试',
 };
 
@@ -133,6 +136,7 @@ const zhTW: Catalogue = {
   PAYMENT_METHOD_UNAVAILABLE: '請嘗試其他付款方式！',
   ORDER_NOT_PAYABLE: '此訂單已無法付款',
   RATE_LIMITED: '請求過於頻繁，請 {seconds} 秒後重試',
+  ACCOUNT_DISABLED: '此帳戶已被營運方停用，請聯絡客服',
   INTERNAL: '發生錯誤，請稍後再試',
 };
 

@@ -49,6 +49,10 @@ export const CreditRecordSchema = z
     api_key_id: z.string().nullable(),
     order_id: z.string().nullable(),
     created_at: z.string(),
+    reason: z
+      .string()
+      .nullable()
+      .describe("an operator's grant or deduction (a `grant` record, negative for a deduction): the reason the operator gave"),
   })
   .meta({ id: 'CreditRecord' });
 export type CreditRecord = z.infer<typeof CreditRecordSchema>;

@@ -201,5 +201,8 @@ function newAccountRow(id: string, now: string, origin: { channel: string; refer
     referrer: origin.referrer,
     created_at: now,
     updated_at: now,
+    status: 'active',
+    disabled_at: null,
+    disabled_reason: null,
   };
 }

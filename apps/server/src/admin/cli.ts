@@ -7,7 +7,6 @@ import { OPERATOR_ROLES, type OperatorRole } from '@polyvox/contracts';
 import { isOperatorRole, OperatorsService, systemClock } from '../operators/service.js';
 import type { AuditTrail } from '../audit/trail.js';
 import { isAppError } from '../platform/errors.js';
-import { newId } from '../platform/ids.js';
 import { CreditsService } from '../credits/service.js';
 import { loadCreditsConfig } from '../credits/credits-config.js';
 import { OrdersService, type OrderRow } from '../orders/service.js';
@@ -27,7 +26,9 @@ import { scanModelsDir } from '@polyvox/speech';
 export const EXIT = { ok: 0, refused: 1, usage: 2 } as const;
 
 const USAGE = `Usage: npm run admin -- <command>
-  grant <email> <credits>   add credits to the account of <email> (recorded in its ledger as a grant)
+  grant <email> <credits> [reason]
+                            add credits to the account of <email> (recorded in its ledger as a grant, with the reason
+                            the user sees; the console's grant writes the same entry)
   refund <order id>         refund a successful order once: deducts the credits it left unused, then returns the money for them through its provider
   order <order id>          show an order
   provenance <file>         check an audio file for this server's marks and show which record made it (who, when, which voice)
@@ -208,7 +209,9 @@ export async function runAdmin(argv: string[], env: Record<string, string | unde
     ['dictionary', 2],
     ['models', 0],
   ]);
-  if (!command || !known.has(command) || args.length !== known.get(command)) {
+  // A grant's reason is optional (the usage above).
+  const arity = command === 'grant' && args.length === 3 ? 2 : args.length;
+  if (!command || !known.has(command) || arity !== known.get(command)) {
     io.err(USAGE);
     return EXIT.usage;
   }
@@ -245,9 +248,8 @@ export async function runAdmin(argv: string[], env: Record<string, string | unde
         io.err(`No account has the email ${email}.`);
         return EXIT.refused;
       }
-      await db.kysely
-        .transaction()
-        .execute((trx) => credits.grantOnce(trx, account.id, `admin:${newId('record')}`, amount, 'granted by an operator'));
+      const reason = args[2]?.trim() || 'granted by an operator';
+      await db.kysely.transaction().execute((trx) => credits.adjust(trx, account.id, amount, reason));
       io.out(
         `Granted ${count(amount)} credits to ${email} (${account.id}). Balance: ${count(await credits.balance(account.id))}.`,
       );

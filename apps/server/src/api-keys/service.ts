@@ -159,9 +159,18 @@ export class ApiKeysService implements KeyResolver {
       .set({ last_used_at: nowIso() })
       .where('secret_hash', '=', sha256(secret))
       .where('deleted_at', 'is', null)
-      .returning(['id', 'account_id', 'requests_per_minute', 'concurrency', 'voices'])
+      .returning((eb) => [
+        'id',
+        'account_id',
+        'requests_per_minute',
+        'concurrency',
+        'voices',
+        eb.selectFrom('accounts').select('status').whereRef('accounts.id', '=', 'api_keys.account_id').as('account_status'),
+      ])
       .executeTakeFirst();
     if (!row) return null;
+    // A disabled account's keys are refused, saying why (in the same statement: no cache outlives the disable).
+    if (row.account_status !== 'active') throw new AppError('ACCOUNT_DISABLED');
     return {
       id: row.id,
       accountId: row.account_id,

@@ -62,6 +62,8 @@ export class AuthService {
     accountId: string | null = null,
   ): Promise<{ resend_after: number }> {
     const email = normalizeEmail(rawEmail);
+    // A disabled account is told why at once: no code is sent that could not sign it in.
+    await this.refuseDisabled(email);
     const requester = requesterKey(ip);
     const wait = await this.codes.cooldown(email, requester);
     if (wait > 0) throw new AppError('CODE_COOLDOWN', { seconds: wait }, { headers: { 'retry-after': String(wait) } });
@@ -91,6 +93,7 @@ export class AuthService {
     await this.codes.consume(email, vcode, requesterKey(ip));
     return this.db.transaction().execute(async (trx) => {
       const existing = await this.accounts.repo.findByEmail(email, trx);
+      if (existing && existing.status !== 'active') throw new AppError('ACCOUNT_DISABLED');
       const accountId = existing?.id ?? (await this.accounts.createRegistered(email, ip, trx));
       return { accountId, sid: await this.sessions.create(accountId, userAgent, trx) };
     });
@@ -146,6 +149,11 @@ export class AuthService {
 
   async view(accountId: string, sid: string): Promise<{ account: Account; sid: string }> {
     return { account: await this.accounts.view(accountId, sid), sid };
+  }
+
+  private async refuseDisabled(email: string): Promise<void> {
+    const account = await this.accounts.repo.findByEmail(email);
+    if (account && account.status !== 'active') throw new AppError('ACCOUNT_DISABLED');
   }
 
   private fields(body: { email?: string; vcode?: string }): { email: string; vcode: string } {

@@ -31,6 +31,9 @@ import { orderRoutes } from '../orders/routes.js';
 import { paymentRoutes } from '../payments/routes.js';
 import { designRoutes } from '../design/routes.js';
 import { pronunciationRoutes } from '../pronunciation/routes.js';
+import { accountAdminRoutes } from '../account-admin/routes.js';
+import { overviewRoutes } from '../overview/routes.js';
+import { accountAdminOf, overviewOf } from './operator-accounts.js';
 import { operatorRoutes } from '../operators/routes.js';
 import type { AppContext } from './context.js';
 import { startSweepers } from './sweepers.js';
@@ -54,6 +57,8 @@ async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<vo
   await app.register(paymentRoutes(ctx));
   await app.register(designRoutes(ctx));
   await app.register(pronunciationRoutes(ctx));
+  await app.register(accountAdminRoutes({ accountAdmin: accountAdminOf(ctx) }));
+  await app.register(overviewRoutes({ overview: overviewOf(ctx) }));
   await app.register(operatorRoutes({ db: ctx.db.kysely, operators: ctx.operators, factor: ctx.factor }));
   await app.register(
     provenanceRoutes({

@@ -32,6 +32,8 @@ import type { PlanPrivileges } from '../orders/privileges.js';
 import type { SensitiveWordsReload } from '../platform/sensitive-words.js';
 import type { Provenance } from '../provenance/service.js';
 import type { PronunciationService } from '../pronunciation/service.js';
+import type { Broadcast } from '../platform/broadcast.js';
+import type { AccountSockets } from '../synthesis/account-sockets.js';
 import type { AuditTrail } from '../audit/trail.js';
 import type { OperatorsService } from '../operators/service.js';
 import type { SecondFactorService } from '../operators/factor.js';
@@ -80,6 +82,10 @@ export interface AppContext {
   provenance: Provenance;
   /** Pronunciation dictionaries (ElevenLabs' routes) and the rules a synthesis request applies. */
   pronunciation: PronunciationService;
+  /** Tells every process of the deployment that something happened (Redis pub/sub, or this process alone). */
+  broadcast: Broadcast;
+  /** The realtime sockets open here, by account (a disabled account's are closed). */
+  realtimeSockets: AccountSockets;
   /** The append-only audit trail every operator action writes to. */
   audit: AuditTrail;
   /** Operators and their roles (also the resolver of the `operator` auth rule). */

@@ -6,6 +6,7 @@ import { loadSensitiveWords, type SensitiveWordsReload } from '../platform/sensi
 import { loadProducts } from '../orders/products.js';
 import type { AppContext } from './context.js';
 import {
+  broadcastResource,
   databaseResource,
   openResource,
   queuesResource,
@@ -58,6 +59,7 @@ export async function openParts(app: FastifyInstance, config: Config, overrides:
   const storage = await openResource(app, storageResource(config));
   const db = await openResource(app, databaseResource(config, overrides.db));
   const redis = await openResource(app, redisResource(config));
+  const broadcast = await openResource(app, broadcastResource(config));
   const { speech, audioCache } = await openResource(app, speechResource(config, { redis, storage, products }));
   const queues = await openResource(app, queuesResource(config));
   // The C2PA signer: its key and certificate made once in DATA_DIR (or the operator's), its thread started with
@@ -73,6 +75,6 @@ export async function openParts(app: FastifyInstance, config: Config, overrides:
       }),
     close: (s) => s.close(),
   });
-  const parts = { db, storage, redis, speech, audioCache, queues, words, wordsReload, products, signer };
+  const parts = { db, storage, redis, broadcast, speech, audioCache, queues, words, wordsReload, products, signer };
   return openResource(app, servicesResource(config, parts, overrides));
 }

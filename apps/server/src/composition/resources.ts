@@ -17,6 +17,7 @@ import { QueuedSynthesizer, type QueueSettings } from '../synthesis/queue.js';
 import { QueueProbe } from '../synthesis/redis-queues.js';
 import { BullMqJobProvider } from '../synthesis/jobs/bullmq.js';
 import type { Catalogue } from '../orders/products.js';
+import { localBroadcast, redisBroadcast, type Broadcast } from '../platform/broadcast.js';
 
 /**
  * A part of the process that is opened at start and closed at shutdown. Each is opened by a plugin of its own
@@ -91,6 +92,19 @@ export const redisResource = (config: Config): Resource<Redis | null> => ({
     return redis;
   },
   close: (redis) => redis?.disconnect(),
+});
+
+/**
+ * What tells every process of the deployment that something happened (platform/broadcast.ts): through Redis when
+ * REDIS_URL is set (subscribed before the process serves anything), else within this process.
+ */
+export const broadcastResource = (config: Config): Resource<Broadcast> => ({
+  name: 'broadcast',
+  async open(app) {
+    const onError = (err: unknown) => app.log.warn({ err }, 'broadcast: a message or the connection failed');
+    return config.REDIS_URL ? redisBroadcast(config.REDIS_URL, config.REDIS_PREFIX, onError) : localBroadcast(onError);
+  },
+  close: (broadcast) => broadcast.close(),
 });
 
 export interface SpeechParts {

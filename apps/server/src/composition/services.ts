@@ -48,6 +48,12 @@ import { PronunciationService } from '../pronunciation/service.js';
 import { provenanceKeys } from '../provenance/keys.js';
 import { syntheticSignals, watermarkDetector } from '../provenance/verify.js';
 import type { Queues, SpeechParts } from './resources.js';
+import type { Broadcast } from '../platform/broadcast.js';
+import { AppError } from '../platform/errors.js';
+import { AccountSockets } from '../synthesis/account-sockets.js';
+
+/** The broadcast topic of a disabled account (the message is its id). */
+export const ACCOUNT_DISABLED_TOPIC = 'account.disabled';
 import { DatabaseAuditTrail } from '../audit/trail.js';
 import { OperatorsService, systemClock } from '../operators/service.js';
 import { SecondFactorService } from '../operators/factor.js';
@@ -57,6 +63,8 @@ export interface ServiceParts extends SpeechParts {
   db: Db;
   storage: Storage;
   redis: Redis | null;
+  /** Tells every process of the deployment (platform/broadcast.ts). */
+  broadcast: Broadcast;
   queues: Queues;
   words: SensitiveWords;
   wordsReload: SensitiveWordsReload;
@@ -208,6 +216,13 @@ export function buildServices(config: Config, parts: ServiceParts, overrides: { 
     plans,
     provenance,
   });
+  // A disabled account stops in every process: its work in flight (each piece releases its hold) and its realtime
+  // sockets (each told why). The disable itself publishes this; every process, this one included, acts on it.
+  const realtimeSockets = new AccountSockets();
+  parts.broadcast.on(ACCOUNT_DISABLED_TOPIC, (accountId) => {
+    synthesis.stopAccount(accountId, new AppError('ACCOUNT_DISABLED'));
+    realtimeSockets.endAll(accountId, new AppError('ACCOUNT_DISABLED'));
+  });
   // Operators: one clock for their rules (tests set their own), the audit trail, the second factor bound to PUBLIC_URL.
   const operatorClock = systemClock();
   const audit = new DatabaseAuditTrail(db.kysely, () => operatorClock.now());
@@ -271,6 +286,8 @@ export function buildServices(config: Config, parts: ServiceParts, overrides: { 
     wordsReload,
     provenance,
     pronunciation,
+    broadcast: parts.broadcast,
+    realtimeSockets,
     audit,
     operators: new OperatorsService({ db: db.kysely, audit, clock: operatorClock }),
     factor,

@@ -59,6 +59,8 @@ export interface EntryDetails {
   note?: string | null;
   /** On a settle entry: what the settled work cost. */
   charge?: number | null;
+  /** An operator's grant or deduction: the reason, which the user sees with the record. */
+  reason?: string | null;
 }
 
 /**
@@ -86,11 +88,14 @@ export async function applyEntry(
     }))
     .where('id', '=', accountId)
     .where((eb) => eb(eb('credits', '+', amount), '>=', 0))
+    // A disabled account takes no new hold (nor a swept one again): its work stops, its credits stay free.
+    .$if(kind === 'hold', (q) => q.where('status', '=', 'active'))
     .returning(['credits', 'records_balance', 'entry_ms'])
     .executeTakeFirst();
   if (!updated) {
-    const exists = await trx.selectFrom('accounts').select('id').where('id', '=', accountId).executeTakeFirst();
-    throw new AppError(exists ? 'INSUFFICIENT_BALANCE' : 'NOT_FOUND');
+    const account = await trx.selectFrom('accounts').select('status').where('id', '=', accountId).executeTakeFirst();
+    if (!account) throw new AppError('NOT_FOUND');
+    throw new AppError(kind === 'hold' && account.status !== 'active' ? 'ACCOUNT_DISABLED' : 'INSUFFICIENT_BALANCE');
   }
   const balance = Number(updated.credits);
   const isRecord = RECORD_KINDS.has(kind);
@@ -112,6 +117,7 @@ export async function applyEntry(
       note: details.note ?? null,
       charge: details.charge ?? null,
       created_at: createdAt,
+      reason: details.reason ?? null,
     })
     .execute();
   if (isRecord) {

@@ -57,6 +57,34 @@ export class CreditsService {
     return true;
   }
 
+  /**
+   * An operator's grant (`amount` > 0) or deduction (< 0), in the caller's transaction: a `grant` record carrying the
+   * reason, which the user sees with it. A deduction never takes the balance below zero (INSUFFICIENT_BALANCE). The
+   * command line (`npm run admin -- grant`) and the console both come here, so they leave the same entry.
+   */
+  async adjust(trx: Executor, accountId: string, amount: number, reason: string): Promise<number> {
+    if (!Number.isInteger(amount) || amount === 0) throw new Error(`invalid adjustment ${amount}`);
+    if (amount > 0)
+      await trx
+        .insertInto('credit_grants')
+        .values({ grant_key: `admin:${newId('record')}`, account_id: accountId, amount, created_at: nowIso() })
+        .execute();
+    return applyEntry(trx, accountId, 'grant', amount, { record_type: 'grant', note: 'by an operator', reason });
+  }
+
+  /** Releases every open hold of the account (a disabled account's work has stopped); returns the credits freed. */
+  async releaseAll(accountId: string, note: string): Promise<number> {
+    const open = await this.db
+      .selectFrom('credit_holds')
+      .select(['id', 'amount'])
+      .where('account_id', '=', accountId)
+      .where('status', '=', 'held')
+      .execute();
+    let freed = 0;
+    for (const { id, amount } of open) if (await this.release(id, note)) freed += Number(amount);
+    return freed;
+  }
+
   /** Locks `amount` credits until settled or released; throws INSUFFICIENT_BALANCE when they are not there. */
   async hold(
     accountId: string,
@@ -281,7 +309,7 @@ export class CreditsService {
       WITH acc AS (
         UPDATE accounts SET credits = credits - ${amount}::bigint, updated_at = ${at}::text,
           entry_ms = ${nextEntryMs(now.getTime())}
-        WHERE id = ${accountId}::text AND credits - ${amount}::bigint >= 0
+        WHERE id = ${accountId}::text AND credits - ${amount}::bigint >= 0 AND status = 'active'
         RETURNING credits, ${ENTRY_AT} AS entry_at
       ), entry AS (
         INSERT INTO credit_ledger (id, account_id, kind, amount, balance_after, hold_id, record_type, created_at)
@@ -295,8 +323,9 @@ export class CreditsService {
       )
       SELECT credits FROM acc`.execute(this.db);
     if (rows.length) return;
-    const exists = await this.db.selectFrom('accounts').select('id').where('id', '=', accountId).executeTakeFirst();
-    throw new AppError(exists ? 'INSUFFICIENT_BALANCE' : 'NOT_FOUND');
+    const account = await this.db.selectFrom('accounts').select('status').where('id', '=', accountId).executeTakeFirst();
+    if (!account) throw new AppError('NOT_FOUND');
+    throw new AppError(account.status === 'active' ? 'INSUFFICIENT_BALANCE' : 'ACCOUNT_DISABLED');
   }
 
   /**

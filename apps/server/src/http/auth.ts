@@ -28,7 +28,13 @@ export function presentedSid(request: FastifyRequest): string | null {
 /** The request's session when it presents a valid one, else null (for routes open to anyone). */
 export async function optionalSession(request: FastifyRequest, sessions: SessionResolver): Promise<SessionInfo | null> {
   const sid = presentedSid(request);
-  return sid ? sessions.resolve(sid) : null;
+  // A disabled account's session is no session where none is needed (another account may sign in from that browser).
+  return sid ? sessions.resolve(sid).catch(noDisabledSession) : null;
+}
+
+function noDisabledSession(e: unknown): null {
+  if (e instanceof AppError && e.code === 'ACCOUNT_DISABLED') return null;
+  throw e;
 }
 
 export async function requireSession(request: FastifyRequest, sessions: SessionResolver): Promise<SessionInfo> {

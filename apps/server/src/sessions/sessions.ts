@@ -4,6 +4,7 @@ import type { Database } from '../platform/db/schema.js';
 import { sha256 } from '../platform/crypto.js';
 import { randomToken } from '../platform/ids.js';
 import { nowIso } from '../platform/db/database.js';
+import { AppError } from '../platform/errors.js';
 
 import type { SessionInfo } from '../http/auth.js';
 export type { SessionInfo };
@@ -33,10 +34,14 @@ export class SessionService {
     if (!sid || sid.length > 128) return null;
     const row = await this.db
       .selectFrom('sessions')
-      .select(['account_id', 'expires_at', 'revoked_at'])
-      .where('id_hash', '=', sha256(sid))
+      .innerJoin('accounts', 'accounts.id', 'sessions.account_id')
+      .select(['sessions.account_id', 'sessions.expires_at', 'sessions.revoked_at', 'accounts.status'])
+      .where('sessions.id_hash', '=', sha256(sid))
       .executeTakeFirst();
-    if (!row || row.revoked_at || row.expires_at <= nowIso()) return null;
+    if (!row || row.expires_at <= nowIso()) return null;
+    // The sessions of a disabled account ended when it was disabled; whoever still holds one is told why.
+    if (row.status !== 'active') throw new AppError('ACCOUNT_DISABLED');
+    if (row.revoked_at) return null;
     return { accountId: row.account_id, sid };
   }
 

@@ -257,6 +257,18 @@ export class SynthesisJobs {
     return this.get(id, accountId);
   }
 
+  /** Cancels every queued or running job of the account (a disabled account), releasing their holds. */
+  async cancelAll(accountId: string): Promise<number> {
+    const rows = await this.db
+      .selectFrom('synthesis_jobs')
+      .select('id')
+      .where('account_id', '=', accountId)
+      .where('status', 'in', ACTIVE)
+      .execute();
+    for (const { id } of rows) await this.cancel(id, accountId);
+    return rows.length;
+  }
+
   /** A finished job's audio as a stream from storage (the asked range of it, if any). */
   async audio(id: string, accountId: string, range?: ByteRange): Promise<{ contentType: string; file: StoredStream }> {
     const job = await this.get(id, accountId);

@@ -15,6 +15,7 @@ import { RealtimeSession, type RealtimeSocket } from './realtime-session.js';
 import type { Config } from '../platform/config.js';
 import { chargeOf } from './routes.js';
 import type { SynthesisService } from './service.js';
+import type { AccountSockets } from './account-sockets.js';
 
 export interface RealtimeRoutesDeps {
   synthesis: Pick<SynthesisService, 'prepareFor' | 'render' | 'price' | 'rulesOf' | 'track'>;
@@ -24,6 +25,8 @@ export interface RealtimeRoutesDeps {
   /** For a key sent in the first message (ElevenLabs' `xi_api_key`), admitted as a header's would be. */
   keyGate: KeyGate;
   config: Pick<Config, 'REALTIME_MAX_UNSENT_BYTES' | 'REALTIME_SEND_TIMEOUT_SECONDS'>;
+  /** The open sockets by account: a disabled account's are closed (account-sockets.ts). */
+  realtimeSockets: AccountSockets;
 }
 
 /** The key a first message carries: ElevenLabs' `xi_api_key`, or `authorization` as a Bearer key. */
@@ -281,6 +284,9 @@ export function realtimeRoutes(deps: RealtimeRoutesDeps): FastifyPluginAsyncZod 
         const voice = await deps.voices.get(voiceId, caller.accountId);
         const maxTextLength = await deps.plans.maxTextLength(caller.accountId);
         if (closed || early.length > MAX_EARLY) return;
+        // An account disabled while the socket is open has it closed, told why (its holds released as it closes).
+        const forget = deps.realtimeSockets.add(caller.accountId, (error) => refuse(error));
+        socket.once('close', forget);
         session = new RealtimeSession({
           synthesis: deps.synthesis,
           provenance: deps.provenance,

@@ -393,6 +393,17 @@ export class SynthesisService {
     for (const work of this.active) work.abort(shuttingDown());
   }
 
+  /** Stops the account's work in flight here (a disabled account): each piece releases its hold as it stops. */
+  stopAccount(accountId: string, reason: Error): number {
+    let stopped = 0;
+    for (const work of this.active)
+      if (work.hold.accountId === accountId) {
+        work.abort(reason);
+        stopped += 1;
+      }
+    return stopped;
+  }
+
   /** Counts `work` (which may take holds and closes them before it ends) as in flight until it ends. */
   track<T>(work: Promise<T>): Promise<T> {
     this.pending.add(work);

@@ -155,6 +155,7 @@ export class UsageService {
           'api_key_id',
           'order_id',
           'created_at',
+          'reason',
         ])
         .orderBy('created_at', 'desc')
         .orderBy('id', 'desc')
@@ -177,6 +178,7 @@ export class UsageService {
         api_key_id: r.api_key_id,
         order_id: r.order_id,
         created_at: r.created_at,
+        reason: r.reason ?? null,
       };
     });
     return { items, total };

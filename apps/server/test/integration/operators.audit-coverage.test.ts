@@ -98,6 +98,60 @@ const SAMPLES: Sample[] = [
   // ---- end core ----
 
   // ---- accounts (h/op-accounts): append rows here ----
+  {
+    route: 'POST /admin/api/accounts/:id/credits/grant',
+    action: 'credits.grant',
+    reason: 'goodwill',
+    async run(h, client) {
+      const c = await h.customer();
+      const reply = await client.post(`/admin/api/accounts/${c.accountId}/credits/grant`, { amount: 100, reason: 'goodwill' });
+      return { reply, target: { type: 'account', id: c.accountId } };
+    },
+  },
+  {
+    route: 'POST /admin/api/accounts/:id/credits/deduct',
+    action: 'credits.deduct',
+    reason: 'granted twice',
+    async run(h, client) {
+      const c = await h.customer();
+      const reply = await client.post(`/admin/api/accounts/${c.accountId}/credits/deduct`, {
+        amount: 1,
+        reason: 'granted twice',
+      });
+      return { reply, target: { type: 'account', id: c.accountId } };
+    },
+  },
+  {
+    route: 'POST /admin/api/accounts/:id/disable',
+    action: 'account.disable',
+    reason: 'abuse',
+    async run(h, client) {
+      const c = await h.customer();
+      const reply = await client.post(`/admin/api/accounts/${c.accountId}/disable`, { reason: 'abuse' });
+      return { reply, target: { type: 'account', id: c.accountId } };
+    },
+  },
+  {
+    route: 'POST /admin/api/accounts/:id/enable',
+    action: 'account.enable',
+    reason: 'appeal accepted',
+    async run(h, client) {
+      const c = await h.customer();
+      await h.t.ctx.db.kysely.updateTable('accounts').set({ status: 'disabled' }).where('id', '=', c.accountId).execute();
+      const reply = await client.post(`/admin/api/accounts/${c.accountId}/enable`, { reason: 'appeal accepted' });
+      return { reply, target: { type: 'account', id: c.accountId } };
+    },
+  },
+  {
+    route: 'POST /admin/api/accounts/:id/sessions/end',
+    action: 'account.sessions_end',
+    reason: 'shared password',
+    async run(h, client) {
+      const c = await h.customer();
+      const reply = await client.post(`/admin/api/accounts/${c.accountId}/sessions/end`, { reason: 'shared password' });
+      return { reply, target: { type: 'account', id: c.accountId } };
+    },
+  },
   // ---- end accounts ----
 
   // ---- codes and catalog (h/op-codes): append rows here ----

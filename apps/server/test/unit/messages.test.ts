@@ -43,9 +43,11 @@ describe('error catalogue', () => {
       PAYMENT_METHOD_UNAVAILABLE: 422,
       ORDER_NOT_PAYABLE: 409,
       RATE_LIMITED: 429,
+      ACCOUNT_DISABLED: 403,
+      SECOND_FACTOR_REQUIRED: 401,
       INTERNAL: 500,
     });
-    expect(ERROR_CODES).toHaveLength(29);
+    expect(ERROR_CODES).toHaveLength(30);
   });
 
   it.each(MESSAGE_LOCALES)('has a message for every code in %s, and nothing else', (locale) => {

@@ -1,6 +1,6 @@
 import { lazy, type ComponentType } from 'react';
 import type { OperatorPermission } from '@polyvox/contracts';
-import { IconHome, IconListDetails, IconUsersGroup } from '@tabler/icons-react';
+import { IconChartBar, IconHome, IconListDetails, IconUserSearch, IconUsersGroup } from '@tabler/icons-react';
 import type { AdminMessages } from './i18n/types';
 
 /**
@@ -20,6 +20,20 @@ const lazyPage = (load: () => Promise<{ default: ComponentType }>) => lazy(load)
 
 export const ADMIN_PAGES: AdminPage[] = [
   { path: '', permission: null, label: 'home', icon: IconHome, component: lazyPage(() => import('./pages/HomePage')) },
+  {
+    path: 'overview',
+    permission: 'overview.read',
+    label: 'overview',
+    icon: IconChartBar,
+    component: lazyPage(() => import('./pages/OverviewPage')),
+  },
+  {
+    path: 'accounts',
+    permission: 'accounts.read',
+    label: 'accounts',
+    icon: IconUserSearch,
+    component: lazyPage(() => import('./pages/AccountsPage')),
+  },
   {
     path: 'operators',
     permission: 'operators.manage',

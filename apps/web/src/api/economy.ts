@@ -78,6 +78,8 @@ export interface CreditRecord {
   api_key_id: string | null;
   order_id: string | null;
   created_at: string;
+  /** An operator's grant or deduction: the reason they gave. */
+  reason?: string | null;
 }
 
 export interface RecordList {

@@ -597,6 +597,38 @@ const migrations: Record<string, Migration> = {
       }
     },
   },
+  '0016_account_status': {
+    async up(db: Kysely<unknown>) {
+      // An operator disables an account (and enables it again): `active` or `disabled`, when and why.
+      await db.schema
+        .alterTable('accounts')
+        .addColumn('status', 'text', (c) => c.notNull().defaultTo('active'))
+        .execute();
+      await db.schema.alterTable('accounts').addColumn('disabled_at', 'text').execute();
+      await db.schema.alterTable('accounts').addColumn('disabled_reason', 'text').execute();
+      // The operator's reason on a grant or a deduction, shown to the user with the record.
+      await db.schema.alterTable('credit_ledger').addColumn('reason', 'text').execute();
+      // The console's search: a phone number, an API key's prefix.
+      await db.schema.createIndex('accounts_mobile').on('accounts').column('mobile').execute();
+      await db.schema.createIndex('api_keys_prefix').on('api_keys').column('prefix').execute();
+      // The beginning of an email or key prefix: PostgreSQL's LIKE 'abc%' takes an index only in pattern order (SQLite
+      // reads a range of the indexes above).
+      if (db.getExecutor().adapter instanceof PostgresAdapter) {
+        await sql`CREATE INDEX accounts_email_pattern ON accounts (email text_pattern_ops)`.execute(db);
+        await sql`CREATE INDEX api_keys_prefix_pattern ON api_keys (prefix text_pattern_ops)`.execute(db);
+      }
+      // The overview reads days across every account: new accounts, orders made and paid, records per day,
+      // the credits that came in or went out by grant, purchase or refund (few rows: a partial index), pieces of audio.
+      await db.schema.createIndex('accounts_created').on('accounts').column('created_at').execute();
+      await db.schema.createIndex('orders_created').on('orders').column('created_at').execute();
+      await db.schema.createIndex('orders_paid').on('orders').column('paid_at').execute();
+      await db.schema.createIndex('record_days_day').on('record_days').columns(['day', 'account_id']).execute();
+      await sql`CREATE INDEX credit_money_days ON credit_ledger (created_at)
+        WHERE kind IN ('grant', 'purchase', 'refund')`.execute(db);
+      await db.schema.createIndex('content_marks_created').on('content_marks').column('created_at').execute();
+      await sql`CREATE INDEX credit_settle_hold ON credit_ledger (hold_id) WHERE kind = 'settle'`.execute(db);
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -18,6 +18,10 @@ export interface AccountsTable {
   referrer: string | null;
   created_at: string;
   updated_at: string;
+  /** `active` or `disabled` (by an operator, migration 0016). */
+  status?: string;
+  disabled_at?: string | null;
+  disabled_reason?: string | null;
 }
 
 export interface DevicesTable {
@@ -69,6 +73,8 @@ export interface LedgerTable {
   /** On a settle entry: the credits the settled work cost (the hold minus what the settlement returned). */
   charge: number | null;
   created_at: string;
+  /** The operator's reason on a grant or deduction (migration 0016), shown to the user with the record. */
+  reason?: string | null;
 }
 
 export interface HoldsTable {

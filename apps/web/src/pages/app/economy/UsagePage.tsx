@@ -58,6 +58,11 @@ function RecordRow({ record, keys }: { record: CreditRecord; keys: Map<string, A
         <Badge variant="light" color={TYPE_COLOR[record.type] ?? 'gray'} data-testid="record-type">
           {typeLabel(record.type)}
         </Badge>
+        {record.reason ? (
+          <Text size="xs" c="dimmed" mt={4} data-testid="record-reason">
+            {record.reason}
+          </Text>
+        ) : null}
       </Table.Td>
       <Table.Td c={record.amount >= 0 ? 'teal.9' : undefined} fw={600} data-testid="record-amount">
         {record.amount > 0 ? '+' : ''}

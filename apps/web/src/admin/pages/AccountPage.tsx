@@ -1,0 +1,450 @@
+import 'mantine-datatable/styles.css';
+import { useState, type ReactNode } from 'react';
+import {
+  Alert,
+  Anchor,
+  Badge,
+  Button,
+  Group,
+  Modal,
+  Paper,
+  SimpleGrid,
+  Skeleton,
+  Stack,
+  Table,
+  Tabs,
+  Text,
+  TextInput,
+  Textarea,
+} from '@mantine/core';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { DataTable } from 'mantine-datatable';
+import { Link } from 'react-router-dom';
+import { PageHeader } from '../../components/PageHeader';
+import { LoadError } from '../../components/LoadError';
+import { WideTable } from '../../components/WideTable';
+import { formatDateTime } from '../../economy/usage';
+import { useLocaleChoice } from '../../i18n/hooks';
+import { formatBytes, formatNumber } from '../../lib/format';
+import { notifyError, notifySuccess } from '../../lib/notify';
+import { adminAccountsApi, type AdminAccountPage } from '../accounts-api';
+import { fill, useTexts } from '../i18n/texts';
+import { ACCOUNTS_TEXTS, SCROLL_PROPS, StatusBadge } from '../accounts-shared';
+
+type Texts = (typeof ACCOUNTS_TEXTS)['en'];
+type Action = 'grant' | 'deduct' | 'disable' | 'enable' | 'end';
+const PAGE_SIZE = 20;
+
+function Figure({ label, value, testId }: { label: string; value: ReactNode; testId: string }) {
+  return (
+    <Paper withBorder radius="md" p="md">
+      <Text size="sm" c="dimmed">
+        {label}
+      </Text>
+      <Text fz={22} fw={700} data-testid={testId}>
+        {value}
+      </Text>
+    </Paper>
+  );
+}
+
+/** Grant, deduct, disable, enable or end sessions: each asks for its reason (required) before it is sent. */
+function ActionDialog({
+  action,
+  account,
+  texts,
+  onClose,
+}: {
+  action: Action | null;
+  account: AdminAccountPage['account'];
+  texts: Texts;
+  onClose: () => void;
+}) {
+  const { ui } = useLocaleChoice();
+  const client = useQueryClient();
+  const [amount, setAmount] = useState('');
+  const [reason, setReason] = useState('');
+  const who = account.email ?? account.id;
+  const money = action === 'grant' || action === 'deduct';
+  const mutation = useMutation({
+    mutationFn: async () => {
+      const why = reason.trim();
+      if (action === 'grant' || action === 'deduct') {
+        const n = Number(amount);
+        const done = await adminAccountsApi.adjust(account.id, action, n, why);
+        return fill(action === 'grant' ? texts.granted : texts.deducted, {
+          amount: formatNumber(n, ui),
+          balance: formatNumber(done.balance, ui),
+        });
+      }
+      const done = await adminAccountsApi.action(account.id, action === 'end' ? 'sessions/end' : action!, why);
+      if (action === 'disable')
+        return fill(texts.disabledDone, {
+          sessions: done.sessions_ended,
+          credits: formatNumber(done.released_credits, ui),
+        });
+      return action === 'enable' ? texts.enabledDone : fill(texts.endedDone, { sessions: done.sessions_ended });
+    },
+    onSuccess: (message) => {
+      notifySuccess(message);
+      void client.invalidateQueries({ queryKey: ['admin', 'account', account.id] });
+      void client.invalidateQueries({ queryKey: ['admin', 'accounts'] });
+      setAmount('');
+      setReason('');
+      onClose();
+    },
+    onError: notifyError,
+  });
+  if (!action) return null;
+  const title = {
+    grant: texts.grantTitle,
+    deduct: texts.deductTitle,
+    disable: texts.disableTitle,
+    enable: texts.enableTitle,
+    end: texts.endTitle,
+  }[action];
+  const body = { disable: texts.disableBody, enable: texts.enableBody, end: texts.endBody }[action as 'disable'];
+  const n = Number(amount);
+  const amountOk =
+    !money || (Number.isInteger(n) && n > 0 && n <= 1_000_000_000 && (action !== 'deduct' || n <= account.credits));
+  const valid = amountOk && reason.trim().length > 0 && reason.trim().length <= 500;
+  return (
+    <Modal opened onClose={onClose} title={fill(title, { who })} centered data-testid={`dialog-${action}`}>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (valid) mutation.mutate();
+        }}
+      >
+        <Stack gap="sm">
+          {body && <Text size="sm">{body}</Text>}
+          {money && (
+            <TextInput
+              label={texts.amountLabel}
+              value={amount}
+              onChange={(e) => setAmount(e.currentTarget.value.replace(/\D/g, ''))}
+              inputMode="numeric"
+              required
+              description={action === 'deduct' ? fill(texts.deductMax, { max: formatNumber(account.credits, ui) }) : undefined}
+              data-testid="action-amount"
+            />
+          )}
+          <Textarea
+            label={texts.reasonLabel}
+            description={money ? texts.reasonShown : undefined}
+            value={reason}
+            onChange={(e) => setReason(e.currentTarget.value)}
+            maxLength={500}
+            autosize
+            minRows={2}
+            required
+            data-testid="action-reason"
+          />
+          <Group justify="flex-end" gap="sm">
+            <Button variant="default" onClick={onClose}>
+              {texts.cancel}
+            </Button>
+            <Button
+              type="submit"
+              color={action === 'disable' || action === 'deduct' ? 'red' : undefined}
+              disabled={!valid}
+              loading={mutation.isPending}
+              data-testid="action-confirm"
+            >
+              {texts.confirm}
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </Modal>
+  );
+}
+
+function Ledger({ id, texts }: { id: string; texts: Texts }) {
+  const { ui } = useLocaleChoice();
+  const [page, setPage] = useState(1);
+  const query = useQuery({
+    queryKey: ['admin', 'account', id, 'ledger', page],
+    queryFn: () => adminAccountsApi.ledger(id, page, PAGE_SIZE),
+    placeholderData: keepPreviousData,
+  });
+  if (query.isError) return <LoadError error={query.error} onRetry={() => void query.refetch()} what="ledger" />;
+  return (
+    <Stack gap="xs">
+      {query.data && (
+        <Text size="sm" c="dimmed" data-testid="ledger-sum">
+          {fill(texts.ledgerSum, { sum: formatNumber(query.data.ledger_sum, ui) })}
+        </Text>
+      )}
+      <DataTable
+        withTableBorder
+        scrollAreaProps={SCROLL_PROPS}
+        borderRadius="md"
+        minHeight={120}
+        fetching={query.isFetching}
+        records={query.data?.items ?? []}
+        totalRecords={query.data?.total ?? 0}
+        page={page}
+        onPageChange={setPage}
+        recordsPerPage={PAGE_SIZE}
+        noRecordsText={texts.empty}
+        customRowAttributes={(r) => ({ 'data-testid': 'ledger-row', 'data-kind': r.kind, 'data-amount': r.amount })}
+        columns={[
+          { accessor: 'created_at', title: texts.time, render: (r) => formatDateTime(r.created_at, ui) },
+          { accessor: 'kind', title: texts.kind, render: (r) => `${r.kind}${r.record_type ? ` · ${r.record_type}` : ''}` },
+          { accessor: 'amount', title: texts.amount, textAlign: 'right', render: (r) => formatNumber(r.amount, ui) },
+          {
+            accessor: 'balance_after',
+            title: texts.balanceAfter,
+            textAlign: 'right',
+            visibleMediaQuery: (theme) => `(min-width: ${theme.breakpoints.sm})`,
+            render: (r) => formatNumber(r.balance_after, ui),
+          },
+          { accessor: 'reason', title: texts.reason, render: (r) => r.reason ?? r.note ?? texts.none },
+        ]}
+      />
+    </Stack>
+  );
+}
+
+function Orders({ id, texts }: { id: string; texts: Texts }) {
+  const { ui } = useLocaleChoice();
+  const [page, setPage] = useState(1);
+  const query = useQuery({
+    queryKey: ['admin', 'account', id, 'orders', page],
+    queryFn: () => adminAccountsApi.orders(id, page, PAGE_SIZE),
+    placeholderData: keepPreviousData,
+  });
+  if (query.isError) return <LoadError error={query.error} onRetry={() => void query.refetch()} what="orders" />;
+  return (
+    <DataTable
+      withTableBorder
+      scrollAreaProps={SCROLL_PROPS}
+      borderRadius="md"
+      minHeight={120}
+      fetching={query.isFetching}
+      records={query.data?.items ?? []}
+      totalRecords={query.data?.total ?? 0}
+      page={page}
+      onPageChange={setPage}
+      recordsPerPage={PAGE_SIZE}
+      noRecordsText={texts.empty}
+      customRowAttributes={() => ({ 'data-testid': 'order-row' })}
+      columns={[
+        { accessor: 'id', title: texts.orders },
+        { accessor: 'product_id', title: texts.product, visibleMediaQuery: (theme) => `(min-width: ${theme.breakpoints.sm})` },
+        {
+          accessor: 'amount',
+          title: texts.amount,
+          textAlign: 'right',
+          render: (r) => `${(r.amount / 100).toFixed(2)} ${r.currency}`,
+        },
+        { accessor: 'status', title: texts.status },
+        {
+          accessor: 'method',
+          title: texts.method,
+          visibleMediaQuery: (theme) => `(min-width: ${theme.breakpoints.md})`,
+          render: (r) => r.method ?? texts.none,
+        },
+        { accessor: 'created_at', title: texts.created, render: (r) => formatDateTime(r.created_at, ui) },
+      ]}
+    />
+  );
+}
+
+/** A short list (keys, voices, samples, sessions) as a plain table that scrolls sideways on a phone. */
+function SimpleList({ heads, rows, empty, testId }: { heads: string[]; rows: ReactNode[][]; empty: string; testId: string }) {
+  if (!rows.length) return <Text c="dimmed">{empty}</Text>;
+  return (
+    <WideTable minWidth={560}>
+      <Table striped data-testid={testId}>
+        <Table.Thead>
+          <Table.Tr>
+            {heads.map((h) => (
+              <Table.Th key={h}>{h}</Table.Th>
+            ))}
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {rows.map((cells, i) => (
+            <Table.Tr key={i}>
+              {cells.map((c, j) => (
+                <Table.Td key={j}>{c}</Table.Td>
+              ))}
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+    </WideTable>
+  );
+}
+
+/** One account: balance and state, its ledger, orders, keys, voices, samples and sessions, and the actions on it. */
+export function AccountPage({ id }: { id: string }) {
+  const texts = useTexts(ACCOUNTS_TEXTS);
+  const { ui } = useLocaleChoice();
+  const [action, setAction] = useState<Action | null>(null);
+  const query = useQuery({ queryKey: ['admin', 'account', id], queryFn: () => adminAccountsApi.page(id) });
+  const back = (
+    <Anchor component={Link} to="/admin/accounts" size="sm">
+      ← {texts.back}
+    </Anchor>
+  );
+  if (query.isPending) return <Skeleton h={320} />;
+  if (query.isError)
+    return (
+      <Stack>
+        {back}
+        <LoadError error={query.error} onRetry={() => void query.refetch()} what="account" />
+      </Stack>
+    );
+  const { account, keys, voices, samples, sessions, list_limit } = query.data;
+  const date = (iso: string | null) => (iso ? (formatDateTime(iso, ui) ?? texts.none) : texts.none);
+  const disabled = account.status === 'disabled';
+  return (
+    <Stack gap="md" data-testid="account-page" data-status={account.status}>
+      {back}
+      <PageHeader
+        title={texts.account}
+        description={[account.email, account.id].filter(Boolean).join(' · ')}
+        actions={
+          <Group gap="xs" wrap="wrap">
+            <Button size="sm" variant="light" onClick={() => setAction('grant')} data-testid="action-grant">
+              {texts.grant}
+            </Button>
+            <Button size="sm" variant="light" color="orange" onClick={() => setAction('deduct')} data-testid="action-deduct">
+              {texts.deduct}
+            </Button>
+            <Button size="sm" variant="light" color="gray" onClick={() => setAction('end')} data-testid="action-end">
+              {texts.endSessions}
+            </Button>
+            {disabled ? (
+              <Button size="sm" color="teal" onClick={() => setAction('enable')} data-testid="action-enable">
+                {texts.enable}
+              </Button>
+            ) : (
+              <Button size="sm" color="red" onClick={() => setAction('disable')} data-testid="action-disable">
+                {texts.disable}
+              </Button>
+            )}
+          </Group>
+        }
+      />
+      {disabled && (
+        <Alert color="red" data-testid="disabled-alert">
+          {fill(texts.disabledBecause, { date: date(account.disabled_at), reason: account.disabled_reason ?? texts.none })}
+        </Alert>
+      )}
+      <SimpleGrid cols={{ base: 1, xs: 2, md: 4 }}>
+        <Figure label={texts.balance} value={formatNumber(account.credits, ui)} testId="account-balance" />
+        <Figure label={texts.held} value={formatNumber(account.held, ui)} testId="account-held" />
+        <Figure label={texts.plan} value={account.vip_level} testId="account-plan" />
+        <Figure label={texts.status} value={<StatusBadge status={account.status} />} testId="account-state" />
+      </SimpleGrid>
+      <Paper withBorder radius="md" p="md">
+        <SimpleGrid cols={{ base: 1, sm: 2, md: 3 }} spacing="xs">
+          <Text size="sm">
+            {texts.phone}: {account.mobile ?? texts.none}
+          </Text>
+          <Text size="sm">
+            {texts.name}: {account.name ?? texts.none}
+          </Text>
+          <Text size="sm">
+            {texts.created}: {date(account.created_at)}
+          </Text>
+          <Text size="sm">
+            {texts.referral}: {account.referral_code}
+          </Text>
+          <Text size="sm">
+            {texts.channel}: {account.channel}
+          </Text>
+          <Text size="sm">
+            {texts.recordsBalance}: {formatNumber(account.records_balance, ui)}
+          </Text>
+        </SimpleGrid>
+      </Paper>
+      <Tabs defaultValue="ledger" keepMounted={false}>
+        <Tabs.List style={{ flexWrap: 'wrap' }}>
+          <Tabs.Tab value="ledger">{texts.ledger}</Tabs.Tab>
+          <Tabs.Tab value="orders">{texts.orders}</Tabs.Tab>
+          <Tabs.Tab value="keys">
+            {texts.keys} <Badge size="xs">{keys.length}</Badge>
+          </Tabs.Tab>
+          <Tabs.Tab value="voices">
+            {texts.voices} <Badge size="xs">{voices.length}</Badge>
+          </Tabs.Tab>
+          <Tabs.Tab value="samples">
+            {texts.samples} <Badge size="xs">{samples.length}</Badge>
+          </Tabs.Tab>
+          <Tabs.Tab value="sessions" data-testid="tab-sessions">
+            {texts.sessions} <Badge size="xs">{sessions.filter((s) => s.live).length}</Badge>
+          </Tabs.Tab>
+        </Tabs.List>
+        <Tabs.Panel value="ledger" pt="md">
+          <Ledger id={account.id} texts={texts} />
+        </Tabs.Panel>
+        <Tabs.Panel value="orders" pt="md">
+          <Orders id={account.id} texts={texts} />
+        </Tabs.Panel>
+        <Tabs.Panel value="keys" pt="md">
+          <SimpleList
+            testId="keys-table"
+            empty={texts.empty}
+            heads={[texts.name, texts.prefix, texts.used, texts.limit, texts.lastUsed, texts.deleted]}
+            rows={keys.map((k) => [
+              k.name,
+              <code key="p">{k.prefix}</code>,
+              formatNumber(k.used, ui),
+              k.credit_limit === null ? texts.none : formatNumber(k.credit_limit, ui),
+              date(k.last_used_at),
+              date(k.deleted_at),
+            ])}
+          />
+        </Tabs.Panel>
+        <Tabs.Panel value="voices" pt="md">
+          <SimpleList
+            testId="voices-table"
+            empty={texts.empty}
+            heads={[texts.name, texts.type, texts.model, texts.status, texts.created]}
+            rows={voices.map((v) => [v.name, v.type, v.model, v.status, date(v.created_at)])}
+          />
+        </Tabs.Panel>
+        <Tabs.Panel value="samples" pt="md">
+          <SimpleList
+            testId="samples-table"
+            empty={texts.empty}
+            heads={['#', texts.type, texts.duration, texts.consent, texts.created]}
+            rows={samples.map((s) => [
+              s.idx,
+              `${s.format} · ${formatBytes(s.size, ui)}`,
+              `${s.duration.toFixed(1)} s`,
+              `${date(s.consent_at)} · ${s.consent_ip}`,
+              date(s.created_at),
+            ])}
+          />
+        </Tabs.Panel>
+        <Tabs.Panel value="sessions" pt="md">
+          <SimpleList
+            testId="sessions-table"
+            empty={texts.empty}
+            heads={[texts.created, texts.expires, texts.status, texts.userAgent]}
+            rows={sessions.map((s) => [
+              date(s.created_at),
+              date(s.expires_at),
+              s.live ? texts.live : texts.ended,
+              <Text key="ua" size="xs" lineClamp={1} maw={320}>
+                {s.user_agent ?? texts.none}
+              </Text>,
+            ])}
+          />
+        </Tabs.Panel>
+      </Tabs>
+      {[keys, voices, samples, sessions].some((l) => l.length >= list_limit) && (
+        <Text size="xs" c="dimmed">
+          {fill(texts.listLimit, { limit: list_limit })}
+        </Text>
+      )}
+      <ActionDialog action={action} account={account} texts={texts} onClose={() => setAction(null)} />
+    </Stack>
+  );
+}
