@@ -61,7 +61,7 @@ export async function* synthesizeChunks(
   plan: Plan,
   signal?: AbortSignal,
   onProgress?: (p: { done: number; total: number }) => void,
-  opts: { firstAlone?: boolean; keepRates?: number[]; words?: boolean } = {},
+  opts: { firstAlone?: boolean; keepRates?: number[]; words?: boolean; from?: number } = {},
 ): AsyncIterable<SentenceAudio> {
   const job = (index: number) => sentenceJob(ctx, plan, plan.sentences[index]!, opts, index);
   const remote = ctx.remoteEngines.get(plan.voice.engine);
@@ -79,8 +79,10 @@ export async function* synthesizeChunks(
 
   const depth = remote ? 2 : Math.max(2, ctx.pool.size + 1);
   const inFlight: Promise<Awaited<ReturnType<typeof run>>>[] = [];
-  let next = 0;
-  let done = 0;
+  // `from`: the sentences before it were made elsewhere (a stream's first, sent as its engine made it).
+  const from = opts.from ?? 0;
+  let next = from;
+  let done = from;
   const total = plan.sentences.length;
   const fill = (): void => {
     // A stream's first sentence gets the machine to itself: the look-ahead would share its cores.
@@ -98,7 +100,7 @@ export async function* synthesizeChunks(
       next++;
     }
   };
-  for (let index = 0; index < plan.sentences.length; index++) {
+  for (let index = from; index < plan.sentences.length; index++) {
     if (signal?.aborted) throw signal.reason ?? new Error('aborted');
     fill();
     const result = await inFlight.shift()!;
@@ -114,7 +116,7 @@ export async function* synthesizeChunks(
  * after it (`pipeline/pauses.ts`), or the markup's own (a `<break>` replaces it); a marked-up sentence's volume (after
  * the engine's loudness normalisation, so it is heard) and the lead before the first. The words move with the sound.
  */
-function joined(
+export function joined(
   plan: Plan,
   index: number,
   samples: Float32Array,

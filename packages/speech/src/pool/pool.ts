@@ -197,6 +197,15 @@ export class WorkerPool {
     return this.submit((id) => ({ type: 'synthesize', id, job, sink, ...(mark ? { mark } : {}) }), [sink], true, signal);
   }
 
+  /**
+   * A stream's first sentence, its first `aheadSec` seconds sent on `sink` as the engine makes them and the rest once
+   * the sentence is measured (see streamed.ts); resolves with the words and the sample count. Urgent, as the caller
+   * waits on it; `signal` takes it out of the queue (its sink is then closed).
+   */
+  synthesizeAhead(job: SynthesisJob, sink: MessagePort, aheadSec: number, signal?: AbortSignal): Promise<SynthesisResult> {
+    return this.submit((id) => ({ type: 'ahead', id, job, sink, aheadSec }), [sink], true, signal);
+  }
+
   /** Encodes PCM in a worker; the samples' buffer is transferred, so the caller must not reuse it. */
   async encode(samples: Float32Array, sampleRate: number, format: AudioFormat): Promise<Buffer> {
     const owned = samples.byteOffset === 0 && samples.byteLength === samples.buffer.byteLength ? samples : samples.slice();
@@ -236,5 +245,5 @@ export class WorkerPool {
 
 /** Closes the ports a task would have handed over, so whoever holds their other ends sees them go. */
 function closePorts(task: Task): void {
-  if (task.msg.type === 'synthesize') task.msg.sink?.close();
+  if (task.msg.type === 'synthesize' || task.msg.type === 'ahead') task.msg.sink?.close();
 }

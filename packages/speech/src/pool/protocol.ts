@@ -51,6 +51,8 @@ export interface SynthesisResult {
 export type ToWorker =
   /** With a sink and a mark: the worker puts the watermark in the samples it sends (see streamed.ts). */
   | { type: 'synthesize'; id: number; job: SynthesisJob; sink?: MessagePort; mark?: Mark }
+  /** A stream's first sentence: its first `aheadSec` seconds sent on `sink` as they are made (see streamed.ts). */
+  | { type: 'ahead'; id: number; job: SynthesisJob; sink: MessagePort; aheadSec: number }
   | { type: 'encode'; id: number; samples: Float32Array; sampleRate: number; format: AudioFormat }
   | { type: 'voices'; id: number }
   | { type: 'warmup'; id: number };

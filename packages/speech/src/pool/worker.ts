@@ -6,7 +6,7 @@ import { encodeAudio } from '../audio/encoders.ts';
 import { transferList } from '../audio/transfer.ts';
 import type { FromWorker, ToWorker, WorkerConfig } from './protocol.ts';
 import { lowerPriority } from './priority.ts';
-import { synthesizeInto } from './streamed.ts';
+import { synthesizeAhead, synthesizeInto } from './streamed.ts';
 
 const config = workerData as WorkerConfig;
 // Background workers yield the cores to the API; the interactive lane runs one waited-on sentence
@@ -77,6 +77,15 @@ port.on('message', async (msg: ToWorker) => {
         voices: list.flatMap((e) => e.listVoices()),
         models: list.flatMap((e) => e.listModels()),
       });
+    } else if (msg.type === 'ahead') {
+      const engine = engines.get(msg.job.engine);
+      if (!engine) {
+        msg.sink.postMessage({ type: 'fail' });
+        throw new Error(`engine ${msg.job.engine} is not available in the worker`);
+      }
+      const result = await synthesizeAhead(engine, msg.job, msg.sink, msg.aheadSec);
+      msg.sink.close();
+      send({ type: 'result', id: msg.id, result });
     } else {
       const engine = engines.get(msg.job.engine);
       if (!engine) {
