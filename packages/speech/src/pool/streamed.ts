@@ -319,10 +319,13 @@ async function aheadInto(engine: Engine, job: SynthesisJob, send: Send, aheadSec
       held.push(s);
       return;
     }
-    const now = s.subarray(0, aheadSamples - sent);
-    send({ type: 'pcm', samples: owned(now) });
-    sent += now.length;
-    if (now.length < s.length) held.push(s.subarray(now.length));
+    // A copy: the piece may be the very array the loudness measurement keeps (a resampler at the engine's rate).
+    const now = s.slice(0, aheadSamples - sent);
+    const n = now.length;
+    // The message takes the copy's buffer: its length reads 0 from here on.
+    send({ type: 'pcm', samples: now });
+    sent += n;
+    if (n < s.length) held.push(s.subarray(n));
   };
   const onAudio = (piece: Float32Array, sampleRate: number): void => {
     if (!limiter) {
