@@ -508,8 +508,9 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
     let rate = 0;
     let length = 0;
     // mp3 and Ogg Opus are encoded sentence by sentence as they come, in the encoder thread: the
-    // file is ready soon after its last sentence, and no PCM is gathered on this thread.
-    const piecewise = plan.format === 'mp3' || plan.format === 'opus';
+    // file is ready soon after its last sentence, and no PCM is gathered on this thread. So are marked WAV and PCM
+    // files (marking is the encoder thread's work anyway): gathering them here cost a copy of the whole file's samples.
+    const piecewise = plan.format === 'mp3' || plan.format === 'opus' || mark !== undefined;
     const parts: Float32Array[] = [];
     let file: StreamEncoder | undefined;
     const writes: Promise<Buffer[]>[] = [];
