@@ -13,6 +13,7 @@ import { Worker, type MessagePort, type Transferable } from 'node:worker_threads
 import { SpeechError, reviveError } from '../errors.ts';
 import type { Mark } from '../audio/marked.ts';
 import type { AudioFormat } from '../types.ts';
+import type { JoinSpec } from '../pipeline/pauses.ts';
 import type { FromWorker, SynthesisJob, SynthesisResult, ToWorker, WorkerConfig } from './protocol.ts';
 
 type Pending = { resolve: (v: any) => void; reject: (e: Error) => void };
@@ -183,8 +184,12 @@ export class WorkerPool {
    * stream's first sentence) goes to the interactive lane, a worker at normal priority, when it
    * is free; other work runs in the background workers at a lower priority than the API.
    */
-  synthesize(job: SynthesisJob, opts: { urgent?: boolean; signal?: AbortSignal } = {}): Promise<SynthesisResult> {
-    return this.submit((id) => ({ type: 'synthesize', id, job }), [], opts.urgent, opts.signal);
+  synthesize(
+    job: SynthesisJob,
+    opts: { urgent?: boolean; signal?: AbortSignal; join?: JoinSpec } = {},
+  ): Promise<SynthesisResult> {
+    const join = opts.join;
+    return this.submit((id) => ({ type: 'synthesize', id, job, ...(join ? { join } : {}) }), [], opts.urgent, opts.signal);
   }
 
   /**

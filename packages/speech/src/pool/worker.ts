@@ -2,6 +2,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { createLocalEngines } from '../engines/local.ts';
 import { runEngine } from '../pipeline/run-engine.ts';
+import { joinSentence } from '../pipeline/pauses.ts';
 import { encodeAudio } from '../audio/encoders.ts';
 import { transferList } from '../audio/transfer.ts';
 import type { FromWorker, ToWorker, WorkerConfig } from './protocol.ts';
@@ -100,6 +101,12 @@ port.on('message', async (msg: ToWorker) => {
         return;
       }
       const result = await runEngine(engine, msg.job);
+      if (msg.join) {
+        // Joined here (edges trimmed, pause added), so the caller's thread does not copy the samples again.
+        const j = joinSentence(result.samples, result.sampleRate, result.words, msg.join);
+        result.samples = j.samples;
+        result.words = j.words ?? [];
+      }
       // Transfer only a buffer the result owns whole (never a view into a WASM heap).
       if (result.samples.byteOffset !== 0 || result.samples.byteLength !== result.samples.buffer.byteLength)
         result.samples = result.samples.slice();
