@@ -160,7 +160,12 @@ export async function responsivenessRows(): Promise<BenchRow[]> {
   const probeFile = path.join(os.tmpdir(), `polyvox-probe-${process.pid}-${Date.now()}.json`);
   const root = process.env.BENCH_SERVER_ROOT;
   const s = await startServer({
-    execArgv: ['--import', path.join(import.meta.dirname, 'loop-probe.mjs')],
+    // BENCH_SERVER_ARGS: more flags for the server's node (say `--cpu-prof --cpu-prof-dir=/tmp/prof`, to profile it).
+    execArgv: [
+      '--import',
+      path.join(import.meta.dirname, 'loop-probe.mjs'),
+      ...(process.env.BENCH_SERVER_ARGS?.split(' ').filter(Boolean) ?? []),
+    ],
     env: { BENCH_PROBE_FILE: probeFile },
     ...(root ? { root } : {}),
   });

@@ -16,7 +16,9 @@ import { OpenAIEngine, type OpenAIConfig } from './engines/openai.ts';
 import { SherpaEngine, type ModelsChange } from './engines/sherpa.ts';
 import type { ModelProblem } from './engines/sherpa-discover.ts';
 import { isSpeechError, SpeechError } from './errors.ts';
-import { sentenceJob, synthesizeChunks, type ChunkContext } from './pipeline/chunks.ts';
+import { joined, sentenceJob, synthesizeChunks, type ChunkContext } from './pipeline/chunks.ts';
+import type { ToFileSink } from './audio/encoder-protocol.ts';
+import type { SynthesisJob as SentenceJob, SynthesisResult as PoolResult } from './pool/protocol.ts';
 import { cacheKey, MemoryAudioCache, type AudioCache } from './pipeline/cache.ts';
 import { makePlan, type Plan, type SynthesisRequest } from './pipeline/plan.ts';
 import type { AiLabelPosition } from './pipeline/ai-label.ts';
@@ -506,8 +508,9 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
     let rate = 0;
     let length = 0;
     // mp3 and Ogg Opus are encoded sentence by sentence as they come, in the encoder thread: the
-    // file is ready soon after its last sentence, and no PCM is gathered on this thread.
-    const piecewise = plan.format === 'mp3' || plan.format === 'opus';
+    // file is ready soon after its last sentence, and no PCM is gathered on this thread. So are marked WAV and PCM
+    // files (marking is the encoder thread's work anyway): gathering them here cost a copy of the whole file's samples.
+    const piecewise = plan.format === 'mp3' || plan.format === 'opus' || mark !== undefined;
     const parts: Float32Array[] = [];
     let file: StreamEncoder | undefined;
     const writes: Promise<Buffer[]>[] = [];
@@ -569,6 +572,56 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
     }
   }
 
+  /**
+   * A stream's first sentence from a pool worker (`pool/streamed.ts`, `synthesizeAhead`): its first FIRST_SLICE_SEC
+   * seconds as the engine makes them, then the rest once the sentence is complete and measured (`end`), or the whole
+   * sentence at once (`whole`). Returns the worker's result (words, length, the gain to learn).
+   */
+  async function* aheadMessages(job: SentenceJob, signal?: AbortSignal): AsyncGenerator<ToFileSink, PoolResult> {
+    const { port1, port2 } = new MessageChannel();
+    const queue: ToFileSink[] = [];
+    let wake: (() => void) | undefined;
+    let closed = false;
+    let failed = false;
+    const poke = (): void => wake?.();
+    port1.on('message', (m: ToFileSink) => {
+      queue.push(m);
+      poke();
+    });
+    port1.on('close', () => {
+      closed = true;
+      poke();
+    });
+    signal?.addEventListener('abort', poke, { once: true });
+    const result = lazyPool().synthesizeAhead(job, port2, FIRST_SLICE_SEC, signal);
+    // The sink's messages and the result come on different ports, in no set order: the result is read last.
+    result.catch(() => {
+      failed = true;
+      poke();
+    });
+    try {
+      for (;;) {
+        signal?.throwIfAborted();
+        const m = queue.shift();
+        if (m) {
+          if (m.type === 'fail') break;
+          yield m;
+          if (m.type === 'end' || m.type === 'whole') break;
+          continue;
+        }
+        if (closed || failed) break;
+        await new Promise<void>((r) => (wake = r));
+        wake = undefined;
+      }
+      const r = await result;
+      signal?.throwIfAborted();
+      return r;
+    } finally {
+      signal?.removeEventListener('abort', poke);
+      port1.close();
+    }
+  }
+
   async function* synthesizeStream(req: SynthesisRequest): AsyncIterable<Buffer> {
     const plan = planOf(req);
     const key = keyOf(plan);
@@ -579,7 +632,8 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
       for (let i = 0; i < hit.audio.length; i += 64 * 1024) yield hit.audio.subarray(i, i + 64 * 1024);
       return;
     }
-    // Timings as the stream goes: each sentence placed at its offset, the alignment so far handed on before its audio.
+    // Timings as the stream goes: each sentence placed at its offset, the alignment so far handed on before the rest of
+    // its audio (a first sentence's first fraction of a second leaves before its words are known).
     const timed = req.timings ? req.onTimings : undefined;
     const align = timed && !timedEngine(plan.voice.engine) ? referenceAligner(plan, req.signal) : undefined;
     const placed: SentenceTiming[] = [];
@@ -595,63 +649,118 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
     const out: Buffer[] = [];
     let samples = 0;
     let complete = false;
-    try {
-      // A label at the start leaves first, at the rate the encoder opened with; the speech is then brought to it.
-      const head = await labelAt(plan, 'start', opened, req.signal);
-      if (head) {
-        samples += head.length;
-        at += head.length / opened;
-        for (const b of await stream.write(head)) {
+    let head: Float32Array | undefined;
+    /** The stream's rate, from its first sentence's: the encoder is opened again if it guessed another. */
+    const rateFrom = (first: number): void => {
+      if (rate) return;
+      rate = first;
+      streamRates.set(rateKey, rate);
+      if (head) rate = opened;
+      else if (rate !== opened) {
+        stream.abort();
+        stream = encoder.stream(plan.format, rate, false, mark);
+        opened = rate;
+      }
+    };
+    /** Writes samples to the stream's encoder, in order; each write's bytes are yielded as it returns them. */
+    async function* write(...pieces: Float32Array[]): AsyncGenerator<Buffer> {
+      const writes = pieces.filter((p) => p.length).map((p) => stream.write(p));
+      for (const w of writes) w.catch(() => {});
+      for (const w of writes)
+        for (const b of await w) {
           out.push(b);
           yield b;
         }
+    }
+    /** A sentence's timings placed (its audio `length` samples long), handed on before the rest of its audio. */
+    const place = async (index: number, text: string, pcm: Float32Array, length: number, words: WordTiming[] = []) => {
+      if (!timed) return;
+      const sentenceWords = align ? await align(index, { samples: pcm, sampleRate: rate }) : words;
+      placed.push({ text, start: at, duration: length / rate, words: sentenceWords });
+      at += length / rate;
+      // The sentences still to come sit at the end, with no length: their characters are not known yet.
+      const toCome = plan.sentences.slice(placed.length).map((t) => ({ text: t, start: at, duration: 0, words: [] }));
+      timed({
+        ...buildTimings(req.text, plan.text, [...placed, ...toCome], at, plan.spoken, plan.marks),
+        known: coveredPrefix(req.text, plan.text, placed, plan.spoken),
+      });
+    };
+    try {
+      // A label at the start leaves first, at the rate the encoder opened with; the speech is then brought to it.
+      head = await labelAt(plan, 'start', opened, req.signal);
+      if (head) {
+        samples += head.length;
+        at += head.length / opened;
+        yield* write(head);
       }
-      // The first sentence runs alone, so the first bytes come as soon as one sentence could.
-      const opts = { firstAlone: true, ...keepRates(plan.format), words: timed !== undefined };
-      for await (const s of synthesizeChunks(ctx, plan, req.signal, req.onProgress, opts)) {
-        if (!rate) {
-          rate = s.sampleRate;
-          streamRates.set(rateKey, rate);
-          if (head) rate = opened;
-          else if (rate !== opened) {
-            stream.abort();
-            stream = encoder.stream(plan.format, rate, false, mark);
-            opened = rate;
+      const words = timed !== undefined;
+      // A local engine's first sentence is sent as the engine makes it: its first fraction of a second leaves before
+      // the sentence is complete (and before its words are known); a marked-up plan's pieces take the ordinary path.
+      const ahead = ctx.localEngines.has(plan.voice.engine) && !remote.has(plan.voice.engine) && !plan.parts;
+      if (ahead) {
+        const learnt = gains.get(gainKey(plan));
+        const job: SentenceJob = {
+          ...sentenceJob(ctx, plan, plan.sentences[0]!, { ...keepRates(plan.format), words }, 0),
+          // After a label the speech comes at the rate the label went at.
+          ...(head ? { sampleRate: opened, keepRates: [opened] } : {}),
+          ...(learnt !== undefined ? { gainDb: learnt } : {}),
+        };
+        const got: Float32Array[] = [];
+        let whole: Float32Array | undefined;
+        let written = 0;
+        const messages = aheadMessages(job, req.signal);
+        let result: PoolResult;
+        for (;;) {
+          const n = await messages.next();
+          if (n.done) {
+            result = n.value;
+            break;
+          }
+          const m = n.value;
+          if (m.type === 'open' || m.type === 'whole') rateFrom(m.sampleRate);
+          if (m.type === 'whole') whole = m.samples;
+          if (m.type !== 'pcm') continue;
+          got.push(m.samples);
+          // The part sent ahead is encoded at once (a copy: the encoder takes its buffer); the rest waits for the end.
+          if (written < Math.round(FIRST_SLICE_SEC * rate)) {
+            written += m.samples.length;
+            yield* write(m.samples.slice());
           }
         }
+        learnGain(gainKey(plan), result.gainDb);
+        req.onProgress?.({ done: 1, total: plan.sentences.length });
+        // The sentence as it goes into the file: its edge silence trimmed and its pause after it (chunks.ts).
+        const full = whole ?? concatFloat32(got);
+        const joinedFirst = joined(plan, 0, full, rate, result.words);
+        const pcm = joinedFirst.samples;
+        // What was sent ahead stays: past the sentence's trimmed end it was quiet, and it shortens the pause.
+        const length = Math.max(written, pcm.length);
+        samples += length;
+        await place(0, plan.sentences[0]!, pcm, length, joinedFirst.words);
+        const rest = pcm.subarray(Math.min(written, pcm.length));
+        // Nothing went ahead (no learnt gain yet): the sentence's first fraction of a second is encoded first.
+        const cut = written ? rest.length : Math.min(rest.length, Math.round(FIRST_SLICE_SEC * rate));
+        yield* write(rest.subarray(0, cut), rest.subarray(cut));
+      }
+      const opts = ahead
+        ? { from: 1, ...keepRates(plan.format), words }
+        : // The first sentence runs alone, so the first bytes come as soon as one sentence could.
+          { firstAlone: true, ...keepRates(plan.format), words };
+      for await (const s of synthesizeChunks(ctx, plan, req.signal, req.onProgress, opts)) {
+        rateFrom(s.sampleRate);
         const pcm = sameRate(s.samples, s.sampleRate, rate);
         samples += pcm.length;
-        if (timed) {
-          const words = align ? await align(s.index, s) : (s.words ?? []);
-          placed.push({ text: s.text, start: at, duration: pcm.length / rate, words });
-          at += pcm.length / rate;
-          // The sentences still to come sit at the end, with no length: their characters are not known yet.
-          const toCome = plan.sentences.slice(placed.length).map((text) => ({ text, start: at, duration: 0, words: [] }));
-          timed({
-            ...buildTimings(req.text, plan.text, [...placed, ...toCome], at, plan.spoken, plan.marks),
-            known: coveredPrefix(req.text, plan.text, placed, plan.spoken),
-          });
-        }
+        await place(s.index, s.text, pcm, pcm.length, s.words);
         // The first sentence goes to the encoder in two writes: the bytes of its first fraction of a
         // second are out while the rest is encoded, instead of after the whole sentence.
         const cut = s.index === 0 ? Math.min(pcm.length, Math.round(FIRST_SLICE_SEC * rate)) : pcm.length;
-        const writes = [stream.write(pcm.subarray(0, cut))];
-        if (cut < pcm.length) writes.push(stream.write(pcm.slice(cut)));
-        for (const w of writes) w.catch(() => {});
-        for (const w of writes)
-          for (const b of await w) {
-            out.push(b);
-            yield b;
-          }
+        yield* write(pcm.subarray(0, cut), pcm.subarray(cut));
       }
       rate ||= opened;
       const tail = await labelAt(plan, 'end', rate, req.signal);
       if (tail) {
         samples += tail.length;
-        for (const b of await stream.write(tail)) {
-          out.push(b);
-          yield b;
-        }
+        yield* write(tail);
       }
       for (const b of await stream.end()) {
         out.push(b);

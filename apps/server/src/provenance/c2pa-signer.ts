@@ -6,14 +6,14 @@
  */
 import { TaskThread } from '@polyvox/speech';
 import { loadOrCreateSigner, type C2paSigner } from './c2pa-keys.ts';
-import type { C2paSignTask } from './c2pa-sign-thread.ts';
+import type { C2paSigned, C2paSignTask } from './c2pa-sign-thread.ts';
 import type { ContentMark, FileSigner } from './service.js';
 
 /** The generator every manifest names. */
 export const GENERATOR = { name: 'Polyvox', version: '0.1.0' };
 
 export class C2paFileSigner implements FileSigner {
-  private readonly thread = new TaskThread<C2paSignTask, Uint8Array | null>(
+  private readonly thread = new TaskThread<C2paSignTask, C2paSigned | null>(
     new URL('./c2pa-sign-entry.mjs', import.meta.url),
     'C2PA signing',
   );
@@ -40,17 +40,15 @@ export class C2paFileSigner implements FileSigner {
   }
 
   async sign(file: Buffer, container: 'wav' | 'mp3', mark: ContentMark): Promise<Buffer> {
-    const claim = {
-      produceId: mark.produceId,
-      createdAt: mark.createdAt,
-      voiceId: mark.origin.voiceId,
-      voiceKind: mark.origin.voiceKind,
-      engine: mark.origin.engine,
-      generator: GENERATOR,
-    };
     // The file is copied to the thread (the caller keeps its bytes); the signed file comes back as a copy of its own.
-    const signed = (await this.thread.run({ file, format: container, claim, signer: this.signer }, []))!;
-    return Buffer.from(signed.buffer, signed.byteOffset, signed.byteLength);
+    const signed = (await this.thread.run({ file, format: container, claim: claimOf(mark), signer: this.signer }, []))!;
+    return toBuffer(signed.file);
+  }
+
+  async labelAndSign(file: Buffer, container: 'wav' | 'mp3', mark: ContentMark): Promise<{ file: Buffer; digest: string }> {
+    const task = { file, format: container, claim: claimOf(mark), signer: this.signer, record: mark.record };
+    const signed = (await this.thread.run(task, []))!;
+    return { file: toBuffer(signed.file), digest: signed.digest! };
   }
 
   /** Ends the signing thread (files being signed fail). */
@@ -58,3 +56,17 @@ export class C2paFileSigner implements FileSigner {
     return this.thread.close();
   }
 }
+
+/** What a file's manifest says of it. */
+function claimOf(mark: ContentMark) {
+  return {
+    produceId: mark.produceId,
+    createdAt: mark.createdAt,
+    voiceId: mark.origin.voiceId,
+    voiceKind: mark.origin.voiceKind,
+    engine: mark.origin.engine,
+    generator: GENERATOR,
+  };
+}
+
+const toBuffer = (u: Uint8Array): Buffer => Buffer.from(u.buffer, u.byteOffset, u.byteLength);

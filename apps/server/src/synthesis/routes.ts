@@ -248,8 +248,27 @@ export function speaker(deps: { synthesis: Pick<SynthesisService, 'render' | 'st
           .join(', '),
       )
       .header('cache-control', 'no-store')
-      .send(answer.body);
+      .send(inPieces(reply, answer.body));
   };
+}
+
+/** A whole file larger than this leaves in pieces of this size. */
+const PIECE_BYTES = 64 * 1024;
+
+/**
+ * A large whole answer written to the socket a piece at a time: one write of megabytes (a long WAV) holds the event loop
+ * for as long as the kernel takes to copy it (on loopback, to deliver it), while other requests wait. Its length is
+ * still announced, and `finish` still comes once the last piece is out.
+ */
+function inPieces(reply: FastifyReply, body: Buffer | Readable): Buffer | Readable {
+  if (!Buffer.isBuffer(body) || body.length <= 4 * PIECE_BYTES) return body;
+  reply.header('content-length', String(body.length));
+  return Readable.from(
+    (function* pieces() {
+      for (let at = 0; at < body.length; at += PIECE_BYTES) yield body.subarray(at, at + PIECE_BYTES);
+    })(),
+    { objectMode: false },
+  );
 }
 
 /** What a caller's calls are charged as: an API key's every call is an `api` record carrying the key. */

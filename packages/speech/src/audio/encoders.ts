@@ -219,15 +219,21 @@ class OpusEncoder implements Encoder {
 export async function openEncoder(format: AudioFormat, sampleRate: number, whole = false): Promise<Encoder> {
   if (format === 'pcm' || format === 'wav') {
     let first = format === 'wav';
+    // A whole WAV's header names its length, known only at the end: the header given first is filled in then (a whole
+    // file's pieces are kept until its end, so the file carries the header as filled in).
+    const header = whole && format === 'wav' ? wavHeader(sampleRate, 0) : undefined;
+    let bytes = 0;
     return {
       write(samples) {
         const data = floatToInt16(samples);
+        bytes += data.length;
         if (!first) return [data];
         first = false;
-        return [wavHeader(sampleRate, 0xffffffff), data];
+        return [header ?? wavHeader(sampleRate, 0xffffffff), data];
       },
       end() {
-        return first ? [wavHeader(sampleRate, 0)] : [];
+        if (header) header.set(wavHeader(sampleRate, bytes));
+        return first ? [header ?? wavHeader(sampleRate, 0)] : [];
       },
       free() {},
     };

@@ -9,7 +9,7 @@ import type { SynthesisJob } from '../pool/protocol.ts';
 import { runEngine } from './run-engine.ts';
 import { SILENT_DB } from '../text/markup.ts';
 import { MAX_SPEED, MIN_SPEED, type Plan } from './plan.ts';
-import { endOf, pauseMs, soundBounds } from './pauses.ts';
+import { endOf, joinSentence, pauseMs, type JoinSpec } from './pauses.ts';
 
 export interface SentenceAudio extends PcmChunk {
   index: number;
@@ -61,7 +61,7 @@ export async function* synthesizeChunks(
   plan: Plan,
   signal?: AbortSignal,
   onProgress?: (p: { done: number; total: number }) => void,
-  opts: { firstAlone?: boolean; keepRates?: number[]; words?: boolean } = {},
+  opts: { firstAlone?: boolean; keepRates?: number[]; words?: boolean; from?: number } = {},
 ): AsyncIterable<SentenceAudio> {
   const job = (index: number) => sentenceJob(ctx, plan, plan.sentences[index]!, opts, index);
   const remote = ctx.remoteEngines.get(plan.voice.engine);
@@ -71,6 +71,8 @@ export async function* synthesizeChunks(
       ? (index: number) =>
           ctx.pool.synthesize(job(index), {
             urgent: opts.firstAlone === true && next === 0,
+            // The worker joins the sentence (trims its edges, adds its pause): its samples are not copied here again.
+            join: joinOf(plan, index),
             // Sentences still waiting for a worker when the caller leaves are taken out of the queue.
             ...(signal ? { signal } : {}),
           })
@@ -79,8 +81,10 @@ export async function* synthesizeChunks(
 
   const depth = remote ? 2 : Math.max(2, ctx.pool.size + 1);
   const inFlight: Promise<Awaited<ReturnType<typeof run>>>[] = [];
-  let next = 0;
-  let done = 0;
+  // `from`: the sentences before it were made elsewhere (a stream's first, sent as its engine made it).
+  const from = opts.from ?? 0;
+  let next = from;
+  let done = from;
   const total = plan.sentences.length;
   const fill = (): void => {
     // A stream's first sentence gets the machine to itself: the look-ahead would share its cores.
@@ -98,13 +102,15 @@ export async function* synthesizeChunks(
       next++;
     }
   };
-  for (let index = 0; index < plan.sentences.length; index++) {
+  for (let index = from; index < plan.sentences.length; index++) {
     if (signal?.aborted) throw signal.reason ?? new Error('aborted');
     fill();
     const result = await inFlight.shift()!;
     // A stream's first sentence is encoded and sent before the look-ahead starts (at the next pull).
     if (!(opts.firstAlone && index === 0)) fill();
-    const { samples, words } = joined(plan, index, result.samples, result.sampleRate, result.words);
+    const { samples, words } = remote
+      ? joined(plan, index, result.samples, result.sampleRate, result.words)
+      : { samples: result.samples, words: result.words };
     yield { index, text: plan.sentences[index]!, samples, sampleRate: result.sampleRate, words };
   }
 }
@@ -114,28 +120,25 @@ export async function* synthesizeChunks(
  * after it (`pipeline/pauses.ts`), or the markup's own (a `<break>` replaces it); a marked-up sentence's volume (after
  * the engine's loudness normalisation, so it is heard) and the lead before the first. The words move with the sound.
  */
-function joined(
+export function joined(
   plan: Plan,
   index: number,
   samples: Float32Array,
   rate: number,
   words: PcmChunk['words'],
 ): { samples: Float32Array; words: PcmChunk['words'] } {
+  return joinSentence(samples, rate, words, joinOf(plan, index));
+}
+
+/** How sentence `index` of a plan joins the others (applied where its samples are: a pool worker, or here). */
+export function joinOf(plan: Plan, index: number): JoinSpec {
   const part = plan.parts?.[index];
   const inner = index < plan.sentences.length - 1;
-  const { from, to } = soundBounds(samples, rate, { lead: index > 0, tail: inner });
-  const after = part?.pauseMs ?? (inner ? pauseMs(plan.ends?.[index] ?? endOf(plan.sentences[index]!), speedOf(plan, index)) : 0);
-  const lead = Math.round(((part?.leadMs ?? 0) * rate) / 1000);
-  const pause = Math.round((after * rate) / 1000);
-  const gain = part?.volume === undefined ? 1 : part.volume <= SILENT_DB ? 0 : 10 ** (part.volume / 20);
-  if (!lead && !pause && gain === 1 && from === 0 && to === samples.length) return { samples, words };
-  const out = new Float32Array(lead + (to - from) + pause);
-  for (let i = from; i < to; i++) out[lead + i - from] = Math.max(-1, Math.min(1, samples[i]! * gain));
-  const shift = (lead - from) / rate;
-  const end = (lead + to - from) / rate;
-  const moved = (t: number) => Math.min(end, Math.max(lead / rate, t + shift));
   return {
-    samples: out,
-    words: shift || to < samples.length ? words?.map((w) => ({ ...w, start: moved(w.start), end: moved(w.end) })) : words,
+    lead: index > 0,
+    tail: inner,
+    pauseMs: part?.pauseMs ?? (inner ? pauseMs(plan.ends?.[index] ?? endOf(plan.sentences[index]!), speedOf(plan, index)) : 0),
+    leadMs: part?.leadMs ?? 0,
+    gain: part?.volume === undefined ? 1 : part.volume <= SILENT_DB ? 0 : 10 ** (part.volume / 20),
   };
 }

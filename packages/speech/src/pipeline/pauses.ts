@@ -98,3 +98,40 @@ export function soundBounds(
     to: edges.tail ? Math.min(samples.length, (last + 1) * frame + margin) : samples.length,
   };
 }
+
+/** How a sentence joins the others in a file (`chunks.ts` `joinOf`): which edges are trimmed, the pause, lead and gain. */
+export interface JoinSpec {
+  /** Trim the silence before the sound (every sentence but the first). */
+  lead: boolean;
+  /** Trim the silence after it (every sentence but the last). */
+  tail: boolean;
+  /** Silence put after it. */
+  pauseMs: number;
+  /** Silence put before it (markup). */
+  leadMs: number;
+  /** A marked-up sentence's volume, as a gain (1: as it is). */
+  gain: number;
+}
+
+/** A sentence joined as `spec` says: its edge silence trimmed, its lead and pause around it; the words move with it. */
+export function joinSentence<W extends { start: number; end: number }>(
+  samples: Float32Array,
+  rate: number,
+  words: W[] | undefined,
+  spec: JoinSpec,
+): { samples: Float32Array; words: W[] | undefined } {
+  const { from, to } = soundBounds(samples, rate, { lead: spec.lead, tail: spec.tail });
+  const lead = Math.round((spec.leadMs * rate) / 1000);
+  const pause = Math.round((spec.pauseMs * rate) / 1000);
+  const gain = spec.gain;
+  if (!lead && !pause && gain === 1 && from === 0 && to === samples.length) return { samples, words };
+  const out = new Float32Array(lead + (to - from) + pause);
+  for (let i = from; i < to; i++) out[lead + i - from] = Math.max(-1, Math.min(1, samples[i]! * gain));
+  const shift = (lead - from) / rate;
+  const end = (lead + to - from) / rate;
+  const moved = (t: number) => Math.min(end, Math.max(lead / rate, t + shift));
+  return {
+    samples: out,
+    words: shift || to < samples.length ? words?.map((w) => ({ ...w, start: moved(w.start), end: moved(w.end) })) : words,
+  };
+}

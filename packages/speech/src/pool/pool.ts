@@ -13,6 +13,7 @@ import { Worker, type MessagePort, type Transferable } from 'node:worker_threads
 import { SpeechError, reviveError } from '../errors.ts';
 import type { Mark } from '../audio/marked.ts';
 import type { AudioFormat } from '../types.ts';
+import type { JoinSpec } from '../pipeline/pauses.ts';
 import type { FromWorker, SynthesisJob, SynthesisResult, ToWorker, WorkerConfig } from './protocol.ts';
 
 type Pending = { resolve: (v: any) => void; reject: (e: Error) => void };
@@ -183,8 +184,12 @@ export class WorkerPool {
    * stream's first sentence) goes to the interactive lane, a worker at normal priority, when it
    * is free; other work runs in the background workers at a lower priority than the API.
    */
-  synthesize(job: SynthesisJob, opts: { urgent?: boolean; signal?: AbortSignal } = {}): Promise<SynthesisResult> {
-    return this.submit((id) => ({ type: 'synthesize', id, job }), [], opts.urgent, opts.signal);
+  synthesize(
+    job: SynthesisJob,
+    opts: { urgent?: boolean; signal?: AbortSignal; join?: JoinSpec } = {},
+  ): Promise<SynthesisResult> {
+    const join = opts.join;
+    return this.submit((id) => ({ type: 'synthesize', id, job, ...(join ? { join } : {}) }), [], opts.urgent, opts.signal);
   }
 
   /**
@@ -195,6 +200,15 @@ export class WorkerPool {
    */
   synthesizeInto(job: SynthesisJob, sink: MessagePort, signal?: AbortSignal, mark?: Mark): Promise<SynthesisResult> {
     return this.submit((id) => ({ type: 'synthesize', id, job, sink, ...(mark ? { mark } : {}) }), [sink], true, signal);
+  }
+
+  /**
+   * A stream's first sentence, its first `aheadSec` seconds sent on `sink` as the engine makes them and the rest once
+   * the sentence is measured (see streamed.ts); resolves with the words and the sample count. Urgent, as the caller
+   * waits on it; `signal` takes it out of the queue (its sink is then closed).
+   */
+  synthesizeAhead(job: SynthesisJob, sink: MessagePort, aheadSec: number, signal?: AbortSignal): Promise<SynthesisResult> {
+    return this.submit((id) => ({ type: 'ahead', id, job, sink, aheadSec }), [sink], true, signal);
   }
 
   /** Encodes PCM in a worker; the samples' buffer is transferred, so the caller must not reuse it. */
@@ -236,5 +250,5 @@ export class WorkerPool {
 
 /** Closes the ports a task would have handed over, so whoever holds their other ends sees them go. */
 function closePorts(task: Task): void {
-  if (task.msg.type === 'synthesize') task.msg.sink?.close();
+  if (task.msg.type === 'synthesize' || task.msg.type === 'ahead') task.msg.sink?.close();
 }

@@ -1,6 +1,7 @@
 /** Messages between the pool and its worker threads. */
 import type { MessagePort } from 'node:worker_threads';
 import type { Mark } from '../audio/marked.ts';
+import type { JoinSpec } from '../pipeline/pauses.ts';
 import type { AudioFormat, EngineRequest, VoiceInfo, VoiceProfile, WordTiming } from '../types.ts';
 
 export interface WorkerConfig {
@@ -50,7 +51,10 @@ export interface SynthesisResult {
 
 export type ToWorker =
   /** With a sink and a mark: the worker puts the watermark in the samples it sends (see streamed.ts). */
-  | { type: 'synthesize'; id: number; job: SynthesisJob; sink?: MessagePort; mark?: Mark }
+  /** `join`: the sentence is joined to the others here, in the worker, before it is sent (pipeline/pauses.ts). */
+  | { type: 'synthesize'; id: number; job: SynthesisJob; sink?: MessagePort; mark?: Mark; join?: JoinSpec }
+  /** A stream's first sentence: its first `aheadSec` seconds sent on `sink` as they are made (see streamed.ts). */
+  | { type: 'ahead'; id: number; job: SynthesisJob; sink: MessagePort; aheadSec: number }
   | { type: 'encode'; id: number; samples: Float32Array; sampleRate: number; format: AudioFormat }
   | { type: 'voices'; id: number }
   | { type: 'warmup'; id: number };

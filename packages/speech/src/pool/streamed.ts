@@ -104,16 +104,7 @@ export async function synthesizeInto(
 ): Promise<SynthesisResult> {
   const send = sender(sink, mark);
   try {
-    const eligible =
-      job.loudness &&
-      engine.capabilities.nativeSpeed &&
-      // A speed beyond what the engine does natively is stretched by the DSP stage, on the whole sentence.
-      splitSpeed(job, engine.capabilities).rest === 1 &&
-      engine.capabilities.nativePitch &&
-      Object.keys(job).every((k) => KNOWN_FIELDS.has(k)) &&
-      // A designed or cloned voice's conversion stage needs the whole sentence: the ordinary path.
-      conversionOf(job.profile, job.voice.profile, job.pitch) === undefined;
-    if (eligible) return await piecewiseInto(engine, job, send);
+    if (piecewiseEligible(engine, job)) return await piecewiseInto(engine, job, send);
     // The ordinary path: the whole sentence through the DSP stage, then to the encoder at once.
     const r = await runEngine(engine, job);
     const length = r.samples.length;
@@ -123,6 +114,20 @@ export async function synthesizeInto(
     send({ type: 'fail' });
     throw e;
   }
+}
+
+/** Whether a sentence can be gained piece by piece as its engine makes it (else it takes the whole-sentence path). */
+function piecewiseEligible(engine: Engine, job: SynthesisJob): boolean {
+  return (
+    job.loudness &&
+    engine.capabilities.nativeSpeed &&
+    // A speed beyond what the engine does natively is stretched by the DSP stage, on the whole sentence.
+    splitSpeed(job, engine.capabilities).rest === 1 &&
+    engine.capabilities.nativePitch &&
+    Object.keys(job).every((k) => KNOWN_FIELDS.has(k)) &&
+    // A designed or cloned voice's conversion stage needs the whole sentence: the ordinary path.
+    conversionOf(job.profile, job.voice.profile, job.pitch) === undefined
+  );
 }
 
 /**
@@ -261,4 +266,165 @@ function gainFor(raw: Float32Array, rate: number): number | undefined {
   for (let i = 0; i < raw.length; i++) gained[i] = raw[i]! * gain;
   const after = integratedLoudness(limit(gained, rate, Math.pow(10, PEAK_CEILING_DBFS / 20)), rate);
   return Number.isFinite(after) ? db + (TARGET_LUFS - after) : db;
+}
+
+/** Seconds over which a stream's first sentence moves from the pieces sent ahead to the normalized sentence. */
+const CROSSFADE_SEC = 0.02;
+
+/**
+ * A stream's first sentence, its first `aheadSec` seconds sent on `sink` as the engine makes them (`ToFileSink` messages,
+ * unmarked: the stream's encoder marks them), so a stream's first bytes need not wait for the whole sentence.
+ *
+ * The pieces sent ahead are gained with the voice's learnt gain (`job.gainDb`) and limited and resampled exactly as in
+ * `piecewiseInto`. The rest of the sentence is held until the sentence is complete and measured: within the loudness
+ * tolerance it follows as it was made; otherwise the rest is the sentence normalized as always, taken over from the
+ * pieces already sent with a short crossfade, so only the fraction of a second sent ahead kept the guessed gain. Without
+ * a learnt gain (or on an engine that gives the sentence whole) the whole sentence goes through the DSP stage and is
+ * sent as one `whole` message. Resolves with the words, the samples' count and the gain to learn.
+ */
+export async function synthesizeAhead(
+  engine: Engine,
+  job: SynthesisJob,
+  sink: MessagePort,
+  aheadSec: number,
+): Promise<SynthesisResult> {
+  const send = (msg: ToFileSink): void => post(sink, msg);
+  try {
+    return await aheadInto(engine, job, send, aheadSec);
+  } catch (e) {
+    send({ type: 'fail' });
+    throw e;
+  }
+}
+
+async function aheadInto(engine: Engine, job: SynthesisJob, send: Send, aheadSec: number): Promise<SynthesisResult> {
+  const t0 = performance.now();
+  // Words are gathered here as in `piecewiseInto`: a timed stream's first bytes do not wait for them either.
+  const { words: _words, ...untimed } = job;
+  const eligible = piecewiseEligible(engine, untimed);
+  const gainDb = eligible && job.gainDb !== undefined && Number.isFinite(job.gainDb) ? job.gainDb : undefined;
+  const gain = Math.pow(10, Math.min(30, gainDb ?? 0) / 20);
+  let limiter: LimiterStream | undefined;
+  let resampler: PolyphaseStream | undefined;
+  let rate = 0;
+  let outRate = 0;
+  let aheadSamples = 0;
+  const limited: Float32Array[] = [];
+  /** What was made after the part sent ahead, held until the sentence is measured. */
+  const held: Float32Array[] = [];
+  let sent = 0;
+  const out = (s: Float32Array): void => {
+    if (!s.length) return;
+    if (sent >= aheadSamples) {
+      held.push(s);
+      return;
+    }
+    // A copy: the piece may be the very array the loudness measurement keeps (a resampler at the engine's rate).
+    const now = s.slice(0, aheadSamples - sent);
+    const n = now.length;
+    // The message takes the copy's buffer: its length reads 0 from here on.
+    send({ type: 'pcm', samples: now });
+    sent += n;
+    if (n < s.length) held.push(s.subarray(n));
+  };
+  const onAudio = (piece: Float32Array, sampleRate: number): void => {
+    if (!limiter) {
+      rate = sampleRate;
+      outRate = job.keepRates?.includes(rate) ? rate : job.sampleRate;
+      aheadSamples = Math.round(aheadSec * outRate);
+      limiter = new LimiterStream(rate, Math.pow(10, PEAK_CEILING_DBFS / 20));
+      resampler = new PolyphaseStream(rate, outRate);
+      send({ type: 'open', sampleRate: outRate });
+    }
+    const g = new Float32Array(piece.length);
+    for (let i = 0; i < piece.length; i++) g[i] = piece[i]! * gain;
+    const l = limiter.push(g);
+    limited.push(l);
+    out(resampler!.push(l));
+  };
+  const req: EngineRequest = {
+    text: job.text,
+    voice: job.voice,
+    speed: job.speed,
+    pitch: job.pitch,
+    profile: job.profile,
+    ...(job.language ? { language: job.language } : {}),
+    ...(job.words ? { words: true } : {}),
+    ...(gainDb !== undefined ? { onAudio } : {}),
+  };
+  if (!eligible) {
+    // A processing step that needs the whole sentence: the ordinary path, the sentence sent whole.
+    const r = await runEngine(engine, job);
+    const length = r.samples.length;
+    send({ type: 'whole', samples: owned(r.samples), sampleRate: r.sampleRate });
+    return { ...r, samples: new Float32Array(0), length, streamed: false };
+  }
+  const parts: Float32Array[] = [];
+  const words: WordTiming[] = [];
+  let offset = 0;
+  for await (const chunk of engine.synthesize(req)) {
+    if (rate && chunk.sampleRate !== rate) throw new Error(`${engine.id}: sample rate changed within one sentence`);
+    rate = chunk.sampleRate;
+    for (const w of chunk.words ?? []) words.push({ word: w.word, start: w.start + offset, end: w.end + offset });
+    parts.push(chunk.samples);
+    offset += chunk.samples.length / chunk.sampleRate;
+  }
+  const raw = concatFloat32(parts);
+  const t1 = performance.now();
+  const whole = (o: { samples: Float32Array; sampleRate: number }, learnt: number | undefined): SynthesisResult => {
+    send({ type: 'whole', samples: owned(o.samples), sampleRate: o.sampleRate });
+    return finish(o.samples.length, o.sampleRate, false, learnt);
+  };
+  const normalized = () =>
+    postProcess(
+      { samples: raw, sampleRate: rate || job.sampleRate, words },
+      {
+        speed: 1,
+        semitones: 0,
+        loudness: true,
+        sampleRate: job.sampleRate,
+        ...(job.keepRates ? { keepRates: job.keepRates } : {}),
+      },
+    );
+  // Nothing came piece by piece (no learnt gain yet, or an engine that gives the sentence whole): the ordinary DSP
+  // stage on the whole sentence, sent whole, its gain learnt.
+  if (!limiter) return whole(await normalized(), rate ? gainFor(raw, rate) : undefined);
+  const last = limiter.end();
+  limited.push(last);
+  out(resampler!.push(last));
+  out(resampler!.end());
+  const measured = integratedLoudness(concatFloat32(limited), rate);
+  const rest = concatFloat32(held);
+  if (Math.abs(measured - TARGET_LUFS) <= LOUDNESS_TOLERANCE_LU) {
+    if (rest.length) send({ type: 'pcm', samples: owned(rest) });
+    send({ type: 'end' });
+    return finish(sent + rest.length, outRate, true, gainDb! + (TARGET_LUFS - measured));
+  }
+  // Too far from the target: what was not sent yet is the sentence normalized as always, faded in from the guess.
+  const exact = await normalized();
+  const learnt = gainFor(raw, rate);
+  // Nothing sent yet, or the normalized sentence at another length (it never is: the stages match sample for sample).
+  if (sent === 0 || exact.sampleRate !== outRate || exact.samples.length < sent) return whole(exact, learnt);
+  const tail = exact.samples.slice(sent);
+  const fade = Math.min(tail.length, rest.length, Math.round(CROSSFADE_SEC * outRate));
+  for (let i = 0; i < fade; i++) {
+    const a = (i + 1) / (fade + 1);
+    tail[i] = rest[i]! * (1 - a) + tail[i]! * a;
+  }
+  if (tail.length) send({ type: 'pcm', samples: tail });
+  send({ type: 'end' });
+  return finish(sent + tail.length, outRate, false, learnt);
+
+  function finish(length: number, sampleRate: number, streamed: boolean, learnt: number | undefined): SynthesisResult {
+    return {
+      samples: new Float32Array(0),
+      sampleRate,
+      words: words.length ? trimWordSilences(raw, rate, words) : [],
+      engineMs: t1 - t0,
+      dspMs: performance.now() - t1,
+      length,
+      streamed,
+      ...(learnt !== undefined ? { gainDb: learnt } : {}),
+    };
+  }
 }

@@ -2,11 +2,12 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { createLocalEngines } from '../engines/local.ts';
 import { runEngine } from '../pipeline/run-engine.ts';
+import { joinSentence } from '../pipeline/pauses.ts';
 import { encodeAudio } from '../audio/encoders.ts';
 import { transferList } from '../audio/transfer.ts';
 import type { FromWorker, ToWorker, WorkerConfig } from './protocol.ts';
 import { lowerPriority } from './priority.ts';
-import { synthesizeInto } from './streamed.ts';
+import { synthesizeAhead, synthesizeInto } from './streamed.ts';
 
 const config = workerData as WorkerConfig;
 // Background workers yield the cores to the API; the interactive lane runs one waited-on sentence
@@ -77,6 +78,15 @@ port.on('message', async (msg: ToWorker) => {
         voices: list.flatMap((e) => e.listVoices()),
         models: list.flatMap((e) => e.listModels()),
       });
+    } else if (msg.type === 'ahead') {
+      const engine = engines.get(msg.job.engine);
+      if (!engine) {
+        msg.sink.postMessage({ type: 'fail' });
+        throw new Error(`engine ${msg.job.engine} is not available in the worker`);
+      }
+      const result = await synthesizeAhead(engine, msg.job, msg.sink, msg.aheadSec);
+      msg.sink.close();
+      send({ type: 'result', id: msg.id, result });
     } else {
       const engine = engines.get(msg.job.engine);
       if (!engine) {
@@ -91,6 +101,12 @@ port.on('message', async (msg: ToWorker) => {
         return;
       }
       const result = await runEngine(engine, msg.job);
+      if (msg.join) {
+        // Joined here (edges trimmed, pause added), so the caller's thread does not copy the samples again.
+        const j = joinSentence(result.samples, result.sampleRate, result.words, msg.join);
+        result.samples = j.samples;
+        result.words = j.words ?? [];
+      }
       // Transfer only a buffer the result owns whole (never a view into a WASM heap).
       if (result.samples.byteOffset !== 0 || result.samples.byteLength !== result.samples.buffer.byteLength)
         result.samples = result.samples.slice();
