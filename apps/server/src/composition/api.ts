@@ -33,6 +33,7 @@ import { designRoutes } from '../design/routes.js';
 import { pronunciationRoutes } from '../pronunciation/routes.js';
 import type { AppContext } from './context.js';
 import { startSweepers } from './sweepers.js';
+import { liveView } from '../platform/runtime-settings.js';
 
 /** Every route module of the public API, each given the services it declares. */
 async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
@@ -42,7 +43,12 @@ async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<vo
   await app.register(docRoutes);
   await app.register(statsRoutes(ctx));
   await app.register(operationsRoutes({ db: ctx.db, readiness: ctx.readiness, role: ctx.config.ROLE }));
-  await app.register(voiceRoutes(ctx));
+  await app.register(
+    voiceRoutes({
+      ...ctx,
+      config: liveView(ctx.settings, { AI_LABEL_EXPLICIT: 'AI_LABEL_EXPLICIT', AI_LABEL_POSITION: 'AI_LABEL_POSITION' }),
+    }),
+  );
   await app.register(synthesisRoutes(ctx));
   await app.register(jobRoutes(ctx));
   await app.register(elevenLabsRoutes(ctx));
@@ -54,13 +60,19 @@ async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<vo
   await app.register(designRoutes(ctx));
   await app.register(pronunciationRoutes(ctx));
   await app.register(
-    provenanceRoutes({
-      provenance: ctx.provenance,
-      limiter: ctx.limiter,
-      detect: watermarkDetector(ctx.provenance.watermarkKey, { maxQueued: PUBLIC_CHECKS_QUEUED }),
-      perMinute: ctx.config.VERIFY_PER_MINUTE,
-      publicUrl: ctx.config.PUBLIC_URL,
-    }),
+    provenanceRoutes(
+      // The checks' limit per minute follows the operator's setting (read at each check).
+      liveView(
+        ctx.settings,
+        { perMinute: 'VERIFY_PER_MINUTE' },
+        {
+          provenance: ctx.provenance,
+          limiter: ctx.limiter,
+          detect: watermarkDetector(ctx.provenance.watermarkKey, { maxQueued: PUBLIC_CHECKS_QUEUED }),
+          publicUrl: ctx.config.PUBLIC_URL,
+        },
+      ),
+    ),
   );
 }
 

@@ -32,6 +32,9 @@ import type { PlanPrivileges } from '../orders/privileges.js';
 import type { SensitiveWordsReload } from '../platform/sensitive-words.js';
 import type { Provenance } from '../provenance/service.js';
 import type { PronunciationService } from '../pronunciation/service.js';
+import type { OperatorSettingsStore } from '../platform/settings.js';
+import type { ProviderSync, ProvidersService } from '../providers/service.js';
+import type { ModelInstalls } from '../models/installs.js';
 
 /** Every service and resource of a process, built once by the composition (parts.ts) and handed to each role. */
 export interface AppContext {
@@ -77,6 +80,13 @@ export interface AppContext {
   provenance: Provenance;
   /** Pronunciation dictionaries (ElevenLabs' routes) and the rules a synthesis request applies. */
   pronunciation: PronunciationService;
+  /** The settings an operator changes while running (trial credits, limits, the AI label, sign-up), read through a cache. */
+  settings: OperatorSettingsStore;
+  /** Remote providers added in the console, and what keeps this process's engines on those in force. */
+  providers: ProvidersService;
+  providerSync: ProviderSync;
+  /** Models installed and removed from the console, in the background. */
+  modelInstalls: ModelInstalls;
 }
 
 /** A process's HTTP app and everything it was built from. */

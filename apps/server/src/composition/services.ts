@@ -48,6 +48,11 @@ import { PronunciationService } from '../pronunciation/service.js';
 import { provenanceKeys } from '../provenance/keys.js';
 import { syntheticSignals, watermarkDetector } from '../provenance/verify.js';
 import type { Queues, SpeechParts } from './resources.js';
+import { operatorSettings, startingSettings } from '../platform/settings.js';
+import { liveView } from '../platform/runtime-settings.js';
+import { ProviderSync, ProvidersService } from '../providers/service.js';
+import { ModelInstalls } from '../models/installs.js';
+import { loadCatalogue } from '../models/catalogue.js';
 
 /** What the services are built on: the opened resources (resources.ts) and the lists read at start. */
 export interface ServiceParts extends SpeechParts {
@@ -63,7 +68,11 @@ export interface ServiceParts extends SpeechParts {
 }
 
 /** Builds every service of the process on its resources; what each role serves is chosen by the role. */
-export function buildServices(config: Config, parts: ServiceParts, overrides: { mailer?: Mailer } = {}): AppContext {
+export function buildServices(
+  config: Config,
+  parts: ServiceParts,
+  overrides: { mailer?: Mailer } = {},
+): AppContext {
   const { db, storage, redis, speech, audioCache, words, wordsReload, products } = parts;
   const { settings: queueSettings, remote, jobs: jobQueue, probe: queueProbe } = parts.queues;
   const secret = loadSecret(config.SECRET, config.DATA_DIR);
@@ -75,6 +84,8 @@ export function buildServices(config: Config, parts: ServiceParts, overrides: { 
     config: loadCreditsConfig(config.CREDITS_CONFIG),
     dialect: db.dialect,
   });
+  // The operator's runtime settings over the starting ones; each service below reads them through a live view.
+  const settings = operatorSettings(db.kysely, startingSettings(config, credits.config)).start();
   const uploads = new UploadsService({
     db: db.kysely,
     storage,
@@ -91,13 +102,17 @@ export function buildServices(config: Config, parts: ServiceParts, overrides: { 
     sessions,
     words,
     avatarOwner: (url, id) => uploads.ownsAvatarUrl(url, id),
-    limits: {
-      limiter,
-      accountsPerIpHour: config.ACCOUNT_LIMIT_PER_IP_HOUR,
-      trialsPerIpDay: config.TRIAL_GRANTS_PER_IP_DAY,
-      plansPerIpDay: config.PLAN_GRANTS_PER_IP_DAY,
-      existsPerIpMinute: config.EXISTS_LIMIT_PER_IP_MINUTE,
-    },
+    limits: liveView(
+      settings,
+      {
+        accountsPerIpHour: 'ACCOUNT_LIMIT_PER_IP_HOUR',
+        trialsPerIpDay: 'TRIAL_GRANTS_PER_IP_DAY',
+        plansPerIpDay: 'PLAN_GRANTS_PER_IP_DAY',
+        anonymousTrial: 'ANONYMOUS_TRIAL_CREDITS',
+        freePlanGrant: 'FREE_PLAN_CREDITS',
+      },
+      { limiter, existsPerIpMinute: config.EXISTS_LIMIT_PER_IP_MINUTE },
+    ),
   });
   const auth = new AuthService({
     db: db.kysely,
@@ -106,13 +121,16 @@ export function buildServices(config: Config, parts: ServiceParts, overrides: { 
     codes: new CodeService({ db: db.kysely, secret, dialect: db.dialect }),
     mailer,
     limiter,
-    limits: {
-      codePerIpHour: config.CODE_LIMIT_PER_IP_HOUR,
-      codePerEmailDay: config.CODE_LIMIT_PER_EMAIL_DAY,
-      codePerAccountHour: config.CODE_LIMIT_PER_ACCOUNT_HOUR,
-      codePerEmailAllDay: config.CODE_LIMIT_PER_EMAIL_ALL_DAY,
-      signInPerIpMinute: config.SIGN_IN_LIMIT_PER_IP_MINUTE,
-    },
+    limits: liveView(
+      settings,
+      {
+        codePerIpHour: 'CODE_LIMIT_PER_IP_HOUR',
+        codePerEmailDay: 'CODE_LIMIT_PER_EMAIL_DAY',
+        signInPerIpMinute: 'SIGN_IN_LIMIT_PER_IP_MINUTE',
+      },
+      { codePerAccountHour: config.CODE_LIMIT_PER_ACCOUNT_HOUR, codePerEmailAllDay: config.CODE_LIMIT_PER_EMAIL_ALL_DAY },
+    ),
+    signupOpen: () => settings.current().SIGNUP_OPEN,
   });
   const plans = new PlanPrivileges({ db: db.kysely, products });
   // Every file that leaves is recorded and labelled (provenance/); the watermark key reaches the engines in resources.ts.
@@ -152,7 +170,7 @@ export function buildServices(config: Config, parts: ServiceParts, overrides: { 
     credits,
     pronunciation,
     synthesizer: remote ?? engines,
-    aiLabel: { explicit: config.AI_LABEL_EXPLICIT, position: config.AI_LABEL_POSITION },
+    aiLabel: liveView(settings, { explicit: 'AI_LABEL_EXPLICIT', position: 'AI_LABEL_POSITION' }),
   });
   const jobs = new SynthesisJobs({
     db: db.kysely,
@@ -205,6 +223,18 @@ export function buildServices(config: Config, parts: ServiceParts, overrides: { 
     plans,
     provenance,
   });
+  // Remote providers: the console's (sealed keys) under the environment's, applied to this process's engines.
+  const providers = new ProvidersService({ db: db.kysely, secret, env: config });
+  const providerSync = new ProviderSync({
+    providers,
+    apply: (next) => speech.setRemote(next),
+  }).start();
+  const modelInstalls = new ModelInstalls({
+    db: db.kysely,
+    modelsDir: config.MODELS_DIR,
+    catalogue: () => loadCatalogue(config.MODELS_CATALOGUE),
+    mirror: config.MODELS_MIRROR,
+  });
   const readiness = new Readiness();
   readiness.add('database', () => db.kysely.selectFrom('accounts').select('id').limit(1).execute());
   if (redis) readiness.add('redis', () => redis.ping());
@@ -255,5 +285,9 @@ export function buildServices(config: Config, parts: ServiceParts, overrides: { 
     wordsReload,
     provenance,
     pronunciation,
+    settings,
+    providers,
+    providerSync,
+    modelInstalls,
   };
 }

@@ -21,6 +21,9 @@ export const ID_PREFIX = {
   /** A pronunciation dictionary, and each version of its rules. */
   dictionary: 'pd',
   dictionaryVersion: 'pdv',
+  /** A remote speech provider added in the console, and a model install started there. */
+  provider: 'prov',
+  modelInstall: 'mdl',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;
