@@ -9,9 +9,9 @@
  * top: nothing below imports it. */
 const SERVER_LAYERS = [
   ['platform'],
-  ['provenance'],
+  ['provenance', 'audit'],
   ['http'],
-  ['api-keys', 'docs', 'stats', 'uploads', 'sessions', 'pronunciation', 'models', 'providers', 'settings'],
+  ['api-keys', 'docs', 'stats', 'uploads', 'sessions', 'pronunciation', 'operators', 'models', 'providers', 'settings'],
   ['credits'],
   ['usage', 'accounts'],
   ['auth'],

@@ -31,9 +31,12 @@ import { orderRoutes } from '../orders/routes.js';
 import { paymentRoutes } from '../payments/routes.js';
 import { designRoutes } from '../design/routes.js';
 import { pronunciationRoutes } from '../pronunciation/routes.js';
+import { operatorRoutes } from '../operators/routes.js';
 import type { AppContext } from './context.js';
 import { startSweepers } from './sweepers.js';
 import { liveView } from '../platform/runtime-settings.js';
+import { engineRoutes } from '../engines/routes.js';
+import { settingsRoutes } from '../settings/routes.js';
 
 /** Every route module of the public API, each given the services it declares. */
 async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
@@ -59,6 +62,19 @@ async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<vo
   await app.register(paymentRoutes(ctx));
   await app.register(designRoutes(ctx));
   await app.register(pronunciationRoutes(ctx));
+  await app.register(operatorRoutes({ db: ctx.db.kysely, operators: ctx.operators, factor: ctx.factor }));
+  await app.register(
+    engineRoutes({
+      db: ctx.db.kysely,
+      speech: ctx.speech,
+      installs: ctx.modelInstalls,
+      modelsDir: ctx.config.MODELS_DIR,
+      providers: ctx.providers,
+      providerSync: ctx.providerSync,
+      audit: ctx.audit,
+    }),
+  );
+  await app.register(settingsRoutes({ db: ctx.db.kysely, settings: ctx.settings, audit: ctx.audit }));
   await app.register(
     provenanceRoutes(
       // The checks' limit per minute follows the operator's setting (read at each check).
@@ -83,7 +99,7 @@ async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<vo
  */
 export async function serveApi(app: FastifyInstance, ctx: AppContext, { embedded }: { embedded: boolean }): Promise<void> {
   const { config } = ctx;
-  registerAuth(app, ctx.sessions, ctx.keyGate);
+  registerAuth(app, ctx.sessions, ctx.keyGate, ctx.operators);
   acceptEmptyJson(app);
   acceptForms(app);
   refuseNul(app);

@@ -35,6 +35,9 @@ import type { PronunciationService } from '../pronunciation/service.js';
 import type { OperatorSettingsStore } from '../platform/settings.js';
 import type { ProviderSync, ProvidersService } from '../providers/service.js';
 import type { ModelInstalls } from '../models/installs.js';
+import type { AuditTrail } from '../audit/trail.js';
+import type { OperatorsService } from '../operators/service.js';
+import type { SecondFactorService } from '../operators/factor.js';
 
 /** Every service and resource of a process, built once by the composition (parts.ts) and handed to each role. */
 export interface AppContext {
@@ -87,6 +90,12 @@ export interface AppContext {
   providerSync: ProviderSync;
   /** Models installed and removed from the console, in the background. */
   modelInstalls: ModelInstalls;
+  /** The append-only audit trail every operator action writes to. */
+  audit: AuditTrail;
+  /** Operators and their roles (also the resolver of the `operator` auth rule). */
+  operators: OperatorsService;
+  /** The operators' second factor: TOTP, recovery codes, passkeys, the 12-hour elevation. */
+  factor: SecondFactorService;
 }
 
 /** A process's HTTP app and everything it was built from. */

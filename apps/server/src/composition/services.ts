@@ -53,6 +53,9 @@ import { liveView } from '../platform/runtime-settings.js';
 import { ProviderSync, ProvidersService } from '../providers/service.js';
 import { ModelInstalls } from '../models/installs.js';
 import { loadCatalogue } from '../models/catalogue.js';
+import { DatabaseAuditTrail } from '../audit/trail.js';
+import { OperatorsService, systemClock } from '../operators/service.js';
+import { SecondFactorService } from '../operators/factor.js';
 
 /** What the services are built on: the opened resources (resources.ts) and the lists read at start. */
 export interface ServiceParts extends SpeechParts {
@@ -235,6 +238,19 @@ export function buildServices(
     catalogue: () => loadCatalogue(config.MODELS_CATALOGUE),
     mirror: config.MODELS_MIRROR,
   });
+  // Operators: one clock for their rules (tests set their own), the audit trail, the second factor bound to PUBLIC_URL.
+  const operatorClock = systemClock();
+  const audit = new DatabaseAuditTrail(db.kysely, () => operatorClock.now());
+  const publicUrl = new URL(config.PUBLIC_URL);
+  const factor = new SecondFactorService({
+    db: db.kysely,
+    secret,
+    clock: operatorClock,
+    limiter,
+    audit,
+    rp: { id: publicUrl.hostname, name: 'Polyvox', origin: publicUrl.origin },
+    issuer: 'Polyvox',
+  });
   const readiness = new Readiness();
   readiness.add('database', () => db.kysely.selectFrom('accounts').select('id').limit(1).execute());
   if (redis) readiness.add('redis', () => redis.ping());
@@ -289,5 +305,8 @@ export function buildServices(
     providers,
     providerSync,
     modelInstalls,
+    audit,
+    operators: new OperatorsService({ db: db.kysely, audit, clock: operatorClock }),
+    factor,
   };
 }

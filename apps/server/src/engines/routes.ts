@@ -19,8 +19,8 @@ import {
 } from '@polyvox/contracts';
 import type { Database } from '../platform/db/schema.js';
 import { AppError } from '../platform/errors.js';
-import { operatorOf } from '../http/auth.js';
-import type { OperatorAudit, OperatorAuditEntry } from '../http/operator-audit.js';
+import { auditFrom, operatorOf } from '../http/auth.js';
+import type { AuditTrail } from '../audit/trail.js';
 import type { ModelInstalls } from '../models/installs.js';
 import type { ProviderSync, ProvidersService } from '../providers/service.js';
 import type { SpeechHost } from '../speech/speech-host.js';
@@ -35,27 +35,7 @@ export interface EngineRoutesDeps {
   modelsDir: string;
   providers: ProvidersService;
   providerSync: ProviderSync;
-  audit: OperatorAudit;
-}
-
-/** The entry of an operator's change made by `request`. */
-function entry(
-  request: FastifyRequest,
-  action: string,
-  target: { type: string; id: string },
-  change: { before?: unknown; after?: unknown },
-): OperatorAuditEntry {
-  const operator = operatorOf(request);
-  return {
-    operator: { accountId: operator.accountId, role: operator.role },
-    action,
-    target,
-    before: change.before ?? null,
-    after: change.after ?? null,
-    reason: null,
-    requestId: request.id,
-    ip: request.ip,
-  };
+  audit: AuditTrail;
 }
 
 /**
@@ -138,7 +118,7 @@ export function engineRoutes(deps: EngineRoutesDeps): FastifyPluginAsyncZod {
         const job = await deps.db.transaction().execute(async (trx) => {
           const started = await deps.installs.start(model.name, operator.accountId, trx);
           await deps.audit.record(
-            entry(request, 'model.install', { type: 'model', id: model.name }, {
+            auditFrom(request, 'model.install', { type: 'model', id: model.name }, {
               after: {
                 install: started.id,
                 licence: model.licence.name,
@@ -182,7 +162,7 @@ export function engineRoutes(deps: EngineRoutesDeps): FastifyPluginAsyncZod {
       },
       async (request) => {
         const removed = deps.installs.remove(request.params.name);
-        await deps.audit.record(entry(request, 'model.remove', { type: 'model', id: removed.name }, { before: removed }));
+        await deps.audit.record(auditFrom(request, 'model.remove', { type: 'model', id: removed.name }, { before: removed }));
         // This process drops its voices now rather than at its next poll.
         if (deps.speech.started) (await deps.speech.get()).rescanModels();
         return { removed: removed.name };
@@ -216,7 +196,7 @@ export function engineRoutes(deps: EngineRoutesDeps): FastifyPluginAsyncZod {
       async (request, reply) => {
         const created = await deps.db.transaction().execute(async (trx) => {
           const p = await deps.providers.create(request.body, trx);
-          await deps.audit.record(entry(request, 'provider.create', { type: 'provider', id: p.id }, { after: p }), trx);
+          await deps.audit.record(auditFrom(request, 'provider.create', { type: 'provider', id: p.id }, { after: p }), trx);
           return p;
         });
         return reply.status(201).header('cache-control', 'no-store').send(created);
@@ -239,7 +219,7 @@ export function engineRoutes(deps: EngineRoutesDeps): FastifyPluginAsyncZod {
         const { after } = await deps.db.transaction().execute(async (trx) => {
           const change = await deps.providers.update(request.params.id, request.body, trx);
           await deps.audit.record(
-            entry(request, 'provider.update', { type: 'provider', id: request.params.id }, {
+            auditFrom(request, 'provider.update', { type: 'provider', id: request.params.id }, {
               ...change,
               after: { ...change.after, key_replaced: request.body.key !== undefined },
             }),
@@ -269,7 +249,7 @@ export function engineRoutes(deps: EngineRoutesDeps): FastifyPluginAsyncZod {
         const { after } = await deps.db.transaction().execute(async (trx) => {
           const change = await deps.providers.setEnabled(request.params.id, enabled, trx);
           await deps.audit.record(
-            entry(request, enabled ? 'provider.enable' : 'provider.disable', { type: 'provider', id: request.params.id }, {
+            auditFrom(request, enabled ? 'provider.enable' : 'provider.disable', { type: 'provider', id: request.params.id }, {
               before: change.before,
               after: { ...change.after, ...(change.disabled.length ? { disabled_others: change.disabled } : {}) },
             }),
@@ -296,7 +276,7 @@ export function engineRoutes(deps: EngineRoutesDeps): FastifyPluginAsyncZod {
       async (request) => {
         const { before, after } = await deps.providers.test(request.params.id, AbortSignal.timeout(30_000));
         await deps.audit.record(
-          entry(request, 'provider.test', { type: 'provider', id: request.params.id }, {
+          auditFrom(request, 'provider.test', { type: 'provider', id: request.params.id }, {
             before: before.last_test,
             after: after.last_test,
           }),
@@ -319,7 +299,7 @@ export function engineRoutes(deps: EngineRoutesDeps): FastifyPluginAsyncZod {
       async (request) => {
         await deps.db.transaction().execute(async (trx) => {
           const before = await deps.providers.remove(request.params.id, trx);
-          await deps.audit.record(entry(request, 'provider.delete', { type: 'provider', id: before.id }, { before }), trx);
+          await deps.audit.record(auditFrom(request, 'provider.delete', { type: 'provider', id: before.id }, { before }), trx);
         });
         await deps.providerSync.sync();
         return { deleted: request.params.id };

@@ -24,6 +24,10 @@ export const ID_PREFIX = {
   /** A remote speech provider added in the console, and a model install started there. */
   provider: 'prov',
   modelInstall: 'mdl',
+  /** An audit trail entry. */
+  audit: 'aud',
+  /** An operator's recovery code. */
+  recoveryCode: 'rc',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

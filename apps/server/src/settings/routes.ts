@@ -4,15 +4,15 @@ import { ErrorBody, SettingsResponse } from '@polyvox/contracts';
 import type { Database } from '../platform/db/schema.js';
 import { OperatorSettingsPatch, type OperatorSettings, type OperatorSettingsStore } from '../platform/settings.js';
 import type { SettingsSnapshot } from '../platform/runtime-settings.js';
-import { operatorOf } from '../http/auth.js';
-import type { OperatorAudit } from '../http/operator-audit.js';
+import { auditFrom, operatorOf } from '../http/auth.js';
+import type { AuditTrail } from '../audit/trail.js';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody };
 
 export interface SettingsRoutesDeps {
   db: Kysely<Database>;
   settings: OperatorSettingsStore;
-  audit: OperatorAudit;
+  audit: AuditTrail;
 }
 
 function view(s: SettingsSnapshot<OperatorSettings>, starting: OperatorSettings) {
@@ -68,16 +68,10 @@ export function settingsRoutes(deps: SettingsRoutesDeps): FastifyPluginAsyncZod 
           const was = { ...deps.settings.base, ...before };
           const now = { ...deps.settings.base, ...after };
           await deps.audit.record(
-            {
-              operator,
-              action: 'setting.update',
-              target: { type: 'settings', id: 'settings' },
+            auditFrom(request, 'setting.update', { type: 'settings', id: 'settings' }, {
               before: Object.fromEntries(keys.map((k) => [k, was[k]])),
               after: Object.fromEntries(keys.map((k) => [k, now[k]])),
-              reason: null,
-              requestId: request.id,
-              ip: request.ip,
-            },
+            }),
             trx,
           );
         });
