@@ -51,7 +51,8 @@ const PROGRESS_EVERY_MS = 250;
 export class ModelInstalls {
   private readonly db: Kysely<Database>;
   private readonly modelsDir: string;
-  private readonly catalogue: () => Catalogue;
+  /** Where the catalogue is read (each time: a changed file is seen); tests give their own. */
+  source: () => Catalogue;
   private readonly mirror: string | undefined;
   private readonly running = new Map<string, Promise<void>>();
   private readonly onError: (err: unknown) => void;
@@ -65,20 +66,20 @@ export class ModelInstalls {
   }) {
     this.db = options.db;
     this.modelsDir = options.modelsDir;
-    this.catalogue = options.catalogue;
+    this.source = options.catalogue;
     this.mirror = options.mirror;
     this.onError = options.onError ?? (() => {});
   }
 
   /** The catalogue's model, or NOT_FOUND. */
   model(name: string): CatalogueModel {
-    const m = this.catalogue().models.get(name);
+    const m = this.source().models.get(name);
     if (!m) throw new AppError('NOT_FOUND');
     return m;
   }
 
   listCatalogue(): CatalogueEntry[] {
-    return [...this.catalogue().models.values()].map((m) => ({
+    return [...this.source().models.values()].map((m) => ({
       name: m.name,
       family: m.family,
       languages: m.languages,
@@ -182,7 +183,7 @@ export class ModelInstalls {
   private context(progress: Progress): ModelsContext {
     return {
       modelsDir: this.modelsDir,
-      catalogue: this.catalogue(),
+      catalogue: this.source(),
       io: { out: () => {}, err: () => {}, progress },
       ...(this.mirror ? { mirror: this.mirror } : {}),
     };
