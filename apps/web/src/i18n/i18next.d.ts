@@ -1,9 +1,11 @@
 import 'i18next';
 import type { en } from './en';
+import type { enginesEn } from '../admin/i18n/engines-en';
+import type { settingsEn } from '../admin/i18n/settings-en';
 
 declare module 'i18next' {
   interface CustomTypeOptions {
     defaultNS: 'translation';
-    resources: { translation: typeof en };
+    resources: { translation: typeof en; adminEngines: typeof enginesEn; adminSettings: typeof settingsEn };
   }
 }
