@@ -28,7 +28,15 @@ import { WorkerPool } from './pool/pool.ts';
 import { MessageChannel } from 'node:worker_threads';
 import { checkLanguage, detectLanguage, type DetectedLanguage, type LanguageCheck } from './text/detect-language.ts';
 import { cleanText, countCharacters } from './text/normalize.ts';
-import { CONTENT_TYPES, type AudioFormat, type Engine, type EngineRequest, type ModelInfo, type VoiceInfo, type WordTiming } from './types.ts';
+import {
+  CONTENT_TYPES,
+  type AudioFormat,
+  type Engine,
+  type EngineRequest,
+  type ModelInfo,
+  type VoiceInfo,
+  type WordTiming,
+} from './types.ts';
 import { isNeural } from './quality.ts';
 
 /** Unmarked WAV and PCM files up to 30 s at 24 kHz (about 1 ms of work) are built on the calling thread, others in the encoder thread. */
@@ -196,7 +204,14 @@ export async function testRemoteProvider(
   if (kind === 'elevenlabs') return { voices: (await new ElevenLabsEngine(config).refreshVoices()).length };
   const engine = new OpenAIEngine(config);
   const voice = engine.listVoices()[0]!;
-  const req = { text: 'Test.', voice, profile: voice.profile, speed: 1, pitch: 0, ...(signal ? { signal } : {}) } as EngineRequest;
+  const req = {
+    text: 'Test.',
+    voice,
+    profile: voice.profile,
+    speed: 1,
+    pitch: 0,
+    ...(signal ? { signal } : {}),
+  } as EngineRequest;
   for await (const chunk of engine.synthesize(req)) if (!chunk.samples.length) throw new SpeechError('INTERNAL', 'no audio');
   return { voices: engine.listVoices().length };
 }

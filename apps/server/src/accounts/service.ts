@@ -105,7 +105,8 @@ export class AccountsService {
         },
         trx,
       );
-      if (trial) await this.credits.grantOnce(
+      if (trial)
+        await this.credits.grantOnce(
           trx,
           id,
           trialKey,
@@ -133,7 +134,13 @@ export class AccountsService {
   async grantFreePlan(accountId: string, email: string, ip: string, trx: Kysely<Database>): Promise<boolean> {
     const key = `plan:free:${mailboxKey(email)}`;
     if (!(await this.grantAllowed(key, `plan:ip:${requesterKey(ip)}`, this.limits.plansPerIpDay, trx))) return false;
-    return this.credits.grantOnce(trx, accountId, key, this.limits.freePlanGrant ?? this.credits.config.free_plan_grant, 'free plan');
+    return this.credits.grantOnce(
+      trx,
+      accountId,
+      key,
+      this.limits.freePlanGrant ?? this.credits.config.free_plan_grant,
+      'free plan',
+    );
   }
 
   /** A grant not given yet, within the requester's daily allowance (only grants still possible count). */

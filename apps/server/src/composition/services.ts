@@ -71,11 +71,7 @@ export interface ServiceParts extends SpeechParts {
 }
 
 /** Builds every service of the process on its resources; what each role serves is chosen by the role. */
-export function buildServices(
-  config: Config,
-  parts: ServiceParts,
-  overrides: { mailer?: Mailer } = {},
-): AppContext {
+export function buildServices(config: Config, parts: ServiceParts, overrides: { mailer?: Mailer } = {}): AppContext {
   const { db, storage, redis, speech, audioCache, words, wordsReload, products } = parts;
   const { settings: queueSettings, remote, jobs: jobQueue, probe: queueProbe } = parts.queues;
   const secret = loadSecret(config.SECRET, config.DATA_DIR);

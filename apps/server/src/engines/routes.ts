@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import {
@@ -118,14 +117,19 @@ export function engineRoutes(deps: EngineRoutesDeps): FastifyPluginAsyncZod {
         const job = await deps.db.transaction().execute(async (trx) => {
           const started = await deps.installs.start(model.name, operator.accountId, trx);
           await deps.audit.record(
-            auditFrom(request, 'model.install', { type: 'model', id: model.name }, {
-              after: {
-                install: started.id,
-                licence: model.licence.name,
-                commercial: model.licence.commercial,
-                ...(model.licence.commercial ? {} : { confirmed_non_commercial: true }),
+            auditFrom(
+              request,
+              'model.install',
+              { type: 'model', id: model.name },
+              {
+                after: {
+                  install: started.id,
+                  licence: model.licence.name,
+                  commercial: model.licence.commercial,
+                  ...(model.licence.commercial ? {} : { confirmed_non_commercial: true }),
+                },
               },
-            }),
+            ),
             trx,
           );
           return started;
@@ -175,7 +179,7 @@ export function engineRoutes(deps: EngineRoutesDeps): FastifyPluginAsyncZod {
         config: manage,
         schema: {
           tags: ['operator'],
-          summary: "Remote providers (keys never answered: their last four characters only); the kinds the environment sets win",
+          summary: 'Remote providers (keys never answered: their last four characters only); the kinds the environment sets win',
           response: { 200: ProvidersResponse, ...errors },
         },
       },
@@ -219,10 +223,15 @@ export function engineRoutes(deps: EngineRoutesDeps): FastifyPluginAsyncZod {
         const { after } = await deps.db.transaction().execute(async (trx) => {
           const change = await deps.providers.update(request.params.id, request.body, trx);
           await deps.audit.record(
-            auditFrom(request, 'provider.update', { type: 'provider', id: request.params.id }, {
-              ...change,
-              after: { ...change.after, key_replaced: request.body.key !== undefined },
-            }),
+            auditFrom(
+              request,
+              'provider.update',
+              { type: 'provider', id: request.params.id },
+              {
+                ...change,
+                after: { ...change.after, key_replaced: request.body.key !== undefined },
+              },
+            ),
             trx,
           );
           return change;
@@ -249,10 +258,15 @@ export function engineRoutes(deps: EngineRoutesDeps): FastifyPluginAsyncZod {
         const { after } = await deps.db.transaction().execute(async (trx) => {
           const change = await deps.providers.setEnabled(request.params.id, enabled, trx);
           await deps.audit.record(
-            auditFrom(request, enabled ? 'provider.enable' : 'provider.disable', { type: 'provider', id: request.params.id }, {
-              before: change.before,
-              after: { ...change.after, ...(change.disabled.length ? { disabled_others: change.disabled } : {}) },
-            }),
+            auditFrom(
+              request,
+              enabled ? 'provider.enable' : 'provider.disable',
+              { type: 'provider', id: request.params.id },
+              {
+                before: change.before,
+                after: { ...change.after, ...(change.disabled.length ? { disabled_others: change.disabled } : {}) },
+              },
+            ),
             trx,
           );
           return change;
@@ -276,10 +290,15 @@ export function engineRoutes(deps: EngineRoutesDeps): FastifyPluginAsyncZod {
       async (request) => {
         const { before, after } = await deps.providers.test(request.params.id, AbortSignal.timeout(30_000));
         await deps.audit.record(
-          auditFrom(request, 'provider.test', { type: 'provider', id: request.params.id }, {
-            before: before.last_test,
-            after: after.last_test,
-          }),
+          auditFrom(
+            request,
+            'provider.test',
+            { type: 'provider', id: request.params.id },
+            {
+              before: before.last_test,
+              after: after.last_test,
+            },
+          ),
         );
         return after;
       },

@@ -109,7 +109,13 @@ export class ModelInstalls {
   }
 
   async list(limit = 20): Promise<InstallView[]> {
-    const rows = await this.db.selectFrom('model_installs').selectAll().orderBy('started_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+    const rows = await this.db
+      .selectFrom('model_installs')
+      .selectAll()
+      .orderBy('started_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .execute();
     return rows.map(view);
   }
 

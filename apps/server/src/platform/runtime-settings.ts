@@ -137,14 +137,19 @@ export class RuntimeSettings<T extends Record<string, unknown>> {
     for (const [key, v] of Object.entries(raw as Record<string, unknown>)) {
       if (!Object.hasOwn(this.opts.base, key)) continue;
       const one = this.opts.schema.safeParse({ [key]: v });
-      if (one.success && Object.hasOwn(one.data, key)) (out as Record<string, unknown>)[key] = (one.data as Record<string, unknown>)[key];
+      if (one.success && Object.hasOwn(one.data, key))
+        (out as Record<string, unknown>)[key] = (one.data as Record<string, unknown>)[key];
     }
     return out;
   }
 
   private async load(): Promise<SettingsSnapshot<T>> {
     const startedAt = this.now();
-    const row = await this.opts.db.selectFrom('runtime_settings').selectAll().where('name', '=', this.opts.name).executeTakeFirst();
+    const row = await this.opts.db
+      .selectFrom('runtime_settings')
+      .selectAll()
+      .where('name', '=', this.opts.name)
+      .executeTakeFirst();
     const overrides = row ? this.overridesOf(row.value) : {};
     this.snapshot = {
       values: { ...this.opts.base, ...overrides },

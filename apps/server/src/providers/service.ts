@@ -237,8 +237,7 @@ export class ProvidersService {
       key_hint: r.key_hint,
       enabled: r.enabled === 1,
       overridden_by_env: this.env[kind] !== undefined,
-      last_test:
-        r.last_test_at === null ? null : { at: r.last_test_at, ok: r.last_test_ok === 1, message: r.last_test_message },
+      last_test: r.last_test_at === null ? null : { at: r.last_test_at, ok: r.last_test_ok === 1, message: r.last_test_message },
       created_at: r.created_at,
       updated_at: r.updated_at,
     };

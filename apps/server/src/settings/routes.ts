@@ -68,10 +68,15 @@ export function settingsRoutes(deps: SettingsRoutesDeps): FastifyPluginAsyncZod 
           const was = { ...deps.settings.base, ...before };
           const now = { ...deps.settings.base, ...after };
           await deps.audit.record(
-            auditFrom(request, 'setting.update', { type: 'settings', id: 'settings' }, {
-              before: Object.fromEntries(keys.map((k) => [k, was[k]])),
-              after: Object.fromEntries(keys.map((k) => [k, now[k]])),
-            }),
+            auditFrom(
+              request,
+              'setting.update',
+              { type: 'settings', id: 'settings' },
+              {
+                before: Object.fromEntries(keys.map((k) => [k, was[k]])),
+                after: Object.fromEntries(keys.map((k) => [k, now[k]])),
+              },
+            ),
             trx,
           );
         });

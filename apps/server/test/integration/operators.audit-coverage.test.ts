@@ -148,25 +148,35 @@ const SAMPLES: Sample[] = [
   ...(
     [
       ['POST /admin/api/providers', 'provider.create', (id: string, c: Client) => c.post('/admin/api/providers', providerBody())],
-      ['PATCH /admin/api/providers/:id', 'provider.update', (id: string, c: Client) => c.request('PATCH', `/admin/api/providers/${id}`, { name: 'Renamed' })],
-      ['PUT /admin/api/providers/:id/enabled', 'provider.enable', (id: string, c: Client) => c.put(`/admin/api/providers/${id}/enabled`, { enabled: true })],
-      ['POST /admin/api/providers/:id/test', 'provider.test', (id: string, c: Client) => c.post(`/admin/api/providers/${id}/test`)],
+      [
+        'PATCH /admin/api/providers/:id',
+        'provider.update',
+        (id: string, c: Client) => c.request('PATCH', `/admin/api/providers/${id}`, { name: 'Renamed' }),
+      ],
+      [
+        'PUT /admin/api/providers/:id/enabled',
+        'provider.enable',
+        (id: string, c: Client) => c.put(`/admin/api/providers/${id}/enabled`, { enabled: true }),
+      ],
+      [
+        'POST /admin/api/providers/:id/test',
+        'provider.test',
+        (id: string, c: Client) => c.post(`/admin/api/providers/${id}/test`),
+      ],
       ['DELETE /admin/api/providers/:id', 'provider.delete', (id: string, c: Client) => c.delete(`/admin/api/providers/${id}`)],
     ] as const
-  ).map(
-    ([route, action, call]): Sample => ({
-      route,
-      action,
-      async run(h, client) {
-        if (route === 'POST /admin/api/providers') {
-          const reply = await call('', client);
-          return { reply, target: { type: 'provider', id: (reply.body as { id: string }).id } };
-        }
-        const { id } = await h.t.ctx.providers.create(providerBody());
-        return { reply: await call(id, client), target: { type: 'provider', id } };
-      },
-    }),
-  ),
+  ).map(([route, action, call]): Sample => ({
+    route,
+    action,
+    async run(h, client) {
+      if (route === 'POST /admin/api/providers') {
+        const reply = await call('', client);
+        return { reply, target: { type: 'provider', id: (reply.body as { id: string }).id } };
+      }
+      const { id } = await h.t.ctx.providers.create(providerBody());
+      return { reply: await call(id, client), target: { type: 'provider', id } };
+    },
+  })),
   {
     route: 'PATCH /admin/api/settings',
     action: 'setting.update',

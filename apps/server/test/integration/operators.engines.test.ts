@@ -63,7 +63,11 @@ describe.each(DIALECTS)('operator settings and providers across processes (%s)',
     const c = new Client(peer.url);
     await c.anonymous();
     await expect
-      .poll(async () => ((await c.get('/voice?page_size=100')).body.items as { id: string }[]).some((v) => v.id === 'voice_openai.alloy'), POLL)
+      .poll(
+        async () =>
+          ((await c.get('/voice?page_size=100')).body.items as { id: string }[]).some((v) => v.id === 'voice_openai.alloy'),
+        POLL,
+      )
       .toBe(true);
     const res = await c.post('/tts', { text: 'Hello there.', voice_id: 'voice_openai.alloy', format: 'wav' });
     expect(res.status).toBe(200);
@@ -72,7 +76,11 @@ describe.each(DIALECTS)('operator settings and providers across processes (%s)',
     expect(spoken.at(-1)!.headers.authorization).toBe('Bearer good');
     expect(spoken.at(-1)!.body).toMatchObject({ model: 'tts-1', voice: 'alloy' });
 
-    const row = await t.ctx.db.kysely.selectFrom('remote_providers').selectAll().where('id', '=', created.id).executeTakeFirstOrThrow();
+    const row = await t.ctx.db.kysely
+      .selectFrom('remote_providers')
+      .selectAll()
+      .where('id', '=', created.id)
+      .executeTakeFirstOrThrow();
     expect(row.key_sealed).not.toContain(key);
     expect(row.key_sealed.startsWith('v1.')).toBe(true);
     expect(unseal(loadSecret(t.ctx.config.SECRET, t.ctx.config.DATA_DIR), 'remote-provider-key', row.key_sealed)).toBe(key);
@@ -81,7 +89,11 @@ describe.each(DIALECTS)('operator settings and providers across processes (%s)',
     // Disabled on the first process: the other drops its voices.
     await t.ctx.providers.setEnabled(created.id, false);
     await expect
-      .poll(async () => ((await c.get('/voice?page_size=100')).body.items as { id: string }[]).some((v) => v.id === 'voice_openai.alloy'), POLL)
+      .poll(
+        async () =>
+          ((await c.get('/voice?page_size=100')).body.items as { id: string }[]).some((v) => v.id === 'voice_openai.alloy'),
+        POLL,
+      )
       .toBe(false);
   }, 120_000);
 });
@@ -167,7 +179,10 @@ describe.each(DIALECTS)('a catalogue model installed from the console in the bac
     const done = await t.ctx.modelInstalls.get(job.id);
     expect(done).toMatchObject({ status: 'succeeded', error: null, bytes_done: job.bytes_total });
     expect(t.ctx.modelInstalls.listInstalled()).toEqual([
-      expect.objectContaining({ name: kokoro.name, licence: expect.objectContaining({ name: 'CC-BY-NC-SA-4.0', commercial: false }) }),
+      expect.objectContaining({
+        name: kokoro.name,
+        licence: expect.objectContaining({ name: 'CC-BY-NC-SA-4.0', commercial: false }),
+      }),
     ]);
     await expect(t.ctx.modelInstalls.start(kokoro.name, 'acc_test')).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
     t.ctx.modelInstalls.remove(kokoro.name);
@@ -221,7 +236,10 @@ describe.each(DIALECTS)('the console routes of engines, providers and settings (
   it('refuses an invalid setting naming the rule, and audits a change with its values before and after', async () => {
     const bad = await owner.request('PATCH', '/admin/api/settings', { VERIFY_PER_MINUTE: 0 });
     expect(bad.status).toBe(400);
-    expect(bad.body.error).toMatchObject({ code: 'VALIDATION_FAILED', message: 'Invalid value for VERIFY_PER_MINUTE: must be at least 1' });
+    expect(bad.body.error).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      message: 'Invalid value for VERIFY_PER_MINUTE: must be at least 1',
+    });
     const label = await admin.request('PATCH', '/admin/api/settings', { AI_LABEL_EXPLICIT: 'loud' });
     expect(label.status).toBe(400);
     expect(label.body.error.code).toBe('VALIDATION_FAILED');
@@ -279,10 +297,18 @@ describe.each(DIALECTS)('the console routes of engines, providers and settings (
     expect(JSON.stringify(rows)).not.toContain(SECRET_KEY);
     const audit = await t.ctx.db.kysely.selectFrom('audit_log').selectAll().execute();
     expect(JSON.stringify(audit)).not.toContain(SECRET_KEY);
-    expect(audit.map((e) => e.action)).toEqual(expect.arrayContaining(['provider.create', 'provider.update', 'provider.test', 'provider.enable']));
+    expect(audit.map((e) => e.action)).toEqual(
+      expect.arrayContaining(['provider.create', 'provider.update', 'provider.test', 'provider.enable']),
+    );
     // Unreachable, so the engines report it (the ElevenLabs engine lists its voices first) and keep the local ones.
     await expect
-      .poll(async () => ((await owner.get('/admin/api/engines')).body.engines as { id: string; status: string }[]).find((e) => e.id === 'elevenlabs')?.status, POLL)
+      .poll(
+        async () =>
+          ((await owner.get('/admin/api/engines')).body.engines as { id: string; status: string }[]).find(
+            (e) => e.id === 'elevenlabs',
+          )?.status,
+        POLL,
+      )
       .toBe('unavailable');
     expect((await owner.delete(`/admin/api/providers/${id}`)).status).toBe(200);
     expect((await owner.get('/admin/api/providers')).body.items).toEqual([]);
@@ -292,7 +318,9 @@ describe.each(DIALECTS)('the console routes of engines, providers and settings (
     const refused = await admin.post('/admin/api/models/installs', { name: kokoro.name });
     expect(refused.status).toBe(403);
     expect(refused.body.error.message).toBe('该模型的许可证不允许商业使用：只有所有者确认后才能安装');
-    expect((await admin.post('/admin/api/models/installs', { name: kokoro.name, confirm_non_commercial: true })).status).toBe(403);
+    expect((await admin.post('/admin/api/models/installs', { name: kokoro.name, confirm_non_commercial: true })).status).toBe(
+      403,
+    );
     expect((await owner.post('/admin/api/models/installs', { name: kokoro.name })).status).toBe(403);
     expect((await owner.post('/admin/api/models/installs', { name: 'nothing-such' })).status).toBe(404);
 
@@ -317,8 +345,16 @@ describe.each(DIALECTS)('the console routes of engines, providers and settings (
     const again = await owner.post('/admin/api/models/installs', { name: kokoro.name, confirm_non_commercial: true });
     expect(again.status).toBe(400);
     expect(again.body.error.code).toBe('VALIDATION_FAILED');
-    const entry = await t.ctx.db.kysely.selectFrom('audit_log').selectAll().where('action', '=', 'model.install').executeTakeFirstOrThrow();
-    expect(JSON.parse(entry.after!)).toMatchObject({ licence: 'CC-BY-NC-SA-4.0', commercial: false, confirmed_non_commercial: true });
+    const entry = await t.ctx.db.kysely
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('action', '=', 'model.install')
+      .executeTakeFirstOrThrow();
+    expect(JSON.parse(entry.after!)).toMatchObject({
+      licence: 'CC-BY-NC-SA-4.0',
+      commercial: false,
+      confirmed_non_commercial: true,
+    });
 
     expect((await owner.delete(`/admin/api/models/${kokoro.name}`)).status).toBe(200);
     expect((await owner.get('/admin/api/models')).body.installed).toEqual([]);

@@ -33,7 +33,14 @@ describe('runtime settings', () => {
   it('a second reader sees a change once its copy is older than the cache life, not before', async () => {
     let now = 0;
     const writer = operatorSettings(db.kysely, base);
-    const reader = new RuntimeSettings({ db: db.kysely, name: 'settings', base, schema: OperatorSettingsPatch, ttlMs: 1000, now: () => now });
+    const reader = new RuntimeSettings({
+      db: db.kysely,
+      name: 'settings',
+      base,
+      schema: OperatorSettingsPatch,
+      ttlMs: 1000,
+      now: () => now,
+    });
     expect((await reader.read()).values.VERIFY_PER_MINUTE).toBe(10);
     const { before, after, version } = await writer.update({ VERIFY_PER_MINUTE: 3 }, 'acc_1');
     expect(before).toEqual({});

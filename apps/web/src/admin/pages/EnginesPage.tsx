@@ -180,7 +180,11 @@ function ModelsSection() {
   const data = models.data;
   const licence = (l: { name: string; commercial: boolean } | null) =>
     l ? (
-      <Badge color={l.commercial ? 'teal' : 'orange'} variant="light" title={l.commercial ? t('models.commercial') : t('models.nonCommercial')}>
+      <Badge
+        color={l.commercial ? 'teal' : 'orange'}
+        variant="light"
+        title={l.commercial ? t('models.commercial') : t('models.nonCommercial')}
+      >
         {l.name}
         {l.commercial ? '' : ` · ${t('models.nonCommercial')}`}
       </Badge>
@@ -282,7 +286,11 @@ function ModelsSection() {
           </Table.Tbody>
         </Table>
       </Table.ScrollContainer>
-      <Modal opened={confirming !== null} onClose={() => setConfirming(null)} title={t('models.confirmTitle', { name: confirming?.name ?? '' })}>
+      <Modal
+        opened={confirming !== null}
+        onClose={() => setConfirming(null)}
+        title={t('models.confirmTitle', { name: confirming?.name ?? '' })}
+      >
         <Stack>
           <Alert color="orange">{t('models.confirmNonCommercial', { licence: confirming?.licence.name ?? '' })}</Alert>
           <Checkbox
@@ -305,7 +313,11 @@ function ModelsSection() {
           </Group>
         </Stack>
       </Modal>
-      <Modal opened={removing !== null} onClose={() => setRemoving(null)} title={t('models.removeTitle', { name: removing ?? '' })}>
+      <Modal
+        opened={removing !== null}
+        onClose={() => setRemoving(null)}
+        title={t('models.removeTitle', { name: removing ?? '' })}
+      >
         <Stack>
           <Text size="sm">{t('models.removeBody')}</Text>
           <Group justify="flex-end">
@@ -379,7 +391,13 @@ function ProviderEditor({ editing, onClose }: { editing: Provider | 'new' | null
             allowDeselect={false}
             data-testid="provider-kind"
           />
-          <TextInput label={t('providers.name')} value={form.name} onChange={(e) => set('name')(e.currentTarget.value)} required data-testid="provider-name" />
+          <TextInput
+            label={t('providers.name')}
+            value={form.name}
+            onChange={(e) => set('name')(e.currentTarget.value)}
+            required
+            data-testid="provider-name"
+          />
           <TextInput
             label={t('providers.url')}
             placeholder="https://api.openai.com"
@@ -388,10 +406,19 @@ function ProviderEditor({ editing, onClose }: { editing: Provider | 'new' | null
             required
             data-testid="provider-url"
           />
-          <TextInput label={t('providers.model')} value={form.model} onChange={(e) => set('model')(e.currentTarget.value)} data-testid="provider-model" />
+          <TextInput
+            label={t('providers.model')}
+            value={form.model}
+            onChange={(e) => set('model')(e.currentTarget.value)}
+            data-testid="provider-model"
+          />
           <PasswordInput
             label={t('providers.key')}
-            description={editing !== 'new' && editing ? `${t('providers.keyHint', { hint: editing.key_hint })} · ${t('providers.keyKeep')}` : t('providers.keyNever')}
+            description={
+              editing !== 'new' && editing
+                ? `${t('providers.keyHint', { hint: editing.key_hint })} · ${t('providers.keyKeep')}`
+                : t('providers.keyNever')
+            }
             value={form.key}
             onChange={(e) => set('key')(e.currentTarget.value)}
             required={editing === 'new'}
@@ -445,7 +472,8 @@ function ProvidersSection() {
     onError: notifyError,
   });
   const data = providers.data;
-  const date = (iso: string) => new Intl.DateTimeFormat(i18n.language, { dateStyle: 'short', timeStyle: 'short' }).format(new Date(iso));
+  const date = (iso: string) =>
+    new Intl.DateTimeFormat(i18n.language, { dateStyle: 'short', timeStyle: 'short' }).format(new Date(iso));
   return (
     <Paper withBorder p="md" data-testid="admin-providers">
       <Group justify="space-between" mb="xs" wrap="wrap">
@@ -498,7 +526,13 @@ function ProvidersSection() {
                   onChange={(e) => enable.mutate({ id: p.id, enabled: e.currentTarget.checked })}
                   data-testid="provider-enabled"
                 />
-                <Button size="xs" variant="light" loading={test.isPending && test.variables === p.id} onClick={() => test.mutate(p.id)} data-testid="provider-test">
+                <Button
+                  size="xs"
+                  variant="light"
+                  loading={test.isPending && test.variables === p.id}
+                  onClick={() => test.mutate(p.id)}
+                  data-testid="provider-test"
+                >
                   {t('providers.test')}
                 </Button>
                 <Button size="xs" variant="default" onClick={() => setEditing(p)} data-testid="provider-edit">
@@ -513,7 +547,11 @@ function ProvidersSection() {
         ))}
       </Stack>
       <ProviderEditor editing={editing} onClose={() => setEditing(null)} />
-      <Modal opened={deleting !== null} onClose={() => setDeleting(null)} title={t('providers.deleteTitle', { name: deleting?.name ?? '' })}>
+      <Modal
+        opened={deleting !== null}
+        onClose={() => setDeleting(null)}
+        title={t('providers.deleteTitle', { name: deleting?.name ?? '' })}
+      >
         <Stack>
           <Text size="sm">{t('providers.deleteBody')}</Text>
           <Group justify="flex-end">

@@ -127,7 +127,9 @@ export default function SettingsPage() {
         <Text size="xs" c="dimmed" data-testid="settings-version">
           {t('version', {
             version: data.version,
-            at: new Intl.DateTimeFormat(i18n.language, { dateStyle: 'short', timeStyle: 'short' }).format(new Date(data.updated_at)),
+            at: new Intl.DateTimeFormat(i18n.language, { dateStyle: 'short', timeStyle: 'short' }).format(
+              new Date(data.updated_at),
+            ),
           })}
         </Text>
       )}
