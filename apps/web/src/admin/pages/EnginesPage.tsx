@@ -20,6 +20,7 @@ import {
   Title,
 } from '@mantine/core';
 import { notifyError, notifySuccess } from '../../lib/notify';
+import { PageHeader } from '../../components/PageHeader';
 import { addEnginesMessages } from '../i18n/engines-index';
 import { enginesApi, type Install, type Models, type Provider } from '../engines-api';
 
@@ -46,7 +47,7 @@ function EnginesSection() {
   const data = engines.data;
   return (
     <Paper withBorder p="md" data-testid="admin-engines">
-      <Title order={3} mb="sm">
+      <Title order={2} size="h3" mb="sm">
         {t('engines.title')}
       </Title>
       {data && !data.started && (
@@ -195,7 +196,9 @@ function ModelsSection() {
     );
   return (
     <Paper withBorder p="md" data-testid="admin-models">
-      <Title order={3}>{t('models.title')}</Title>
+      <Title order={2} size="h3">
+        {t('models.title')}
+      </Title>
       {data && (
         <Text size="xs" c="dimmed" mb="sm" style={{ wordBreak: 'break-all' }}>
           {t('models.folder', { dir: data.models_dir })}
@@ -208,7 +211,7 @@ function ModelsSection() {
           ))}
         </Stack>
       )}
-      <Title order={4} mb="xs">
+      <Title order={3} size="h4" mb="xs">
         {t('models.installed')}
       </Title>
       {data && data.installed.length === 0 && (
@@ -229,7 +232,7 @@ function ModelsSection() {
           </Group>
         ))}
       </Stack>
-      <Title order={4} mb="xs">
+      <Title order={3} size="h4" mb="xs">
         {t('models.catalogue')}
       </Title>
       <Table.ScrollContainer minWidth={560}>
@@ -477,7 +480,9 @@ function ProvidersSection() {
   return (
     <Paper withBorder p="md" data-testid="admin-providers">
       <Group justify="space-between" mb="xs" wrap="wrap">
-        <Title order={3}>{t('providers.title')}</Title>
+        <Title order={2} size="h3">
+          {t('providers.title')}
+        </Title>
         <Button size="xs" onClick={() => setEditing('new')} data-testid="provider-add">
           {t('providers.add')}
         </Button>
@@ -573,7 +578,7 @@ export default function EnginesPage() {
   const { t } = useTranslation('adminEngines');
   return (
     <Stack gap="md">
-      <Title order={2}>{t('title')}</Title>
+      <PageHeader title={t('title')} />
       <EnginesSection />
       <ModelsSection />
       <ProvidersSection />

@@ -4,6 +4,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Badge, Button, Group, NumberInput, Paper, Select, Stack, Switch, Text, Title } from '@mantine/core';
 import type { SettingKey } from '@polyvox/contracts';
 import { notifyError, notifyInfo, notifySuccess } from '../../lib/notify';
+import { PageHeader } from '../../components/PageHeader';
 import { addEnginesMessages } from '../i18n/engines-index';
 import { enginesApi, type SettingValue } from '../engines-api';
 
@@ -119,10 +120,7 @@ export default function SettingsPage() {
   };
   return (
     <Stack gap="md" data-testid="admin-settings">
-      <Title order={2}>{t('title')}</Title>
-      <Text size="sm" c="dimmed">
-        {t('body')}
-      </Text>
+      <PageHeader title={t('title')} description={t('body')} />
       {data?.updated_at && (
         <Text size="xs" c="dimmed" data-testid="settings-version">
           {t('version', {
@@ -143,7 +141,7 @@ export default function SettingsPage() {
         <Stack gap="md">
           {GROUPS.map(({ group, keys }) => (
             <Paper withBorder p="md" key={group}>
-              <Title order={3} mb="sm">
+              <Title order={2} size="h3" mb="sm">
                 {t(`groups.${group}`)}
               </Title>
               <Stack gap="sm">{keys.map(field)}</Stack>
