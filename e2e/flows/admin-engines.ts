@@ -13,6 +13,7 @@ import { assert, assertEqual } from '../lib/assert';
 import { test } from '../lib/fixtures';
 import { assertFits, waitForSettledPage } from '../lib/layout-checks';
 import { ROOT } from '../lib/server';
+import { dismissToasts } from '../lib/speech';
 import { openAIServer, type ProviderServer } from '../../packages/speech/test/support/provider-servers';
 
 const KEY = 'good';
@@ -52,8 +53,11 @@ async function becomeOwner(): Promise<void> {
   assertEqual(confirmed.status, 200, `confirm: ${JSON.stringify(confirmed.body)}`);
 }
 
-async function setLanguage(lang: string): Promise<void> {
+/** Opens a console route in `lang` (stored as the language menu stores it, then a full load). */
+async function open(route: string, lang: string): Promise<void> {
   await env.page.evaluate((l) => localStorage.setItem('polyvox.lang', l), lang);
+  await env.ui.goto(route);
+  await env.page.reload();
 }
 
 export function adminEnginesTests(): void {
@@ -63,14 +67,12 @@ export function adminEnginesTests(): void {
   });
   test.afterAll(async () => {
     await fake?.close();
-    await setLanguage('en');
   });
 
   test('a provider is added, its key never shown again, tested, enabled and edited; the catalogue shows licences', async () => {
     await becomeOwner();
     const page = env.page;
-    await setLanguage('en');
-    await env.ui.goto('/admin/engines');
+    await open('/admin/engines', 'en');
     await page.getByRole('heading', { name: TITLES.engines.en }).waitFor();
     await page.getByTestId('admin-engines').getByTestId('engine-flite').waitFor();
 
@@ -133,14 +135,15 @@ export function adminEnginesTests(): void {
   test('a setting is changed in the console and in force; an invalid one is refused naming the rule', async () => {
     await becomeOwner();
     const page = env.page;
-    await setLanguage('en');
-    await env.ui.goto('/admin/settings');
+    await open('/admin/settings', 'en');
     await page.getByRole('heading', { name: TITLES.settings.en }).waitFor();
     const input = page.getByTestId('setting-VERIFY_PER_MINUTE');
     await input.fill('33');
     await page.getByTestId('settings-save').click();
     await page.getByTestId('settings-version').waitFor();
     assertEqual((await api('GET', '/admin/api/settings')).body.values.VERIFY_PER_MINUTE, 33, 'saved');
+    await dismissToasts(page);
+    await page.locator('.mantine-Notification-root').first().waitFor({ state: 'detached' });
     await input.fill('0');
     await page.getByTestId('settings-save').click();
     await page.getByText('Invalid value for VERIFY_PER_MINUTE: must be at least 1').waitFor();
@@ -156,13 +159,11 @@ export function adminEnginesTests(): void {
     ]) {
       await page.setViewportSize(viewport);
       for (const lang of LANGS) {
-        await setLanguage(lang);
         for (const [route, titles] of [
           ['/admin/engines', TITLES.engines],
           ['/admin/settings', TITLES.settings],
         ] as const) {
-          await env.ui.goto(route);
-          await page.reload();
+          await open(route, lang);
           await page.getByRole('heading', { name: titles[lang] }).waitFor();
           await waitForSettledPage(page);
           await assertFits(page, `${route} ${lang} ${viewport.width}px`);
@@ -170,5 +171,6 @@ export function adminEnginesTests(): void {
       }
     }
     await page.setViewportSize({ width: 1280, height: 800 });
+    await page.evaluate(() => localStorage.setItem('polyvox.lang', 'en'));
   });
 }

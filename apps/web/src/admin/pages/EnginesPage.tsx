@@ -1,3 +1,4 @@
+import '@mantine/core/styles/PasswordInput.css';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -19,7 +20,7 @@ import {
   TextInput,
   Title,
 } from '@mantine/core';
-import { notifyError, notifySuccess } from '../../lib/notify';
+import { notifyInfo, notifySuccess } from '../../lib/notify';
 import { PageHeader } from '../../components/PageHeader';
 import { addEnginesMessages } from '../i18n/engines-index';
 import { enginesApi, type Install, type Models, type Provider } from '../engines-api';
@@ -159,7 +160,6 @@ function ModelsSection() {
       setJobs((j) => [job, ...j.filter((x) => x.model !== job.model)]);
       notifySuccess(t('models.started', { name: job.model }));
     },
-    onError: notifyError,
   });
   const remove = useMutation({
     mutationFn: (name: string) => enginesApi.removeModel(name),
@@ -168,14 +168,13 @@ function ModelsSection() {
       notifySuccess(t('models.removed', { name: r.removed }));
       refresh();
     },
-    onError: notifyError,
   });
   // Installs still running when the page opens (started elsewhere, or before a reload) are followed too.
   const running = (models.data?.installs ?? []).filter((j) => j.status === 'running' && !jobs.some((x) => x.id === j.id));
   const followed = [...jobs, ...running];
   const ended = (job: Install) => {
     if (job.status === 'succeeded') notifySuccess(t('models.succeeded', { name: job.model }));
-    else notifyError(new Error(t('models.failed', { name: job.model, error: job.error ?? '' })));
+    else notifyInfo(t('models.failed', { name: job.model, error: job.error ?? '' }));
     refresh();
   };
   const data = models.data;
@@ -370,7 +369,6 @@ function ProviderEditor({ editing, onClose }: { editing: Provider | 'new' | null
       void client.invalidateQueries({ queryKey: PROVIDERS_KEY });
       onClose();
     },
-    onError: notifyError,
   });
   const set = (k: keyof ProviderForm) => (v: string) => setForm((f) => ({ ...f, [k]: v }));
   return (
@@ -455,16 +453,14 @@ function ProvidersSection() {
   const enable = useMutation({
     mutationFn: ({ id, enabled }: { id: string; enabled: boolean }) => enginesApi.enableProvider(id, enabled),
     onSuccess: changed,
-    onError: notifyError,
   });
   const test = useMutation({
     mutationFn: (id: string) => enginesApi.testProvider(id),
     onSuccess: (p) => {
       if (p.last_test?.ok) notifySuccess(t('providers.testOk', { message: p.last_test.message ?? '' }));
-      else notifyError(new Error(t('providers.testFailed', { message: p.last_test?.message ?? '' })));
+      else notifyInfo(t('providers.testFailed', { message: p.last_test?.message ?? '' }));
       changed();
     },
-    onError: notifyError,
   });
   const del = useMutation({
     mutationFn: (id: string) => enginesApi.deleteProvider(id),
@@ -472,7 +468,6 @@ function ProvidersSection() {
       setDeleting(null);
       changed();
     },
-    onError: notifyError,
   });
   const data = providers.data;
   const date = (iso: string) =>

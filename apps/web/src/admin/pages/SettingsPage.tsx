@@ -1,9 +1,10 @@
+import '@mantine/core/styles/NumberInput.css';
 import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Badge, Button, Group, NumberInput, Paper, Select, Stack, Switch, Text, Title } from '@mantine/core';
 import type { SettingKey } from '@polyvox/contracts';
-import { notifyError, notifyInfo, notifySuccess } from '../../lib/notify';
+import { notifyInfo, notifySuccess } from '../../lib/notify';
 import { PageHeader } from '../../components/PageHeader';
 import { addEnginesMessages } from '../i18n/engines-index';
 import { enginesApi, type SettingValue } from '../engines-api';
@@ -49,7 +50,6 @@ export default function SettingsPage() {
       client.setQueryData(SETTINGS_KEY, data);
       notifySuccess(t('saved'));
     },
-    onError: notifyError,
   });
   const data = settings.data;
   const shown = (key: SettingKey, v: SettingValue | undefined): string => {
@@ -147,7 +147,7 @@ export default function SettingsPage() {
               <Stack gap="sm">{keys.map(field)}</Stack>
             </Paper>
           ))}
-          <Group justify="flex-end" wrap="wrap">
+          <Group justify="flex-start" wrap="wrap">
             <Button variant="default" onClick={() => data && setDraft(data.values)} disabled={Object.keys(changes).length === 0}>
               {t('reset')}
             </Button>
