@@ -7,6 +7,7 @@
  */
 import { a11yTests, consoleListTests } from './flows/a11y';
 import { adminEnginesTests } from './flows/admin-engines';
+import { adminCoreTests } from './flows/admin-core';
 import { designTests } from './flows/design';
 import { economyTests } from './flows/economy';
 import { libraryTests } from './flows/library';
@@ -39,6 +40,7 @@ const FLOWS: Record<string, () => void> = {
   pronunciation: pronunciationTests,
   polish: polishTests,
   'admin-engines': adminEnginesTests,
+  'admin-core': adminCoreTests,
 };
 // E2E_FLOWS=design (a comma list) runs only those flows, in the order above; unset, all of them.
 const only = (process.env.E2E_FLOWS ?? '')
