@@ -7,6 +7,7 @@
  */
 import { a11yTests, consoleListTests } from './flows/a11y';
 import { adminAccountsTests } from './flows/admin-accounts';
+import { adminEnginesTests } from './flows/admin-engines';
 import { adminCoreTests } from './flows/admin-core';
 import { designTests } from './flows/design';
 import { economyTests } from './flows/economy';
@@ -39,6 +40,7 @@ const FLOWS: Record<string, () => void> = {
   provenance: provenanceTests,
   pronunciation: pronunciationTests,
   polish: polishTests,
+  'admin-engines': adminEnginesTests,
   'admin-core': adminCoreTests,
   'admin-accounts': adminAccountsTests,
 };

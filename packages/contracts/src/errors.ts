@@ -193,6 +193,9 @@ const RULES = new Map<string, { 'zh-CN': string; 'zh-TW': string }>([
     { 'zh-CN': 'SSML 文档不能声明 DOCTYPE 或实体', 'zh-TW': 'SSML 文件不能宣告 DOCTYPE 或實體' },
   ],
   ['the lexicon has no lexeme', { 'zh-CN': '词典中没有任何 lexeme', 'zh-TW': '詞典中沒有任何 lexeme' }],
+  ['the model is installed already', { 'zh-CN': '该模型已安装', 'zh-TW': '該模型已安裝' }],
+  ['the model is being installed', { 'zh-CN': '该模型正在安装', 'zh-TW': '該模型正在安裝' }],
+  ['must be an http:// or https:// URL', { 'zh-CN': '须为 http:// 或 https:// 网址', 'zh-TW': '須為 http:// 或 https:// 網址' }],
 ]);
 
 /** The rules the server words from a schema's constraint (`ruleOf` in the server), with their number or list. */
@@ -381,7 +384,7 @@ const DOCUMENT_RULE =
  * Why FORBIDDEN was answered, when the plain "not allowed" would leave the user guessing: the error's
  * `reason` param picks one of these (anything else keeps the code's own message).
  */
-export const FORBIDDEN_REASONS = ['own_voices', 'api_access'] as const;
+export const FORBIDDEN_REASONS = ['own_voices', 'api_access', 'signup_closed', 'licence_confirm'] as const;
 export type ForbiddenReason = (typeof FORBIDDEN_REASONS)[number];
 export const REASON_MESSAGES = new Map<string, Record<MessageLocale, string>>([
   [
@@ -416,6 +419,24 @@ export const REASON_MESSAGES = new Map<string, Record<MessageLocale, string>>([
       en: 'Your plan does not include API access',
       'zh-CN': '你的套餐不包含 API 访问权限',
       'zh-TW': '你的方案不包含 API 存取權限',
+    },
+  ],
+  [
+    // The operator closed sign-up (the console's settings): existing accounts still sign in.
+    'FORBIDDEN:signup_closed',
+    {
+      en: 'Sign-up is closed for now: only existing accounts can sign in',
+      'zh-CN': '暂未开放注册：仅已有账户可以登录',
+      'zh-TW': '暫未開放註冊：僅已有帳戶可以登入',
+    },
+  ],
+  [
+    // A model whose licence forbids commercial use: installed only when an owner confirms it.
+    'FORBIDDEN:licence_confirm',
+    {
+      en: "This model's licence does not allow commercial use: only an owner can install it, after confirming",
+      'zh-CN': '该模型的许可证不允许商业使用：只有所有者确认后才能安装',
+      'zh-TW': '此模型的授權不允許商業使用：只有擁有者確認後才能安裝',
     },
   ],
 ]);

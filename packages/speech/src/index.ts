@@ -9,8 +9,8 @@
  * `@polyvox/speech/formats`. Everything else (engines, pool, pipeline, DSP) is internal: the package's own tests
  * import it by relative path.
  */
-export { createSpeech } from './speech.ts';
-export type { Speech, SpeechOptions, SynthesisResult, VoiceFilter } from './speech.ts';
+export { createSpeech, testRemoteProvider } from './speech.ts';
+export type { RemoteOptions, Speech, SpeechOptions, SynthesisResult, VoiceFilter } from './speech.ts';
 export type { ModelsChange } from './engines/sherpa.ts';
 export { scanModelsDir } from './engines/sherpa-discover.ts';
 export type { ModelProblem, ModelScan } from './engines/sherpa-discover.ts';

@@ -30,7 +30,15 @@ import { WorkerPool } from './pool/pool.ts';
 import { MessageChannel } from 'node:worker_threads';
 import { checkLanguage, detectLanguage, type DetectedLanguage, type LanguageCheck } from './text/detect-language.ts';
 import { cleanText, countCharacters } from './text/normalize.ts';
-import { CONTENT_TYPES, type AudioFormat, type Engine, type ModelInfo, type VoiceInfo, type WordTiming } from './types.ts';
+import {
+  CONTENT_TYPES,
+  type AudioFormat,
+  type Engine,
+  type EngineRequest,
+  type ModelInfo,
+  type VoiceInfo,
+  type WordTiming,
+} from './types.ts';
 import { isNeural } from './quality.ts';
 
 /** Unmarked WAV and PCM files up to 30 s at 24 kHz (about 1 ms of work) are built on the calling thread, others in the encoder thread. */
@@ -55,7 +63,7 @@ export interface SpeechOptions {
    */
   modelsPollMs?: number;
   /** Remote providers, each enabled by its URL and key. */
-  remote?: { openai?: OpenAIConfig; elevenlabs?: ElevenLabsConfig };
+  remote?: RemoteOptions;
   /** Worker threads; default os.availableParallelism(). */
   poolSize?: number;
   /** An interactive lane beside them (default true); see PoolOptions. */
@@ -150,9 +158,64 @@ export interface Speech {
   readonly modelProblems: ReadonlyArray<ModelProblem>;
   /** Reads MODELS_DIR now: voices of models added appear, those of models removed go. */
   rescanModels(): ModelsChange;
+  /**
+   * Replaces the remote providers while running (an operator's change): their voices appear or go at once, a synthesis
+   * already running keeps the engine it started with. Answers which providers could not be reached (ElevenLabs lists
+   * its voices first); those stay out, as at start.
+   */
+  setRemote(next: RemoteOptions): Promise<{ unavailable: { provider: string; code: string; message: string }[] }>;
   /** Called after a rescan (a poll's or rescanModels') that changed the models; returns the unsubscribe. */
   onModelsChange(listener: (change: ModelsChange) => void): () => void;
   close(): Promise<void>;
+}
+
+export interface RemoteOptions {
+  openai?: OpenAIConfig;
+  elevenlabs?: ElevenLabsConfig;
+}
+
+/** The remote engines of a configuration; a provider that is down or refuses the key is left out and reported. */
+async function remoteEngines(
+  config: RemoteOptions,
+  unavailable: { provider: string; code: string; message: string }[],
+): Promise<Map<string, Engine>> {
+  const out = new Map<string, Engine>();
+  if (config.openai?.url && config.openai.key) out.set('openai', new OpenAIEngine(config.openai));
+  if (config.elevenlabs?.url && config.elevenlabs.key) {
+    const el = new ElevenLabsEngine(config.elevenlabs);
+    try {
+      await el.refreshVoices();
+      out.set('elevenlabs', el);
+    } catch (e) {
+      // A provider that is down or refuses the key must not take the local engines with it.
+      unavailable.push({ provider: 'elevenlabs', code: isSpeechError(e) ? e.code : 'INTERNAL', message: (e as Error).message });
+    }
+  }
+  return out;
+}
+
+/**
+ * One call to a remote provider as configured, without a Speech: OpenAI-compatible endpoints speak a word in their
+ * first voice, ElevenLabs lists its voices. Resolves with what was learnt, rejects with the provider's error.
+ */
+export async function testRemoteProvider(
+  kind: 'openai' | 'elevenlabs',
+  config: OpenAIConfig | ElevenLabsConfig,
+  signal?: AbortSignal,
+): Promise<{ voices: number }> {
+  if (kind === 'elevenlabs') return { voices: (await new ElevenLabsEngine(config).refreshVoices()).length };
+  const engine = new OpenAIEngine(config);
+  const voice = engine.listVoices()[0]!;
+  const req = {
+    text: 'Test.',
+    voice,
+    profile: voice.profile,
+    speed: 1,
+    pitch: 0,
+    ...(signal ? { signal } : {}),
+  } as EngineRequest;
+  for await (const chunk of engine.synthesize(req)) if (!chunk.samples.length) throw new SpeechError('INTERNAL', 'no audio');
+  return { voices: engine.listVoices().length };
 }
 
 export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
@@ -164,17 +227,7 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
   const local = createLocalEngines(opts.modelsDir ? { modelsDir: opts.modelsDir } : {});
   const remote = new Map<string, Engine>();
   const unavailable: { provider: string; code: string; message: string }[] = [];
-  if (opts.remote?.openai?.url && opts.remote.openai.key) remote.set('openai', new OpenAIEngine(opts.remote.openai));
-  if (opts.remote?.elevenlabs?.url && opts.remote.elevenlabs.key) {
-    const el = new ElevenLabsEngine(opts.remote.elevenlabs);
-    try {
-      await el.refreshVoices();
-      remote.set('elevenlabs', el);
-    } catch (e) {
-      // A provider that is down or refuses the key must not take the local engines with it.
-      unavailable.push({ provider: 'elevenlabs', code: isSpeechError(e) ? e.code : 'INTERNAL', message: (e as Error).message });
-    }
-  }
+  for (const [id, engine] of (await remoteEngines(opts.remote ?? {}, unavailable)).entries()) remote.set(id, engine);
   // The worker threads start with the first synthesis (or at warmup): a process that only prepares and
   // prices requests (an API process whose synthesis runs in worker processes) never starts an engine.
   const poolOptions = {
@@ -203,7 +256,7 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
     opts.signal?.throwIfAborted();
   }
 
-  const engines = [...local.values(), ...remote.values()];
+  let engines = [...local.values(), ...remote.values()];
   // The catalogue: read again when MODELS_DIR changes (rescanModels), so kept in variables the closures below read.
   let voices: VoiceInfo[] = [];
   let byId = new Map<string, VoiceInfo>();
@@ -885,6 +938,32 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
       return sherpa?.problems ?? [];
     },
     rescanModels: () => modelsChanged(sherpa?.rescan()),
+    async setRemote(next) {
+      const down: typeof unavailable = [];
+      const built = await remoteEngines(next, down);
+      const before = [...remote.values()].flatMap((e) => e.listModels().map((m) => m.id));
+      remote.clear();
+      for (const [id, engine] of built) remote.set(id, engine);
+      unavailable.splice(0, unavailable.length, ...down);
+      engines = [...local.values(), ...remote.values()];
+      readCatalogue();
+      const after = [...remote.values()].flatMap((e) => e.listModels().map((m) => m.id));
+      const change: ModelsChange = {
+        added: after.filter((m) => !before.includes(m)),
+        removed: before.filter((m) => !after.includes(m)),
+        changed: after.filter((m) => before.includes(m)),
+        problems: sherpa?.problems ?? [],
+      };
+      // Told even when the same models stay: their provider (its address, key or voices) may be another.
+      for (const l of modelListeners) {
+        try {
+          l(change);
+        } catch {
+          // A listener's failure is its own.
+        }
+      }
+      return { unavailable: down };
+    },
     onModelsChange(listener) {
       modelListeners.add(listener);
       return () => modelListeners.delete(listener);

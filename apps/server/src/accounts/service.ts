@@ -22,6 +22,9 @@ export interface AccountLimits {
   trialsPerIpDay: number;
   plansPerIpDay: number;
   existsPerIpMinute: number;
+  /** Credits of a visitor's trial and of the free plan: the operator's, else credits.json's. */
+  anonymousTrial?: number;
+  freePlanGrant?: number;
 }
 
 /**
@@ -102,7 +105,14 @@ export class AccountsService {
         },
         trx,
       );
-      if (trial) await this.credits.grantOnce(trx, id, trialKey, this.credits.config.anonymous_trial, 'anonymous trial');
+      if (trial)
+        await this.credits.grantOnce(
+          trx,
+          id,
+          trialKey,
+          this.limits.anonymousTrial ?? this.credits.config.anonymous_trial,
+          'anonymous trial',
+        );
       return this.sessions.create(id, userAgent, trx);
     });
     return { account: await this.view(id, sid), sid };
@@ -124,7 +134,13 @@ export class AccountsService {
   async grantFreePlan(accountId: string, email: string, ip: string, trx: Kysely<Database>): Promise<boolean> {
     const key = `plan:free:${mailboxKey(email)}`;
     if (!(await this.grantAllowed(key, `plan:ip:${requesterKey(ip)}`, this.limits.plansPerIpDay, trx))) return false;
-    return this.credits.grantOnce(trx, accountId, key, this.credits.config.free_plan_grant, 'free plan');
+    return this.credits.grantOnce(
+      trx,
+      accountId,
+      key,
+      this.limits.freePlanGrant ?? this.credits.config.free_plan_grant,
+      'free plan',
+    );
   }
 
   /** A grant not given yet, within the requester's daily allowance (only grants still possible count). */

@@ -7,9 +7,9 @@
  */
 import { pathToFileURL } from 'node:url';
 import { ConfigError, loadConfig } from '../platform/config.js';
-import { CatalogueError, loadCatalogue, type Catalogue } from './models/catalogue.js';
-import { InstallError, progressTo } from './models/download.js';
-import { addModel, listCatalogue, removeModel, verifyModels, type ModelsContext, type ModelsIo } from './models/install.js';
+import { CatalogueError, loadCatalogue, type Catalogue } from '../models/catalogue.js';
+import { InstallError, progressTo } from '../models/download.js';
+import { addModel, listCatalogue, removeModel, verifyModels, type ModelsContext, type ModelsIo } from '../models/install.js';
 
 export const EXIT = { ok: 0, refused: 1, usage: 2 } as const;
 

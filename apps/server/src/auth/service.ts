@@ -34,6 +34,8 @@ export interface AuthOptions {
   /** What counts the limits below. */
   limiter: RateLimiter;
   limits: AuthLimits;
+  /** Whether an email nobody owns may sign up now (the operator's SIGNUP_OPEN); default open. */
+  signupOpen?: () => boolean;
 }
 
 export class AuthService {
@@ -44,6 +46,7 @@ export class AuthService {
   private readonly mailer: Mailer;
   private readonly limiter: RateLimiter;
   private readonly limits: AuthLimits;
+  private readonly signupOpen: () => boolean;
 
   constructor(options: AuthOptions) {
     this.db = options.db;
@@ -53,6 +56,12 @@ export class AuthService {
     this.mailer = options.mailer;
     this.limiter = options.limiter;
     this.limits = options.limits;
+    this.signupOpen = options.signupOpen ?? (() => true);
+  }
+
+  /** A new registration while the operator has closed sign-up: refused, saying so (after the codes, like EMAIL_TAKEN). */
+  private assertSignupOpen(): void {
+    if (!this.signupOpen()) throw new AppError('FORBIDDEN', { reason: 'signup_closed' });
   }
 
   async sendCode(
@@ -94,6 +103,7 @@ export class AuthService {
     return this.db.transaction().execute(async (trx) => {
       const existing = await this.accounts.repo.findByEmail(email, trx);
       if (existing && existing.status !== 'active') throw new AppError('ACCOUNT_DISABLED');
+      if (!existing) this.assertSignupOpen();
       const accountId = existing?.id ?? (await this.accounts.createRegistered(email, ip, trx));
       return { accountId, sid: await this.sessions.create(accountId, userAgent, trx) };
     });
@@ -125,6 +135,8 @@ export class AuthService {
     // Only after the codes: answered before them, EMAIL_TAKEN would tell anyone which emails have accounts.
     const owner = await this.accounts.repo.findByEmail(email);
     if (owner && owner.id !== accountId) throw new AppError('EMAIL_TAKEN');
+    // An anonymous account taking an email is a registration; a registered one changing its address is not.
+    if (previous === null) this.assertSignupOpen();
     // Told before the change is written, so a mail that cannot go out stops the change (and a write
     // lock is never held across a mail server's answer).
     if (previous !== null) await this.mailer.send({ to: previous, ...emailChangedMail(email, locale) });

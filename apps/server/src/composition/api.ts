@@ -37,6 +37,9 @@ import { accountAdminOf, overviewOf } from './operator-accounts.js';
 import { operatorRoutes } from '../operators/routes.js';
 import type { AppContext } from './context.js';
 import { startSweepers } from './sweepers.js';
+import { liveView } from '../platform/runtime-settings.js';
+import { engineRoutes } from '../engines/routes.js';
+import { settingsRoutes } from '../settings/routes.js';
 
 /** Every route module of the public API, each given the services it declares. */
 async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
@@ -46,7 +49,12 @@ async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<vo
   await app.register(docRoutes);
   await app.register(statsRoutes(ctx));
   await app.register(operationsRoutes({ db: ctx.db, readiness: ctx.readiness, role: ctx.config.ROLE }));
-  await app.register(voiceRoutes(ctx));
+  await app.register(
+    voiceRoutes({
+      ...ctx,
+      config: liveView(ctx.settings, { AI_LABEL_EXPLICIT: 'AI_LABEL_EXPLICIT', AI_LABEL_POSITION: 'AI_LABEL_POSITION' }),
+    }),
+  );
   await app.register(synthesisRoutes(ctx));
   await app.register(jobRoutes(ctx));
   await app.register(elevenLabsRoutes(ctx));
@@ -61,13 +69,31 @@ async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<vo
   await app.register(overviewRoutes({ overview: overviewOf(ctx) }));
   await app.register(operatorRoutes({ db: ctx.db.kysely, operators: ctx.operators, factor: ctx.factor }));
   await app.register(
-    provenanceRoutes({
-      provenance: ctx.provenance,
-      limiter: ctx.limiter,
-      detect: watermarkDetector(ctx.provenance.watermarkKey, { maxQueued: PUBLIC_CHECKS_QUEUED }),
-      perMinute: ctx.config.VERIFY_PER_MINUTE,
-      publicUrl: ctx.config.PUBLIC_URL,
+    engineRoutes({
+      db: ctx.db.kysely,
+      speech: ctx.speech,
+      installs: ctx.modelInstalls,
+      modelsDir: ctx.config.MODELS_DIR,
+      providers: ctx.providers,
+      providerSync: ctx.providerSync,
+      audit: ctx.audit,
     }),
+  );
+  await app.register(settingsRoutes({ db: ctx.db.kysely, settings: ctx.settings, audit: ctx.audit }));
+  await app.register(
+    provenanceRoutes(
+      // The checks' limit per minute follows the operator's setting (read at each check).
+      liveView(
+        ctx.settings,
+        { perMinute: 'VERIFY_PER_MINUTE' },
+        {
+          provenance: ctx.provenance,
+          limiter: ctx.limiter,
+          detect: watermarkDetector(ctx.provenance.watermarkKey, { maxQueued: PUBLIC_CHECKS_QUEUED }),
+          publicUrl: ctx.config.PUBLIC_URL,
+        },
+      ),
+    ),
   );
 }
 

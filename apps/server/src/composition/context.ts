@@ -34,6 +34,9 @@ import type { Provenance } from '../provenance/service.js';
 import type { PronunciationService } from '../pronunciation/service.js';
 import type { Broadcast } from '../platform/broadcast.js';
 import type { AccountSockets } from '../synthesis/account-sockets.js';
+import type { OperatorSettingsStore } from '../platform/settings.js';
+import type { ProviderSync, ProvidersService } from '../providers/service.js';
+import type { ModelInstalls } from '../models/installs.js';
 import type { AuditTrail } from '../audit/trail.js';
 import type { OperatorsService } from '../operators/service.js';
 import type { SecondFactorService } from '../operators/factor.js';
@@ -86,6 +89,13 @@ export interface AppContext {
   broadcast: Broadcast;
   /** The realtime sockets open here, by account (a disabled account's are closed). */
   realtimeSockets: AccountSockets;
+  /** The settings an operator changes while running (trial credits, limits, the AI label, sign-up), read through a cache. */
+  settings: OperatorSettingsStore;
+  /** Remote providers added in the console, and what keeps this process's engines on those in force. */
+  providers: ProvidersService;
+  providerSync: ProviderSync;
+  /** Models installed and removed from the console, in the background. */
+  modelInstalls: ModelInstalls;
   /** The append-only audit trail every operator action writes to. */
   audit: AuditTrail;
   /** Operators and their roles (also the resolver of the `operator` auth rule). */

@@ -38,7 +38,10 @@ const servicesResource = (config: Config, parts: ServiceParts, overrides: BuildO
   name: 'services',
   open: () => buildServices(config, parts, overrides),
   async close(ctx) {
+    ctx.settings.stop();
+    ctx.providerSync.stop();
     ctx.mailer.close();
+    await ctx.modelInstalls.drain();
     await ctx.jobs.drain();
     await ctx.synthesis.drain();
   },

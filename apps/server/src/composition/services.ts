@@ -51,12 +51,17 @@ import type { Queues, SpeechParts } from './resources.js';
 import type { Broadcast } from '../platform/broadcast.js';
 import { AppError } from '../platform/errors.js';
 import { AccountSockets } from '../synthesis/account-sockets.js';
-
-/** The broadcast topic of a disabled account (the message is its id). */
-export const ACCOUNT_DISABLED_TOPIC = 'account.disabled';
+import { operatorSettings, startingSettings } from '../platform/settings.js';
+import { liveView } from '../platform/runtime-settings.js';
+import { ProviderSync, ProvidersService } from '../providers/service.js';
+import { ModelInstalls } from '../models/installs.js';
+import { loadCatalogue } from '../models/catalogue.js';
 import { DatabaseAuditTrail } from '../audit/trail.js';
 import { OperatorsService, systemClock } from '../operators/service.js';
 import { SecondFactorService } from '../operators/factor.js';
+
+/** The broadcast topic of a disabled account (the message is its id). */
+export const ACCOUNT_DISABLED_TOPIC = 'account.disabled';
 
 /** What the services are built on: the opened resources (resources.ts) and the lists read at start. */
 export interface ServiceParts extends SpeechParts {
@@ -86,6 +91,8 @@ export function buildServices(config: Config, parts: ServiceParts, overrides: { 
     config: loadCreditsConfig(config.CREDITS_CONFIG),
     dialect: db.dialect,
   });
+  // The operator's runtime settings over the starting ones; each service below reads them through a live view.
+  const settings = operatorSettings(db.kysely, startingSettings(config, credits.config)).start();
   const uploads = new UploadsService({
     db: db.kysely,
     storage,
@@ -102,13 +109,17 @@ export function buildServices(config: Config, parts: ServiceParts, overrides: { 
     sessions,
     words,
     avatarOwner: (url, id) => uploads.ownsAvatarUrl(url, id),
-    limits: {
-      limiter,
-      accountsPerIpHour: config.ACCOUNT_LIMIT_PER_IP_HOUR,
-      trialsPerIpDay: config.TRIAL_GRANTS_PER_IP_DAY,
-      plansPerIpDay: config.PLAN_GRANTS_PER_IP_DAY,
-      existsPerIpMinute: config.EXISTS_LIMIT_PER_IP_MINUTE,
-    },
+    limits: liveView(
+      settings,
+      {
+        accountsPerIpHour: 'ACCOUNT_LIMIT_PER_IP_HOUR',
+        trialsPerIpDay: 'TRIAL_GRANTS_PER_IP_DAY',
+        plansPerIpDay: 'PLAN_GRANTS_PER_IP_DAY',
+        anonymousTrial: 'ANONYMOUS_TRIAL_CREDITS',
+        freePlanGrant: 'FREE_PLAN_CREDITS',
+      },
+      { limiter, existsPerIpMinute: config.EXISTS_LIMIT_PER_IP_MINUTE },
+    ),
   });
   const auth = new AuthService({
     db: db.kysely,
@@ -117,13 +128,16 @@ export function buildServices(config: Config, parts: ServiceParts, overrides: { 
     codes: new CodeService({ db: db.kysely, secret, dialect: db.dialect }),
     mailer,
     limiter,
-    limits: {
-      codePerIpHour: config.CODE_LIMIT_PER_IP_HOUR,
-      codePerEmailDay: config.CODE_LIMIT_PER_EMAIL_DAY,
-      codePerAccountHour: config.CODE_LIMIT_PER_ACCOUNT_HOUR,
-      codePerEmailAllDay: config.CODE_LIMIT_PER_EMAIL_ALL_DAY,
-      signInPerIpMinute: config.SIGN_IN_LIMIT_PER_IP_MINUTE,
-    },
+    limits: liveView(
+      settings,
+      {
+        codePerIpHour: 'CODE_LIMIT_PER_IP_HOUR',
+        codePerEmailDay: 'CODE_LIMIT_PER_EMAIL_DAY',
+        signInPerIpMinute: 'SIGN_IN_LIMIT_PER_IP_MINUTE',
+      },
+      { codePerAccountHour: config.CODE_LIMIT_PER_ACCOUNT_HOUR, codePerEmailAllDay: config.CODE_LIMIT_PER_EMAIL_ALL_DAY },
+    ),
+    signupOpen: () => settings.current().SIGNUP_OPEN,
   });
   const plans = new PlanPrivileges({ db: db.kysely, products });
   // Every file that leaves is recorded and labelled (provenance/); the watermark key reaches the engines in resources.ts.
@@ -163,7 +177,7 @@ export function buildServices(config: Config, parts: ServiceParts, overrides: { 
     credits,
     pronunciation,
     synthesizer: remote ?? engines,
-    aiLabel: { explicit: config.AI_LABEL_EXPLICIT, position: config.AI_LABEL_POSITION },
+    aiLabel: liveView(settings, { explicit: 'AI_LABEL_EXPLICIT', position: 'AI_LABEL_POSITION' }),
   });
   const jobs = new SynthesisJobs({
     db: db.kysely,
@@ -222,6 +236,18 @@ export function buildServices(config: Config, parts: ServiceParts, overrides: { 
   parts.broadcast.on(ACCOUNT_DISABLED_TOPIC, (accountId) => {
     synthesis.stopAccount(accountId, new AppError('ACCOUNT_DISABLED'));
     realtimeSockets.endAll(accountId, new AppError('ACCOUNT_DISABLED'));
+  });
+  // Remote providers: the console's (sealed keys) under the environment's, applied to this process's engines.
+  const providers = new ProvidersService({ db: db.kysely, secret, env: config });
+  const providerSync = new ProviderSync({
+    providers,
+    apply: (next) => speech.setRemote(next),
+  }).start();
+  const modelInstalls = new ModelInstalls({
+    db: db.kysely,
+    modelsDir: config.MODELS_DIR,
+    catalogue: () => loadCatalogue(config.MODELS_CATALOGUE),
+    mirror: config.MODELS_MIRROR,
   });
   // Operators: one clock for their rules (tests set their own), the audit trail, the second factor bound to PUBLIC_URL.
   const operatorClock = systemClock();
@@ -288,6 +314,10 @@ export function buildServices(config: Config, parts: ServiceParts, overrides: { 
     pronunciation,
     broadcast: parts.broadcast,
     realtimeSockets,
+    settings,
+    providers,
+    providerSync,
+    modelInstalls,
     audit,
     operators: new OperatorsService({ db: db.kysely, audit, clock: operatorClock }),
     factor,

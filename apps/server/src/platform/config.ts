@@ -5,7 +5,7 @@ import { repoRoot } from './paths.js';
 import { parseS3Url } from './s3-url.js';
 
 /** Every setting the server reads; nothing else looks at process.env. */
-const ConfigSchema = z.object({
+export const ConfigSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().min(1).default('127.0.0.1'),
   DATA_DIR: z.string().min(1).default('./data'),
@@ -42,6 +42,8 @@ const ConfigSchema = z.object({
   MODELS_DIR: z.string().optional(),
   /** Base URL `npm run models -- add` downloads from, in place of the official releases (a mirror keeps their paths). */
   MODELS_MIRROR: z.string().url().optional(),
+  /** The model catalogue the console installs from (default: apps/server/content/models-catalogue.json). */
+  MODELS_CATALOGUE: z.string().optional(),
   SPEECH_WORKERS: z.coerce.number().int().min(1).max(64).optional(),
   SPEECH_INTERACTIVE_LANE: z
     .enum(['true', 'false'])
@@ -170,6 +172,11 @@ const ConfigSchema = z.object({
   C2PA_KEY_FILE: z.string().optional(),
   /** Checks of audio by anyone (POST /provenance/verify) per client address per minute. */
   VERIFY_PER_MINUTE: z.coerce.number().int().min(1).max(10_000).default(10),
+  /** Whether an email nobody owns yet may sign up (false: only existing accounts sign in). Changed in the console too. */
+  SIGNUP_OPEN: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((v) => v === 'true'),
 });
 
 export type RawConfig = z.infer<typeof ConfigSchema>;

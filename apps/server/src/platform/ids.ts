@@ -21,6 +21,9 @@ export const ID_PREFIX = {
   /** A pronunciation dictionary, and each version of its rules. */
   dictionary: 'pd',
   dictionaryVersion: 'pdv',
+  /** A remote speech provider added in the console, and a model install started there. */
+  provider: 'prov',
+  modelInstall: 'mdl',
   /** An audit trail entry. */
   audit: 'aud',
   /** An operator's recovery code. */

@@ -1,4 +1,4 @@
-import { createSpeech, type Speech, type SpeechOptions } from '@polyvox/speech';
+import { createSpeech, type RemoteOptions, type Speech, type SpeechOptions } from '@polyvox/speech';
 
 /**
  * Owns the speech engines and their worker pool. They start on first use (or at `warmup()`), so a
@@ -10,7 +10,28 @@ export class SpeechHost {
   private starting: AbortController | null = null;
   private up = false;
 
-  constructor(private readonly options: SpeechOptions) {}
+  private options: SpeechOptions;
+
+  constructor(options: SpeechOptions) {
+    this.options = options;
+  }
+
+  /**
+   * Replaces the remote providers (an operator's change, read from the database): engines not started yet start
+   * with them, started ones switch at once. Answers the providers that could not be reached (none when not started).
+   */
+  async setRemote(remote: RemoteOptions): Promise<{ provider: string; code: string; message: string }[]> {
+    this.options = { ...this.options, remote };
+    const instance = this.instance;
+    if (!instance) return [];
+    let speech: Speech;
+    try {
+      speech = await instance;
+    } catch {
+      return [];
+    }
+    return (await speech.setRemote(remote)).unavailable;
+  }
 
   get(): Promise<Speech> {
     if (!this.instance) {

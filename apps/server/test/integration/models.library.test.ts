@@ -15,8 +15,8 @@ import { DIALECTS, startTestApp, type TestApp } from '../support/app.js';
 import { decodedSeconds } from '../support/audio.js';
 import { buildReleases, serveReleases, type Release, type ReleaseServer } from '../support/model-releases.js';
 import { runModels } from '../../src/admin/models-cli.js';
-import { parseCatalogue } from '../../src/admin/models/catalogue.js';
-import { progressTo } from '../../src/admin/models/download.js';
+import { parseCatalogue } from '../../src/models/catalogue.js';
+import { progressTo } from '../../src/models/download.js';
 
 const NC = { name: 'CC-BY-NC-SA-4.0', commercial: false };
 

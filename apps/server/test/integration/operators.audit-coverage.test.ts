@@ -1,8 +1,11 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OperatorRole } from '@polyvox/contracts';
 import { DIALECTS, startTestApp, type TestApp } from '../support/app.js';
 import { Client, signIn, type Reply } from '../support/client.js';
 import { anotherSession, makeOperator, makePendingOperator, totpCode } from '../support/operators.js';
+import { parseCatalogue } from '../../src/models/catalogue.js';
 
 /**
  * Audit coverage: every mutating operator route writes exactly one audit entry naming the operator, the role, the
@@ -161,8 +164,88 @@ const SAMPLES: Sample[] = [
   // ---- end orders ----
 
   // ---- engines, providers and settings (h/op-engines): append rows here ----
+  {
+    route: 'POST /admin/api/models/installs',
+    action: 'model.install',
+    async run(h, client) {
+      // A catalogue of one model on a port nothing listens on: the install is recorded and fails offline at once.
+      h.t.ctx.modelInstalls.source = () =>
+        parseCatalogue({
+          bases: { local: 'http://127.0.0.1:1/' },
+          models: [
+            {
+              name: 'audit-sample',
+              family: 'piper',
+              languages: ['en'],
+              speakers: 1,
+              sampleRate: 16000,
+              downloads: [{ base: 'local', path: 'audit-sample.onnx', bytes: 10, file: 'model.onnx' }],
+              licence: { name: 'MIT', commercial: true },
+              source: 'test',
+            },
+          ],
+        });
+      const reply = await client.post('/admin/api/models/installs', { name: 'audit-sample' });
+      await h.t.ctx.modelInstalls.drain();
+      return { reply, target: { type: 'model', id: 'audit-sample' } };
+    },
+  },
+  {
+    route: 'DELETE /admin/api/models/:name',
+    action: 'model.remove',
+    async run(h, client) {
+      await fs.mkdir(path.join(h.t.ctx.config.MODELS_DIR, 'hand-placed'), { recursive: true });
+      const reply = await client.delete('/admin/api/models/hand-placed');
+      return { reply, target: { type: 'model', id: 'hand-placed' } };
+    },
+  },
+  ...(
+    [
+      ['POST /admin/api/providers', 'provider.create', (id: string, c: Client) => c.post('/admin/api/providers', providerBody())],
+      [
+        'PATCH /admin/api/providers/:id',
+        'provider.update',
+        (id: string, c: Client) => c.request('PATCH', `/admin/api/providers/${id}`, { name: 'Renamed' }),
+      ],
+      [
+        'PUT /admin/api/providers/:id/enabled',
+        'provider.enable',
+        (id: string, c: Client) => c.put(`/admin/api/providers/${id}/enabled`, { enabled: true }),
+      ],
+      [
+        'POST /admin/api/providers/:id/test',
+        'provider.test',
+        (id: string, c: Client) => c.post(`/admin/api/providers/${id}/test`),
+      ],
+      ['DELETE /admin/api/providers/:id', 'provider.delete', (id: string, c: Client) => c.delete(`/admin/api/providers/${id}`)],
+    ] as const
+  ).map(([route, action, call]): Sample => ({
+    route,
+    action,
+    async run(h, client) {
+      if (route === 'POST /admin/api/providers') {
+        const reply = await call('', client);
+        return { reply, target: { type: 'provider', id: (reply.body as { id: string }).id } };
+      }
+      const { id } = await h.t.ctx.providers.create(providerBody());
+      return { reply: await call(id, client), target: { type: 'provider', id } };
+    },
+  })),
+  {
+    route: 'PATCH /admin/api/settings',
+    action: 'setting.update',
+    async run(h, client) {
+      const reply = await client.request('PATCH', '/admin/api/settings', { VERIFY_PER_MINUTE: 12 });
+      return { reply, target: { type: 'settings', id: 'settings' } };
+    },
+  },
   // ---- end engines ----
 ];
+
+/** A provider on a port nothing listens on (h/op-engines): its test fails at once, offline. */
+function providerBody() {
+  return { kind: 'openai' as const, name: 'Audit sample', url: 'http://127.0.0.1:1', key: 'sk-audit-sample-1234' };
+}
 
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 

@@ -11,8 +11,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { discoverModels, readModelRecord } from '@polyvox/speech';
 import { runModels } from '../../src/admin/models-cli.js';
 import { loadConfig } from '../../src/platform/config.js';
-import { parseCatalogue, type Catalogue } from '../../src/admin/models/catalogue.js';
-import { progressTo } from '../../src/admin/models/download.js';
+import { parseCatalogue, type Catalogue } from '../../src/models/catalogue.js';
+import { progressTo } from '../../src/models/download.js';
 import { buildReleases, serveReleases, sha256, tarBz2, type Release, type ReleaseServer } from '../support/model-releases.js';
 
 let work: string;

@@ -1,6 +1,14 @@
 import { lazy, type ComponentType } from 'react';
 import type { OperatorPermission } from '@polyvox/contracts';
-import { IconChartBar, IconHome, IconListDetails, IconUserSearch, IconUsersGroup } from '@tabler/icons-react';
+import {
+  IconAdjustments,
+  IconChartBar,
+  IconCpu,
+  IconHome,
+  IconListDetails,
+  IconUserSearch,
+  IconUsersGroup,
+} from '@tabler/icons-react';
 import type { AdminMessages } from './i18n/types';
 
 /**
@@ -47,5 +55,19 @@ export const ADMIN_PAGES: AdminPage[] = [
     label: 'audit',
     icon: IconListDetails,
     component: lazyPage(() => import('./pages/AuditPage')),
+  },
+  {
+    path: 'engines',
+    permission: 'engines.manage',
+    label: 'engines',
+    icon: IconCpu,
+    component: lazyPage(() => import('./pages/EnginesPage')),
+  },
+  {
+    path: 'settings',
+    permission: 'settings.manage',
+    label: 'settings',
+    icon: IconAdjustments,
+    component: lazyPage(() => import('./pages/SettingsPage')),
   },
 ];

@@ -629,6 +629,53 @@ const migrations: Record<string, Migration> = {
       await sql`CREATE INDEX credit_settle_hold ON credit_ledger (hold_id) WHERE kind = 'settle'`.execute(db);
     },
   },
+  '0019_providers_settings': {
+    async up(db: Kysely<unknown>) {
+      // Settings an operator changes while running (platform/runtime-settings.ts): one JSON document per name, its
+      // version bumped at each change, so every process sees a change at its next read past the cache's short life.
+      await db.schema
+        .createTable('runtime_settings')
+        .addColumn('name', 'text', (c) => c.primaryKey())
+        .addColumn('value', 'text', (c) => c.notNull())
+        .addColumn('version', 'integer', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .addColumn('updated_by', 'text')
+        .execute();
+      // Remote speech providers added in the console; the key is sealed with the server secret (AES-256-GCM) and only
+      // its last characters are kept in the clear, as a hint.
+      await db.schema
+        .createTable('remote_providers')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('kind', 'text', (c) => c.notNull())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('url', 'text', (c) => c.notNull())
+        .addColumn('model', 'text')
+        .addColumn('key_sealed', 'text', (c) => c.notNull())
+        .addColumn('key_hint', 'text', (c) => c.notNull())
+        .addColumn('enabled', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('last_test_at', 'text')
+        .addColumn('last_test_ok', 'integer')
+        .addColumn('last_test_message', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .execute();
+      // Model installs started from the console: the progress any process answers while the one that runs it writes it.
+      await db.schema
+        .createTable('model_installs')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('model', 'text', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('bytes_done', 'bigint', (c) => c.notNull().defaultTo(0))
+        .addColumn('bytes_total', 'bigint', (c) => c.notNull().defaultTo(0))
+        .addColumn('error', 'text')
+        .addColumn('started_by', 'text', (c) => c.notNull())
+        .addColumn('started_at', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .addColumn('finished_at', 'text')
+        .execute();
+      await db.schema.createIndex('model_installs_started').on('model_installs').columns(['started_at']).execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -361,6 +361,46 @@ export interface PronunciationVersionsTable {
   created_at: string;
 }
 
+/** 0019: settings an operator changes while running, one versioned JSON document per name. */
+export interface RuntimeSettingsTable {
+  name: string;
+  value: string;
+  version: number;
+  updated_at: string;
+  updated_by: string | null;
+}
+
+/** 0019: remote speech providers added in the console; the key sealed with the server secret. */
+export interface RemoteProvidersTable {
+  id: string;
+  kind: string;
+  name: string;
+  url: string;
+  model: string | null;
+  key_sealed: string;
+  key_hint: string;
+  enabled: number;
+  last_test_at: string | null;
+  last_test_ok: number | null;
+  last_test_message: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** 0019: model installs started from the console, with their progress. */
+export interface ModelInstallsTable {
+  id: string;
+  model: string;
+  status: string;
+  bytes_done: number;
+  bytes_total: number;
+  error: string | null;
+  started_by: string;
+  started_at: string;
+  updated_at: string;
+  finished_at: string | null;
+}
+
 export interface OperatorsTable {
   account_id: string;
   role: string;
@@ -461,4 +501,7 @@ export interface Database {
   content_marks: ContentMarksTable;
   pronunciation_dictionaries: PronunciationDictionariesTable;
   pronunciation_versions: PronunciationVersionsTable;
+  runtime_settings: RuntimeSettingsTable;
+  remote_providers: RemoteProvidersTable;
+  model_installs: ModelInstallsTable;
 }

@@ -5,7 +5,15 @@ export const adminEn = {
   toggleNav: 'Open or close the menu',
   lock: 'Lock the console',
   role: { owner: 'Owner', admin: 'Admin', support: 'Support', finance: 'Finance' },
-  nav: { home: 'Overview', operators: 'Operators', audit: 'Audit trail', overview: 'Business overview', accounts: 'Accounts' },
+  nav: {
+    home: 'Overview',
+    operators: 'Operators',
+    audit: 'Audit trail',
+    overview: 'Business overview',
+    accounts: 'Accounts',
+    engines: 'Engines',
+    settings: 'Settings',
+  },
   notOperator: {
     title: 'Not an operator',
     body: 'This account holds no operator role. An owner names operators in the console (the first owner with `npm run admin -- operator add`).',

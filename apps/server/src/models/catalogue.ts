@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { serverRoot } from '../../platform/paths.js';
+import { serverRoot } from '../platform/paths.js';
 import type { ModelLicence } from '@polyvox/speech';
 
 export interface CatalogueDownload {

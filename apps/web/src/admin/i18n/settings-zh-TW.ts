@@ -1,0 +1,35 @@
+import type { settingsEn } from './settings-en';
+
+type Widen<T> = { readonly [K in keyof T]: T[K] extends string ? string : Widen<T[K]> };
+
+/** 設定頁的繁體中文文案。 */
+export const settingsZhTW: Widen<typeof settingsEn> = {
+  title: '設定',
+  body: '在此變更的設定幾秒內對所有程序生效，無需重新啟動。每個值都依伺服器啟動時的規則檢查；在此設定的值優先於同名環境變數，未在此變更的設定仍取環境變數的值。',
+  groups: { credits: '試用額度', limits: '頻率限制', label: '顯式 AI 標示', signup: '註冊' },
+  keys: {
+    ANONYMOUS_TRIAL_CREDITS: '訪客試用帳戶的額度',
+    FREE_PLAN_CREDITS: '註冊時免費版的額度',
+    TRIAL_GRANTS_PER_IP_DAY: '每個位址每天的試用發放次數',
+    PLAN_GRANTS_PER_IP_DAY: '每個位址每天的免費版發放次數',
+    ACCOUNT_LIMIT_PER_IP_HOUR: '每個位址每小時新建帳戶數',
+    CODE_LIMIT_PER_IP_HOUR: '每個位址每小時郵件驗證碼數',
+    CODE_LIMIT_PER_EMAIL_DAY: '每個信箱每天郵件驗證碼數',
+    SIGN_IN_LIMIT_PER_IP_MINUTE: '每個位址每分鐘登入嘗試次數',
+    VERIFY_PER_MINUTE: '每個位址每分鐘音訊檢測次數',
+    AI_LABEL_EXPLICIT: '可聽標示',
+    AI_LABEL_POSITION: '位置',
+    SIGNUP_OPEN: '允許新使用者註冊',
+  },
+  labelMode: { off: '關閉', rhythm: '節奏提示音', speech: '語音提示' },
+  labelPosition: { start: '開頭', end: '結尾' },
+  starting: '啟動時：{{value}}',
+  changed: '已在主控台變更',
+  on: '開放',
+  off: '關閉',
+  save: '儲存變更',
+  reset: '捨棄變更',
+  saved: '設定已儲存：幾秒內在所有程序生效',
+  nothing: '沒有變更',
+  version: '版本 {{version}}，變更於 {{at}}',
+};

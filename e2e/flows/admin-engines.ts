@@ -1,0 +1,176 @@
+/**
+ * The operator console's Engines and Settings pages (issue 30, points 8 and 9), as an owner who passed TOTP:
+ * a remote provider added (its key never shown again), tested against a local server speaking OpenAI's wire
+ * protocol, enabled, edited; the models' catalogue with its licences and the non-commercial confirmation; a setting
+ * changed and in force; both pages in three languages at 390 px and 1440 px with no overflow.
+ */
+import { spawnSync } from 'node:child_process';
+import { generate } from 'otplib';
+import { SID_KEY } from '../lib/browser';
+import { ensureSignedIn } from '../lib/account';
+import { env, LANGS } from '../lib/env';
+import { assert, assertEqual } from '../lib/assert';
+import { test } from '../lib/fixtures';
+import { assertFits, waitForSettledPage } from '../lib/layout-checks';
+import { ROOT } from '../lib/server';
+import { dismissToasts } from '../lib/speech';
+import { openAIServer, type ProviderServer } from '../../packages/speech/test/support/provider-servers';
+
+const KEY = 'good';
+const TITLES = {
+  engines: { en: 'Engines, models and providers', 'zh-CN': '引擎、模型与服务商', 'zh-TW': '引擎、模型與服務商' },
+  settings: { en: 'Settings', 'zh-CN': '设置', 'zh-TW': '設定' },
+} as const;
+
+async function api(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const sid = (await env.ui.storage(SID_KEY)) ?? '';
+  const res = await fetch(`${env.server.baseUrl}${path}`, {
+    method,
+    headers: { 'x-sid': sid, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text && res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text };
+}
+
+/** Names the signed-in account an owner (the command line, as the first owner is made) and passes TOTP. */
+async function becomeOwner(): Promise<void> {
+  await ensureSignedIn();
+  const me = await api('GET', '/accounts/me');
+  const status = await api('GET', '/admin/api/auth/status');
+  if (status.status === 200 && status.body.elevated) return;
+  if (status.status === 403) {
+    const added = spawnSync('npm', ['run', '--silent', 'admin', '--', 'operator', 'add', me.body.email, '--role', 'owner'], {
+      cwd: ROOT,
+      env: { ...process.env, DATA_DIR: env.server.dataDir, MODELS_DIR: `${env.server.dataDir}/models` },
+      encoding: 'utf8',
+    });
+    assertEqual(added.status, 0, `npm run admin -- operator add: ${added.stderr}`);
+  }
+  const enrolled = await api('POST', '/admin/api/auth/totp/enrol');
+  assertEqual(enrolled.status, 200, `enrol: ${JSON.stringify(enrolled.body)}`);
+  const confirmed = await api('POST', '/admin/api/auth/totp/confirm', { code: await generate({ secret: enrolled.body.secret }) });
+  assertEqual(confirmed.status, 200, `confirm: ${JSON.stringify(confirmed.body)}`);
+}
+
+/** Opens a console route in `lang` (stored as the language menu stores it, then a full load). */
+async function open(route: string, lang: string): Promise<void> {
+  await env.page.evaluate((l) => localStorage.setItem('polyvox.lang', l), lang);
+  await env.ui.goto(route);
+  await env.page.reload();
+}
+
+export function adminEnginesTests(): void {
+  let fake: ProviderServer;
+  test.beforeAll(async () => {
+    fake = await openAIServer();
+  });
+  test.afterAll(async () => {
+    await fake?.close();
+  });
+
+  test('a provider is added, its key never shown again, tested, enabled and edited; the catalogue shows licences', async () => {
+    await becomeOwner();
+    const page = env.page;
+    await open('/admin/engines', 'en');
+    await page.getByRole('heading', { name: TITLES.engines.en }).waitFor();
+    await page.getByTestId('admin-engines').getByTestId('engine-flite').waitFor();
+
+    await page.getByTestId('provider-add').click();
+    await page.getByTestId('provider-name').fill('Local OpenAI');
+    await page.getByTestId('provider-url').fill(fake.url);
+    await page.getByTestId('provider-model').fill('tts-1');
+    await page.getByTestId('provider-key').fill(KEY);
+    await page.getByTestId('provider-save').click();
+    const card = page.getByTestId('provider-Local OpenAI');
+    await card.waitFor();
+    assert(!(await page.getByTestId('admin-providers').innerText()).includes(`"${KEY}"`), 'the key is not shown');
+    const listed = await api('GET', '/admin/api/providers');
+    assert(!JSON.stringify(listed.body).includes(`"${KEY}"`), 'no route answers the key');
+
+    await card.getByTestId('provider-test').click();
+    await page.waitForFunction(
+      () =>
+        /Test passed/.test(
+          document.querySelector('[data-testid="provider-Local OpenAI"] [data-testid="provider-last-test"]')?.textContent ?? '',
+        ),
+      undefined,
+      { timeout: 30_000 },
+    );
+    assert(
+      fake.requests.some((r) => r.path === '/v1/audio/speech' && r.headers.authorization === `Bearer ${KEY}`),
+      'the test called the provider with its key',
+    );
+
+    await card.getByTestId('provider-enabled').click({ force: true });
+    // Enabled: its voices join the library within seconds, and a synthesis speaks through it.
+    const deadline = Date.now() + 30_000;
+    let voices: { id: string }[] = [];
+    while (Date.now() < deadline) {
+      voices = (await api('GET', '/voice?page_size=100')).body.items;
+      if (voices.some((v) => v.id === 'voice_openai.alloy')) break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    assert(
+      voices.some((v) => v.id === 'voice_openai.alloy'),
+      'the enabled provider adds its voices',
+    );
+
+    await card.getByTestId('provider-edit').click();
+    await page.getByTestId('provider-name').fill('Local OpenAI 2');
+    await page.getByTestId('provider-save').click();
+    await page.getByTestId('provider-Local OpenAI 2').waitFor();
+
+    const catalogue = page.getByTestId('admin-models');
+    await catalogue.getByText('Not for commercial use').first().waitFor();
+    const nonCommercial = (await api('GET', '/admin/api/models')).body.catalogue.find((m: any) => !m.licence.commercial);
+    if (nonCommercial) {
+      await page.getByTestId(`catalogue-${nonCommercial.name}`).getByRole('button').click();
+      const check = page.getByTestId('confirm-non-commercial');
+      await check.waitFor();
+      await page.keyboard.press('Escape');
+    }
+  });
+
+  test('a setting is changed in the console and in force; an invalid one is refused naming the rule', async () => {
+    await becomeOwner();
+    const page = env.page;
+    await open('/admin/settings', 'en');
+    await page.getByRole('heading', { name: TITLES.settings.en }).waitFor();
+    const input = page.getByTestId('setting-VERIFY_PER_MINUTE');
+    await input.fill('33');
+    await page.getByTestId('settings-save').click();
+    await page.getByTestId('settings-version').waitFor();
+    assertEqual((await api('GET', '/admin/api/settings')).body.values.VERIFY_PER_MINUTE, 33, 'saved');
+    await dismissToasts(page);
+    await page.locator('.mantine-Notification-root').first().waitFor({ state: 'detached' });
+    await input.fill('0');
+    await page.getByTestId('settings-save').click();
+    await page.getByText('Invalid value for VERIFY_PER_MINUTE: must be at least 1').waitFor();
+    assertEqual((await api('GET', '/admin/api/settings')).body.values.VERIFY_PER_MINUTE, 33, 'refused');
+  });
+
+  test('both pages in three languages at 390 px and 1440 px: their title, no overflow', async () => {
+    await becomeOwner();
+    const page = env.page;
+    for (const viewport of [
+      { width: 390, height: 844 },
+      { width: 1440, height: 900 },
+    ]) {
+      await page.setViewportSize(viewport);
+      for (const lang of LANGS) {
+        for (const [route, titles] of [
+          ['/admin/engines', TITLES.engines],
+          ['/admin/settings', TITLES.settings],
+        ] as const) {
+          await open(route, lang);
+          await page.getByRole('heading', { name: titles[lang] }).waitFor();
+          await waitForSettledPage(page);
+          await assertFits(page, `${route} ${lang} ${viewport.width}px`);
+        }
+      }
+    }
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.evaluate(() => localStorage.setItem('polyvox.lang', 'en'));
+  });
+}
