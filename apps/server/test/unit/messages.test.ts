@@ -44,7 +44,6 @@ describe('error catalogue', () => {
       ORDER_NOT_PAYABLE: 409,
       RATE_LIMITED: 429,
       ACCOUNT_DISABLED: 403,
-      SECOND_FACTOR_REQUIRED: 401,
       INTERNAL: 500,
     });
     expect(ERROR_CODES).toHaveLength(30);
