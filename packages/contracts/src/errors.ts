@@ -26,6 +26,7 @@ export const ERROR_STATUS = {
   VOICE_LOCKED: 409,
   PAYMENT_METHOD_UNAVAILABLE: 422,
   ORDER_NOT_PAYABLE: 409,
+  CODE_NOT_REDEEMABLE: 409,
   RATE_LIMITED: 429,
   INTERNAL: 500,
 } as const;
@@ -66,6 +67,7 @@ const en: Catalogue = {
   VOICE_LOCKED: "An activated voice's prompt or material cannot change",
   PAYMENT_METHOD_UNAVAILABLE: 'Please try another payment method!',
   ORDER_NOT_PAYABLE: 'This order can no longer be paid',
+  CODE_NOT_REDEEMABLE: 'This code cannot be redeemed: it is unknown, used up, expired or revoked',
   RATE_LIMITED: 'Too many requests, please try again in {seconds} seconds',
   INTERNAL: 'Something went wrong, please try again later',
 };
@@ -97,6 +99,7 @@ const zhCN: Catalogue = {
   VOICE_LOCKED: '已激活声音的描述或素材不能修改',
   PAYMENT_METHOD_UNAVAILABLE: '请尝试其他支付方式！',
   ORDER_NOT_PAYABLE: '该订单已无法支付',
+  CODE_NOT_REDEEMABLE: '该兑换码无法使用：不存在、已用完、已过期或已作废',
   RATE_LIMITED: '请求过于频繁，请 {seconds} 秒后重试',
   INTERNAL: '出了点问题，请稍后再试',
 };
@@ -128,6 +131,7 @@ const zhTW: Catalogue = {
   VOICE_LOCKED: '已啟用聲音的描述或素材不能修改',
   PAYMENT_METHOD_UNAVAILABLE: '請嘗試其他付款方式！',
   ORDER_NOT_PAYABLE: '此訂單已無法付款',
+  CODE_NOT_REDEEMABLE: '此兌換碼無法使用：不存在、已用完、已過期或已作廢',
   RATE_LIMITED: '請求過於頻繁，請 {seconds} 秒後重試',
   INTERNAL: '發生錯誤，請稍後再試',
 };

@@ -10,3 +10,6 @@ export * from './orders.js';
 export * from './design.js';
 export * from './provenance.js';
 export * from './pronunciation.js';
+export * from './operators.js';
+export * from './codes.js';
+export * from './catalog.js';

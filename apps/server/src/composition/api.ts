@@ -28,6 +28,7 @@ import { realtimeRoutes } from '../synthesis/realtime-routes.js';
 import { apiKeyRoutes } from '../api-keys/routes.js';
 import { usageRoutes } from '../usage/routes.js';
 import { orderRoutes } from '../orders/routes.js';
+import { codeRoutes } from '../codes/routes.js';
 import { paymentRoutes } from '../payments/routes.js';
 import { designRoutes } from '../design/routes.js';
 import { pronunciationRoutes } from '../pronunciation/routes.js';
@@ -50,6 +51,7 @@ async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<vo
   await app.register(apiKeyRoutes(ctx));
   await app.register(usageRoutes(ctx));
   await app.register(orderRoutes(ctx));
+  await app.register(codeRoutes(ctx));
   await app.register(paymentRoutes(ctx));
   await app.register(designRoutes(ctx));
   await app.register(pronunciationRoutes(ctx));

@@ -21,6 +21,10 @@ export const ID_PREFIX = {
   /** A pronunciation dictionary, and each version of its rules. */
   dictionary: 'pd',
   dictionaryVersion: 'pdv',
+  /** A batch of redemption codes, one of its codes, and one use of a code. */
+  codeBatch: 'cbt',
+  redemptionCode: 'rc',
+  redemption: 'rdm',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;
