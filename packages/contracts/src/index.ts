@@ -11,5 +11,6 @@ export * from './design.js';
 export * from './provenance.js';
 export * from './pronunciation.js';
 export * from './operators.js';
+export * from './admin.js';
 export * from './codes.js';
 export * from './catalog.js';

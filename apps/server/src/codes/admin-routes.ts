@@ -12,30 +12,31 @@ import {
   ErrorBody,
   RevokeCodeBatchRequest,
 } from '@polyvox/contracts';
-import { operatorRoute, type OperatorTools } from '../http/operator-tools.js';
+import { auditFrom, operatorOf } from '../http/auth.js';
+import type { AuditTrail } from '../audit/trail.js';
 import type { CodesAudit, CodesService } from './service.js';
 
 export interface CodeAdminRoutesDeps {
   codes: CodesService;
-  operators: OperatorTools;
+  audit: AuditTrail;
 }
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody };
 const params = z.object({ id: z.string().max(64) });
 
 /** The audit of a codes action by this request's operator, with its reason. */
-function auditOf(request: FastifyRequest, operators: OperatorTools, reason: string | null): CodesAudit {
-  return (trx, action, target, change) => operators.audit(request, action, target, { ...change, reason }, trx ?? undefined);
+function auditOf(request: FastifyRequest, audit: AuditTrail, reason: string | null): CodesAudit {
+  return (trx, action, target, change) => audit.record(auditFrom(request, action, target, { ...change, reason }), trx ?? undefined);
 }
 
 /** The operator's side of redemption codes (permission `codes.manage`): batches made, listed, exported, revoked. */
 export function codeAdminRoutes(deps: CodeAdminRoutesDeps): FastifyPluginAsyncZod {
-  const { codes, operators } = deps;
+  const { codes, audit } = deps;
   return async (app) => {
     app.get(
       '/admin/api/codes/batches',
       {
-        config: operatorRoute('codes.manage'),
+        config: { auth: 'operator', permission: 'codes.manage' },
         schema: {
           tags: ['operator'],
           summary: 'Redemption code batches, newest first',
@@ -52,7 +53,7 @@ export function codeAdminRoutes(deps: CodeAdminRoutesDeps): FastifyPluginAsyncZo
     app.post(
       '/admin/api/codes/batches',
       {
-        config: operatorRoute('codes.manage'),
+        config: { auth: 'operator', permission: 'codes.manage' },
         schema: {
           tags: ['operator'],
           summary: 'Make a batch of redemption codes (credits or a plan)',
@@ -75,8 +76,8 @@ export function codeAdminRoutes(deps: CodeAdminRoutesDeps): FastifyPluginAsyncZo
             prefix: b.prefix,
             expiresAt: b.expires_at,
           },
-          operators.operatorOf(request).accountId,
-          auditOf(request, operators, b.reason),
+          operatorOf(request).accountId,
+          auditOf(request, audit, b.reason),
         );
         return reply.status(201).send(made);
       },
@@ -85,7 +86,7 @@ export function codeAdminRoutes(deps: CodeAdminRoutesDeps): FastifyPluginAsyncZo
     app.get(
       '/admin/api/codes/batches/:id',
       {
-        config: operatorRoute('codes.manage'),
+        config: { auth: 'operator', permission: 'codes.manage' },
         schema: { tags: ['operator'], summary: 'One batch', params, response: { 200: CodeBatchSchema, ...errors } },
       },
       async (request) => codes.batch(request.params.id),
@@ -94,7 +95,7 @@ export function codeAdminRoutes(deps: CodeAdminRoutesDeps): FastifyPluginAsyncZo
     app.get(
       '/admin/api/codes/batches/:id/codes',
       {
-        config: operatorRoute('codes.manage'),
+        config: { auth: 'operator', permission: 'codes.manage' },
         schema: {
           tags: ['operator'],
           summary: "A batch's codes (masked), with their state and who used each",
@@ -112,7 +113,7 @@ export function codeAdminRoutes(deps: CodeAdminRoutesDeps): FastifyPluginAsyncZo
     app.get(
       '/admin/api/codes/batches/:id/export.csv',
       {
-        config: operatorRoute('codes.manage'),
+        config: { auth: 'operator', permission: 'codes.manage' },
         schema: {
           tags: ['operator'],
           summary: "A batch's codes in plain text as CSV (code, state, uses, max_uses, redeemed_by, redeemed_at)",
@@ -122,7 +123,7 @@ export function codeAdminRoutes(deps: CodeAdminRoutesDeps): FastifyPluginAsyncZo
         },
       },
       async (request, reply) => {
-        const csv = await codes.exportCsv(request.params.id, auditOf(request, operators, null));
+        const csv = await codes.exportCsv(request.params.id, auditOf(request, audit, null));
         return reply
           .header('content-type', 'text/csv; charset=utf-8')
           .header('content-disposition', `attachment; filename="codes-${request.params.id}.csv"`)
@@ -134,7 +135,7 @@ export function codeAdminRoutes(deps: CodeAdminRoutesDeps): FastifyPluginAsyncZo
     app.post(
       '/admin/api/codes/batches/:id/revoke',
       {
-        config: operatorRoute('codes.manage'),
+        config: { auth: 'operator', permission: 'codes.manage' },
         schema: {
           tags: ['operator'],
           summary: 'Revoke a batch: none of its codes works from now on',
@@ -145,7 +146,7 @@ export function codeAdminRoutes(deps: CodeAdminRoutesDeps): FastifyPluginAsyncZo
         },
       },
       async (request) =>
-        codes.revoke(request.params.id, operators.operatorOf(request).accountId, auditOf(request, operators, request.body.reason)),
+        codes.revoke(request.params.id, operatorOf(request).accountId, auditOf(request, audit, request.body.reason)),
     );
   };
 }

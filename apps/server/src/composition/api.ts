@@ -29,9 +29,12 @@ import { apiKeyRoutes } from '../api-keys/routes.js';
 import { usageRoutes } from '../usage/routes.js';
 import { orderRoutes } from '../orders/routes.js';
 import { codeRoutes } from '../codes/routes.js';
+import { codeAdminRoutes } from '../codes/admin-routes.js';
+import { catalogueRoutes } from '../orders/catalogue-routes.js';
 import { paymentRoutes } from '../payments/routes.js';
 import { designRoutes } from '../design/routes.js';
 import { pronunciationRoutes } from '../pronunciation/routes.js';
+import { operatorRoutes } from '../operators/routes.js';
 import type { AppContext } from './context.js';
 import { startSweepers } from './sweepers.js';
 
@@ -52,9 +55,12 @@ async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<vo
   await app.register(usageRoutes(ctx));
   await app.register(orderRoutes(ctx));
   await app.register(codeRoutes(ctx));
+  await app.register(codeAdminRoutes({ codes: ctx.codes, audit: ctx.audit }));
+  await app.register(catalogueRoutes({ products: ctx.products, audit: ctx.audit }));
   await app.register(paymentRoutes(ctx));
   await app.register(designRoutes(ctx));
   await app.register(pronunciationRoutes(ctx));
+  await app.register(operatorRoutes({ db: ctx.db.kysely, operators: ctx.operators, factor: ctx.factor }));
   await app.register(
     provenanceRoutes({
       provenance: ctx.provenance,
@@ -73,7 +79,7 @@ async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<vo
  */
 export async function serveApi(app: FastifyInstance, ctx: AppContext, { embedded }: { embedded: boolean }): Promise<void> {
   const { config } = ctx;
-  registerAuth(app, ctx.sessions, ctx.keyGate);
+  registerAuth(app, ctx.sessions, ctx.keyGate, ctx.operators);
   acceptEmptyJson(app);
   acceptForms(app);
   refuseNul(app);

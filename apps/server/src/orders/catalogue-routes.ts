@@ -1,12 +1,13 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { CURRENCIES, CatalogProductSchema, CatalogQuery, CatalogResponse, ErrorBody, UpdateCatalogProductRequest, type CatalogProduct } from '@polyvox/contracts';
-import { operatorRoute, type OperatorTools } from '../http/operator-tools.js';
+import { auditFrom, operatorOf } from '../http/auth.js';
+import type { AuditTrail } from '../audit/trail.js';
 import type { CatalogueStore, StoredProduct } from './catalogue-store.js';
 
 export interface CatalogueRoutesDeps {
   products: CatalogueStore;
-  operators: OperatorTools;
+  audit: AuditTrail;
 }
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody };
@@ -32,12 +33,12 @@ export function catalogProductView(p: StoredProduct): CatalogProduct {
 
 /** The operator's side of the catalogue (permission `catalog.manage`): every product, and edits with their audit. */
 export function catalogueRoutes(deps: CatalogueRoutesDeps): FastifyPluginAsyncZod {
-  const { products, operators } = deps;
+  const { products, audit } = deps;
   return async (app) => {
     app.get(
       '/admin/api/catalog/products',
       {
-        config: operatorRoute('catalog.manage'),
+        config: { auth: 'operator', permission: 'catalog.manage' },
         schema: {
           tags: ['operator'],
           summary: 'Every product and plan, hidden ones too, in every language and currency',
@@ -60,7 +61,7 @@ export function catalogueRoutes(deps: CatalogueRoutesDeps): FastifyPluginAsyncZo
     app.patch(
       '/admin/api/catalog/products/:id',
       {
-        config: operatorRoute('catalog.manage'),
+        config: { auth: 'operator', permission: 'catalog.manage' },
         schema: {
           tags: ['operator'],
           summary: 'Change a product or a plan: prices, credits, period, privileges, texts, shown or hidden',
@@ -73,13 +74,14 @@ export function catalogueRoutes(deps: CatalogueRoutesDeps): FastifyPluginAsyncZo
       },
       async (request) => {
         const { reason, ...change } = request.body;
-        const operator = operators.operatorOf(request);
+        const operator = operatorOf(request);
         const after = await products.update(request.params.id, change, operator.accountId, (trx, before, next) =>
-          operators.audit(
-            request,
-            before.kind === 'plan' ? 'plan.update' : 'product.update',
-            { type: 'product', id: before.id },
-            { before: catalogProductView(before), after: catalogProductView(next), reason: reason ?? null },
+          audit.record(
+            auditFrom(request, before.kind === 'plan' ? 'plan.update' : 'product.update', { type: 'product', id: before.id }, {
+              before: catalogProductView(before),
+              after: catalogProductView(next),
+              reason: reason ?? null,
+            }),
             trx,
           ),
         );

@@ -21,9 +21,13 @@ export const ID_PREFIX = {
   /** A pronunciation dictionary, and each version of its rules. */
   dictionary: 'pd',
   dictionaryVersion: 'pdv',
+  /** An audit trail entry. */
+  audit: 'aud',
+  /** An operator's recovery code. */
+  recoveryCode: 'rc',
   /** A batch of redemption codes, one of its codes, and one use of a code. */
   codeBatch: 'cbt',
-  redemptionCode: 'rc',
+  redemptionCode: 'rdc',
   redemption: 'rdm',
 } as const;
 
