@@ -30,7 +30,8 @@ export function codeHash(typed: string): string {
 export function codeHint(code: string): string {
   const parts = code.split('-');
   const last = parts.at(-1)!;
-  const masked = parts.slice(0, -1).map((p, i) => (i === 0 && parts.length === 6 ? p : '****'));
+  // A prefix makes five groups: it stays readable.
+  const masked = parts.slice(0, -1).map((p, i) => (i === 0 && parts.length === 5 ? p : '****'));
   return [...masked, last].join('-');
 }
 
