@@ -40,7 +40,8 @@ export class PlanPrivileges implements PlanGate {
       .select(['vip_level', 'vip_expire'])
       .where('id', '=', accountId)
       .executeTakeFirst();
-    const products = await this.products.current();
+    // In a caller's transaction, the copy in hand: a look at the version would wait on SQLite's one connection.
+    const products = trx === this.db ? await this.products.current() : this.products.latest();
     if (!row) return products.privilegesOf('free');
     const expired = row.vip_expire !== null && Date.parse(row.vip_expire) <= Date.now();
     return products.privilegesOf(expired ? 'free' : row.vip_level);

@@ -266,7 +266,8 @@ export class OrdersService {
    * same transaction, which locked the account row, so two grants never read the same expiry.
    */
   async grantPlan(trx: Transaction<Database>, accountId: string, vipLevel: string, periodDays: number, now: Date): Promise<void> {
-    const products = await this.products.current();
+    // Inside the caller's transaction: the copy in hand, never a query on another connection (SQLite has one).
+    const products = this.products.latest();
     const account = await trx.selectFrom('accounts').select(['vip_level', 'vip_expire']).where('id', '=', accountId).executeTakeFirstOrThrow();
     const current = account.vip_expire ? new Date(account.vip_expire) : null;
     const active = current !== null && current > now;
@@ -322,6 +323,8 @@ export class OrdersService {
    */
   async refund(orderId: string, returnMoney?: (money: MoneyBack) => Promise<string>): Promise<RefundResult> {
     const claim = randomToken(16);
+    // Read before the transaction: a look at the catalogue's version inside it would wait on SQLite's one connection.
+    const basic = (await this.products.current()).basic;
     const stale = new Date(Date.now() - REFUND_CLAIM_MINUTES * 60_000).toISOString();
     const planned = await this.db.transaction().execute(async (trx) => {
       const now = nowIso();
@@ -362,7 +365,6 @@ export class OrdersService {
         .executeTakeFirst();
       const currency = (payment?.currency ?? order.currency) as Currency;
       const paid = payment ? Number(payment.amount) : Number(order.amount);
-      const basic = (await this.products.current()).basic;
       const balanceNow = Number(account.credits);
       let figures = refundFigures({
         orderCredits: Number(order.credits),
