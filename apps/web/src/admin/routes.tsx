@@ -1,6 +1,6 @@
 import { lazy, type ComponentType } from 'react';
 import type { OperatorPermission } from '@polyvox/contracts';
-import { IconHome, IconListDetails, IconUsersGroup } from '@tabler/icons-react';
+import { IconHome, IconListDetails, IconTags, IconTicket, IconUsersGroup } from '@tabler/icons-react';
 import type { AdminMessages } from './i18n/types';
 
 /**
@@ -33,5 +33,19 @@ export const ADMIN_PAGES: AdminPage[] = [
     label: 'audit',
     icon: IconListDetails,
     component: lazyPage(() => import('./pages/AuditPage')),
+  },
+  {
+    path: 'codes',
+    permission: 'codes.manage',
+    label: 'codes',
+    icon: IconTicket,
+    component: lazyPage(() => import('./pages/CodesPage')),
+  },
+  {
+    path: 'catalog',
+    permission: 'catalog.manage',
+    label: 'catalog',
+    icon: IconTags,
+    component: lazyPage(() => import('./pages/CatalogPage')),
   },
 ];

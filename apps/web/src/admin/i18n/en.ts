@@ -1,3 +1,4 @@
+import { codesEn } from './codes-en';
 /** English texts of the operator console (namespace `admin`, loaded with the console's chunk). */
 export const adminEn = {
   title: 'Operator console',
@@ -5,7 +6,7 @@ export const adminEn = {
   toggleNav: 'Open or close the menu',
   lock: 'Lock the console',
   role: { owner: 'Owner', admin: 'Admin', support: 'Support', finance: 'Finance' },
-  nav: { home: 'Overview', operators: 'Operators', audit: 'Audit trail' },
+  nav: { home: 'Overview', operators: 'Operators', audit: 'Audit trail', codes: 'Codes', catalog: 'Products' },
   notOperator: {
     title: 'Not an operator',
     body: 'This account holds no operator role. An owner names operators in the console (the first owner with `npm run admin -- operator add`).',
@@ -106,4 +107,5 @@ export const adminEn = {
     },
     records: '{{from}}–{{to}} of {{total}}',
   },
+  ...codesEn,
 };
