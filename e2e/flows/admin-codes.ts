@@ -43,12 +43,17 @@ export function adminCodesTests(): void {
     await page.getByTestId('codes-form-count').fill('3');
     await page.getByTestId('codes-form-prefix').fill('E2E');
     await page.getByTestId('codes-form-reason').fill('browser test');
-    const made = page.waitForResponse((r) => r.request().method() === 'POST' && new URL(r.url()).pathname === '/admin/api/codes/batches');
+    const made = page.waitForResponse(
+      (r) => r.request().method() === 'POST' && new URL(r.url()).pathname === '/admin/api/codes/batches',
+    );
     await page.getByTestId('codes-form-submit').click();
     const batchId = ((await (await made).json()) as { batch: { id: string } }).batch.id;
     const codes = (await page.getByTestId('codes-made').inputValue()).split('\n');
     assertEqual(codes.length, 3, 'three codes shown once');
-    assert(codes.every((c) => /^E2E(-[A-Z0-9]{4}){4}$/.test(c)), `codes look right: ${codes.join(' ')}`);
+    assert(
+      codes.every((c) => /^E2E(-[A-Z0-9]{4}){4}$/.test(c)),
+      `codes look right: ${codes.join(' ')}`,
+    );
     await page.keyboard.press('Escape');
     await assertFits(page, 'codes page at 1440 px');
 

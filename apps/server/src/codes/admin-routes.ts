@@ -26,7 +26,8 @@ const params = z.object({ id: z.string().max(64) });
 
 /** The audit of a codes action by this request's operator, with its reason. */
 function auditOf(request: FastifyRequest, audit: AuditTrail, reason: string | null): CodesAudit {
-  return (trx, action, target, change) => audit.record(auditFrom(request, action, target, { ...change, reason }), trx ?? undefined);
+  return (trx, action, target, change) =>
+    audit.record(auditFrom(request, action, target, { ...change, reason }), trx ?? undefined);
 }
 
 /** The operator's side of redemption codes (permission `codes.manage`): batches made, listed, exported, revoked. */

@@ -133,7 +133,15 @@ export class CodesService {
       const plan = batch.kind === 'plan' ? (batch.plan as Plan) : null;
       const used = await trx
         .insertInto('code_redemptions')
-        .values({ id: newId('redemption'), code_id: code.id, batch_id: batch.id, account_id: accountId, credits, plan, created_at: at })
+        .values({
+          id: newId('redemption'),
+          code_id: code.id,
+          batch_id: batch.id,
+          account_id: accountId,
+          credits,
+          plan,
+          created_at: at,
+        })
         .onConflict((oc) => oc.columns(['code_id', 'account_id']).doNothing())
         .returning('id')
         .executeTakeFirst();
@@ -345,7 +353,12 @@ export class CodesService {
         .executeTakeFirstOrThrow();
       const used = await this.usedOf(trx, batchId);
       const view = this.view(after, used, now);
-      await audit(trx, 'codes.revoke', { type: 'code_batch', id: batchId }, { before: this.view(before, used, now), after: view });
+      await audit(
+        trx,
+        'codes.revoke',
+        { type: 'code_batch', id: batchId },
+        { before: this.view(before, used, now), after: view },
+      );
       return view;
     });
   }

@@ -1,6 +1,14 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { CURRENCIES, CatalogProductSchema, CatalogQuery, CatalogResponse, ErrorBody, UpdateCatalogProductRequest, type CatalogProduct } from '@polyvox/contracts';
+import {
+  CURRENCIES,
+  CatalogProductSchema,
+  CatalogQuery,
+  CatalogResponse,
+  ErrorBody,
+  UpdateCatalogProductRequest,
+  type CatalogProduct,
+} from '@polyvox/contracts';
 import { auditFrom, operatorOf } from '../http/auth.js';
 import type { AuditTrail } from '../audit/trail.js';
 import type { CatalogueStore, StoredProduct } from './catalogue-store.js';
@@ -77,11 +85,16 @@ export function catalogueRoutes(deps: CatalogueRoutesDeps): FastifyPluginAsyncZo
         const operator = operatorOf(request);
         const after = await products.update(request.params.id, change, operator.accountId, (trx, before, next) =>
           audit.record(
-            auditFrom(request, before.kind === 'plan' ? 'plan.update' : 'product.update', { type: 'product', id: before.id }, {
-              before: catalogProductView(before),
-              after: catalogProductView(next),
-              reason: reason ?? null,
-            }),
+            auditFrom(
+              request,
+              before.kind === 'plan' ? 'plan.update' : 'product.update',
+              { type: 'product', id: before.id },
+              {
+                before: catalogProductView(before),
+                after: catalogProductView(next),
+                reason: reason ?? null,
+              },
+            ),
             trx,
           ),
         );

@@ -192,7 +192,10 @@ export class CatalogueStore implements CatalogueSource {
       if (next.plan === state.basic_plan && next.hidden)
         throw new AppError('VALIDATION_FAILED', { field: 'hidden', rule: 'the basic plan prices refunds and stays on sale' });
       if (next.plan === 'free' && next.hidden)
-        throw new AppError('VALIDATION_FAILED', { field: 'hidden', rule: 'the free plan is what every account without a plan has' });
+        throw new AppError('VALIDATION_FAILED', {
+          field: 'hidden',
+          rule: 'the free plan is what every account without a plan has',
+        });
       const problems = catalogueProblems(
         entries.map((e) => (e.id === id ? next : e)),
         state.basic_plan,

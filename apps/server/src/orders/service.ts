@@ -108,7 +108,8 @@ export class OrdersService {
     // A purchase belongs to a mailbox that can sign in again: an anonymous account lives in one browser's storage.
     if (account.anonymous === 1) throw new AppError('UNAUTHENTICATED');
     const product = (await this.products.current()).get(productId);
-    if (!product || product.hidden) throw new AppError('VALIDATION_FAILED', { field: 'product', rule: 'must be a product id from /products' });
+    if (!product || product.hidden)
+      throw new AppError('VALIDATION_FAILED', { field: 'product', rule: 'must be a product id from /products' });
     if (!product.purchasable)
       throw new AppError('VALIDATION_FAILED', { field: 'product', rule: 'the free plan is not for sale' });
     const now = new Date();
@@ -268,7 +269,11 @@ export class OrdersService {
   async grantPlan(trx: Transaction<Database>, accountId: string, vipLevel: string, periodDays: number, now: Date): Promise<void> {
     // Inside the caller's transaction: the copy in hand, never a query on another connection (SQLite has one).
     const products = this.products.latest();
-    const account = await trx.selectFrom('accounts').select(['vip_level', 'vip_expire']).where('id', '=', accountId).executeTakeFirstOrThrow();
+    const account = await trx
+      .selectFrom('accounts')
+      .select(['vip_level', 'vip_expire'])
+      .where('id', '=', accountId)
+      .executeTakeFirstOrThrow();
     const current = account.vip_expire ? new Date(account.vip_expire) : null;
     const active = current !== null && current > now;
     const from = active ? current : now;

@@ -117,7 +117,9 @@ describe.each(DIALECTS)('the catalogue is edited live (%s)', (dialect) => {
     await t.ctx.products.update('credits_100k', { prices: { CNY: 4321 } }, 'acc_op', noAudit);
     const { CatalogueStore } = await import('../../src/orders/catalogue-store.js');
     const { readProductsFile } = await import('../../src/orders/products.js');
-    const again = await new CatalogueStore({ db: t.ctx.db.kysely, refreshMs: 0 }).open(readProductsFile(t.ctx.config.PRODUCTS_CONFIG));
+    const again = await new CatalogueStore({ db: t.ctx.db.kysely, refreshMs: 0 }).open(
+      readProductsFile(t.ctx.config.PRODUCTS_CONFIG),
+    );
     expect((await again.current()).get('credits_100k')!.prices.CNY).toBe(4321);
   });
 });

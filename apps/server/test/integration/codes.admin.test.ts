@@ -122,7 +122,10 @@ describe.each(DIALECTS)('operators: redemption code batches and the catalogue (%
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ prices: { CNY: 3900, USD: 499 }, privileges: { own_voices: 12 }, updated_by: financeId });
     const listed = await new Client(t.url, 'zh-CN').get('/products?kind=plan');
-    expect(listed.body.items.find((p: { id: string }) => p.id === 'plan_monthly').price).toEqual({ amount: 3900, currency: 'CNY' });
+    expect(listed.body.items.find((p: { id: string }) => p.id === 'plan_monthly').price).toEqual({
+      amount: 3900,
+      currency: 'CNY',
+    });
     const entry = await t.ctx.db.kysely
       .selectFrom('audit_log')
       .selectAll()

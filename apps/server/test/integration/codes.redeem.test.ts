@@ -105,7 +105,11 @@ describe.each(DIALECTS)('redemption codes (%s)', (dialect) => {
   });
 
   it('a plan code grants the plan and its credits, as a purchase of it does', async () => {
-    const { codes } = await t.ctx.codes.createBatch(batchOf({ kind: 'plan', product: 'plan_monthly', credits: undefined }), 'acc_operator', noAudit);
+    const { codes } = await t.ctx.codes.createBatch(
+      batchOf({ kind: 'plan', product: 'plan_monthly', credits: undefined }),
+      'acc_operator',
+      noAudit,
+    );
     const [client] = await visitors(t, 1);
     const id = await accountId(client!);
     const res = await client!.post('/api/redeem', { code: codes[0] });
@@ -140,7 +144,9 @@ describe.each(DIALECTS)('redemption codes (%s)', (dialect) => {
     now = new Date('2031-01-01T00:59:59Z');
     await expect(codesAt.redeem(await accountId(a!), codes[0]!, '127.0.0.1')).resolves.toMatchObject({ credits: 10 });
     now = new Date('2031-01-01T01:00:00Z');
-    await expect(codesAt.redeem(await accountId(b!), codes[1]!, '127.0.0.1')).rejects.toMatchObject({ code: 'CODE_NOT_REDEEMABLE' });
+    await expect(codesAt.redeem(await accountId(b!), codes[1]!, '127.0.0.1')).rejects.toMatchObject({
+      code: 'CODE_NOT_REDEEMABLE',
+    });
   });
 
   it('a revoked batch is refused; a wrong code too; the message is in the request language', async () => {
@@ -152,9 +158,15 @@ describe.each(DIALECTS)('redemption codes (%s)', (dialect) => {
     const [other] = await visitors(t, 1, 'zh-TW');
     const res = await other!.post('/api/redeem', { code: codes[1] });
     expect(res.status).toBe(409);
-    expect(res.body.error).toMatchObject({ code: 'CODE_NOT_REDEEMABLE', message: '此兌換碼無法使用：不存在、已用完、已過期或已作廢' });
+    expect(res.body.error).toMatchObject({
+      code: 'CODE_NOT_REDEEMABLE',
+      message: '此兌換碼無法使用：不存在、已用完、已過期或已作廢',
+    });
     const wrong = await client!.post('/api/redeem', { code: 'T-AAAA-BBBB-CCCC-DDDD' });
-    expect(wrong.body.error).toMatchObject({ code: 'CODE_NOT_REDEEMABLE', message: '该兑换码无法使用：不存在、已用完、已过期或已作废' });
+    expect(wrong.body.error).toMatchObject({
+      code: 'CODE_NOT_REDEEMABLE',
+      message: '该兑换码无法使用：不存在、已用完、已过期或已作废',
+    });
   });
 
   it('works with an API key', async () => {
