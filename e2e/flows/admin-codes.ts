@@ -18,6 +18,8 @@ import { ensureRegistered } from './economy';
 export function adminCodesTests(): void {
   test('an operator makes codes, a user redeems one on the pricing page, the console shows who used it, revoked codes stop', async () => {
     const page = env.page;
+    page.on('pageerror', (e) => console.log(`[admin-codes] page error: ${e.stack ?? e.message}`));
+    page.on('console', (m) => m.type() === 'error' && console.log(`[admin-codes] console: ${m.text()}`));
     await ensureRegistered(page);
     const sid = await env.ui.waitForSid();
     const me = await apiMe(env.server.baseUrl, sid);

@@ -1,3 +1,5 @@
+// NumberInput's styles come with this page's chunk: the customer's first page does not carry them.
+import '@mantine/core/styles/NumberInput.css';
 import { useState, type FormEvent } from 'react';
 import {
   Badge,
