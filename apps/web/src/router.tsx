@@ -75,7 +75,7 @@ const VoiceCloningPage = page(
 
 // The operator console (#/admin/…): its own chunks, never on a customer's page.
 const AdminApp = page(
-  () => import('./admin/loader').then((loader) => loader.loadAdmin()),
+  () => import('./admin/loader'),
   (m) => m.AdminApp,
 );
 

@@ -26,6 +26,7 @@ describe('error catalogue', () => {
       EMAIL_TAKEN: 409,
       UNAUTHENTICATED: 401,
       FORBIDDEN: 403,
+      SECOND_FACTOR_REQUIRED: 401,
       NOT_FOUND: 404,
       INSUFFICIENT_BALANCE: 402,
       KEY_LIMIT_REACHED: 402,
@@ -44,7 +45,7 @@ describe('error catalogue', () => {
       RATE_LIMITED: 429,
       INTERNAL: 500,
     });
-    expect(ERROR_CODES).toHaveLength(28);
+    expect(ERROR_CODES).toHaveLength(29);
   });
 
   it.each(MESSAGE_LOCALES)('has a message for every code in %s, and nothing else', (locale) => {

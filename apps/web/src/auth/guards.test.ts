@@ -64,5 +64,7 @@ describe('afterSignIn', () => {
     expect(isAppPath('/app')).toBe(true);
     expect(isAppPath('/app/x')).toBe(true);
     expect(isAppPath('/apple')).toBe(false);
+    expect(isAppPath('/admin/audit?action=operator.add')).toBe(true);
+    expect(isAppPath('/administrator')).toBe(false);
   });
 });

@@ -19,8 +19,9 @@ const SIGNED_IN_REDIRECTS: Record<string, string> = {
   '/check': '/app/check',
 };
 
+/** A page behind sign-in: the console (/app) and the operator console (/admin), where a sign-in returns. */
 export function isAppPath(path: string): boolean {
-  return path === '/app' || path.startsWith('/app/');
+  return ['/app', '/admin'].some((root) => path === root || path.startsWith(`${root}/`));
 }
 
 export function guardPublic(path: string, state: GuardState): GuardDecision {

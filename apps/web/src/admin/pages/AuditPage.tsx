@@ -12,13 +12,18 @@ import { notifyError } from '../../lib/notify';
 import { useLocaleChoice } from '../../i18n/hooks';
 import { adminApi } from '../api';
 
-const FILTERS = ['operator', 'action', 'target_type', 'target_id', 'from', 'to'] as const;
+const FILTERS = ['operator', 'action', 'target_type', 'target_id', 'since', 'until'] as const;
 type Filter = (typeof FILTERS)[number];
 const PAGE_SIZE = 25;
 
 const short = (value: unknown) => (value === null || value === undefined ? '—' : JSON.stringify(value));
-/** A date field's value (YYYY-MM-DD) as the start of that day in UTC, as the server reads `from` and `to`. */
-const day = (value: string | null) => value || undefined;
+/** A date field's value (YYYY-MM-DD) as the server reads it: the start of that day (UTC); "until" takes the day in. */
+const day = (value: string, inclusiveEnd = false) =>
+  !value
+    ? undefined
+    : inclusiveEnd && /^\d{4}-\d\d-\d\d$/.test(value)
+      ? new Date(Date.parse(`${value}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10)
+      : value;
 
 /**
  * The audit trail: filters and page kept in the URL's query (#/admin/audit?action=…&page=2), paged on the server, and
@@ -31,7 +36,7 @@ export default function AuditPage() {
   const page = Math.max(1, Number(params.get('page')) || 1);
   const filters = Object.fromEntries(FILTERS.map((f) => [f, params.get(f) ?? ''])) as Record<Filter, string>;
   const [draft, setDraft] = useState(filters);
-  const query = Object.fromEntries(FILTERS.map((f) => [f, day(filters[f])])) as Record<Filter, string | undefined>;
+  const query = Object.fromEntries(FILTERS.map((f) => [f, day(filters[f], f === 'until')])) as Record<Filter, string | undefined>;
   const list = useQuery({
     queryKey: ['admin', 'audit', query, page],
     queryFn: () => adminApi.audit({ ...query, page, page_size: PAGE_SIZE }),
@@ -101,8 +106,8 @@ export default function AuditPage() {
               {field('action', t('audit.action'), { placeholder: t('audit.actionHint') })}
               {field('target_type', t('audit.targetType'))}
               {field('target_id', t('audit.targetId'))}
-              {field('from', t('audit.from'), { type: 'date' })}
-              {field('to', t('audit.to'), { type: 'date' })}
+              {field('since', t('audit.from'), { type: 'date' })}
+              {field('until', t('audit.to'), { type: 'date' })}
               <Group gap="xs">
                 <Button type="submit" data-testid="audit-apply">
                   {t('audit.apply')}
@@ -131,6 +136,8 @@ export default function AuditPage() {
             paginationText={({ from, to, totalRecords }) => t('audit.records', { from, to, total: totalRecords })}
             noRecordsText={t('audit.empty')}
             data-testid="audit-table"
+            // A table of text only: its scrolling area takes the focus itself, so a keyboard can scroll it.
+            scrollAreaProps={{ viewportProps: { tabIndex: 0, role: 'region', 'aria-label': t('audit.title') } }}
             columns={[
               { accessor: 'at', title: t('audit.columns.at'), render: (e) => time.format(new Date(e.at)), noWrap: true },
               {
