@@ -16,6 +16,7 @@ const SERVER_LAYERS = [
   ['usage', 'accounts'],
   ['auth'],
   ['orders'],
+  ['codes'],
   ['payments'],
   ['speech'],
   ['voices'],

@@ -9,6 +9,7 @@ import { a11yTests, consoleListTests } from './flows/a11y';
 import { adminAccountsTests } from './flows/admin-accounts';
 import { adminEnginesTests } from './flows/admin-engines';
 import { adminCoreTests } from './flows/admin-core';
+import { adminCodesTests } from './flows/admin-codes';
 import { designTests } from './flows/design';
 import { economyTests } from './flows/economy';
 import { libraryTests } from './flows/library';
@@ -43,6 +44,7 @@ const FLOWS: Record<string, () => void> = {
   'admin-engines': adminEnginesTests,
   'admin-core': adminCoreTests,
   'admin-accounts': adminAccountsTests,
+  'admin-codes': adminCodesTests,
 };
 // E2E_FLOWS=design (a comma list) runs only those flows, in the order above; unset, all of them.
 const only = (process.env.E2E_FLOWS ?? '')

@@ -44,7 +44,7 @@ async function balance(): Promise<number> {
  * The flows before this one leave a registered account signed in; run alone (E2E_FLOWS=economy),
  * the browser's anonymous account is registered here with a mailed code, as the console would.
  */
-async function ensureRegistered(page: Page): Promise<void> {
+export async function ensureRegistered(page: Page): Promise<void> {
   await env.ui.goto('/');
   let sid = await env.ui.waitForSid();
   const me = await apiMe(env.server.baseUrl, sid);

@@ -14,3 +14,5 @@ export * from './admin-accounts.js';
 export * from './admin-engines.js';
 export * from './operators.js';
 export * from './admin.js';
+export * from './codes.js';
+export * from './catalog.js';

@@ -10,7 +10,8 @@ import { isAppError } from '../platform/errors.js';
 import { CreditsService } from '../credits/service.js';
 import { loadCreditsConfig } from '../credits/credits-config.js';
 import { OrdersService, type OrderRow } from '../orders/service.js';
-import { loadProducts } from '../orders/products.js';
+import { readProductsFile } from '../orders/products.js';
+import { CatalogueStore } from '../orders/catalogue-store.js';
 import { loadSecret } from '../platform/secret.js';
 import { PaymentsService } from '../payments/service.js';
 import { createProviders } from '../payments/providers.js';
@@ -229,7 +230,7 @@ export async function runAdmin(argv: string[], env: Record<string, string | unde
     const orders = new OrdersService({
       db: db.kysely,
       credits,
-      products: loadProducts(config.PRODUCTS_CONFIG),
+      products: await new CatalogueStore({ db: db.kysely, refreshMs: 0 }).open(readProductsFile(config.PRODUCTS_CONFIG)),
       ttlMinutes: config.ORDER_TTL_MINUTES,
       pendingLimit: config.ORDER_PENDING_LIMIT,
     });

@@ -22,6 +22,8 @@ import type { KeyGate } from '../http/auth.js';
 import type { RateLimiter } from '../platform/rate-limit.js';
 import type { OrdersService } from '../orders/service.js';
 import type { PaymentsService } from '../payments/service.js';
+import type { CodesService } from '../codes/service.js';
+import type { CatalogueStore } from '../orders/catalogue-store.js';
 import type { EventStore } from '../stats/store.js';
 import type { SamplesService } from '../design/samples.js';
 import type { PreviewsService } from '../design/previews.js';
@@ -70,6 +72,10 @@ export interface AppContext {
   keyGate: KeyGate;
   limiter: RateLimiter;
   orders: OrdersService;
+  /** The catalogue (products and plans) as operators last edited it. */
+  products: CatalogueStore;
+  /** Redemption codes: batches, redemptions. */
+  codes: CodesService;
   payments: PaymentsService;
   events: EventStore;
   design: { samples: SamplesService; previews: PreviewsService; ownVoices: OwnVoicesService };

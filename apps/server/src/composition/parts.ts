@@ -1,9 +1,11 @@
 import type { FastifyInstance } from 'fastify';
+import { LIMITS } from '@polyvox/contracts';
 import { ConfigError, type Config } from '../platform/config.js';
 import type { Db } from '../platform/db/database.js';
 import type { Mailer } from '../platform/mail.js';
 import { loadSensitiveWords, type SensitiveWordsReload } from '../platform/sensitive-words.js';
-import { loadProducts } from '../orders/products.js';
+import { readProductsFile } from '../orders/products.js';
+import { CatalogueStore } from '../orders/catalogue-store.js';
 import type { AppContext } from './context.js';
 import {
   broadcastResource,
@@ -58,12 +60,15 @@ export async function openParts(app: FastifyInstance, config: Config, overrides:
       app.log.warn({ err }, 'sensitive words: a changed list could not be read; the words read before stay in force'),
   };
   const words = loadWordLists(config.SENSITIVE_WORDS_FILES, wordsReload);
-  const products = loadProducts(config.PRODUCTS_CONFIG);
+  const seed = readProductsFile(config.PRODUCTS_CONFIG);
   const storage = await openResource(app, storageResource(config));
   const db = await openResource(app, databaseResource(config, overrides.db));
+  // The catalogue lives in the database; the file seeds what the table does not have yet.
+  const products = await new CatalogueStore({ db: db.kysely, refreshMs: config.CATALOG_REFRESH_SECONDS * 1000 }).open(seed);
   const redis = await openResource(app, redisResource(config));
   const broadcast = await openResource(app, broadcastResource(config));
-  const { speech, audioCache } = await openResource(app, speechResource(config, { redis, storage, products }));
+  const { speech, audioCache } = await openResource(app, speechResource(config, { redis, storage, products: products.latest() }));
+  products.engineLimit = { maxTextLength: Math.max(LIMITS.maxTextLength, products.latest().maxTextLength) };
   const queues = await openResource(app, queuesResource(config));
   // The C2PA signer: its key and certificate made once in DATA_DIR (or the operator's), its thread started with
   // c2pa-rs loaded before any file, and ended with the app.

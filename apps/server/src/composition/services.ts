@@ -27,9 +27,10 @@ import { SynthesisJobs } from '../synthesis/jobs.js';
 import { ApiKeysService } from '../api-keys/service.js';
 import { UsageService } from '../usage/service.js';
 import { OrdersService } from '../orders/service.js';
-import type { Catalogue } from '../orders/products.js';
+import type { CatalogueStore } from '../orders/catalogue-store.js';
 import { PlanPrivileges } from '../orders/privileges.js';
 import { PaymentsService } from '../payments/service.js';
+import { CodesService } from '../codes/service.js';
 import { createProviders } from '../payments/providers.js';
 import { EventStore } from '../stats/store.js';
 import { DesignRepository } from '../design/repository.js';
@@ -73,7 +74,7 @@ export interface ServiceParts extends SpeechParts {
   queues: Queues;
   words: SensitiveWords;
   wordsReload: SensitiveWordsReload;
-  products: Catalogue;
+  products: CatalogueStore;
   /** The C2PA signer of whole wav and mp3 files (resources.ts), or null. */
   signer: FileSigner | null;
 }
@@ -199,6 +200,15 @@ export function buildServices(config: Config, parts: ServiceParts, overrides: { 
     ttlMinutes: config.ORDER_TTL_MINUTES,
     pendingLimit: config.ORDER_PENDING_LIMIT,
   });
+  const codes = new CodesService({
+    db: db.kysely,
+    credits,
+    plans: orders,
+    products,
+    limiter,
+    secret,
+    limits: { perAccountHour: config.REDEEM_PER_ACCOUNT_HOUR, perIpHour: config.REDEEM_PER_IP_HOUR },
+  });
   const payments = new PaymentsService({
     db: db.kysely,
     orders,
@@ -297,6 +307,8 @@ export function buildServices(config: Config, parts: ServiceParts, overrides: { 
     keyGate: { keys: apiKeys, rate: limiter, concurrency, plans },
     limiter,
     orders,
+    products,
+    codes,
     payments,
     events: new EventStore({
       db: db.kysely,

@@ -235,6 +235,11 @@ export class CreditsService {
     return applyEntry(trx, accountId, 'charge', -amount, details);
   }
 
+  /** A redemption code's credits: a `grant` record the user sees, noting the code's batch. */
+  async redeemed(trx: Executor, accountId: string, amount: number, batchId: string): Promise<number> {
+    return applyEntry(trx, accountId, 'grant', amount, { record_type: 'grant', note: `redeemed a code of ${batchId}` });
+  }
+
   async purchase(trx: Executor, accountId: string, amount: number, orderId: string): Promise<number> {
     return applyEntry(trx, accountId, 'purchase', amount, { order_id: orderId, record_type: 'purchase' });
   }

@@ -5,24 +5,24 @@ import { AppError } from '../platform/errors.js';
 import type { Database } from '../platform/db/schema.js';
 import { lockAccount } from '../platform/db/locks.js';
 import type { PlanGate } from '../http/auth.js';
-import type { Catalogue } from './products.js';
+import type { CatalogueSource } from './products.js';
 
 export type Privileges = Product['privileges'];
 
 export interface PlanPrivilegesOptions {
   db: Kysely<Database>;
-  /** The plans and their privileges (products.json). */
-  products: Catalogue;
+  /** The plans and their privileges (the catalogue table, seeded from products.json). */
+  products: CatalogueSource;
 }
 
 /**
- * The privileges of an account's current plan (`config/products.json`): its vip level while that has
+ * The privileges of an account's current plan (the catalogue, as operators last edited it): its vip level while that has
  * not expired; an expired level, or none, is the free plan. Read from the database on every call, so a
  * purchase or an expiry applies at once in every server process.
  */
 export class PlanPrivileges implements PlanGate {
   private readonly db: Kysely<Database>;
-  private readonly products: Catalogue;
+  private readonly products: CatalogueSource;
 
   constructor(options: PlanPrivilegesOptions) {
     this.db = options.db;
@@ -31,7 +31,7 @@ export class PlanPrivileges implements PlanGate {
 
   /** What an account without a plan (or without an account: a visitor) may do. */
   get free(): Privileges {
-    return this.products.privilegesOf('free');
+    return this.products.latest().privilegesOf('free');
   }
 
   async of(accountId: string, trx: Kysely<Database> | Transaction<Database> = this.db): Promise<Privileges> {
@@ -40,9 +40,11 @@ export class PlanPrivileges implements PlanGate {
       .select(['vip_level', 'vip_expire'])
       .where('id', '=', accountId)
       .executeTakeFirst();
-    if (!row) return this.free;
+    // In a caller's transaction, the copy in hand: a look at the version would wait on SQLite's one connection.
+    const products = trx === this.db ? await this.products.current() : this.products.latest();
+    if (!row) return products.privilegesOf('free');
     const expired = row.vip_expire !== null && Date.parse(row.vip_expire) <= Date.now();
-    return this.products.privilegesOf(expired ? 'free' : row.vip_level);
+    return products.privilegesOf(expired ? 'free' : row.vip_level);
   }
 
   async apiAccess(accountId: string): Promise<boolean> {

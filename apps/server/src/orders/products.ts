@@ -35,35 +35,34 @@ const PackEntry = z.object({
   description: Texts,
 });
 
-const ProductsFile = z
-  .object({
-    basic_plan: z.enum(PLANS),
-    plans: z.array(PlanEntry).min(1),
-    packs: z.array(PackEntry),
-  })
-  .superRefine((file, ctx) => {
-    const ids = new Set<string>();
-    for (const p of [...file.plans, ...file.packs]) {
-      if (ids.has(p.id)) ctx.addIssue({ code: 'custom', message: `duplicate product id ${p.id}` });
-      ids.add(p.id);
-    }
-    for (const plan of PLANS) {
-      if (!file.plans.some((p) => p.plan === plan)) ctx.addIssue({ code: 'custom', message: `plan ${plan} is missing` });
-    }
-    for (const p of file.plans) {
-      const sold = p.plan !== 'free';
-      if (sold && (p.period_days === null || p.prices.CNY <= 0 || p.prices.USD <= 0))
-        ctx.addIssue({ code: 'custom', message: `plan ${p.id} needs period_days and prices above zero` });
-    }
-    for (const p of file.packs) {
-      if (p.prices.CNY <= 0 || p.prices.USD <= 0)
-        ctx.addIssue({ code: 'custom', message: `pack ${p.id} needs prices above zero` });
-    }
-    const basic = file.plans.find((p) => p.plan === file.basic_plan);
-    if (!basic || basic.plan === 'free' || basic.credits <= 0) {
-      ctx.addIssue({ code: 'custom', message: 'basic_plan must be a sold plan that grants credits' });
-    }
-  });
+const ProductsFile = z.object({
+  basic_plan: z.enum(PLANS),
+  plans: z.array(PlanEntry).min(1),
+  packs: z.array(PackEntry),
+});
+
+/** The catalogue's own rules, for the seed file and for every operator's edit: what a sale needs to make sense. */
+export function catalogueProblems(entries: readonly ProductEntry[], basicPlan: string): string[] {
+  const problems: string[] = [];
+  const ids = new Set<string>();
+  for (const p of entries) {
+    if (ids.has(p.id)) problems.push(`duplicate product id ${p.id}`);
+    ids.add(p.id);
+  }
+  const plans = entries.filter((e) => e.kind === 'plan');
+  for (const plan of PLANS) if (!plans.some((p) => p.plan === plan)) problems.push(`plan ${plan} is missing`);
+  for (const p of plans) {
+    if (p.plan !== 'free' && (p.periodDays === null || p.prices.CNY <= 0 || p.prices.USD <= 0))
+      problems.push(`plan ${p.id} needs period_days and prices above zero`);
+  }
+  for (const p of entries.filter((e) => e.kind === 'credits')) {
+    if (p.prices.CNY <= 0 || p.prices.USD <= 0) problems.push(`pack ${p.id} needs prices above zero`);
+    if (p.credits <= 0) problems.push(`pack ${p.id} needs credits above zero`);
+  }
+  const basic = plans.find((p) => p.plan === basicPlan);
+  if (!basic || basic.plan === 'free' || basic.credits <= 0) problems.push('basic_plan must be a sold plan that grants credits');
+  return problems;
+}
 
 /** One product as the server knows it: every language and every currency. */
 export interface ProductEntry {
@@ -79,10 +78,13 @@ export interface ProductEntry {
   name: Record<MessageLocale, string>;
   description: Record<MessageLocale, string>;
   purchasable: boolean;
+  /** Hidden from the public listing and not for sale; holders of a hidden plan keep its privileges. */
+  hidden: boolean;
 }
 
 export interface Catalogue {
-  list(kind?: ProductKind): ProductEntry[];
+  /** The products shown to the public (hidden ones left out unless `all`). */
+  list(kind?: ProductKind, options?: { all?: boolean }): ProductEntry[];
   /** A product by id; null for anything else, `constructor` and `__proto__` included. */
   get(id: string): ProductEntry | null;
   /** The plan whose price per credit values what an order used before its refund. */
@@ -95,11 +97,25 @@ export interface Catalogue {
   maxTextLength: number;
 }
 
-/** The free plan's privileges stand for accounts without a plan. */
-export function loadProducts(file: string): Catalogue {
+/** The catalogue as it is now: the database's copy, read again once it changed (every process, no restart). */
+export interface CatalogueSource {
+  /** Checks the stored version (at most once per the cache's lifetime) and reloads if it moved. */
+  current(): Promise<Catalogue>;
+  /** The copy loaded last, without a look at the database (for what must answer synchronously). */
+  latest(): Catalogue;
+}
+
+/** A fixed catalogue (the seed file, a test's): never changes. */
+export function fixedCatalogue(catalogue: Catalogue): CatalogueSource {
+  return { current: () => Promise.resolve(catalogue), latest: () => catalogue };
+}
+
+/** The seed file (`PRODUCTS_CONFIG`): the catalogue's first rows; from then on the database holds it. */
+export function readProductsFile(file: string): { basicPlan: (typeof PLANS)[number]; entries: ProductEntry[] } {
   const parsed = ProductsFile.safeParse(JSON.parse(fs.readFileSync(file, 'utf8')));
   if (!parsed.success) throw new Error(`PRODUCTS_CONFIG ${file}: ${parsed.error.message}`);
   const { plans, packs, basic_plan } = parsed.data;
+  const free = plans.find((x) => x.plan === 'free')?.privileges;
   const entries: ProductEntry[] = [
     ...plans.map((p) => ({
       id: p.id,
@@ -114,6 +130,7 @@ export function loadProducts(file: string): Catalogue {
       name: p.name,
       description: p.description,
       purchasable: p.plan !== 'free',
+      hidden: false,
     })),
     ...packs.map((p) => ({
       id: p.id,
@@ -124,24 +141,42 @@ export function loadProducts(file: string): Catalogue {
       credits: p.credits,
       periodDays: null,
       prices: p.prices,
-      privileges: plans.find((x) => x.plan === 'free')!.privileges,
+      privileges: free ?? { max_text_length: LIMITS.maxTextLength, own_voices: 0, api_access: false },
       name: p.name,
       description: p.description,
       purchasable: true,
+      hidden: false,
     })),
   ];
-  const byId = new Map(entries.map((e) => [e.id, e]));
-  const ranks = new Map(plans.map((p) => [p.vip_level, p.rank]));
-  const free = plans.find((p) => p.plan === 'free')!.privileges;
-  const privileges = new Map(plans.map((p) => [p.vip_level, p.privileges]));
+  const problems = catalogueProblems(entries, basic_plan);
+  if (problems.length) throw new Error(`PRODUCTS_CONFIG ${file}: ${problems.join('; ')}`);
+  return { basicPlan: basic_plan, entries };
+}
+
+/** A catalogue of these entries (checked by `catalogueProblems` before). The free plan's privileges stand for accounts without a plan. */
+export function buildCatalogue(entries: readonly ProductEntry[], basicPlan: string): Catalogue {
+  const plans = entries.filter((e) => e.kind === 'plan');
+  const ranks = new Map(plans.map((p) => [p.vipLevel!, p.rank]));
+  const freePlan = plans.find((p) => p.plan === 'free')!;
+  const free = freePlan.privileges;
+  const privileges = new Map(plans.map((p) => [p.vipLevel!, p.privileges]));
+  // A pack grants no plan: its privileges are the free plan's, whatever the free plan says now.
+  const shown = entries.map((e) => (e.kind === 'credits' ? { ...e, privileges: free } : e));
+  const byId = new Map(shown.map((e) => [e.id, e]));
   return {
     privilegesOf: (level) => privileges.get(level) ?? free,
     maxTextLength: Math.max(...plans.map((p) => p.privileges.max_text_length)),
-    list: (kind) => entries.filter((e) => !kind || e.kind === kind),
+    list: (kind, options) => shown.filter((e) => (!kind || e.kind === kind) && (options?.all || !e.hidden)),
     get: (id) => byId.get(id) ?? null,
-    basic: entries.find((e) => e.plan === basic_plan)!,
+    basic: shown.find((e) => e.plan === basicPlan)!,
     rankOf: (level) => ranks.get(level) ?? 0,
   };
+}
+
+/** The seed file read into a catalogue, as the server used it before the catalogue moved into the database. */
+export function loadProducts(file: string): Catalogue {
+  const { basicPlan, entries } = readProductsFile(file);
+  return buildCatalogue(entries, basicPlan);
 }
 
 /** CNY for the Chinese locales, USD for everything else. */

@@ -43,7 +43,7 @@ export function orderRoutes(deps: OrderRoutesDeps): FastifyPluginAsyncZod {
       async (request) => {
         const locale = requestLocale(request);
         return {
-          items: deps.orders.products.list(request.query.kind).map((p) => productView(p, locale)),
+          items: (await deps.orders.products.current()).list(request.query.kind).map((p) => productView(p, locale)),
           payment_methods: deps.payments.methods(),
         };
       },

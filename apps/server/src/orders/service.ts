@@ -6,7 +6,7 @@ import type { Database, OrdersTable } from '../platform/db/schema.js';
 import { nowIso } from '../platform/db/database.js';
 import { lockAccount } from '../platform/db/locks.js';
 import type { CreditsService } from '../credits/service.js';
-import type { Catalogue } from './products.js';
+import type { CatalogueSource } from './products.js';
 import { currencyFor } from './products.js';
 import { refundFigures, type RefundFigures } from './refund.js';
 
@@ -78,8 +78,8 @@ export function orderView(row: OrderRow): Order {
 export interface OrdersOptions {
   db: Kysely<Database>;
   credits: CreditsService;
-  /** The products on sale (products.json). */
-  products: Catalogue;
+  /** The products on sale (the catalogue table, seeded from products.json). */
+  products: CatalogueSource;
   /** Minutes an unpaid order stays open before it expires. */
   ttlMinutes: number;
   /** Unpaid orders one account may hold open at once; 20 when left out. */
@@ -88,7 +88,7 @@ export interface OrdersOptions {
 
 /** Orders from creation to payment, expiry and refund; credits move through the ledger only. */
 export class OrdersService {
-  readonly products: Catalogue;
+  readonly products: CatalogueSource;
   private readonly db: Kysely<Database>;
   private readonly credits: CreditsService;
   private readonly ttlMinutes: number;
@@ -107,8 +107,9 @@ export class OrdersService {
     if (!account) throw new AppError('NOT_FOUND');
     // A purchase belongs to a mailbox that can sign in again: an anonymous account lives in one browser's storage.
     if (account.anonymous === 1) throw new AppError('UNAUTHENTICATED');
-    const product = this.products.get(productId);
-    if (!product) throw new AppError('VALIDATION_FAILED', { field: 'product', rule: 'must be a product id from /products' });
+    const product = (await this.products.current()).get(productId);
+    if (!product || product.hidden)
+      throw new AppError('VALIDATION_FAILED', { field: 'product', rule: 'must be a product id from /products' });
     if (!product.purchasable)
       throw new AppError('VALIDATION_FAILED', { field: 'product', rule: 'the free plan is not for sale' });
     const now = new Date();
@@ -254,25 +255,35 @@ export class OrdersService {
         .execute();
       // The purchase entry locks the account row first, so the vip read below sees any other settlement's write.
       await this.credits.purchase(trx, order.account_id, Number(order.credits), order.id);
-      if (order.product_kind === 'plan' && order.vip_level && order.period_days) {
-        const account = await trx
-          .selectFrom('accounts')
-          .select(['vip_level', 'vip_expire'])
-          .where('id', '=', order.account_id)
-          .executeTakeFirstOrThrow();
-        const current = account.vip_expire ? new Date(account.vip_expire) : null;
-        const active = current !== null && current > now;
-        const from = active ? current : now;
-        const expire = new Date(from.getTime() + Number(order.period_days) * 86_400_000).toISOString();
-        const keepLevel = active && this.products.rankOf(account.vip_level) > this.products.rankOf(order.vip_level);
-        await trx
-          .updateTable('accounts')
-          .set({ vip_level: keepLevel ? account.vip_level : order.vip_level, vip_expire: expire, updated_at: now.toISOString() })
-          .where('id', '=', order.account_id)
-          .execute();
-      }
+      if (order.product_kind === 'plan' && order.vip_level && order.period_days)
+        await this.grantPlan(trx, order.account_id, order.vip_level, Number(order.period_days), now);
       return 'applied';
     });
+  }
+
+  /**
+   * Puts the account on `vipLevel` for `periodDays` more days: from the current expiry while a plan is active, else
+   * from now; a higher plan still active keeps its level (the days are added). Call it after a ledger entry of the
+   * same transaction, which locked the account row, so two grants never read the same expiry.
+   */
+  async grantPlan(trx: Transaction<Database>, accountId: string, vipLevel: string, periodDays: number, now: Date): Promise<void> {
+    // Inside the caller's transaction: the copy in hand, never a query on another connection (SQLite has one).
+    const products = this.products.latest();
+    const account = await trx
+      .selectFrom('accounts')
+      .select(['vip_level', 'vip_expire'])
+      .where('id', '=', accountId)
+      .executeTakeFirstOrThrow();
+    const current = account.vip_expire ? new Date(account.vip_expire) : null;
+    const active = current !== null && current > now;
+    const from = active ? current : now;
+    const expire = new Date(from.getTime() + periodDays * 86_400_000).toISOString();
+    const keepLevel = active && products.rankOf(account.vip_level) > products.rankOf(vipLevel);
+    await trx
+      .updateTable('accounts')
+      .set({ vip_level: keepLevel ? account.vip_level : vipLevel, vip_expire: expire, updated_at: now.toISOString() })
+      .where('id', '=', accountId)
+      .execute();
   }
 
   /** A provider said the payment failed: only a pending order becomes `failed`. */
@@ -317,6 +328,8 @@ export class OrdersService {
    */
   async refund(orderId: string, returnMoney?: (money: MoneyBack) => Promise<string>): Promise<RefundResult> {
     const claim = randomToken(16);
+    // Read before the transaction: a look at the catalogue's version inside it would wait on SQLite's one connection.
+    const basic = (await this.products.current()).basic;
     const stale = new Date(Date.now() - REFUND_CLAIM_MINUTES * 60_000).toISOString();
     const planned = await this.db.transaction().execute(async (trx) => {
       const now = nowIso();
@@ -357,7 +370,6 @@ export class OrdersService {
         .executeTakeFirst();
       const currency = (payment?.currency ?? order.currency) as Currency;
       const paid = payment ? Number(payment.amount) : Number(order.amount);
-      const basic = this.products.basic;
       const balanceNow = Number(account.credits);
       let figures = refundFigures({
         orderCredits: Number(order.credits),

@@ -86,7 +86,7 @@ export function paymentRoutes(deps: PaymentRoutesDeps): FastifyPluginAsyncZod {
       async (request, reply) => {
         const { order, payment } = await deps.payments.sandboxAttempt(request.params.order_id, request.query.token ?? '');
         const locale = requestLocale(request);
-        const product = deps.orders.products.get(order.product_id);
+        const product = (await deps.orders.products.current()).get(order.product_id);
         const html = sandboxPage({
           locale,
           orderId: order.id,

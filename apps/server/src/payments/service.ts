@@ -106,7 +106,7 @@ export class PaymentsService {
     // The attempt is written before the provider hears of it, so its notification always finds it.
     await this.db.insertInto('payments').values(payment).execute();
     if (!(await this.orders.startPayment(order.id, provider.method))) throw new AppError('ORDER_NOT_PAYABLE');
-    const product = this.orders.products.get(order.product_id);
+    const product = (await this.orders.products.current()).get(order.product_id);
     let result: CheckoutResult;
     try {
       result = await provider.checkout({

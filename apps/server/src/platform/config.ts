@@ -113,6 +113,11 @@ export const ConfigSchema = z.object({
   PLAN_GRANTS_PER_IP_DAY: z.coerce.number().int().min(0).default(5),
   PRODUCTS_CONFIG: z.string().optional(),
   ORDER_TTL_MINUTES: z.coerce.number().int().min(1).max(1440).default(30),
+  /** How long a process trusts its copy of the catalogue before it looks at the stored version again. */
+  CATALOG_REFRESH_SECONDS: z.coerce.number().min(0).max(300).default(2),
+  /** Redemption attempts (right or wrong) per account and per client address per hour: guessing is this slow. */
+  REDEEM_PER_ACCOUNT_HOUR: z.coerce.number().int().min(1).max(100_000).default(20),
+  REDEEM_PER_IP_HOUR: z.coerce.number().int().min(1).max(100_000).default(60),
   ORDER_PENDING_LIMIT: z.coerce.number().int().min(1).default(20),
   ORDER_SWEEP_SECONDS: z.coerce.number().int().min(1).default(60),
   PAYMENT_SANDBOX: z

@@ -28,6 +28,10 @@ export const ID_PREFIX = {
   audit: 'aud',
   /** An operator's recovery code. */
   recoveryCode: 'rc',
+  /** A batch of redemption codes, one of its codes, and one use of a code. */
+  codeBatch: 'cbt',
+  redemptionCode: 'rdc',
+  redemption: 'rdm',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -158,6 +158,50 @@ const SAMPLES: Sample[] = [
   // ---- end accounts ----
 
   // ---- codes and catalog (h/op-codes): append rows here ----
+  {
+    route: 'POST /admin/api/codes/batches',
+    role: 'finance',
+    action: 'codes.create',
+    reason: 'spring promotion',
+    async run(_h, client) {
+      const reply = await client.post('/admin/api/codes/batches', {
+        name: 'spring',
+        kind: 'credits',
+        credits: 1000,
+        count: 3,
+        prefix: 'SPRING',
+        reason: 'spring promotion',
+      });
+      return { reply, target: { type: 'code_batch', id: (reply.body as { batch: { id: string } }).batch.id } };
+    },
+  },
+  {
+    route: 'POST /admin/api/codes/batches/:id/revoke',
+    action: 'codes.revoke',
+    reason: 'leaked on a forum',
+    async run(h, client) {
+      const { batch } = await h.t.ctx.codes.createBatch(
+        { name: 'leaky', kind: 'credits', credits: 10, count: 1, usesPerCode: 1, prefix: '', expiresAt: null },
+        'acc_seed',
+        () => Promise.resolve(),
+      );
+      const reply = await client.post(`/admin/api/codes/batches/${batch.id}/revoke`, { reason: 'leaked on a forum' });
+      return { reply, target: { type: 'code_batch', id: batch.id } };
+    },
+  },
+  {
+    route: 'PATCH /admin/api/catalog/products/:id',
+    role: 'finance',
+    action: 'product.update',
+    reason: 'new price',
+    async run(_h, client) {
+      const reply = await client.request('PATCH', '/admin/api/catalog/products/credits_100k', {
+        prices: { USD: 249 },
+        reason: 'new price',
+      });
+      return { reply, target: { type: 'product', id: 'credits_100k' } };
+    },
+  },
   // ---- end codes and catalog ----
 
   // ---- orders, receipts and invoices (h/op-orders): append rows here ----

@@ -6,6 +6,8 @@ import {
   IconCpu,
   IconHome,
   IconListDetails,
+  IconTags,
+  IconTicket,
   IconUserSearch,
   IconUsersGroup,
 } from '@tabler/icons-react';
@@ -69,5 +71,19 @@ export const ADMIN_PAGES: AdminPage[] = [
     label: 'settings',
     icon: IconAdjustments,
     component: lazyPage(() => import('./pages/SettingsPage')),
+  },
+  {
+    path: 'codes',
+    permission: 'codes.manage',
+    label: 'codes',
+    icon: IconTicket,
+    component: lazyPage(() => import('./pages/CodesPage')),
+  },
+  {
+    path: 'catalog',
+    permission: 'catalog.manage',
+    label: 'catalog',
+    icon: IconTags,
+    component: lazyPage(() => import('./pages/CatalogPage')),
   },
 ];

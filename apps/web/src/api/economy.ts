@@ -188,3 +188,14 @@ export function updateApiKey(patch: { id: string; name?: string; limit?: number 
 export function deleteApiKey(id: string): Promise<void> {
   return http('DELETE', '/api/authorization', { query: { id } });
 }
+
+/** What a redemption code gave (POST /api/redeem). */
+export interface Redemption {
+  credits: number;
+  plan: PlanName | null;
+  balance: number;
+}
+
+export function redeemCode(code: string): Promise<Redemption> {
+  return http('POST', '/api/redeem', { json: { code } });
+}

@@ -29,6 +29,15 @@ export const economyEn = {
     currentUntil: 'Your plan until {{date}}',
     signInFirst: 'Please sign in first: your purchases belong to your account.',
   },
+  redeem: {
+    title: 'Redeem a code',
+    body: 'Have a gift or promotion code? Its credits, or its plan, join your account at once.',
+    label: 'Code',
+    submit: 'Redeem',
+    signIn: 'Sign in to redeem',
+    done: '{{credits}} credits added. Your balance: {{balance}} credits.',
+    donePlan: 'The {{plan}} plan and {{credits}} credits are yours. Your balance: {{balance}} credits.',
+  },
   checkout: {
     title: 'Checkout',
     product: 'Product',

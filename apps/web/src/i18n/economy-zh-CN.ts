@@ -26,6 +26,15 @@ export const economyZhCN: EconomyMessages = {
     currentUntil: '你的套餐有效期至 {{date}}',
     signInFirst: '请先登录：购买的内容归属于你的账户。',
   },
+  redeem: {
+    title: '兑换码',
+    body: '有礼品码或活动兑换码？兑换后积分或会员立即到账。',
+    label: '兑换码',
+    submit: '兑换',
+    signIn: '登录后兑换',
+    done: '已到账 {{credits}} 积分，当前余额 {{balance}} 积分。',
+    donePlan: '已开通{{plan}}并到账 {{credits}} 积分，当前余额 {{balance}} 积分。',
+  },
   checkout: {
     title: '结算',
     product: '商品',

@@ -26,6 +26,15 @@ export const economyZhTW: EconomyMessages = {
     currentUntil: '你的方案有效至 {{date}}',
     signInFirst: '請先登入：購買的內容屬於你的帳戶。',
   },
+  redeem: {
+    title: '兌換碼',
+    body: '有禮品碼或活動兌換碼？兌換後點數或會員立即到帳。',
+    label: '兌換碼',
+    submit: '兌換',
+    signIn: '登入後兌換',
+    done: '已到帳 {{credits}} 點數，目前餘額 {{balance}} 點數。',
+    donePlan: '已開通{{plan}}並到帳 {{credits}} 點數，目前餘額 {{balance}} 點數。',
+  },
   checkout: {
     title: '結帳',
     product: '商品',

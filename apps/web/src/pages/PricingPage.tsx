@@ -13,6 +13,7 @@ import { formatDate } from '../lib/format';
 import { PageHeader } from '../components/PageHeader';
 import { CheckoutDialog } from '../economy/CheckoutDialog';
 import { ProductCard } from '../economy/ProductCard';
+import { RedeemBox } from '../economy/RedeemBox';
 import { useProducts } from '../economy/queries';
 import { notifyInfo } from '../lib/notify';
 
@@ -116,6 +117,7 @@ export function PricingContent() {
           ))}
         </SimpleGrid>
       )}
+      <RedeemBox onSignIn={signedIn ? undefined : () => openSignIn('/app/pricing')} />
       {shown && <CheckoutDialog key={shown.id} product={shown} listed={products.data?.payment_methods} onClose={close} />}
     </div>
   );

@@ -629,6 +629,89 @@ const migrations: Record<string, Migration> = {
       await sql`CREATE INDEX credit_settle_hold ON credit_ledger (hold_id) WHERE kind = 'settle'`.execute(db);
     },
   },
+  '0017_catalog_codes': {
+    async up(db: Kysely<unknown>) {
+      // The products on sale, edited by operators (products.json only seeds it). Prices in minor units; privileges,
+      // name and description as JSON text. `catalog_state` holds one row: the version every process compares with
+      // its cached copy (bumped by each edit, in the edit's transaction) and the basic plan.
+      await db.schema
+        .createTable('catalog_products')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('kind', 'text', (c) => c.notNull())
+        .addColumn('plan', 'text')
+        .addColumn('vip_level', 'text')
+        .addColumn('rank', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('credits', 'bigint', (c) => c.notNull())
+        .addColumn('period_days', 'integer')
+        .addColumn('price_cny', 'bigint', (c) => c.notNull())
+        .addColumn('price_usd', 'bigint', (c) => c.notNull())
+        .addColumn('privileges', 'text', (c) => c.notNull())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('description', 'text', (c) => c.notNull())
+        .addColumn('hidden', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('position', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .addColumn('updated_by', 'text')
+        .execute();
+      await db.schema
+        .createTable('catalog_state')
+        .addColumn('id', 'integer', (c) => c.primaryKey())
+        .addColumn('version', 'bigint', (c) => c.notNull())
+        .addColumn('basic_plan', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .execute();
+      // Redemption codes: a batch (credits or a plan, as it was when the batch was made), its codes (the SHA-256 of
+      // the normalised code, unique, for lookup; the code itself AES-GCM-encrypted with a key from the server secret,
+      // for the CSV export), and one row per use (an account uses a code at most once).
+      await db.schema
+        .createTable('code_batches')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('kind', 'text', (c) => c.notNull())
+        .addColumn('credits', 'bigint', (c) => c.notNull())
+        .addColumn('product_id', 'text')
+        .addColumn('plan', 'text')
+        .addColumn('vip_level', 'text')
+        .addColumn('period_days', 'integer')
+        .addColumn('count', 'integer', (c) => c.notNull())
+        .addColumn('uses_per_code', 'integer', (c) => c.notNull())
+        .addColumn('prefix', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'text')
+        .addColumn('revoked_at', 'text')
+        .addColumn('revoked_by', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('created_by', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('code_batches_created').on('code_batches').columns(['created_at', 'id']).execute();
+      await db.schema
+        .createTable('redemption_codes')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('batch_id', 'text', (c) => c.notNull().references('code_batches.id').onDelete('cascade'))
+        .addColumn('code_hash', 'text', (c) => c.notNull().unique())
+        .addColumn('code_cipher', 'text', (c) => c.notNull())
+        .addColumn('code_hint', 'text', (c) => c.notNull())
+        .addColumn('uses', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('max_uses', 'integer', (c) => c.notNull())
+        .addColumn('position', 'integer', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addCheckConstraint('redemption_codes_uses', sql`uses >= 0 AND uses <= max_uses`)
+        .execute();
+      await db.schema.createIndex('redemption_codes_batch').on('redemption_codes').columns(['batch_id', 'position']).execute();
+      await db.schema
+        .createTable('code_redemptions')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('code_id', 'text', (c) => c.notNull().references('redemption_codes.id').onDelete('cascade'))
+        .addColumn('batch_id', 'text', (c) => c.notNull())
+        .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+        .addColumn('credits', 'bigint', (c) => c.notNull())
+        .addColumn('plan', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addUniqueConstraint('code_redemptions_once', ['code_id', 'account_id'])
+        .execute();
+      await db.schema.createIndex('code_redemptions_batch').on('code_redemptions').columns(['batch_id', 'created_at']).execute();
+      await db.schema.createIndex('code_redemptions_account').on('code_redemptions').column('account_id').execute();
+    },
+  },
   '0019_providers_settings': {
     async up(db: Kysely<unknown>) {
       // Settings an operator changes while running (platform/runtime-settings.ts): one JSON document per name, its

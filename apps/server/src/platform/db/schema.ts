@@ -472,6 +472,81 @@ export interface AuditLogTable {
   ip: string;
 }
 
+/** 0017: the products on sale (seeded from products.json, edited by operators). */
+export interface CatalogProductsTable {
+  id: string;
+  kind: string;
+  plan: string | null;
+  vip_level: string | null;
+  rank: number;
+  credits: number;
+  period_days: number | null;
+  price_cny: number;
+  price_usd: number;
+  /** JSON: {max_text_length, own_voices, api_access}. */
+  privileges: string;
+  /** JSON: {en, zh-CN, zh-TW}. */
+  name: string;
+  description: string;
+  hidden: number;
+  position: number;
+  updated_at: string;
+  updated_by: string | null;
+}
+
+/** 0017: one row (id 1): the catalogue's version, bumped by every edit, and the basic plan. */
+export interface CatalogStateTable {
+  id: number;
+  version: number;
+  basic_plan: string;
+  updated_at: string;
+}
+
+export interface CodeBatchesTable {
+  id: string;
+  name: string;
+  /** credits | plan */
+  kind: string;
+  credits: number;
+  product_id: string | null;
+  plan: string | null;
+  vip_level: string | null;
+  period_days: number | null;
+  count: number;
+  uses_per_code: number;
+  prefix: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+  revoked_by: string | null;
+  created_at: string;
+  created_by: string;
+}
+
+export interface RedemptionCodesTable {
+  id: string;
+  batch_id: string;
+  /** SHA-256 of the normalised code (unique). */
+  code_hash: string;
+  /** The code, AES-256-GCM with a key derived from the server secret (for the CSV export). */
+  code_cipher: string;
+  /** The code with all but its prefix and last four characters masked. */
+  code_hint: string;
+  uses: number;
+  max_uses: number;
+  position: number;
+  created_at: string;
+}
+
+export interface CodeRedemptionsTable {
+  id: string;
+  code_id: string;
+  batch_id: string;
+  account_id: string;
+  credits: number;
+  plan: string | null;
+  created_at: string;
+}
+
 export interface Database {
   operators: OperatorsTable;
   operator_totp: OperatorTotpTable;
@@ -504,4 +579,9 @@ export interface Database {
   runtime_settings: RuntimeSettingsTable;
   remote_providers: RemoteProvidersTable;
   model_installs: ModelInstallsTable;
+  catalog_products: CatalogProductsTable;
+  catalog_state: CatalogStateTable;
+  code_batches: CodeBatchesTable;
+  redemption_codes: RedemptionCodesTable;
+  code_redemptions: CodeRedemptionsTable;
 }

@@ -1,3 +1,4 @@
+import { codesEn } from './codes-en';
 /** English texts of the operator console (namespace `admin`, loaded with the console's chunk). */
 export const adminEn = {
   title: 'Operator console',
@@ -13,6 +14,8 @@ export const adminEn = {
     accounts: 'Accounts',
     engines: 'Engines',
     settings: 'Settings',
+    codes: 'Codes',
+    catalog: 'Products',
   },
   notOperator: {
     title: 'Not an operator',
@@ -114,4 +117,5 @@ export const adminEn = {
     },
     records: '{{from}}–{{to}} of {{total}}',
   },
+  ...codesEn,
 };

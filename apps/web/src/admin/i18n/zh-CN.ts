@@ -1,3 +1,4 @@
+import { codesZhCN } from './codes-zh-CN';
 import type { AdminMessages } from './types';
 
 export const adminZhCN: AdminMessages = {
@@ -14,6 +15,8 @@ export const adminZhCN: AdminMessages = {
     accounts: '账户',
     engines: '引擎',
     settings: '设置',
+    codes: '兑换码',
+    catalog: '商品',
   },
   notOperator: {
     title: '不是运营人员',
@@ -115,4 +118,5 @@ export const adminZhCN: AdminMessages = {
     },
     records: '第 {{from}}–{{to}} 条，共 {{total}} 条',
   },
+  ...codesZhCN,
 };

@@ -1,3 +1,4 @@
+import { codesZhTW } from './codes-zh-TW';
 import type { AdminMessages } from './types';
 
 export const adminZhTW: AdminMessages = {
@@ -14,6 +15,8 @@ export const adminZhTW: AdminMessages = {
     accounts: '帳戶',
     engines: '引擎',
     settings: '設定',
+    codes: '兌換碼',
+    catalog: '商品',
   },
   notOperator: {
     title: '不是營運人員',
@@ -115,4 +118,5 @@ export const adminZhTW: AdminMessages = {
     },
     records: '第 {{from}}–{{to}} 筆，共 {{total}} 筆',
   },
+  ...codesZhTW,
 };
