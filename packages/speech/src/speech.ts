@@ -227,7 +227,14 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
   const local = createLocalEngines(opts.modelsDir ? { modelsDir: opts.modelsDir } : {});
   const remote = new Map<string, Engine>();
   const unavailable: { provider: string; code: string; message: string }[] = [];
-  for (const [id, engine] of (await remoteEngines(opts.remote ?? {}, unavailable)).entries()) remote.set(id, engine);
+  // Only ElevenLabs is awaited (it lists its voices first): without it, the start goes on in this turn (the warmup's
+  // threads start at once, and a signal aborted later still finds them).
+  const initialRemote = opts.remote ?? {};
+  if (initialRemote.elevenlabs?.url && initialRemote.elevenlabs.key) {
+    for (const [id, engine] of (await remoteEngines(initialRemote, unavailable)).entries()) remote.set(id, engine);
+  } else if (initialRemote.openai?.url && initialRemote.openai.key) {
+    remote.set('openai', new OpenAIEngine(initialRemote.openai));
+  }
   // The worker threads start with the first synthesis (or at warmup): a process that only prepares and
   // prices requests (an API process whose synthesis runs in worker processes) never starts an engine.
   const poolOptions = {

@@ -48,6 +48,7 @@ describe('the public entry', () => {
         'settingsProfile',
         'strongerLabel',
         'subtitles',
+        'testRemoteProvider',
         'xsampaToIpa',
       ].sort(),
     );

@@ -44,9 +44,10 @@ describe('error catalogue', () => {
       ORDER_NOT_PAYABLE: 409,
       RATE_LIMITED: 429,
       ACCOUNT_DISABLED: 403,
+      CODE_NOT_REDEEMABLE: 409,
       INTERNAL: 500,
     });
-    expect(ERROR_CODES).toHaveLength(30);
+    expect(ERROR_CODES).toHaveLength(31);
   });
 
   it.each(MESSAGE_LOCALES)('has a message for every code in %s, and nothing else', (locale) => {
