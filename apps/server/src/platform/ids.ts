@@ -21,6 +21,8 @@ export const ID_PREFIX = {
   /** A pronunciation dictionary, and each version of its rules. */
   dictionary: 'pd',
   dictionaryVersion: 'pdv',
+  /** A 发票 request. */
+  invoice: 'inv',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;
