@@ -10,3 +10,4 @@ export * from './orders.js';
 export * from './design.js';
 export * from './provenance.js';
 export * from './pronunciation.js';
+export * from './billing.js';
