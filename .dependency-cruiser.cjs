@@ -16,7 +16,7 @@ const SERVER_LAYERS = [
   ['usage', 'accounts'],
   ['auth'],
   ['orders'],
-  ['payments'],
+  ['payments', 'invoices'],
   ['speech'],
   ['voices'],
   ['synthesis'],

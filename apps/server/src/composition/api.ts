@@ -29,6 +29,7 @@ import { apiKeyRoutes } from '../api-keys/routes.js';
 import { usageRoutes } from '../usage/routes.js';
 import { orderRoutes } from '../orders/routes.js';
 import { paymentRoutes } from '../payments/routes.js';
+import { invoiceRoutes } from '../invoices/routes.js';
 import { designRoutes } from '../design/routes.js';
 import { pronunciationRoutes } from '../pronunciation/routes.js';
 import type { AppContext } from './context.js';
@@ -51,6 +52,7 @@ async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<vo
   await app.register(usageRoutes(ctx));
   await app.register(orderRoutes(ctx));
   await app.register(paymentRoutes(ctx));
+  await app.register(invoiceRoutes(ctx));
   await app.register(designRoutes(ctx));
   await app.register(pronunciationRoutes(ctx));
   await app.register(

@@ -22,6 +22,7 @@ import type { KeyGate } from '../http/auth.js';
 import type { RateLimiter } from '../platform/rate-limit.js';
 import type { OrdersService } from '../orders/service.js';
 import type { PaymentsService } from '../payments/service.js';
+import type { InvoicesService } from '../invoices/service.js';
 import type { EventStore } from '../stats/store.js';
 import type { SamplesService } from '../design/samples.js';
 import type { PreviewsService } from '../design/previews.js';
@@ -63,6 +64,8 @@ export interface AppContext {
   limiter: RateLimiter;
   orders: OrdersService;
   payments: PaymentsService;
+  /** Receipts of paid orders and 发票 requests. */
+  invoices: InvoicesService;
   events: EventStore;
   design: { samples: SamplesService; previews: PreviewsService; ownVoices: OwnVoicesService };
   /** What `/readyz` checks; the queue module adds its queue. */
