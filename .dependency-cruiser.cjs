@@ -9,9 +9,9 @@
  * top: nothing below imports it. */
 const SERVER_LAYERS = [
   ['platform'],
-  ['provenance'],
+  ['provenance', 'audit'],
   ['http'],
-  ['api-keys', 'docs', 'stats', 'uploads', 'sessions', 'pronunciation'],
+  ['api-keys', 'docs', 'stats', 'uploads', 'sessions', 'pronunciation', 'operators'],
   ['credits'],
   ['usage', 'accounts'],
   ['auth'],

@@ -11,6 +11,7 @@ export const ERROR_STATUS = {
   EMAIL_TAKEN: 409,
   UNAUTHENTICATED: 401,
   FORBIDDEN: 403,
+  SECOND_FACTOR_REQUIRED: 401,
   NOT_FOUND: 404,
   INSUFFICIENT_BALANCE: 402,
   KEY_LIMIT_REACHED: 402,
@@ -51,6 +52,7 @@ const en: Catalogue = {
   EMAIL_TAKEN: 'This email already belongs to another account',
   UNAUTHENTICATED: 'Please sign in first',
   FORBIDDEN: 'You are not allowed to do this',
+  SECOND_FACTOR_REQUIRED: 'Confirm it is you with your second factor first',
   NOT_FOUND: 'Not found',
   INSUFFICIENT_BALANCE: 'Insufficient Balance',
   KEY_LIMIT_REACHED: "This API key's credit limit is spent",
@@ -82,6 +84,7 @@ const zhCN: Catalogue = {
   EMAIL_TAKEN: '该邮箱已属于其他账户',
   UNAUTHENTICATED: '请先登录',
   FORBIDDEN: '无权执行此操作',
+  SECOND_FACTOR_REQUIRED: '请先通过第二重验证',
   NOT_FOUND: '未找到',
   INSUFFICIENT_BALANCE: '余额不足',
   KEY_LIMIT_REACHED: '该 API 密钥的额度已用完',
@@ -113,6 +116,7 @@ const zhTW: Catalogue = {
   EMAIL_TAKEN: '此電子郵件已屬於其他帳戶',
   UNAUTHENTICATED: '請先登入',
   FORBIDDEN: '無權執行此操作',
+  SECOND_FACTOR_REQUIRED: '請先通過第二重驗證',
   NOT_FOUND: '找不到',
   INSUFFICIENT_BALANCE: '餘額不足',
   KEY_LIMIT_REACHED: '此 API 金鑰的額度已用完',
@@ -391,6 +395,15 @@ export const REASON_MESSAGES = new Map<string, Record<MessageLocale, string>>([
       en: 'This API key is not valid: it may have been deleted or mistyped',
       'zh-CN': '该 API 密钥无效：可能已被删除或输入有误',
       'zh-TW': '此 API 金鑰無效：可能已被刪除或輸入有誤',
+    },
+  ],
+  [
+    // A second-factor code (TOTP, recovery code or passkey) that does not pass.
+    'SIGN_IN_FAILED:second_factor',
+    {
+      en: 'The code or passkey was not accepted; try again',
+      'zh-CN': '验证码或通行密钥未通过，请重试',
+      'zh-TW': '驗證碼或通行金鑰未通過，請重試',
     },
   ],
   [

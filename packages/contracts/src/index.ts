@@ -11,3 +11,5 @@ export * from './design.js';
 export * from './provenance.js';
 export * from './pronunciation.js';
 export * from './billing.js';
+export * from './operators.js';
+export * from './admin.js';

@@ -32,6 +32,7 @@ import { paymentRoutes } from '../payments/routes.js';
 import { invoiceRoutes } from '../invoices/routes.js';
 import { designRoutes } from '../design/routes.js';
 import { pronunciationRoutes } from '../pronunciation/routes.js';
+import { operatorRoutes } from '../operators/routes.js';
 import type { AppContext } from './context.js';
 import { startSweepers } from './sweepers.js';
 
@@ -55,6 +56,7 @@ async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<vo
   await app.register(invoiceRoutes(ctx));
   await app.register(designRoutes(ctx));
   await app.register(pronunciationRoutes(ctx));
+  await app.register(operatorRoutes({ db: ctx.db.kysely, operators: ctx.operators, factor: ctx.factor }));
   await app.register(
     provenanceRoutes({
       provenance: ctx.provenance,
@@ -73,7 +75,7 @@ async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<vo
  */
 export async function serveApi(app: FastifyInstance, ctx: AppContext, { embedded }: { embedded: boolean }): Promise<void> {
   const { config } = ctx;
-  registerAuth(app, ctx.sessions, ctx.keyGate);
+  registerAuth(app, ctx.sessions, ctx.keyGate, ctx.operators);
   acceptEmptyJson(app);
   acceptForms(app);
   refuseNul(app);

@@ -33,6 +33,9 @@ import type { PlanPrivileges } from '../orders/privileges.js';
 import type { SensitiveWordsReload } from '../platform/sensitive-words.js';
 import type { Provenance } from '../provenance/service.js';
 import type { PronunciationService } from '../pronunciation/service.js';
+import type { AuditTrail } from '../audit/trail.js';
+import type { OperatorsService } from '../operators/service.js';
+import type { SecondFactorService } from '../operators/factor.js';
 
 /** Every service and resource of a process, built once by the composition (parts.ts) and handed to each role. */
 export interface AppContext {
@@ -80,6 +83,12 @@ export interface AppContext {
   provenance: Provenance;
   /** Pronunciation dictionaries (ElevenLabs' routes) and the rules a synthesis request applies. */
   pronunciation: PronunciationService;
+  /** The append-only audit trail every operator action writes to. */
+  audit: AuditTrail;
+  /** Operators and their roles (also the resolver of the `operator` auth rule). */
+  operators: OperatorsService;
+  /** The operators' second factor: TOTP, recovery codes, passkeys, the 12-hour elevation. */
+  factor: SecondFactorService;
 }
 
 /** A process's HTTP app and everything it was built from. */

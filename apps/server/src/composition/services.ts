@@ -50,6 +50,9 @@ import { PronunciationService } from '../pronunciation/service.js';
 import { provenanceKeys } from '../provenance/keys.js';
 import { syntheticSignals, watermarkDetector } from '../provenance/verify.js';
 import type { Queues, SpeechParts } from './resources.js';
+import { DatabaseAuditTrail } from '../audit/trail.js';
+import { OperatorsService, systemClock } from '../operators/service.js';
+import { SecondFactorService } from '../operators/factor.js';
 
 /** What the services are built on: the opened resources (resources.ts) and the lists read at start. */
 export interface ServiceParts extends SpeechParts {
@@ -221,6 +224,19 @@ export function buildServices(config: Config, parts: ServiceParts, overrides: { 
     plans,
     provenance,
   });
+  // Operators: one clock for their rules (tests set their own), the audit trail, the second factor bound to PUBLIC_URL.
+  const operatorClock = systemClock();
+  const audit = new DatabaseAuditTrail(db.kysely, () => operatorClock.now());
+  const publicUrl = new URL(config.PUBLIC_URL);
+  const factor = new SecondFactorService({
+    db: db.kysely,
+    secret,
+    clock: operatorClock,
+    limiter,
+    audit,
+    rp: { id: publicUrl.hostname, name: 'Polyvox', origin: publicUrl.origin },
+    issuer: 'Polyvox',
+  });
   const readiness = new Readiness();
   readiness.add('database', () => db.kysely.selectFrom('accounts').select('id').limit(1).execute());
   if (redis) readiness.add('redis', () => redis.ping());
@@ -272,5 +288,8 @@ export function buildServices(config: Config, parts: ServiceParts, overrides: { 
     wordsReload,
     provenance,
     pronunciation,
+    audit,
+    operators: new OperatorsService({ db: db.kysely, audit, clock: operatorClock }),
+    factor,
   };
 }

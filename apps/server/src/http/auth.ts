@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { LIMITS } from '@polyvox/contracts';
+import { LIMITS, OPERATOR_PERMISSIONS, type OperatorPermission, type OperatorRole } from '@polyvox/contracts';
 import { AppError } from '../platform/errors.js';
+import { sha256 } from '../platform/crypto.js';
+import type { AuditEntry } from '../audit/trail.js';
 import type { ConcurrencyLimiter, RateLimiter } from '../platform/rate-limit.js';
 
 /** What a request's session resolves to; the auth module's sessions satisfy it (http/ never imports a domain module). */
@@ -149,20 +151,51 @@ export function assertVoiceAllowed(caller: Caller, voiceId: string): void {
  * - `caller`: an API key (with its plan, rate and concurrency checks) or a session (`requireCaller`).
  * - `optional-caller`: anyone, but a presented API key must pass as for `caller`; the session when there is one.
  * - `bearer`: an API key, or a session given as a Bearer token (not the cookie or `x-sid`).
+ * - `operator`: a session (never an API key: 403) whose account holds an operator role (else 403) and which has passed
+ *   the second factor (else 401 SECOND_FACTOR_REQUIRED), in a role that holds the route's `permission` (else 403).
+ *   The route must declare `permission`: one without it stops the start.
+ * - `operator-factor`: the second factor's own routes: an operator's session, before or after the second factor.
  */
-export const AUTH_RULES = ['public', 'optional-session', 'session', 'caller', 'optional-caller', 'bearer'] as const;
+export const AUTH_RULES = [
+  'public',
+  'optional-session',
+  'session',
+  'caller',
+  'optional-caller',
+  'bearer',
+  'operator',
+  'operator-factor',
+] as const;
 export type AuthRule = (typeof AUTH_RULES)[number];
 
-/** What the route's rule found: `session` for a session, `caller` for whoever pays (a key's account or a session's). */
+/** An operator as a route sees it; `sessionId` is the session's stored id hash. */
+export interface OperatorInfo {
+  accountId: string;
+  role: OperatorRole;
+  sessionId: string;
+}
+/** Whether an account holds an operator role and whether its session passed the second factor; operators/ satisfies it. */
+export interface OperatorResolver {
+  resolve(accountId: string, sessionHash: string): Promise<{ role: OperatorRole; elevated: boolean } | null>;
+  permits(role: OperatorRole, permission: OperatorPermission): boolean;
+}
+
+/**
+ * What the route's rule found: `session` for a session, `caller` for whoever pays (a key's account or a session's),
+ * `operator` for an operator route's operator.
+ */
 export interface RequestAuth {
   rule: AuthRule;
   session: SessionInfo | null;
   caller: Caller | null;
+  operator?: OperatorInfo | null;
 }
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     auth?: AuthRule;
+    /** An `operator` route's permission (packages/contracts/src/operators.ts). */
+    permission?: OperatorPermission;
   }
   interface FastifyRequest {
     auth: RequestAuth;
@@ -170,6 +203,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Each route's rule by `METHOD url`, as registered (HEAD routes included). */
     authRules: ReadonlyMap<string, AuthRule>;
+    /** Each `operator` route's permission by `METHOD url`. */
+    operatorPermissions: ReadonlyMap<string, OperatorPermission>;
   }
 }
 
@@ -198,14 +233,65 @@ export function callerOf(request: FastifyRequest): Caller {
   return caller;
 }
 
+/** The operator the route's rule established (an `operator` or `operator-factor` route); else FORBIDDEN. */
+export function operatorOf(request: FastifyRequest): OperatorInfo {
+  const operator = request.auth?.operator;
+  if (!operator) throw new AppError('FORBIDDEN');
+  return operator;
+}
+
+/** Who acts in this request, as its audit entries name them: the operator and role, the request id and address. */
+export function auditActor(request: FastifyRequest): Pick<AuditEntry, 'operator' | 'requestId' | 'ip'> {
+  const { accountId, role } = operatorOf(request);
+  return { operator: { accountId, role }, requestId: request.id, ip: request.ip };
+}
+
+/** An audit entry for this request's operator: who, in which role, from which request and address. */
+export function auditFrom(
+  request: FastifyRequest,
+  action: string,
+  target: { type: string; id: string },
+  details: { before?: unknown; after?: unknown; reason?: string | null } = {},
+): AuditEntry {
+  return { ...auditActor(request), action, target, ...details };
+}
+
+/**
+ * An operator route's caller: never an API key (403); a session (401 without one) whose account holds a role (403
+ * otherwise); for `operator` routes also a session that passed the second factor (401 SECOND_FACTOR_REQUIRED) in a
+ * role that holds the route's permission (403).
+ */
+async function authenticateOperator(
+  rule: 'operator' | 'operator-factor',
+  request: FastifyRequest,
+  sessions: SessionResolver,
+  operators: OperatorResolver,
+): Promise<RequestAuth> {
+  if (presentedKey(request) !== null) throw new AppError('FORBIDDEN');
+  const session = await requireSession(request, sessions);
+  const sessionId = sha256(session.sid);
+  const found = await operators.resolve(session.accountId, sessionId);
+  if (!found) throw new AppError('FORBIDDEN');
+  if (rule === 'operator') {
+    if (!found.elevated) throw new AppError('SECOND_FACTOR_REQUIRED');
+    const permission = request.routeOptions.config.permission;
+    if (!permission || !operators.permits(found.role, permission)) throw new AppError('FORBIDDEN');
+  }
+  return { rule, session, caller: null, operator: { accountId: session.accountId, role: found.role, sessionId } };
+}
+
 async function authenticate(
   rule: AuthRule,
   request: FastifyRequest,
   reply: FastifyReply,
   sessions: SessionResolver,
   gate: KeyGate,
+  operators: OperatorResolver,
 ): Promise<RequestAuth> {
   switch (rule) {
+    case 'operator':
+    case 'operator-factor':
+      return authenticateOperator(rule, request, sessions, operators);
     case 'public':
       return { rule, session: null, caller: null };
     case 'optional-session':
@@ -237,9 +323,11 @@ const NO_AUTH: RequestAuth = Object.freeze({ rule: 'public', session: null, call
  * start. The rule runs in preHandler, after the body and query are validated (a malformed request is refused as
  * malformed whether or not it is signed in), and puts what it found on `request.auth`.
  */
-export function registerAuth(app: FastifyInstance, sessions: SessionResolver, gate: KeyGate): void {
+export function registerAuth(app: FastifyInstance, sessions: SessionResolver, gate: KeyGate, operators: OperatorResolver): void {
   const rules = new Map<string, AuthRule>();
+  const permissions = new Map<string, OperatorPermission>();
   app.decorate('authRules', rules);
+  app.decorate('operatorPermissions', permissions);
   app.decorateRequest('auth', null as unknown as RequestAuth);
   app.addHook('onRoute', function (route) {
     const rule = route.config?.auth ?? (this as unknown as WithDefault)[kDefaultAuth];
@@ -247,12 +335,28 @@ export function registerAuth(app: FastifyInstance, sessions: SessionResolver, ga
     if (rule === undefined) throw new Error(`route ${methods} ${route.url} declares no auth rule (config.auth)`);
     if (!(AUTH_RULES as readonly string[]).includes(rule))
       throw new Error(`route ${methods} ${route.url} declares an unknown auth rule: ${String(rule)}`);
+    const permission = route.config?.permission;
+    if (rule === 'operator' && !(OPERATOR_PERMISSIONS as readonly string[]).includes(permission ?? ''))
+      throw new Error(`operator route ${methods} ${route.url} declares no known permission (config.permission)`);
+    if (rule !== 'operator' && permission !== undefined)
+      throw new Error(`route ${methods} ${route.url} declares a permission without the operator rule`);
     route.config = { ...route.config, auth: rule };
-    for (const method of [route.method].flat()) rules.set(`${method} ${route.url}`, rule);
+    for (const method of [route.method].flat()) {
+      rules.set(`${method} ${route.url}`, rule);
+      if (rule === 'operator' && permission) permissions.set(`${method} ${route.url}`, permission);
+    }
+  });
+  // Operator routes check their caller before the request is validated: whoever is not let in learns nothing of
+  // the console's shapes (and a test can prove each route's rule without knowing its body).
+  const isOperatorRule = (rule: AuthRule | undefined) => rule === 'operator' || rule === 'operator-factor';
+  app.addHook('preValidation', async (request, reply) => {
+    const rule = request.routeOptions.config.auth;
+    if (isOperatorRule(rule)) request.auth = await authenticate(rule!, request, reply, sessions, gate, operators);
   });
   app.addHook('preHandler', async (request, reply) => {
     const rule = request.routeOptions.config.auth;
+    if (isOperatorRule(rule)) return;
     // The not-found handler has no rule: it authenticates nobody.
-    request.auth = rule && rule !== 'public' ? await authenticate(rule, request, reply, sessions, gate) : NO_AUTH;
+    request.auth = rule && rule !== 'public' ? await authenticate(rule, request, reply, sessions, gate, operators) : NO_AUTH;
   });
 }

@@ -152,6 +152,17 @@ const TAGS: ReadonlyArray<{ tag: string; name: Texts; description: Texts }> = [
     },
   },
   {
+    tag: 'operator',
+    name: { en: 'operator', 'zh-CN': '运营后台', 'zh-TW': '營運後台' },
+    description: {
+      en: 'The operator console (`/admin/api/…`): a session whose account holds an operator role and has passed its second factor; any other caller 403 (401 SECOND_FACTOR_REQUIRED before the second factor).',
+      'zh-CN':
+        '运营后台（`/admin/api/…`）：需持有运营角色且已通过第二重验证的会话；其他调用方返回 403（通过第二重验证前返回 401 SECOND_FACTOR_REQUIRED）。',
+      'zh-TW':
+        '營運後台（`/admin/api/…`）：需持有營運角色且已通過第二重驗證的工作階段；其他呼叫方回傳 403（通過第二重驗證前回傳 401 SECOND_FACTOR_REQUIRED）。',
+    },
+  },
+  {
     tag: 'operations',
     name: { en: 'operations', 'zh-CN': '运维', 'zh-TW': '維運' },
     description: {
@@ -196,6 +207,8 @@ const SECURITY: Record<AuthRule, Security> = {
   caller: [{ bearer: [] }, { xiApiKey: [] }, { session: [] }, { cookie: [] }],
   'optional-caller': [{ bearer: [] }, { xiApiKey: [] }, {}],
   bearer: [{ bearer: [] }, { xiApiKey: [] }],
+  operator: [{ session: [] }, { cookie: [] }],
+  'operator-factor': [{ session: [] }, { cookie: [] }],
 };
 
 /** Where a route lists a key beside a session, the key first: the reference offers the first as the default. */

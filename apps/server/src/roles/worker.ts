@@ -28,7 +28,7 @@ export async function buildWorker(config: Config, overrides: BuildOverrides = {}
   ctx.readiness.add('speech', async () => {
     if (!worker.started) throw new Error('speech engines are not taking work');
   });
-  registerAuth(app, ctx.sessions, ctx.keyGate);
+  registerAuth(app, ctx.sessions, ctx.keyGate, ctx.operators);
   // In /readyz, whether it takes work is what the speech check of that same answer found.
   const takingWork = (report?: ReadinessReport) => ({ taking_work: report?.checks.speech?.ok ?? worker.started });
   await app.register(operationsRoutes({ db: ctx.db, readiness: ctx.readiness, role: 'worker', status: takingWork }));

@@ -3,7 +3,7 @@ import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fas
 import { z } from 'zod';
 import { afterEach, describe, expect, it } from 'vitest';
 import { registerErrorHandling } from '../../src/http/error-handler.js';
-import { defaultAuth, registerAuth, type KeyGate, type SessionResolver } from '../../src/http/auth.js';
+import { defaultAuth, registerAuth, type KeyGate, type OperatorResolver, type SessionResolver } from '../../src/http/auth.js';
 
 const sessions: SessionResolver = {
   resolve: async (sid) => (sid === 'good' ? { accountId: 'acc_1', sid } : null),
@@ -14,13 +14,14 @@ const gate: KeyGate = {
   concurrency: { acquire: async () => () => {} } as unknown as KeyGate['concurrency'],
   plans: { apiAccess: async () => true },
 };
+const operators: OperatorResolver = { resolve: async () => null, permits: () => false };
 
 function server(): FastifyInstance {
   const app = Fastify({ logger: false }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandling(app);
-  registerAuth(app, sessions, gate);
+  registerAuth(app, sessions, gate, operators);
   return app;
 }
 
@@ -38,6 +39,14 @@ describe('auth rules', () => {
       scope.post('/forgotten', async () => ({ ok: true }));
     });
     await expect(app.ready()).rejects.toThrow(/route POST \/forgotten declares no auth rule/);
+  });
+
+  it('refuses to start when an operator route declares no permission, naming the route', async () => {
+    app = server();
+    void app.register(async (scope) => {
+      scope.get('/admin/api/x', { config: { auth: 'operator' } }, async () => ({ ok: true }));
+    });
+    await expect(app.ready()).rejects.toThrow(/operator route GET \/admin\/api\/x declares no known permission/);
   });
 
   it('refuses a rule it does not know', async () => {

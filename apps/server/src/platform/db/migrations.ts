@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { PostgresAdapter, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 
 /** Migration 0007 fills the daily record counts from the ledger (the benchmark seeds them the same way). */
 /**
@@ -493,6 +493,7 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('content_marks').addColumn('audio_sha256', 'text').execute();
     },
   },
+<<<<<<< HEAD
   '0018_order_events_invoices': {
     async up(db: Kysely<unknown>) {
       // Every payment notification received (verified or not) and every answer of a provider asked about a payment.
@@ -543,6 +544,110 @@ const migrations: Record<string, Migration> = {
         .execute();
       await db.schema.createIndex('invoice_requests_status').on('invoice_requests').columns(['status', 'created_at']).execute();
       await db.schema.createIndex('invoice_requests_account').on('invoice_requests').columns(['account_id']).execute();
+=======
+  '0015_operators_audit': {
+    async up(db: Kysely<unknown>) {
+      // Operators: an account that holds a role (owner, admin, support, finance); `created_by` is the operator who named
+      // it, null when the command line did.
+      await db.schema
+        .createTable('operators')
+        .addColumn('account_id', 'text', (c) => c.primaryKey().references('accounts.id').onDelete('cascade'))
+        .addColumn('role', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('created_by', 'text')
+        .execute();
+      // The second factor. TOTP: the secret sealed with the server secret; `confirmed_at` null until a first code
+      // confirms it; `last_step` the last time step accepted (a code is never accepted twice).
+      await db.schema
+        .createTable('operator_totp')
+        .addColumn('account_id', 'text', (c) => c.primaryKey().references('accounts.id').onDelete('cascade'))
+        .addColumn('secret_sealed', 'text', (c) => c.notNull())
+        .addColumn('confirmed_at', 'text')
+        .addColumn('last_step', 'bigint', (c) => c.notNull().defaultTo(0))
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+      // Ten one-time recovery codes per enrolment, stored as keyed hashes; `active` once the enrolment is confirmed.
+      await db.schema
+        .createTable('operator_recovery_codes')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+        .addColumn('code_hash', 'text', (c) => c.notNull())
+        .addColumn('active', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('used_at', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex('operator_recovery_codes_account')
+        .on('operator_recovery_codes')
+        .columns(['account_id', 'code_hash'])
+        .execute();
+      // Passkeys (WebAuthn credentials): the credential id, its public key (COSE, base64url) and signature counter.
+      await db.schema
+        .createTable('operator_passkeys')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+        .addColumn('public_key', 'text', (c) => c.notNull())
+        .addColumn('counter', 'bigint', (c) => c.notNull().defaultTo(0))
+        .addColumn('transports', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('last_used_at', 'text')
+        .execute();
+      await db.schema.createIndex('operator_passkeys_account').on('operator_passkeys').column('account_id').execute();
+      // The WebAuthn challenge a session was last given (registration or authentication), used once.
+      await db.schema
+        .createTable('operator_challenges')
+        .addColumn('session_hash', 'text', (c) => c.primaryKey())
+        .addColumn('kind', 'text', (c) => c.notNull())
+        .addColumn('challenge', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'text', (c) => c.notNull())
+        .execute();
+      // A session that passed its second factor (`session_hash` is the session's stored id hash), until `expires_at`
+      // (12 hours) or until `ended_at` (a role change, a removal).
+      await db.schema
+        .createTable('operator_elevations')
+        .addColumn('session_hash', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+        .addColumn('method', 'text', (c) => c.notNull())
+        .addColumn('passed_at', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'text', (c) => c.notNull())
+        .addColumn('ended_at', 'text')
+        .execute();
+      await db.schema.createIndex('operator_elevations_account').on('operator_elevations').column('account_id').execute();
+      // The audit trail: append-only. No foreign keys: an entry outlives the operator and the target it names.
+      await db.schema
+        .createTable('audit_log')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('at', 'text', (c) => c.notNull())
+        .addColumn('operator_id', 'text', (c) => c.notNull())
+        .addColumn('operator_role', 'text', (c) => c.notNull())
+        .addColumn('action', 'text', (c) => c.notNull())
+        .addColumn('target_type', 'text', (c) => c.notNull())
+        .addColumn('target_id', 'text', (c) => c.notNull())
+        .addColumn('before', 'text')
+        .addColumn('after', 'text')
+        .addColumn('reason', 'text')
+        .addColumn('request_id', 'text', (c) => c.notNull())
+        .addColumn('ip', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('audit_log_at').on('audit_log').columns(['at', 'id']).execute();
+      await db.schema.createIndex('audit_log_operator').on('audit_log').columns(['operator_id', 'at']).execute();
+      await db.schema.createIndex('audit_log_action').on('audit_log').columns(['action', 'at']).execute();
+      await db.schema.createIndex('audit_log_target').on('audit_log').columns(['target_type', 'target_id', 'at']).execute();
+      // The database itself refuses to change or remove an entry, whoever asks.
+      if (db.getExecutor().adapter instanceof PostgresAdapter) {
+        await sql`CREATE FUNCTION audit_log_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+          BEGIN RAISE EXCEPTION 'audit_log is append-only: % refused', TG_OP; END $$`.execute(db);
+        await sql`CREATE TRIGGER audit_log_no_change BEFORE UPDATE OR DELETE ON audit_log
+          FOR EACH ROW EXECUTE FUNCTION audit_log_append_only()`.execute(db);
+        await sql`CREATE TRIGGER audit_log_no_truncate BEFORE TRUNCATE ON audit_log
+          FOR EACH STATEMENT EXECUTE FUNCTION audit_log_append_only()`.execute(db);
+      } else {
+        await sql`CREATE TRIGGER audit_log_no_update BEFORE UPDATE ON audit_log
+          BEGIN SELECT RAISE(ABORT, 'audit_log is append-only: UPDATE refused'); END`.execute(db);
+        await sql`CREATE TRIGGER audit_log_no_delete BEFORE DELETE ON audit_log
+          BEGIN SELECT RAISE(ABORT, 'audit_log is append-only: DELETE refused'); END`.execute(db);
+      }
+>>>>>>> h/op-core
     },
   },
 };

@@ -358,6 +358,7 @@ export interface PronunciationVersionsTable {
   created_at: string;
 }
 
+<<<<<<< HEAD
 /** A payment notification received, or a provider's answer when asked about a payment (0018). */
 export interface OrderEventsTable {
   id: string;
@@ -403,9 +404,87 @@ export interface InvoiceRequestsTable {
   handled_at: string | null;
   created_at: string;
   updated_at: string;
+=======
+export interface OperatorsTable {
+  account_id: string;
+  role: string;
+  created_at: string;
+  /** The operator who named this one; null when the command line did. */
+  created_by: string | null;
+}
+
+export interface OperatorTotpTable {
+  account_id: string;
+  /** The TOTP secret sealed with the server secret (platform/crypto.ts `seal`). */
+  secret_sealed: string;
+  confirmed_at: string | null;
+  /** The last TOTP time step accepted: a code is accepted once. */
+  last_step: number;
+  created_at: string;
+}
+
+export interface OperatorRecoveryCodesTable {
+  id: string;
+  account_id: string;
+  code_hash: string;
+  active: number;
+  used_at: string | null;
+  created_at: string;
+}
+
+export interface OperatorPasskeysTable {
+  /** The credential id (base64url). */
+  id: string;
+  account_id: string;
+  /** The COSE public key, base64url. */
+  public_key: string;
+  counter: number;
+  transports: string | null;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+export interface OperatorChallengesTable {
+  session_hash: string;
+  kind: string;
+  challenge: string;
+  expires_at: string;
+}
+
+export interface OperatorElevationsTable {
+  session_hash: string;
+  account_id: string;
+  method: string;
+  passed_at: string;
+  expires_at: string;
+  ended_at: string | null;
+}
+
+/** The audit trail: append-only (the database's triggers refuse UPDATE and DELETE). */
+export interface AuditLogTable {
+  id: string;
+  at: string;
+  operator_id: string;
+  operator_role: string;
+  action: string;
+  target_type: string;
+  target_id: string;
+  before: string | null;
+  after: string | null;
+  reason: string | null;
+  request_id: string;
+  ip: string;
+>>>>>>> h/op-core
 }
 
 export interface Database {
+  operators: OperatorsTable;
+  operator_totp: OperatorTotpTable;
+  operator_recovery_codes: OperatorRecoveryCodesTable;
+  operator_passkeys: OperatorPasskeysTable;
+  operator_challenges: OperatorChallengesTable;
+  operator_elevations: OperatorElevationsTable;
+  audit_log: AuditLogTable;
   accounts: AccountsTable;
   devices: DevicesTable;
   sessions: SessionsTable;

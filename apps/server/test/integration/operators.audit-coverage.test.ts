@@ -1,0 +1,180 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { OperatorRole } from '@polyvox/contracts';
+import { DIALECTS, startTestApp, type TestApp } from '../support/app.js';
+import { Client, signIn, type Reply } from '../support/client.js';
+import { anotherSession, makeOperator, makePendingOperator, totpCode } from '../support/operators.js';
+
+/**
+ * Audit coverage: every mutating operator route writes exactly one audit entry naming the operator, the role, the
+ * action, the target, the reason (where the route requires one), the request id and the address; and every mutating
+ * route under /admin/api in the route table has a sample call below (the second factor's own routes, under
+ * /admin/api/auth/, are not required to: those that pass or set up a factor write operator.factor_* entries).
+ *
+ * Each area appends its rows in its own delimited block of SAMPLES.
+ */
+
+/** What a sample call can use: operators of each role (elevated), new customer accounts, the app. */
+export interface Harness {
+  t: TestApp;
+  /** An elevated operator of `role` (one per role, made once). */
+  as(role: OperatorRole): Promise<{ client: Client; accountId: string; email: string }>;
+  /** A new signed-in customer account. */
+  customer(): Promise<{ client: Client; accountId: string; email: string }>;
+}
+
+export interface Sample {
+  /** `METHOD url` exactly as registered (the route table's key). */
+  route: string;
+  /** The operator who calls (default owner). */
+  role?: OperatorRole;
+  /**
+   * Makes the call with `client` (the `role` operator's); returns the reply (2xx expected), the target the entry must
+   * name and, when another operator made the call, who (`by`).
+   */
+  run(
+    h: Harness,
+    client: Client,
+  ): Promise<{ reply: Reply; target: { type: string; id: string }; by?: { accountId: string; role: OperatorRole } }>;
+  action: string;
+  /** The reason the call sent, when the route requires one (the entry must carry it). */
+  reason?: string;
+}
+
+const SAMPLES: Sample[] = [
+  // ---- core: operators and the second factor (h/op-core) ----
+  {
+    route: 'POST /admin/api/operators',
+    action: 'operator.add',
+    async run(h, client) {
+      const c = await h.customer();
+      return {
+        reply: await client.post('/admin/api/operators', { email: c.email, role: 'support' }),
+        target: { type: 'account', id: c.accountId },
+      };
+    },
+  },
+  {
+    route: 'PUT /admin/api/operators/:accountId',
+    action: 'operator.role',
+    reason: 'moves to finance',
+    async run(h, client) {
+      const c = await h.customer();
+      await h.t.ctx.operators.add(c.email, 'support', null);
+      const reply = await client.put(`/admin/api/operators/${c.accountId}`, { role: 'finance', reason: 'moves to finance' });
+      return { reply, target: { type: 'account', id: c.accountId } };
+    },
+  },
+  {
+    route: 'DELETE /admin/api/operators/:accountId',
+    action: 'operator.remove',
+    reason: 'left the company',
+    async run(h, client) {
+      const c = await h.customer();
+      await h.t.ctx.operators.add(c.email, 'admin', null);
+      const reply = await client.delete(`/admin/api/operators/${c.accountId}?reason=${encodeURIComponent('left the company')}`);
+      return { reply, target: { type: 'account', id: c.accountId } };
+    },
+  },
+  {
+    route: 'POST /admin/api/auth/totp/confirm',
+    action: 'operator.factor_enrol',
+    async run(h) {
+      const p = await makePendingOperator(h.t, 'support');
+      const { secret } = (await p.client.post('/admin/api/auth/totp/enrol')).body as { secret: string };
+      const reply = await p.client.post('/admin/api/auth/totp/confirm', { code: await totpCode(h.t, secret) });
+      return { reply, target: { type: 'account', id: p.accountId }, by: { accountId: p.accountId, role: 'support' } };
+    },
+  },
+  {
+    route: 'POST /admin/api/auth/recovery',
+    action: 'operator.factor_pass',
+    async run(h) {
+      const op = await makeOperator(h.t, 'finance');
+      const again = await anotherSession(h.t, op.accountId);
+      const reply = await again.post('/admin/api/auth/recovery', { code: op.recoveryCodes[0] });
+      return { reply, target: { type: 'account', id: op.accountId }, by: { accountId: op.accountId, role: 'finance' } };
+    },
+  },
+  // ---- end core ----
+
+  // ---- accounts (h/op-accounts): append rows here ----
+  // ---- end accounts ----
+
+  // ---- codes and catalog (h/op-codes): append rows here ----
+  // ---- end codes and catalog ----
+
+  // ---- orders, receipts and invoices (h/op-orders): append rows here ----
+  // ---- end orders ----
+
+  // ---- engines, providers and settings (h/op-engines): append rows here ----
+  // ---- end engines ----
+];
+
+const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+describe.each(DIALECTS)('operator routes: audit coverage (%s)', (dialect) => {
+  let t: TestApp;
+  const operators = new Map<OperatorRole, { client: Client; accountId: string; email: string }>();
+  let n = 0;
+  const h: Harness = {
+    get t() {
+      return t;
+    },
+    async as(role) {
+      if (!operators.has(role)) operators.set(role, await makeOperator(t, role));
+      return operators.get(role)!;
+    },
+    async customer() {
+      const client = new Client(t.url, 'en');
+      await client.anonymous();
+      const email = `customer-${dialect}-${process.pid}-${++n}@example.com`;
+      const account = (await signIn(client, t.outbox, email)) as { id: string };
+      return { client, accountId: account.id, email };
+    },
+  };
+
+  beforeAll(async () => {
+    t = await startTestApp(dialect);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('has a sample call for every mutating operator route in the route table', () => {
+    const mutating = [...t.app.authRules.entries()]
+      .filter(([key, rule]) => rule === 'operator' && MUTATING.has(key.split(' ')[0]!) && key.includes(' /admin/api/'))
+      .map(([key]) => key);
+    expect(mutating.length).toBeGreaterThan(0);
+    const sampled = new Set(SAMPLES.map((s) => s.route));
+    expect(mutating.filter((route) => !sampled.has(route))).toEqual([]);
+    // …and no sample names a route that does not exist.
+    expect(SAMPLES.map((s) => s.route).filter((route) => !t.app.authRules.has(route))).toEqual([]);
+  });
+
+  it.each(SAMPLES.map((s) => [`${s.route} → ${s.action}`, s] as const))('%s writes exactly one entry', async (_name, sample) => {
+    const actor = await h.as(sample.role ?? 'owner');
+    const before = await t.ctx.db.kysely.selectFrom('audit_log').selectAll().execute();
+    const { reply, target, by } = await sample.run(h, actor.client);
+    expect(reply.status, JSON.stringify(reply.body)).toBeGreaterThanOrEqual(200);
+    expect(reply.status).toBeLessThan(300);
+    const after = await t.ctx.db.kysely.selectFrom('audit_log').selectAll().execute();
+    const known = new Set(before.map((e) => e.id));
+    // Entries written by the sample's own preparation (making operators) are not the call's: the call's carry its request id.
+    const requestId = reply.headers.get('x-request-id');
+    const written = after.filter((e) => !known.has(e.id) && e.request_id === requestId);
+    expect(written).toHaveLength(1);
+    const entry = written[0]!;
+    const who = by ?? { accountId: actor.accountId, role: sample.role ?? 'owner' };
+    expect(entry).toMatchObject({
+      operator_id: who.accountId,
+      operator_role: who.role,
+      request_id: requestId,
+      action: sample.action,
+      target_type: target.type,
+      target_id: target.id,
+      ip: '127.0.0.1',
+      reason: sample.reason ?? null,
+    });
+    expect(entry.at).toMatch(/^\d{4}-\d\d-\d\dT/);
+  });
+});
