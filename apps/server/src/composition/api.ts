@@ -30,6 +30,8 @@ import { usageRoutes } from '../usage/routes.js';
 import { orderRoutes } from '../orders/routes.js';
 import { paymentRoutes } from '../payments/routes.js';
 import { invoiceRoutes } from '../invoices/routes.js';
+import { invoiceOperatorRoutes } from '../invoices/operator-routes.js';
+import { orderOperatorRoutes } from '../payments/operator-routes.js';
 import { designRoutes } from '../design/routes.js';
 import { pronunciationRoutes } from '../pronunciation/routes.js';
 import { operatorRoutes } from '../operators/routes.js';
@@ -54,6 +56,8 @@ async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<vo
   await app.register(orderRoutes(ctx));
   await app.register(paymentRoutes(ctx));
   await app.register(invoiceRoutes(ctx));
+  await app.register(orderOperatorRoutes(ctx));
+  await app.register(invoiceOperatorRoutes(ctx));
   await app.register(designRoutes(ctx));
   await app.register(pronunciationRoutes(ctx));
   await app.register(operatorRoutes({ db: ctx.db.kysely, operators: ctx.operators, factor: ctx.factor }));

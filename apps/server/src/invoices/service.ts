@@ -239,6 +239,12 @@ export class InvoicesService {
     return (await this.db.selectFrom('invoice_requests').selectAll().where('order_id', '=', orderId).executeTakeFirst()) ?? null;
   }
 
+  /** An order's request as the operator console shows it (its file under the operator route). */
+  async viewByOrder(orderId: string): Promise<Invoice | null> {
+    const row = await this.findByOrder(orderId);
+    return row ? invoiceView(row, `/admin/api/invoices/${encodeURIComponent(row.id)}/file`) : null;
+  }
+
   async adminFile(id: string): Promise<Buffer> {
     return this.fileOf(await this.find(id));
   }

@@ -21,15 +21,12 @@ export const ID_PREFIX = {
   /** A pronunciation dictionary, and each version of its rules. */
   dictionary: 'pd',
   dictionaryVersion: 'pdv',
-<<<<<<< HEAD
   /** A 发票 request. */
   invoice: 'inv',
-=======
   /** An audit trail entry. */
   audit: 'aud',
   /** An operator's recovery code. */
   recoveryCode: 'rc',
->>>>>>> h/op-core
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;
