@@ -1,7 +1,11 @@
 import fs from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import { ConfigError, loadConfig } from '../platform/config.js';
-import { migrate, openDatabase } from '../platform/db/database.js';
+import { migrate, openDatabase, type Db } from '../platform/db/database.js';
+import type { Config } from '../platform/config.js';
+import { OPERATOR_ROLES, type OperatorRole } from '@polyvox/contracts';
+import { isOperatorRole, OperatorsService, systemClock } from '../operators/service.js';
+import type { AuditTrail } from '../audit/trail.js';
 import { isAppError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { CreditsService } from '../credits/service.js';
@@ -28,6 +32,10 @@ const USAGE = `Usage: npm run admin -- <command>
   order <order id>          show an order
   provenance <file>         check an audio file for this server's marks and show which record made it (who, when, which voice)
   dictionary <file> <name>  share a pronunciation dictionary (a W3C PLS file) with every account, read-only to them
+  operator add <email> --role <role>
+                            name the account of <email> an operator: owner, admin, support or finance (the first owner is made so)
+  operator list             the operators, their roles and second factors
+  operator remove <email>   remove an operator (the account stays a customer; the last owner stays)
   models                    list the models found in MODELS_DIR (type, languages, voices) and the folders skipped, with the file at fault;
                             a running server picks changes up by itself within seconds`;
 
@@ -92,9 +100,106 @@ function listModels(modelsDir: string, io: Io): number {
   return EXIT.ok;
 }
 
+/** The settings in `env`, or null when they are wrong (said on `io`). */
+function cliConfig(env: Record<string, string | undefined>, io: Io): Config | null {
+  try {
+    return loadConfig(env);
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      io.err(e.message);
+      return null;
+    }
+    throw e;
+  }
+}
+
+/** Opens the database of the settings in `env` (migrated) for `use`; wrong settings are a usage error. */
+async function withDatabase(
+  env: Record<string, string | undefined>,
+  io: Io,
+  use: (db: Db, config: Config) => Promise<number>,
+): Promise<number> {
+  const config = cliConfig(env, io);
+  if (!config) return EXIT.usage;
+  const db = openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
+  try {
+    await migrate(db);
+    return await use(db, config);
+  } finally {
+    await db.close();
+  }
+}
+
+/**
+ * `operator add|list|remove`: naming operators from the shell (the first owner; the console does the rest). These
+ * write no audit entry (the trail records what operators do in the console) and never touch the trail.
+ */
+async function runOperator(args: string[], env: Record<string, string | undefined>, io: Io): Promise<number> {
+  const [sub, ...rest] = args;
+  const roleAt = rest.indexOf('--role');
+  const role = roleAt >= 0 ? rest[roleAt + 1] : undefined;
+  const positional = roleAt >= 0 ? rest.filter((_, i) => i !== roleAt && i !== roleAt + 1) : rest;
+  const valid =
+    (sub === 'add' && positional.length === 1 && role !== undefined) ||
+    (sub === 'list' && positional.length === 0 && roleAt < 0) ||
+    (sub === 'remove' && positional.length === 1 && roleAt < 0);
+  if (!valid) {
+    io.err(USAGE);
+    return EXIT.usage;
+  }
+  if (role !== undefined && !isOperatorRole(role)) {
+    io.err(`The role must be one of ${OPERATOR_ROLES.join(', ')}, not "${role}".`);
+    return EXIT.usage;
+  }
+  return withDatabase(env, io, async (db) => {
+    // No audit trail is given: nothing here writes one (a null actor), and nothing here may change it.
+    const operators = new OperatorsService({ db: db.kysely, audit: NO_AUDIT, clock: systemClock() });
+    try {
+      if (sub === 'list') {
+        const list = await operators.list();
+        if (!list.length) io.out('No operators. Name the first owner: npm run admin -- operator add <email> --role owner');
+        for (const o of list) {
+          const factors = [o.totp ? 'authenticator app' : null, o.passkeys ? `${o.passkeys} passkey(s)` : null].filter(Boolean);
+          io.out(
+            `${o.email ?? o.account_id}  ${o.role}  since ${o.created_at}  ${factors.length ? factors.join(', ') : 'no second factor yet'}`,
+          );
+        }
+        return EXIT.ok;
+      }
+      const email = emailArg(positional);
+      if (sub === 'add') {
+        const made = await operators.add(email, role as OperatorRole, null);
+        io.out(`${made.email} (${made.account_id}) is now an operator: ${made.role}.`);
+        io.out('They sign in to the console as any user does, then set up their second factor at #/admin.');
+        return EXIT.ok;
+      }
+      await operators.remove(await operators.idOfEmail(email), null);
+      io.out(`${email} is no longer an operator.`);
+      return EXIT.ok;
+    } catch (e) {
+      if (!isAppError(e)) throw e;
+      if (e.code === 'NOT_FOUND')
+        io.err(
+          sub === 'remove'
+            ? `${emailArg(positional)} is not an operator (or no account has that email).`
+            : `No registered account has the email ${emailArg(positional)}: sign in once with it first.`,
+        );
+      else io.err(`Refused: ${String(e.params.rule ?? e.code)}.`);
+      return EXIT.refused;
+    }
+  });
+}
+const emailArg = (positional: string[]) => positional[0]!.trim().toLowerCase();
+
+/** The command line never writes the audit trail. */
+const NO_AUDIT: AuditTrail = {
+  record: () => Promise.reject(new Error('the command line writes no audit entry')),
+};
+
 /** The operator's commands, on the same settings and database as the server. */
 export async function runAdmin(argv: string[], env: Record<string, string | undefined>, io: Io): Promise<number> {
   const [command, ...args] = argv;
+  if (command === 'operator') return runOperator(args, env, io);
   const known = new Map([
     ['grant', 2],
     ['refund', 1],
@@ -107,16 +212,8 @@ export async function runAdmin(argv: string[], env: Record<string, string | unde
     io.err(USAGE);
     return EXIT.usage;
   }
-  let config;
-  try {
-    config = loadConfig(env);
-  } catch (e) {
-    if (e instanceof ConfigError) {
-      io.err(e.message);
-      return EXIT.usage;
-    }
-    throw e;
-  }
+  const config = cliConfig(env, io);
+  if (!config) return EXIT.usage;
   if (command === 'models') return listModels(config.MODELS_DIR, io);
   const db = openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
   try {
