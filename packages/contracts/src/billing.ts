@@ -221,3 +221,15 @@ export const AdminInvoicesResponse = z.object({
   page_size: z.number().int(),
 });
 export const InvoiceRejectRequest = z.object({ reason: Reason });
+
+export type AdminOrder = z.infer<typeof AdminOrderSchema>;
+export type AdminOrdersPage = z.infer<typeof AdminOrdersResponse>;
+export type AdminOrderDetailView = z.infer<typeof AdminOrderDetail>;
+export type OrderEvent = z.infer<typeof OrderEventSchema>;
+export type RefundPreview = z.infer<typeof RefundPreviewSchema>;
+export type AdminRefundResult = z.infer<typeof AdminRefundResponse>;
+export type ReconciliationPage = z.infer<typeof ReconciliationResponse>;
+export type ReconciliationEntry = z.infer<typeof ReconciliationItem>;
+export type RequeryResult = z.infer<typeof RequeryResponse>;
+export type AdminInvoice = z.infer<typeof AdminInvoiceSchema>;
+export type AdminInvoicesPage = z.infer<typeof AdminInvoicesResponse>;
