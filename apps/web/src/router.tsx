@@ -73,6 +73,12 @@ const VoiceCloningPage = page(
   (m) => m.VoiceCloningPage,
 );
 
+// The operator console (#/admin/…): its own chunks, never on a customer's page.
+const AdminApp = page(
+  () => import('./admin/loader'),
+  (m) => m.AdminApp,
+);
+
 function Load({ children }: { children: ReactNode }) {
   return <Suspense fallback={<FullPageLoader />}>{children}</Suspense>;
 }
@@ -139,6 +145,16 @@ export const router = createHashRouter([
           },
           { path: '*', element: <NotFoundPage /> },
         ],
+      },
+      {
+        path: 'admin/*',
+        element: (
+          <AppGuard>
+            <Load>
+              <AdminApp />
+            </Load>
+          </AppGuard>
+        ),
       },
       {
         path: 'app',
