@@ -1,6 +1,6 @@
 import { lazy, type ComponentType } from 'react';
 import type { OperatorPermission } from '@polyvox/contracts';
-import { IconHome, IconListDetails, IconUsersGroup } from '@tabler/icons-react';
+import { IconFileInvoice, IconHome, IconListDetails, IconReceipt, IconScale, IconUsersGroup } from '@tabler/icons-react';
 import type { AdminMessages } from './i18n/types';
 
 /**
@@ -33,5 +33,20 @@ export const ADMIN_PAGES: AdminPage[] = [
     label: 'audit',
     icon: IconListDetails,
     component: lazyPage(() => import('./pages/AuditPage')),
+  },
+  { path: 'orders', permission: 'orders.read', label: 'orders', icon: IconReceipt, component: lazyPage(() => import('./pages/OrdersPage')) },
+  {
+    path: 'reconciliation',
+    permission: 'orders.read',
+    label: 'reconciliation',
+    icon: IconScale,
+    component: lazyPage(() => import('./pages/ReconciliationPage')),
+  },
+  {
+    path: 'invoices',
+    permission: 'invoices.manage',
+    label: 'invoices',
+    icon: IconFileInvoice,
+    component: lazyPage(() => import('./pages/InvoicesPage')),
   },
 ];

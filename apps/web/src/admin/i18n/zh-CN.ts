@@ -6,7 +6,7 @@ export const adminZhCN: AdminMessages = {
   toggleNav: '打开或关闭菜单',
   lock: '锁定后台',
   role: { owner: '所有者', admin: '管理员', support: '客服', finance: '财务' },
-  nav: { home: '概览', operators: '运营人员', audit: '审计日志' },
+  nav: { home: '概览', operators: '运营人员', audit: '审计日志', orders: '订单', reconciliation: '对账', invoices: '发票' },
   notOperator: {
     title: '不是运营人员',
     body: '此账户没有运营角色。所有者可在后台任命运营人员（第一位所有者用 `npm run admin -- operator add` 创建）。',

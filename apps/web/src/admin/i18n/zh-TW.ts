@@ -6,7 +6,7 @@ export const adminZhTW: AdminMessages = {
   toggleNav: '開啟或關閉選單',
   lock: '鎖定後台',
   role: { owner: '擁有者', admin: '管理員', support: '客服', finance: '財務' },
-  nav: { home: '概覽', operators: '營運人員', audit: '稽核紀錄' },
+  nav: { home: '概覽', operators: '營運人員', audit: '稽核紀錄', orders: '訂單', reconciliation: '對帳', invoices: '發票' },
   notOperator: {
     title: '不是營運人員',
     body: '此帳戶沒有營運角色。擁有者可在後台指派營運人員（第一位擁有者以 `npm run admin -- operator add` 建立）。',
