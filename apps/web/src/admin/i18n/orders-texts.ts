@@ -3,10 +3,8 @@ import { useLocaleChoice } from '../../i18n/hooks';
 import { ordersEn } from './orders-en';
 import { ordersZhCN } from './orders-zh-CN';
 import { ordersZhTW } from './orders-zh-TW';
+import type { OrdersMessages } from './orders-types';
 
-type Widen<T> = { readonly [K in keyof T]: T[K] extends string ? string : Widen<T[K]> };
-/** The shape of the English texts: each translation matches it key for key. */
-export type OrdersMessages = Widen<typeof ordersEn>;
 
 const BY_LOCALE: Record<string, OrdersMessages> = { en: ordersEn, 'zh-CN': ordersZhCN, 'zh-TW': ordersZhTW };
 

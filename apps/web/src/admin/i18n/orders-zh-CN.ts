@@ -1,4 +1,4 @@
-import type { OrdersMessages } from './orders-texts';
+import type { OrdersMessages } from './orders-types';
 
 export const ordersZhCN: OrdersMessages = {
   orders: {
