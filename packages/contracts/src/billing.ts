@@ -49,7 +49,10 @@ const page = {
 };
 
 export const AdminOrdersQuery = z.object({
-  status: z.enum([...ORDER_STATUSES, 'refunded']).optional().describe('`refunded`: successful orders refunded since'),
+  status: z
+    .enum([...ORDER_STATUSES, 'refunded'])
+    .optional()
+    .describe('`refunded`: successful orders refunded since'),
   method: z.enum(PAYMENT_METHODS).optional(),
   currency: z.enum(CURRENCIES).optional(),
   from: z.iso.datetime({ offset: true }).or(z.iso.date()).optional().describe('created at or after (ISO date or time)'),

@@ -90,7 +90,8 @@ export function invoiceOperatorRoutes(deps: InvoiceOperatorRoutesDeps): FastifyP
         config: { auth: 'operator', permission: 'invoices.manage' },
         schema: {
           tags,
-          summary: 'Mark a 发票 request issued and attach its file (multipart `file`: a PDF, at most 10 MB; field `invoice_number`)',
+          summary:
+            'Mark a 发票 request issued and attach its file (multipart `file`: a PDF, at most 10 MB; field `invoice_number`)',
           description:
             'The file is kept in storage; the user is mailed and downloads it from the orders page. Issuing again replaces the file. A rejected request is not issued (400). Audited as `invoice.issue`.',
           consumes: ['multipart/form-data'],
@@ -122,10 +123,15 @@ export function invoiceOperatorRoutes(deps: InvoiceOperatorRoutesDeps): FastifyP
         const operator = operatorOf(request);
         const { before, after } = await deps.invoices.issue(request.params.id, operator.accountId, file, invoiceNumber);
         await deps.audit.record(
-          auditFrom(request, 'invoice.issue', { type: 'invoice', id: after.id }, {
-            before: summary(before),
-            after: { ...summary(after), order_id: after.order_id, file_bytes: file.length },
-          }),
+          auditFrom(
+            request,
+            'invoice.issue',
+            { type: 'invoice', id: after.id },
+            {
+              before: summary(before),
+              after: { ...summary(after), order_id: after.order_id, file_bytes: file.length },
+            },
+          ),
         );
         return invoiceView(after, adminInvoiceFileUrl(after.id));
       },
@@ -148,11 +154,16 @@ export function invoiceOperatorRoutes(deps: InvoiceOperatorRoutesDeps): FastifyP
         const operator = operatorOf(request);
         const { before, after } = await deps.invoices.reject(request.params.id, operator.accountId, request.body.reason);
         await deps.audit.record(
-          auditFrom(request, 'invoice.reject', { type: 'invoice', id: after.id }, {
-            before: summary(before),
-            after: summary(after),
-            reason: request.body.reason,
-          }),
+          auditFrom(
+            request,
+            'invoice.reject',
+            { type: 'invoice', id: after.id },
+            {
+              before: summary(before),
+              after: summary(after),
+              reason: request.body.reason,
+            },
+          ),
         );
         return invoiceView(after, adminInvoiceFileUrl(after.id));
       },

@@ -139,7 +139,8 @@ export async function renderReceipt(
   if (data.issuer.taxId) issuer.push([t.taxId, data.issuer.taxId]);
   if (data.issuer.address) issuer.push([t.address, data.issuer.address]);
   if (data.issuer.email) issuer.push([t.contact, data.issuer.email]);
-  const method = data.method && Object.hasOwn(t.methods, data.method) ? t.methods[data.method as keyof typeof t.methods] : data.method;
+  const method =
+    data.method && Object.hasOwn(t.methods, data.method) ? t.methods[data.method as keyof typeof t.methods] : data.method;
   const rows: [string, string][] = [
     [t.order, data.orderId],
     [t.product, data.productName[locale] ?? data.productName.en],

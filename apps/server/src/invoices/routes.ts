@@ -34,7 +34,11 @@ export function invoiceRoutes(deps: InvoiceRoutesDeps): FastifyPluginAsyncZod {
         },
         async (request, reply) => {
           const session = sessionOf(request);
-          const { pdf: bytes, locale } = await deps.invoices.receipt(request.params.id, session.accountId, requestLocale(request));
+          const { pdf: bytes, locale } = await deps.invoices.receipt(
+            request.params.id,
+            session.accountId,
+            requestLocale(request),
+          );
           return reply
             .header('content-type', 'application/pdf')
             .header('content-language', locale)

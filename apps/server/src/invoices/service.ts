@@ -126,8 +126,7 @@ export class InvoicesService {
     locale: MessageLocale,
   ): Promise<{ row: InvoiceRow; created: boolean }> {
     const order = await this.paidOrder(orderId, accountId);
-    if (order.refunded_at)
-      throw new AppError('VALIDATION_FAILED', { field: 'order', rule: 'a refunded order is not invoiced' });
+    if (order.refunded_at) throw new AppError('VALIDATION_FAILED', { field: 'order', rule: 'a refunded order is not invoiced' });
     if (body.type === 'special' && !body.tax_number)
       throw new AppError('VALIDATION_FAILED', { field: 'tax_number', rule: 'required for a special invoice (专用发票)' });
     const now = new Date().toISOString();
@@ -218,7 +217,12 @@ export class InvoicesService {
     const [items, count] = await Promise.all([
       q
         .selectAll('i')
-        .select(['a.email as account_email', 'o.amount as order_amount', 'o.currency as order_currency', 'o.product_id as order_product'])
+        .select([
+          'a.email as account_email',
+          'o.amount as order_amount',
+          'o.currency as order_currency',
+          'o.product_id as order_product',
+        ])
         .orderBy('i.created_at', status === 'requested' ? 'asc' : 'desc')
         .orderBy('i.id')
         .offset((page - 1) * pageSize)
@@ -302,7 +306,8 @@ export class InvoicesService {
       .where('status', '=', 'requested')
       .returningAll()
       .executeTakeFirst();
-    if (!after) throw new AppError('VALIDATION_FAILED', { field: 'status', rule: 'only a request waiting to be issued is rejected' });
+    if (!after)
+      throw new AppError('VALIDATION_FAILED', { field: 'status', rule: 'only a request waiting to be issued is rejected' });
     await this.mail(after, 'rejected');
     return { before, after };
   }

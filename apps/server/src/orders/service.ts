@@ -402,7 +402,11 @@ export class OrdersService {
    * rule), so the console's preview shows exactly what a refund made at once returns.
    */
   private async priceRefund(trx: Executor, order: OrderRow, now: string) {
-    const account = await trx.selectFrom('accounts').select('credits').where('id', '=', order.account_id).executeTakeFirstOrThrow();
+    const account = await trx
+      .selectFrom('accounts')
+      .select('credits')
+      .where('id', '=', order.account_id)
+      .executeTakeFirstOrThrow();
     const spent = await trx
       .selectFrom('credit_ledger')
       .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('amount'), eb.lit(0)).as('total'))

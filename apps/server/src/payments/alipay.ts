@@ -137,7 +137,15 @@ export function alipayProvider(settings: AlipaySettings): PaymentProvider {
         'alipay.trade.query',
         { bizContent: { out_trade_no: attempt.paymentId } },
         { validateSign: true },
-      )) as { code?: string; msg?: string; subCode?: string; subMsg?: string; tradeNo?: string; tradeStatus?: string; totalAmount?: string };
+      )) as {
+        code?: string;
+        msg?: string;
+        subCode?: string;
+        subMsg?: string;
+        tradeNo?: string;
+        tradeStatus?: string;
+        totalAmount?: string;
+      };
       // A trade the payer never opened does not exist at Alipay.
       if (res.code !== '10000') {
         if (res.subCode === 'ACQ.TRADE_NOT_EXIST') return { state: 'unpaid', amount: null, currency: null, providerRef: null };

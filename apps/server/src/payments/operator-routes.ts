@@ -164,18 +164,23 @@ export function orderOperatorRoutes(deps: OrderOperatorRoutesDeps): FastifyPlugi
         const email = await emailOf(db, result.order.account_id);
         const after = adminOrderView(result.order, email);
         await deps.audit.record(
-          auditFrom(request, 'order.refund', { type: 'order', id }, {
-            before: { status: before.status, refunded_at: before.refunded_at, balance: result.balance + result.deducted },
-            after: {
-              refunded_at: after.refunded_at,
-              amount: result.amount,
-              currency: result.currency,
-              credits_deducted: result.deducted,
-              refund_ref: result.refundRef,
-              balance: result.balance,
+          auditFrom(
+            request,
+            'order.refund',
+            { type: 'order', id },
+            {
+              before: { status: before.status, refunded_at: before.refunded_at, balance: result.balance + result.deducted },
+              after: {
+                refunded_at: after.refunded_at,
+                amount: result.amount,
+                currency: result.currency,
+                credits_deducted: result.deducted,
+                refund_ref: result.refundRef,
+                balance: result.balance,
+              },
+              reason: request.body.reason,
             },
-            reason: request.body.reason,
-          }),
+          ),
         );
         return {
           order: after,
@@ -229,11 +234,16 @@ export function orderOperatorRoutes(deps: OrderOperatorRoutesDeps): FastifyPlugi
         const result = await deps.payments.requery(request.params.id, operator.accountId);
         const email = await emailOf(db, result.order.account_id);
         await deps.audit.record(
-          auditFrom(request, 'order.requery', { type: 'order', id: result.order.id }, {
-            before: { status: result.before.status, paid_at: result.before.paid_at },
-            after: { status: result.order.status, paid_at: result.order.paid_at, answers: result.answers },
-            reason: request.body.reason ?? null,
-          }),
+          auditFrom(
+            request,
+            'order.requery',
+            { type: 'order', id: result.order.id },
+            {
+              before: { status: result.before.status, paid_at: result.before.paid_at },
+              after: { status: result.order.status, paid_at: result.order.paid_at, answers: result.answers },
+              reason: request.body.reason ?? null,
+            },
+          ),
         );
         return { order: adminOrderView(result.order, email), answers: result.answers };
       },

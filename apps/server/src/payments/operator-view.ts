@@ -39,7 +39,9 @@ export function eventView(row: OrderEventRow): z.infer<typeof OrderEventSchema> 
 
 /** The end of a `to` filter: a date means to the end of that day. */
 function upper(to: string): string {
-  return /^\d{4}-\d{2}-\d{2}$/.test(to) ? new Date(Date.parse(`${to}T00:00:00Z`) + 86_400_000).toISOString() : new Date(to).toISOString();
+  return /^\d{4}-\d{2}-\d{2}$/.test(to)
+    ? new Date(Date.parse(`${to}T00:00:00Z`) + 86_400_000).toISOString()
+    : new Date(to).toISOString();
 }
 
 /** Orders for the console: filtered by status, method, currency, dates and an id or email, paged on the server. */

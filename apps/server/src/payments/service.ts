@@ -100,17 +100,17 @@ export class PaymentsService {
     return this.orders.refund(
       orderId,
       async (money) => {
-      const provider = byMethod(this.providers, money.method);
-      if (!provider) throw new RefundFailed(`${money.method} is not configured here, so its refund cannot be sent`);
-      if (!money.paymentId) throw new RefundFailed('the order has no paid payment attempt to refund');
-      return provider.refund({
-        orderId: money.orderId,
-        paymentId: money.paymentId,
-        providerRef: money.providerRef,
-        amount: money.amount,
-        total: money.total,
-        currency: money.currency,
-      });
+        const provider = byMethod(this.providers, money.method);
+        if (!provider) throw new RefundFailed(`${money.method} is not configured here, so its refund cannot be sent`);
+        if (!money.paymentId) throw new RefundFailed('the order has no paid payment attempt to refund');
+        return provider.refund({
+          orderId: money.orderId,
+          paymentId: money.paymentId,
+          providerRef: money.providerRef,
+          amount: money.amount,
+          total: money.total,
+          currency: money.currency,
+        });
       },
       options,
     );
@@ -358,10 +358,17 @@ export class PaymentsService {
   async reconciliation(kind: ReconciliationKind | undefined, page: number, pageSize: number) {
     const where = (eb: ExpressionBuilder<ReconJoin, 'p' | 'o'>) => {
       const kinds = {
-        paid_not_applied: eb.and([eb('p.provider_state', 'in', ['paid', 'refunded']), eb('p.status', 'not in', ['paid', 'duplicate'])]),
+        paid_not_applied: eb.and([
+          eb('p.provider_state', 'in', ['paid', 'refunded']),
+          eb('p.status', 'not in', ['paid', 'duplicate']),
+        ]),
         applied_not_paid: eb.and([eb('p.status', '=', 'paid'), eb('p.provider_state', 'in', ['unpaid', 'closed', 'failed'])]),
         duplicate_payment: eb('p.status', '=', 'duplicate'),
-        refunded_not_recorded: eb.and([eb('p.provider_state', '=', 'refunded'), eb('p.status', '=', 'paid'), eb('o.refunded_at', 'is', null)]),
+        refunded_not_recorded: eb.and([
+          eb('p.provider_state', '=', 'refunded'),
+          eb('p.status', '=', 'paid'),
+          eb('o.refunded_at', 'is', null),
+        ]),
         unconfirmed: eb.and([
           eb('p.method', '!=', 'sandbox'),
           eb('p.status', '=', 'started'),
@@ -456,7 +463,13 @@ export class PaymentsService {
   ): Promise<{ returnUrl: string; unclosed: { payment_id: string; method: string; error: string }[] }> {
     const { payment } = await this.sandboxAttempt(orderId, token);
     let unclosed: { payment_id: string; method: string; error: string }[] = [];
-    const event = { orderId, paymentId: payment.id, method: 'sandbox', kind: 'sandbox' as const, verification: 'verified' as const };
+    const event = {
+      orderId,
+      paymentId: payment.id,
+      method: 'sandbox',
+      kind: 'sandbox' as const,
+      verification: 'verified' as const,
+    };
     if (outcome === 'success') {
       const settled = await this.orders.settlePaid({
         orderId,

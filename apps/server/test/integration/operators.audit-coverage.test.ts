@@ -169,7 +169,11 @@ async function paidSandboxOrder(h: Harness): Promise<string> {
 async function invoiceRequest(h: Harness): Promise<string> {
   const c = await h.customer();
   const orderId = await paidSandboxOrder({ ...h, customer: async () => c });
-  const res = await c.client.post(`/accounts/me/orders/${orderId}/invoice`, { type: 'normal', title: 'ACME Ltd', email: c.email });
+  const res = await c.client.post(`/accounts/me/orders/${orderId}/invoice`, {
+    type: 'normal',
+    title: 'ACME Ltd',
+    email: c.email,
+  });
   if (res.status !== 201) throw new Error(`invoice request failed ${res.status} ${JSON.stringify(res.body)}`);
   return (res.body as { id: string }).id;
 }

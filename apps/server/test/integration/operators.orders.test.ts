@@ -77,7 +77,10 @@ describe.each(DIALECTS)('operator console: orders, refunds, reconciliation, rece
   async function paidByCard(lang = 'en') {
     const { client, account } = await buyer(t, lang, `ops-${dialect}`);
     const order = await newOrder(client, 'plan_monthly');
-    const started = await client.post(`/accounts/me/orders/${order.id}/payment/card?pf=web`, { pay_platform: 'web', return_url: '/' });
+    const started = await client.post(`/accounts/me/orders/${order.id}/payment/card?pf=web`, {
+      pay_platform: 'web',
+      return_url: '/',
+    });
     expect(started.status).toBe(200);
     const session = [...stripe.sessions.values()].find((s) => s.metadata.order_id === order.id)!;
     return { client, account, order, session };
@@ -89,7 +92,12 @@ describe.each(DIALECTS)('operator console: orders, refunds, reconciliation, rece
   }
 
   async function auditOf(action: string, targetId: string) {
-    return t.ctx.db.kysely.selectFrom('audit_log').selectAll().where('action', '=', action).where('target_id', '=', targetId).execute();
+    return t.ctx.db.kysely
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('action', '=', action)
+      .where('target_id', '=', targetId)
+      .execute();
   }
 
   it('records every notification with its verification result, and lists orders by status, method, currency and date', async () => {
@@ -113,7 +121,9 @@ describe.each(DIALECTS)('operator console: orders, refunds, reconciliation, rece
     expect(String(forgedEvents.body.items[0].detail.reason)).toMatch(/signature/i);
 
     const today = new Date().toISOString().slice(0, 10);
-    const list = await finance.get(`/admin/api/orders?status=successful&method=card&currency=USD&from=${today}&to=${today}&page_size=100`);
+    const list = await finance.get(
+      `/admin/api/orders?status=successful&method=card&currency=USD&from=${today}&to=${today}&page_size=100`,
+    );
     expect(list.status).toBe(200);
     expect(list.body.items.map((o: { id: string }) => o.id)).toContain(order.id);
     for (const o of list.body.items) expect(o).toMatchObject({ status: 'successful', method: 'card', currency: 'USD' });
@@ -139,7 +149,10 @@ describe.each(DIALECTS)('operator console: orders, refunds, reconciliation, rece
     expect(preview.body.amount).toBeLessThan(499);
 
     expect((await finance.post(`/admin/api/orders/${order.id}/refund`, {})).status).toBe(400);
-    const wrong = await finance.post(`/admin/api/orders/${order.id}/refund`, { reason: 'asked', expected_amount: preview.body.amount + 1 });
+    const wrong = await finance.post(`/admin/api/orders/${order.id}/refund`, {
+      reason: 'asked',
+      expected_amount: preview.body.amount + 1,
+    });
     expect(wrong.status).toBe(400);
     expect(wrong.body.error.code).toBe('VALIDATION_FAILED');
     expect([...stripe.refunds.values()].filter((r) => r.payment_intent === session.payment_intent)).toEqual([]);
@@ -205,10 +218,17 @@ describe.each(DIALECTS)('operator console: orders, refunds, reconciliation, rece
     // Alipay: the payer paid, the notification never arrived (the order lapsed meanwhile).
     const ali = await buyer(t, 'zh-CN', `ali-${dialect}`);
     const aliOrder = await newOrder(ali.client, 'plan_monthly');
-    const start = await ali.client.post(`/accounts/me/orders/${aliOrder.id}/payment/alipay?pf=web`, { pay_platform: 'web', return_url: '/' });
+    const start = await ali.client.post(`/accounts/me/orders/${aliOrder.id}/payment/alipay?pf=web`, {
+      pay_platform: 'web',
+      return_url: '/',
+    });
     expect(start.status).toBe(200);
     expect((await fetch(start.body.pay_url)).status).toBe(200); // the payer opens Alipay's cashier
-    const aliPayment = await t.ctx.db.kysely.selectFrom('payments').select('id').where('order_id', '=', aliOrder.id).executeTakeFirstOrThrow();
+    const aliPayment = await t.ctx.db.kysely
+      .selectFrom('payments')
+      .select('id')
+      .where('order_id', '=', aliOrder.id)
+      .executeTakeFirstOrThrow();
     alipay.paidNotification(aliPayment.id); // marks the trade paid at the fake; not delivered
     await t.ctx.db.kysely.updateTable('orders').set({ status: 'expired' }).where('id', '=', aliOrder.id).execute();
 
@@ -251,7 +271,9 @@ describe.each(DIALECTS)('operator console: orders, refunds, reconciliation, rece
       const order = await newOrder(client, 'credits_100k');
       const token = await sandboxToken(client, order.id);
       expect((await complete(t, order.id, { token, outcome: 'success' })).status).toBe(303);
-      const res = await fetch(new URL(`/api/accounts/me/orders/${order.id}/receipt?lang=${lang}`, t.url), { headers: { 'x-sid': client.sid! } });
+      const res = await fetch(new URL(`/api/accounts/me/orders/${order.id}/receipt?lang=${lang}`, t.url), {
+        headers: { 'x-sid': client.sid! },
+      });
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toBe('application/pdf');
       expect(res.headers.get('content-language')).toBe(lang);
@@ -292,7 +314,10 @@ describe.each(DIALECTS)('operator console: orders, refunds, reconciliation, rece
     });
     expect(asked.status).toBe(201);
     expect(asked.body).toMatchObject({ status: 'requested', file_url: null });
-    expect((await client.get('/api/accounts/me/orders')).body.items[0]).toMatchObject({ id: order.id, invoice_status: 'requested' });
+    expect((await client.get('/api/accounts/me/orders')).body.items[0]).toMatchObject({
+      id: order.id,
+      invoice_status: 'requested',
+    });
 
     const desk = await finance.get('/admin/api/invoices?status=requested&page_size=100');
     expect(desk.status).toBe(200);
@@ -320,7 +345,9 @@ describe.each(DIALECTS)('operator console: orders, refunds, reconciliation, rece
     const stranger = await buyer(t, 'en', `stranger-${dialect}`);
     expect((await stranger.client.get(`/api/accounts/me/orders/${order.id}/invoice/file`)).status).toBe(404);
     // Issued once: not requested again.
-    expect((await client.post(`/accounts/me/orders/${order.id}/invoice`, { type: 'normal', title: '个人', email })).status).toBe(400);
+    expect((await client.post(`/accounts/me/orders/${order.id}/invoice`, { type: 'normal', title: '个人', email })).status).toBe(
+      400,
+    );
 
     const mails = await mailsTo(t.outbox, email);
     expect(mails.map((m) => m.subject)).toEqual([`已收到订单 ${order.id} 的发票申请`, `订单 ${order.id} 的发票已开具`]);

@@ -32,7 +32,8 @@ describe('receipts', () => {
     const { pdf, locale } = await renderReceipt(data, 'zh-TW', fonts);
     expect(locale).toBe('zh-TW');
     const body = await text(pdf);
-    for (const part of ['收據', '支付寶', '月度會員', '¥49.90 CNY', '2026-12-06 11:04:05 (UTC+8)', '声韵科技有限公司']) expect(body).toContain(part);
+    for (const part of ['收據', '支付寶', '月度會員', '¥49.90 CNY', '2026-12-06 11:04:05 (UTC+8)', '声韵科技有限公司'])
+      expect(body).toContain(part);
   }, 60_000);
 
   it('falls back to English in Helvetica when no font with Chinese glyphs is there, never failing', async () => {
@@ -41,7 +42,8 @@ describe('receipts', () => {
     const { pdf, locale } = await renderReceipt(data, 'zh-CN', fonts);
     expect(locale).toBe('en');
     const body = await text(pdf);
-    for (const part of ['Receipt', 'Alipay', 'Monthly plan', '¥49.90 CNY', 'ord_0test', 'Polyvox Ltd', '91310000MA1FL8XQ3K']) expect(body).toContain(part);
+    for (const part of ['Receipt', 'Alipay', 'Monthly plan', '¥49.90 CNY', 'ord_0test', 'Polyvox Ltd', '91310000MA1FL8XQ3K'])
+      expect(body).toContain(part);
     // What Helvetica cannot write is replaced, not dropped silently into an exception.
     expect(body).toContain('???????? Polyvox Ltd');
   });

@@ -34,7 +34,13 @@ export const ADMIN_PAGES: AdminPage[] = [
     icon: IconListDetails,
     component: lazyPage(() => import('./pages/AuditPage')),
   },
-  { path: 'orders', permission: 'orders.read', label: 'orders', icon: IconReceipt, component: lazyPage(() => import('./pages/OrdersPage')) },
+  {
+    path: 'orders',
+    permission: 'orders.read',
+    label: 'orders',
+    icon: IconReceipt,
+    component: lazyPage(() => import('./pages/OrdersPage')),
+  },
   {
     path: 'reconciliation',
     permission: 'orders.read',

@@ -5,7 +5,14 @@ export const adminEn = {
   toggleNav: 'Open or close the menu',
   lock: 'Lock the console',
   role: { owner: 'Owner', admin: 'Admin', support: 'Support', finance: 'Finance' },
-  nav: { home: 'Overview', operators: 'Operators', audit: 'Audit trail', orders: 'Orders', reconciliation: 'Reconciliation', invoices: 'Invoices' },
+  nav: {
+    home: 'Overview',
+    operators: 'Operators',
+    audit: 'Audit trail',
+    orders: 'Orders',
+    reconciliation: 'Reconciliation',
+    invoices: 'Invoices',
+  },
   notOperator: {
     title: 'Not an operator',
     body: 'This account holds no operator role. An owner names operators in the console (the first owner with `npm run admin -- operator add`).',

@@ -5,7 +5,6 @@ import { ordersZhCN } from './orders-zh-CN';
 import { ordersZhTW } from './orders-zh-TW';
 import type { OrdersMessages } from './orders-types';
 
-
 const BY_LOCALE: Record<string, OrdersMessages> = { en: ordersEn, 'zh-CN': ordersZhCN, 'zh-TW': ordersZhTW };
 
 /** `{{name}}` placeholders filled from `values`. */

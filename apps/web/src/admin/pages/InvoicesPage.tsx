@@ -30,7 +30,12 @@ function IssueDialog({ invoice, onClose }: { invoice: AdminInvoice; onClose: () 
     onError: notifyError,
   });
   return (
-    <Modal opened onClose={onClose} title={f(tx.invoices.issueTitle, { id: invoice.order_id })} data-testid="invoice-issue-dialog">
+    <Modal
+      opened
+      onClose={onClose}
+      title={f(tx.invoices.issueTitle, { id: invoice.order_id })}
+      data-testid="invoice-issue-dialog"
+    >
       <form
         onSubmit={(e) => {
           e.preventDefault();
@@ -41,8 +46,21 @@ function IssueDialog({ invoice, onClose }: { invoice: AdminInvoice; onClose: () 
           <Text size="sm">
             {invoice.title} {invoice.tax_number ? `· ${invoice.tax_number}` : ''} · {invoice.email}
           </Text>
-          <FileInput label={tx.invoices.file} accept="application/pdf" value={file} onChange={setFile} required data-testid="invoice-file" />
-          <TextInput label={tx.invoices.number} value={number} onChange={(e) => setNumber(e.currentTarget.value)} maxLength={64} data-testid="invoice-number" />
+          <FileInput
+            label={tx.invoices.file}
+            accept="application/pdf"
+            value={file}
+            onChange={setFile}
+            required
+            data-testid="invoice-file"
+          />
+          <TextInput
+            label={tx.invoices.number}
+            value={number}
+            onChange={(e) => setNumber(e.currentTarget.value)}
+            maxLength={64}
+            data-testid="invoice-number"
+          />
           <Group justify="flex-end">
             <Button type="submit" disabled={!file} loading={issue.isPending} data-testid="invoice-issue-confirm">
               {tx.invoices.issueConfirm}
@@ -68,7 +86,12 @@ function RejectDialog({ invoice, onClose }: { invoice: AdminInvoice; onClose: ()
     onError: notifyError,
   });
   return (
-    <Modal opened onClose={onClose} title={f(tx.invoices.rejectTitle, { id: invoice.order_id })} data-testid="invoice-reject-dialog">
+    <Modal
+      opened
+      onClose={onClose}
+      title={f(tx.invoices.rejectTitle, { id: invoice.order_id })}
+      data-testid="invoice-reject-dialog"
+    >
       <form
         onSubmit={(e) => {
           e.preventDefault();
@@ -76,9 +99,24 @@ function RejectDialog({ invoice, onClose }: { invoice: AdminInvoice; onClose: ()
         }}
       >
         <Stack>
-          <Textarea label={tx.invoices.reason} value={reason} onChange={(e) => setReason(e.currentTarget.value)} maxLength={500} required autosize minRows={2} data-testid="invoice-reject-reason" />
+          <Textarea
+            label={tx.invoices.reason}
+            value={reason}
+            onChange={(e) => setReason(e.currentTarget.value)}
+            maxLength={500}
+            required
+            autosize
+            minRows={2}
+            data-testid="invoice-reject-reason"
+          />
           <Group justify="flex-end">
-            <Button type="submit" color="red" disabled={!reason.trim()} loading={reject.isPending} data-testid="invoice-reject-confirm">
+            <Button
+              type="submit"
+              color="red"
+              disabled={!reason.trim()}
+              loading={reject.isPending}
+              data-testid="invoice-reject-confirm"
+            >
               {tx.invoices.rejectConfirm}
             </Button>
           </Group>
@@ -103,7 +141,8 @@ export default function InvoicesPage() {
     placeholderData: keepPreviousData,
   });
   const download = useMutation({
-    mutationFn: async (invoice: AdminInvoice) => saveBlob(await (await ordersApi.invoiceFile(invoice)).blob(), `invoice-${invoice.order_id}.pdf`),
+    mutationFn: async (invoice: AdminInvoice) =>
+      saveBlob(await (await ordersApi.invoiceFile(invoice)).blob(), `invoice-${invoice.order_id}.pdf`),
     onError: notifyError,
   });
   const go = (nextStatus: string, nextPage: number) => {
@@ -121,7 +160,10 @@ export default function InvoicesPage() {
           label={tx.invoices.status}
           value={status}
           onChange={(e) => go(e.currentTarget.value, 1)}
-          data={[{ value: '', label: tx.invoices.all }, ...INVOICE_STATUSES.map((s) => ({ value: s, label: tx.invoices.statuses[s] }))]}
+          data={[
+            { value: '', label: tx.invoices.all },
+            ...INVOICE_STATUSES.map((s) => ({ value: s, label: tx.invoices.statuses[s] })),
+          ]}
           maw={240}
           data-testid="invoices-status"
         />
@@ -161,8 +203,17 @@ export default function InvoicesPage() {
               },
               { accessor: 'type', title: tx.invoices.columns.type, render: (i) => tx.invoices.types[i.type] },
               { accessor: 'title', title: tx.invoices.columns.title },
-              { accessor: 'tax_number', title: tx.invoices.columns.tax, visibleMediaQuery: (theme) => `(min-width: ${theme.breakpoints.sm})`, render: (i) => i.tax_number ?? '—' },
-              { accessor: 'email', title: tx.invoices.columns.email, visibleMediaQuery: (theme) => `(min-width: ${theme.breakpoints.md})` },
+              {
+                accessor: 'tax_number',
+                title: tx.invoices.columns.tax,
+                visibleMediaQuery: (theme) => `(min-width: ${theme.breakpoints.sm})`,
+                render: (i) => i.tax_number ?? '—',
+              },
+              {
+                accessor: 'email',
+                title: tx.invoices.columns.email,
+                visibleMediaQuery: (theme) => `(min-width: ${theme.breakpoints.md})`,
+              },
               {
                 accessor: 'status',
                 title: tx.invoices.columns.status,

@@ -64,7 +64,11 @@ function RefundDialog({ orderId, onClose }: { orderId: string; onClose: () => vo
   const client = useQueryClient();
   const [reason, setReason] = useState('');
   const [tried, setTried] = useState(false);
-  const preview = useQuery({ queryKey: ['admin', 'refund-preview', orderId], queryFn: () => ordersApi.refundPreview(orderId), gcTime: 0 });
+  const preview = useQuery({
+    queryKey: ['admin', 'refund-preview', orderId],
+    queryFn: () => ordersApi.refundPreview(orderId),
+    gcTime: 0,
+  });
   const money = (amount: number) => formatMoney({ amount, currency: preview.data?.currency ?? 'USD' }, ui);
   const refund = useMutation({
     mutationFn: () => ordersApi.refund(orderId, { reason: reason.trim(), expected_amount: preview.data!.amount }),
@@ -178,7 +182,11 @@ function OrderDrawer({ orderId, onClose }: { orderId: string; onClose: () => voi
   const requery = useMutation({
     mutationFn: () => ordersApi.requery(orderId),
     onSuccess: async (r) => {
-      notifySuccess(f(tx.orders.requeried, { outcomes: r.answers.map((a) => `${a.method} ${a.provider_state ?? '?'} → ${a.outcome}`).join('; ') || '—' }));
+      notifySuccess(
+        f(tx.orders.requeried, {
+          outcomes: r.answers.map((a) => `${a.method} ${a.provider_state ?? '?'} → ${a.outcome}`).join('; ') || '—',
+        }),
+      );
       await client.invalidateQueries({ queryKey: ['admin', 'orders'] });
       await client.invalidateQueries({ queryKey: ['admin', 'reconciliation'] });
     },
@@ -186,7 +194,14 @@ function OrderDrawer({ orderId, onClose }: { orderId: string; onClose: () => voi
   });
   const d = detail.data;
   return (
-    <Drawer opened onClose={onClose} position="right" size="lg" title={f(tx.orders.drawerTitle, { id: orderId })} data-testid="order-drawer">
+    <Drawer
+      opened
+      onClose={onClose}
+      position="right"
+      size="lg"
+      title={f(tx.orders.drawerTitle, { id: orderId })}
+      data-testid="order-drawer"
+    >
       {detail.isPending ? (
         <Skeleton h={300} />
       ) : detail.isError || !d ? (
@@ -203,7 +218,13 @@ function OrderDrawer({ orderId, onClose }: { orderId: string; onClose: () => voi
               {d.invoice && <Text size="xs">{f(tx.orders.invoice, { status: d.invoice.status })}</Text>}
             </Stack>
             <Group gap="xs">
-              <Button variant="light" size="xs" loading={requery.isPending} onClick={() => requery.mutate()} data-testid="order-requery">
+              <Button
+                variant="light"
+                size="xs"
+                loading={requery.isPending}
+                onClick={() => requery.mutate()}
+                data-testid="order-requery"
+              >
                 {tx.orders.requery}
               </Button>
               {d.order.status === 'successful' && !d.order.refunded_at && (
@@ -381,7 +402,11 @@ export default function OrdersPage() {
                 ),
               },
               { accessor: 'account_email', title: tx.orders.columns.account, render: (o) => o.account_email ?? o.account_id },
-              { accessor: 'product', title: tx.orders.columns.product, visibleMediaQuery: (theme) => `(min-width: ${theme.breakpoints.md})` },
+              {
+                accessor: 'product',
+                title: tx.orders.columns.product,
+                visibleMediaQuery: (theme) => `(min-width: ${theme.breakpoints.md})`,
+              },
               {
                 accessor: 'amount',
                 title: tx.orders.columns.amount,

@@ -43,7 +43,9 @@ export default function ReconciliationPage() {
     mutationFn: (orderId: string) => ordersApi.requery(orderId, 'reconciliation'),
     onSuccess: async (r) => {
       notifySuccess(
-        f(tx.orders.requeried, { outcomes: r.answers.map((a) => `${a.method} ${a.provider_state ?? '?'} → ${a.outcome}`).join('; ') || '—' }),
+        f(tx.orders.requeried, {
+          outcomes: r.answers.map((a) => `${a.method} ${a.provider_state ?? '?'} → ${a.outcome}`).join('; ') || '—',
+        }),
       );
       await client.invalidateQueries({ queryKey: ['admin', 'reconciliation'] });
     },
@@ -88,7 +90,13 @@ export default function ReconciliationPage() {
                 accessor: 'kind',
                 title: tx.reconciliation.columns.kind,
                 render: (r) => (
-                  <Badge color={KIND_COLOR[r.kind]} variant="light" data-testid="reconciliation-row" data-order-id={r.order_id} data-kind={r.kind}>
+                  <Badge
+                    color={KIND_COLOR[r.kind]}
+                    variant="light"
+                    data-testid="reconciliation-row"
+                    data-order-id={r.order_id}
+                    data-kind={r.kind}
+                  >
                     {tx.reconciliation.kinds[r.kind]}
                   </Badge>
                 ),
@@ -97,7 +105,13 @@ export default function ReconciliationPage() {
                 accessor: 'order_id',
                 title: tx.reconciliation.columns.order,
                 render: (r) => (
-                  <Text component={Link} to={`/admin/orders?q=${encodeURIComponent(r.order_id)}&order=${encodeURIComponent(r.order_id)}`} size="xs" ff="monospace" c="violet">
+                  <Text
+                    component={Link}
+                    to={`/admin/orders?q=${encodeURIComponent(r.order_id)}&order=${encodeURIComponent(r.order_id)}`}
+                    size="xs"
+                    ff="monospace"
+                    c="violet"
+                  >
                     {r.order_id}
                   </Text>
                 ),
@@ -113,7 +127,11 @@ export default function ReconciliationPage() {
                   </Text>
                 ),
               },
-              { accessor: 'payment_status', title: tx.reconciliation.columns.ours, render: (r) => `${r.order_status} / ${r.payment_status}` },
+              {
+                accessor: 'payment_status',
+                title: tx.reconciliation.columns.ours,
+                render: (r) => `${r.order_status} / ${r.payment_status}`,
+              },
               { accessor: 'provider_state', title: tx.reconciliation.columns.provider, render: (r) => r.provider_state ?? '—' },
               {
                 accessor: 'provider_checked_at',
