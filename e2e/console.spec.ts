@@ -6,6 +6,7 @@
  * artifacts/e2e/; the JSON report to artifacts/playwright-report.json. The last line printed is "N passed, M failed".
  */
 import { a11yTests, consoleListTests } from './flows/a11y';
+import { adminOrdersTests } from './flows/admin-orders';
 import { designTests } from './flows/design';
 import { economyTests } from './flows/economy';
 import { libraryTests } from './flows/library';
@@ -37,6 +38,7 @@ const FLOWS: Record<string, () => void> = {
   provenance: provenanceTests,
   pronunciation: pronunciationTests,
   polish: polishTests,
+  'admin-orders': adminOrdersTests,
 };
 // E2E_FLOWS=design (a comma list) runs only those flows, in the order above; unset, all of them.
 const only = (process.env.E2E_FLOWS ?? '')
