@@ -15,7 +15,6 @@ import {
   Text,
   Textarea,
   TextInput,
-  Timeline,
 } from '@mantine/core';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { DataTable } from 'mantine-datatable';
@@ -255,13 +254,13 @@ function OrderDrawer({ orderId, onClose }: { orderId: string; onClose: () => voi
               {tx.orders.noEvents}
             </Text>
           ) : (
-            <Timeline bulletSize={12} lineWidth={2}>
+            <Stack gap="sm">
               {d.events.map((e) => (
-                <Timeline.Item key={e.id}>
+                <Paper key={e.id} withBorder p="xs" radius="sm">
                   <EventLine event={e} />
-                </Timeline.Item>
+                </Paper>
               ))}
-            </Timeline>
+            </Stack>
           )}
           <Text size="xs" c="dimmed">
             {time(d.order.created_at)}
