@@ -6,6 +6,7 @@
  * artifacts/e2e/; the JSON report to artifacts/playwright-report.json. The last line printed is "N passed, M failed".
  */
 import { a11yTests, consoleListTests } from './flows/a11y';
+import { adminCoreTests } from './flows/admin-core';
 import { adminOrdersTests } from './flows/admin-orders';
 import { designTests } from './flows/design';
 import { economyTests } from './flows/economy';
@@ -38,6 +39,7 @@ const FLOWS: Record<string, () => void> = {
   provenance: provenanceTests,
   pronunciation: pronunciationTests,
   polish: polishTests,
+  'admin-core': adminCoreTests,
   'admin-orders': adminOrdersTests,
 };
 // E2E_FLOWS=design (a comma list) runs only those flows, in the order above; unset, all of them.

@@ -85,8 +85,8 @@ export const AuditFilters = z.object({
   action: z.string().max(64).optional().describe('an action, or an area with its dot (`credits.`)'),
   target_type: z.string().max(64).optional(),
   target_id: z.string().max(128).optional(),
-  from: isoTime.optional().describe('from this time (inclusive)'),
-  to: isoTime.optional().describe('until this time (exclusive)'),
+  since: isoTime.optional().describe('from this time (inclusive)'),
+  until: isoTime.optional().describe('until this time (exclusive)'),
 });
 export const AuditListQuery = AuditFilters.extend({
   page: z.coerce.number().int().min(1).max(100_000).default(1),

@@ -60,7 +60,7 @@ export const AUDIT_CSV_COLUMNS = [
 ] as const;
 
 function auditQuery(q: z.infer<typeof AuditFilters>): AuditQuery {
-  return { operator: q.operator, action: q.action, targetType: q.target_type, targetId: q.target_id, from: q.from, to: q.to };
+  return { operator: q.operator, action: q.action, targetType: q.target_type, targetId: q.target_id, from: q.since, to: q.until };
 }
 
 /** The operator console's own routes: the second factor, the operators (owner only) and the audit trail. */

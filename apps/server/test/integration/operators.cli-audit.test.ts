@@ -113,10 +113,10 @@ describe.each(DIALECTS)('operators: the command line and the audit trail routes 
     ]);
     const first = page3.body.items[0];
     const window = await auditor.client.get(
-      `/admin/api/audit?action=operator.role&from=${encodeURIComponent(first.at)}&to=${encodeURIComponent(page1.body.items[1].at)}`,
+      `/admin/api/audit?action=operator.role&since=${encodeURIComponent(first.at)}&until=${encodeURIComponent(page1.body.items[1].at)}`,
     );
     expect(window.body.total).toBe(3);
-    const bad = await auditor.client.get('/admin/api/audit?from=yesterday');
+    const bad = await auditor.client.get('/admin/api/audit?since=yesterday');
     expect(bad.status).toBe(400);
     expect(bad.body.error.code).toBe('VALIDATION_FAILED');
 

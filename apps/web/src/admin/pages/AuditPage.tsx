@@ -12,12 +12,12 @@ import { notifyError } from '../../lib/notify';
 import { useLocaleChoice } from '../../i18n/hooks';
 import { adminApi } from '../api';
 
-const FILTERS = ['operator', 'action', 'target_type', 'target_id', 'from', 'to'] as const;
+const FILTERS = ['operator', 'action', 'target_type', 'target_id', 'since', 'until'] as const;
 type Filter = (typeof FILTERS)[number];
 const PAGE_SIZE = 25;
 
 const short = (value: unknown) => (value === null || value === undefined ? '—' : JSON.stringify(value));
-/** A date field's value (YYYY-MM-DD) as the start of that day in UTC, as the server reads `from` and `to`. */
+/** A date field's value (YYYY-MM-DD): the server reads it as the start of that day (UTC). */
 const day = (value: string | null) => value || undefined;
 
 /**
@@ -101,8 +101,8 @@ export default function AuditPage() {
               {field('action', t('audit.action'), { placeholder: t('audit.actionHint') })}
               {field('target_type', t('audit.targetType'))}
               {field('target_id', t('audit.targetId'))}
-              {field('from', t('audit.from'), { type: 'date' })}
-              {field('to', t('audit.to'), { type: 'date' })}
+              {field('since', t('audit.from'), { type: 'date' })}
+              {field('until', t('audit.to'), { type: 'date' })}
               <Group gap="xs">
                 <Button type="submit" data-testid="audit-apply">
                   {t('audit.apply')}
@@ -131,6 +131,8 @@ export default function AuditPage() {
             paginationText={({ from, to, totalRecords }) => t('audit.records', { from, to, total: totalRecords })}
             noRecordsText={t('audit.empty')}
             data-testid="audit-table"
+            // A table of text only: its scrolling area takes the focus itself, so a keyboard can scroll it.
+            scrollAreaProps={{ viewportProps: { tabIndex: 0, role: 'region', 'aria-label': t('audit.title') } }}
             columns={[
               { accessor: 'at', title: t('audit.columns.at'), render: (e) => time.format(new Date(e.at)), noWrap: true },
               {
