@@ -47,6 +47,7 @@ function InvoiceForm({ orderId, previous, onDone }: { orderId: string; previous:
   });
   return (
     <form
+      noValidate
       onSubmit={(e) => {
         e.preventDefault();
         setTried(true);

@@ -92,6 +92,7 @@ function RefundDialog({ orderId, onClose }: { orderId: string; onClose: () => vo
         <Alert color="red">{tx.refund.notRefundable}</Alert>
       ) : (
         <form
+          noValidate
           onSubmit={(e) => {
             e.preventDefault();
             setTried(true);
