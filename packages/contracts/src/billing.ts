@@ -55,8 +55,8 @@ export const AdminOrdersQuery = z.object({
     .describe('`refunded`: successful orders refunded since'),
   method: z.enum(PAYMENT_METHODS).optional(),
   currency: z.enum(CURRENCIES).optional(),
-  from: z.iso.datetime({ offset: true }).or(z.iso.date()).optional().describe('created at or after (ISO date or time)'),
-  to: z.iso.datetime({ offset: true }).or(z.iso.date()).optional().describe('created before (a date: to the end of that day)'),
+  since: z.iso.datetime({ offset: true }).or(z.iso.date()).optional().describe('created at or after (ISO date or time)'),
+  until: z.iso.datetime({ offset: true }).or(z.iso.date()).optional().describe('created before (a date: to the end of that day)'),
   q: z.string().trim().max(254).optional().describe('an order id, an account id or an email'),
   ...page,
 });

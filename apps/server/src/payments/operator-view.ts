@@ -51,8 +51,8 @@ export async function listOrders(db: Kysely<Database>, f: Filters) {
   else if (f.status) q = q.where('o.status', '=', f.status);
   if (f.method) q = q.where('o.method', '=', f.method);
   if (f.currency) q = q.where('o.currency', '=', f.currency);
-  if (f.from) q = q.where('o.created_at', '>=', new Date(f.from).toISOString());
-  if (f.to) q = q.where('o.created_at', '<', upper(f.to));
+  if (f.since) q = q.where('o.created_at', '>=', new Date(f.since).toISOString());
+  if (f.until) q = q.where('o.created_at', '<', upper(f.until));
   if (f.q) {
     const term = f.q;
     if (term.includes('@')) q = q.where('a.email', '=', term.toLowerCase());

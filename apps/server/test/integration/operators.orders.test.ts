@@ -122,7 +122,7 @@ describe.each(DIALECTS)('operator console: orders, refunds, reconciliation, rece
 
     const today = new Date().toISOString().slice(0, 10);
     const list = await finance.get(
-      `/admin/api/orders?status=successful&method=card&currency=USD&from=${today}&to=${today}&page_size=100`,
+      `/admin/api/orders?status=successful&method=card&currency=USD&since=${today}&until=${today}&page_size=100`,
     );
     expect(list.status).toBe(200);
     expect(list.body.items.map((o: { id: string }) => o.id)).toContain(order.id);
@@ -130,7 +130,7 @@ describe.each(DIALECTS)('operator console: orders, refunds, reconciliation, rece
     const none = await finance.get(`/admin/api/orders?method=alipay&q=${order.id}`);
     expect(none.body).toMatchObject({ items: [], total: 0 });
     const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
-    expect((await finance.get(`/admin/api/orders?to=${yesterday}&q=${order.id}`)).body.total).toBe(0);
+    expect((await finance.get(`/admin/api/orders?until=${yesterday}&q=${order.id}`)).body.total).toBe(0);
     // Support reads orders but moves no money.
     expect((await support.get(`/admin/api/orders/${order.id}`)).status).toBe(200);
     expect((await support.get(`/admin/api/orders/${order.id}/refund-preview`)).status).toBe(403);

@@ -29,7 +29,8 @@ import { notifyError, notifySuccess } from '../../lib/notify';
 import { ordersApi } from '../orders-api';
 import { useOrdersTexts } from '../i18n/orders-texts';
 
-const FILTERS = ['q', 'status', 'method', 'currency', 'from', 'to'] as const;
+// `since`/`until`: the console's HTTP client sends its own `from=web` on every request.
+const FILTERS = ['q', 'status', 'method', 'currency', 'since', 'until'] as const;
 type Filter = (typeof FILTERS)[number];
 const PAGE_SIZE = 25;
 const STATUS_COLOR: Record<string, string> = {
@@ -341,17 +342,17 @@ export default function OrdersPage() {
               <TextInput
                 type="date"
                 label={tx.orders.from}
-                value={draft.from}
-                onChange={(e) => setDraft({ ...draft, from: e.currentTarget.value })}
-                data-testid="orders-filter-from"
+                value={draft.since}
+                onChange={(e) => setDraft({ ...draft, since: e.currentTarget.value })}
+                data-testid="orders-filter-since"
                 style={{ flex: '1 1 9rem' }}
               />
               <TextInput
                 type="date"
                 label={tx.orders.to}
-                value={draft.to}
-                onChange={(e) => setDraft({ ...draft, to: e.currentTarget.value })}
-                data-testid="orders-filter-to"
+                value={draft.until}
+                onChange={(e) => setDraft({ ...draft, until: e.currentTarget.value })}
+                data-testid="orders-filter-until"
                 style={{ flex: '1 1 9rem' }}
               />
               <Group gap="xs">
