@@ -210,6 +210,8 @@ export function adminOrdersTests(): void {
     assertEqual(mine.body.status, 'issued', 'the customer sees the invoice issued');
 
     await env.ui.goto('/app/orders');
+    // The customer comes back later: the order list is read afresh (this page still holds the list it read earlier).
+    await page.reload();
     const order = page.locator(`[data-testid="order-row"][data-order-id="${flow.invoiceOrder}"]`);
     await order.locator('[data-testid="order-invoice"][data-invoice-status="issued"]').click();
     const download = page.waitForEvent('download');
