@@ -17,7 +17,7 @@ const SERVER_LAYERS = [
   ['auth'],
   ['orders'],
   ['codes'],
-  ['payments'],
+  ['payments', 'invoices'],
   ['speech'],
   ['voices'],
   ['synthesis'],

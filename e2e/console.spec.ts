@@ -10,6 +10,7 @@ import { adminAccountsTests } from './flows/admin-accounts';
 import { adminEnginesTests } from './flows/admin-engines';
 import { adminCoreTests } from './flows/admin-core';
 import { adminCodesTests } from './flows/admin-codes';
+import { adminOrdersTests } from './flows/admin-orders';
 import { designTests } from './flows/design';
 import { economyTests } from './flows/economy';
 import { libraryTests } from './flows/library';
@@ -45,6 +46,7 @@ const FLOWS: Record<string, () => void> = {
   'admin-core': adminCoreTests,
   'admin-accounts': adminAccountsTests,
   'admin-codes': adminCodesTests,
+  'admin-orders': adminOrdersTests,
 };
 // E2E_FLOWS=design (a comma list) runs only those flows, in the order above; unset, all of them.
 const only = (process.env.E2E_FLOWS ?? '')

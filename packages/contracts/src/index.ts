@@ -12,6 +12,7 @@ export * from './provenance.js';
 export * from './pronunciation.js';
 export * from './admin-accounts.js';
 export * from './admin-engines.js';
+export * from './billing.js';
 export * from './operators.js';
 export * from './admin.js';
 export * from './codes.js';

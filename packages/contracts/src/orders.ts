@@ -57,6 +57,11 @@ export const OrderSchema = z
     paid_at: z.string().nullable(),
     expires_at: z.string(),
     refunded_at: z.string().nullable().describe('set once an operator refunded the order; the status stays successful'),
+    invoice_status: z
+      .enum(['requested', 'issued', 'rejected'])
+      .nullable()
+      .optional()
+      .describe('the 发票 requested on the order, if any (in the order list)'),
   })
   .meta({ id: 'Order' });
 export type Order = z.infer<typeof OrderSchema>;

@@ -24,6 +24,7 @@ import type { OrdersService } from '../orders/service.js';
 import type { PaymentsService } from '../payments/service.js';
 import type { CodesService } from '../codes/service.js';
 import type { CatalogueStore } from '../orders/catalogue-store.js';
+import type { InvoicesService } from '../invoices/service.js';
 import type { EventStore } from '../stats/store.js';
 import type { SamplesService } from '../design/samples.js';
 import type { PreviewsService } from '../design/previews.js';
@@ -77,6 +78,8 @@ export interface AppContext {
   /** Redemption codes: batches, redemptions. */
   codes: CodesService;
   payments: PaymentsService;
+  /** Receipts of paid orders and 发票 requests. */
+  invoices: InvoicesService;
   events: EventStore;
   design: { samples: SamplesService; previews: PreviewsService; ownVoices: OwnVoicesService };
   /** What `/readyz` checks; the queue module adds its queue. */

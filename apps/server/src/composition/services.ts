@@ -32,6 +32,8 @@ import { PlanPrivileges } from '../orders/privileges.js';
 import { PaymentsService } from '../payments/service.js';
 import { CodesService } from '../codes/service.js';
 import { createProviders } from '../payments/providers.js';
+import { InvoicesService } from '../invoices/service.js';
+import { receiptFonts } from '../invoices/fonts.js';
 import { EventStore } from '../stats/store.js';
 import { DesignRepository } from '../design/repository.js';
 import { Designer } from '../design/profiles.js';
@@ -216,6 +218,20 @@ export function buildServices(config: Config, parts: ServiceParts, overrides: { 
     secret,
     publicUrl: config.PUBLIC_URL,
   });
+  const invoices = new InvoicesService({
+    db: db.kysely,
+    storage,
+    mailer,
+    orders,
+    fonts: receiptFonts(config.RECEIPT_FONT),
+    issuer: {
+      name: config.RECEIPT_ISSUER_NAME,
+      taxId: config.RECEIPT_ISSUER_TAX_ID,
+      address: config.RECEIPT_ISSUER_ADDRESS,
+      email: config.RECEIPT_ISSUER_EMAIL,
+    },
+    publicUrl: config.PUBLIC_URL,
+  });
   const designer = new Designer({ host: speech, voices });
   const previews = new PreviewsService({
     repo: designRepo,
@@ -310,6 +326,7 @@ export function buildServices(config: Config, parts: ServiceParts, overrides: { 
     products,
     codes,
     payments,
+    invoices,
     events: new EventStore({
       db: db.kysely,
       limiter,

@@ -8,6 +8,7 @@ import {
   OrdersResponse,
   ProductsQuery,
   ProductsResponse,
+  type Order,
   type PaymentMethod,
 } from '@polyvox/contracts';
 import type { OrdersService } from './service.js';
@@ -22,6 +23,8 @@ export interface OrderRoutesDeps {
   orders: OrdersService;
   /** The payment methods this platform offers (the payments module's service is one). */
   payments: { methods(): PaymentMethod[] };
+  /** Each order's 发票 request status, shown in the list (the invoices module answers it). */
+  invoices: { statusOf(orderIds: string[]): Promise<Map<string, NonNullable<Order['invoice_status']>>> };
 }
 
 export function orderRoutes(deps: OrderRoutesDeps): FastifyPluginAsyncZod {
@@ -83,7 +86,8 @@ export function orderRoutes(deps: OrderRoutesDeps): FastifyPluginAsyncZod {
       async (request) => {
         const session = sessionOf(request);
         const { items, total } = await deps.orders.list(session.accountId, request.query.start, request.query.limit);
-        return { items: items.map(orderView), total };
+        const invoices = await deps.invoices.statusOf(items.map((o) => o.id));
+        return { items: items.map((o) => ({ ...orderView(o), invoice_status: invoices.get(o.id) ?? null })), total };
       },
     );
 

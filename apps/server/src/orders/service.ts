@@ -6,7 +6,7 @@ import type { Database, OrdersTable } from '../platform/db/schema.js';
 import { nowIso } from '../platform/db/database.js';
 import { lockAccount } from '../platform/db/locks.js';
 import type { CreditsService } from '../credits/service.js';
-import type { CatalogueSource } from './products.js';
+import type { CatalogueSource, ProductEntry } from './products.js';
 import { currencyFor } from './products.js';
 import { refundFigures, type RefundFigures } from './refund.js';
 
@@ -326,7 +326,11 @@ export class OrdersService {
    * stays unrefunded and a retry starts over. A command that takes over a stale claim whose credits were already
    * taken returns the money that claim priced, under the same idempotency key.
    */
-  async refund(orderId: string, returnMoney?: (money: MoneyBack) => Promise<string>): Promise<RefundResult> {
+  async refund(
+    orderId: string,
+    returnMoney?: (money: MoneyBack) => Promise<string>,
+    options: { expectedAmount?: number } = {},
+  ): Promise<RefundResult> {
     const claim = randomToken(16);
     // Read before the transaction: a look at the catalogue's version inside it would wait on SQLite's one connection.
     const basic = (await this.products.current()).basic;
@@ -349,37 +353,16 @@ export class OrdersService {
       }
       // No spending of the account commits between the count of what was used and the deduction below.
       await lockAccount(trx, order.account_id);
-      const account = await trx
-        .selectFrom('accounts')
-        .select('credits')
-        .where('id', '=', order.account_id)
-        .executeTakeFirstOrThrow();
-      const spent = await trx
-        .selectFrom('credit_ledger')
-        .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('amount'), eb.lit(0)).as('total'))
-        .where('account_id', '=', order.account_id)
-        .where('created_at', '>=', order.paid_at ?? now)
-        .where('kind', 'not in', NOT_SPENDING)
-        .executeTakeFirstOrThrow();
-      // The attempt that paid: its amount and currency are what the payer gave (CNY for a USD order via Alipay).
-      const payment = await trx
-        .selectFrom('payments')
-        .select(['id', 'method', 'amount', 'currency', 'provider_ref'])
-        .where('order_id', '=', order.id)
-        .where('status', '=', 'paid')
-        .executeTakeFirst();
-      const currency = (payment?.currency ?? order.currency) as Currency;
-      const paid = payment ? Number(payment.amount) : Number(order.amount);
-      const balanceNow = Number(account.credits);
-      let figures = refundFigures({
-        orderCredits: Number(order.credits),
-        orderAmount: paid,
-        used: -Number(spent.total),
-        basicCredits: basic.credits,
-        basicPrice: basic.prices[currency],
-        balance: balanceNow,
-      });
+      const { figures: priced, payment, currency, paid, balance: balanceNow } = await this.priceRefund(trx, order, now, basic);
+      let figures = priced;
       let balance = balanceNow;
+      // The console confirms the amount it previewed: anything spent since changes it, and the operator sees it again.
+      if (options.expectedAmount !== undefined && order.refund_amount === null && figures.amount !== options.expectedAmount) {
+        throw new AppError('VALIDATION_FAILED', {
+          field: 'expected_amount',
+          rule: `the refund is now ${figures.amount} ${currency}: preview it again`,
+        });
+      }
       if (order.refund_credits !== null && order.refund_amount !== null) {
         // A stale claim that already took its credits (its command died): those credits and that money stand.
         figures = { ...figures, deducted: Number(order.refund_credits), amount: Number(order.refund_amount) };
@@ -425,6 +408,58 @@ export class OrdersService {
       if (!updated) throw new AppError('ORDER_NOT_PAYABLE');
       return { ...figures, order: updated, currency: money.currency, balance: planned.balance, refundRef };
     });
+  }
+
+  /**
+   * What a refund of `order` would give back now: the figures `refund` computes in its claim (the same reads, the same
+   * rule), so the console's preview shows exactly what a refund made at once returns.
+   */
+  private async priceRefund(trx: Executor, order: OrderRow, now: string, basic: ProductEntry) {
+    const account = await trx
+      .selectFrom('accounts')
+      .select('credits')
+      .where('id', '=', order.account_id)
+      .executeTakeFirstOrThrow();
+    const spent = await trx
+      .selectFrom('credit_ledger')
+      .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('amount'), eb.lit(0)).as('total'))
+      .where('account_id', '=', order.account_id)
+      .where('created_at', '>=', order.paid_at ?? now)
+      .where('kind', 'not in', NOT_SPENDING)
+      .executeTakeFirstOrThrow();
+    // The attempt that paid: its amount and currency are what the payer gave (CNY for a USD order via Alipay).
+    const payment = await trx
+      .selectFrom('payments')
+      .select(['id', 'method', 'amount', 'currency', 'provider_ref'])
+      .where('order_id', '=', order.id)
+      .where('status', '=', 'paid')
+      .executeTakeFirst();
+    const currency = (payment?.currency ?? order.currency) as Currency;
+    const paid = payment ? Number(payment.amount) : Number(order.amount);
+    const balance = Number(account.credits);
+    const figures = refundFigures({
+      orderCredits: Number(order.credits),
+      orderAmount: paid,
+      used: -Number(spent.total),
+      basicCredits: basic.credits,
+      basicPrice: basic.prices[currency],
+      balance,
+    });
+    return { figures, payment, currency, paid, balance };
+  }
+
+  /** The refund `refund` would make now, changing nothing; ORDER_NOT_PAYABLE when the order cannot be refunded. */
+  async refundPreview(orderId: string): Promise<RefundFigures & { currency: string; total: number; balance: number }> {
+    const order = await this.find(orderId);
+    if (!order) throw new AppError('NOT_FOUND');
+    if (order.status !== 'successful' || order.refunded_at !== null) throw new AppError('ORDER_NOT_PAYABLE');
+    const { figures, currency, paid, balance } = await this.priceRefund(
+      this.db,
+      order,
+      nowIso(),
+      (await this.products.current()).basic,
+    );
+    return { ...figures, currency, total: paid, balance };
   }
 
   /** The provider did not return the money: the claim is given up and the credits it took come back, as a record. */

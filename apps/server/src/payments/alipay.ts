@@ -132,6 +132,33 @@ export function alipayProvider(settings: AlipaySettings): PaymentProvider {
       }
       return res.tradeNo ?? request.orderId;
     },
+    async query(attempt) {
+      const res = (await sdk.exec(
+        'alipay.trade.query',
+        { bizContent: { out_trade_no: attempt.paymentId } },
+        { validateSign: true },
+      )) as {
+        code?: string;
+        msg?: string;
+        subCode?: string;
+        subMsg?: string;
+        tradeNo?: string;
+        tradeStatus?: string;
+        totalAmount?: string;
+      };
+      // A trade the payer never opened does not exist at Alipay.
+      if (res.code !== '10000') {
+        if (res.subCode === 'ACQ.TRADE_NOT_EXIST') return { state: 'unpaid', amount: null, currency: null, providerRef: null };
+        throw new Error(`alipay.trade.query: ${res.code ?? ''} ${res.subCode ?? ''} ${res.subMsg ?? res.msg ?? ''}`.trim());
+      }
+      const paid = res.tradeStatus === 'TRADE_SUCCESS' || res.tradeStatus === 'TRADE_FINISHED';
+      return {
+        state: paid ? 'paid' : res.tradeStatus === 'TRADE_CLOSED' ? 'closed' : 'unpaid',
+        amount: paid ? fenOf(res.totalAmount) : null,
+        currency: paid ? 'CNY' : null,
+        providerRef: res.tradeNo ?? null,
+      };
+    },
     answer(accepted: boolean): NotifyAnswer {
       // Alipay stops retrying only on the plain text `success`.
       return { status: 200, contentType: 'text/plain; charset=utf-8', body: accepted ? 'success' : 'failure' };

@@ -61,6 +61,17 @@ export interface RefundRequest {
 /** The provider refused or could not be reached: no money moved (or the same refund may be asked again). */
 export class RefundFailed extends Error {}
 
+/** What the provider says of one payment attempt when asked (the reconciliation's re-query). */
+export type ProviderState = 'paid' | 'unpaid' | 'closed' | 'refunded' | 'failed';
+export interface QueriedPayment {
+  state: ProviderState;
+  /** What the provider says was paid, in minor units (null when nothing was). */
+  amount: number | null;
+  currency: string | null;
+  /** The provider's id of the payment, when it has one. */
+  providerRef: string | null;
+}
+
 /** One payment provider; chosen from the settings by `createProviders`. */
 export interface PaymentProvider {
   readonly method: PaymentMethod;
@@ -81,4 +92,9 @@ export interface PaymentProvider {
    * the provider refuses.
    */
   refund(request: RefundRequest): Promise<string>;
+  /**
+   * Asks the provider for the state of one payment attempt (its own API, answers checked as its notifications are).
+   * Throws when the provider cannot be reached or answers something unreadable.
+   */
+  query(attempt: { paymentId: string; providerRef: string | null }): Promise<QueriedPayment>;
 }

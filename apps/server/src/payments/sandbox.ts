@@ -37,6 +37,10 @@ export function sandboxProvider(secret: string): PaymentProvider {
     async refund(request) {
       return `sandbox_refund_${request.orderId}`;
     },
+    // The sandbox is this server: what it knows of an attempt is the attempt's own row (PaymentsService reads it).
+    async query() {
+      throw new Error('the sandbox is queried from its own payment rows');
+    },
     answer(accepted: boolean): NotifyAnswer {
       return { status: accepted ? 200 : 400, contentType: 'text/plain', body: accepted ? 'ok' : 'rejected' };
     },

@@ -1,14 +1,52 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
 import { PAYMENT_METHODS, type Currency, type MessageLocale, type PaymentMethod } from '@polyvox/contracts';
 import { AppError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import type { Database, PaymentsTable } from '../platform/db/schema.js';
-import type { OrderRow, OrdersService, RefundResult } from '../orders/service.js';
-import type { CheckoutResult, IncomingNotification, NotifyAnswer, PaymentProvider } from './provider.js';
+import type { OrderRow, OrdersService, RefundResult, SettleOutcome } from '../orders/service.js';
+import type { CheckoutResult, IncomingNotification, NotifyAnswer, PaymentProvider, QueriedPayment } from './provider.js';
+import { OrderEvents } from './events.js';
 import { ForgedNotification, RefundFailed } from './provider.js';
 import { checkSandboxToken } from './sandbox.js';
 
 export type PaymentRow = Selectable<PaymentsTable>;
+
+export const RECONCILIATION_KINDS = [
+  'paid_not_applied',
+  'applied_not_paid',
+  'duplicate_payment',
+  'refunded_not_recorded',
+  'unconfirmed',
+] as const;
+export type ReconciliationKind = (typeof RECONCILIATION_KINDS)[number];
+type ReconJoin = Database & { p: PaymentsTable; o: Database['orders'] };
+
+function reconciliationKind(r: {
+  method: string;
+  payment_status: string;
+  provider_state: string | null;
+  refunded_at: string | null;
+}): ReconciliationKind {
+  if (r.payment_status === 'duplicate') return 'duplicate_payment';
+  if (r.payment_status === 'paid' && r.provider_state === 'refunded') return 'refunded_not_recorded';
+  if (r.payment_status === 'paid') return 'applied_not_paid';
+  if (r.provider_state === 'paid' || r.provider_state === 'refunded') return 'paid_not_applied';
+  return 'unconfirmed';
+}
+
+/** What each provider said when an operator asked, attempt by attempt. */
+export interface RequeryAnswer {
+  payment_id: string;
+  method: string;
+  provider_state: string | null;
+  /** consistent | applied | already | duplicate | rejected | mismatch | error */
+  outcome: string;
+}
+export interface RequeryResult {
+  before: OrderRow;
+  order: OrderRow;
+  answers: RequeryAnswer[];
+}
 
 export interface NotifyResult {
   answer: NotifyAnswer;
@@ -42,8 +80,11 @@ export class PaymentsService {
   private readonly providers: ReadonlyMap<PaymentMethod, PaymentProvider>;
   private readonly secret: string;
   private readonly publicUrl: string;
+  /** Every notification received and every provider answer, per order. */
+  readonly events: OrderEvents;
 
   constructor(options: PaymentsOptions) {
+    this.events = new OrderEvents(options.db);
     this.db = options.db;
     this.orders = options.orders;
     this.providers = options.providers;
@@ -55,20 +96,24 @@ export class PaymentsService {
    * Refunds a successful order and returns its money through the provider it was paid with, with the order id
    * as the refund's idempotency key; a provider failure (RefundFailed) leaves the order unrefunded.
    */
-  refund(orderId: string): Promise<RefundResult> {
-    return this.orders.refund(orderId, async (money) => {
-      const provider = byMethod(this.providers, money.method);
-      if (!provider) throw new RefundFailed(`${money.method} is not configured here, so its refund cannot be sent`);
-      if (!money.paymentId) throw new RefundFailed('the order has no paid payment attempt to refund');
-      return provider.refund({
-        orderId: money.orderId,
-        paymentId: money.paymentId,
-        providerRef: money.providerRef,
-        amount: money.amount,
-        total: money.total,
-        currency: money.currency,
-      });
-    });
+  refund(orderId: string, options: { expectedAmount?: number } = {}): Promise<RefundResult> {
+    return this.orders.refund(
+      orderId,
+      async (money) => {
+        const provider = byMethod(this.providers, money.method);
+        if (!provider) throw new RefundFailed(`${money.method} is not configured here, so its refund cannot be sent`);
+        if (!money.paymentId) throw new RefundFailed('the order has no paid payment attempt to refund');
+        return provider.refund({
+          orderId: money.orderId,
+          paymentId: money.paymentId,
+          providerRef: money.providerRef,
+          amount: money.amount,
+          total: money.total,
+          currency: money.currency,
+        });
+      },
+      options,
+    );
   }
 
   methods(): PaymentMethod[] {
@@ -102,6 +147,8 @@ export class PaymentsService {
       status: 'started',
       paid_at: null,
       created_at: new Date().toISOString(),
+      provider_state: null,
+      provider_checked_at: null,
     };
     // The attempt is written before the provider hears of it, so its notification always finds it.
     await this.db.insertInto('payments').values(payment).execute();
@@ -129,27 +176,45 @@ export class PaymentsService {
     return result.qr_code ? { qr_code: result.qr_code } : { pay_url: result.pay_url ?? '' };
   }
 
-  /** Verifies a provider's notification and applies it once; the answer is what that provider expects. */
+  /**
+   * Verifies a provider's notification and applies it once; the answer is what that provider expects. Every
+   * notification of a configured provider is recorded (order_events) with its verification result and what it did.
+   */
   async notify(method: string, notification: IncomingNotification): Promise<NotifyResult> {
     const provider = byMethod(this.providers, method);
     if (!provider || provider.method === 'sandbox') throw new AppError('NOT_FOUND');
+    const base = { method: provider.method, kind: 'notification' as const };
     let notice;
     try {
       notice = await provider.verify(notification);
     } catch (e) {
-      if (e instanceof ForgedNotification)
+      if (e instanceof ForgedNotification) {
+        await this.events.record({ ...base, verification: 'forged', outcome: 'rejected', detail: { reason: e.message } });
         return { answer: provider.answer(false), rejected: { reason: 'forged', detail: e.message } };
+      }
       throw e;
     }
-    if (notice.outcome === 'ignored') return { answer: provider.answer(true) };
+    const verified = { ...base, verification: 'verified' as const };
+    if (notice.outcome === 'ignored') {
+      await this.events.record({ ...verified, outcome: 'ignored' });
+      return { answer: provider.answer(true) };
+    }
     const payment = await this.db
       .selectFrom('payments')
       .selectAll()
       .where('id', '=', notice.paymentId)
       .where('method', '=', provider.method)
       .executeTakeFirst();
-    if (!payment)
+    if (!payment) {
+      await this.events.record({
+        ...verified,
+        outcome: 'unknown_payment',
+        providerRef: notice.providerRef,
+        detail: { payment_id: notice.paymentId },
+      });
       return { answer: provider.answer(false), rejected: { reason: 'unknown payment', payment_id: notice.paymentId } };
+    }
+    const about = { ...verified, orderId: payment.order_id, paymentId: payment.id, providerRef: notice.providerRef };
     if (notice.outcome === 'failed') {
       await this.db
         .updateTable('payments')
@@ -158,27 +223,36 @@ export class PaymentsService {
         .where('status', '=', 'started')
         .execute();
       await this.orders.markFailed(payment.order_id);
+      await this.events.record({ ...about, outcome: 'failed', providerState: 'failed' });
       return { answer: provider.answer(true), applied: true };
     }
+    const paid = { ...about, providerState: 'paid' as const, amount: notice.amount, currency: notice.currency };
     if (notice.amount !== Number(payment.amount) || notice.currency !== payment.currency) {
-      return {
-        answer: provider.answer(false),
-        rejected: {
-          reason: 'amount or currency differs from the checkout',
-          order_id: payment.order_id,
-          expected: `${payment.amount} ${payment.currency}`,
-          received: `${notice.amount} ${notice.currency}`,
-        },
+      const rejected = {
+        reason: 'amount or currency differs from the checkout',
+        order_id: payment.order_id,
+        expected: `${payment.amount} ${payment.currency}`,
+        received: `${notice.amount} ${notice.currency}`,
       };
+      await this.events.record({ ...paid, outcome: 'rejected', detail: rejected });
+      return { answer: provider.answer(false), rejected };
     }
-    const outcome = await this.orders.settlePaid({
-      orderId: payment.order_id,
-      paymentId: payment.id,
-      method: provider.method,
-      amount: notice.amount,
-      currency: payment.currency as Currency,
-      providerRef: notice.providerRef,
-    });
+    let outcome: SettleOutcome;
+    try {
+      outcome = await this.orders.settlePaid({
+        orderId: payment.order_id,
+        paymentId: payment.id,
+        method: provider.method,
+        amount: notice.amount,
+        currency: payment.currency as Currency,
+        providerRef: notice.providerRef,
+      });
+    } catch (e) {
+      // The provider retries a notification that was not answered with success: the failure is on record meanwhile.
+      await this.events.record({ ...paid, outcome: 'error', detail: { error: (e as Error).message } }).catch(() => undefined);
+      throw e;
+    }
+    await this.events.record({ ...paid, outcome });
     const unclosed = outcome === 'applied' ? await this.closeOthers(payment.order_id, payment.id) : [];
     return {
       answer: provider.answer(true),
@@ -194,6 +268,143 @@ export class PaymentsService {
             },
           }
         : {}),
+    };
+  }
+
+  /**
+   * Asks each provider the order was paid through for the state of its attempts, records each answer, and applies a
+   * payment the provider took that we never applied (a lost or rejected notification) exactly as a verified
+   * notification would: the same amount check, the same single settlement. The operator's reconciliation action.
+   */
+  async requery(orderId: string, operatorId: string): Promise<RequeryResult> {
+    const order = await this.orders.find(orderId);
+    if (!order) throw new AppError('NOT_FOUND');
+    const attempts = await this.db
+      .selectFrom('payments')
+      .selectAll()
+      .where('order_id', '=', orderId)
+      .orderBy('created_at')
+      .execute();
+    const answers: RequeryAnswer[] = [];
+    for (const attempt of attempts) {
+      const base = {
+        orderId,
+        paymentId: attempt.id,
+        method: attempt.method,
+        kind: 'query' as const,
+        verification: 'verified' as const,
+        operatorId,
+      };
+      if (attempt.method === 'sandbox') {
+        // The sandbox is this server: its rows are the provider's state.
+        const state = attempt.status === 'paid' || attempt.status === 'duplicate' ? 'paid' : 'unpaid';
+        await this.events.record({ ...base, outcome: 'consistent', providerState: state });
+        answers.push({ payment_id: attempt.id, method: attempt.method, provider_state: state, outcome: 'consistent' });
+        continue;
+      }
+      const provider = byMethod(this.providers, attempt.method);
+      let queried: QueriedPayment;
+      try {
+        if (!provider) throw new Error(`${attempt.method} is not configured here`);
+        queried = await provider.query({ paymentId: attempt.id, providerRef: attempt.provider_ref });
+      } catch (e) {
+        await this.events.record({ ...base, outcome: 'error', detail: { error: (e as Error).message } });
+        answers.push({ payment_id: attempt.id, method: attempt.method, provider_state: null, outcome: 'error' });
+        continue;
+      }
+      const seen = {
+        ...base,
+        providerState: queried.state,
+        amount: queried.amount,
+        currency: queried.currency,
+        providerRef: queried.providerRef,
+      };
+      let outcome: string = 'consistent';
+      let detail: Record<string, unknown> | null = null;
+      const oursPaid = attempt.status === 'paid' || attempt.status === 'duplicate';
+      if (queried.state === 'paid' && !oursPaid) {
+        if (queried.amount !== Number(attempt.amount) || queried.currency !== attempt.currency) {
+          outcome = 'rejected';
+          detail = {
+            reason: 'amount or currency differs from the checkout',
+            expected: `${attempt.amount} ${attempt.currency}`,
+            received: `${queried.amount} ${queried.currency}`,
+          };
+        } else {
+          outcome = await this.orders.settlePaid({
+            orderId,
+            paymentId: attempt.id,
+            method: attempt.method as PaymentMethod,
+            amount: Number(attempt.amount),
+            currency: attempt.currency as Currency,
+            providerRef: queried.providerRef ?? attempt.id,
+          });
+          if (outcome === 'applied') await this.closeOthers(orderId, attempt.id);
+        }
+      } else if (oursPaid && (queried.state === 'unpaid' || queried.state === 'closed' || queried.state === 'failed')) {
+        outcome = 'mismatch';
+      }
+      await this.events.record({ ...seen, outcome, detail });
+      answers.push({ payment_id: attempt.id, method: attempt.method, provider_state: queried.state, outcome });
+    }
+    return { order: (await this.orders.find(orderId))!, before: order, answers };
+  }
+
+  /**
+   * Attempts whose provider state and ours differ: a payment the provider took that we did not apply, one we applied
+   * that the provider does not show as paid, a second payment of a paid order, a refund we have no record of, and
+   * (kind `unconfirmed`) checkouts at a real provider whose order lapsed without any word from the provider.
+   */
+  async reconciliation(kind: ReconciliationKind | undefined, page: number, pageSize: number) {
+    const where = (eb: ExpressionBuilder<ReconJoin, 'p' | 'o'>) => {
+      const kinds = {
+        paid_not_applied: eb.and([
+          eb('p.provider_state', 'in', ['paid', 'refunded']),
+          eb('p.status', 'not in', ['paid', 'duplicate']),
+        ]),
+        applied_not_paid: eb.and([eb('p.status', '=', 'paid'), eb('p.provider_state', 'in', ['unpaid', 'closed', 'failed'])]),
+        duplicate_payment: eb('p.status', '=', 'duplicate'),
+        refunded_not_recorded: eb.and([
+          eb('p.provider_state', '=', 'refunded'),
+          eb('p.status', '=', 'paid'),
+          eb('o.refunded_at', 'is', null),
+        ]),
+        unconfirmed: eb.and([
+          eb('p.method', '!=', 'sandbox'),
+          eb('p.status', '=', 'started'),
+          eb('p.provider_state', 'is', null),
+          eb('o.status', 'in', ['expired', 'failed']),
+        ]),
+      } as const;
+      return kind ? kinds[kind] : eb.or(Object.values(kinds));
+    };
+    const base = this.db.selectFrom('payments as p').innerJoin('orders as o', 'o.id', 'p.order_id').where(where);
+    const [rows, count] = await Promise.all([
+      base
+        .select([
+          'p.id as payment_id',
+          'p.method',
+          'p.amount',
+          'p.currency',
+          'p.status as payment_status',
+          'p.provider_state',
+          'p.provider_checked_at',
+          'p.created_at',
+          'o.id as order_id',
+          'o.account_id',
+          'o.status as order_status',
+          'o.refunded_at',
+        ])
+        .orderBy('p.created_at', 'desc')
+        .orderBy('p.id', 'desc')
+        .offset((page - 1) * pageSize)
+        .limit(pageSize)
+        .execute(),
+      base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    ]);
+    return {
+      items: rows.map((r) => ({ ...r, amount: Number(r.amount), kind: reconciliationKind(r) })),
+      total: Number(count.n),
     };
   }
 
@@ -252,6 +463,13 @@ export class PaymentsService {
   ): Promise<{ returnUrl: string; unclosed: { payment_id: string; method: string; error: string }[] }> {
     const { payment } = await this.sandboxAttempt(orderId, token);
     let unclosed: { payment_id: string; method: string; error: string }[] = [];
+    const event = {
+      orderId,
+      paymentId: payment.id,
+      method: 'sandbox',
+      kind: 'sandbox' as const,
+      verification: 'verified' as const,
+    };
     if (outcome === 'success') {
       const settled = await this.orders.settlePaid({
         orderId,
@@ -261,9 +479,18 @@ export class PaymentsService {
         currency: payment.currency as Currency,
         providerRef: payment.id,
       });
+      await this.events.record({
+        ...event,
+        outcome: settled,
+        providerState: 'paid',
+        amount: Number(payment.amount),
+        currency: payment.currency,
+        providerRef: payment.id,
+      });
       if (settled === 'applied') unclosed = await this.closeOthers(orderId, payment.id);
     } else {
       await this.orders.markFailed(orderId);
+      await this.events.record({ ...event, outcome: 'failed', providerState: 'failed' });
     }
     return { returnUrl: payment.return_url, unclosed };
   }

@@ -131,6 +131,18 @@ export function stripeProvider(settings: StripeSettings): PaymentProvider {
         throw new RefundFailed(`Stripe: ${(e as Error).message}`, { cause: e });
       }
     },
+    async query(attempt) {
+      // The Checkout Session is made when the checkout starts: an attempt without one never reached Stripe.
+      if (!attempt.providerRef) return { state: 'unpaid', amount: null, currency: null, providerRef: null };
+      const session = await stripe.checkout.sessions.retrieve(attempt.providerRef);
+      const paid = session.payment_status === 'paid' || session.payment_status === 'no_payment_required';
+      return {
+        state: paid ? 'paid' : session.status === 'expired' ? 'closed' : 'unpaid',
+        amount: paid ? (session.amount_total ?? null) : null,
+        currency: paid && session.currency ? session.currency.toUpperCase() : null,
+        providerRef: session.id,
+      };
+    },
     answer(accepted: boolean): NotifyAnswer {
       return accepted
         ? { status: 200, contentType: 'application/json', body: '{"received":true}' }

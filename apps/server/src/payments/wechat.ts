@@ -180,6 +180,34 @@ export function wechatProvider(settings: WechatSettings): PaymentProvider {
       }
       return data.refund_id;
     },
+    async query(attempt) {
+      const res = await pay.query({ out_trade_no: attempt.paymentId });
+      const error = res.error as { code?: string } | undefined;
+      // An order the payer never scanned may not exist at WeChat Pay.
+      if (res.status === 404 && error?.code === 'ORDER_NOT_EXIST')
+        return { state: 'unpaid', amount: null, currency: null, providerRef: null };
+      const data = res.data as
+        { trade_state?: string; transaction_id?: string; amount?: { total?: number; currency?: string } } | undefined;
+      if (res.status !== 200 || !data?.trade_state)
+        throw new Error(`WeChat Pay query failed: ${res.status} ${JSON.stringify(res.error ?? res.data)}`);
+      const state = data.trade_state;
+      const paid = state === 'SUCCESS' || state === 'REFUND';
+      return {
+        state:
+          state === 'REFUND'
+            ? 'refunded'
+            : paid
+              ? 'paid'
+              : state === 'CLOSED' || state === 'REVOKED'
+                ? 'closed'
+                : state === 'PAYERROR'
+                  ? 'failed'
+                  : 'unpaid',
+        amount: paid && typeof data.amount?.total === 'number' ? data.amount.total : null,
+        currency: paid ? (data.amount?.currency ?? 'CNY') : null,
+        providerRef: data.transaction_id ?? null,
+      };
+    },
     answer(accepted: boolean): NotifyAnswer {
       return accepted
         ? { status: 200, contentType: 'application/json', body: '{"code":"SUCCESS","message":"OK"}' }

@@ -167,6 +167,16 @@ export const ConfigSchema = z.object({
     .default(60),
   /** GB 45438-2025 `ContentProducer`: the operator's name or filing code, written into every file's AIGC label. */
   AIGC_CONTENT_PRODUCER: z.string().min(1).max(200).default('Polyvox'),
+  /** The seller named on receipts: its name, tax number (统一社会信用代码 or VAT id), address and contact. */
+  RECEIPT_ISSUER_NAME: z.string().min(1).max(200).default('Polyvox'),
+  RECEIPT_ISSUER_TAX_ID: z.string().max(64).default(''),
+  RECEIPT_ISSUER_ADDRESS: z.string().max(300).default(''),
+  RECEIPT_ISSUER_EMAIL: z.string().max(200).default(''),
+  /**
+   * A font with Chinese glyphs for receipts (an OpenType/TrueType file or a .ttc collection); unset: the Noto CJK
+   * fonts of Debian's fonts-noto-cjk when installed. Without one, receipts are written in English (docs/receipts.md).
+   */
+  RECEIPT_FONT: z.string().max(1000).default(''),
   /** GB 45438-2025 `ContentPropagator`: who distributes the files (empty: the same operator serves them). */
   AIGC_CONTENT_PROPAGATOR: z.string().max(200).default(''),
   /** The explicit, audible label: none, the standard's rhythm cue, or a spoken notice; and where it goes. */

@@ -24,6 +24,8 @@ export const ID_PREFIX = {
   /** A remote speech provider added in the console, and a model install started there. */
   provider: 'prov',
   modelInstall: 'mdl',
+  /** A 发票 request. */
+  invoice: 'inv',
   /** An audit trail entry. */
   audit: 'aud',
   /** An operator's recovery code. */

@@ -6,6 +6,7 @@ import { DIALECTS, startTestApp, type TestApp } from '../support/app.js';
 import { Client, signIn, type Reply } from '../support/client.js';
 import { anotherSession, makeOperator, makePendingOperator, totpCode } from '../support/operators.js';
 import { parseCatalogue } from '../../src/models/catalogue.js';
+import { complete, newOrder, sandboxToken } from '../support/economy.js';
 
 /**
  * Audit coverage: every mutating operator route writes exactly one audit entry naming the operator, the role, the
@@ -205,6 +206,51 @@ const SAMPLES: Sample[] = [
   // ---- end codes and catalog ----
 
   // ---- orders, receipts and invoices (h/op-orders): append rows here ----
+  {
+    route: 'POST /admin/api/orders/:id/refund',
+    role: 'finance',
+    action: 'order.refund',
+    reason: 'customer asked',
+    async run(h, client) {
+      const orderId = await paidSandboxOrder(h);
+      const reply = await client.post(`/admin/api/orders/${orderId}/refund`, { reason: 'customer asked' });
+      return { reply, target: { type: 'order', id: orderId } };
+    },
+  },
+  {
+    route: 'POST /admin/api/orders/:id/requery',
+    role: 'finance',
+    action: 'order.requery',
+    reason: 'reconciliation',
+    async run(h, client) {
+      const orderId = await paidSandboxOrder(h);
+      const reply = await client.post(`/admin/api/orders/${orderId}/requery`, { reason: 'reconciliation' });
+      return { reply, target: { type: 'order', id: orderId } };
+    },
+  },
+  {
+    route: 'POST /admin/api/invoices/:id/issue',
+    role: 'finance',
+    action: 'invoice.issue',
+    async run(h, client) {
+      const id = await invoiceRequest(h);
+      const form = new FormData();
+      form.append('file', new Blob([Buffer.from('%PDF-1.4\n%%EOF\n')], { type: 'application/pdf' }), 'invoice.pdf');
+      const reply = await client.post(`/admin/api/invoices/${id}/issue`, form);
+      return { reply, target: { type: 'invoice', id } };
+    },
+  },
+  {
+    route: 'POST /admin/api/invoices/:id/reject',
+    role: 'finance',
+    action: 'invoice.reject',
+    reason: 'the tax number does not match the title',
+    async run(h, client) {
+      const id = await invoiceRequest(h);
+      const reply = await client.post(`/admin/api/invoices/${id}/reject`, { reason: 'the tax number does not match the title' });
+      return { reply, target: { type: 'invoice', id } };
+    },
+  },
   // ---- end orders ----
 
   // ---- engines, providers and settings (h/op-engines): append rows here ----
@@ -290,6 +336,28 @@ const SAMPLES: Sample[] = [
 function providerBody() {
   return { kind: 'openai' as const, name: 'Audit sample', url: 'http://127.0.0.1:1', key: 'sk-audit-sample-1234' };
 }
+// ---- orders, receipts and invoices (h/op-orders): helpers of its samples ----
+/** A customer's credit pack paid through the sandbox; its order id. */
+async function paidSandboxOrder(h: Harness): Promise<string> {
+  const c = await h.customer();
+  const order = await newOrder(c.client, 'credits_100k');
+  const done = await complete(h.t, order.id, { token: await sandboxToken(c.client, order.id), outcome: 'success' });
+  if (done.status !== 303) throw new Error(`sandbox payment failed ${done.status}`);
+  return order.id;
+}
+/** A 发票 request on a paid order; its id. */
+async function invoiceRequest(h: Harness): Promise<string> {
+  const c = await h.customer();
+  const orderId = await paidSandboxOrder({ ...h, customer: async () => c });
+  const res = await c.client.post(`/accounts/me/orders/${orderId}/invoice`, {
+    type: 'normal',
+    title: 'ACME Ltd',
+    email: c.email,
+  });
+  if (res.status !== 201) throw new Error(`invoice request failed ${res.status} ${JSON.stringify(res.body)}`);
+  return (res.body as { id: string }).id;
+}
+// ---- end orders helpers ----
 
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 

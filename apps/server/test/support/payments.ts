@@ -354,6 +354,21 @@ export async function fakeAlipay(options: { appId: string; appPublicPem: string;
         paid.refunds.set(biz.out_request_no, biz.refund_amount!);
         return answer(biz.refund_amount!);
       }
+      if (params.method === 'alipay.trade.query') {
+        const trade = trades.get(biz.out_trade_no ?? '');
+        if (!trade)
+          return signedAnswer({ code: '40004', msg: 'Business Failed', sub_code: 'ACQ.TRADE_NOT_EXIST', sub_msg: '交易不存在' });
+        // A trade is paid once its notification was made (the payer paid), closed when closed, else waiting.
+        return signedAnswer({
+          code: '10000',
+          msg: 'Success',
+          out_trade_no: trade.out_trade_no,
+          ...(trade.trade_no ? { trade_no: trade.trade_no } : {}),
+          trade_status: trade.trade_no ? 'TRADE_SUCCESS' : trade.closed ? 'TRADE_CLOSED' : 'WAIT_BUYER_PAY',
+          total_amount: trade.total_amount,
+          buyer_logon_id: 'tes***@example.com',
+        });
+      }
       if (params.method !== 'alipay.trade.close')
         return signedAnswer({ code: '40004', msg: 'Business Failed', sub_code: 'isv.missing-method' });
       const trade = trades.get(biz.out_trade_no ?? '');

@@ -56,6 +56,34 @@ export interface Order {
   plan?: string | null;
   credits?: number;
   refunded_at?: string | null;
+  /** The 发票 requested on the order, if any. */
+  invoice_status?: InvoiceStatus | null;
+}
+
+export const INVOICE_TYPES = ['normal', 'special'] as const;
+export type InvoiceType = (typeof INVOICE_TYPES)[number];
+export type InvoiceStatus = 'requested' | 'issued' | 'rejected';
+
+export interface Invoice {
+  id: string;
+  order_id: string;
+  type: InvoiceType;
+  title: string;
+  tax_number: string | null;
+  email: string;
+  status: InvoiceStatus;
+  invoice_number: string | null;
+  note: string | null;
+  created_at: string;
+  handled_at: string | null;
+  file_url: string | null;
+}
+
+export interface InvoiceAsk {
+  type: InvoiceType;
+  title: string;
+  tax_number?: string;
+  email: string;
 }
 
 export interface OrderList {
@@ -198,4 +226,29 @@ export interface Redemption {
 
 export function redeemCode(code: string): Promise<Redemption> {
   return http('POST', '/api/redeem', { json: { code } });
+}
+
+/** The receipt of a paid order (a PDF in the console's language). */
+export async function fetchReceipt(orderId: string): Promise<Blob> {
+  const res = await http<Response>('GET', `/api/accounts/me/orders/${encodeURIComponent(orderId)}/receipt`, { raw: true });
+  return res.blob();
+}
+
+/** The 发票 requested on an order; null when none was. */
+export async function fetchInvoice(orderId: string, signal?: AbortSignal): Promise<Invoice | null> {
+  try {
+    return await http<Invoice>('GET', `/api/accounts/me/orders/${encodeURIComponent(orderId)}/invoice`, { signal });
+  } catch (e) {
+    if ((e as { code?: string }).code === 'NOT_FOUND') return null;
+    throw e;
+  }
+}
+
+export function requestInvoice(orderId: string, ask: InvoiceAsk): Promise<Invoice> {
+  return http('POST', `/accounts/me/orders/${encodeURIComponent(orderId)}/invoice`, { json: ask });
+}
+
+export async function fetchInvoiceFile(orderId: string): Promise<Blob> {
+  const res = await http<Response>('GET', `/api/accounts/me/orders/${encodeURIComponent(orderId)}/invoice/file`, { raw: true });
+  return res.blob();
 }

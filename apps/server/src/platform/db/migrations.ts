@@ -712,6 +712,58 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('code_redemptions_account').on('code_redemptions').column('account_id').execute();
     },
   },
+  '0018_order_events_invoices': {
+    async up(db: Kysely<unknown>) {
+      // Every payment notification received (verified or not) and every answer of a provider asked about a payment.
+      await db.schema
+        .createTable('order_events')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('order_id', 'text')
+        .addColumn('payment_id', 'text')
+        .addColumn('method', 'text', (c) => c.notNull())
+        .addColumn('kind', 'text', (c) => c.notNull())
+        .addColumn('verification', 'text', (c) => c.notNull())
+        .addColumn('outcome', 'text', (c) => c.notNull())
+        .addColumn('provider_state', 'text')
+        .addColumn('amount', 'bigint')
+        .addColumn('currency', 'text')
+        .addColumn('provider_ref', 'text')
+        .addColumn('detail', 'text')
+        .addColumn('operator_id', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('order_events_order').on('order_events').columns(['order_id', 'created_at']).execute();
+      await db.schema.createIndex('order_events_time').on('order_events').columns(['created_at']).execute();
+      // The provider's last word on each attempt, for the reconciliation view.
+      await db.schema.alterTable('payments').addColumn('provider_state', 'text').execute();
+      await db.schema.alterTable('payments').addColumn('provider_checked_at', 'text').execute();
+      await db.schema.createIndex('payments_provider_state').on('payments').columns(['provider_state', 'status']).execute();
+      await db.schema.createIndex('orders_paid').on('orders').columns(['status', 'created_at']).execute();
+
+      // 发票 requests: one per order; finance issues the file (kept in storage) or rejects the request.
+      await db.schema
+        .createTable('invoice_requests')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('order_id', 'text', (c) => c.notNull().unique().references('orders.id').onDelete('cascade'))
+        .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+        .addColumn('type', 'text', (c) => c.notNull())
+        .addColumn('title', 'text', (c) => c.notNull())
+        .addColumn('tax_number', 'text')
+        .addColumn('email', 'text', (c) => c.notNull())
+        .addColumn('locale', 'text', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('file_key', 'text')
+        .addColumn('invoice_number', 'text')
+        .addColumn('note', 'text')
+        .addColumn('handled_by', 'text')
+        .addColumn('handled_at', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('invoice_requests_status').on('invoice_requests').columns(['status', 'created_at']).execute();
+      await db.schema.createIndex('invoice_requests_account').on('invoice_requests').columns(['account_id']).execute();
+    },
+  },
   '0019_providers_settings': {
     async up(db: Kysely<unknown>) {
       // Settings an operator changes while running (platform/runtime-settings.ts): one JSON document per name, its

@@ -227,6 +227,9 @@ export interface PaymentsTable {
   status: string;
   paid_at: string | null;
   created_at: string;
+  /** The provider's last word on the attempt (a verified notification or a query, 0018): paid, unpaid, closed … */
+  provider_state: string | null;
+  provider_checked_at: string | null;
 }
 
 export interface AccountCountersTable {
@@ -545,6 +548,51 @@ export interface CodeRedemptionsTable {
   credits: number;
   plan: string | null;
   created_at: string;
+/** A payment notification received, or a provider's answer when asked about a payment (0018). */
+export interface OrderEventsTable {
+  id: string;
+  /** Null when the notification could not be tied to an order (a forged or unknown one). */
+  order_id: string | null;
+  payment_id: string | null;
+  method: string;
+  /** notification | query | sandbox */
+  kind: string;
+  /** verified | forged: whether the signature (or the answer's) checked out */
+  verification: string;
+  /** applied | already | duplicate | failed | ignored | rejected | unknown_payment | error | consistent | settled */
+  outcome: string;
+  /** What the provider says of the payment: paid | unpaid | closed | refunded | failed */
+  provider_state: string | null;
+  amount: number | null;
+  currency: string | null;
+  provider_ref: string | null;
+  /** JSON: why it was rejected, what differed. */
+  detail: string | null;
+  /** The operator who asked the provider (a re-query). */
+  operator_id: string | null;
+  created_at: string;
+}
+
+/** 发票 requests (0018). */
+export interface InvoiceRequestsTable {
+  id: string;
+  order_id: string;
+  account_id: string;
+  /** normal (普通发票) | special (专用发票) */
+  type: string;
+  title: string;
+  tax_number: string | null;
+  email: string;
+  locale: string;
+  /** requested | issued | rejected */
+  status: string;
+  file_key: string | null;
+  invoice_number: string | null;
+  note: string | null;
+  handled_by: string | null;
+  handled_at: string | null;
+  created_at: string;
+  updated_at: string;
 }
 
 export interface Database {
@@ -584,4 +632,6 @@ export interface Database {
   code_batches: CodeBatchesTable;
   redemption_codes: RedemptionCodesTable;
   code_redemptions: CodeRedemptionsTable;
+  order_events: OrderEventsTable;
+  invoice_requests: InvoiceRequestsTable;
 }

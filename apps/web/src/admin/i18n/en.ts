@@ -16,6 +16,9 @@ export const adminEn = {
     settings: 'Settings',
     codes: 'Codes',
     catalog: 'Products',
+    orders: 'Orders',
+    reconciliation: 'Reconciliation',
+    invoices: 'Invoices',
   },
   notOperator: {
     title: 'Not an operator',

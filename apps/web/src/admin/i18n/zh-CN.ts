@@ -17,6 +17,9 @@ export const adminZhCN: AdminMessages = {
     settings: '设置',
     codes: '兑换码',
     catalog: '商品',
+    orders: '订单',
+    reconciliation: '对账',
+    invoices: '发票',
   },
   notOperator: {
     title: '不是运营人员',

@@ -17,6 +17,9 @@ export const adminZhTW: AdminMessages = {
     settings: '設定',
     codes: '兌換碼',
     catalog: '商品',
+    orders: '訂單',
+    reconciliation: '對帳',
+    invoices: '發票',
   },
   notOperator: {
     title: '不是營運人員',

@@ -1,8 +1,11 @@
-import { useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
+import { useMutation } from '@tanstack/react-query';
 import { Badge, Button, Group, Paper, Skeleton, Stack, Table, Text } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
-import { ORDER_STATUSES, PAYMENT_METHODS, type Order } from '../../../api/economy';
+import { fetchReceipt, ORDER_STATUSES, PAYMENT_METHODS, type Order } from '../../../api/economy';
+import { saveBlob } from '../../../economy/download';
+import { notifyError } from '../../../lib/notify';
 import { EmptyTable } from '../../../components/EmptyTable';
 import { WideTable } from '../../../components/WideTable';
 import { LoadError } from '../../../components/LoadError';
@@ -15,6 +18,8 @@ import { useOrders } from '../../../economy/queries';
 import { formatDateTime, pageCount } from '../../../economy/usage';
 
 const PAGE_SIZE = 20;
+// The invoice form is opened by few: its code comes with the first opening.
+const InvoiceDialog = lazy(() => import('../../../economy/InvoiceDialog').then((m) => ({ default: m.InvoiceDialog })));
 const STATUS_COLOR: Record<string, string> = {
   pending_payment: 'yellow',
   successful: 'teal',
@@ -57,6 +62,41 @@ function ProductLabel({ order }: { order: Order }) {
   return order.product;
 }
 
+/** A paid order's receipt (PDF) and its 发票. */
+function PaidActions({ order }: { order: Order }) {
+  const { t } = useTranslation();
+  const [invoiceOpen, setInvoiceOpen] = useState(false);
+  const receipt = useMutation({
+    mutationFn: () => fetchReceipt(order.id),
+    onSuccess: (blob) => saveBlob(blob, `receipt-${order.id}.pdf`),
+    onError: notifyError,
+  });
+  const invoice = order.invoice_status;
+  return (
+    <Group gap="xs" wrap="nowrap">
+      <Button size="xs" variant="light" onClick={() => receipt.mutate()} loading={receipt.isPending} data-testid="order-receipt">
+        {t('orders.receipt')}
+      </Button>
+      {!order.refunded_at && (
+        <Button
+          size="xs"
+          variant="subtle"
+          onClick={() => setInvoiceOpen(true)}
+          data-testid="order-invoice"
+          data-invoice-status={invoice ?? 'none'}
+        >
+          {invoice ? t(`invoice.status.${invoice}`) : t('orders.invoice')}
+        </Button>
+      )}
+      {invoiceOpen && (
+        <Suspense fallback={null}>
+          <InvoiceDialog orderId={order.id} opened={invoiceOpen} onClose={() => setInvoiceOpen(false)} />
+        </Suspense>
+      )}
+    </Group>
+  );
+}
+
 function OrderRow({ order }: { order: Order }) {
   const { t } = useTranslation();
   const { ui } = useLocaleChoice();
@@ -91,6 +131,7 @@ function OrderRow({ order }: { order: Order }) {
             {t('orders.continuePayment')}
           </Button>
         )}
+        {order.status === 'successful' && <PaidActions order={order} />}
       </Table.Td>
     </Table.Tr>
   );
