@@ -142,7 +142,7 @@ export const AdminLedgerResponse = z.object({
 });
 export type AdminLedgerResponse = z.infer<typeof AdminLedgerResponse>;
 
-export const AdminOrdersResponse = z.object({
+export const AdminAccountOrdersResponse = z.object({
   items: z.array(
     z.object({
       id: z.string(),
@@ -162,7 +162,7 @@ export const AdminOrdersResponse = z.object({
   page: z.number().int(),
   page_size: z.number().int(),
 });
-export type AdminOrdersResponse = z.infer<typeof AdminOrdersResponse>;
+export type AdminAccountOrdersResponse = z.infer<typeof AdminAccountOrdersResponse>;
 
 export const CreditAdjustRequest = z.object({
   amount: z.number().int().min(1).max(1_000_000_000).describe('credits, a whole number above zero'),

@@ -7,7 +7,7 @@ import {
   AccountStatusResponse,
   AdminAccountPage,
   AdminLedgerResponse,
-  AdminOrdersResponse,
+  AdminAccountOrdersResponse,
   AdminPageQuery,
   CreditAdjustRequest,
   CreditAdjustResponse,
@@ -86,7 +86,7 @@ export function accountAdminRoutes(deps: AccountAdminRoutesDeps): FastifyPluginA
           summary: "An account's orders, newest first",
           params: Params,
           querystring: AdminPageQuery,
-          response: { 200: AdminOrdersResponse, ...errors },
+          response: { 200: AdminAccountOrdersResponse, ...errors },
         },
       },
       async (request) => {

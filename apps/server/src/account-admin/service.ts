@@ -7,7 +7,7 @@ import type {
   AdminAccountPage,
   AdminAccountSummary,
   AdminLedgerResponse,
-  AdminOrdersResponse,
+  AdminAccountOrdersResponse,
 } from '@polyvox/contracts';
 import type { AccountsTable, Database } from '../platform/db/schema.js';
 import { AppError } from '../platform/errors.js';
@@ -287,7 +287,11 @@ export class AccountAdminService {
     };
   }
 
-  async orders(accountId: string, page: number, pageSize: number): Promise<Omit<AdminOrdersResponse, 'page' | 'page_size'>> {
+  async orders(
+    accountId: string,
+    page: number,
+    pageSize: number,
+  ): Promise<Omit<AdminAccountOrdersResponse, 'page' | 'page_size'>> {
     await this.row(accountId);
     const [rows, count] = await Promise.all([
       this.db

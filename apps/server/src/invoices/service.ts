@@ -74,7 +74,7 @@ export class InvoicesService {
         .executeTakeFirst(),
       this.db.selectFrom('accounts').select('email').where('id', '=', order.account_id).executeTakeFirst(),
     ]);
-    const product = this.o.orders.products.get(order.product_id);
+    const product = (await this.o.orders.products.current()).get(order.product_id);
     return renderReceipt(
       {
         orderId: order.id,

@@ -3,7 +3,7 @@ import type {
   AccountStatusResponse,
   AdminAccountPage,
   AdminLedgerResponse,
-  AdminOrdersResponse,
+  AdminAccountOrdersResponse,
   OverviewResponse,
 } from '@polyvox/contracts';
 import { http } from '../api/client';
@@ -13,7 +13,7 @@ export type {
   AccountStatusResponse,
   AdminAccountPage,
   AdminLedgerResponse,
-  AdminOrdersResponse,
+  AdminAccountOrdersResponse,
   OverviewResponse,
 };
 
@@ -36,7 +36,7 @@ export const adminAccountsApi = {
       query: { page, page_size: pageSize },
     }),
   orders: (id: string, page: number, pageSize: number) =>
-    http<AdminOrdersResponse>('GET', `/admin/api/accounts/${encodeURIComponent(id)}/orders`, {
+    http<AdminAccountOrdersResponse>('GET', `/admin/api/accounts/${encodeURIComponent(id)}/orders`, {
       query: { page, page_size: pageSize },
     }),
   adjust: (id: string, direction: 'grant' | 'deduct', amount: number, reason: string) =>

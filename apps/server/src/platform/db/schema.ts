@@ -548,6 +548,8 @@ export interface CodeRedemptionsTable {
   credits: number;
   plan: string | null;
   created_at: string;
+}
+
 /** A payment notification received, or a provider's answer when asked about a payment (0018). */
 export interface OrderEventsTable {
   id: string;
