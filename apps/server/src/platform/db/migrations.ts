@@ -738,7 +738,7 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('payments').addColumn('provider_state', 'text').execute();
       await db.schema.alterTable('payments').addColumn('provider_checked_at', 'text').execute();
       await db.schema.createIndex('payments_provider_state').on('payments').columns(['provider_state', 'status']).execute();
-      await db.schema.createIndex('orders_paid').on('orders').columns(['status', 'created_at']).execute();
+      await db.schema.createIndex('orders_status_created').on('orders').columns(['status', 'created_at']).execute();
 
       // 发票 requests: one per order; finance issues the file (kept in storage) or rejects the request.
       await db.schema
