@@ -42,9 +42,11 @@ const FLOWS: Record<string, () => void> = {
   provenance: provenanceTests,
   pronunciation: pronunciationTests,
   polish: polishTests,
-  'admin-engines': adminEnginesTests,
+  // The customer above becomes the operator here: admin-core names it owner (its first test needs a customer),
+  // the flows after it reuse that elevated session, or name their own operator when run alone.
   'admin-core': adminCoreTests,
   'admin-accounts': adminAccountsTests,
+  'admin-engines': adminEnginesTests,
   'admin-codes': adminCodesTests,
   'admin-orders': adminOrdersTests,
 };

@@ -121,6 +121,8 @@ export function adminOrdersTests(): void {
     flow.invoiceOrder = await paidOrder();
     flow.refundOrder = await paidOrder();
     await env.ui.goto('/app/orders');
+    // The flows before may have left another language chosen: this one reads the zh-CN labels.
+    await env.ui.chooseLanguage('zh-CN');
     const row = page.locator(`[data-testid="order-row"][data-order-id="${flow.invoiceOrder}"]`);
     await row.waitFor();
     const download = page.waitForEvent('download');
