@@ -2,7 +2,8 @@
 // Runs every check and test tier in order and ends with one summary line: "N passed, M failed".
 // TEST_NODE_VERSIONS=22,24 adds tiers on those Node versions (scripts/test-node-versions.mjs): by default the
 // integration tier, which runs the whole server (worker threads, child processes, native addons, WebAssembly) where
-// versions differ; TEST_NODE_PROJECTS=unit,integration adds the unit tier there (about 6 minutes a version) (CI runs the integration tier only).
+// versions differ; TEST_NODE_PROJECTS=unit,integration adds the unit tier there (about 6 minutes a version); CI runs the
+// integration tier only, its files shared among the versions (TEST_NODE_SHARDED=1).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -43,7 +44,11 @@ function otherNodeSteps(list) {
     const projects = (process.env.TEST_NODE_PROJECTS || 'integration').split(',').map((p) => p.trim());
     const unknown = projects.filter((p) => p !== 'unit' && p !== 'integration');
     if (unknown.length) throw new Error(`TEST_NODE_PROJECTS: unknown tier ${unknown.join(', ')} (unit, integration)`);
-    return parseVersions(list).flatMap((pin) => projects.map((project) => vitestStep(pin, project)));
+    // TEST_NODE_SHARDED=1 (as CI sets it) splits the files among the versions with vitest's --shard: each file runs
+    // on one of them, so the other versions add one tier's time, not one per version.
+    const pins = parseVersions(list);
+    const shard = (i) => (process.env.TEST_NODE_SHARDED === '1' && pins.length > 1 ? [`--shard=${i + 1}/${pins.length}`] : []);
+    return pins.flatMap((pin, i) => projects.map((project) => vitestStep(pin, project, shard(i))));
   } catch (err) {
     return [{ name: 'node versions', fail: err instanceof Error ? err.message : String(err) }];
   }
