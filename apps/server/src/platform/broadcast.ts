@@ -49,7 +49,7 @@ export function localBroadcast(onError: (err: unknown) => void = () => {}): Broa
 
 /**
  * Several processes sharing Redis: a connection of its own subscribes to `<prefix>broadcast` (subscribed before this
- * resolves, so a process answers requests only once it hears the others), another publishes. A message carries the
+ * resolves when Redis answers, so a process answers requests only once it hears the others), another publishes. A message carries the
  * process that sent it, which skips it on the way back (its handlers already ran).
  */
 export async function redisBroadcast(
@@ -76,17 +76,19 @@ export async function redisBroadcast(
     if (parsed.origin === origin || typeof topic !== 'string' || typeof message !== 'string') return;
     deliver(handlers, topic, message, onError);
   });
+  // Redis unreachable at start: the process starts all the same (`/readyz` names redis) and subscribes once Redis
+  // answers; every later reconnection resubscribes on its own.
+  sub.on('ready', () => void sub.subscribe(channel).catch(onError));
   try {
     await sub.subscribe(channel);
-  } catch (e) {
-    pub.disconnect();
-    sub.disconnect();
-    throw e;
+  } catch (err) {
+    onError(err);
   }
   return {
     async publish(topic, message) {
       deliver(handlers, topic, message, onError);
-      await pub.publish(channel, JSON.stringify({ origin, topic, message }));
+      // At most once: what must hold is in the database already, so Redis down loses the message, not the request.
+      await pub.publish(channel, JSON.stringify({ origin, topic, message })).catch(onError);
     },
     on: (topic, handler) => subscribe(handlers, topic, handler),
     async close() {
