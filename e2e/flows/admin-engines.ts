@@ -102,6 +102,8 @@ export function adminEnginesTests(): void {
       'the test called the provider with its key',
     );
 
+    // The test's toast sits at the bottom right, over the switch: closed first, as a person would.
+    await dismissToasts(page);
     await card.getByTestId('provider-enabled').click({ force: true });
     // Enabled: its voices join the library within seconds, and a synthesis speaks through it.
     const deadline = Date.now() + 30_000;

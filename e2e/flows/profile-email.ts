@@ -3,6 +3,7 @@ import { env, shot, HANG_GUARD_MS } from '../lib/env';
 import { assert, assertEqual } from '../lib/assert';
 import { test } from '../lib/fixtures';
 import { listMails, mailsTo, waitForCode } from '../lib/outbox';
+import { dismissToasts } from '../lib/speech';
 
 /**
  * A registered account changes its email from the profile page: a code from the current address and
@@ -87,7 +88,9 @@ export function profileEmailTests(): void {
       const wrong = current.code === '111111' ? '222222' : '111111';
       await page.getByTestId('email-change-current-code').fill(wrong);
       await page.getByTestId('email-change-new-code').fill(next.code);
+      // The codes' toasts sit at the bottom right, over the form's button (and a pointer resting on one keeps it open).
       const refused = page.waitForResponse((r) => new URL(r.url()).pathname === '/accounts/me/email');
+      await dismissToasts(page);
       await page.getByTestId('email-change-submit').click();
       assertEqual((await refused).status(), 403, 'a wrong current-address code');
       await page.getByTestId('email-change-error').waitFor();
@@ -101,6 +104,7 @@ export function profileEmailTests(): void {
 
       await page.getByTestId('email-change-current-code').fill(current.code);
       const moved = page.waitForResponse((r) => new URL(r.url()).pathname === '/accounts/me/email');
+      await dismissToasts(page);
       await page.getByTestId('email-change-submit').click();
       assertEqual((await moved).status(), 200, 'PUT /accounts/me/email with both codes');
       await page.getByTestId('email-change-form').waitFor({ state: 'detached' });

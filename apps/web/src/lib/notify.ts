@@ -28,7 +28,9 @@ function show(data: NotificationData): void {
     wanted = true;
     listeners.forEach((l) => l());
   }
-  void import('@mantine/notifications').then(({ notifications }) => notifications.show(data));
+  // Its close button is named (in the language of the moment) for screen readers, as every button is.
+  const named: NotificationData = { ...data, closeButtonProps: { 'aria-label': i18n.t('common.close') } };
+  void import('@mantine/notifications').then(({ notifications }) => notifications.show(named));
 }
 
 export function notifyError(error: unknown): void {
