@@ -1,4 +1,5 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { ApiError } from '../api/errors';
 import {
   fetchCurrentStats,
   fetchDayCredits,
@@ -36,11 +37,18 @@ export function usePaymentMethods(enabled: boolean) {
   });
 }
 
+/** The order cannot be followed: it does not exist or is not the caller's. */
+export function orderGone(error: unknown): boolean {
+  return error instanceof ApiError && (error.status === 404 || error.status === 403 || error.status === 401);
+}
+
 export function useOrder(id: string) {
   return useQuery({
     queryKey: [ECONOMY_KEY, 'order', id],
     queryFn: ({ signal }) => fetchOrder(id, signal),
-    refetchInterval: (query) => (isFinal(query.state.data) || query.state.error ? false : ORDER_POLL_MS),
+    // Followed until final. A missing order (404) or one not the caller's (403) stops it; a failed poll (a network
+    // blip, a busy server) does not: the page would otherwise wait forever on a payment that has gone through.
+    refetchInterval: (query) => (isFinal(query.state.data) || orderGone(query.state.error) ? false : ORDER_POLL_MS),
     enabled: id !== '',
     meta: { silent: true },
     retry: false,

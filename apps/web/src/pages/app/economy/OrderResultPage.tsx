@@ -12,7 +12,7 @@ import { formatNumber } from '../../../lib/format';
 import { isFinal } from '../../../economy/checkout';
 import { formatMoney } from '../../../economy/money';
 import { CheckoutDialog } from '../../../economy/CheckoutDialog';
-import { ECONOMY_KEY, useOrder, useProducts } from '../../../economy/queries';
+import { ECONOMY_KEY, orderGone, useOrder, useProducts } from '../../../economy/queries';
 import type { Order } from '../../../api/economy';
 
 const LOOK = {
@@ -78,7 +78,8 @@ export function OrderResultPage() {
     void queryClient.invalidateQueries({ queryKey: [ECONOMY_KEY], predicate: (q) => q.queryKey[1] !== 'order' });
   }, [final, queryClient]);
 
-  if (order.isError) {
+  // A poll that failed for a moment keeps the page following the order (the next one may answer).
+  if (order.isError && (!data || orderGone(order.error))) {
     return (
       <Paper withBorder radius="md" p="xl" data-testid="order-result" data-status="missing">
         <Stack align="center" gap="sm">
