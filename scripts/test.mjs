@@ -21,6 +21,8 @@ const steps = [
   // The import rules: no cycles, layers one way (.dependency-cruiser.cjs).
   { name: 'imports', cmd: bin('depcruise'), args: ['apps', 'packages', '--config', '.dependency-cruiser.cjs'] },
   { name: 'format', cmd: bin('prettier'), args: ['--check', '.'] },
+  // Generated code against its source: the watermark's committed WebAssembly is what its C builds to (clang, lld).
+  { name: 'generated', cmd: process.execPath, args: [path.join(root, 'scripts/check-watermark-wasm.mjs')] },
   { name: 'typecheck', cmd: 'npm', args: ['run', '--silent', 'typecheck'] },
   { name: 'unit', cmd: bin('vitest'), args: vitestArgs('unit'), report: path.join(artifacts, 'vitest-unit.json') },
   {

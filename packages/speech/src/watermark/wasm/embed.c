@@ -9,7 +9,8 @@
  * sample is the same to the bit; lanes never hold parts of one sum that JavaScript adds as one.
  *
  * Built by scripts/build-watermark-wasm.mjs (clang --target=wasm32, -msimd128, wasm-ld) into
- * embed-wasm.ts; the build itself never needs clang.
+ * embed-wasm.ts; the build itself never needs clang. `npm test` (scripts/check-watermark-wasm.mjs) builds it again
+ * and fails unless the committed module is what this file builds to: rebuild and commit both after any change.
  */
 #include <stdint.h>
 #include <wasm_simd128.h>

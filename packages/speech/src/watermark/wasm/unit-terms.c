@@ -7,7 +7,8 @@
  * that the look-ups' long chains overlap. The grids' sums over every pattern offset are here too.
  *
  * Built by scripts/build-watermark-wasm.mjs (clang --target=wasm32, -msimd128, wasm-ld) into
- * unit-terms-wasm.ts; the build itself never needs clang.
+ * unit-terms-wasm.ts; the build itself never needs clang. `npm test` (scripts/check-watermark-wasm.mjs) builds it again
+ * and fails unless the committed module is what this file builds to: rebuild and commit both after any change.
  */
 #include <stdint.h>
 #include <wasm_simd128.h>
