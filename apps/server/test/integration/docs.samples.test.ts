@@ -119,7 +119,8 @@ describe.each(DIALECTS.slice(0, 1))('the documentation site (%s)', (dialect) => 
   });
 
   // Pages in order, and each page's samples in order in one folder: a later sample may use what an earlier one wrote.
-  const pages = [...new Set(runnable.map((s) => s.page))];
+  // The Chinese pages' samples are the English ones, character for character (checked above): each is run once.
+  const pages = [...new Set(runnable.filter((s) => s.page.startsWith('en/')).map((s) => s.page))];
   it.each(pages)('runs the samples of %s', async (page) => {
     const dir = path.join(ROOT, 'node_modules/.cache/polyvox-doc-samples', page.replaceAll('/', '_'));
     await fs.rm(dir, { recursive: true, force: true });
