@@ -69,6 +69,8 @@ const SITE_PAGES = {
   'receipts.md': '/topics/credits',
   'operators.md': '/operators',
   'provenance.md': '/topics/provenance',
+  'credits.md': '/topics/credits',
+  'settings.md': '/self-hosting/settings',
 };
 
 export function relink(markdown, lang) {
