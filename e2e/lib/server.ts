@@ -57,11 +57,13 @@ export function ensureDocsBuild(): void {
   const built = path.join(ROOT, 'docs/site/dist/index.html');
   const sources = [path.join(ROOT, 'docs'), path.join(ROOT, 'scripts/build-docs.mjs')];
   const stale =
-    !fs.existsSync(built) ||
-    sources.some((s) => newestMtime(s, path.join(ROOT, 'docs/site/dist')) > fs.statSync(built).mtimeMs);
+    !fs.existsSync(built) || sources.some((s) => newestMtime(s, path.join(ROOT, 'docs/site/dist')) > fs.statSync(built).mtimeMs);
   if (!stale) return;
   console.log('[e2e] building the documentation site (docs/site) …');
-  const res = spawnSync(process.execPath, [path.join(ROOT, 'scripts/build-docs.mjs')], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  const res = spawnSync(process.execPath, [path.join(ROOT, 'scripts/build-docs.mjs')], {
+    cwd: ROOT,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   if (res.status !== 0) throw new Error('node scripts/build-docs.mjs failed');
 }
 

@@ -38,7 +38,8 @@ async function pythonCanImport(code: string): Promise<boolean> {
 /** What an audio file a sample wrote starts with. */
 function looksLikeAudio(name: string, bytes: Buffer): boolean {
   if (name.endsWith('.wav')) return bytes.subarray(0, 4).toString('latin1') === 'RIFF';
-  if (name.endsWith('.mp3')) return bytes.subarray(0, 3).toString('latin1') === 'ID3' || (bytes[0] === 0xff && (bytes[1]! & 0xe0) === 0xe0);
+  if (name.endsWith('.mp3'))
+    return bytes.subarray(0, 3).toString('latin1') === 'ID3' || (bytes[0] === 0xff && (bytes[1]! & 0xe0) === 0xe0);
   if (name.endsWith('.opus') || name.endsWith('.ogg')) return bytes.subarray(0, 4).toString('latin1') === 'OggS';
   return bytes.length > 0;
 }
@@ -60,7 +61,8 @@ describe.each(DIALECTS.slice(0, 1))('the documentation site (%s)', (dialect) => 
     });
     let c;
     ({ t, c } = await keyedApp(dialect, 1_000_000, 'docs', { GUIDE_DIST: site }));
-    const key = (await c.put('/api/authorization', { name: 'docs samples', requests_per_minute: 6000, concurrency: 16 })).body as { key: string };
+    const key = (await c.put('/api/authorization', { name: 'docs samples', requests_per_minute: 6000, concurrency: 16 }))
+      .body as { key: string };
     env = {
       PATH: process.env.PATH ?? '/usr/bin:/bin',
       HOME: process.env.HOME ?? work,
@@ -73,7 +75,9 @@ describe.each(DIALECTS.slice(0, 1))('the documentation site (%s)', (dialect) => 
     await t?.close();
     await fs.rm(work, { recursive: true, force: true });
     // The figure the issue asks for, printed with the run.
-    console.log(`[docs] samples run: ${ran.sh} curl/sh, ${ran.js} JavaScript, ${ran.python} Python run, ${ran.pythonCompiled} Python compiled`);
+    console.log(
+      `[docs] samples run: ${ran.sh} curl/sh, ${ran.js} JavaScript, ${ran.python} Python run, ${ran.pythonCompiled} Python compiled`,
+    );
   });
 
   it('every code block of a page says whether it runs, and the English and Chinese sites have the same pages', () => {
@@ -87,7 +91,8 @@ describe.each(DIALECTS.slice(0, 1))('the documentation site (%s)', (dialect) => 
     );
     expect(zh).toEqual(en);
     // A Chinese page runs the same samples as its English one.
-    const codes = (lang: string) => runnable.filter((s) => s.page.startsWith(`${lang}/`)).map((s) => `${s.page.slice(3)} ${s.code}`);
+    const codes = (lang: string) =>
+      runnable.filter((s) => s.page.startsWith(`${lang}/`)).map((s) => `${s.page.slice(3)} ${s.code}`);
     expect(codes('zh')).toEqual(codes('en'));
   });
 
@@ -130,7 +135,8 @@ describe.each(DIALECTS.slice(0, 1))('the documentation site (%s)', (dialect) => 
     try {
       for (const sample of runnable.filter((s) => s.page === page)) await runSample(sample, dir);
       const audio = (await fs.readdir(dir)).filter((f) => /\.(mp3|wav|opus|ogg|pcm)$/.test(f) && f !== 'my-voice.wav');
-      for (const name of audio) expect(looksLikeAudio(name, await fs.readFile(path.join(dir, name))), `${page}: ${name}`).toBe(true);
+      for (const name of audio)
+        expect(looksLikeAudio(name, await fs.readFile(path.join(dir, name))), `${page}: ${name}`).toBe(true);
     } finally {
       await fs.rm(dir, { recursive: true, force: true });
     }

@@ -62,6 +62,8 @@ export function sitePages(generated: boolean): string[] {
 /** The code blocks of the site's own pages (generated pages are other documents' text, checked where they live). */
 export function siteSamples(): DocSample[] {
   return sitePages(false).flatMap((page) =>
-    fencedBlocks(fs.readFileSync(path.join(SITE_PAGES, page), 'utf8'), page).filter((s) => CODE_LANGS.has(s.lang) || s.lang === 'sh'),
+    fencedBlocks(fs.readFileSync(path.join(SITE_PAGES, page), 'utf8'), page).filter(
+      (s) => CODE_LANGS.has(s.lang) || s.lang === 'sh',
+    ),
   );
 }
