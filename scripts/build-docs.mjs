@@ -26,7 +26,7 @@ const FROM_DOCS = [
     page: 'topics/provenance.md',
     lead: {
       en: '',
-      zh: ':::tip 说明\n本页的正文取自仓库的 `docs/provenance.md`（英文），构建时原样收入，以免两处文字不一致。简要说明：Polyvox 生成的每个音频都带有隐式标识（GB 45438-2025 的 `AIGC` 字段）、C2PA 清单和声音水印三重标记，可选加上显式标识（语音提示或节奏提示音）；任何人都可以在控制台的“检测”页或 `POST /v1/provenance/check` 上查验一个文件。\n:::\n\n',
+      zh: ':::tip 说明\n本页的正文取自仓库的 `docs/provenance.md`（英文），构建时原样收入，以免两处文字不一致。简要说明：Polyvox 生成的每个音频都带有隐式标识（GB 45438-2025 的 `AIGC` 字段）、C2PA 清单和声音水印三重标记，可选加上显式标识（语音提示或节奏提示音）；任何人都可以在控制台的“检测”页（`/check`）或通过 `POST /provenance/verify` 查验一个文件。\n:::\n\n',
     },
   },
   {

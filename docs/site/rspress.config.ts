@@ -12,6 +12,9 @@ export default defineConfig({
   title: 'Polyvox',
   description: 'Text to speech and voice cloning you run yourself',
   lang: 'en',
+  // A Chinese browser's first visit to the English root goes to the Chinese pages; a link to a page in either language
+  // (the console's, for one) stays where it points.
+  route: { localeRedirect: 'only-default-lang' },
   locales: [
     { lang: 'en', label: 'English', title: 'Polyvox', description: 'Text to speech and voice cloning you run yourself' },
     { lang: 'zh', label: '简体中文', title: 'Polyvox', description: '可自行部署的语音合成与声音克隆平台' },
