@@ -175,6 +175,8 @@ export async function serveApi(app: FastifyInstance, ctx: AppContext, { embedded
         cacheControl: false,
         setHeaders: staticCacheHeaders(path.resolve(config.GUIDE_DIST), 'static/'),
       });
+      // `/guide` typed without its slash: the site's relative paths need the folder's URL.
+      scope.get('/guide', { schema: { hide: true } }, (_request, reply) => reply.redirect('/guide/', 301));
     });
   }
 

@@ -118,6 +118,10 @@ describe.each(DIALECTS.slice(0, 1))('the documentation site (%s)', (dialect) => 
       }
     }
     expect((await fetch(`${t.url}/guide/no-such-page`)).status).toBe(404);
+    // The console's link without its slash still finds the site.
+    const bare = await fetch(`${t.url}/guide`, { redirect: 'manual' });
+    expect(bare.status).toBeGreaterThanOrEqual(301);
+    expect(new URL(bare.headers.get('location')!, t.url).pathname).toBe('/guide/');
     // The provenance guide is docs/provenance.md, taken in at build time.
     const provenance = readFileSync(path.join(ROOT, 'docs/provenance.md'), 'utf8')
       .split('\n')[0]!
