@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Starts the whole platform on the embedded default: builds the console when no build exists and
-// the server when its compiled build is missing or older than its sources, then runs the compiled
+// Starts the whole platform on the embedded default: builds the console and the documentation site when no build
+// exists and the server when its compiled build is missing or older than its sources, then runs the compiled
 // server with plain node (which applies migrations). Signals go to the server, which shuts down cleanly.
 //
 //   node scripts/start.mjs         the compiled build (npm start)
@@ -11,6 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildServer, defaultOutdir, serverBuildIsCurrent } from './build-server.mjs';
 import { SERVER_NODE_FLAGS } from './node-flags.mjs';
+import { buildDocs } from './build-docs.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const webDist = process.env.WEB_DIST ? path.resolve(process.env.WEB_DIST) : path.join(root, 'apps/web/dist');
@@ -23,6 +24,16 @@ if (!process.env.WEB_DIST && !fs.existsSync(path.join(webDist, 'index.html'))) {
   const build = spawnSync(npm, ['run', 'build', '-w', 'apps/web'], { cwd: root, stdio: 'inherit' });
   if (build.status !== 0) {
     console.error('[polyvox] the console build failed; the API starts without it');
+  }
+}
+
+// The documentation site (/guide/), likewise only at its default location.
+if (!process.env.GUIDE_DIST && !fs.existsSync(path.join(root, 'docs/site/dist/index.html'))) {
+  console.log('[polyvox] no documentation build found: building docs/site …');
+  try {
+    buildDocs();
+  } catch (error) {
+    console.error(`[polyvox] ${error.message}; the server starts without /guide/`);
   }
 }
 

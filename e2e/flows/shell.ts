@@ -94,11 +94,10 @@ export function shellTests(): void {
     await env.page.getByTestId('dashboard-calls').waitFor();
     for (const n of [1, 2, 3]) await env.page.getByTestId(`dashboard-step-${n}`).waitFor();
     const docs = env.page.getByTestId('dashboard-view-docs');
-    assertEqual(
-      await docs.getAttribute('href'),
-      '/reference/?lang=en',
-      'View docs opens the API reference in the console’s language',
-    );
+    assertEqual(await docs.getAttribute('href'), '/guide/', 'View docs opens the documentation site in the console’s language');
+    const guide = await fetch(`${env.server.baseUrl}/guide/`);
+    assertEqual(guide.status, 200, 'the documentation site is served');
+    assert((await guide.text()).includes('/guide/reference'), 'the site links the API reference');
     assertEqual((await fetch(`${env.server.baseUrl}/reference`)).status, 200, 'the API reference is served');
     await shot('dashboard-steps-en');
     await env.page.getByTestId('dashboard-create-key').click();

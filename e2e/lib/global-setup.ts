@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ensureConsoleBuild, ROOT, startServer } from './server';
+import { ensureConsoleBuild, ensureDocsBuild, ROOT, startServer } from './server';
 
 /** Where the platform's output is written when the run ends; the summary reporter prints its tail after a failure. */
 export const SERVER_LOG = path.join(ROOT, 'artifacts/e2e/server.log');
@@ -12,6 +12,7 @@ export const SERVER_LOG = path.join(ROOT, 'artifacts/e2e/server.log');
  */
 export default async function globalSetup(): Promise<() => Promise<void>> {
   ensureConsoleBuild();
+  ensureDocsBuild();
   const server = await startServer();
   const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'polyvox-e2e-run-'));
   process.env.E2E_RUN_DIR = runDir;

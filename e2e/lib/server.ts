@@ -27,11 +27,12 @@ export function freePort(): Promise<number> {
   });
 }
 
-function newestMtime(entry: string): number {
+function newestMtime(entry: string, skip?: string): number {
+  if (entry === skip) return 0;
   const stat = fs.statSync(entry);
   if (!stat.isDirectory()) return stat.mtimeMs;
   let newest = stat.mtimeMs;
-  for (const name of fs.readdirSync(entry)) newest = Math.max(newest, newestMtime(path.join(entry, name)));
+  for (const name of fs.readdirSync(entry)) newest = Math.max(newest, newestMtime(path.join(entry, name), skip));
   return newest;
 }
 
@@ -49,6 +50,21 @@ export function ensureConsoleBuild(): void {
   console.log('[e2e] building the console (apps/web) …');
   const res = spawnSync('npm', ['run', 'build', '-w', 'apps/web'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
   if (res.status !== 0) throw new Error('npm run build -w apps/web failed');
+}
+
+/** The server serves the documentation site from docs/site/dist (/guide/): built when missing or older than its pages. */
+export function ensureDocsBuild(): void {
+  const built = path.join(ROOT, 'docs/site/dist/index.html');
+  const sources = [path.join(ROOT, 'docs'), path.join(ROOT, 'scripts/build-docs.mjs')];
+  const stale =
+    !fs.existsSync(built) || sources.some((s) => newestMtime(s, path.join(ROOT, 'docs/site/dist')) > fs.statSync(built).mtimeMs);
+  if (!stale) return;
+  console.log('[e2e] building the documentation site (docs/site) …');
+  const res = spawnSync(process.execPath, [path.join(ROOT, 'scripts/build-docs.mjs')], {
+    cwd: ROOT,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  if (res.status !== 0) throw new Error('node scripts/build-docs.mjs failed');
 }
 
 async function waitHealthy(baseUrl: string, child: ChildProcess, timeoutMs: number): Promise<void> {

@@ -15,7 +15,7 @@ import { toAccount } from './view.js';
 
 type AnonymousInput = z.infer<typeof AnonymousAccountRequest>;
 
-/** What keeps one requester from farming accounts and their grants (see the README's settings). */
+/** What keeps one requester from farming accounts and their grants (see the settings page, docs/site/pages/en/self-hosting/settings.md). */
 export interface AccountLimits {
   limiter: RateLimiter;
   accountsPerIpHour: number;

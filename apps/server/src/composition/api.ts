@@ -158,6 +158,28 @@ export async function serveApi(app: FastifyInstance, ctx: AppContext, { embedded
     });
   }
 
+  if (fs.existsSync(path.join(config.GUIDE_DIST, 'index.html'))) {
+    // The documentation site (docs/site, built by `npm run build`), public like the console. Its pages are linked
+    // without `.html` (`/guide/quick-start/curl`), so a path finds its file with the extension added.
+    await app.register(async (scope) => {
+      defaultAuth(scope, 'public');
+      await scope.register(fastifyStatic, {
+        root: config.GUIDE_DIST,
+        prefix: '/guide/',
+        decorateReply: false,
+        wildcard: true,
+        index: ['index.html'],
+        extensions: ['html'],
+        redirect: true,
+        preCompressed: true,
+        cacheControl: false,
+        setHeaders: staticCacheHeaders(path.resolve(config.GUIDE_DIST), 'static/'),
+      });
+      // `/guide` typed without its slash: the site's relative paths need the folder's URL.
+      scope.get('/guide', { schema: { hide: true } }, (_request, reply) => reply.redirect('/guide/', 301));
+    });
+  }
+
   await ctx.design.samples.clearTemp();
   // Jobs a dead process left behind are settled, run again or released before the sweeper looks at their
   // holds; embedded, this process also takes over jobs whose process stopped saying it is alive.

@@ -86,8 +86,8 @@ export const IMMUTABLE = 'public, max-age=31536000, immutable';
  * Cache headers of the console's files: hashed assets for a year, untouched; everything else (index.html, which
  * names the current assets) revalidated on every use, so a new build is seen at once.
  */
-export function staticCacheHeaders(distRoot: string) {
-  const assets = `${distRoot.replace(/[\\/]+$/, '')}/assets/`;
+export function staticCacheHeaders(distRoot: string, hashedFolder = 'assets/') {
+  const assets = `${distRoot.replace(/[\\/]+$/, '')}/${hashedFolder}`;
   return (res: { setHeader(name: string, value: string): unknown }, filePath: string) => {
     const normalised = filePath.replaceAll('\\', '/');
     res.setHeader('cache-control', normalised.startsWith(assets.replaceAll('\\', '/')) ? IMMUTABLE : 'no-cache');

@@ -91,6 +91,7 @@ export const ConfigSchema = z.object({
       return origins;
     }),
   WEB_DIST: z.string().optional(),
+  GUIDE_DIST: z.string().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
   CREDITS_CONFIG: z.string().optional(),
@@ -201,6 +202,8 @@ export interface Config extends Omit<RawConfig, 'SENSITIVE_WORDS_FILES' | 'MODEL
   MAIL_URL: string;
   PUBLIC_URL: string;
   WEB_DIST: string;
+  /** The documentation site's build (docs/site/dist), served at /guide/. */
+  GUIDE_DIST: string;
   CREDITS_CONFIG: string;
   PRODUCTS_CONFIG: string;
   SENSITIVE_WORDS_FILES: string[];
@@ -257,6 +260,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     MODELS_DIR: path.resolve(raw.MODELS_DIR || defaultModelsDir(dataDir)),
     PUBLIC_URL: raw.PUBLIC_URL ?? `http://${raw.HOST.includes(':') ? `[${raw.HOST}]` : raw.HOST}:${raw.PORT}`,
     WEB_DIST: path.resolve(raw.WEB_DIST ?? path.join(repoRoot, 'apps/web/dist')),
+    GUIDE_DIST: path.resolve(raw.GUIDE_DIST ?? path.join(repoRoot, 'docs/site/dist')),
     CREDITS_CONFIG: path.resolve(raw.CREDITS_CONFIG ?? path.join(repoRoot, 'apps/server/config/credits.json')),
     PRODUCTS_CONFIG: path.resolve(raw.PRODUCTS_CONFIG ?? path.join(repoRoot, 'apps/server/config/products.json')),
     // The shipped lists: the platform's own (profanity, impersonation, political terms) and LDNOOBW's, imported

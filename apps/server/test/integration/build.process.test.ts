@@ -139,6 +139,7 @@ describe('the compiled build', () => {
         PORT: String(port),
         DATA_DIR: dataDir,
         WEB_DIST: path.join(dataDir, 'none'),
+        GUIDE_DIST: path.join(dataDir, 'none'),
         SPEECH_WARMUP: 'false',
       },
       stdio: ['ignore', 'pipe', 'pipe'],

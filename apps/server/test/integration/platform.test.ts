@@ -80,7 +80,9 @@ describe.each(DIALECTS)('platform routes (%s)', (dialect) => {
       if (m[3]) served.push(...m[3].split(', ').map((method) => `${method} ${paths[depth]}`));
     }
     expect(served.length).toBeGreaterThan(60);
-    expect(served.filter((route) => !t.app.authRules.has(route))).toEqual([]);
+    // A wildcard under a path that is a route itself (`/guide` and `/guide/*`) prints as `*` beneath it, its slash left out.
+    const known = (route: string) => t.app.authRules.has(route) || t.app.authRules.has(route.replace(/([^/])\*$/, '$1/*'));
+    expect(served.filter((route) => !known(route))).toEqual([]);
     expect(t.app.authRules.get('GET /accounts/me')).toBe('session');
     expect(t.app.authRules.get('POST /tts')).toBe('caller');
     expect(t.app.authRules.get('GET /healthz')).toBe('public');

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { refundFigures } from '../../src/orders/refund.js';
 
-// The worked numbers of the README's refund section, with the products of config/products.json:
+// The worked numbers of the credits guide's refund section (docs/site/pages/en/topics/credits.md), with the products of config/products.json:
 // basic plan = monthly, 300,000 credits for 2,900 fen (CNY) or 499 cents (USD).
 describe('refundFigures', () => {
   it('monthly plan (the basic plan), 120,000 credits used: 180,000 credits and 17.40 CNY back', () => {

@@ -142,6 +142,7 @@ export const en = {
     officialVoices: '500+ official voices, ready to use in the console and through the API',
   },
   footer: {
+    docs: 'Docs',
     terms: 'Terms of Service',
     privacy: 'Privacy Policy',
     updates: 'Updates',
@@ -173,8 +174,8 @@ export const en = {
     step1Title: 'Create an API key',
     step1Body: 'Keys let your code call Polyvox; give each one a spending limit.',
     step1Action: 'Create a key',
-    step2Title: 'Read the API documentation',
-    step2Body: 'Every endpoint with its parameters, answers and error codes, including the OpenAI-compatible one.',
+    step2Title: 'Read the documentation',
+    step2Body: 'First audio in five minutes with curl, JavaScript or Python, a guide per feature, and the API reference.',
     step2Action: 'View docs',
     step3Title: 'Make your first call',
     step3Body: 'Try voices in the playground, then send the same request from your code.',

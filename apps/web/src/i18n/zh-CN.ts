@@ -137,6 +137,7 @@ export const zhCN: Messages = {
     officialVoices: '500+ 官方声音，可在控制台和 API 中直接使用',
   },
   footer: {
+    docs: '文档',
     terms: '服务条款',
     privacy: '隐私政策',
     updates: '更新日志',
@@ -168,8 +169,8 @@ export const zhCN: Messages = {
     step1Title: '创建 API 密钥',
     step1Body: '密钥让你的代码调用 Polyvox；可为每个密钥设置额度上限。',
     step1Action: '创建密钥',
-    step2Title: '阅读 API 文档',
-    step2Body: '每个接口的参数、返回和错误码，包括兼容 OpenAI 的接口。',
+    step2Title: '阅读文档',
+    step2Body: '用 curl、JavaScript 或 Python 五分钟内听到第一段语音，每项功能一篇指南，以及 API 参考。',
     step2Action: '查看文档',
     step3Title: '发起第一次调用',
     step3Body: '先在语音合成页面试听声音，再从代码发送同样的请求。',

@@ -137,6 +137,7 @@ export const zhTW: Messages = {
     officialVoices: '500+ 官方聲音，可在主控台與 API 中直接使用',
   },
   footer: {
+    docs: '文件',
     terms: '服務條款',
     privacy: '隱私權政策',
     updates: '更新紀錄',
@@ -168,8 +169,8 @@ export const zhTW: Messages = {
     step1Title: '建立 API 金鑰',
     step1Body: '金鑰讓你的程式呼叫 Polyvox；可為每個金鑰設定額度上限。',
     step1Action: '建立金鑰',
-    step2Title: '閱讀 API 文件',
-    step2Body: '每個介面的參數、回應與錯誤碼，包括相容 OpenAI 的介面。',
+    step2Title: '閱讀文件',
+    step2Body: '用 curl、JavaScript 或 Python 五分鐘內聽到第一段語音，每項功能一篇指南，以及 API 參考（文件為簡體中文）。',
     step2Action: '查看文件',
     step3Title: '發出第一次呼叫',
     step3Body: '先在語音合成頁面試聽聲音，再從程式送出同樣的請求。',

@@ -1,11 +1,12 @@
 import { Anchor, Container, Group, Text } from '@mantine/core';
 import { Link } from 'react-router-dom';
 import { useTranslation } from 'react-i18next';
+import { guideUrl } from '../lib/guide';
 
 const YEAR = String(new Date().getFullYear());
 
 export function Footer() {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const links = [
     { to: '/pricing', label: t('footer.pricing') },
     { to: '/check', label: t('nav.check') },
@@ -25,6 +26,9 @@ export function Footer() {
               {l.label}
             </Anchor>
           ))}
+          <Anchor href={guideUrl(i18n.language)} size="sm" c="dimmed" data-testid="footer-docs">
+            {t('footer.docs')}
+          </Anchor>
         </Group>
       </Group>
     </Container>

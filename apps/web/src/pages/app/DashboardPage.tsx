@@ -8,6 +8,7 @@ import { LoadError } from '../../components/LoadError';
 import { PageHeader } from '../../components/PageHeader';
 import { useLocaleChoice } from '../../i18n/hooks';
 import { formatDate, formatNumber } from '../../lib/format';
+import { guideUrl } from '../../lib/guide';
 import { NAV } from '../../layout/nav';
 import { LazyCreditsChart } from '../../economy/LazyCreditsChart';
 import { useCurrentStats } from '../../economy/queries';
@@ -171,8 +172,8 @@ export function DashboardPage() {
         <Step n={2} title={t('dashboard.step2Title')} body={t('dashboard.step2Body')}>
           <Button
             component="a"
-            // The reference names its title and document in the console's language (the server falls back to English).
-            href={`/reference/?lang=${encodeURIComponent(i18n.language)}`}
+            // The documentation site (/guide/) in the console's language: quick starts, guides and the API reference.
+            href={guideUrl(i18n.language)}
             target="_blank"
             rel="noopener"
             size="xs"
