@@ -11,7 +11,7 @@ const SERVER_LAYERS = [
   ['platform'],
   ['provenance', 'audit'],
   ['http'],
-  ['api-keys', 'docs', 'stats', 'uploads', 'sessions', 'pronunciation', 'operators', 'models', 'providers', 'settings'],
+  ['api-keys', 'docs', 'stats', 'uploads', 'sessions', 'pronunciation', 'operators', 'models', 'providers', 'settings', 'moderation'],
   ['credits'],
   ['usage', 'accounts'],
   ['auth'],

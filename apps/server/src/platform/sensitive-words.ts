@@ -220,13 +220,27 @@ export function loadSensitiveWords(files: string | string[], options: SensitiveW
   return {
     find(text, scope = 'names') {
       refresh();
-      const tokens = tokenize(text);
-      if (!tokens.text) return null;
-      let paired: Tokens | undefined;
-      const hit = entries.find(
-        (e) => (scope === 'names' || e.scope === 'all') && matches(e, e.doubled ? (paired ??= tokenize(text, 2)) : tokens),
-      );
-      return hit ? { word: hit.word, category: hit.category } : null;
+      return findIn(entries, text, scope);
     },
   };
+}
+
+function findIn(entries: Entry[], text: string, scope: WordScope): SensitiveMatch | null {
+  if (entries.length === 0) return null;
+  const tokens = tokenize(text);
+  if (!tokens.text) return null;
+  let paired: Tokens | undefined;
+  const hit = entries.find(
+    (e) => (scope === 'names' || e.scope === 'all') && matches(e, e.doubled ? (paired ??= tokenize(text, 2)) : tokens),
+  );
+  return hit ? { word: hit.word, category: hit.category } : null;
+}
+
+/**
+ * A fixed list of words, matched exactly as the files' are (the operator's own moderation list, kept in the
+ * database): each term in its category, refused in every text (`all`). A term that folds to nothing is left out.
+ */
+export function wordListOf(terms: readonly { term: string; category: string }[]): SensitiveWords {
+  const entries = terms.flatMap((t) => parseWordList(`[${t.category}]\n${t.term.replace(/[\r\n]+/g, ' ')}`, 'operator list'));
+  return { find: (text, scope = 'names') => findIn(entries, text, scope) };
 }
