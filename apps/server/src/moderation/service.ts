@@ -3,7 +3,7 @@ import type { Database } from '../platform/db/schema.js';
 import { nowIso } from '../platform/db/database.js';
 import { newId } from '../platform/ids.js';
 import { AppError } from '../platform/errors.js';
-import { wordListOf, type SensitiveMatch, type SensitiveWords } from '../platform/sensitive-words.js';
+import { normalizeForMatch, wordListOf, type SensitiveMatch, type SensitiveWords } from '../platform/sensitive-words.js';
 import { ProviderUnavailable, type ModerationProvider } from './providers.js';
 
 /** `design`: cloning and designing voices (their prompts, transcripts, preview texts); `synthesis`: everything else. */
@@ -151,8 +151,10 @@ export class ModerationService implements ContentReview {
 
   async addTerm(db: Kysely<Database>, term: string, category: string, by: string): Promise<ModerationTerm> {
     const row: ModerationTerm = { id: newId('moderationTerm'), term, category, created_at: nowIso(), created_by: by };
-    const taken = await db.selectFrom('moderation_terms').select('id').where('term', '=', term).executeTakeFirst();
-    if (taken) throw new AppError('VALIDATION_FAILED', { field: 'term', rule: 'already listed' });
+    // The same word however written (case, width, script): listed once.
+    const folded = normalizeForMatch(term);
+    const listed = await db.selectFrom('moderation_terms').select('term').execute();
+    if (listed.some((r) => normalizeForMatch(r.term) === folded)) throw new AppError('VALIDATION_FAILED', { field: 'term', rule: 'already listed' });
     await db.insertInto('moderation_terms').values(row).execute();
     this.invalidate();
     return row;
