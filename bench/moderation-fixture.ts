@@ -27,42 +27,227 @@ function rng(seed: number) {
 
 const EN = {
   news: {
-    who: ['The city council', 'A regional hospital', 'The national weather service', 'Local farmers', 'The transport ministry', 'A group of volunteers', 'The central bank', 'Researchers at the university', 'The harbour authority', 'Organisers of the marathon'],
-    did: ['announced a new plan for', 'reported steady progress on', 'opened a public consultation about', 'published figures on', 'set aside funds for', 'warned of delays to', 'celebrated the completion of', 'began work on'],
-    what: ['the riverside park', 'the northern railway line', 'school lunches', 'flood defences', 'the spring harvest', 'cheaper bus fares', 'the old library', 'solar panels on public buildings', 'a cycling lane downtown', 'the children’s museum'],
-    when: ['on Monday.', 'this week.', 'after months of planning.', 'ahead of the summer season.', 'earlier today.', 'for the coming year.'],
+    who: [
+      'The city council',
+      'A regional hospital',
+      'The national weather service',
+      'Local farmers',
+      'The transport ministry',
+      'A group of volunteers',
+      'The central bank',
+      'Researchers at the university',
+      'The harbour authority',
+      'Organisers of the marathon',
+    ],
+    did: [
+      'announced a new plan for',
+      'reported steady progress on',
+      'opened a public consultation about',
+      'published figures on',
+      'set aside funds for',
+      'warned of delays to',
+      'celebrated the completion of',
+      'began work on',
+    ],
+    what: [
+      'the riverside park',
+      'the northern railway line',
+      'school lunches',
+      'flood defences',
+      'the spring harvest',
+      'cheaper bus fares',
+      'the old library',
+      'solar panels on public buildings',
+      'a cycling lane downtown',
+      'the children’s museum',
+    ],
+    when: [
+      'on Monday.',
+      'this week.',
+      'after months of planning.',
+      'ahead of the summer season.',
+      'earlier today.',
+      'for the coming year.',
+    ],
   },
   fiction: {
-    who: ['Mara', 'The old fisherman', 'Her younger brother', 'The tired detective', 'A stranger in a grey coat', 'The baker’s daughter', 'Captain Ellis', 'The twins', 'Our neighbour', 'The lighthouse keeper'],
-    did: ['quietly opened', 'looked for a long time at', 'carried', 'forgot all about', 'smiled when she found', 'argued gently over', 'followed the map towards', 'painted'],
-    what: ['the wooden box', 'the letter from the north', 'a basket of plums', 'the broken clock', 'the lantern by the door', 'an old photograph', 'the garden gate', 'the little blue boat', 'a song from childhood', 'the last train ticket'],
-    when: ['as the rain began.', 'before anyone woke.', 'while the kettle whistled.', 'under a pale moon.', 'on the first warm evening of spring.', 'and said nothing at all.'],
+    who: [
+      'Mara',
+      'The old fisherman',
+      'Her younger brother',
+      'The tired detective',
+      'A stranger in a grey coat',
+      'The baker’s daughter',
+      'Captain Ellis',
+      'The twins',
+      'Our neighbour',
+      'The lighthouse keeper',
+    ],
+    did: [
+      'quietly opened',
+      'looked for a long time at',
+      'carried',
+      'forgot all about',
+      'smiled when she found',
+      'argued gently over',
+      'followed the map towards',
+      'painted',
+    ],
+    what: [
+      'the wooden box',
+      'the letter from the north',
+      'a basket of plums',
+      'the broken clock',
+      'the lantern by the door',
+      'an old photograph',
+      'the garden gate',
+      'the little blue boat',
+      'a song from childhood',
+      'the last train ticket',
+    ],
+    when: [
+      'as the rain began.',
+      'before anyone woke.',
+      'while the kettle whistled.',
+      'under a pale moon.',
+      'on the first warm evening of spring.',
+      'and said nothing at all.',
+    ],
   },
   product: {
-    who: ['Our new backpack', 'This kettle', 'The travel mug', 'Our reading lamp', 'This running shoe', 'The wireless speaker', 'Our garden hose', 'The kitchen scale', 'This notebook', 'Our winter jacket'],
-    did: ['keeps you comfortable with', 'comes with', 'is built around', 'saves time thanks to', 'stands out for', 'is designed with'],
-    what: ['a light recycled frame', 'a two-year warranty', 'soft, washable fabric', 'a battery that lasts all week', 'a one-touch button', 'quiet, steady performance', 'a clever folding design', 'three colours to choose from', 'easy cleaning', 'a gentle warm glow'],
-    when: ['for everyday use.', 'at a fair price.', 'and ships for free.', 'wherever you go.', 'for the whole family.', 'in every season.'],
+    who: [
+      'Our new backpack',
+      'This kettle',
+      'The travel mug',
+      'Our reading lamp',
+      'This running shoe',
+      'The wireless speaker',
+      'Our garden hose',
+      'The kitchen scale',
+      'This notebook',
+      'Our winter jacket',
+    ],
+    did: [
+      'keeps you comfortable with',
+      'comes with',
+      'is built around',
+      'saves time thanks to',
+      'stands out for',
+      'is designed with',
+    ],
+    what: [
+      'a light recycled frame',
+      'a two-year warranty',
+      'soft, washable fabric',
+      'a battery that lasts all week',
+      'a one-touch button',
+      'quiet, steady performance',
+      'a clever folding design',
+      'three colours to choose from',
+      'easy cleaning',
+      'a gentle warm glow',
+    ],
+    when: [
+      'for everyday use.',
+      'at a fair price.',
+      'and ships for free.',
+      'wherever you go.',
+      'for the whole family.',
+      'in every season.',
+    ],
   },
 };
 
 const ZH = {
   news: {
-    who: ['市政府', '气象部门', '当地农民', '交通部门', '一群志愿者', '大学研究团队', '港口管理处', '马拉松组委会', '区图书馆', '社区医院'],
+    who: [
+      '市政府',
+      '气象部门',
+      '当地农民',
+      '交通部门',
+      '一群志愿者',
+      '大学研究团队',
+      '港口管理处',
+      '马拉松组委会',
+      '区图书馆',
+      '社区医院',
+    ],
     did: ['宣布了', '公布了', '启动了', '完成了', '正在推进', '听取了市民对'],
-    what: ['滨江公园改造计划', '北部铁路线的建设', '学校午餐的改善方案', '防洪工程', '春季播种工作', '公交票价调整', '老图书馆的修缮', '公共建筑屋顶光伏项目', '城市自行车道', '儿童博物馆的新展厅'],
+    what: [
+      '滨江公园改造计划',
+      '北部铁路线的建设',
+      '学校午餐的改善方案',
+      '防洪工程',
+      '春季播种工作',
+      '公交票价调整',
+      '老图书馆的修缮',
+      '公共建筑屋顶光伏项目',
+      '城市自行车道',
+      '儿童博物馆的新展厅',
+    ],
     when: ['。', '的进展。', '的意见。', '，预计明年完工。', '，受到广泛欢迎。', '，相关细节将在下周公布。'],
   },
   fiction: {
-    who: ['小林', '老渔夫', '她的弟弟', '那位疲惫的侦探', '穿灰色外套的陌生人', '面包师的女儿', '船长', '双胞胎兄妹', '隔壁的王奶奶', '灯塔看守人'],
+    who: [
+      '小林',
+      '老渔夫',
+      '她的弟弟',
+      '那位疲惫的侦探',
+      '穿灰色外套的陌生人',
+      '面包师的女儿',
+      '船长',
+      '双胞胎兄妹',
+      '隔壁的王奶奶',
+      '灯塔看守人',
+    ],
     did: ['轻轻打开了', '久久地望着', '抱着', '忘记了', '笑着找到了', '小声讨论着', '沿着地图寻找', '认真地画着'],
-    what: ['那只木盒子', '北方寄来的信', '一篮李子', '坏掉的老钟', '门边的灯笼', '一张旧照片', '花园的小门', '那条蓝色小船', '童年的歌', '最后一张车票'],
-    when: ['，窗外开始下雨。', '，天还没亮。', '，水壶在炉子上响着。', '，月光很淡。', '，那是春天第一个温暖的傍晚。', '，什么也没说。'],
+    what: [
+      '那只木盒子',
+      '北方寄来的信',
+      '一篮李子',
+      '坏掉的老钟',
+      '门边的灯笼',
+      '一张旧照片',
+      '花园的小门',
+      '那条蓝色小船',
+      '童年的歌',
+      '最后一张车票',
+    ],
+    when: [
+      '，窗外开始下雨。',
+      '，天还没亮。',
+      '，水壶在炉子上响着。',
+      '，月光很淡。',
+      '，那是春天第一个温暖的傍晚。',
+      '，什么也没说。',
+    ],
   },
   product: {
-    who: ['这款双肩包', '这只电热水壶', '这个保温杯', '这盏阅读灯', '这双跑鞋', '这款无线音箱', '这根花园水管', '这台厨房秤', '这本笔记本', '这件冬季外套'],
+    who: [
+      '这款双肩包',
+      '这只电热水壶',
+      '这个保温杯',
+      '这盏阅读灯',
+      '这双跑鞋',
+      '这款无线音箱',
+      '这根花园水管',
+      '这台厨房秤',
+      '这本笔记本',
+      '这件冬季外套',
+    ],
     did: ['采用', '配备', '带来', '拥有', '提供'],
-    what: ['轻巧的再生材料框架', '两年质保', '柔软可水洗的面料', '续航一周的电池', '一键操作', '安静稳定的表现', '巧妙的折叠设计', '三种颜色可选', '方便清洁的结构', '柔和温暖的灯光'],
+    what: [
+      '轻巧的再生材料框架',
+      '两年质保',
+      '柔软可水洗的面料',
+      '续航一周的电池',
+      '一键操作',
+      '安静稳定的表现',
+      '巧妙的折叠设计',
+      '三种颜色可选',
+      '方便清洁的结构',
+      '柔和温暖的灯光',
+    ],
     when: ['，适合日常使用。', '，价格实惠。', '，全国包邮。', '，随时随地陪伴你。', '，全家都适用。', '，四季皆宜。'],
   },
 };
@@ -94,8 +279,27 @@ export const OPERATOR_TERMS = [
   { term: '黑心药丸', category: 'brands' },
 ];
 
-const WORDS = ['fuck', 'shit', 'motherfucker', '法轮功', '习近平', '天安门屠杀', '8964', 'xi jinping', 'tiananmen massacre', '达赖喇嘛', 'Zorblax', '黑心药丸'];
-const TRADITIONAL: Record<string, string> = { 法轮功: '法輪功', 习近平: '習近平', 天安门屠杀: '天安門屠殺', 达赖喇嘛: '達賴喇嘛', 黑心药丸: '黑心藥丸' };
+const WORDS = [
+  'fuck',
+  'shit',
+  'motherfucker',
+  '法轮功',
+  '习近平',
+  '天安门屠杀',
+  '8964',
+  'xi jinping',
+  'tiananmen massacre',
+  '达赖喇嘛',
+  'Zorblax',
+  '黑心药丸',
+];
+const TRADITIONAL: Record<string, string> = {
+  法轮功: '法輪功',
+  习近平: '習近平',
+  天安门屠杀: '天安門屠殺',
+  达赖喇嘛: '達賴喇嘛',
+  黑心药丸: '黑心藥丸',
+};
 const CYRILLIC: Record<string, string> = { a: 'а', e: 'е', o: 'о', p: 'р', c: 'с', x: 'х', i: 'і', s: 'ѕ' };
 const DISGUISES: ((w: string) => string)[] = [
   (w) => w,
@@ -104,14 +308,26 @@ const DISGUISES: ((w: string) => string)[] = [
   (w) => [...w].join('.'),
   (w) => [...w].map((c) => String.fromCodePoint((c.codePointAt(0) ?? 0) + (/[!-~]/.test(c) ? 0xfee0 : 0))).join(''),
   (w) => [...w].map((c) => CYRILLIC[c] ?? c).join(''),
-  (w) => w.replace(/i/g, '1').replace(/o/g, '0').replace(/a/g, '4').replace(/s/g, '$'),
+  (w) =>
+    w
+      .replace(/i/g, '1')
+      .replace(/o/g, '0')
+      .replace(/a/g, '4')
+      .replace(/s/g, () => '$'),
   (w) => [...w].join('\u200b'),
 ];
-const FRAMES = ['Please read this aloud: {w}.', 'He shouted {w} at the crowd.', '请朗读：{w}。', '今天我们来谈谈{w}的事情。', '{w}', 'Breaking news about {w} tonight.'];
+const FRAMES = [
+  'Please read this aloud: {w}.',
+  'He shouted {w} at the crowd.',
+  '请朗读：{w}。',
+  '今天我们来谈谈{w}的事情。',
+  '{w}',
+  'Breaking news about {w} tonight.',
+];
 
 export function prohibitedSentences(): string[] {
   const out: string[] = [];
-  WORDS.forEach((w, i) => DISGUISES.forEach((d, j) => out.push(FRAMES[(i + j) % FRAMES.length]!.replace('{w}', d(w)))));
+  WORDS.forEach((w, i) => DISGUISES.forEach((d, j) => out.push(FRAMES[(i + j) % FRAMES.length]!.replace('{w}', () => d(w)))));
   return [...new Set(out)];
 }
 
