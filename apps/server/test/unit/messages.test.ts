@@ -45,6 +45,7 @@ describe('error catalogue', () => {
       RATE_LIMITED: 429,
       ACCOUNT_DISABLED: 403,
       CODE_NOT_REDEEMABLE: 409,
+      CONTENT_REFUSED: 422,
       INTERNAL: 500,
     });
     expect(ERROR_CODES).toHaveLength(32);
