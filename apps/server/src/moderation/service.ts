@@ -154,7 +154,8 @@ export class ModerationService implements ContentReview {
     // The same word however written (case, width, script): listed once.
     const folded = normalizeForMatch(term);
     const listed = await db.selectFrom('moderation_terms').select('term').execute();
-    if (listed.some((r) => normalizeForMatch(r.term) === folded)) throw new AppError('VALIDATION_FAILED', { field: 'term', rule: 'already listed' });
+    if (listed.some((r) => normalizeForMatch(r.term) === folded))
+      throw new AppError('VALIDATION_FAILED', { field: 'term', rule: 'already listed' });
     await db.insertInto('moderation_terms').values(row).execute();
     this.invalidate();
     return row;

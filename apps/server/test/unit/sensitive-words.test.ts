@@ -323,7 +323,13 @@ describe('an operator list kept as rows (wordListOf, the moderation list)', () =
   ]);
 
   it('matches each term in every text, however it is disguised, with its category', () => {
-    for (const text of ['The ZORBLAX is here', 'Z o r b l a x!', 'ｚｏｒｂｌａｘ', 'zоrblах (Cyrillic о and х)', 'z\u200borblax']) {
+    for (const text of [
+      'The ZORBLAX is here',
+      'Z o r b l a x!',
+      'ｚｏｒｂｌａｘ',
+      'zоrblах (Cyrillic о and х)',
+      'z\u200borblax',
+    ]) {
       expect(list.find(text, 'all'), text).toEqual({ word: 'Zorblax', category: 'brands' });
     }
     for (const text of ['快来买黑心藥丸', '黑 心 药 丸', '黑-心-藥-丸']) {
