@@ -91,9 +91,9 @@ export function adminModerationTests(): void {
     for (const lang of LANGS) {
       await open('/admin/moderation', lang);
       await page.getByRole('heading', { name: TITLE[lang], exact: true }).waitFor();
+      await waitForSettledPage(page);
       for (const width of [390, 1440]) {
         await page.setViewportSize({ width, height: 900 });
-        await waitForSettledPage(page);
         await assertFits(page, `moderation page, ${lang}, ${width} px`);
       }
     }
