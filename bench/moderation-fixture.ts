@@ -4,7 +4,7 @@
  * - ordinary.txt: 1,000 ordinary sentences, 500 English and 500 Chinese, a third each news, fiction, product copy;
  * - prohibited.txt: sentences carrying a word of the shipped lists' speech categories (profanity, political) or of the
  *   bench's operator list, disguised the ways people try: Traditional characters, spaces and punctuation between
- *   characters, full-width forms, Cyrillic lookalikes, leetspeak, zero-width characters.
+ *   characters, full-width forms, Cyrillic lookalikes, leetspeak, zero-width characters, letters put between Chinese characters.
  * `npx tsx bench/moderation-fixture.ts` writes both; the bench reads them.
  */
 import fs from 'node:fs';
@@ -315,6 +315,8 @@ const DISGUISES: ((w: string) => string)[] = [
       .replace(/a/g, '4')
       .replace(/s/g, () => '$'),
   (w) => [...w].join('\u200b'),
+  // A letter put between Chinese characters as filler (Latin words: spelled out with hyphens).
+  (w) => (/\p{Script=Han}/u.test(w) ? [...w].join('x') : [...w].join('-')),
 ];
 const FRAMES = [
   'Please read this aloud: {w}.',

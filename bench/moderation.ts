@@ -62,7 +62,7 @@ export async function moderationRows(): Promise<BenchRow[]> {
   for (const s of prohibited) if (!(await refused(moderation, s))) missed.push(s);
   if (missed.length) console.log('passed prohibited sentences:\n' + missed.join('\n'));
   rows.push({
-    metric: `refusal rate, ${prohibited.length} prohibited sentences (disguised: Traditional, spaced, full-width, lookalikes, leetspeak, zero-width)`,
+    metric: `refusal rate, ${prohibited.length} prohibited sentences (disguised: Traditional, spaced, full-width, lookalikes, leetspeak, zero-width, filler letters)`,
     value: (100 * (prohibited.length - missed.length)) / prohibited.length,
     unit: '%',
     target: '100',

@@ -344,3 +344,23 @@ describe('an operator list kept as rows (wordListOf, the moderation list)', () =
     }
   });
 });
+
+describe('tricks against the lists in texts to speak', () => {
+  const words = loadSensitiveWords(SHIPPED);
+  it.each([
+    ['ⓕⓤⓒⓚ', 'profanity'],
+    ['𝐟𝐮𝐜𝐤 this', 'profanity'],
+    ['ｆ＊ｕ＊ｃ＊ｋ', 'profanity'],
+    ['法\u200b輪\u3000功', 'political'],
+    ['習。近。平', 'political'],
+    ['⑧⑨⑥④', 'political'],
+    ['法a轮a功', 'political'],
+    ['法 x 輪 y 功', 'political'],
+    ['习xx近平', 'political'],
+  ])('%s is refused (%s)', (text, category) => {
+    expect(words.find(text, 'all')?.category).toBe(category);
+  });
+  it.each(['5月1日放假', '买A股的人', '卡拉OK厅', '中国 is big 国家', '法abc轮功'])('%s passes', (text) => {
+    expect(words.find(text, 'all')).toBeNull();
+  });
+});
