@@ -108,7 +108,8 @@ export class ModerationService implements ContentReview {
   }
 
   async review(texts: readonly (string | undefined)[], context: ReviewContext): Promise<void> {
-    const parts = [...new Set(texts.map((t) => t?.trim()).filter((t): t is string => !!t))];
+    // Each distinct text once (the plan's sentences are often the written text again, spaced otherwise).
+    const parts = [...new Set(texts.map((t) => t?.replace(/\s+/gu, ' ').trim()).filter((t): t is string => !!t))];
     if (parts.length === 0) return;
     const text = parts.join('\n');
     const local = await this.match(text);
