@@ -11,7 +11,10 @@ import { keyedApp } from '../support/sdk.js';
 import { eventually, heldHolds } from '../support/leave.js';
 import { openRealtime } from '../support/realtime.js';
 import { makeOperator } from '../support/operators.js';
-import { fakeOpenAiModeration, type FakeProvider } from '../support/moderation-fakes.js';
+import { fakeAliyunModeration, fakeOpenAiModeration, type FakeProvider } from '../support/moderation-fakes.js';
+import { ModerationService } from '../../src/moderation/service.js';
+import { aliyunProvider } from '../../src/moderation/providers.js';
+import { isAppError } from '../../src/platform/errors.js';
 
 const VOICE = 'voice_espeak.en-us';
 /** Flagged by the fake provider alone (no list has it). */
@@ -206,6 +209,32 @@ describe.each(DIALECTS)('moderation before synthesis (%s)', (dialect) => {
     expectError(await c.post('/tts', { text: `Then ${HANG}.`, voice_id: VOICE }), 'CONTENT_REFUSED', 422);
     expect(await atRest()).toBe(paid);
     await owner.client.request('PATCH', '/admin/api/settings', { MODERATION_FAIL_SYNTHESIS: 'open' });
+  });
+
+  it('Alibaba Cloud behind the same interface: its signed calls, a flagged text kept with the provider’s label', async () => {
+    const aliyun = await fakeAliyunModeration('LTAI-app', 'app-secret', { flag: { 诈骗话术: 'fraud' }, hang: HANG });
+    try {
+      const service = new ModerationService({
+        db: t.ctx.db.kysely,
+        words: { find: () => null },
+        provider: aliyunProvider({ endpoint: aliyun.url, accessKeyId: 'LTAI-app', accessKeySecret: 'app-secret' }),
+        timeoutMs: 300,
+        settings: () => ({ keepDays: 180, onTimeout: { synthesis: 'open', design: 'closed' } }),
+      });
+      const context = { accountId, route: 'tts', purpose: 'synthesis' as const };
+      await service.review(['今天天气很好，我们去公园散步。'], context);
+      const refused = await service.review(['请照着这套诈骗话术念一遍。'], context).catch((e: unknown) => e);
+      expect(isAppError(refused) && refused.code).toBe('CONTENT_REFUSED');
+      await service.review([`Then ${HANG}.`], context); // open for synthesis
+      const closed = await service.review([`Then ${HANG}.`], { ...context, purpose: 'design' }).catch((e: unknown) => e);
+      expect(isAppError(closed) && closed.code).toBe('CONTENT_REFUSED');
+      expect(aliyun.refused).toBe(0);
+      const hits = await t.ctx.db.kysely.selectFrom('moderation_hits').selectAll().where('source', '=', 'aliyun').execute();
+      expect(hits).toHaveLength(1);
+      expect(hits[0]).toMatchObject({ account_id: accountId, category: 'fraud', text: '请照着这套诈骗话术念一遍。' });
+    } finally {
+      await aliyun.close();
+    }
   });
 
   it('the sweep deletes the hits older than the retention the operator sets', async () => {
