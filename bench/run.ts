@@ -329,6 +329,8 @@ async function main() {
   if (only === 'responsiveness')
     return report(started, await (await import('./responsiveness.js')).responsivenessRows(), 'responsiveness');
   if (only === 'watermark') return report(started, await (await import('./watermark.js')).watermarkRows(), 'watermark');
+  // `--only moderation`: refusal rates on the ordinary and prohibited sets, and the time the step adds to a request.
+  if (only === 'moderation') return report(started, await (await import('./moderation.js')).moderationRows(), 'moderation');
   const designOnly = only === 'design';
   const rows: Row[] = [];
   // `--only design` measures the voice-design rows alone: no server, no bundle.

@@ -108,6 +108,9 @@ export const SETTING_KEYS = [
   'AI_LABEL_EXPLICIT',
   'AI_LABEL_POSITION',
   'SIGNUP_OPEN',
+  'MODERATION_KEEP_DAYS',
+  'MODERATION_FAIL_SYNTHESIS',
+  'MODERATION_FAIL_DESIGN',
 ] as const;
 export type SettingKey = (typeof SETTING_KEYS)[number];
 

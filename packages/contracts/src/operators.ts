@@ -12,6 +12,7 @@ export const OPERATOR_PERMISSIONS = [
   'codes.manage',    // redemption code batches
   'voices.takedown', // take down a cloned/designed voice
   'reports.handle',  // complaints/reports
+  'moderation.manage', // moderation lists, provider failure modes, retention, the refused texts
   'engines.manage',  // engines, models, remote providers
   'settings.manage', // runtime settings
   'operators.manage',// name/change/remove operators (owner only)
@@ -21,6 +22,6 @@ export type OperatorPermission = (typeof OPERATOR_PERMISSIONS)[number];
 export const ROLE_PERMISSIONS: Record<OperatorRole, readonly OperatorPermission[]> = {
   owner: OPERATOR_PERMISSIONS,
   admin: OPERATOR_PERMISSIONS.filter((p) => p !== 'operators.manage'),
-  support: ['overview.read', 'accounts.read', 'accounts.manage', 'orders.read', 'voices.takedown', 'reports.handle', 'audit.read'],
+  support: ['overview.read', 'accounts.read', 'accounts.manage', 'orders.read', 'voices.takedown', 'reports.handle', 'moderation.manage', 'audit.read'],
   finance: ['overview.read', 'accounts.read', 'credits.adjust', 'orders.read', 'orders.refund', 'invoices.manage', 'catalog.manage', 'codes.manage', 'audit.read'],
 };

@@ -46,6 +46,7 @@ import { startSweepers } from './sweepers.js';
 import { liveView } from '../platform/runtime-settings.js';
 import { engineRoutes } from '../engines/routes.js';
 import { settingsRoutes } from '../settings/routes.js';
+import { moderationRoutes } from '../moderation/routes.js';
 
 /** Every route module of the public API, each given the services it declares. */
 async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
@@ -92,6 +93,7 @@ async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<vo
     }),
   );
   await app.register(settingsRoutes({ db: ctx.db.kysely, settings: ctx.settings, audit: ctx.audit }));
+  await app.register(moderationRoutes({ db: ctx.db.kysely, moderation: ctx.moderation, audit: ctx.audit }));
   await app.register(
     provenanceRoutes(
       // The checks' limit per minute follows the operator's setting (read at each check).

@@ -41,6 +41,7 @@ import type { OperatorSettingsStore } from '../platform/settings.js';
 import type { ProviderSync, ProvidersService } from '../providers/service.js';
 import type { ModelInstalls } from '../models/installs.js';
 import type { AuditTrail } from '../audit/trail.js';
+import type { ModerationService } from '../moderation/service.js';
 import type { OperatorsService } from '../operators/service.js';
 import type { SecondFactorService } from '../operators/factor.js';
 
@@ -105,6 +106,8 @@ export interface AppContext {
   providerSync: ProviderSync;
   /** Models installed and removed from the console, in the background. */
   modelInstalls: ModelInstalls;
+  /** The moderation step of every text to speak, the operator's list and the refused texts. */
+  moderation: ModerationService;
   /** The append-only audit trail every operator action writes to. */
   audit: AuditTrail;
   /** Operators and their roles (also the resolver of the `operator` auth rule). */

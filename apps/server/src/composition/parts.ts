@@ -83,6 +83,6 @@ export async function openParts(app: FastifyInstance, config: Config, overrides:
       }),
     close: (s) => s.close(),
   });
-  const parts = { db, storage, redis, broadcast, speech, audioCache, queues, words, wordsReload, products, signer };
+  const parts = { db, storage, redis, broadcast, speech, audioCache, queues, words, wordsReload, products, signer, log: app.log };
   return openResource(app, servicesResource(config, parts, overrides));
 }

@@ -1,4 +1,7 @@
 import path from 'node:path';
+import type { FastifyBaseLogger } from 'fastify';
+import { ModerationService } from '../moderation/service.js';
+import { moderationProviderOf } from '../moderation/providers.js';
 import type { Redis } from 'ioredis';
 import type { Config } from '../platform/config.js';
 import type { Db } from '../platform/db/database.js';
@@ -79,6 +82,8 @@ export interface ServiceParts extends SpeechParts {
   products: CatalogueStore;
   /** The C2PA signer of whole wav and mp3 files (resources.ts), or null. */
   signer: FileSigner | null;
+  /** Where services log what no request sees (a moderation provider that did not answer). */
+  log: Pick<FastifyBaseLogger, 'warn'>;
 }
 
 /** Builds every service of the process on its resources; what each role serves is chosen by the role. */
@@ -174,7 +179,29 @@ export function buildServices(config: Config, parts: ServiceParts, overrides: { 
     provenance,
   });
   const pronunciation = new PronunciationService({ db: db.kysely });
+  // One moderation step before anything is planned to be spoken, held or charged (moderation/, docs/moderation.md).
+  const moderation = new ModerationService({
+    db: db.kysely,
+    words,
+    provider: moderationProviderOf(config),
+    timeoutMs: config.MODERATION_TIMEOUT_MS,
+    settings: () => {
+      const s = settings.current();
+      return {
+        keepDays: s.MODERATION_KEEP_DAYS,
+        onTimeout: { synthesis: s.MODERATION_FAIL_SYNTHESIS, design: s.MODERATION_FAIL_DESIGN },
+      };
+    },
+    onProviderError: (err, decision, context) =>
+      parts.log.warn(
+        { err, route: context.route, purpose: context.purpose, decision },
+        decision === 'open'
+          ? 'moderation provider did not answer; the text goes on (fail-open)'
+          : 'moderation provider did not answer; the text is refused (fail-closed)',
+      ),
+  });
   const synthesis = new SynthesisService({
+    review: moderation,
     host: speech,
     voices,
     credits,
@@ -316,6 +343,7 @@ export function buildServices(config: Config, parts: ServiceParts, overrides: { 
     speech,
     voices,
     synthesis,
+    moderation,
     jobs,
     queues: { settings: queueSettings, remote, jobs: jobQueue, probe: queueProbe },
     apiKeys,

@@ -31,6 +31,21 @@ const SWEEPERS: { name: string; start(ctx: AppContext, log: FastifyBaseLogger, g
       ),
   },
   {
+    name: 'moderation hits',
+    start: (ctx, log, gate) =>
+      startSweeper(
+        {
+          sweep: () => ctx.moderation.sweep(),
+          done: 'removed refused texts past their retention',
+          field: 'removed',
+          failed: 'moderation hit sweep failed',
+        },
+        ctx.config.HOLD_SWEEP_SECONDS,
+        log,
+        gate,
+      ),
+  },
+  {
     name: 'synthesis cache',
     start: (ctx, log, gate) => {
       const audioCache = ctx.audioCache;

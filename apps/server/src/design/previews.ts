@@ -151,6 +151,13 @@ export class PreviewsService {
     if (input.type === 'clone' && input.transcript && this.words.find(input.transcript, 'all')) {
       throw new AppError('SENSITIVE_WORDS');
     }
+    // Moderation (the lists, the operator's, the provider), fail-closed by default for design: the prompt and the
+    // transcript here, the preview text with its plan below.
+    const review = { accountId, route: 'design', purpose: 'design' as const };
+    await this.synthesis.reviewTexts(
+      [input.type === 'prompt' ? input.prompt : undefined, input.type === 'clone' ? input.transcript : undefined],
+      review,
+    );
     const models = input.models?.length ? input.models : [input.model];
     if (new Set(models).size !== models.length)
       throw new AppError('VALIDATION_FAILED', { field: 'models', rule: 'distinct models' });
@@ -163,7 +170,7 @@ export class PreviewsService {
       const prepared = await this.synthesis.prepareFor(
         { info: design.base, profile: design.profile, ...(design.reference ? { reference: design.reference } : {}) },
         // Timed where the voice can be (the console lights each word as the preview plays); the price is the same.
-        { text: input.preview_text, language: input.language, format: 'mp3', speed: 1, pitch: 0, timings: 'auto' },
+        { text: input.preview_text, language: input.language, format: 'mp3', speed: 1, pitch: 0, timings: 'auto', review },
       );
       planned.push({ model, design, prepared });
     }

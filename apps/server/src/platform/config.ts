@@ -193,6 +193,22 @@ export const ConfigSchema = z.object({
     .enum(['true', 'false'])
     .default('true')
     .transform((v) => v === 'true'),
+  /** The external moderation provider every text to speak is also sent to (docs/moderation.md); none: the lists alone. */
+  MODERATION_PROVIDER: z.enum(['none', 'aliyun', 'openai']).default('none'),
+  /** The provider's endpoint (Alibaba Cloud: its regional green-cip host; OpenAI: the API base ending in /v1). */
+  MODERATION_URL: z.string().url().optional(),
+  /** Alibaba Cloud's AccessKey ID (OpenAI needs none). */
+  MODERATION_KEY_ID: z.string().optional(),
+  /** Alibaba Cloud's AccessKey secret, or OpenAI's API key. */
+  MODERATION_KEY: z.string().optional(),
+  /** How long the provider has to answer before its fail mode applies (ms). */
+  MODERATION_TIMEOUT_MS: z.coerce.number().int().min(50).max(30_000).default(2000),
+  /** Days a refused text is kept for the operator (then swept). Changed in the console too. */
+  MODERATION_KEEP_DAYS: z.coerce.number().int().min(1).max(3650).default(180),
+  /** A provider that does not answer in time: plain synthesis goes on (open, logged) or is refused (closed). */
+  MODERATION_FAIL_SYNTHESIS: z.enum(['open', 'closed']).default('open'),
+  /** The same for cloning and designing voices (prompts, transcripts, preview texts). */
+  MODERATION_FAIL_DESIGN: z.enum(['open', 'closed']).default('closed'),
 });
 
 export type RawConfig = z.infer<typeof ConfigSchema>;
@@ -225,6 +241,7 @@ const SECRET_SETTINGS = new Set([
   'ALIPAY_PRIVATE_KEY',
   'WECHAT_API_V3_KEY',
   'WECHAT_PRIVATE_KEY',
+  'MODERATION_KEY',
 ]);
 
 /** A rejected value as the error shows it: secrets hidden, passwords in URLs masked. */
@@ -248,6 +265,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const raw = parsed.data;
+  if (raw.MODERATION_PROVIDER !== 'none' && !raw.MODERATION_KEY) {
+    throw new ConfigError(`Invalid configuration:\n  MODERATION_PROVIDER=${raw.MODERATION_PROVIDER}: needs MODERATION_KEY`);
+  }
+  if (raw.MODERATION_PROVIDER === 'aliyun' && !raw.MODERATION_KEY_ID) {
+    throw new ConfigError('Invalid configuration:\n  MODERATION_PROVIDER=aliyun: needs MODERATION_KEY_ID');
+  }
   if (raw.ROLE !== 'all' && !raw.REDIS_URL) {
     throw new ConfigError(`Invalid configuration:\n  ROLE=${JSON.stringify(raw.ROLE)}: needs REDIS_URL (its queues)`);
   }

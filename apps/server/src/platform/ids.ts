@@ -34,6 +34,9 @@ export const ID_PREFIX = {
   codeBatch: 'cbt',
   redemptionCode: 'rdc',
   redemption: 'rdm',
+  /** A word of the operator's moderation list, and a text moderation refused. */
+  moderationTerm: 'mdt',
+  moderationHit: 'mdh',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -6,7 +6,8 @@ import { Converter } from 'opencc-js/t2cn';
  *
  * Matching, on text and words alike, first folds away what does not change how a word reads: NFKC (full-width,
  * ligatures), Traditional Chinese characters to Simplified ones (OpenCC's tables, so 習近平 and 法輪功 match the
- * Simplified entries), diacritics, case, zero-width and other format characters, Cyrillic and Greek letters that look like
+ * Simplified entries), diacritics, case, zero-width and other format characters, one or two Latin letters put
+ * between Chinese characters as filler (法a轮a功), Cyrillic and Greek letters that look like
  * Latin ones, leetspeak digits and symbols (4dm1n, $h!t), l/1/| as i, and a Latin letter repeated in a row (fuuuck;
  * a listed word whose own letters double, "boob", keeps two: it matches "booob", never "Bob").
  * The folded text is then cut into tokens at spaces, punctuation and symbols; every CJK character is a token of
@@ -54,6 +55,8 @@ function mapChars(text: string, table: Record<string, string>): string {
 }
 
 const HAN = /\p{Script=Han}/u;
+/** One or two ASCII letters between two CJK characters (spaces and punctuation around them allowed). */
+const FILLER = new RegExp(`(?<=${CJK.source}[^\\p{L}\\p{N}]*)[A-Za-z]{1,2}(?=[^\\p{L}\\p{N}]*${CJK.source})`, 'gu');
 let toSimplified: ((text: string) => string) | undefined;
 
 /** Traditional (and Hong Kong and Taiwan variant) characters as Simplified ones; text without Han characters as is. */
@@ -67,6 +70,9 @@ function simplified(text: string): string {
 export function foldForMatch(text: string): string {
   let s = simplified(text.normalize('NFKC')).normalize('NFD').replace(/\p{M}/gu, '').normalize('NFC');
   s = s.replace(/\p{Cf}/gu, '');
+  // One or two Latin letters put between Chinese characters as filler (法a轮a功, 习xx近平) are dropped, as separators
+  // are; digits stay (5月1日 is not 5月35日).
+  s = s.replace(FILLER, '');
   s = s.replace(/[@$!|€£]/gu, (ch, offset: number, all: string) => {
     const near = (c: string | undefined) => c !== undefined && /[\p{L}\p{N}]/u.test(c) && !CJK.test(c);
     const before = near(all[offset - 1]);
@@ -220,13 +226,27 @@ export function loadSensitiveWords(files: string | string[], options: SensitiveW
   return {
     find(text, scope = 'names') {
       refresh();
-      const tokens = tokenize(text);
-      if (!tokens.text) return null;
-      let paired: Tokens | undefined;
-      const hit = entries.find(
-        (e) => (scope === 'names' || e.scope === 'all') && matches(e, e.doubled ? (paired ??= tokenize(text, 2)) : tokens),
-      );
-      return hit ? { word: hit.word, category: hit.category } : null;
+      return findIn(entries, text, scope);
     },
   };
+}
+
+function findIn(entries: Entry[], text: string, scope: WordScope): SensitiveMatch | null {
+  if (entries.length === 0) return null;
+  const tokens = tokenize(text);
+  if (!tokens.text) return null;
+  let paired: Tokens | undefined;
+  const hit = entries.find(
+    (e) => (scope === 'names' || e.scope === 'all') && matches(e, e.doubled ? (paired ??= tokenize(text, 2)) : tokens),
+  );
+  return hit ? { word: hit.word, category: hit.category } : null;
+}
+
+/**
+ * A fixed list of words, matched exactly as the files' are (the operator's own moderation list, kept in the
+ * database): each term in its category, refused in every text (`all`). A term that folds to nothing is left out.
+ */
+export function wordListOf(terms: readonly { term: string; category: string }[]): SensitiveWords {
+  const entries = terms.flatMap((t) => parseWordList(`[${t.category}]\n${t.term.replace(/[\r\n]+/g, ' ')}`, 'operator list'));
+  return { find: (text, scope = 'names') => findIn(entries, text, scope) };
 }

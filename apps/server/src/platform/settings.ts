@@ -29,6 +29,9 @@ export const OperatorSettingsSchema = z.strictObject({
   AI_LABEL_EXPLICIT: rules.AI_LABEL_EXPLICIT.unwrap(),
   AI_LABEL_POSITION: rules.AI_LABEL_POSITION.unwrap(),
   SIGNUP_OPEN: z.boolean(),
+  MODERATION_KEEP_DAYS: rules.MODERATION_KEEP_DAYS.unwrap(),
+  MODERATION_FAIL_SYNTHESIS: rules.MODERATION_FAIL_SYNTHESIS.unwrap(),
+  MODERATION_FAIL_DESIGN: rules.MODERATION_FAIL_DESIGN.unwrap(),
 });
 export type OperatorSettings = z.infer<typeof OperatorSettingsSchema>;
 export const OPERATOR_SETTING_KEYS = Object.keys(OperatorSettingsSchema.shape) as (keyof OperatorSettings)[];
@@ -50,6 +53,9 @@ export function startingSettings(config: Config, trial: { anonymous_trial: numbe
     AI_LABEL_EXPLICIT: config.AI_LABEL_EXPLICIT,
     AI_LABEL_POSITION: config.AI_LABEL_POSITION,
     SIGNUP_OPEN: config.SIGNUP_OPEN,
+    MODERATION_KEEP_DAYS: config.MODERATION_KEEP_DAYS,
+    MODERATION_FAIL_SYNTHESIS: config.MODERATION_FAIL_SYNTHESIS,
+    MODERATION_FAIL_DESIGN: config.MODERATION_FAIL_DESIGN,
   };
 }
 

@@ -121,6 +121,7 @@ export function elevenLabsRoutes(deps: ElevenLabsRoutesDeps): FastifyPluginAsync
       text: body.text,
       voiceId,
       accountId: caller.accountId,
+      route: 'elevenlabs',
       format: format.format,
       speed: body.voice_settings?.speed ?? 1,
       pitch: 0,

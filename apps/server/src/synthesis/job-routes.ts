@@ -53,6 +53,7 @@ export function jobRoutes(deps: JobRoutesDeps): FastifyPluginAsyncZod {
         // Timed when the voice can be (subtitles are asked for later): the price is the same.
         const prepared = await deps.synthesis.prepare({
           ...ttsInput(request.body, session.accountId),
+          route: 'jobs',
           timings: request.body.timestamps ? true : 'auto',
         });
         const job = await deps.jobs.create(prepared, { accountId: session.accountId, recordType: 'tts' }, request.id);

@@ -316,6 +316,7 @@ export class RealtimeSession {
         ...(this.timings ? { timings: true } : {}),
         lexicon: ctx.rules,
         pauses: this.pauses,
+        review: { accountId: charge.accountId, route: 'realtime', purpose: 'synthesis' },
       });
     let prepared: Prepared;
     try {

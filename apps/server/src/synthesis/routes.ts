@@ -320,6 +320,7 @@ export function synthesisRoutes(deps: SynthesisRoutesDeps): FastifyPluginAsyncZo
           throw new AppError('VALIDATION_FAILED', { field: 'subtitles', rule: 'with timestamps: true, a whole file' });
         const prepared = await deps.synthesis.prepare({
           ...ttsInput(body, caller.accountId),
+          route: 'tts',
           ...(body.timestamps ? { timings: true } : {}),
         });
         if (!body.timestamps) return speak(request, reply, prepared, chargeOf(caller, 'tts'), { stream: body.stream });
@@ -408,7 +409,10 @@ export function synthesisRoutes(deps: SynthesisRoutesDeps): FastifyPluginAsyncZo
         const body = request.body;
         assertVoiceAllowed(caller, body.voice_id);
         await deps.plans.assertTextLength(caller.accountId, body.text, pricedCharacters(body.text, body.text_type));
-        return deps.synthesis.normalize(ttsInput({ ...body, format: 'mp3', speed: 1, pitch: 0 }, caller.accountId));
+        return deps.synthesis.normalize({
+          ...ttsInput({ ...body, format: 'mp3', speed: 1, pitch: 0 }, caller.accountId),
+          route: 'normalize',
+        });
       },
     );
 
@@ -447,6 +451,7 @@ export function synthesisRoutes(deps: SynthesisRoutesDeps): FastifyPluginAsyncZo
           text: body.input,
           voiceId,
           accountId: caller.accountId,
+          route: 'openai',
           format: body.response_format,
           speed: body.speed,
           pitch: 0,

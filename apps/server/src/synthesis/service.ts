@@ -23,6 +23,7 @@ import type { SpeechHost } from '../speech/speech-host.js';
 import { mapSpeechErrors, toAppError } from '../speech/errors.js';
 import { HeldWork } from './held-work.js';
 import { AppError } from '../platform/errors.js';
+import type { ContentReview, ReviewContext } from '../moderation/service.js';
 
 export type { AiLabelPolicy, Charge, Prepared, Progress, ResolvedVoice, Synthesized, TtsInput } from './types.js';
 
@@ -75,6 +76,8 @@ export interface SynthesisOptions {
   aiLabel?: AiLabelPolicy;
   /** The requests' pronunciation dictionaries; absent: none are applied. */
   pronunciation?: PronunciationRules;
+  /** The moderation step every text passes before anything is held or spoken; absent: none (unit tests). */
+  review?: ContentReview;
 }
 
 /** Text to audio for a caller who pays: price first, hold it, synthesize, then settle or release. */
@@ -91,8 +94,10 @@ export class SynthesisService {
   private readonly synthesizer: Synthesizer;
   private readonly aiLabel: AiLabelPolicy;
   private readonly pronunciation: PronunciationRules | undefined;
+  private readonly review: ContentReview | undefined;
 
   constructor(options: SynthesisOptions) {
+    this.review = options.review;
     this.pronunciation = options.pronunciation;
     this.aiLabel = options.aiLabel ?? { explicit: 'off', position: 'start' };
     this.host = options.host;
@@ -139,7 +144,8 @@ export class SynthesisService {
 
   async prepare(input: TtsInput): Promise<Prepared> {
     const voice = await this.voices.get(input.voiceId, input.accountId);
-    return this.prepareFor(voice, { ...input, lexicon: input.lexicon ?? (await this.rulesOf(input)) });
+    const review = input.review ?? { accountId: input.accountId, route: input.route ?? 'tts', purpose: 'synthesis' as const };
+    return this.prepareFor(voice, { ...input, review, lexicon: input.lexicon ?? (await this.rulesOf(input)) });
   }
 
   /** The pronunciation rules a request applies (its dictionaries, else the account's default); NOT_FOUND for one it may not read. */
@@ -187,6 +193,12 @@ export class SynthesisService {
       request.timings = true;
       plan = await mapSpeechErrors(async () => speech.prepare(request));
     }
+    // The one moderation step of every text an engine speaks, before anything is held: what was written (SSML's
+    // text once parsed), how it is to be spoken (instructions), and the plan's sentences (dictionaries' aliases applied).
+    await this.review?.review(
+      [markup ? markup.written : input.text, input.instructions, spokenText(plan.sentences)],
+      input.review ?? { route: input.route ?? 'tts', purpose: 'synthesis' },
+    );
     if (input.pauses) spendPauses(input.pauses, plan.characters, markup);
     return {
       request,
@@ -199,6 +211,11 @@ export class SynthesisService {
       origin: { voiceType: voice.voice?.type ?? 'preset', ...(voice.sampleId ? { sampleId: voice.sampleId } : {}) },
       ...(plan.pronunciationFallbacks.length ? { pronunciationFallbacks: plan.pronunciationFallbacks } : {}),
     };
+  }
+
+  /** The moderation step for texts that shape a voice rather than being spoken by one (a design prompt, a transcript). */
+  async reviewTexts(texts: readonly (string | undefined)[], context: ReviewContext): Promise<void> {
+    await this.review?.review(texts, context);
   }
 
   /** What `characters` of a prepared request's voice cost (a part of it, or a minimum). */

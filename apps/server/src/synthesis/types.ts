@@ -1,3 +1,4 @@
+import type { ReviewContext } from '../moderation/service.js';
 import type {
   LexiconRule,
   AiLabelKind,
@@ -50,6 +51,10 @@ export interface TtsInput {
   textType?: 'text' | 'ssml';
   /** A stream's earlier pieces (a realtime socket's): the pause budget holds the stream as a whole; this piece is added. */
   pauses?: PauseTally;
+  /** The route family the text came in by (`tts`, `openai`, `elevenlabs`, `jobs`, `realtime` …), kept with a refusal. */
+  route?: string;
+  /** Who moderation names in a refusal, for `prepareFor` (which has no account): the account, route and purpose. */
+  review?: ReviewContext;
 }
 
 export interface PronunciationLocator {

@@ -330,6 +330,24 @@ const SAMPLES: Sample[] = [
     },
   },
   // ---- end engines ----
+  // ---- moderation (h/moderation) ----
+  {
+    route: 'POST /admin/api/moderation/terms',
+    action: 'moderation.add_term',
+    async run(_h, client) {
+      const reply = await client.post('/admin/api/moderation/terms', { term: `audit sample ${Date.now()}`, category: 'audit' });
+      return { reply, target: { type: 'moderation_term', id: (reply.body as { id: string }).id } };
+    },
+  },
+  {
+    route: 'DELETE /admin/api/moderation/terms/:id',
+    action: 'moderation.remove_term',
+    async run(h, client) {
+      const { id } = await h.t.ctx.moderation.addTerm(h.t.ctx.db.kysely, `audit removed ${Date.now()}`, 'audit', 'test');
+      return { reply: await client.delete(`/admin/api/moderation/terms/${id}`), target: { type: 'moderation_term', id } };
+    },
+  },
+  // ---- end moderation ----
 ];
 
 /** A provider on a port nothing listens on (h/op-engines): its test fails at once, offline. */

@@ -130,3 +130,23 @@ describe('config errors keep secrets out', () => {
     expect(message).toContain('admin:***@');
   });
 });
+
+describe('moderation settings', () => {
+  it('defaults to the lists alone, open for synthesis and closed for design, 180 days kept', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({
+      MODERATION_PROVIDER: 'none',
+      MODERATION_FAIL_SYNTHESIS: 'open',
+      MODERATION_FAIL_DESIGN: 'closed',
+      MODERATION_KEEP_DAYS: 180,
+    });
+  });
+
+  it('refuses a provider without its keys, and names no secret', () => {
+    expect(configError({ MODERATION_PROVIDER: 'openai' }).message).toContain('MODERATION_PROVIDER=openai: needs MODERATION_KEY');
+    expect(configError({ MODERATION_PROVIDER: 'aliyun', MODERATION_KEY: 'sek' }).message).toContain('needs MODERATION_KEY_ID');
+    expect(configError({ MODERATION_PROVIDER: 'other' }).message).toContain('MODERATION_PROVIDER=');
+    expect(loadConfig({ MODERATION_PROVIDER: 'openai', MODERATION_KEY: 'sk-x' }).MODERATION_PROVIDER).toBe('openai');
+    expect(configError({ MODERATION_KEY: 'sk-x', MODERATION_TIMEOUT_MS: '1' }).message).not.toContain('sk-x');
+  });
+});

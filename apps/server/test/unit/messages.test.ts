@@ -45,9 +45,10 @@ describe('error catalogue', () => {
       RATE_LIMITED: 429,
       ACCOUNT_DISABLED: 403,
       CODE_NOT_REDEEMABLE: 409,
+      CONTENT_REFUSED: 422,
       INTERNAL: 500,
     });
-    expect(ERROR_CODES).toHaveLength(31);
+    expect(ERROR_CODES).toHaveLength(32);
   });
 
   it.each(MESSAGE_LOCALES)('has a message for every code in %s, and nothing else', (locale) => {

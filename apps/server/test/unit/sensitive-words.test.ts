@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { loadSensitiveWords, normalizeForMatch, parseWordList } from '../../src/platform/sensitive-words.js';
+import { loadSensitiveWords, normalizeForMatch, parseWordList, wordListOf } from '../../src/platform/sensitive-words.js';
 
 const LIST = fileURLToPath(new URL('../../config/sensitive-words.txt', import.meta.url));
 /** The lists a server reads by default: the platform's own and LDNOOBW's (names only). */
@@ -311,5 +311,56 @@ describe('word lists as operator data', () => {
 
   it('refuses to start on a list that cannot be read', () => {
     expect(() => loadSensitiveWords(path.join(os.tmpdir(), 'no-such-words.txt'))).toThrow(/ENOENT/);
+  });
+});
+
+describe('an operator list kept as rows (wordListOf, the moderation list)', () => {
+  const list = wordListOf([
+    { term: 'Zorblax', category: 'brands' },
+    { term: '黑心药丸', category: 'fraud' },
+    { term: 'cheap pills*', category: 'spam' },
+    { term: '...', category: 'empty' },
+  ]);
+
+  it('matches each term in every text, however it is disguised, with its category', () => {
+    for (const text of [
+      'The ZORBLAX is here',
+      'Z o r b l a x!',
+      'ｚｏｒｂｌａｘ',
+      'zоrblах (Cyrillic о and х)',
+      'z\u200borblax',
+    ]) {
+      expect(list.find(text, 'all'), text).toEqual({ word: 'Zorblax', category: 'brands' });
+    }
+    for (const text of ['快来买黑心藥丸', '黑 心 药 丸', '黑-心-藥-丸']) {
+      expect(list.find(text, 'all')?.category, text).toBe('fraud');
+    }
+    expect(list.find('Buy CHEAP PILLSS now', 'all')?.category).toBe('spam');
+  });
+
+  it('leaves ordinary text alone: whole Latin words only, and a term of punctuation matches nothing', () => {
+    for (const text of ['Zorblaxian history', 'A cheap pillow', '黑心的药', 'Nothing here at all.', '']) {
+      expect(list.find(text, 'all'), text).toBeNull();
+    }
+  });
+});
+
+describe('tricks against the lists in texts to speak', () => {
+  const words = loadSensitiveWords(SHIPPED);
+  it.each([
+    ['ⓕⓤⓒⓚ', 'profanity'],
+    ['𝐟𝐮𝐜𝐤 this', 'profanity'],
+    ['ｆ＊ｕ＊ｃ＊ｋ', 'profanity'],
+    ['法\u200b輪\u3000功', 'political'],
+    ['習。近。平', 'political'],
+    ['⑧⑨⑥④', 'political'],
+    ['法a轮a功', 'political'],
+    ['法 x 輪 y 功', 'political'],
+    ['习xx近平', 'political'],
+  ])('%s is refused (%s)', (text, category) => {
+    expect(words.find(text, 'all')?.category).toBe(category);
+  });
+  it.each(['5月1日放假', '买A股的人', '卡拉OK厅', '中国 is big 国家', '法abc轮功'])('%s passes', (text) => {
+    expect(words.find(text, 'all')).toBeNull();
   });
 });

@@ -9,6 +9,7 @@ import {
   IconListDetails,
   IconReceipt,
   IconScale,
+  IconShieldCheck,
   IconTags,
   IconTicket,
   IconUserSearch,
@@ -67,6 +68,13 @@ export const ADMIN_PAGES: AdminPage[] = [
     label: 'engines',
     icon: IconCpu,
     component: lazyPage(() => import('./pages/EnginesPage')),
+  },
+  {
+    path: 'moderation',
+    permission: 'moderation.manage',
+    label: 'moderation',
+    icon: IconShieldCheck,
+    component: lazyPage(() => import('./pages/ModerationPage')),
   },
   {
     path: 'settings',

@@ -811,6 +811,39 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('model_installs_started').on('model_installs').columns(['started_at']).execute();
     },
   },
+  '0022_moderation_lists_hits': {
+    async up(db: Kysely<unknown>) {
+      // The operator's own moderation list (moderation/): a word or phrase per row with its category, matched as the
+      // sensitive-word lists are (platform/sensitive-words.ts), in force on every process within seconds of a change.
+      await db.schema
+        .createTable('moderation_terms')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('term', 'text', (c) => c.notNull())
+        .addColumn('category', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('created_by', 'text')
+        .execute();
+      await db.schema.createIndex('moderation_terms_term').on('moderation_terms').columns(['term']).unique().execute();
+      // Texts refused before synthesis, kept for the operator for the retention the operator sets (then swept).
+      await db.schema
+        .createTable('moderation_hits')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text')
+        .addColumn('route', 'text', (c) => c.notNull())
+        .addColumn('purpose', 'text', (c) => c.notNull())
+        .addColumn('source', 'text', (c) => c.notNull())
+        .addColumn('category', 'text', (c) => c.notNull())
+        .addColumn('text', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('moderation_hits_created').on('moderation_hits').columns(['created_at']).execute();
+      await db.schema
+        .createIndex('moderation_hits_account')
+        .on('moderation_hits')
+        .columns(['account_id', 'created_at'])
+        .execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

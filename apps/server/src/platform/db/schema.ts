@@ -597,6 +597,29 @@ export interface InvoiceRequestsTable {
   updated_at: string;
 }
 
+/** 0022: the operator's own moderation list. */
+export interface ModerationTermsTable {
+  id: string;
+  term: string;
+  category: string;
+  created_at: string;
+  created_by: string | null;
+}
+
+/** 0022: texts refused before synthesis, kept for the operator's retention period. */
+export interface ModerationHitsTable {
+  id: string;
+  account_id: string | null;
+  route: string;
+  /** `synthesis` or `design` (cloning and designing). */
+  purpose: string;
+  /** `words` (the built-in lists), `operator` (the operator's list) or the provider's name. */
+  source: string;
+  category: string;
+  text: string;
+  created_at: string;
+}
+
 export interface Database {
   operators: OperatorsTable;
   operator_totp: OperatorTotpTable;
@@ -636,4 +659,6 @@ export interface Database {
   code_redemptions: CodeRedemptionsTable;
   order_events: OrderEventsTable;
   invoice_requests: InvoiceRequestsTable;
+  moderation_terms: ModerationTermsTable;
+  moderation_hits: ModerationHitsTable;
 }

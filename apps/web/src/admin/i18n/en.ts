@@ -1,3 +1,4 @@
+import { moderationEn } from './moderation-en';
 import { codesEn } from './codes-en';
 /** English texts of the operator console (namespace `admin`, loaded with the console's chunk). */
 export const adminEn = {
@@ -19,6 +20,7 @@ export const adminEn = {
     orders: 'Orders',
     reconciliation: 'Reconciliation',
     invoices: 'Invoices',
+    moderation: 'Moderation',
   },
   notOperator: {
     title: 'Not an operator',
@@ -67,6 +69,7 @@ export const adminEn = {
       'codes.manage': 'Issue redemption codes',
       'voices.takedown': 'Take down voices',
       'reports.handle': 'Handle reports',
+      'moderation.manage': 'Moderate texts',
       'engines.manage': 'Manage engines, models and providers',
       'settings.manage': 'Change settings',
       'operators.manage': 'Name, change and remove operators',
@@ -121,4 +124,5 @@ export const adminEn = {
     records: '{{from}}–{{to}} of {{total}}',
   },
   ...codesEn,
+  ...moderationEn,
 };

@@ -2,7 +2,13 @@
 export const settingsEn = {
   title: 'Settings',
   body: 'Changed here, a setting is in force on every process within seconds, with no restart. Each value is checked by the rule the server applies at start-up; a value set here wins over the environment variable of the same name, which stays the value of any setting never changed here.',
-  groups: { credits: 'Trial credits', limits: 'Rate limits', label: 'Explicit AI label', signup: 'Sign-up' },
+  groups: {
+    credits: 'Trial credits',
+    limits: 'Rate limits',
+    label: 'Explicit AI label',
+    signup: 'Sign-up',
+    moderation: 'Moderation',
+  },
   keys: {
     ANONYMOUS_TRIAL_CREDITS: 'Credits of a visitor trial account',
     FREE_PLAN_CREDITS: 'Credits of the free plan at registration',
@@ -16,9 +22,13 @@ export const settingsEn = {
     AI_LABEL_EXPLICIT: 'Audible label',
     AI_LABEL_POSITION: 'Where it goes',
     SIGNUP_OPEN: 'New accounts may sign up',
+    MODERATION_KEEP_DAYS: 'Days a refused text is kept',
+    MODERATION_FAIL_SYNTHESIS: 'Provider not answering: speech',
+    MODERATION_FAIL_DESIGN: 'Provider not answering: cloning and design',
   },
   labelMode: { off: 'Off', rhythm: 'Rhythm cue', speech: 'Spoken notice' },
   labelPosition: { start: 'At the start', end: 'At the end' },
+  failMode: { open: 'Go on (logged)', closed: 'Refuse' },
   starting: 'At start-up: {{value}}',
   changed: 'Changed in the console',
   on: 'Open',

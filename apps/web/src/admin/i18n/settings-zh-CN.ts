@@ -6,7 +6,7 @@ type Widen<T> = { readonly [K in keyof T]: T[K] extends string ? string : Widen<
 export const settingsZhCN: Widen<typeof settingsEn> = {
   title: '设置',
   body: '在此更改的设置几秒内对所有进程生效，无需重启。每个值都按服务器启动时的规则检查；在此设置的值优先于同名环境变量，未在此更改的设置仍取环境变量的值。',
-  groups: { credits: '试用额度', limits: '频率限制', label: '显式 AI 标识', signup: '注册' },
+  groups: { credits: '试用额度', limits: '频率限制', label: '显式 AI 标识', signup: '注册', moderation: '内容审核' },
   keys: {
     ANONYMOUS_TRIAL_CREDITS: '访客试用账户的额度',
     FREE_PLAN_CREDITS: '注册时免费版的额度',
@@ -20,9 +20,13 @@ export const settingsZhCN: Widen<typeof settingsEn> = {
     AI_LABEL_EXPLICIT: '可听标识',
     AI_LABEL_POSITION: '位置',
     SIGNUP_OPEN: '允许新用户注册',
+    MODERATION_KEEP_DAYS: '被拒文本保留天数',
+    MODERATION_FAIL_SYNTHESIS: '审核服务无响应时：语音合成',
+    MODERATION_FAIL_DESIGN: '审核服务无响应时：克隆与设计',
   },
   labelMode: { off: '关闭', rhythm: '节奏提示音', speech: '语音提示' },
   labelPosition: { start: '开头', end: '结尾' },
+  failMode: { open: '放行（记录日志）', closed: '拒绝' },
   starting: '启动时：{{value}}',
   changed: '已在控制台更改',
   on: '开放',

@@ -1,3 +1,4 @@
+import { moderationZhCN } from './moderation-zh-CN';
 import { codesZhCN } from './codes-zh-CN';
 import type { AdminMessages } from './types';
 
@@ -20,6 +21,7 @@ export const adminZhCN: AdminMessages = {
     orders: '订单',
     reconciliation: '对账',
     invoices: '发票',
+    moderation: '内容审核',
   },
   notOperator: {
     title: '不是运营人员',
@@ -68,6 +70,7 @@ export const adminZhCN: AdminMessages = {
       'codes.manage': '生成兑换码',
       'voices.takedown': '下架声音',
       'reports.handle': '处理举报',
+      'moderation.manage': '内容审核',
       'engines.manage': '管理引擎、模型和服务商',
       'settings.manage': '修改设置',
       'operators.manage': '任命、变更和移除运营人员',
@@ -122,4 +125,5 @@ export const adminZhCN: AdminMessages = {
     records: '第 {{from}}–{{to}} 条，共 {{total}} 条',
   },
   ...codesZhCN,
+  ...moderationZhCN,
 };

@@ -1,3 +1,4 @@
+import { moderationZhTW } from './moderation-zh-TW';
 import { codesZhTW } from './codes-zh-TW';
 import type { AdminMessages } from './types';
 
@@ -20,6 +21,7 @@ export const adminZhTW: AdminMessages = {
     orders: '訂單',
     reconciliation: '對帳',
     invoices: '發票',
+    moderation: '內容審核',
   },
   notOperator: {
     title: '不是營運人員',
@@ -68,6 +70,7 @@ export const adminZhTW: AdminMessages = {
       'codes.manage': '產生兌換碼',
       'voices.takedown': '下架聲音',
       'reports.handle': '處理檢舉',
+      'moderation.manage': '內容審核',
       'engines.manage': '管理引擎、模型與服務商',
       'settings.manage': '變更設定',
       'operators.manage': '指派、變更與移除營運人員',
@@ -122,4 +125,5 @@ export const adminZhTW: AdminMessages = {
     records: '第 {{from}}–{{to}} 筆，共 {{total}} 筆',
   },
   ...codesZhTW,
+  ...moderationZhTW,
 };

@@ -13,7 +13,7 @@ addEnginesMessages();
 
 const SETTINGS_KEY = ['admin', 'settings'] as const;
 
-const GROUPS: { group: 'credits' | 'limits' | 'label' | 'signup'; keys: SettingKey[] }[] = [
+const GROUPS: { group: 'credits' | 'limits' | 'label' | 'signup' | 'moderation'; keys: SettingKey[] }[] = [
   { group: 'credits', keys: ['ANONYMOUS_TRIAL_CREDITS', 'FREE_PLAN_CREDITS'] },
   {
     group: 'limits',
@@ -29,6 +29,7 @@ const GROUPS: { group: 'credits' | 'limits' | 'label' | 'signup'; keys: SettingK
   },
   { group: 'label', keys: ['AI_LABEL_EXPLICIT', 'AI_LABEL_POSITION'] },
   { group: 'signup', keys: ['SIGNUP_OPEN'] },
+  { group: 'moderation', keys: ['MODERATION_FAIL_SYNTHESIS', 'MODERATION_FAIL_DESIGN', 'MODERATION_KEEP_DAYS'] },
 ];
 
 /** Runtime settings: trial credits, rate limits, the explicit AI label and sign-up, each with its start-up value. */
@@ -57,6 +58,7 @@ export default function SettingsPage() {
     if (key === 'SIGNUP_OPEN') return v ? t('on') : t('off');
     if (key === 'AI_LABEL_EXPLICIT') return t(`labelMode.${v as 'off' | 'rhythm' | 'speech'}`);
     if (key === 'AI_LABEL_POSITION') return t(`labelPosition.${v as 'start' | 'end'}`);
+    if (key === 'MODERATION_FAIL_SYNTHESIS' || key === 'MODERATION_FAIL_DESIGN') return t(`failMode.${v as 'open' | 'closed'}`);
     return new Intl.NumberFormat(i18n.language).format(v as number);
   };
   const field = (key: SettingKey) => {
@@ -87,11 +89,18 @@ export default function SettingsPage() {
           </Text>
         </Stack>
       );
-    if (key === 'AI_LABEL_EXPLICIT' || key === 'AI_LABEL_POSITION') {
+    if (
+      key === 'AI_LABEL_EXPLICIT' ||
+      key === 'AI_LABEL_POSITION' ||
+      key === 'MODERATION_FAIL_SYNTHESIS' ||
+      key === 'MODERATION_FAIL_DESIGN'
+    ) {
       const options =
         key === 'AI_LABEL_EXPLICIT'
           ? (['off', 'rhythm', 'speech'] as const).map((v) => ({ value: v, label: t(`labelMode.${v}`) }))
-          : (['start', 'end'] as const).map((v) => ({ value: v, label: t(`labelPosition.${v}`) }));
+          : key === 'AI_LABEL_POSITION'
+            ? (['start', 'end'] as const).map((v) => ({ value: v, label: t(`labelPosition.${v}`) }))
+            : (['open', 'closed'] as const).map((v) => ({ value: v, label: t(`failMode.${v}`) }));
       return (
         <Select
           key={key}
