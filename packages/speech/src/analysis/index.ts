@@ -11,6 +11,7 @@ export type { SampleFormat, SampleProbe } from './probe.ts';
 export { measurePcm, NOISY_SNR_DB } from './measure.ts';
 export type { VoiceMeasures } from './measure.ts';
 export { LTAS_BANDS, ltas, ltasDistance } from './ltas.ts';
+export { voiceprint, voiceprintDistance, VOICEPRINT_RATE } from './voiceprint.ts';
 export { cloneProfile } from './clone.ts';
 export { readPrompt, promptVoice, instructedProfile, settingsProfile, DEFAULT_VOICE_SETTINGS, TONES } from './prompt.ts';
 export type { PromptTraits, Age, Tone, VoiceSettingsInput } from './prompt.ts';
