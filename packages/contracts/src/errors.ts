@@ -30,6 +30,7 @@ export const ERROR_STATUS = {
   CODE_NOT_REDEEMABLE: 409,
   RATE_LIMITED: 429,
   ACCOUNT_DISABLED: 403,
+  VOICE_PROTECTED: 422,
   INTERNAL: 500,
 } as const;
 
@@ -73,6 +74,7 @@ const en: Catalogue = {
   CODE_NOT_REDEEMABLE: 'This code cannot be redeemed: it is unknown, used up, expired or revoked',
   RATE_LIMITED: 'Too many requests, please try again in {seconds} seconds',
   ACCOUNT_DISABLED: 'This account was disabled by the operator; please contact support',
+  VOICE_PROTECTED: 'This sample matches a protected voice and cannot be cloned',
   INTERNAL: 'Something went wrong, please try again later',
 };
 
@@ -107,6 +109,7 @@ const zhCN: Catalogue = {
   CODE_NOT_REDEEMABLE: '该兑换码无法使用：不存在、已用完、已过期或已作废',
   RATE_LIMITED: '请求过于频繁，请 {seconds} 秒后重试',
   ACCOUNT_DISABLED: '该账户已被运营方停用，请联系客服',
+  VOICE_PROTECTED: '该样本与受保护的声音相符，不能克隆',
   INTERNAL: '出了点问题，请稍后再试',
 };
 
@@ -141,6 +144,7 @@ const zhTW: Catalogue = {
   CODE_NOT_REDEEMABLE: '此兌換碼無法使用：不存在、已用完、已過期或已作廢',
   RATE_LIMITED: '請求過於頻繁，請 {seconds} 秒後重試',
   ACCOUNT_DISABLED: '此帳戶已被營運方停用，請聯絡客服',
+  VOICE_PROTECTED: '此樣本與受保護的聲音相符，不能複製',
   INTERNAL: '發生錯誤，請稍後再試',
 };
 

@@ -17,3 +17,4 @@ export * from './operators.js';
 export * from './admin.js';
 export * from './codes.js';
 export * from './catalog.js';
+export * from './reports.js';

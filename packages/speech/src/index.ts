@@ -59,6 +59,7 @@ export {
   referenceFromSample,
   voiceprint,
   voiceprintDistance,
+  voiceprintOfFile,
   VOICEPRINT_RATE,
 } from './analysis/index.ts';
 export type { SampleFormat, SampleProbe, VoiceMeasures, PromptTraits, Age, Tone, VoiceSettingsInput } from './analysis/index.ts';

@@ -34,6 +34,9 @@ export const ID_PREFIX = {
   codeBatch: 'cbt',
   redemptionCode: 'rdc',
   redemption: 'rdm',
+  /** A protected voice, and a report of misuse. */
+  protectedVoice: 'pvc',
+  report: 'rpt',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;
