@@ -44,6 +44,7 @@ describe('error catalogue', () => {
       ORDER_NOT_PAYABLE: 409,
       RATE_LIMITED: 429,
       ACCOUNT_DISABLED: 403,
+      VOICE_PROTECTED: 422,
       CODE_NOT_REDEEMABLE: 409,
       INTERNAL: 500,
     });
