@@ -19,6 +19,8 @@ export const adminEn = {
     orders: 'Orders',
     reconciliation: 'Reconciliation',
     invoices: 'Invoices',
+    reports: 'Reports',
+    protectedVoices: 'Protected voices',
   },
   notOperator: {
     title: 'Not an operator',

@@ -20,6 +20,8 @@ export const adminZhCN: AdminMessages = {
     orders: '订单',
     reconciliation: '对账',
     invoices: '发票',
+    reports: '滥用举报',
+    protectedVoices: '受保护的声音',
   },
   notOperator: {
     title: '不是运营人员',

@@ -20,6 +20,8 @@ export const adminZhTW: AdminMessages = {
     orders: '訂單',
     reconciliation: '對帳',
     invoices: '發票',
+    reports: '濫用檢舉',
+    protectedVoices: '受保護的聲音',
   },
   notOperator: {
     title: '不是營運人員',
