@@ -11,6 +11,7 @@ import { adminEnginesTests } from './flows/admin-engines';
 import { adminCoreTests } from './flows/admin-core';
 import { adminCodesTests } from './flows/admin-codes';
 import { adminOrdersTests } from './flows/admin-orders';
+import { adminReportsTests } from './flows/admin-reports';
 import { designTests } from './flows/design';
 import { economyTests } from './flows/economy';
 import { libraryTests } from './flows/library';
@@ -49,6 +50,8 @@ const FLOWS: Record<string, () => void> = {
   'admin-engines': adminEnginesTests,
   'admin-codes': adminCodesTests,
   'admin-orders': adminOrdersTests,
+  // Reports: the form from the console's footer, then the queue (it reuses the elevated owner, or names a support operator).
+  'admin-reports': adminReportsTests,
 };
 // E2E_FLOWS=design (a comma list) runs only those flows, in the order above; unset, all of them.
 const only = (process.env.E2E_FLOWS ?? '')
