@@ -37,6 +37,8 @@ export interface NewReport {
 }
 
 const REPORT_FOLDER = 'reports';
+/** How deep mixes of mixes are followed when a voice is taken down. */
+const MIX_DEPTH = 10;
 type Outcome = { action: string; note: string | null };
 
 /**
@@ -261,10 +263,27 @@ export class ReportsService {
       const mixes = await trx
         .updateTable('own_voices')
         .set({ taken_down_at: at })
+        .where('id', '=', voice.id)
         .where('taken_down_at', 'is', null)
-        .where((eb) => eb.or([eb('id', '=', voice.id), eb('mix', 'like', `%"${voice.id}"%`)]))
         .returning('id')
         .execute();
+      // The saved mixes made with it, the mixes made with those, …: a mix keeps its blend, so each goes too.
+      let wave = [voice.id];
+      for (let depth = 0; wave.length && depth < MIX_DEPTH; depth++) {
+        const ids = new Set(wave);
+        const candidates = await trx
+          .selectFrom('own_voices')
+          .select(['id', 'mix'])
+          .where('taken_down_at', 'is', null)
+          .where((eb) => eb.or(wave.map((id) => eb('mix', 'like', `%${id}%`))))
+          .execute();
+        const hit = candidates
+          .filter((c) => (JSON.parse(c.mix ?? '[]') as { voice_id: string }[]).some((e) => ids.has(e.voice_id)))
+          .map((c) => c.id);
+        if (hit.length) await trx.updateTable('own_voices').set({ taken_down_at: at }).where('id', 'in', hit).execute();
+        mixes.push(...hit.map((id) => ({ id })));
+        wave = hit;
+      }
       let protectedId: string | null = null;
       const sample = voice.file_id
         ? await trx.selectFrom('voice_samples').select('measures').where('id', '=', voice.file_id).executeTakeFirst()

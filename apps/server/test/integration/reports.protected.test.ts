@@ -123,6 +123,17 @@ describe.each(DIALECTS)('protected voices and reports (%s)', (dialect) => {
       ],
     });
     expect(mix.status, JSON.stringify(mix.body)).toBe(201);
+    // …and a mix of that mix, which keeps its blend too.
+    const nested = await owner.put('/voice', {
+      type: 'mix',
+      name: 'Blend of a blend',
+      model: 'espeak-ng',
+      mix: [
+        { voice_id: mix.body.id, weight: 1 },
+        { voice_id: 'voice_espeak.en-us~f4', weight: 1 },
+      ],
+    });
+    expect(nested.status, JSON.stringify(nested.body)).toBe(201);
     const spoken = await fetch(new URL('/tts', t.url), {
       method: 'POST',
       headers: { 'x-sid': owner.sid!, 'content-type': 'application/json', 'x-request-id': 'req_reported1' },
@@ -163,7 +174,7 @@ describe.each(DIALECTS)('protected voices and reports (%s)', (dialect) => {
     expect(down.body).toMatchObject({ status: 'actioned', voice: { taken_down: true }, outcome: { action: 'takedown' } });
 
     // 404 on every route, and in the saved mix.
-    for (const id of [voice.id, mix.body.id]) {
+    for (const id of [voice.id, mix.body.id, nested.body.id]) {
       expectError(await owner.get(`/voice?id=${id}`), 'NOT_FOUND');
       expectError(await owner.post('/tts', { text: TEXT, voice_id: id }), 'NOT_FOUND');
       expect((await owner.get(`/voice/preview/${id}.mp3`)).status).toBe(404);
@@ -174,7 +185,7 @@ describe.each(DIALECTS)('protected voices and reports (%s)', (dialect) => {
     expectError(await uploadSample(owner, await fs.readFile(JFK_WAV), 'jfk.wav'), 'VOICE_PROTECTED');
     const entry = (await audits('voice.takedown')).at(-1)!;
     expect(entry).toMatchObject({ target_id: voice.id, reason: 'impersonation confirmed' });
-    expect(JSON.parse(entry.after!).voices).toEqual(expect.arrayContaining([voice.id, mix.body.id]));
+    expect(JSON.parse(entry.after!).voices).toEqual(expect.arrayContaining([voice.id, mix.body.id, nested.body.id]));
 
     expect((await mailsTo(ownerEmail)).at(-1)!.text).toContain(voice.id);
     const told = (await mailsTo('victim@example.com')).at(-1)!;
