@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { Alert, Badge, Button, FileInput, Group, Paper, Select, Stack, Text, TextInput } from '@mantine/core';
+import { Alert, Badge, Button, FileInput, Group, Modal, Paper, Select, Stack, Text, TextInput } from '@mantine/core';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { PROTECTED_VOICE_CATEGORIES } from '@polyvox/contracts';
 import { describeError } from '../../api/errors';
@@ -41,9 +41,16 @@ export default function ProtectedVoicesPage() {
       await queryClient.invalidateQueries({ queryKey: KEY });
     },
   });
+  // Removing asks for the reason the audit trail keeps.
+  const [removing, setRemoving] = useState<ProtectedVoiceView | null>(null);
+  const [removeReason, setRemoveReason] = useState('');
   const remove = useMutation({
-    mutationFn: (id: string) => reportsApi.unprotect(id, texts.remove),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: KEY }),
+    mutationFn: (id: string) => reportsApi.unprotect(id, removeReason.trim()),
+    onSuccess: async () => {
+      setRemoving(null);
+      setRemoveReason('');
+      await queryClient.invalidateQueries({ queryKey: KEY });
+    },
     onError: notifyError,
   });
   const ready = file !== null && name.trim() !== '' && reason.trim() !== '';
@@ -131,7 +138,7 @@ export default function ProtectedVoicesPage() {
                     variant="subtle"
                     color="red"
                     loading={remove.isPending && remove.variables === v.id}
-                    onClick={() => remove.mutate(v.id)}
+                    onClick={() => setRemoving(v)}
                   >
                     {texts.remove}
                   </Button>
@@ -141,6 +148,37 @@ export default function ProtectedVoicesPage() {
           </Stack>
         )}
       </Stack>
+      <Modal
+        opened={removing !== null}
+        onClose={() => setRemoving(null)}
+        title={`${texts.remove}: ${removing?.name ?? ''}`}
+        centered
+      >
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            if (removing && removeReason.trim()) remove.mutate(removing.id);
+          }}
+        >
+          <Stack>
+            <TextInput
+              label={texts.reason}
+              value={removeReason}
+              onChange={(e) => setRemoveReason(e.currentTarget.value)}
+              maxLength={500}
+              data-autofocus
+            />
+            <Group justify="flex-end">
+              <Button variant="default" onClick={() => setRemoving(null)}>
+                {texts.cancel}
+              </Button>
+              <Button type="submit" color="red" disabled={!removeReason.trim()} loading={remove.isPending}>
+                {texts.remove}
+              </Button>
+            </Group>
+          </Stack>
+        </form>
+      </Modal>
     </>
   );
 }
