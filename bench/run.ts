@@ -328,6 +328,8 @@ async function main() {
   // `--only responsiveness`: p99 of GET /accounts/me with eight syntheses running, and a stream's first byte.
   if (only === 'responsiveness')
     return report(started, await (await import('./responsiveness.js')).responsivenessRows(), 'responsiveness');
+  // `--only voiceprint`: the protected-voice check's false accepts and rejects on human and synthetic speakers.
+  if (only === 'voiceprint') return report(started, await (await import('./voiceprint.js')).voiceprintRows(), 'voiceprint');
   if (only === 'watermark') return report(started, await (await import('./watermark.js')).watermarkRows(), 'watermark');
   // `--only moderation`: refusal rates on the ordinary and prohibited sets, and the time the step adds to a request.
   if (only === 'moderation') return report(started, await (await import('./moderation.js')).moderationRows(), 'moderation');

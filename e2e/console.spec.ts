@@ -12,6 +12,7 @@ import { adminCoreTests } from './flows/admin-core';
 import { adminCodesTests } from './flows/admin-codes';
 import { adminOrdersTests } from './flows/admin-orders';
 import { adminModerationTests } from './flows/admin-moderation';
+import { adminReportsTests } from './flows/admin-reports';
 import { designTests } from './flows/design';
 import { economyTests } from './flows/economy';
 import { libraryTests } from './flows/library';
@@ -51,6 +52,8 @@ const FLOWS: Record<string, () => void> = {
   'admin-codes': adminCodesTests,
   'admin-orders': adminOrdersTests,
   'admin-moderation': adminModerationTests,
+  // Reports: the form from the console's footer, then the queue (it reuses the elevated owner, or names a support operator).
+  'admin-reports': adminReportsTests,
 };
 // E2E_FLOWS=design (a comma list) runs only those flows, in the order above; unset, all of them.
 const only = (process.env.E2E_FLOWS ?? '')

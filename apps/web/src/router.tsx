@@ -68,6 +68,9 @@ const VoicesPage = page(
 const checkPages = () => import('./pages/check/CheckAudioPage');
 const PublicCheckAudioPage = page(checkPages, (m) => m.PublicCheckAudioPage);
 const CheckAudioPage = page(checkPages, (m) => m.CheckAudioContent);
+const reportPages = () => import('./pages/report/ReportPage');
+const ReportPage = page(reportPages, (m) => m.ReportPage);
+const AppReportPage = page(reportPages, (m) => m.ReportContent);
 const VoiceCloningPage = page(
   () => import('./pages/app/VoiceCloningPage'),
   (m) => m.VoiceCloningPage,
@@ -117,6 +120,15 @@ export const router = createHashRouter([
                   <PublicCheckAudioPage />
                 </Load>
               </PublicGuard>
+            ),
+          },
+          {
+            // Open to everyone, signed in or not: a victim needs no account to complain.
+            path: 'report',
+            element: (
+              <Load>
+                <ReportPage />
+              </Load>
             ),
           },
           {
@@ -276,6 +288,14 @@ export const router = createHashRouter([
             element: (
               <Load>
                 <ProfilePage />
+              </Load>
+            ),
+          },
+          {
+            path: 'report',
+            element: (
+              <Load>
+                <AppReportPage />
               </Load>
             ),
           },

@@ -31,6 +31,7 @@ export const ERROR_STATUS = {
   CONTENT_REFUSED: 422,
   RATE_LIMITED: 429,
   ACCOUNT_DISABLED: 403,
+  VOICE_PROTECTED: 422,
   INTERNAL: 500,
 } as const;
 
@@ -75,6 +76,7 @@ const en: Catalogue = {
   CONTENT_REFUSED: 'This text cannot be spoken on this service; nothing was charged',
   RATE_LIMITED: 'Too many requests, please try again in {seconds} seconds',
   ACCOUNT_DISABLED: 'This account was disabled by the operator; please contact support',
+  VOICE_PROTECTED: 'This sample matches a protected voice and cannot be cloned',
   INTERNAL: 'Something went wrong, please try again later',
 };
 
@@ -110,6 +112,7 @@ const zhCN: Catalogue = {
   CONTENT_REFUSED: '该内容无法在本服务合成，未扣除任何额度',
   RATE_LIMITED: '请求过于频繁，请 {seconds} 秒后重试',
   ACCOUNT_DISABLED: '该账户已被运营方停用，请联系客服',
+  VOICE_PROTECTED: '该样本与受保护的声音相符，不能克隆',
   INTERNAL: '出了点问题，请稍后再试',
 };
 
@@ -145,6 +148,7 @@ const zhTW: Catalogue = {
   CONTENT_REFUSED: '此內容無法在本服務合成，未扣除任何額度',
   RATE_LIMITED: '請求過於頻繁，請 {seconds} 秒後重試',
   ACCOUNT_DISABLED: '此帳戶已被營運方停用，請聯絡客服',
+  VOICE_PROTECTED: '此樣本與受保護的聲音相符，不能複製',
   INTERNAL: '發生錯誤，請稍後再試',
 };
 

@@ -18,3 +18,4 @@ export * from './admin.js';
 export * from './codes.js';
 export * from './catalog.js';
 export * from './moderation.js';
+export * from './reports.js';

@@ -57,6 +57,10 @@ export {
   settingsProfile,
   DEFAULT_VOICE_SETTINGS,
   referenceFromSample,
+  voiceprint,
+  voiceprintDistance,
+  voiceprintOfFile,
+  VOICEPRINT_RATE,
 } from './analysis/index.ts';
 export type { SampleFormat, SampleProbe, VoiceMeasures, PromptTraits, Age, Tone, VoiceSettingsInput } from './analysis/index.ts';
 /** Semitones from one frequency to another: how measured F0s (Hz) compare with a profile's pitch (semitones). */

@@ -368,7 +368,8 @@ export class AccountAdminService {
    * in flight and its realtime sockets stop in every process, its jobs are cancelled and every credit it still holds
    * is released. It can no longer sign in, and its keys are refused (ACCOUNT_DISABLED).
    */
-  async disable(act: OperatorAct, accountId: string, reason: string): Promise<AccountStatusResponse> {
+  /** `after`: more the audit entry records (a report's id, when a report led to it). */
+  async disable(act: OperatorAct, accountId: string, reason: string, after: object = {}): Promise<AccountStatusResponse> {
     if (accountId === act.operator.accountId) throw new AppError('FORBIDDEN');
     const sessionsEnded = await this.db.transaction().execute(async (trx) => {
       const before = await this.row(accountId, trx);
@@ -385,7 +386,7 @@ export class AccountAdminService {
           action: 'account.disable',
           target: { type: 'account', id: accountId },
           before: { status: before.status ?? 'active' },
-          after: { status: 'disabled', sessions_ended: ended },
+          after: { status: 'disabled', sessions_ended: ended, ...after },
           reason,
         },
         trx,

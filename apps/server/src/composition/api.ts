@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import { PUBLIC_CHECKS_QUEUED, watermarkDetector } from '../provenance/verify.js';
 import { provenanceRoutes } from '../provenance/routes.js';
+import { reportRoutes } from '../reports/routes.js';
+import { reportsOf } from './reports.js';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import cookie from '@fastify/cookie';
@@ -94,6 +96,7 @@ async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<vo
   );
   await app.register(settingsRoutes({ db: ctx.db.kysely, settings: ctx.settings, audit: ctx.audit }));
   await app.register(moderationRoutes({ db: ctx.db.kysely, moderation: ctx.moderation, audit: ctx.audit }));
+  await app.register(reportRoutes(reportsOf(ctx)));
   await app.register(
     provenanceRoutes(
       // The checks' limit per minute follows the operator's setting (read at each check).

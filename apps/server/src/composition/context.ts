@@ -42,6 +42,7 @@ import type { ProviderSync, ProvidersService } from '../providers/service.js';
 import type { ModelInstalls } from '../models/installs.js';
 import type { AuditTrail } from '../audit/trail.js';
 import type { ModerationService } from '../moderation/service.js';
+import type { ProtectedVoices } from '../protected-voices/service.js';
 import type { OperatorsService } from '../operators/service.js';
 import type { SecondFactorService } from '../operators/factor.js';
 
@@ -114,6 +115,8 @@ export interface AppContext {
   operators: OperatorsService;
   /** The operators' second factor: TOTP, recovery codes, passkeys, the 12-hour elevation. */
   factor: SecondFactorService;
+  /** Voices no clone sample may match (public figures, the library's speakers, voices taken down). */
+  protectedVoices: ProtectedVoices;
 }
 
 /** A process's HTTP app and everything it was built from. */

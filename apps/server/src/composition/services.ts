@@ -63,6 +63,7 @@ import { ProviderSync, ProvidersService } from '../providers/service.js';
 import { ModelInstalls } from '../models/installs.js';
 import { loadCatalogue } from '../models/catalogue.js';
 import { DatabaseAuditTrail } from '../audit/trail.js';
+import { ProtectedVoices } from '../protected-voices/service.js';
 import { OperatorsService, systemClock } from '../operators/service.js';
 import { SecondFactorService } from '../operators/factor.js';
 
@@ -169,6 +170,7 @@ export function buildServices(config: Config, parts: ServiceParts, overrides: { 
     perAccountHour: config.SAMPLE_UPLOADS_PER_ACCOUNT_HOUR,
     // A sample this platform made (a re-encoded download, say) is recorded as synthetic with what showed it.
     inspect: (bytes) => syntheticSignals(bytes, { provenance, detect: watermarkDetector(provenance.watermarkKey) }),
+    protect: (print) => protectedVoices.check(print),
   });
   const ownVoiceLookup = new OwnVoiceLookup({ repo: designRepo, library, host: speech, samples });
   const voices = new VoicesService({
@@ -305,6 +307,7 @@ export function buildServices(config: Config, parts: ServiceParts, overrides: { 
   // Operators: one clock for their rules (tests set their own), the audit trail, the second factor bound to PUBLIC_URL.
   const operatorClock = systemClock();
   const audit = new DatabaseAuditTrail(db.kysely, () => operatorClock.now());
+  const protectedVoices = new ProtectedVoices({ db: db.kysely, audit, storage });
   const publicUrl = new URL(config.PUBLIC_URL);
   const factor = new SecondFactorService({
     db: db.kysely,
@@ -378,5 +381,6 @@ export function buildServices(config: Config, parts: ServiceParts, overrides: { 
     audit,
     operators: new OperatorsService({ db: db.kysely, audit, clock: operatorClock }),
     factor,
+    protectedVoices,
   };
 }

@@ -128,6 +128,7 @@ export class PreviewsService {
       case 'clone': {
         if (!input.file_id) throw new AppError('PARAMETERS_NEEDED', { field: 'file_id' });
         const { measures } = await this.samples.get(accountId, input.file_id);
+        await this.samples.guard(measures);
         const design = await this.designer.clone(model, input.language, measures);
         if (!design.referenceText) return design;
         // A zero-shot cloning model: the sample itself, and what it says when the user typed it.

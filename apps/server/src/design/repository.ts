@@ -191,6 +191,7 @@ export class DesignRepository {
       .selectAll()
       .where('id', '=', id)
       .where('account_id', '=', accountId)
+      .where('taken_down_at', 'is', null)
       .executeTakeFirst();
   }
 
@@ -199,6 +200,7 @@ export class DesignRepository {
       .selectFrom('own_voices')
       .selectAll()
       .where('account_id', '=', accountId)
+      .where('taken_down_at', 'is', null)
       .orderBy('created_at', 'desc')
       .orderBy('id', 'desc')
       .execute();
@@ -210,6 +212,7 @@ export class DesignRepository {
       .set(changes)
       .where('id', '=', id)
       .where('account_id', '=', accountId)
+      .where('taken_down_at', 'is', null)
       .returningAll()
       .executeTakeFirst();
   }

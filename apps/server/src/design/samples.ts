@@ -72,6 +72,8 @@ export interface SamplesOptions {
    * clone of a voice the platform made is recorded as such.
    */
   inspect?: ((bytes: Buffer) => Promise<object | null>) | null;
+  /** Refuses (VOICE_PROTECTED) a voiceprint that matches a protected voice. */
+  protect?: ((voiceprint: number[] | undefined) => Promise<void>) | null;
 }
 
 /**
@@ -90,6 +92,17 @@ export class SamplesService {
     this.tempDir = options.tempDir;
     this.limits = { limiter: options.limiter, perAccountHour: options.perAccountHour };
     this.inspect = options.inspect ?? null;
+    this.protect = options.protect ?? null;
+  }
+
+  private readonly protect: ((voiceprint: number[] | undefined) => Promise<void>) | null;
+
+  /**
+   * A sample whose voice is protected is refused (VOICE_PROTECTED): at upload, and again before a clone preview
+   * (the list may have grown since), always before any fee.
+   */
+  async guard(measures: VoiceMeasures): Promise<void> {
+    await this.protect?.(measures.voiceprint);
   }
 
   private readonly inspect: ((bytes: Buffer) => Promise<object | null>) | null;
@@ -117,6 +130,7 @@ export class SamplesService {
     const { size } = await fs.stat(file);
     if (size > LIMITS.cloneMaxBytes) throw new AppError('FILE_TOO_LARGE', { limit: sizeLimitText(LIMITS.cloneMaxBytes) });
     const [analysis, sha256] = await Promise.all([analyzeUpload(file), fileSha256(file)]);
+    await this.guard(analysis.measures);
     // Only a sample the analysis accepted is checked for this platform's marks (a hostile file never reaches a
     // second decoder); a check that fails says nothing about the sample.
     const synthetic = this.inspect ? await this.inspect(await fs.readFile(file)).catch(() => null) : null;

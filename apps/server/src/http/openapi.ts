@@ -89,6 +89,15 @@ const TAGS: ReadonlyArray<{ tag: string; name: Texts; description: Texts }> = [
     },
   },
   {
+    tag: 'reports',
+    name: { en: 'reports', 'zh-CN': '举报', 'zh-TW': '檢舉' },
+    description: {
+      en: 'Report misuse of audio or a voice made here; no sign-in needed.',
+      'zh-CN': '举报本服务生成的音频或声音被滥用，无需登录。',
+      'zh-TW': '檢舉本服務產生的音訊或聲音遭濫用，無需登入。',
+    },
+  },
+  {
     tag: 'api keys',
     name: { en: 'api keys', 'zh-CN': 'API 密钥', 'zh-TW': 'API 金鑰' },
     description: {

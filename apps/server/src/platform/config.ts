@@ -188,6 +188,8 @@ export const ConfigSchema = z.object({
   C2PA_KEY_FILE: z.string().optional(),
   /** Checks of audio by anyone (POST /provenance/verify) per client address per minute. */
   VERIFY_PER_MINUTE: z.coerce.number().int().min(1).max(10_000).default(10),
+  /** Reports of misuse (POST /reports) per client address per hour. */
+  REPORTS_PER_HOUR: z.coerce.number().int().min(1).max(10_000).default(5),
   /** Whether an email nobody owns yet may sign up (false: only existing accounts sign in). Changed in the console too. */
   SIGNUP_OPEN: z
     .enum(['true', 'false'])

@@ -37,6 +37,9 @@ export const ID_PREFIX = {
   /** A word of the operator's moderation list, and a text moderation refused. */
   moderationTerm: 'mdt',
   moderationHit: 'mdh',
+  /** A protected voice, and a report of misuse. */
+  protectedVoice: 'pvc',
+  report: 'rpt',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

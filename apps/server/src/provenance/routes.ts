@@ -43,7 +43,7 @@ async function multipartFile(request: FastifyRequest): Promise<Buffer> {
  * One of this server's own files, fetched as the caller would (their session or key goes along, so a file they may
  * not read stays unread): a URL on this server's public address, or a path.
  */
-async function ownFile(app: FastifyInstance, request: FastifyRequest, url: string, publicUrl: string): Promise<Buffer> {
+export async function ownFile(app: FastifyInstance, request: FastifyRequest, url: string, publicUrl: string): Promise<Buffer> {
   let target: URL;
   try {
     target = new URL(url, publicUrl);

@@ -7,6 +7,7 @@ import { Client, signIn, type Reply } from '../support/client.js';
 import { anotherSession, makeOperator, makePendingOperator, totpCode } from '../support/operators.js';
 import { parseCatalogue } from '../../src/models/catalogue.js';
 import { complete, newOrder, sandboxToken } from '../support/economy.js';
+import { JFK_WAV } from '../support/design.js';
 
 /**
  * Audit coverage: every mutating operator route writes exactly one audit entry naming the operator, the role, the
@@ -348,6 +349,94 @@ const SAMPLES: Sample[] = [
     },
   },
   // ---- end moderation ----
+
+  // ---- reports and protected voices (h/reports): append rows here ----
+  {
+    route: 'POST /admin/api/protected-voices',
+    action: 'protected_voice.add',
+    reason: 'public figure',
+    async run(h, client) {
+      const form = new FormData();
+      form.append('name', 'Audit sample');
+      form.append('category', 'public_figure');
+      form.append('reason', 'public figure');
+      form.append('file', new Blob([new Uint8Array(await fs.readFile(JFK_WAV))], { type: 'audio/wav' }), 'jfk.wav');
+      const reply = await client.post('/admin/api/protected-voices', form);
+      return { reply, target: { type: 'protected_voice', id: (reply.body as { id: string }).id } };
+    },
+  },
+  {
+    route: 'DELETE /admin/api/protected-voices/:id',
+    action: 'protected_voice.remove',
+    reason: 'mistake',
+    async run(h, client) {
+      const id = await protectedVoice(h);
+      return {
+        reply: await client.delete(`/admin/api/protected-voices/${id}?reason=mistake`),
+        target: { type: 'protected_voice', id },
+      };
+    },
+  },
+  {
+    route: 'POST /admin/api/reports/:id/review',
+    action: 'report.review',
+    reason: 'looking',
+    async run(h, client) {
+      const id = await voiceReport(h);
+      return {
+        reply: await client.post(`/admin/api/reports/${id}/review`, { reason: 'looking' }),
+        target: { type: 'report', id },
+      };
+    },
+  },
+  {
+    route: 'POST /admin/api/reports/:id/reject',
+    action: 'report.reject',
+    reason: 'no breach',
+    async run(h, client) {
+      const id = await voiceReport(h);
+      return {
+        reply: await client.post(`/admin/api/reports/${id}/reject`, { reason: 'no breach' }),
+        target: { type: 'report', id },
+      };
+    },
+  },
+  {
+    route: 'POST /admin/api/reports/:id/takedown',
+    action: 'voice.takedown',
+    reason: 'impersonation',
+    async run(h, client) {
+      const { reportId, voiceId } = await ownVoiceReport(h);
+      const reply = await client.post(`/admin/api/reports/${reportId}/takedown`, { reason: 'impersonation' });
+      return { reply, target: { type: 'voice', id: voiceId } };
+    },
+  },
+  {
+    route: 'POST /admin/api/reports/:id/protect',
+    action: 'protected_voice.add',
+    reason: 'keep it out',
+    async run(h, client) {
+      const { reportId } = await ownVoiceReport(h);
+      const reply = await client.post(`/admin/api/reports/${reportId}/protect`, { reason: 'keep it out', name: 'Reported' });
+      const entry = await h.t.ctx.db.kysely
+        .selectFrom('protected_voices')
+        .select('id')
+        .where('report_id', '=', reportId)
+        .executeTakeFirstOrThrow();
+      return { reply, target: { type: 'protected_voice', id: entry.id } };
+    },
+  },
+  {
+    route: 'POST /admin/api/reports/:id/disable-account',
+    action: 'account.disable',
+    reason: 'abuse',
+    async run(h, client) {
+      const { reportId, accountId } = await ownVoiceReport(h);
+      const reply = await client.post(`/admin/api/reports/${reportId}/disable-account`, { reason: 'abuse' });
+      return { reply, target: { type: 'account', id: accountId } };
+    },
+  },
+  // ---- end reports ----
 ];
 
 /** A provider on a port nothing listens on (h/op-engines): its test fails at once, offline. */
@@ -377,6 +466,99 @@ async function invoiceRequest(h: Harness): Promise<string> {
 }
 // ---- end orders helpers ----
 
+// ---- reports and protected voices (h/reports): helpers of its samples ----
+/** A protected voice made straight in the table (its audit entry is not the call's); its id. */
+async function protectedVoice(h: Harness): Promise<string> {
+  const id = `pvc_audit_${Math.random().toString(36).slice(2)}`;
+  const op = await h.as('owner');
+  await h.t.ctx.db.kysely
+    .insertInto('protected_voices')
+    .values({
+      id,
+      name: 'x',
+      category: 'other',
+      voiceprint: '[]',
+      storage_key: null,
+      source_voice_id: null,
+      report_id: null,
+      created_by: op.accountId,
+      created_at: new Date().toISOString(),
+    })
+    .execute();
+  return id;
+}
+/** A report of a library voice; its id. */
+async function voiceReport(h: Harness): Promise<string> {
+  const res = await new Client(h.t.url).post('/reports', {
+    reason: 'other',
+    contact: 'reporter@example.com',
+    voice_id: 'voice_espeak.en-us',
+  });
+  if (res.status !== 201) throw new Error(`report failed ${res.status} ${JSON.stringify(res.body)}`);
+  return (res.body as { id: string }).id;
+}
+/** A customer's clone voice (written straight into the tables, with a sample's measures) and a report of it. */
+async function ownVoiceReport(h: Harness): Promise<{ reportId: string; voiceId: string; accountId: string }> {
+  const c = await h.customer();
+  const now = new Date().toISOString();
+  const suffix = Math.random().toString(36).slice(2);
+  const fileId = `file_audit_${suffix}`;
+  const voiceId = `voice_audit_${suffix}`;
+  const voiceprint = Array.from({ length: 33 }, (_, i) => (i === 32 ? 7 : i / 10));
+  const db = h.t.ctx.db.kysely;
+  await db
+    .insertInto('voice_samples')
+    .values({
+      id: fileId,
+      account_id: c.accountId,
+      idx: 1,
+      format: 'wav',
+      size: 1,
+      duration: 11,
+      sample_rate: 16000,
+      measures: JSON.stringify({ measures: { voiceprint } }),
+      noisy: 0,
+      storage_key: `samples/${fileId}.wav`,
+      consent_at: now,
+      consent_ip: '127.0.0.1',
+      sha256: null,
+      synthetic: null,
+      created_at: now,
+    })
+    .execute();
+  await db
+    .insertInto('own_voices')
+    .values({
+      id: voiceId,
+      account_id: c.accountId,
+      name: 'Reported',
+      type: 'clone',
+      model: 'flite',
+      gender: 'male',
+      languages: '["en"]',
+      base_voice: 'flite:slt',
+      profile: '{}',
+      mix: null,
+      prompt: null,
+      file_id: fileId,
+      transcript: null,
+      preview_id: null,
+      audio_key: null,
+      status: 'active',
+      created_at: now,
+      updated_at: now,
+    })
+    .execute();
+  const res = await new Client(h.t.url).post('/reports', {
+    reason: 'impersonation',
+    contact: 'reporter@example.com',
+    voice_id: voiceId,
+  });
+  if (res.status !== 201) throw new Error(`report failed ${res.status} ${JSON.stringify(res.body)}`);
+  return { reportId: (res.body as { id: string }).id, voiceId, accountId: c.accountId };
+}
+// ---- end reports helpers ----
+
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 describe.each(DIALECTS)('operator routes: audit coverage (%s)', (dialect) => {
@@ -401,7 +583,7 @@ describe.each(DIALECTS)('operator routes: audit coverage (%s)', (dialect) => {
   };
 
   beforeAll(async () => {
-    t = await startTestApp(dialect);
+    t = await startTestApp(dialect, { env: { REPORTS_PER_HOUR: '100' } });
   });
   afterAll(async () => {
     await t.close();

@@ -44,11 +44,12 @@ describe('error catalogue', () => {
       ORDER_NOT_PAYABLE: 409,
       RATE_LIMITED: 429,
       ACCOUNT_DISABLED: 403,
+      VOICE_PROTECTED: 422,
       CODE_NOT_REDEEMABLE: 409,
       CONTENT_REFUSED: 422,
       INTERNAL: 500,
     });
-    expect(ERROR_CODES).toHaveLength(32);
+    expect(ERROR_CODES).toHaveLength(33);
   });
 
   it.each(MESSAGE_LOCALES)('has a message for every code in %s, and nothing else', (locale) => {

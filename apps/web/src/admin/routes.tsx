@@ -5,6 +5,8 @@ import {
   IconChartBar,
   IconCpu,
   IconFileInvoice,
+  IconFlag,
+  IconShieldLock,
   IconHome,
   IconListDetails,
   IconReceipt,
@@ -117,5 +119,19 @@ export const ADMIN_PAGES: AdminPage[] = [
     label: 'invoices',
     icon: IconFileInvoice,
     component: lazyPage(() => import('./pages/InvoicesPage')),
+  },
+  {
+    path: 'reports',
+    permission: 'reports.handle',
+    label: 'reports',
+    icon: IconFlag,
+    component: lazyPage(() => import('./pages/ReportsPage')),
+  },
+  {
+    path: 'protected-voices',
+    permission: 'voices.takedown',
+    label: 'protectedVoices',
+    icon: IconShieldLock,
+    component: lazyPage(() => import('./pages/ProtectedVoicesPage')),
   },
 ];

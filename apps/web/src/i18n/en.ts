@@ -6,6 +6,7 @@
 import { economyEn } from './economy-en';
 import { designEn } from './design-en';
 import { provenanceEn } from './provenance-en';
+import { reportEn } from './report-en';
 import { pronunciationEn } from './pronunciation-en';
 import { speechEn } from './speech-en';
 
@@ -241,5 +242,6 @@ export const en = {
   ...economyEn,
   ...designEn,
   ...provenanceEn,
+  ...reportEn,
   ...pronunciationEn,
 } as const;

@@ -4,6 +4,7 @@ import type { economyEn } from './economy-en';
 import type { provenanceEn } from './provenance-en';
 import type { pronunciationEn } from './pronunciation-en';
 import type { speechEn } from './speech-en';
+import type { reportEn } from './report-en';
 
 /** The shape of `en` with every leaf widened to `string`: each translation must match it key for key. */
 type Widen<T> = { readonly [K in keyof T]: T[K] extends string ? string : Widen<T[K]> };
@@ -20,3 +21,5 @@ export type DesignMessages = Widen<typeof designEn>;
 export type ProvenanceMessages = Widen<typeof provenanceEn>;
 /** The Pronunciation page's part of `Messages`, translated in ./pronunciation-zh-CN.ts and ./pronunciation-zh-TW.ts. */
 export type PronunciationMessages = Widen<typeof pronunciationEn>;
+/** The "Report misuse" page's part of `Messages`, translated in ./report-zh-CN.ts and ./report-zh-TW.ts. */
+export type ReportMessages = Widen<typeof reportEn>;

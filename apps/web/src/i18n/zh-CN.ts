@@ -1,6 +1,7 @@
 import { economyZhCN } from './economy-zh-CN';
 import { designZhCN } from './design-zh-CN';
 import { provenanceZhCN } from './provenance-zh-CN';
+import { reportZhCN } from './report-zh-CN';
 import { pronunciationZhCN } from './pronunciation-zh-CN';
 import { speechZhCN } from './speech-zh-CN';
 import type { Messages } from './types';
@@ -235,5 +236,6 @@ export const zhCN: Messages = {
   ...economyZhCN,
   ...designZhCN,
   ...provenanceZhCN,
+  ...reportZhCN,
   ...pronunciationZhCN,
 };

@@ -1,6 +1,7 @@
 import { economyZhTW } from './economy-zh-TW';
 import { designZhTW } from './design-zh-TW';
 import { provenanceZhTW } from './provenance-zh-TW';
+import { reportZhTW } from './report-zh-TW';
 import { pronunciationZhTW } from './pronunciation-zh-TW';
 import { speechZhTW } from './speech-zh-TW';
 import type { Messages } from './types';
@@ -236,5 +237,6 @@ export const zhTW: Messages = {
   ...economyZhTW,
   ...designZhTW,
   ...provenanceZhTW,
+  ...reportZhTW,
   ...pronunciationZhTW,
 };

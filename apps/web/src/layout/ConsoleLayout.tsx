@@ -3,6 +3,7 @@ import { Outlet } from 'react-router-dom';
 import { useTranslation } from 'react-i18next';
 import { Banners } from './Banners';
 import { ConsoleNav } from './ConsoleNav';
+import { ConsoleFooter } from './Footer';
 import { Header } from './Header';
 import { useNavMenu } from './useNavMenu';
 
@@ -23,6 +24,7 @@ export function ConsoleLayout() {
         <Container size="lg" py="xl">
           <Outlet />
         </Container>
+        <ConsoleFooter />
       </AppShell.Main>
     </AppShell>
   );

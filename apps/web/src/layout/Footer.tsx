@@ -10,19 +10,27 @@ export function Footer() {
   const links = [
     { to: '/pricing', label: t('footer.pricing') },
     { to: '/check', label: t('nav.check') },
+    { to: '/report', label: t('report.link') },
     { to: '/updates', label: t('footer.updates') },
     { to: '/terms', label: t('footer.terms') },
     { to: '/privacy', label: t('footer.privacy') },
   ];
   return (
     <Container size="lg" py="xl" component="footer">
-      <Group justify="space-between">
+      <Group justify="space-between" gap="sm">
         <Text size="sm" c="dimmed">
           {t('footer.rights', { year: YEAR })}
         </Text>
-        <Group gap="lg">
+        <Group gap="lg" data-testid="footer-links">
           {links.map((l) => (
-            <Anchor key={l.to} component={Link} to={l.to} size="sm" c="dimmed">
+            <Anchor
+              key={l.to}
+              component={Link}
+              to={l.to}
+              size="sm"
+              c="dimmed"
+              data-testid={l.to === '/report' ? 'footer-report' : undefined}
+            >
               {l.label}
             </Anchor>
           ))}
@@ -30,6 +38,27 @@ export function Footer() {
             {t('footer.docs')}
           </Anchor>
         </Group>
+      </Group>
+    </Container>
+  );
+}
+
+/** The console's own footer (every /app page): the way to report misuse, and the documents. */
+export function ConsoleFooter() {
+  const { t } = useTranslation();
+  const links = [
+    { to: '/app/report', label: t('report.link'), testId: 'footer-report' },
+    { to: '/terms', label: t('footer.terms') },
+    { to: '/privacy', label: t('footer.privacy') },
+  ];
+  return (
+    <Container size="lg" pb="xl" component="footer">
+      <Group gap="lg">
+        {links.map((l) => (
+          <Anchor key={l.to} component={Link} to={l.to} size="sm" c="dimmed" data-testid={l.testId}>
+            {l.label}
+          </Anchor>
+        ))}
       </Group>
     </Container>
   );

@@ -11,6 +11,7 @@ import { denoise } from './denoise.ts';
 import { frameFormants, LPC_RATE } from './lpc.ts';
 import { ltas } from './ltas.ts';
 import { VAD_FRAME, VAD_RATE, vadFrames } from './vad.ts';
+import { voiceprint } from './voiceprint.ts';
 
 export interface VoiceMeasures {
   f0MedianHz: number;
@@ -35,6 +36,8 @@ export interface VoiceMeasures {
   hnrDb: number;
   /** The measures (except SNR and loudness) were taken on the RNNoise-denoised sample. */
   denoised: boolean;
+  /** Whose voice it is (`voiceprint.ts`); absent from measures taken before it existed, empty for too little speech. */
+  voiceprint?: number[];
 }
 
 /**
@@ -262,6 +265,7 @@ export function measurePcm(samples: Float32Array, sampleRate: number): VoiceMeas
     durationSec,
     hnrDb,
     denoised: noisy,
+    voiceprint: voiceprint(speech, f0.median),
   };
 }
 

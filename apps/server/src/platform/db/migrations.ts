@@ -844,6 +844,53 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0023_reports_protected_voices': {
+    async up(db: Kysely<unknown>) {
+      // A voice taken down after a report: it answers 404 everywhere (design/repository.ts reads only rows without it).
+      await db.schema.alterTable('own_voices').addColumn('taken_down_at', 'text').execute();
+      // Voices no sample may clone (reports/, protected-voices/): each from a sample, compared by its voiceprint.
+      await db.schema
+        .createTable('protected_voices')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('category', 'text', (c) => c.notNull())
+        .addColumn('voiceprint', 'text', (c) => c.notNull())
+        .addColumn('storage_key', 'text')
+        .addColumn('source_voice_id', 'text')
+        .addColumn('report_id', 'text')
+        .addColumn('created_by', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+      // Reports of misuse, from anyone: the queue the operator works through (new, in_review, actioned, rejected).
+      await db.schema
+        .createTable('misuse_reports')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('reason', 'text', (c) => c.notNull())
+        .addColumn('details', 'text')
+        .addColumn('contact', 'text', (c) => c.notNull())
+        .addColumn('consent', 'integer', (c) => c.notNull())
+        .addColumn('locale', 'text', (c) => c.notNull())
+        .addColumn('voice_id', 'text')
+        .addColumn('url', 'text')
+        .addColumn('file_key', 'text')
+        .addColumn('file_sha256', 'text')
+        .addColumn('file_voiceprint', 'text')
+        .addColumn('provenance', 'text')
+        .addColumn('account_id', 'text')
+        .addColumn('ip', 'text', (c) => c.notNull())
+        .addColumn('outcome', 'text')
+        .addColumn('handled_by', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex('misuse_reports_status_created')
+        .on('misuse_reports')
+        .columns(['status', 'created_at'])
+        .execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

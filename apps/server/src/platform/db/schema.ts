@@ -311,6 +311,54 @@ export interface OwnVoicesTable {
   status: string;
   created_at: string;
   updated_at: string;
+  /** Set when the operator took the voice down after a report (migration 0023): then it answers 404 everywhere. */
+  taken_down_at?: string | null;
+}
+
+/** A voice no clone sample may match (migration 0023). */
+export interface ProtectedVoicesTable {
+  id: string;
+  name: string;
+  /** public_figure, library, taken_down, other. */
+  category: string;
+  /** JSON of the sample's voiceprint (`@polyvox/speech` `voiceprint`). */
+  voiceprint: string;
+  /** The sample it was made from, kept for the operator (null when it came from a voice's own sample). */
+  storage_key: string | null;
+  source_voice_id: string | null;
+  report_id: string | null;
+  created_by: string;
+  created_at: string;
+}
+
+/** A report of misuse (migration 0023). */
+export interface MisuseReportsTable {
+  id: string;
+  /** new, in_review, actioned, rejected. */
+  status: string;
+  reason: string;
+  details: string | null;
+  contact: string;
+  /** The reporter agreed to be contacted (the outcome is mailed only then). */
+  consent: number;
+  /** The reporter's language: the outcome mail is written in it. */
+  locale: string;
+  voice_id: string | null;
+  url: string | null;
+  file_key: string | null;
+  file_sha256: string | null;
+  /** JSON voiceprint of the reported audio, when it had enough speech. */
+  file_voiceprint: string | null;
+  /** JSON of the provenance check on the file: what it found and the records it is bound to. */
+  provenance: string | null;
+  /** The account the report points at (the voice's owner, or the account that made the file). */
+  account_id: string | null;
+  ip: string;
+  /** JSON {action, note} of the last step taken. */
+  outcome: string | null;
+  handled_by: string | null;
+  created_at: string;
+  updated_at: string;
 }
 
 /** A piece of audio that left the platform, by the ProduceID in its AIGC label (see migration 0012). */
@@ -646,6 +694,8 @@ export interface Database {
   voice_samples: VoiceSamplesTable;
   voice_previews: VoicePreviewsTable;
   own_voices: OwnVoicesTable;
+  protected_voices: ProtectedVoicesTable;
+  misuse_reports: MisuseReportsTable;
   content_marks: ContentMarksTable;
   pronunciation_dictionaries: PronunciationDictionariesTable;
   pronunciation_versions: PronunciationVersionsTable;

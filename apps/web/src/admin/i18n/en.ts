@@ -21,6 +21,8 @@ export const adminEn = {
     reconciliation: 'Reconciliation',
     invoices: 'Invoices',
     moderation: 'Moderation',
+    reports: 'Reports',
+    protectedVoices: 'Protected voices',
   },
   notOperator: {
     title: 'Not an operator',

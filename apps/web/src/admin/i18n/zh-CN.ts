@@ -22,6 +22,8 @@ export const adminZhCN: AdminMessages = {
     reconciliation: '对账',
     invoices: '发票',
     moderation: '内容审核',
+    reports: '滥用举报',
+    protectedVoices: '受保护的声音',
   },
   notOperator: {
     title: '不是运营人员',

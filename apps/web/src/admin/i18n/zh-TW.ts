@@ -22,6 +22,8 @@ export const adminZhTW: AdminMessages = {
     reconciliation: '對帳',
     invoices: '發票',
     moderation: '內容審核',
+    reports: '濫用檢舉',
+    protectedVoices: '受保護的聲音',
   },
   notOperator: {
     title: '不是營運人員',

@@ -413,13 +413,23 @@ export function AccountPage({ id }: { id: string }) {
           <SimpleList
             testId="samples-table"
             empty={texts.empty}
-            heads={['#', texts.type, texts.duration, texts.consent, texts.created]}
+            heads={['#', texts.type, texts.duration, texts.consent, texts.created, '']}
             rows={samples.map((s) => [
               s.idx,
               `${s.format} · ${formatBytes(s.size, ui)}`,
               `${s.duration.toFixed(1)} s`,
               `${date(s.consent_at)} · ${s.consent_ip}`,
               date(s.created_at),
+              // The sample as uploaded, for the operator (the session cookie goes with the request).
+              <audio
+                key="audio"
+                controls
+                preload="none"
+                aria-label={`#${s.idx}`}
+                src={`/admin/api/accounts/${encodeURIComponent(id)}/samples/${encodeURIComponent(s.id)}/audio`}
+                style={{ height: 32, maxWidth: 220 }}
+                data-testid="sample-audio"
+              />,
             ])}
           />
         </Tabs.Panel>

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
-import { Alert, Button, Container, Group, Paper, SimpleGrid, Stack, Text } from '@mantine/core';
-import { IconAlertTriangle, IconFileMusic, IconRefresh, IconShieldSearch } from '@tabler/icons-react';
+import { Alert, Anchor, Button, Container, Group, Paper, SimpleGrid, Stack, Text } from '@mantine/core';
+import { Link, useLocation } from 'react-router-dom';
+import { IconAlertTriangle, IconFileMusic, IconFlag, IconRefresh, IconShieldSearch } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { errorMessage, LIMITS } from '@polyvox/contracts';
 import { describeError, isApiError } from '../../api/errors';
@@ -62,6 +63,7 @@ function retryable(error: unknown): boolean {
 /** Anyone drops a file; the page says in plain words whether this platform made it and what labels it carries. */
 export function CheckAudioContent() {
   const { t } = useTranslation();
+  const inApp = useLocation().pathname.startsWith('/app');
   const { ui } = useLocaleChoice();
   const [state, setState] = useState<CheckState>(IDLE);
   const [fileError, setFileError] = useState<string | null>(null);
@@ -159,6 +161,12 @@ export function CheckAudioContent() {
         </Alert>
       )}
       {answer && <Answer answer={answer} />}
+      <Group gap={6}>
+        <IconFlag size={16} />
+        <Anchor component={Link} to={inApp ? '/app/report' : '/report'} size="sm" data-testid="check-report">
+          {t('report.fromCheck')}
+        </Anchor>
+      </Group>
     </Stack>
   );
 }

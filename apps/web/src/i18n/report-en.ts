@@ -1,0 +1,36 @@
+/** English strings of the "Report misuse" page (spread into `en`). */
+export const reportEn = {
+  report: {
+    link: 'Report misuse',
+    title: 'Report misuse',
+    description:
+      'Tell us about audio or a voice made here that impersonates someone, deceives, harasses or infringes rights. We review every report.',
+    what: 'What are you reporting?',
+    kinds: { file: 'An audio file', url: 'A link to a file on this site', voice: 'A voice' },
+    file: 'Audio file',
+    filePlaceholder: 'Choose a file (up to {{limit}})',
+    fileTooLarge: 'This file is larger than {{limit}}',
+    url: 'Link to the file',
+    urlPlaceholder: 'https://…/voice/preview/voice_….mp3',
+    voice: 'Voice id',
+    voicePlaceholder: 'voice_…',
+    reason: 'Reason',
+    reasons: {
+      impersonation: 'Impersonation of a real person',
+      fraud: 'Fraud or scam',
+      harassment: 'Harassment',
+      copyright: 'Copyright or other rights',
+      other: 'Something else',
+    },
+    details: 'What happened (optional)',
+    contact: 'Your email',
+    consent: 'You may contact me at this address about this report and tell me its outcome',
+    consentRequired: 'Please agree to be contacted, so we can tell you the outcome',
+    required: 'Required',
+    submit: 'Send the report',
+    sentTitle: 'Report received',
+    sentBody: 'Your report {{id}} is in our queue. We will write to you when it has been reviewed.',
+    another: 'Report something else',
+    fromCheck: 'Think this audio is being misused? Report it.',
+  },
+};

@@ -1,0 +1,36 @@
+import type { ReportMessages } from './types';
+
+export const reportZhCN: ReportMessages = {
+  report: {
+    link: '举报滥用',
+    title: '举报滥用',
+    description: '如果本平台生成的音频或声音被用于冒充他人、欺诈、骚扰或侵犯权利，请告诉我们。每一条举报我们都会核查。',
+    what: '你要举报什么？',
+    kinds: { file: '音频文件', url: '本站文件的链接', voice: '某个声音' },
+    file: '音频文件',
+    filePlaceholder: '选择文件（不超过 {{limit}}）',
+    fileTooLarge: '文件超过 {{limit}}',
+    url: '文件链接',
+    urlPlaceholder: 'https://…/voice/preview/voice_….mp3',
+    voice: '声音 ID',
+    voicePlaceholder: 'voice_…',
+    reason: '原因',
+    reasons: {
+      impersonation: '冒充真实的人',
+      fraud: '欺诈或诈骗',
+      harassment: '骚扰',
+      copyright: '版权或其他权利',
+      other: '其他',
+    },
+    details: '具体情况（选填）',
+    contact: '你的邮箱',
+    consent: '同意通过此邮箱就本举报与我联系并告知处理结果',
+    consentRequired: '请同意我们与你联系，以便告知处理结果',
+    required: '必填',
+    submit: '提交举报',
+    sentTitle: '已收到举报',
+    sentBody: '你的举报 {{id}} 已进入处理队列，核查后我们会发邮件告诉你结果。',
+    another: '举报其他内容',
+    fromCheck: '认为这段音频被滥用？举报它。',
+  },
+};

@@ -1,0 +1,36 @@
+import type { ReportMessages } from './types';
+
+export const reportZhTW: ReportMessages = {
+  report: {
+    link: '檢舉濫用',
+    title: '檢舉濫用',
+    description: '如果本平台產生的音訊或聲音被用於冒充他人、詐欺、騷擾或侵害權利，請告訴我們。每一則檢舉我們都會審查。',
+    what: '你要檢舉什麼？',
+    kinds: { file: '音訊檔案', url: '本站檔案的連結', voice: '某個聲音' },
+    file: '音訊檔案',
+    filePlaceholder: '選擇檔案（不超過 {{limit}}）',
+    fileTooLarge: '檔案超過 {{limit}}',
+    url: '檔案連結',
+    urlPlaceholder: 'https://…/voice/preview/voice_….mp3',
+    voice: '聲音 ID',
+    voicePlaceholder: 'voice_…',
+    reason: '原因',
+    reasons: {
+      impersonation: '冒充真實的人',
+      fraud: '詐欺或詐騙',
+      harassment: '騷擾',
+      copyright: '著作權或其他權利',
+      other: '其他',
+    },
+    details: '具體情況（選填）',
+    contact: '你的電子郵件',
+    consent: '同意透過此電子郵件就本檢舉與我聯絡並告知處理結果',
+    consentRequired: '請同意我們與你聯絡，以便告知處理結果',
+    required: '必填',
+    submit: '送出檢舉',
+    sentTitle: '已收到檢舉',
+    sentBody: '你的檢舉 {{id}} 已進入處理佇列，審查後我們會寄信告訴你結果。',
+    another: '檢舉其他內容',
+    fromCheck: '認為這段音訊被濫用？檢舉它。',
+  },
+};
