@@ -6,6 +6,7 @@
  * wall-clock figures, other processes on a busy machine do not inflate.
  */
 import fs from 'node:fs';
+import v8 from 'node:v8';
 import { Session } from 'node:inspector';
 import { monitorEventLoopDelay, performance, PerformanceObserver } from 'node:perf_hooks';
 
@@ -169,10 +170,17 @@ if (file) {
         mainThreadRunqueueMs: sched.wait - start.sched.wait,
         stalls,
         threads,
+        heapSpaces: Object.fromEntries(
+          v8.getHeapSpaceStatistics().map((x) => [x.space_name, Math.round(x.space_used_size / 2 ** 20)]),
+        ),
+        heapCode: Object.fromEntries(Object.entries(v8.getHeapCodeStatistics()).map(([k, v]) => [k, Math.round(v / 2 ** 20)])),
         heap: { usedMb: mem.heapUsed / 2 ** 20, totalMb: mem.heapTotal / 2 ** 20, arrayBuffersMb: mem.arrayBuffers / 2 ** 20 },
         delay: { p50: ms(h.percentile(50)), p99: ms(h.percentile(99)), max: ms(h.max), mean: ms(h.mean) },
       }),
     );
     start = null;
+    // BENCH_PROBE_HEAPSNAPSHOT=<dir>: the main thread's heap as each window ends (to see what it holds).
+    if (process.env.BENCH_PROBE_HEAPSNAPSHOT)
+      v8.writeHeapSnapshot(`${process.env.BENCH_PROBE_HEAPSNAPSHOT}/window-${Date.now()}.heapsnapshot`);
   });
 }
