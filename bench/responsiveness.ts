@@ -6,11 +6,15 @@
  *    with what the server's main thread did: its event-loop delay (p99) under that load, and, under the same load
  *    without our calls, its CPU time per synthesis (Linux's per-thread counter, which other processes on a busy
  *    machine do not inflate as they do wall-clock figures), read by a probe preloaded into the server (loop-probe.mjs).
+ *    On a shared machine the p99 mostly measures the other processes (the main thread waiting for a core: a row says
+ *    how long); the rows that do not depend on them are the main thread's CPU per synthesis and its loop blocks
+ *    (stalls over 10 ms whose own CPU time is over 10 ms).
  * 2. The first byte of a streamed multi-sentence mp3 (2,000 characters) against a whole POST /tts of its first
  *    sentence alone, interleaved, as a ratio of medians.
  *
  * BENCH_SERVER_ROOT runs another checkout's server (an older commit, for a before/after in the same conditions).
  */
+import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -46,9 +50,24 @@ const LOAD_SHAPES: Record<string, unknown>[] = [
 
 interface Probe {
   mainThreadCpuMs: number;
+  /** The main thread's time runnable but waiting for a core (the machine's other work). */
+  mainThreadRunqueueMs: number;
   mainThreadActiveMs: number;
   utilization: number;
   processCpuMs: number;
+  /** A 5 ms timer's lateness over 10 ms, split by the scheduler's counters (loop-probe.mjs). */
+  stalls: {
+    count: number;
+    totalMs: number;
+    maxMs: number;
+    /** Stalls whose main-thread CPU alone is over 10 ms: the loop held by its own work. */
+    blocks: number;
+    maxBlockCpuMs: number;
+    cpuMs: number;
+    runqueueMs: number;
+    asleepMs: number;
+    gc: { count: number; totalMs: number; over10: number; maxMs: number };
+  };
   delay: { p50: number; p99: number; max: number };
 }
 
@@ -65,15 +84,21 @@ async function probeWindow(pid: number, file: string, end: boolean): Promise<Pro
 }
 
 /**
- * `clients` clients each make `rounds` syntheses, twice: alone, for the main thread's CPU per synthesis (the probe's
- * window spans the whole load, so it divides by a whole number of syntheses), then with GET /accounts/me called every
- * 5 ms, a call counting only if all the clients had a synthesis under way from its start to its end.
+ * `clients` clients each make one synthesis to warm the server, then `rounds` syntheses (BENCH_RESPONSIVENESS_ROUNDS,
+ * default 2), twice: alone, for the main thread's CPU per synthesis (the probe's window spans the whole load, so it
+ * divides by a whole number of syntheses) and its stalls, then with GET /accounts/me called every 5 ms, a call counting
+ * only if all the clients had a synthesis under way from its start to its end.
  */
-async function underLoad(s: BenchServer, probeFile: string, clients = 8, rounds = 2): Promise<BenchRow[]> {
+async function underLoad(
+  s: BenchServer,
+  probeFile: string,
+  clients = 8,
+  rounds = Number(process.env.BENCH_RESPONSIVENESS_ROUNDS) || 2,
+): Promise<BenchRow[]> {
   let inFlight = 0;
   let finished = 0;
-  const load = async (n: number) => {
-    for (let i = 0; i < rounds; i++) {
+  const load = async (n: number, times = rounds) => {
+    for (let i = 0; i < times; i++) {
       const shape = LOAD_SHAPES[(n + i) % LOAD_SHAPES.length]!;
       inFlight += 1;
       try {
@@ -84,10 +109,38 @@ async function underLoad(s: BenchServer, probeFile: string, clients = 8, rounds 
     }
     finished += 1;
   };
-  // First the load alone, for the main thread's CPU per synthesis (no calls of ours in it).
+  // A round of the same load first, unmeasured: the server's code is compiled and optimised by then (on a fresh server
+  // V8's compiler threads otherwise take cores all through the first windows).
+  await Promise.all(Array.from({ length: clients }, (_, n) => load(n, 1)));
+  finished = 0;
+  // Then the load alone, for the main thread's CPU per synthesis (no calls of ours in it).
   await probeWindow(s.pid, probeFile, false);
+  // BENCH_PERF=<file>: Linux perf samples the main thread's CPU (on-CPU time only, so other processes do not blur it)
+  // over this window; run the server with BENCH_SERVER_ARGS=--perf-basic-prof to name its JavaScript functions.
+  const perf = process.env.BENCH_PERF
+    ? spawn(
+        'perf',
+        [
+          'record',
+          // BENCH_PERF_EVENT=sched:sched_switch: where the main thread leaves its core (asleep, or pushed off) instead.
+          ...(process.env.BENCH_PERF_EVENT ? ['-e', process.env.BENCH_PERF_EVENT] : ['-F', '997']),
+          '-g',
+          // BENCH_PERF_THREADS=all: every thread of the server, not only its main thread.
+          process.env.BENCH_PERF_THREADS === 'all' ? '-p' : '-t',
+          String(s.pid),
+          '-o',
+          process.env.BENCH_PERF,
+        ],
+        { stdio: 'ignore' },
+      )
+    : undefined;
   await Promise.all(Array.from({ length: clients }, (_, n) => load(n)));
   const alone = (await probeWindow(s.pid, probeFile, true))!;
+  if (perf) {
+    perf.kill('SIGINT');
+    await new Promise((r) => perf.once('exit', r));
+  }
+  if (process.env.BENCH_RESPONSIVENESS_VERBOSE) console.error('probe, load alone:', JSON.stringify(alone));
   finished = 0;
   // Then the same load again with the calls.
   await probeWindow(s.pid, probeFile, false);
@@ -124,6 +177,31 @@ async function underLoad(s: BenchServer, probeFile: string, clients = 8, rounds 
       unit: 'ms',
     },
     { metric: 'server process CPU per synthesis (all its threads)', value: alone.processCpuMs / done, unit: 'ms' },
+    {
+      metric: `server loop blocks per synthesis, alone: stalls over 10 ms whose own main-thread CPU is over 10 ms (longest ${alone.stalls.maxBlockCpuMs.toFixed(1)} ms of CPU)`,
+      value: alone.stalls.blocks / done,
+      unit: '',
+    },
+    {
+      metric: `server event-loop stalls over 10 ms per synthesis, alone (${alone.stalls.count} in all, ${alone.stalls.totalMs.toFixed(0)} ms late: ${alone.stalls.cpuMs.toFixed(0)} ms own CPU, ${alone.stalls.runqueueMs.toFixed(0)} ms waiting for a core, ${alone.stalls.asleepMs.toFixed(0)} ms asleep; longest ${alone.stalls.maxMs.toFixed(1)} ms)`,
+      value: alone.stalls.count / done,
+      unit: '',
+    },
+    {
+      metric: `server main thread's garbage collection per synthesis, alone (${alone.stalls.gc.count} pauses, ${alone.stalls.gc.over10} over 10 ms, longest ${alone.stalls.gc.maxMs.toFixed(1)} ms)`,
+      value: alone.stalls.gc.totalMs / done,
+      unit: 'ms',
+    },
+    {
+      metric: `server main thread's wait for a core per synthesis, alone (the machine's load: other processes and threads)`,
+      value: alone.mainThreadRunqueueMs / done,
+      unit: 'ms',
+    },
+    {
+      metric: `server event-loop stalls over 10 ms per synthesis, with the calls (${probe.stalls.count} in all, ${probe.stalls.blocks} blocks, longest ${probe.stalls.maxMs.toFixed(1)} ms)`,
+      value: probe.stalls.count / done,
+      unit: '',
+    },
   ];
 }
 
@@ -170,7 +248,9 @@ export async function responsivenessRows(): Promise<BenchRow[]> {
     ...(root ? { root } : {}),
   });
   try {
-    return [...(await firstByte(s)), ...(await underLoad(s, probeFile))];
+    // BENCH_RESPONSIVENESS_LOAD_ONLY=1 skips the first-byte rows (to profile the load alone).
+    const first = process.env.BENCH_RESPONSIVENESS_LOAD_ONLY ? [] : await firstByte(s);
+    return [...first, ...(await underLoad(s, probeFile))];
   } finally {
     await s.stop();
     await fs.rm(probeFile, { force: true });

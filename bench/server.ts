@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { openSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
@@ -51,7 +52,8 @@ export async function startServer(
         PREVIEW_PRERENDER: 'false',
         ...opts.env,
       },
-      stdio: ['ignore', 'ignore', 'inherit'],
+      // BENCH_SERVER_STDOUT=<file>: the server's standard output kept there (V8's --trace-* flags print to it).
+      stdio: ['ignore', process.env.BENCH_SERVER_STDOUT ? openSync(process.env.BENCH_SERVER_STDOUT, 'w') : 'ignore', 'inherit'],
     },
   );
   const url = `http://127.0.0.1:${port}`;

@@ -23,7 +23,7 @@ import { cacheKey, MemoryAudioCache, type AudioCache } from './pipeline/cache.ts
 import { makePlan, type Plan, type SynthesisRequest } from './pipeline/plan.ts';
 import type { AiLabelPosition } from './pipeline/ai-label.ts';
 import { createLabeller } from './pipeline/label-audio.ts';
-import { buildTimings, coveredPrefix, trimWordSilences, type SentenceTiming, type Timings } from './pipeline/timings.ts';
+import { buildTimings, timingsOf, trimWordSilences, type SentenceTiming, type Timings } from './pipeline/timings.ts';
 import { alignByReference } from './pipeline/dtw-align.ts';
 import { languageFamily } from './catalogue/languages.ts';
 import { WorkerPool } from './pool/pool.ts';
@@ -696,6 +696,8 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
     // its audio (a first sentence's first fraction of a second leaves before its words are known).
     const timed = req.timings ? req.onTimings : undefined;
     const align = timed && !timedEngine(plan.voice.engine) ? referenceAligner(plan, req.signal) : undefined;
+    // The text's part of the timings is made once; each sentence adds its times (pipeline/timings.ts).
+    const timings = timed ? timingsOf(req.text, plan.text, plan.spoken, plan.marks) : undefined;
     const placed: SentenceTiming[] = [];
     let at = 0;
     // The stream's rate is its first sentence's (an engine's own, or the configured one). The encoder
@@ -734,16 +736,13 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
     }
     /** A sentence's timings placed (its audio `length` samples long), handed on before the rest of its audio. */
     const place = async (index: number, text: string, pcm: Float32Array, length: number, words: WordTiming[] = []) => {
-      if (!timed) return;
+      if (!timed || !timings) return;
       const sentenceWords = align ? await align(index, { samples: pcm, sampleRate: rate }) : words;
       placed.push({ text, start: at, duration: length / rate, words: sentenceWords });
       at += length / rate;
       // The sentences still to come sit at the end, with no length: their characters are not known yet.
       const toCome = plan.sentences.slice(placed.length).map((t) => ({ text: t, start: at, duration: 0, words: [] }));
-      timed({
-        ...buildTimings(req.text, plan.text, [...placed, ...toCome], at, plan.spoken, plan.marks),
-        known: coveredPrefix(req.text, plan.text, placed, plan.spoken),
-      });
+      timed({ ...timings.build([...placed, ...toCome], at), known: timings.covered(placed) });
     };
     try {
       // A label at the start leaves first, at the rate the encoder opened with; the speech is then brought to it.

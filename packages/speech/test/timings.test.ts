@@ -2,10 +2,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeWav } from '../src/dsp/pcm.ts';
 import { LABEL_GAP_SEC, rhythmCue } from '../src/pipeline/ai-label.ts';
-import { buildTimings, mapText, trimWordSilences, type Timings } from '../src/pipeline/timings.ts';
+import {
+  buildTimings,
+  mapText,
+  timingsOf,
+  trimWordSilences,
+  type SentenceTiming,
+  type Timings,
+} from '../src/pipeline/timings.ts';
 import { alignByReference } from '../src/pipeline/dtw-align.ts';
 import { createSpeech, type Speech } from '../src/speech.ts';
 import { expectWellFormed, pauses } from './support/timings.ts';
+import { referenceBuildTimings, referenceCoveredPrefix } from './support/timings-reference.ts';
 
 describe('timings without an engine', () => {
   it('give each word its interval and the characters between words the gaps', () => {
@@ -103,6 +111,78 @@ describe('timings without an engine', () => {
     ]);
     expect(a!.end).toBeCloseTo(0.3, 2);
     expect(b!.start).toBeCloseTo(0.7, 2);
+  });
+});
+
+describe("timings built as a stream goes (the text's part made once)", () => {
+  /** A small seeded generator, so a failure can be run again. */
+  const random = (seed: number) => () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const cases: {
+    original: string;
+    normalized: string;
+    spoken?: Parameters<typeof timingsOf>[2];
+    marks?: { name: string; at: number }[];
+  }[] = [
+    {
+      original: 'It costs 25 dollars.  Then 3 more!\nDr. Smith said: "fine"; ok?',
+      normalized: 'It costs twenty-five dollars. Then three more! Doctor Smith said: "fine"; ok?',
+    },
+    { original: '你好，世界。我们在2024年5月3日见面。好的！', normalized: '你好，世界。我们在二零二四年五月三日见面。好的！' },
+    {
+      original: 'Emoji 😀 here. Pairs 𝒳 and \u{1F600}\u{1F601} too. End.',
+      normalized: 'Emoji 😀 here. Pairs 𝒳 and 😀😁 too. End.',
+    },
+    {
+      original: 'Call ACME now. Then leave, please.',
+      normalized: 'Call Acme Corporation now. Then leave, please.',
+      spoken: {
+        text: 'Call Acme Corporation now. Then leave, please.',
+        spans: [{ from: 5, to: 9, spokenFrom: 5, spokenTo: 21 }],
+      },
+      marks: [
+        { name: 'a', at: 5 },
+        { name: 'b', at: 15 },
+        { name: 'end', at: 99 },
+      ],
+    },
+  ];
+
+  it('give, call for call, what building them whole gave: every alignment, word, mark and known count', () => {
+    for (const [n, c] of cases.entries()) {
+      for (let seed = 1; seed <= 12; seed++) {
+        const rand = random(seed * 7919 + n);
+        const sentences = c.normalized
+          .match(/[^.!?。！？]+[.!?。！？]*\s*/gu)!
+          .map((t) => t.trim())
+          .filter(Boolean);
+        const builder = timingsOf(c.original, c.normalized, c.spoken, c.marks);
+        const placed: SentenceTiming[] = [];
+        let at = rand() * 0.5;
+        for (const text of sentences) {
+          const duration = 0.3 + rand() * 2;
+          // The engine's words: most of the sentence's, some missing, some a little past its end, in its own times.
+          const words = (text.match(/[\p{L}\p{N}'-]+/gu) ?? [])
+            .filter(() => rand() > 0.15)
+            .map((word, i, all) => {
+              const start = (duration * i) / all.length + rand() * 0.05;
+              return { word, start, end: start + (duration / all.length) * (0.6 + rand() * 0.7) };
+            });
+          placed.push({ text, start: at, duration, words });
+          at += duration;
+          const toCome = sentences.slice(placed.length).map((t) => ({ text: t, start: at, duration: 0, words: [] }));
+          const all = [...placed, ...toCome];
+          const label = `case ${n}, seed ${seed}, sentence ${placed.length}`;
+          expect(builder.build(all, at), label).toEqual(
+            referenceBuildTimings(c.original, c.normalized, all, at, c.spoken, c.marks),
+          );
+          expect(builder.covered(placed), label).toEqual(referenceCoveredPrefix(c.original, c.normalized, placed, c.spoken));
+        }
+        // A whole file's (one call, a label before the speech, the file longer than it).
+        expect(buildTimings(c.original, c.normalized, placed, at + 0.4, c.spoken, c.marks)).toEqual(
+          referenceBuildTimings(c.original, c.normalized, placed, at + 0.4, c.spoken, c.marks),
+        );
+      }
+    }
   });
 });
 

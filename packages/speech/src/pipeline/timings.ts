@@ -152,7 +152,8 @@ function clamp(v: number, lo: number, hi: number): number {
  * spreads its tokens over its audio.
  */
 function timeSentence(text: string, tokens: Token[], from: number, to: number, s: SentenceTiming): void {
-  const lower = text.slice(0, to).toLowerCase();
+  // Made only for a sentence with words (one still to come has none).
+  const lower = s.words.length ? text.slice(0, to).toLowerCase() : '';
   let cursor = from;
   let k = 0;
   for (const w of s.words) {
@@ -248,19 +249,6 @@ function codePoints(text: string, from: number, to: number): number {
 
 const round = (t: number): number => Math.round(t * 1000) / 1000;
 
-/** The alignment of `text` (one entry per code point) from per-unit times. */
-function alignmentOf(text: string, starts: ArrayLike<number>, ends: ArrayLike<number>): CharacterAlignment {
-  const out: CharacterAlignment = { characters: [], character_start_times_seconds: [], character_end_times_seconds: [] };
-  for (let i = 0; i < text.length;) {
-    const c = charAt(text, i);
-    out.characters.push(c);
-    out.character_start_times_seconds.push(round(starts[i]!));
-    out.character_end_times_seconds.push(round(ends[i + c.length - 1]!));
-    i += c.length;
-  }
-  return out;
-}
-
 /**
  * Maps each UTF-16 unit of `original` to a range of units of `normalized` (the same text cleaned and written out):
  * equal characters (case and whitespace aside) map one to one; where they differ, the next place where both agree
@@ -317,11 +305,6 @@ export function mapText(original: string, normalized: string): { from: Int32Arra
 }
 
 /**
- * The timings of a whole file: `original` is the request's text, `normalized` the plan's (whose sentences were
- * spoken, in order), each sentence placed where its audio went. Characters before the first word and after the
- * last share the silences at the ends of the speech; a label's audio belongs to no character.
- */
-/**
  * `mapText` through the pronunciation rules' replacements: a replaced span of `original` maps to everything its
  * replacement became in `normalized`; the rest maps as `mapText` maps the spoken text.
  */
@@ -367,6 +350,245 @@ export function mapThroughReplacements(
   return { from, to };
 }
 
+/** Timings of a text, built at any moment of its synthesis (see `timingsOf`). */
+export interface TimingsBuilder {
+  /** The timings with these sentences placed (those still to come at the end, with no length): as `buildTimings`. */
+  build(sentences: readonly SentenceTiming[], durationSec: number): Timings;
+  /** As `coveredPrefix`: the characters of each alignment the sentences placed so far cover. */
+  covered(placed: readonly { text: string }[]): { characters: number; normalized: number };
+}
+
+/** A text's code points (a surrogate pair one, a lone surrogate one): each one's text and its first and last UTF-16 unit. */
+function codePointsOf(text: string): { characters: string[]; first: Int32Array; last: Int32Array } {
+  const characters: string[] = [];
+  const first: number[] = [];
+  const last: number[] = [];
+  for (let i = 0; i < text.length;) {
+    const c = charAt(text, i);
+    characters.push(c);
+    first.push(i);
+    last.push(i + c.length - 1);
+    i += c.length;
+  }
+  return { characters, first: Int32Array.from(first), last: Int32Array.from(last) };
+}
+
+/** Per UTF-16 offset `i` (0 to the length): how many characters `Array.from(text.slice(0, i))` has. */
+function prefixLengths(text: string): Int32Array {
+  const out = new Int32Array(text.length + 1);
+  for (let i = 0; i < text.length;) {
+    const c = text.codePointAt(i)!;
+    const step = c > 0xffff ? 2 : 1;
+    // A prefix that ends inside a surrogate pair keeps its high half, one character.
+    for (let k = 1; k <= step; k++) out[i + k] = out[i]! + 1;
+    i += step;
+  }
+  return out;
+}
+
+/**
+ * The part of a text's timings that depends on the text alone, made once: its words (tokens), the request's characters
+ * mapped onto the normalized text's, their code points. A stream hands on its alignment before each sentence; building
+ * all of it again each time redid that work per sentence (the work grew with the square of the text's length, on the
+ * event loop), where only the times change. Each placed sentence is timed once (`build` keeps its tokens' times for
+ * the same `SentenceTiming` object). The results are those of building them whole, to the bit.
+ */
+export function timingsOf(
+  original: string,
+  normalized: string,
+  /** With pronunciation rules: the text as spoken and its replaced spans (`Plan.spoken`). */
+  spoken?: Parameters<typeof mapThroughReplacements>[1],
+  /** `<mark>`s at UTF-16 offsets of `original`. */
+  marks?: readonly { name: string; at: number }[],
+): TimingsBuilder {
+  let made:
+    | {
+        bounds: Token[];
+        map: { from: Int32Array; to: Int32Array };
+        normalizedPoints: ReturnType<typeof codePointsOf>;
+        originalPoints: ReturnType<typeof codePointsOf>;
+        originalWords: { word: string; from: number; to: number }[];
+        cpIndex: Int32Array;
+      }
+    | undefined;
+  /** What depends on the texts alone: made at the first `build` (`covered` needs only the map). */
+  const textPart = () => {
+    if (made) return made;
+    // Words of the request's text, in code point indexes.
+    const cpIndex = new Int32Array(original.length + 1);
+    for (let i = 0, n = 0; i <= original.length; i++) {
+      cpIndex[i] = n;
+      if (i < original.length && !isLowSurrogate(original, i + 1)) n++;
+    }
+    made = {
+      bounds: tokenize(normalized),
+      map: mapOf(),
+      normalizedPoints: codePointsOf(normalized),
+      originalPoints: codePointsOf(original),
+      originalWords: tokenize(original).map((t) => ({ word: original.slice(t.from, t.to), from: t.from, to: t.to })),
+      cpIndex,
+    };
+    return made;
+  };
+  let mapped: { from: Int32Array; to: Int32Array } | undefined;
+  const mapOf = () => (mapped ??= spoken ? mapThroughReplacements(original, spoken, normalized) : mapText(original, normalized));
+  let lengths: { original: Int32Array; normalized: Int32Array } | undefined;
+  /** Each sentence placed, timed once: its place in the text and its tokens' times. */
+  const timed = new WeakMap<SentenceTiming, { at: number; count: number; starts: Float64Array; ends: Float64Array }>();
+
+  return {
+    build(sentences, durationSec) {
+      const { bounds, map, normalizedPoints, originalPoints, originalWords, cpIndex } = textPart();
+      const tokens: Token[] = bounds.map((t) => ({ from: t.from, to: t.to }));
+      let cursor = 0;
+      for (const s of sentences) {
+        const at = normalized.indexOf(s.text, cursor);
+        if (at < 0) continue;
+        const end = at + s.text.length;
+        // The tokens inside [at, end): tokens are ordered and apart, so they are one run.
+        let lo = 0;
+        let hi = tokens.length;
+        while (lo < hi) {
+          const mid = (lo + hi) >> 1;
+          if (tokens[mid]!.from < at) lo = mid + 1;
+          else hi = mid;
+        }
+        let stop = lo;
+        while (stop < tokens.length && tokens[stop]!.to <= end) stop++;
+        const inside = tokens.slice(lo, stop);
+        const kept = timed.get(s);
+        if (kept && kept.at === at && kept.count === inside.length) {
+          inside.forEach((t, i) => {
+            t.start = kept.starts[i];
+            t.end = kept.ends[i];
+          });
+        } else {
+          timeSentence(normalized, inside, at, end, s);
+          // Only a sentence with words is worth keeping (one still to come is timed at once).
+          if (s.words.length)
+            timed.set(s, {
+              at,
+              count: inside.length,
+              starts: Float64Array.from(inside, (t) => t.start!),
+              ends: Float64Array.from(inside, (t) => t.end!),
+            });
+        }
+        cursor = end;
+      }
+      const speechStart = sentences.length ? sentences[0]!.start : 0;
+      const speechEnd = sentences.length ? sentences.at(-1)!.start + sentences.at(-1)!.duration : durationSec;
+      // Tokens outside every located sentence (none, in practice) share what is left around them.
+      for (let i = 0; i < tokens.length; i++) {
+        if (tokens[i]!.start !== undefined) continue;
+        let j = i;
+        while (j < tokens.length && tokens[j]!.start === undefined) j++;
+        spread(tokens.slice(i, j), i > 0 ? tokens[i - 1]!.end! : speechStart, j < tokens.length ? tokens[j]!.start! : speechEnd);
+        i = j;
+      }
+      // Intervals stay ordered and inside the audio whatever an engine reported.
+      let floor = 0;
+      for (const t of tokens) {
+        t.start = clamp(Math.max(t.start!, floor), 0, durationSec);
+        t.end = clamp(Math.max(t.end!, t.start), t.start, durationSec);
+        floor = t.end;
+      }
+      const norm = unitTimes(normalized, tokens, speechStart, Math.min(durationSec, speechEnd));
+      const normalizedAlignment = alignmentFrom(normalizedPoints, norm.starts, norm.ends);
+
+      // The request's own characters take the times of what they became.
+      const starts = new Float64Array(original.length);
+      const ends = new Float64Array(original.length);
+      for (let i = 0; i < original.length; i++) {
+        const a = map.from[i]!;
+        const b = map.to[i]!;
+        if (b > a) {
+          starts[i] = norm.starts[a]!;
+          ends[i] = norm.ends[b - 1]!;
+        } else {
+          const t = a < normalized.length ? norm.starts[a]! : a > 0 ? norm.ends[a - 1]! : speechStart;
+          starts[i] = t;
+          ends[i] = t;
+        }
+      }
+      // Monotone, whatever the mapping did.
+      for (let i = 1; i < original.length; i++) {
+        if (starts[i]! < starts[i - 1]!) starts[i] = starts[i - 1]!;
+        if (ends[i]! < starts[i]!) ends[i] = starts[i]!;
+      }
+      const alignment = alignmentFrom(originalPoints, starts, ends);
+
+      const words: TimedWord[] = originalWords.map((t) => {
+        let start = Infinity;
+        let end = 0;
+        for (let i = t.from; i < t.to; i++) {
+          start = Math.min(start, starts[i]!);
+          end = Math.max(end, ends[i]!);
+        }
+        return { word: t.word, start: round(start), end: round(end), charStart: cpIndex[t.from]!, charEnd: cpIndex[t.to]! };
+      });
+      // Two words of the request can become one span of the normalized text (a replaced number): split what they share.
+      for (let i = 1; i < words.length; i++) {
+        const a = words[i - 1]!;
+        const b = words[i]!;
+        if (b.start < a.end) {
+          const mid = round(Math.max(a.start, Math.min(b.end, (a.start + b.end) / 2)));
+          a.end = mid;
+          b.start = Math.max(b.start, mid);
+          if (b.end < b.start) b.end = b.start;
+        }
+      }
+      const marked = marks?.length
+        ? {
+            marks: marks.map((m) => ({
+              name: m.name,
+              time_seconds: round(m.at < original.length ? starts[m.at]! : durationSec),
+            })),
+          }
+        : {};
+      return { words, alignment, normalizedAlignment, durationSec, ...marked };
+    },
+
+    covered(placed) {
+      let cursor = 0;
+      for (const s of placed) {
+        const at = normalized.indexOf(s.text, cursor);
+        if (at >= 0) cursor = at + s.text.length;
+      }
+      const map = mapOf();
+      let i = 0;
+      while (i < original.length && map.to[i]! <= cursor && map.from[i]! < Math.max(cursor, 1)) i++;
+      if (cursor >= normalized.length) i = original.length;
+      lengths ??= { original: prefixLengths(original), normalized: prefixLengths(normalized) };
+      return { characters: lengths.original[i]!, normalized: lengths.normalized[cursor]! };
+    },
+  };
+}
+
+/** The alignment of a text (one entry per code point) from per-unit times. */
+function alignmentFrom(
+  points: ReturnType<typeof codePointsOf>,
+  starts: ArrayLike<number>,
+  ends: ArrayLike<number>,
+): CharacterAlignment {
+  const n = points.characters.length;
+  const startTimes = new Array<number>(n);
+  const endTimes = new Array<number>(n);
+  for (let k = 0; k < n; k++) {
+    startTimes[k] = round(starts[points.first[k]!]!);
+    endTimes[k] = round(ends[points.last[k]!]!);
+  }
+  return {
+    characters: points.characters.slice(),
+    character_start_times_seconds: startTimes,
+    character_end_times_seconds: endTimes,
+  };
+}
+
+/**
+ * The timings of a whole file: `original` is the request's text, `normalized` the plan's (whose sentences were
+ * spoken, in order), each sentence placed where its audio went. Characters before the first word and after the
+ * last share the silences at the ends of the speech; a label's audio belongs to no character.
+ */
 export function buildTimings(
   original: string,
   normalized: string,
@@ -377,95 +599,7 @@ export function buildTimings(
   /** `<mark>`s at UTF-16 offsets of `original`. */
   marks?: readonly { name: string; at: number }[],
 ): Timings {
-  const tokens = tokenize(normalized);
-  let cursor = 0;
-  for (const s of sentences) {
-    const at = normalized.indexOf(s.text, cursor);
-    if (at < 0) continue;
-    const end = at + s.text.length;
-    const inside = tokens.filter((t) => t.from >= at && t.to <= end);
-    timeSentence(normalized, inside, at, end, s);
-    cursor = end;
-  }
-  const speechStart = sentences.length ? sentences[0]!.start : 0;
-  const speechEnd = sentences.length ? sentences.at(-1)!.start + sentences.at(-1)!.duration : durationSec;
-  // Tokens outside every located sentence (none, in practice) share what is left around them.
-  for (let i = 0; i < tokens.length; i++) {
-    if (tokens[i]!.start !== undefined) continue;
-    let j = i;
-    while (j < tokens.length && tokens[j]!.start === undefined) j++;
-    spread(tokens.slice(i, j), i > 0 ? tokens[i - 1]!.end! : speechStart, j < tokens.length ? tokens[j]!.start! : speechEnd);
-    i = j;
-  }
-  // Intervals stay ordered and inside the audio whatever an engine reported.
-  let floor = 0;
-  for (const t of tokens) {
-    t.start = clamp(Math.max(t.start!, floor), 0, durationSec);
-    t.end = clamp(Math.max(t.end!, t.start), t.start, durationSec);
-    floor = t.end;
-  }
-  const norm = unitTimes(normalized, tokens, speechStart, Math.min(durationSec, speechEnd));
-  const normalizedAlignment = alignmentOf(normalized, norm.starts, norm.ends);
-
-  // The request's own characters take the times of what they became.
-  const map = spoken ? mapThroughReplacements(original, spoken, normalized) : mapText(original, normalized);
-  const starts = new Float64Array(original.length);
-  const ends = new Float64Array(original.length);
-  for (let i = 0; i < original.length; i++) {
-    const a = map.from[i]!;
-    const b = map.to[i]!;
-    if (b > a) {
-      starts[i] = norm.starts[a]!;
-      ends[i] = norm.ends[b - 1]!;
-    } else {
-      const t = a < normalized.length ? norm.starts[a]! : a > 0 ? norm.ends[a - 1]! : speechStart;
-      starts[i] = t;
-      ends[i] = t;
-    }
-  }
-  // Monotone, whatever the mapping did.
-  for (let i = 1; i < original.length; i++) {
-    if (starts[i]! < starts[i - 1]!) starts[i] = starts[i - 1]!;
-    if (ends[i]! < starts[i]!) ends[i] = starts[i]!;
-  }
-  const alignment = alignmentOf(original, starts, ends);
-
-  // Words of the request's text, in code point indexes.
-  const cpIndex = new Int32Array(original.length + 1);
-  for (let i = 0, n = 0; i <= original.length; i++) {
-    cpIndex[i] = n;
-    if (i < original.length && !isLowSurrogate(original, i + 1)) n++;
-  }
-  const words: TimedWord[] = tokenize(original).map((t) => {
-    let start = Infinity;
-    let end = 0;
-    for (let i = t.from; i < t.to; i++) {
-      start = Math.min(start, starts[i]!);
-      end = Math.max(end, ends[i]!);
-    }
-    return {
-      word: original.slice(t.from, t.to),
-      start: round(start),
-      end: round(end),
-      charStart: cpIndex[t.from]!,
-      charEnd: cpIndex[t.to]!,
-    };
-  });
-  // Two words of the request can become one span of the normalized text (a replaced number): split what they share.
-  for (let i = 1; i < words.length; i++) {
-    const a = words[i - 1]!;
-    const b = words[i]!;
-    if (b.start < a.end) {
-      const mid = round(Math.max(a.start, Math.min(b.end, (a.start + b.end) / 2)));
-      a.end = mid;
-      b.start = Math.max(b.start, mid);
-      if (b.end < b.start) b.end = b.start;
-    }
-  }
-  const marked = marks?.length
-    ? { marks: marks.map((m) => ({ name: m.name, time_seconds: round(m.at < original.length ? starts[m.at]! : durationSec) })) }
-    : {};
-  return { words, alignment, normalizedAlignment, durationSec, ...marked };
+  return timingsOf(original, normalized, spoken, marks).build(sentences, durationSec);
 }
 
 /** The characters of `alignment` whose start falls in [from, to): the piece of a stream's chunk. */
@@ -492,14 +626,5 @@ export function coveredPrefix(
   placed: readonly { text: string }[],
   spoken?: Parameters<typeof mapThroughReplacements>[1],
 ): { characters: number; normalized: number } {
-  let cursor = 0;
-  for (const s of placed) {
-    const at = normalized.indexOf(s.text, cursor);
-    if (at >= 0) cursor = at + s.text.length;
-  }
-  const map = spoken ? mapThroughReplacements(original, spoken, normalized) : mapText(original, normalized);
-  let i = 0;
-  while (i < original.length && map.to[i]! <= cursor && map.from[i]! < Math.max(cursor, 1)) i++;
-  if (cursor >= normalized.length) i = original.length;
-  return { characters: Array.from(original.slice(0, i)).length, normalized: Array.from(normalized.slice(0, cursor)).length };
+  return timingsOf(original, normalized, spoken).covered(placed);
 }
