@@ -30,6 +30,9 @@ export const ERROR_STATUS = {
   CODE_NOT_REDEEMABLE: 409,
   RATE_LIMITED: 429,
   ACCOUNT_DISABLED: 403,
+  PHONE_FORMAT: 406,
+  PHONE_TAKEN: 409,
+  REAL_NAME_REQUIRED: 403,
   INTERNAL: 500,
 } as const;
 
@@ -73,6 +76,9 @@ const en: Catalogue = {
   CODE_NOT_REDEEMABLE: 'This code cannot be redeemed: it is unknown, used up, expired or revoked',
   RATE_LIMITED: 'Too many requests, please try again in {seconds} seconds',
   ACCOUNT_DISABLED: 'This account was disabled by the operator; please contact support',
+  PHONE_FORMAT: 'The phone number format is incorrect, please re-enter',
+  PHONE_TAKEN: 'This phone number already belongs to another account',
+  REAL_NAME_REQUIRED: 'This action needs a verified phone number on the account; bind one in your profile',
   INTERNAL: 'Something went wrong, please try again later',
 };
 
@@ -107,6 +113,9 @@ const zhCN: Catalogue = {
   CODE_NOT_REDEEMABLE: '该兑换码无法使用：不存在、已用完、已过期或已作废',
   RATE_LIMITED: '请求过于频繁，请 {seconds} 秒后重试',
   ACCOUNT_DISABLED: '该账户已被运营方停用，请联系客服',
+  PHONE_FORMAT: '手机号格式不正确，请重新输入',
+  PHONE_TAKEN: '该手机号已属于其他账户',
+  REAL_NAME_REQUIRED: '根据实名要求，此操作需要账户绑定已验证的手机号，请在个人资料中绑定',
   INTERNAL: '出了点问题，请稍后再试',
 };
 
@@ -141,6 +150,9 @@ const zhTW: Catalogue = {
   CODE_NOT_REDEEMABLE: '此兌換碼無法使用：不存在、已用完、已過期或已作廢',
   RATE_LIMITED: '請求過於頻繁，請 {seconds} 秒後重試',
   ACCOUNT_DISABLED: '此帳戶已被營運方停用，請聯絡客服',
+  PHONE_FORMAT: '手機號碼格式不正確，請重新輸入',
+  PHONE_TAKEN: '此手機號碼已屬於其他帳戶',
+  REAL_NAME_REQUIRED: '依實名要求，此操作需要帳戶綁定已驗證的手機號碼，請在個人資料中綁定',
   INTERNAL: '發生錯誤，請稍後再試',
 };
 
@@ -173,6 +185,7 @@ const RULES = new Map<string, { 'zh-CN': string; 'zh-TW': string }>([
   ['request headers are too large', { 'zh-CN': '请求头过大', 'zh-TW': '請求標頭過大' }],
   ['the request took too long to arrive', { 'zh-CN': '请求发送超时', 'zh-TW': '請求傳送逾時' }],
   ['the request headers took too long to arrive', { 'zh-CN': '请求头发送超时', 'zh-TW': '請求標頭傳送逾時' }],
+  ['numbers of this country are not served', { 'zh-CN': '暂不支持该国家或地区的号码', 'zh-TW': '暫不支援該國家或地區的號碼' }],
   ['must be true', { 'zh-CN': '须为 true', 'zh-TW': '須為 true' }],
   ['unknown model', { 'zh-CN': '未知的模型', 'zh-TW': '未知的模型' }],
   ['must be a mixing model', { 'zh-CN': '须为可混合的模型', 'zh-TW': '須為可混合的模型' }],

@@ -29,6 +29,11 @@ export const OperatorSettingsSchema = z.strictObject({
   AI_LABEL_EXPLICIT: rules.AI_LABEL_EXPLICIT.unwrap(),
   AI_LABEL_POSITION: rules.AI_LABEL_POSITION.unwrap(),
   SIGNUP_OPEN: z.boolean(),
+  SMS_COUNTRIES: rules.SMS_COUNTRIES.unwrap(),
+  SMS_LIMIT_PER_IP_HOUR: rules.SMS_LIMIT_PER_IP_HOUR.unwrap(),
+  SMS_DAILY_CAP: rules.SMS_DAILY_CAP.unwrap(),
+  SMS_FREE_PER_IP_DAY: rules.SMS_FREE_PER_IP_DAY.unwrap(),
+  REAL_NAME: rules.REAL_NAME.unwrap(),
 });
 export type OperatorSettings = z.infer<typeof OperatorSettingsSchema>;
 export const OPERATOR_SETTING_KEYS = Object.keys(OperatorSettingsSchema.shape) as (keyof OperatorSettings)[];
@@ -50,6 +55,11 @@ export function startingSettings(config: Config, trial: { anonymous_trial: numbe
     AI_LABEL_EXPLICIT: config.AI_LABEL_EXPLICIT,
     AI_LABEL_POSITION: config.AI_LABEL_POSITION,
     SIGNUP_OPEN: config.SIGNUP_OPEN,
+    SMS_COUNTRIES: config.SMS_COUNTRIES,
+    SMS_LIMIT_PER_IP_HOUR: config.SMS_LIMIT_PER_IP_HOUR,
+    SMS_DAILY_CAP: config.SMS_DAILY_CAP,
+    SMS_FREE_PER_IP_DAY: config.SMS_FREE_PER_IP_DAY,
+    REAL_NAME: config.REAL_NAME,
   };
 }
 

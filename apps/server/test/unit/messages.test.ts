@@ -47,7 +47,7 @@ describe('error catalogue', () => {
       CODE_NOT_REDEEMABLE: 409,
       INTERNAL: 500,
     });
-    expect(ERROR_CODES).toHaveLength(31);
+    expect(ERROR_CODES).toHaveLength(34);
   });
 
   it.each(MESSAGE_LOCALES)('has a message for every code in %s, and nothing else', (locale) => {
