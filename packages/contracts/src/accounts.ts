@@ -72,13 +72,21 @@ export const SmsCodeRequest = z.object({
 export const MobileChangeRequest = SmsCodeRequest.extend({
   current_vcode: z.string().max(64).optional().describe('code sent to the current number; needed when changing it'),
 });
-/** An ALTCHA proof-of-work challenge (no third-party service): solved in the browser, sent back as `challenge`. */
+/**
+ * An ALTCHA proof-of-work challenge (v2, no third-party service): the browser finds the counter whose SHA-256 starts
+ * with `keyPrefix` (altcha-lib's solver) and sends back base64 of `{challenge, solution}` as `challenge`.
+ */
 export const PowChallenge = z.object({
-  algorithm: z.string(),
-  challenge: z.string(),
-  maxnumber: z.number().int().optional(),
-  salt: z.string(),
-  signature: z.string(),
+  parameters: z.object({
+    algorithm: z.string(),
+    nonce: z.string(),
+    salt: z.string(),
+    cost: z.number(),
+    keyLength: z.number(),
+    keyPrefix: z.string(),
+    expiresAt: z.number().optional(),
+  }),
+  signature: z.string().optional(),
 });
 export const SendCodeRequest = z.object({ email: z.string().optional() });
 export const EmailCodeRequest = z.object({ email: z.string().optional(), vcode: z.string().optional() });

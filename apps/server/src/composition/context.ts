@@ -6,6 +6,8 @@ import type { Mailer } from '../platform/mail.js';
 import type { Storage } from '../platform/storage.js';
 import type { AccountsService } from '../accounts/service.js';
 import type { AuthService } from '../auth/service.js';
+import type { PhoneAuthService } from '../auth/phone.js';
+import type { SmsGuard } from '../auth/sms-guard.js';
 import type { SessionService } from '../sessions/sessions.js';
 import type { CreditsService } from '../credits/service.js';
 import type { UploadsService } from '../uploads/service.js';
@@ -53,6 +55,8 @@ export interface AppContext {
   sessions: SessionService;
   accounts: AccountsService;
   auth: AuthService;
+  phone: PhoneAuthService;
+  smsGuard: SmsGuard;
   credits: CreditsService;
   uploads: UploadsService;
   redis: Redis | null;

@@ -209,8 +209,8 @@ export const ConfigSchema = z.object({
   SMS_DAILY_CAP: z.coerce.number().int().min(0).max(100_000_000).default(5000),
   /** Codes an address may ask for per day before each further one needs a solved proof-of-work challenge. */
   SMS_FREE_PER_IP_DAY: z.coerce.number().int().min(0).max(100_000).default(2),
-  /** The proof-of-work's work: the largest number the browser may have to try (ALTCHA `maxnumber`). */
-  SMS_POW_MAX_NUMBER: z.coerce.number().int().min(1).max(10_000_000).default(100_000),
+  /** The proof-of-work's work: leading zero hex digits of the SHA-256 the browser must find (4: about 65,000 tries). */
+  SMS_POW_DIFFICULTY: z.coerce.number().int().min(1).max(6).default(4),
   /** `phone`: cloning, designing voices, API keys and buying need a verified phone number (real-name markets). */
   REAL_NAME: z.enum(['off', 'phone']).default('off'),
   /** Whether an email nobody owns yet may sign up (false: only existing accounts sign in). Changed in the console too. */

@@ -365,6 +365,12 @@ export interface PronunciationVersionsTable {
 }
 
 /** 0019: settings an operator changes while running, one versioned JSON document per name. */
+/** Text messages the service sent on a UTC day (migration 0021): the daily cap's counter. */
+export interface PhoneSmsDaysTable {
+  day: string;
+  sent: number;
+}
+
 export interface RuntimeSettingsTable {
   name: string;
   value: string;
@@ -636,4 +642,5 @@ export interface Database {
   code_redemptions: CodeRedemptionsTable;
   order_events: OrderEventsTable;
   invoice_requests: InvoiceRequestsTable;
+  phone_sms_days: PhoneSmsDaysTable;
 }
