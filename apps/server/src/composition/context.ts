@@ -8,6 +8,7 @@ import type { AccountsService } from '../accounts/service.js';
 import type { AuthService } from '../auth/service.js';
 import type { PhoneAuthService } from '../auth/phone.js';
 import type { SmsGuard } from '../auth/sms-guard.js';
+import type { RealNameGate } from '../accounts/real-name.js';
 import type { SessionService } from '../sessions/sessions.js';
 import type { CreditsService } from '../credits/service.js';
 import type { UploadsService } from '../uploads/service.js';
@@ -57,6 +58,7 @@ export interface AppContext {
   auth: AuthService;
   phone: PhoneAuthService;
   smsGuard: SmsGuard;
+  realName: RealNameGate;
   credits: CreditsService;
   uploads: UploadsService;
   redis: Redis | null;

@@ -59,6 +59,7 @@ import { liveView } from '../platform/runtime-settings.js';
 import { createSmsSender, type SmsSender } from '../platform/sms.js';
 import { SmsGuard } from '../auth/sms-guard.js';
 import { PhoneAuthService } from '../auth/phone.js';
+import { RealNameGate } from '../accounts/real-name.js';
 import { ProviderSync, ProvidersService } from '../providers/service.js';
 import { ModelInstalls } from '../models/installs.js';
 import { loadCatalogue } from '../models/catalogue.js';
@@ -233,7 +234,9 @@ export function buildServices(
     maxAttempts: config.JOB_MAX_ATTEMPTS,
     keepMs: config.JOB_KEEP_MINUTES * 60_000,
   });
-  const apiKeys = new ApiKeysService({ db: db.kysely, words });
+  // Real-name users where the operator requires them (REAL_NAME=phone): cloning, designing, API keys and buying.
+  const realName = new RealNameGate(db.kysely, () => settings.current().REAL_NAME);
+  const apiKeys = new ApiKeysService({ db: db.kysely, words, realName: () => realName.required });
   const concurrency = redis ? redisConcurrencyLimiter(redis, `${config.REDIS_PREFIX}conc:`) : memoryConcurrencyLimiter();
   const orders = new OrdersService({
     db: db.kysely,
@@ -352,6 +355,7 @@ export function buildServices(
     auth,
     phone,
     smsGuard,
+    realName,
     credits,
     uploads,
     redis,

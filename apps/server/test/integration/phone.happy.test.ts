@@ -135,4 +135,42 @@ describe.each(DIALECTS)('phone sign-in, binding and changing a number (%s)', (di
     });
     expect(expectError(taken, 'PHONE_TAKEN').message).toBe('该手机号已属于其他账户');
   });
+
+  it('REAL_NAME=phone: cloning, designing, API keys and buying need a verified number; anonymous trial synthesis still works', async () => {
+    const c = new Client(t.url, 'zh-CN');
+    await signIn(c, t.outbox, `real-name-${dialect}@example.com`);
+    const made = await c.put('/api/authorization', { name: 'before' });
+    expect(made.status).toBe(201);
+    const key = made.body.key as string;
+    await t.ctx.settings.update({ REAL_NAME: 'phone' }, 'test');
+    await t.ctx.settings.refresh();
+    try {
+      const refused = expectError(await c.put('/api/authorization', { name: 'after' }), 'REAL_NAME_REQUIRED');
+      expect(refused.message).toContain('手机号');
+      expectError(await c.post('/accounts/me/orders', { product: 'credits_100k' }), 'REAL_NAME_REQUIRED');
+      const form = new FormData();
+      form.set('consent', 'true');
+      form.set('file', new Blob([new Uint8Array(64)]), 'me.wav');
+      expectError(await c.post('/files_upload?type=clone', form), 'REAL_NAME_REQUIRED');
+      expectError(await c.put('/voice', { type: 'prompt', name: 'x', preview_id: 'prv_none' }), 'REAL_NAME_REQUIRED');
+      // The key made before: refused on every call, saying why.
+      const byKey = await new Client(t.url, 'en').get('/api/me', { authorization: `Bearer ${key}` });
+      expect(expectError(byKey, 'REAL_NAME_REQUIRED').message).toContain('verified phone number');
+
+      // A visitor still tries an official voice.
+      const visitor = new Client(t.url);
+      await visitor.anonymous();
+      const spoken = await visitor.post('/tts', { text: 'Hello there.', voice_id: 'voice_espeak.en-us' });
+      expect(spoken.status).toBe(200);
+
+      // Once a number is bound, all of it works again.
+      const { e164 } = number();
+      expect((await c.put('/accounts/me/mobile', { mobile: e164, vcode: await textCode(c, e164, e164) })).status).toBe(200);
+      expect((await new Client(t.url).get('/api/me', { authorization: `Bearer ${key}` })).status).toBe(200);
+      expect((await c.put('/api/authorization', { name: 'after' })).status).toBe(201);
+    } finally {
+      await t.ctx.settings.update({ REAL_NAME: 'off' }, 'test');
+      await t.ctx.settings.refresh();
+    }
+  });
 });
