@@ -108,6 +108,11 @@ export const SETTING_KEYS = [
   'AI_LABEL_EXPLICIT',
   'AI_LABEL_POSITION',
   'SIGNUP_OPEN',
+  'SMS_COUNTRIES',
+  'SMS_LIMIT_PER_IP_HOUR',
+  'SMS_FREE_PER_IP_DAY',
+  'SMS_DAILY_CAP',
+  'REAL_NAME',
 ] as const;
 export type SettingKey = (typeof SETTING_KEYS)[number];
 

@@ -2,7 +2,7 @@ import '@mantine/core/styles/NumberInput.css';
 import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Badge, Button, Group, NumberInput, Paper, Select, Stack, Switch, Text, Title } from '@mantine/core';
+import { Badge, Button, Group, NumberInput, Paper, Select, Stack, Switch, Text, TextInput, Title } from '@mantine/core';
 import type { SettingKey } from '@polyvox/contracts';
 import { notifyInfo, notifySuccess } from '../../lib/notify';
 import { PageHeader } from '../../components/PageHeader';
@@ -13,7 +13,7 @@ addEnginesMessages();
 
 const SETTINGS_KEY = ['admin', 'settings'] as const;
 
-const GROUPS: { group: 'credits' | 'limits' | 'label' | 'signup'; keys: SettingKey[] }[] = [
+const GROUPS: { group: 'credits' | 'limits' | 'label' | 'signup' | 'sms'; keys: SettingKey[] }[] = [
   { group: 'credits', keys: ['ANONYMOUS_TRIAL_CREDITS', 'FREE_PLAN_CREDITS'] },
   {
     group: 'limits',
@@ -28,7 +28,8 @@ const GROUPS: { group: 'credits' | 'limits' | 'label' | 'signup'; keys: SettingK
     ],
   },
   { group: 'label', keys: ['AI_LABEL_EXPLICIT', 'AI_LABEL_POSITION'] },
-  { group: 'signup', keys: ['SIGNUP_OPEN'] },
+  { group: 'signup', keys: ['SIGNUP_OPEN', 'REAL_NAME'] },
+  { group: 'sms', keys: ['SMS_COUNTRIES', 'SMS_LIMIT_PER_IP_HOUR', 'SMS_FREE_PER_IP_DAY', 'SMS_DAILY_CAP'] },
 ];
 
 /** Runtime settings: trial credits, rate limits, the explicit AI label and sign-up, each with its start-up value. */
@@ -57,6 +58,8 @@ export default function SettingsPage() {
     if (key === 'SIGNUP_OPEN') return v ? t('on') : t('off');
     if (key === 'AI_LABEL_EXPLICIT') return t(`labelMode.${v as 'off' | 'rhythm' | 'speech'}`);
     if (key === 'AI_LABEL_POSITION') return t(`labelPosition.${v as 'start' | 'end'}`);
+    if (key === 'REAL_NAME') return t(`realName.${v as 'off' | 'phone'}`);
+    if (key === 'SMS_COUNTRIES') return v === '*' ? t('everyCountry') : String(v);
     return new Intl.NumberFormat(i18n.language).format(v as number);
   };
   const field = (key: SettingKey) => {
@@ -87,11 +90,28 @@ export default function SettingsPage() {
           </Text>
         </Stack>
       );
-    if (key === 'AI_LABEL_EXPLICIT' || key === 'AI_LABEL_POSITION') {
+    if (key === 'SMS_COUNTRIES')
+      return (
+        <TextInput
+          key={key}
+          label={label}
+          description={description}
+          placeholder="CN,HK,MO,TW"
+          value={typeof value === 'string' ? value : ''}
+          onChange={(e) => {
+            const next = e.currentTarget.value.toUpperCase().replace(/\s+/g, '');
+            setDraft((d) => ({ ...d, [key]: next }));
+          }}
+          data-testid={testId}
+        />
+      );
+    if (key === 'AI_LABEL_EXPLICIT' || key === 'AI_LABEL_POSITION' || key === 'REAL_NAME') {
       const options =
         key === 'AI_LABEL_EXPLICIT'
           ? (['off', 'rhythm', 'speech'] as const).map((v) => ({ value: v, label: t(`labelMode.${v}`) }))
-          : (['start', 'end'] as const).map((v) => ({ value: v, label: t(`labelPosition.${v}`) }));
+          : key === 'REAL_NAME'
+            ? (['off', 'phone'] as const).map((v) => ({ value: v, label: t(`realName.${v}`) }))
+            : (['start', 'end'] as const).map((v) => ({ value: v, label: t(`labelPosition.${v}`) }));
       return (
         <Select
           key={key}
