@@ -44,6 +44,9 @@ describe('error catalogue', () => {
       ORDER_NOT_PAYABLE: 409,
       RATE_LIMITED: 429,
       ACCOUNT_DISABLED: 403,
+      PHONE_FORMAT: 406,
+      PHONE_TAKEN: 409,
+      REAL_NAME_REQUIRED: 403,
       CODE_NOT_REDEEMABLE: 409,
       INTERNAL: 500,
     });
