@@ -109,7 +109,7 @@ export function SignInForm() {
             }}
             data={(locale === 'zh-CN' ? (['phone', 'email'] as const) : (['email', 'phone'] as const)).map((m) => ({
               value: m,
-              label: t(`signIn.by.${m}`),
+              label: <span data-testid={`signin-by-${m}`}>{t(`signIn.by.${m}`)}</span>,
             }))}
             data-testid="signin-method"
           />
