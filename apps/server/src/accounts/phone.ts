@@ -20,7 +20,8 @@ export interface ParsedMobile {
  * libphonenumber's full metadata (a number that can be a mobile's) and put in E.164; anything else is PHONE_FORMAT.
  */
 export function parseMobile(raw: string | undefined, region: string | undefined, locale: string): ParsedMobile {
-  const text = (raw ?? '').trim();
+  // Full-width digits and spaces (a Chinese IME's) read as their ASCII forms.
+  const text = (raw ?? '').normalize('NFKC').trim();
   if (!text) throw new AppError('PARAMETERS_NEEDED');
   if (text.length > 40 || !/^[+0-9 ()\-.]+$/.test(text)) throw new AppError('PHONE_FORMAT');
   const chosen = region?.trim().toUpperCase();
