@@ -18,6 +18,8 @@ export interface FakeSms {
   host: string;
   sent: SentSms[];
   refused: string[];
+  /** Set: the next message is refused by the provider with this code (a signed request, a failed send). */
+  failNext?: string;
   close(): Promise<void>;
 }
 
@@ -99,6 +101,8 @@ export async function fakeAlibabaSms(accessKeyId: string, accessKeySecret: strin
 export async function fakeTencentSms(secretId: string, secretKey: string): Promise<FakeSms> {
   const sent: SentSms[] = [];
   const refused: string[] = [];
+  // eslint-disable-next-line prefer-const -- assigned once the server listens; the handler reads it later
+  let fake: FakeSms;
   const server = await listen((req, body, res) => {
     const refuse = (why: string) => {
       refused.push(why);
@@ -141,7 +145,9 @@ export async function fakeTencentSms(secretId: string, secretKey: string): Promi
     const kSigning = hmac(kService, 'tc3_request');
     if (!same(hmac(kSigning, toSign).toString('hex'), signature!)) return refuse('signature differs');
     const request = JSON.parse(body) as { PhoneNumberSet: string[]; TemplateParamSet?: string[] };
-    for (const to of request.PhoneNumberSet) sent.push({ to, code: request.TemplateParamSet?.[0] });
+    const failure = fake.failNext;
+    fake.failNext = undefined;
+    if (!failure) for (const to of request.PhoneNumberSet) sent.push({ to, code: request.TemplateParamSet?.[0] });
     json(res, 200, {
       Response: {
         SendStatusSet: request.PhoneNumberSet.map((to, i) => ({
@@ -149,15 +155,16 @@ export async function fakeTencentSms(secretId: string, secretKey: string): Promi
           PhoneNumber: to,
           Fee: 1,
           SessionContext: '',
-          Code: 'Ok',
-          Message: 'send success',
+          Code: failure ?? 'Ok',
+          Message: failure ? 'refused' : 'send success',
           IsoCode: 'CN',
         })),
         RequestId: `req${sent.length}`,
       },
     });
   });
-  return { ...server, sent, refused };
+  fake = { ...server, sent, refused };
+  return fake;
 }
 
 /** Twilio's Messages resource (2010-04-01): HTTP basic auth with the Account SID and auth token, a form body. */
