@@ -73,7 +73,8 @@ export class PhoneAuthService {
       await codes.discard(e164, code);
       await guard.giveBack();
       this.opts.onSendError?.(e, e164);
-      throw e instanceof AppError ? e : new AppError('INTERNAL', {}, { cause: e });
+      // Not an AppError: the error handler logs the provider's refusal and answers INTERNAL with nothing of it.
+      throw e;
     }
     return { resend_after: 60 };
   }
