@@ -16,6 +16,7 @@ import { adminReportsTests } from './flows/admin-reports';
 import { designTests } from './flows/design';
 import { economyTests } from './flows/economy';
 import { libraryTests } from './flows/library';
+import { phoneTests } from './flows/phone';
 import { playgroundTests } from './flows/playground';
 import { polishTests } from './flows/polish';
 import { profileEmailTests } from './flows/profile-email';
@@ -36,6 +37,8 @@ const FLOWS: Record<string, () => void> = {
   economy: economyTests,
   design: designTests,
   'profile-email': profileEmailTests,
+  // Its own context and accounts: the page's account is untouched.
+  phone: phoneTests,
   wechat: wechatTests,
   a11y: a11yTests,
   lists: consoleListTests,

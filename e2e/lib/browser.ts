@@ -96,9 +96,14 @@ export class Console {
     }
   }
 
-  async openSignInFromHeader(): Promise<void> {
+  /** Opens the sign-in dialog and picks the way in (email by default; `default`: as the language offers it first). */
+  async openSignInFromHeader(method: 'email' | 'phone' | 'default' = 'email'): Promise<void> {
     await this.page.getByTestId('header-signin').click();
     await this.signInForm().waitFor({ state: 'visible' });
+    if (method !== 'default') {
+      await this.page.getByTestId(`signin-by-${method}`).click();
+      await this.page.getByTestId(method === 'email' ? 'signin-email' : 'signin-mobile').waitFor();
+    }
   }
 
   signInForm() {

@@ -50,6 +50,44 @@ export const UpdateProfileRequest = z.object({
 });
 
 export const EmailQuery = z.object({ email: z.string().optional() });
+/** `GET /accounts/exists`: an email, or a number (E.164, or national form with `region`, default from `lang`). */
+export const ExistsQuery = EmailQuery.extend({
+  mobile: z.string().max(64).optional(),
+  region: z.string().max(4).optional().describe('ISO 3166 region of a national number (CN, US…); default from lang'),
+});
+export const SmsCodeSendRequest = z.object({
+  mobile: z.string().max(64).optional(),
+  region: z.string().max(4).optional(),
+  challenge: z
+    .string()
+    .max(4096)
+    .optional()
+    .describe('the solved proof-of-work (ALTCHA payload, base64) of GET /verification/challenge, once the server asks for one'),
+});
+export const SmsCodeRequest = z.object({
+  mobile: z.string().max(64).optional(),
+  region: z.string().max(4).optional(),
+  vcode: z.string().max(64).optional(),
+});
+export const MobileChangeRequest = SmsCodeRequest.extend({
+  current_vcode: z.string().max(64).optional().describe('code sent to the current number; needed when changing it'),
+});
+/**
+ * An ALTCHA proof-of-work challenge (v2, no third-party service): the browser finds the counter whose SHA-256 starts
+ * with `keyPrefix` (altcha-lib's solver) and sends back base64 of `{challenge, solution}` as `challenge`.
+ */
+export const PowChallenge = z.object({
+  parameters: z.object({
+    algorithm: z.string(),
+    nonce: z.string(),
+    salt: z.string(),
+    cost: z.number(),
+    keyLength: z.number(),
+    keyPrefix: z.string(),
+    expiresAt: z.number().optional(),
+  }),
+  signature: z.string().optional(),
+});
 export const SendCodeRequest = z.object({ email: z.string().optional() });
 export const EmailCodeRequest = z.object({ email: z.string().optional(), vcode: z.string().optional() });
 /** A registered account changing its email also proves the current address with `current_vcode`. */

@@ -111,6 +111,11 @@ export const SETTING_KEYS = [
   'MODERATION_KEEP_DAYS',
   'MODERATION_FAIL_SYNTHESIS',
   'MODERATION_FAIL_DESIGN',
+  'SMS_COUNTRIES',
+  'SMS_LIMIT_PER_IP_HOUR',
+  'SMS_FREE_PER_IP_DAY',
+  'SMS_DAILY_CAP',
+  'REAL_NAME',
 ] as const;
 export type SettingKey = (typeof SETTING_KEYS)[number];
 

@@ -32,6 +32,9 @@ export const ERROR_STATUS = {
   RATE_LIMITED: 429,
   ACCOUNT_DISABLED: 403,
   VOICE_PROTECTED: 422,
+  PHONE_FORMAT: 406,
+  PHONE_TAKEN: 409,
+  REAL_NAME_REQUIRED: 403,
   INTERNAL: 500,
 } as const;
 
@@ -77,6 +80,9 @@ const en: Catalogue = {
   RATE_LIMITED: 'Too many requests, please try again in {seconds} seconds',
   ACCOUNT_DISABLED: 'This account was disabled by the operator; please contact support',
   VOICE_PROTECTED: 'This sample matches a protected voice and cannot be cloned',
+  PHONE_FORMAT: 'The phone number format is incorrect, please re-enter',
+  PHONE_TAKEN: 'This phone number already belongs to another account',
+  REAL_NAME_REQUIRED: 'This action needs a verified phone number on the account; bind one in your profile',
   INTERNAL: 'Something went wrong, please try again later',
 };
 
@@ -113,6 +119,9 @@ const zhCN: Catalogue = {
   RATE_LIMITED: '请求过于频繁，请 {seconds} 秒后重试',
   ACCOUNT_DISABLED: '该账户已被运营方停用，请联系客服',
   VOICE_PROTECTED: '该样本与受保护的声音相符，不能克隆',
+  PHONE_FORMAT: '手机号格式不正确，请重新输入',
+  PHONE_TAKEN: '该手机号已属于其他账户',
+  REAL_NAME_REQUIRED: '根据实名要求，此操作需要账户绑定已验证的手机号，请在个人资料中绑定',
   INTERNAL: '出了点问题，请稍后再试',
 };
 
@@ -149,6 +158,9 @@ const zhTW: Catalogue = {
   RATE_LIMITED: '請求過於頻繁，請 {seconds} 秒後重試',
   ACCOUNT_DISABLED: '此帳戶已被營運方停用，請聯絡客服',
   VOICE_PROTECTED: '此樣本與受保護的聲音相符，不能複製',
+  PHONE_FORMAT: '手機號碼格式不正確，請重新輸入',
+  PHONE_TAKEN: '此手機號碼已屬於其他帳戶',
+  REAL_NAME_REQUIRED: '依實名要求，此操作需要帳戶綁定已驗證的手機號碼，請在個人資料中綁定',
   INTERNAL: '發生錯誤，請稍後再試',
 };
 
@@ -181,6 +193,7 @@ const RULES = new Map<string, { 'zh-CN': string; 'zh-TW': string }>([
   ['request headers are too large', { 'zh-CN': '请求头过大', 'zh-TW': '請求標頭過大' }],
   ['the request took too long to arrive', { 'zh-CN': '请求发送超时', 'zh-TW': '請求傳送逾時' }],
   ['the request headers took too long to arrive', { 'zh-CN': '请求头发送超时', 'zh-TW': '請求標頭傳送逾時' }],
+  ['numbers of this country are not served', { 'zh-CN': '暂不支持该国家或地区的号码', 'zh-TW': '暫不支援該國家或地區的號碼' }],
   ['must be true', { 'zh-CN': '须为 true', 'zh-TW': '須為 true' }],
   ['unknown model', { 'zh-CN': '未知的模型', 'zh-TW': '未知的模型' }],
   ['must be a mixing model', { 'zh-CN': '须为可混合的模型', 'zh-TW': '須為可混合的模型' }],

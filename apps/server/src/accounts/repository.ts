@@ -14,6 +14,22 @@ export class AccountsRepository {
     return db.selectFrom('accounts').selectAll().where('email', '=', email).executeTakeFirst();
   }
 
+  findByMobile(mobile: string, db: Kysely<Database> = this.db): Promise<AccountRow | undefined> {
+    return db.selectFrom('accounts').selectAll().where('mobile', '=', mobile).executeTakeFirst();
+  }
+
+  /** Puts the account under number `to` (and out of anonymity) only if its number is still `from`. */
+  async changeMobile(id: string, from: string | null, to: string, db: Kysely<Database> = this.db): Promise<boolean> {
+    const row = await db
+      .updateTable('accounts')
+      .set({ mobile: to, anonymous: 0, updated_at: new Date().toISOString() })
+      .where('id', '=', id)
+      .where((eb) => (from === null ? eb('mobile', 'is', null) : eb('mobile', '=', from)))
+      .returning('id')
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
   async insert(row: AccountRow, db: Kysely<Database> = this.db): Promise<void> {
     await db.insertInto('accounts').values(row).execute();
   }

@@ -5,7 +5,7 @@ import {
   AccountWithSession,
   AnonymousAccountRequest,
   ApiMeResponse,
-  EmailQuery,
+  ExistsQuery,
   ErrorBody,
   UpdateProfileRequest,
 } from '@polyvox/contracts';
@@ -13,6 +13,8 @@ import type { AccountsService } from './service.js';
 import type { Config } from '../platform/config.js';
 import { callerOf, sessionOf, setSessionCookie } from '../http/auth.js';
 import { normalizeEmail } from './email.js';
+import { parseMobile } from './phone.js';
+import { requestLocale } from '../http/locale.js';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 406: ErrorBody, 409: ErrorBody, 422: ErrorBody, 429: ErrorBody };
 
@@ -77,12 +79,18 @@ export function accountRoutes(deps: AccountRoutesDeps): FastifyPluginAsyncZod {
         config: { auth: 'public' },
         schema: {
           tags: ['accounts'],
-          summary: 'Whether an account owns the email',
-          querystring: EmailQuery.extend({ lang: z.string().optional() }).passthrough(),
+          summary: 'Whether an account owns the email or the phone number',
+          description:
+            '`mobile`: E.164, or national with `region` (default from `lang`: CN for zh-CN); a bad number 406 PHONE_FORMAT.',
+          querystring: ExistsQuery.extend({ lang: z.string().optional() }).passthrough(),
           response: { 200: z.object({ exists: z.boolean() }), ...errors },
         },
       },
       async (request) => {
+        if (request.query.mobile !== undefined && request.query.email === undefined) {
+          const { e164 } = parseMobile(request.query.mobile, request.query.region, requestLocale(request));
+          return { exists: await deps.accounts.mobileExists(e164, request.ip) };
+        }
         const email = normalizeEmail(request.query.email);
         return { exists: await deps.accounts.exists(email, request.ip) };
       },

@@ -127,6 +127,31 @@ export class AccountsService {
     return id;
   }
 
+  /** A registered account created by signing in with a number nobody owns yet (E.164). */
+  async createRegisteredByMobile(mobile: string, ip: string, trx: Kysely<Database>): Promise<string> {
+    const id = newId('account');
+    const now = nowIso();
+    await this.repo.insert(
+      { ...newAccountRow(id, now, { channel: DEFAULT_CHANNEL, referrer: null }), mobile, anonymous: 0 },
+      trx,
+    );
+    await this.grantFreePlanByMobile(id, mobile, ip, trx);
+    return id;
+  }
+
+  /** The free plan's credits for a registration by phone: once per number, within the requester's daily allowance. */
+  async grantFreePlanByMobile(accountId: string, mobile: string, ip: string, trx: Kysely<Database>): Promise<boolean> {
+    const key = `plan:free:tel:${mobile}`;
+    if (!(await this.grantAllowed(key, `plan:ip:${requesterKey(ip)}`, this.limits.plansPerIpDay, trx))) return false;
+    return this.credits.grantOnce(
+      trx,
+      accountId,
+      key,
+      this.limits.freePlanGrant ?? this.credits.config.free_plan_grant,
+      'free plan',
+    );
+  }
+
   /**
    * The free plan's credits, once per mailbox (not per account: an address freed by an email change,
    * or the same inbox under a +tag, earns nothing new) and at most `plansPerIpDay` a day per requester.
@@ -184,6 +209,12 @@ export class AccountsService {
   async exists(email: string, ip: string): Promise<boolean> {
     await this.limit(`exists:ip:${requesterKey(ip)}`, this.limits.existsPerIpMinute, 60);
     return (await this.repo.findByEmail(email)) !== undefined;
+  }
+
+  /** Limited per requester like the email's: unlimited, it would list which numbers have accounts. */
+  async mobileExists(mobile: string, ip: string): Promise<boolean> {
+    await this.limit(`exists:ip:${requesterKey(ip)}`, this.limits.existsPerIpMinute, 60);
+    return (await this.repo.findByMobile(mobile)) !== undefined;
   }
 
   async get(accountId: string): Promise<AccountRow> {

@@ -24,7 +24,7 @@ export function toAccount(
     mobile: row.mobile,
     avatar: row.avatar ? publicUrl(row.avatar) : null,
     referral,
-    binds: row.email ? ['email'] : [],
+    binds: [...(row.email ? ['email'] : []), ...(row.mobile ? ['mobile'] : [])],
     additions: {},
     anonymous: row.anonymous === 1,
   };

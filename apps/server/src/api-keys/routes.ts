@@ -19,6 +19,8 @@ export interface ApiKeyRoutesDeps {
   apiKeys: ApiKeysService;
   /** The plan's API access (the orders module's plan privileges): refuses an account whose plan has none. */
   plans: { assertApiAccess(accountId: string): Promise<void> };
+  /** Real-name users (REAL_NAME=phone): refuses an account without a verified phone number. */
+  realName: { assert(accountId: string): Promise<void> };
 }
 
 export function apiKeyRoutes(deps: ApiKeyRoutesDeps): FastifyPluginAsyncZod {
@@ -45,13 +47,15 @@ export function apiKeyRoutes(deps: ApiKeyRoutesDeps): FastifyPluginAsyncZod {
         config: { auth: 'session' },
         schema: {
           tags: ['api keys'],
-          summary: 'Create an API key; the answer holds its secret, shown this once (403 when the plan has no API access)',
+          summary:
+            'Create an API key; the answer holds its secret, shown this once (403 when the plan has no API access, or REAL_NAME_REQUIRED without a verified phone number where the operator requires one)',
           body: CreateApiKeyRequest,
           response: { 201: CreatedApiKeyResponse, ...errors, 403: ErrorBody },
         },
       },
       async (request, reply) => {
         const session = sessionOf(request);
+        await deps.realName.assert(session.accountId);
         await deps.plans.assertApiAccess(session.accountId);
         const created = await deps.apiKeys.create(session.accountId, request.body);
         return reply.status(201).header('cache-control', 'no-store').send(created);

@@ -41,6 +41,8 @@ export interface ApiKeysOptions {
   db: Kysely<Database>;
   /** What a key's name may not contain. */
   words: SensitiveWords;
+  /** Whether keys need a verified phone number on their account (REAL_NAME=phone); default not. */
+  realName?: () => boolean;
 }
 
 /**
@@ -50,10 +52,12 @@ export interface ApiKeysOptions {
 export class ApiKeysService implements KeyResolver {
   private readonly db: Kysely<Database>;
   private readonly words: SensitiveWords;
+  private readonly realName: () => boolean;
 
   constructor(options: ApiKeysOptions) {
     this.db = options.db;
     this.words = options.words;
+    this.realName = options.realName ?? (() => false);
   }
 
   /** A key's name is shown in the account's usage records and to staff: it names nothing it is not. */
@@ -166,11 +170,14 @@ export class ApiKeysService implements KeyResolver {
         'concurrency',
         'voices',
         eb.selectFrom('accounts').select('status').whereRef('accounts.id', '=', 'api_keys.account_id').as('account_status'),
+        eb.selectFrom('accounts').select('mobile').whereRef('accounts.id', '=', 'api_keys.account_id').as('account_mobile'),
       ])
       .executeTakeFirst();
     if (!row) return null;
     // A disabled account's keys are refused, saying why (in the same statement: no cache outlives the disable).
     if (row.account_status !== 'active') throw new AppError('ACCOUNT_DISABLED');
+    // Where the operator requires real-name users, a key works only for an account with a verified number.
+    if (this.realName() && !row.account_mobile) throw new AppError('REAL_NAME_REQUIRED');
     return {
       id: row.id,
       accountId: row.account_id,

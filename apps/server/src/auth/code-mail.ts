@@ -48,3 +48,14 @@ export function emailChangedMail(newEmail: string, locale: string): { subject: s
   const t = (Object.hasOwn(CHANGED, locale) ? CHANGED[locale] : undefined) ?? CHANGED.en!;
   return { subject: t.subject, text: t.body(newEmail) };
 }
+
+const SMS: Record<string, (code: string) => string> = {
+  en: (code) => `[Polyvox] Your sign-in code is ${code}, valid for ${minutes} minutes. Do not share it with anyone.`,
+  'zh-CN': (code) => `【Polyvox】你的登录验证码是 ${code}，${minutes} 分钟内有效，请勿告诉他人。`,
+  'zh-TW': (code) => `【Polyvox】你的登入驗證碼是 ${code}，${minutes} 分鐘內有效，請勿告訴他人。`,
+};
+
+/** The text of a code's SMS, in the language of the request that asked for it. */
+export function codeSms(code: string, locale: string): string {
+  return ((Object.hasOwn(SMS, locale) ? SMS[locale] : undefined) ?? SMS.en!)(code);
+}

@@ -59,6 +59,10 @@ import { AppError } from '../platform/errors.js';
 import { AccountSockets } from '../synthesis/account-sockets.js';
 import { operatorSettings, startingSettings } from '../platform/settings.js';
 import { liveView } from '../platform/runtime-settings.js';
+import { createSmsSender, type SmsSender } from '../platform/sms.js';
+import { SmsGuard } from '../auth/sms-guard.js';
+import { PhoneAuthService } from '../auth/phone.js';
+import { RealNameGate } from '../accounts/real-name.js';
 import { ProviderSync, ProvidersService } from '../providers/service.js';
 import { ModelInstalls } from '../models/installs.js';
 import { loadCatalogue } from '../models/catalogue.js';
@@ -88,7 +92,11 @@ export interface ServiceParts extends SpeechParts {
 }
 
 /** Builds every service of the process on its resources; what each role serves is chosen by the role. */
-export function buildServices(config: Config, parts: ServiceParts, overrides: { mailer?: Mailer } = {}): AppContext {
+export function buildServices(
+  config: Config,
+  parts: ServiceParts,
+  overrides: { mailer?: Mailer; sms?: SmsSender } = {},
+): AppContext {
   const { db, storage, redis, speech, audioCache, words, wordsReload, products } = parts;
   const { settings: queueSettings, remote, jobs: jobQueue, probe: queueProbe } = parts.queues;
   const secret = loadSecret(config.SECRET, config.DATA_DIR);
@@ -130,11 +138,12 @@ export function buildServices(config: Config, parts: ServiceParts, overrides: { 
       { limiter, existsPerIpMinute: config.EXISTS_LIMIT_PER_IP_MINUTE },
     ),
   });
+  const codeStore = new CodeService({ db: db.kysely, secret, dialect: db.dialect });
   const auth = new AuthService({
     db: db.kysely,
     accounts,
     sessions,
-    codes: new CodeService({ db: db.kysely, secret, dialect: db.dialect }),
+    codes: codeStore,
     mailer,
     limiter,
     limits: liveView(
@@ -146,6 +155,38 @@ export function buildServices(config: Config, parts: ServiceParts, overrides: { 
       },
       { codePerAccountHour: config.CODE_LIMIT_PER_ACCOUNT_HOUR, codePerEmailAllDay: config.CODE_LIMIT_PER_EMAIL_ALL_DAY },
     ),
+    signupOpen: () => settings.current().SIGNUP_OPEN,
+  });
+  // Phone sign-in: codes by SMS (SMS_URL) behind the SMS guard's countries, limits, proof-of-work and daily cap.
+  const smsGuard = new SmsGuard({
+    db: db.kysely,
+    limiter,
+    secret,
+    limits: liveView(
+      settings,
+      {
+        countries: 'SMS_COUNTRIES',
+        perIpHour: 'SMS_LIMIT_PER_IP_HOUR',
+        dailyCap: 'SMS_DAILY_CAP',
+        freePerIpDay: 'SMS_FREE_PER_IP_DAY',
+      },
+      {
+        perAccountHour: config.SMS_LIMIT_PER_ACCOUNT_HOUR,
+        perNumberDay: config.SMS_LIMIT_PER_NUMBER_DAY,
+        perNumberAllDay: config.SMS_LIMIT_PER_NUMBER_ALL_DAY,
+        powDifficulty: config.SMS_POW_DIFFICULTY,
+      },
+    ),
+  });
+  const phone = new PhoneAuthService({
+    db: db.kysely,
+    accounts,
+    sessions,
+    codes: codeStore,
+    sms: overrides.sms ?? createSmsSender(config.SMS_URL),
+    guard: smsGuard,
+    limiter,
+    signInPerIpMinute: () => settings.current().SIGN_IN_LIMIT_PER_IP_MINUTE,
     signupOpen: () => settings.current().SIGNUP_OPEN,
   });
   const plans = new PlanPrivileges({ db: db.kysely, products });
@@ -222,7 +263,9 @@ export function buildServices(config: Config, parts: ServiceParts, overrides: { 
     maxAttempts: config.JOB_MAX_ATTEMPTS,
     keepMs: config.JOB_KEEP_MINUTES * 60_000,
   });
-  const apiKeys = new ApiKeysService({ db: db.kysely, words });
+  // Real-name users where the operator requires them (REAL_NAME=phone): cloning, designing, API keys and buying.
+  const realName = new RealNameGate(db.kysely, () => settings.current().REAL_NAME);
+  const apiKeys = new ApiKeysService({ db: db.kysely, words, realName: () => realName.required });
   const concurrency = redis ? redisConcurrencyLimiter(redis, `${config.REDIS_PREFIX}conc:`) : memoryConcurrencyLimiter();
   const orders = new OrdersService({
     db: db.kysely,
@@ -340,6 +383,9 @@ export function buildServices(config: Config, parts: ServiceParts, overrides: { 
     sessions,
     accounts,
     auth,
+    phone,
+    smsGuard,
+    realName,
     credits,
     uploads,
     redis,

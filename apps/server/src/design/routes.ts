@@ -27,11 +27,13 @@ import { SUBTITLE_FORMATS } from '@polyvox/speech';
 import { abandon, clientLeaves, whenClientLeaves } from '../synthesis/routes.js';
 import { receiveUpload } from './upload.js';
 
-const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody, 409: ErrorBody, 422: ErrorBody };
+const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 422: ErrorBody };
 
 export interface DesignRoutesDeps {
   design: { samples: SamplesService; previews: PreviewsService; ownVoices: OwnVoicesService };
   plans: Pick<PlanPrivileges, 'ownVoiceRoom'>;
+  /** Real-name users (REAL_NAME=phone): cloning and designing need a verified phone number. */
+  realName: { assert(accountId: string): Promise<void> };
 }
 
 export function designRoutes(deps: DesignRoutesDeps): FastifyPluginAsyncZod {
@@ -52,6 +54,7 @@ export function designRoutes(deps: DesignRoutesDeps): FastifyPluginAsyncZod {
       },
       async (request, reply) => {
         const session = sessionOf(request);
+        await deps.realName.assert(session.accountId);
         await samples.admit(session.accountId);
         const { file, fields } = await receiveUpload(request, () => samples.tempFile());
         let saved;
@@ -137,6 +140,7 @@ export function designRoutes(deps: DesignRoutesDeps): FastifyPluginAsyncZod {
       },
       async (request, reply) => {
         const session = sessionOf(request);
+        await deps.realName.assert(session.accountId);
         const left = clientLeaves(request, reply);
         let made;
         try {
@@ -230,6 +234,7 @@ export function designRoutes(deps: DesignRoutesDeps): FastifyPluginAsyncZod {
       },
       async (request, reply) => {
         const session = sessionOf(request);
+        await deps.realName.assert(session.accountId);
         const body = request.body;
         const voice =
           body.type === 'mix'

@@ -25,6 +25,8 @@ export interface OrderRoutesDeps {
   payments: { methods(): PaymentMethod[] };
   /** Each order's 发票 request status, shown in the list (the invoices module answers it). */
   invoices: { statusOf(orderIds: string[]): Promise<Map<string, NonNullable<Order['invoice_status']>>> };
+  /** Real-name users (REAL_NAME=phone): refuses an account without a verified phone number. */
+  realName: { assert(accountId: string): Promise<void> };
 }
 
 export function orderRoutes(deps: OrderRoutesDeps): FastifyPluginAsyncZod {
@@ -62,11 +64,12 @@ export function orderRoutes(deps: OrderRoutesDeps): FastifyPluginAsyncZod {
           description:
             'Only a registered account buys (an anonymous session answers 401 UNAUTHENTICATED: sign in first). The free plan is granted, not sold. The order is priced in the currency of the request language. An account holds at most `ORDER_PENDING_LIMIT` orders awaiting payment at once (429 RATE_LIMITED with `retry-after` beyond).',
           body: CreateOrderRequest,
-          response: { 201: OrderSchema, ...errors, 429: ErrorBody },
+          response: { 201: OrderSchema, ...errors, 403: ErrorBody, 429: ErrorBody },
         },
       },
       async (request, reply) => {
         const session = sessionOf(request);
+        await deps.realName.assert(session.accountId);
         const order = await deps.orders.create(session.accountId, request.body.product, requestLocale(request));
         return reply.status(201).send(orderView(order));
       },

@@ -190,6 +190,32 @@ export const ConfigSchema = z.object({
   VERIFY_PER_MINUTE: z.coerce.number().int().min(1).max(10_000).default(10),
   /** Reports of misuse (POST /reports) per client address per hour. */
   REPORTS_PER_HOUR: z.coerce.number().int().min(1).max(10_000).default(5),
+  /**
+   * Where text messages go: `file://<dir>` (default `<DATA_DIR>/sms`, one file per message), `alibaba://`, `tencent://`
+   * or `twilio://` with the provider's keys (docs/phone.md).
+   */
+  SMS_URL: z
+    .string()
+    .regex(/^(file|alibaba|tencent|twilio):\/\//, 'must start with file://, alibaba://, tencent:// or twilio://')
+    .optional(),
+  /** The regions (ISO 3166, comma-separated) whose numbers may receive codes; `*` every region. Changed in the console too. */
+  SMS_COUNTRIES: z
+    .string()
+    .regex(/^(\*|[A-Za-z]{2}(,[A-Za-z]{2})*)$/, 'must be * or ISO 3166 region codes separated by commas (CN,HK,US)')
+    .default('*'),
+  /** Text messages sent per client address per hour, per account per hour, per number and address per day, per number per day. */
+  SMS_LIMIT_PER_IP_HOUR: z.coerce.number().int().min(1).max(100_000).default(10),
+  SMS_LIMIT_PER_ACCOUNT_HOUR: z.coerce.number().int().min(1).max(100_000).default(5),
+  SMS_LIMIT_PER_NUMBER_DAY: z.coerce.number().int().min(1).max(100_000).default(5),
+  SMS_LIMIT_PER_NUMBER_ALL_DAY: z.coerce.number().int().min(1).max(100_000).default(10),
+  /** Text messages the whole service sends per UTC day, counted in the database across every process. */
+  SMS_DAILY_CAP: z.coerce.number().int().min(0).max(100_000_000).default(5000),
+  /** Codes an address may ask for per day before each further one needs a solved proof-of-work challenge. */
+  SMS_FREE_PER_IP_DAY: z.coerce.number().int().min(0).max(100_000).default(2),
+  /** The proof-of-work's work: leading zero hex digits of the SHA-256 the browser must find (4: about 65,000 tries). */
+  SMS_POW_DIFFICULTY: z.coerce.number().int().min(1).max(6).default(4),
+  /** `phone`: cloning, designing voices, API keys and buying need a verified phone number (real-name markets). */
+  REAL_NAME: z.enum(['off', 'phone']).default('off'),
   /** Whether an email nobody owns yet may sign up (false: only existing accounts sign in). Changed in the console too. */
   SIGNUP_OPEN: z
     .enum(['true', 'false'])
@@ -218,6 +244,7 @@ export interface Config extends Omit<RawConfig, 'SENSITIVE_WORDS_FILES' | 'MODEL
   DATA_DIR: string;
   MODELS_DIR: string;
   MAIL_URL: string;
+  SMS_URL: string;
   PUBLIC_URL: string;
   WEB_DIST: string;
   /** The documentation site's build (docs/site/dist), served at /guide/. */
@@ -282,6 +309,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     DATA_DIR: dataDir,
     // pathToFileURL escapes '#', '?' and '%', which would otherwise cut the path short.
     MAIL_URL: raw.MAIL_URL ?? pathToFileURL(path.join(dataDir, 'outbox')).href,
+    SMS_URL: raw.SMS_URL ?? pathToFileURL(path.join(dataDir, 'sms')).href,
     MODELS_DIR: path.resolve(raw.MODELS_DIR || defaultModelsDir(dataDir)),
     PUBLIC_URL: raw.PUBLIC_URL ?? `http://${raw.HOST.includes(':') ? `[${raw.HOST}]` : raw.HOST}:${raw.PORT}`,
     WEB_DIST: path.resolve(raw.WEB_DIST ?? path.join(repoRoot, 'apps/web/dist')),

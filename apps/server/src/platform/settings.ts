@@ -32,6 +32,11 @@ export const OperatorSettingsSchema = z.strictObject({
   MODERATION_KEEP_DAYS: rules.MODERATION_KEEP_DAYS.unwrap(),
   MODERATION_FAIL_SYNTHESIS: rules.MODERATION_FAIL_SYNTHESIS.unwrap(),
   MODERATION_FAIL_DESIGN: rules.MODERATION_FAIL_DESIGN.unwrap(),
+  SMS_COUNTRIES: rules.SMS_COUNTRIES.unwrap(),
+  SMS_LIMIT_PER_IP_HOUR: rules.SMS_LIMIT_PER_IP_HOUR.unwrap(),
+  SMS_DAILY_CAP: rules.SMS_DAILY_CAP.unwrap(),
+  SMS_FREE_PER_IP_DAY: rules.SMS_FREE_PER_IP_DAY.unwrap(),
+  REAL_NAME: rules.REAL_NAME.unwrap(),
 });
 export type OperatorSettings = z.infer<typeof OperatorSettingsSchema>;
 export const OPERATOR_SETTING_KEYS = Object.keys(OperatorSettingsSchema.shape) as (keyof OperatorSettings)[];
@@ -56,6 +61,11 @@ export function startingSettings(config: Config, trial: { anonymous_trial: numbe
     MODERATION_KEEP_DAYS: config.MODERATION_KEEP_DAYS,
     MODERATION_FAIL_SYNTHESIS: config.MODERATION_FAIL_SYNTHESIS,
     MODERATION_FAIL_DESIGN: config.MODERATION_FAIL_DESIGN,
+    SMS_COUNTRIES: config.SMS_COUNTRIES,
+    SMS_LIMIT_PER_IP_HOUR: config.SMS_LIMIT_PER_IP_HOUR,
+    SMS_DAILY_CAP: config.SMS_DAILY_CAP,
+    SMS_FREE_PER_IP_DAY: config.SMS_FREE_PER_IP_DAY,
+    REAL_NAME: config.REAL_NAME,
   };
 }
 

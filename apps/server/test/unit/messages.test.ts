@@ -45,11 +45,14 @@ describe('error catalogue', () => {
       RATE_LIMITED: 429,
       ACCOUNT_DISABLED: 403,
       VOICE_PROTECTED: 422,
+      PHONE_FORMAT: 406,
+      PHONE_TAKEN: 409,
+      REAL_NAME_REQUIRED: 403,
       CODE_NOT_REDEEMABLE: 409,
       CONTENT_REFUSED: 422,
       INTERNAL: 500,
     });
-    expect(ERROR_CODES).toHaveLength(33);
+    expect(ERROR_CODES).toHaveLength(36);
   });
 
   it.each(MESSAGE_LOCALES)('has a message for every code in %s, and nothing else', (locale) => {

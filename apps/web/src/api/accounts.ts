@@ -57,3 +57,29 @@ export function changeEmail(email: string, vcode: string, currentVcode: string):
 export function endSession(): Promise<void> {
   return http('DELETE', '/accounts/me/session');
 }
+
+export async function mobileExists(mobile: string): Promise<boolean> {
+  const res = await http<{ exists: boolean }>('GET', '/accounts/exists', { query: { mobile } });
+  return res.exists;
+}
+
+/** Texts a code; `challenge` is the solved proof-of-work once the server asks for one (`auth/proof-of-work.ts`). */
+export function sendMobileCode(mobile: string, challenge?: string): Promise<{ resend_after: number }> {
+  return http('POST', '/verification/mobile', { json: { mobile, ...(challenge ? { challenge } : {}) } });
+}
+
+export function fetchChallenge(): Promise<unknown> {
+  return http('GET', '/verification/challenge');
+}
+
+/** Signs in to the number's account, or registers the current anonymous account under it. */
+export function signInWithSms(mobile: string, vcode: string): Promise<AccountWithSid> {
+  return http('POST', '/auth/sms', { json: { mobile, vcode } });
+}
+
+/** Binds a number, or changes it (with a code from the current number too). */
+export function bindMobile(mobile: string, vcode: string, currentVcode?: string): Promise<Account> {
+  return http('PUT', '/accounts/me/mobile', {
+    json: { mobile, vcode, ...(currentVcode ? { current_vcode: currentVcode } : {}) },
+  });
+}

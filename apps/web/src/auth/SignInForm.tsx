@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { Anchor, Button, Checkbox, Group, Modal, Stack, Text, TextInput } from '@mantine/core';
+import { Anchor, Button, Checkbox, Group, Modal, SegmentedControl, Stack, Text, TextInput } from '@mantine/core';
 import { Trans, useTranslation } from 'react-i18next';
 import { errorMessage, LIMITS } from '@polyvox/contracts';
 import { ApiError } from '../api/errors';
@@ -7,11 +7,13 @@ import { useLocaleChoice } from '../i18n/hooks';
 import { AgreementDialog } from './AgreementDialog';
 import { useSignIn } from './SignInContext';
 import { useCooldown } from './useCooldown';
-import { useSendCode, useSubmitSignIn } from './useSignInFlow';
+import { useSendCode, useSubmitSignIn, type SignInMethod } from './useSignInFlow';
 import { checkCode, checkEmail, type CodeProblem, type EmailProblem } from './validation';
 
 /** The server's answers that mean the code itself was wrong. */
 const CODE_REFUSALS = new Set(['SIGN_IN_FAILED', 'CAPTCHA_INCORRECT']);
+/** Answers about the number itself, shown under it. */
+const NUMBER_REFUSALS = new Set(['PHONE_FORMAT', 'VALIDATION_FAILED']);
 
 interface Problems {
   email?: EmailProblem;
@@ -24,13 +26,17 @@ export function SignInForm() {
   const { t } = useTranslation();
   const { ui: locale } = useLocaleChoice();
   const { opened, close } = useSignIn();
+  // Phone first where the brief's home market signs in by phone.
+  const [method, setMethod] = useState<SignInMethod>(locale === 'zh-CN' ? 'phone' : 'email');
   const [email, setEmail] = useState('');
+  const [mobile, setMobile] = useState('');
   const [code, setCode] = useState('');
   const [agreed, setAgreed] = useState(false);
   const [problems, setProblems] = useState<Problems>({});
   const [confirming, setConfirming] = useState(false);
-  const cooldown = useCooldown(email.trim());
-  const sendCode = useSendCode(cooldown);
+  const target = method === 'phone' ? mobile.trim() : email.trim();
+  const cooldown = useCooldown(target);
+  const sendCode = useSendCode(cooldown, method);
   const submit = useSubmitSignIn(() => {
     setCode('');
     setProblems({});
@@ -39,6 +45,11 @@ export function SignInForm() {
   const trimmedEmail = email.trim();
 
   function onSend() {
+    if (method === 'phone') {
+      if (sendCode.isPending || !target || cooldown.blocked(target)) return;
+      sendCode.mutate(target);
+      return;
+    }
     if (sendCode.isPending || cooldown.blocked(trimmedEmail)) return;
     const emailProblem = checkEmail(trimmedEmail);
     setProblems((p) => ({ ...p, email: emailProblem ?? undefined }));
@@ -47,14 +58,14 @@ export function SignInForm() {
   }
 
   function proceed() {
-    submit.mutate({ email: trimmedEmail, vcode: code.trim() });
+    submit.mutate({ email: method === 'phone' ? target : trimmedEmail, vcode: code.trim(), method });
   }
 
   function onSubmit(event: FormEvent) {
     event.preventDefault();
     if (submit.isPending) return;
     const next: Problems = {
-      email: checkEmail(trimmedEmail) ?? undefined,
+      email: method === 'email' ? (checkEmail(trimmedEmail) ?? undefined) : undefined,
       code: checkCode(code) ?? undefined,
     };
     setProblems(next);
@@ -68,6 +79,8 @@ export function SignInForm() {
 
   // A code the server refused (wrong or expired) marks the code field, with the server's own localized words.
   const refused = submit.error instanceof ApiError && CODE_REFUSALS.has(submit.error.code) ? submit.error.message : null;
+  const numberError =
+    sendCode.error instanceof ApiError && NUMBER_REFUSALS.has(sendCode.error.code) ? sendCode.error.message : null;
   const codeError =
     problems.code === 'required' ? t('signIn.codeRequired') : problems.code ? errorMessage('CAPTCHA_INCORRECT', locale) : refused;
 
@@ -86,20 +99,51 @@ export function SignInForm() {
           <Text size="sm" c="dimmed">
             {t('signIn.subtitle')}
           </Text>
-          <TextInput
-            label={t('signIn.email')}
-            placeholder={t('signIn.emailPlaceholder')}
-            type="email"
-            autoComplete="email"
-            value={email}
-            onChange={(e) => {
-              setEmail(e.currentTarget.value);
-              setProblems((p) => ({ ...p, email: undefined }));
+          <SegmentedControl
+            fullWidth
+            value={method}
+            onChange={(v) => {
+              setMethod(v as SignInMethod);
+              setProblems({});
+              sendCode.reset();
             }}
-            error={problems.email ? errorMessage(problems.email, locale) : null}
-            data-testid="signin-email"
-            data-autofocus
+            data={(locale === 'zh-CN' ? (['phone', 'email'] as const) : (['email', 'phone'] as const)).map((m) => ({
+              value: m,
+              label: <span data-testid={`signin-by-${m}`}>{t(`signIn.by.${m}`)}</span>,
+            }))}
+            data-testid="signin-method"
           />
+          {method === 'phone' ? (
+            <TextInput
+              label={t('signIn.mobile')}
+              placeholder={t('signIn.mobilePlaceholder')}
+              type="tel"
+              autoComplete="tel"
+              value={mobile}
+              onChange={(e) => {
+                setMobile(e.currentTarget.value);
+                if (sendCode.error) sendCode.reset();
+              }}
+              error={numberError}
+              data-testid="signin-mobile"
+              data-autofocus
+            />
+          ) : (
+            <TextInput
+              label={t('signIn.email')}
+              placeholder={t('signIn.emailPlaceholder')}
+              type="email"
+              autoComplete="email"
+              value={email}
+              onChange={(e) => {
+                setEmail(e.currentTarget.value);
+                setProblems((p) => ({ ...p, email: undefined }));
+              }}
+              error={problems.email ? errorMessage(problems.email, locale) : null}
+              data-testid="signin-email"
+              data-autofocus
+            />
+          )}
           <Group align="flex-start" gap="xs" wrap="nowrap">
             <TextInput
               style={{ flex: 1 }}

@@ -1,7 +1,8 @@
 import { useMutation } from '@tanstack/react-query';
 import { useNavigate } from 'react-router-dom';
 import { useTranslation } from 'react-i18next';
-import { emailExists, registerEmail, sendEmailCode, signInWithEmail, type AccountWithSid } from '../api/accounts';
+import { emailExists, registerEmail, sendEmailCode, signInWithEmail, signInWithSms, type AccountWithSid } from '../api/accounts';
+import { sendMobileCodeWithWork } from './proof-of-work';
 import { isApiError } from '../api/errors';
 import { queryClient } from '../lib/query-client';
 import { notifyError, notifyInfo, notifySuccess } from '../lib/notify';
@@ -18,14 +19,17 @@ import { chooseSignInRoute } from './validation';
 export const REFRESH_AFTER_REGISTER_MS = 5000;
 const DEFAULT_RESEND_SECONDS = 60;
 
-export function useSendCode(cooldown: Cooldown) {
+/** Where a code goes: an email address, or a phone number (by SMS, with the proof-of-work once the server asks). */
+export type SignInMethod = 'email' | 'phone';
+
+export function useSendCode(cooldown: Cooldown, method: SignInMethod = 'email') {
   const { t } = useTranslation();
   return useMutation({
-    mutationFn: (email: string) => sendEmailCode(email),
+    mutationFn: (to: string) => (method === 'phone' ? sendMobileCodeWithWork(to) : sendEmailCode(to)),
     meta: { silent: true },
     onSuccess: (res, email) => {
       cooldown.start(email, res.resend_after > 0 ? res.resend_after : DEFAULT_RESEND_SECONDS);
-      notifyInfo(t('signIn.codeSent', { email }));
+      notifyInfo(method === 'phone' ? t('signIn.smsSent', { mobile: email }) : t('signIn.codeSent', { email }));
     },
     onError: (error, email) => {
       if (isApiError(error) && error.code === 'CODE_COOLDOWN') {
@@ -48,7 +52,20 @@ export function useSubmitSignIn(onDone: () => void) {
   const { target, close } = useSignIn();
 
   return useMutation({
-    mutationFn: async ({ email, vcode }: { email: string; vcode: string }): Promise<SubmitResult> => {
+    mutationFn: async ({
+      email,
+      vcode,
+      method = 'email',
+    }: {
+      email: string;
+      vcode: string;
+      method?: SignInMethod;
+    }): Promise<SubmitResult> => {
+      if (method === 'phone') {
+        // The server signs in to the number's account, or registers this anonymous account under it in place.
+        const result = await signInWithSms(email, vcode);
+        return { result, registered: account?.anonymous === true && result.account.id === account.id };
+      }
       const exists = account?.anonymous ? await emailExists(email) : true;
       if (chooseSignInRoute(account, exists) === 'register') {
         return { result: await registerEmail(email, vcode), registered: true };
@@ -59,7 +76,7 @@ export function useSubmitSignIn(onDone: () => void) {
       const to = afterSignIn(target);
       signInHandoff.set(to);
       session.adopt(result);
-      const email = result.account.email ?? '';
+      const email = result.account.email ?? result.account.mobile ?? '';
       if (registered) {
         setTimeout(() => void queryClient.invalidateQueries({ queryKey: ME_KEY }), REFRESH_AFTER_REGISTER_MS);
         notifySuccess(t('signIn.registered', { email }));

@@ -1,5 +1,6 @@
 import type { NotificationData } from '@mantine/notifications';
-import { describeError } from '../api/errors';
+import { createElement } from 'react';
+import { describeError, isApiError } from '../api/errors';
 import { currentUiLocale, i18n } from '../i18n';
 
 export const NOTIFY_MS = 5000;
@@ -34,6 +35,21 @@ function show(data: NotificationData): void {
 }
 
 export function notifyError(error: unknown): void {
+  // Real-name users (the operator's REAL_NAME=phone): say why, and lead to binding a number on the profile page.
+  if (isApiError(error) && error.code === 'REAL_NAME_REQUIRED') {
+    show({
+      color: 'orange',
+      title: describeError(error, currentUiLocale(), i18n.t('errors.network')),
+      message: createElement(
+        'span',
+        { 'data-testid': 'real-name-notice' },
+        `${i18n.t('realName.why')} `,
+        createElement('a', { href: '#/app/my-profile', 'data-testid': 'real-name-bind' }, i18n.t('realName.bind')),
+      ),
+      autoClose: NOTIFY_MS * 2,
+    });
+    return;
+  }
   show({
     color: 'red',
     message: describeError(error, currentUiLocale(), i18n.t('errors.network')),

@@ -891,6 +891,19 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0021_phone_sign_in': {
+    async up(db: Kysely<unknown>) {
+      // A number signs in to one account: stored in E.164, unique (NULLs, the accounts without one, do not collide).
+      await db.schema.createIndex('phone_accounts_mobile_unique').on('accounts').column('mobile').unique().execute();
+      // Text messages sent per UTC day by the whole service, counted by a conditional upsert so the operator's daily
+      // cap holds across every process sharing the database.
+      await db.schema
+        .createTable('phone_sms_days')
+        .addColumn('day', 'text', (c) => c.primaryKey())
+        .addColumn('sent', 'bigint', (c) => c.notNull().defaultTo(0))
+        .execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -413,6 +413,12 @@ export interface PronunciationVersionsTable {
 }
 
 /** 0019: settings an operator changes while running, one versioned JSON document per name. */
+/** Text messages the service sent on a UTC day (migration 0021): the daily cap's counter. */
+export interface PhoneSmsDaysTable {
+  day: string;
+  sent: number;
+}
+
 export interface RuntimeSettingsTable {
   name: string;
   value: string;
@@ -711,4 +717,5 @@ export interface Database {
   invoice_requests: InvoiceRequestsTable;
   moderation_terms: ModerationTermsTable;
   moderation_hits: ModerationHitsTable;
+  phone_sms_days: PhoneSmsDaysTable;
 }

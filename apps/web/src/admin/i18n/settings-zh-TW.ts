@@ -6,7 +6,7 @@ type Widen<T> = { readonly [K in keyof T]: T[K] extends string ? string : Widen<
 export const settingsZhTW: Widen<typeof settingsEn> = {
   title: '設定',
   body: '在此變更的設定幾秒內對所有程序生效，無需重新啟動。每個值都依伺服器啟動時的規則檢查；在此設定的值優先於同名環境變數，未在此變更的設定仍取環境變數的值。',
-  groups: { credits: '試用額度', limits: '頻率限制', label: '顯式 AI 標示', signup: '註冊', moderation: '內容審核' },
+  groups: { credits: '試用額度', limits: '頻率限制', label: '顯式 AI 標示', signup: '註冊', moderation: '內容審核', sms: '簡訊' },
   keys: {
     ANONYMOUS_TRIAL_CREDITS: '訪客試用帳戶的額度',
     FREE_PLAN_CREDITS: '註冊時免費版的額度',
@@ -23,10 +23,18 @@ export const settingsZhTW: Widen<typeof settingsEn> = {
     MODERATION_KEEP_DAYS: '被拒文字保留天數',
     MODERATION_FAIL_SYNTHESIS: '審核服務無回應時：語音合成',
     MODERATION_FAIL_DESIGN: '審核服務無回應時：複製與設計',
+    REAL_NAME: '實名使用者',
+    SMS_COUNTRIES: '可接收驗證碼的國家或地區（ISO 代碼，逗號分隔；* 為全部）',
+    SMS_LIMIT_PER_IP_HOUR: '每個位址每小時簡訊數',
+    SMS_FREE_PER_IP_DAY: '每個位址每天免工作量證明的驗證碼數',
+    SMS_DAILY_CAP: '全站每天簡訊總數',
   },
   labelMode: { off: '關閉', rhythm: '節奏提示音', speech: '語音提示' },
   labelPosition: { start: '開頭', end: '結尾' },
   failMode: { open: '放行（記錄日誌）', closed: '拒絕' },
+
+  realName: { off: '關閉', phone: '須綁定已驗證的手機號碼（複製、設計聲音、API 金鑰、購買）' },
+  everyCountry: '全部國家或地區',
   starting: '啟動時：{{value}}',
   changed: '已在主控台變更',
   on: '開放',

@@ -2,7 +2,7 @@ import '@mantine/core/styles/NumberInput.css';
 import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Badge, Button, Group, NumberInput, Paper, Select, Stack, Switch, Text, Title } from '@mantine/core';
+import { Badge, Button, Group, NumberInput, Paper, Select, Stack, Switch, Text, TextInput, Title } from '@mantine/core';
 import type { SettingKey } from '@polyvox/contracts';
 import { notifyInfo, notifySuccess } from '../../lib/notify';
 import { PageHeader } from '../../components/PageHeader';
@@ -13,7 +13,7 @@ addEnginesMessages();
 
 const SETTINGS_KEY = ['admin', 'settings'] as const;
 
-const GROUPS: { group: 'credits' | 'limits' | 'label' | 'signup' | 'moderation'; keys: SettingKey[] }[] = [
+const GROUPS: { group: 'credits' | 'limits' | 'label' | 'signup' | 'moderation' | 'sms'; keys: SettingKey[] }[] = [
   { group: 'credits', keys: ['ANONYMOUS_TRIAL_CREDITS', 'FREE_PLAN_CREDITS'] },
   {
     group: 'limits',
@@ -28,7 +28,8 @@ const GROUPS: { group: 'credits' | 'limits' | 'label' | 'signup' | 'moderation';
     ],
   },
   { group: 'label', keys: ['AI_LABEL_EXPLICIT', 'AI_LABEL_POSITION'] },
-  { group: 'signup', keys: ['SIGNUP_OPEN'] },
+  { group: 'signup', keys: ['SIGNUP_OPEN', 'REAL_NAME'] },
+  { group: 'sms', keys: ['SMS_COUNTRIES', 'SMS_LIMIT_PER_IP_HOUR', 'SMS_FREE_PER_IP_DAY', 'SMS_DAILY_CAP'] },
   { group: 'moderation', keys: ['MODERATION_FAIL_SYNTHESIS', 'MODERATION_FAIL_DESIGN', 'MODERATION_KEEP_DAYS'] },
 ];
 
@@ -59,6 +60,8 @@ export default function SettingsPage() {
     if (key === 'AI_LABEL_EXPLICIT') return t(`labelMode.${v as 'off' | 'rhythm' | 'speech'}`);
     if (key === 'AI_LABEL_POSITION') return t(`labelPosition.${v as 'start' | 'end'}`);
     if (key === 'MODERATION_FAIL_SYNTHESIS' || key === 'MODERATION_FAIL_DESIGN') return t(`failMode.${v as 'open' | 'closed'}`);
+    if (key === 'REAL_NAME') return t(`realName.${v as 'off' | 'phone'}`);
+    if (key === 'SMS_COUNTRIES') return v === '*' ? t('everyCountry') : String(v);
     return new Intl.NumberFormat(i18n.language).format(v as number);
   };
   const field = (key: SettingKey) => {
@@ -89,9 +92,25 @@ export default function SettingsPage() {
           </Text>
         </Stack>
       );
+    if (key === 'SMS_COUNTRIES')
+      return (
+        <TextInput
+          key={key}
+          label={label}
+          description={description}
+          placeholder="CN,HK,MO,TW"
+          value={typeof value === 'string' ? value : ''}
+          onChange={(e) => {
+            const next = e.currentTarget.value.toUpperCase().replace(/\s+/g, '');
+            setDraft((d) => ({ ...d, [key]: next }));
+          }}
+          data-testid={testId}
+        />
+      );
     if (
       key === 'AI_LABEL_EXPLICIT' ||
       key === 'AI_LABEL_POSITION' ||
+      key === 'REAL_NAME' ||
       key === 'MODERATION_FAIL_SYNTHESIS' ||
       key === 'MODERATION_FAIL_DESIGN'
     ) {
@@ -100,7 +119,9 @@ export default function SettingsPage() {
           ? (['off', 'rhythm', 'speech'] as const).map((v) => ({ value: v, label: t(`labelMode.${v}`) }))
           : key === 'AI_LABEL_POSITION'
             ? (['start', 'end'] as const).map((v) => ({ value: v, label: t(`labelPosition.${v}`) }))
-            : (['open', 'closed'] as const).map((v) => ({ value: v, label: t(`failMode.${v}`) }));
+            : key === 'REAL_NAME'
+              ? (['off', 'phone'] as const).map((v) => ({ value: v, label: t(`realName.${v}`) }))
+              : (['open', 'closed'] as const).map((v) => ({ value: v, label: t(`failMode.${v}`) }));
       return (
         <Select
           key={key}

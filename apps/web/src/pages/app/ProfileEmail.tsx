@@ -3,11 +3,11 @@ import { Button, Group, Stack, Text, TextInput } from '@mantine/core';
 import { useMutation } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { errorMessage, LIMITS } from '@polyvox/contracts';
-import { changeEmail, type Account } from '../../api/accounts';
+import { changeEmail, registerEmail, type Account } from '../../api/accounts';
 import { describeError, isApiError } from '../../api/errors';
 import { session } from '../../auth/session';
 import { useCooldown } from '../../auth/useCooldown';
-import { useSendCode } from '../../auth/useSignInFlow';
+import { useSendCode, type SignInMethod } from '../../auth/useSignInFlow';
 import { checkCode, checkEmail, type CodeProblem, type EmailProblem } from '../../auth/validation';
 import { currentUiLocale } from '../../i18n';
 import { useLocaleChoice } from '../../i18n/hooks';
@@ -23,8 +23,9 @@ interface Problems {
 /** Answers about the codes or the address are shown in the form; anything else as a notification. */
 const FORM_CODES = new Set(['CAPTCHA_INCORRECT', 'EMAIL_TAKEN', 'EMAIL_FORMAT', 'VALIDATION_FAILED', 'PARAMETERS_NEEDED']);
 
-/** One code field with its send button and countdown, for one address. */
-function CodeRow(props: {
+/** One code field with its send button and countdown, for one address (or number). */
+export function CodeRow(props: {
+  method?: SignInMethod;
   email: string;
   label: string;
   value: string;
@@ -35,7 +36,7 @@ function CodeRow(props: {
 }) {
   const { t } = useTranslation();
   const cooldown = useCooldown(props.email);
-  const sendCode = useSendCode(cooldown);
+  const sendCode = useSendCode(cooldown, props.method ?? 'email');
   return (
     <Group align="flex-start" gap="xs" wrap="nowrap">
       <TextInput
@@ -85,7 +86,8 @@ export function ProfileEmail({ account }: { account: Account }) {
   const next = email.trim();
 
   const submit = useMutation({
-    mutationFn: () => changeEmail(next, code.trim(), currentCode.trim()),
+    // An account registered by phone has no email yet: it binds one with the new address's code alone.
+    mutationFn: () => (current ? changeEmail(next, code.trim(), currentCode.trim()) : registerEmail(next, code.trim())),
     meta: { silent: true },
     onSuccess: (result) => {
       session.adopt(result);
@@ -119,7 +121,7 @@ export function ProfileEmail({ account }: { account: Account }) {
     const found: Problems = {
       email: checkEmail(next) ?? undefined,
       code: checkCode(code) ?? undefined,
-      currentCode: checkCode(currentCode) ?? undefined,
+      currentCode: current ? (checkCode(currentCode) ?? undefined) : undefined,
     };
     setProblems(found);
     if (found.email || found.code || found.currentCode) return;
@@ -149,17 +151,19 @@ export function ProfileEmail({ account }: { account: Account }) {
         <Text size="sm" c="dimmed">
           {t('emailChange.explain')}
         </Text>
-        <CodeRow
-          email={current}
-          label={t('emailChange.currentCode', { email: current })}
-          value={currentCode}
-          onChange={(v) => {
-            setCurrentCode(v);
-            setProblems((p) => ({ ...p, currentCode: undefined, server: undefined }));
-          }}
-          error={codeText(problems.currentCode)}
-          testId="email-change-current"
-        />
+        {current ? (
+          <CodeRow
+            email={current}
+            label={t('emailChange.currentCode', { email: current })}
+            value={currentCode}
+            onChange={(v) => {
+              setCurrentCode(v);
+              setProblems((p) => ({ ...p, currentCode: undefined, server: undefined }));
+            }}
+            error={codeText(problems.currentCode)}
+            testId="email-change-current"
+          />
+        ) : null}
         <TextInput
           label={t('emailChange.newEmail')}
           placeholder={t('signIn.emailPlaceholder')}

@@ -8,6 +8,7 @@ import { useLocaleChoice } from '../../i18n/hooks';
 import { formatDate, formatNumber } from '../../lib/format';
 import { ProfileAvatar } from './ProfileAvatar';
 import { ProfileEmail } from './ProfileEmail';
+import { ProfileMobile } from './ProfileMobile';
 import { ProfileName } from './ProfileName';
 import { usePlanLabel } from './usePlanLabel';
 
@@ -81,6 +82,8 @@ export function ProfilePage() {
             <ProfileEmail account={account} />
           </>
         )}
+        <Divider my="lg" />
+        <ProfileMobile account={account} />
       </Paper>
     </Stack>
   );
