@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import * as speech from '../src/index.ts';
 
 describe('the public entry', () => {
-  it('exports the facade, errors, the cache, analysis and design, model discovery and quality ranks, the task thread, and no internals', () => {
+  it('exports the facade, errors, the cache, analysis and design, model discovery and quality ranks, the task thread, the voiceprint, and no internals', () => {
     expect(Object.keys(speech).sort()).toEqual(
       [
         'AI_LABEL_KINDS',
@@ -49,6 +49,10 @@ describe('the public entry', () => {
         'strongerLabel',
         'subtitles',
         'testRemoteProvider',
+        'VOICEPRINT_RATE',
+        'voiceprint',
+        'voiceprintDistance',
+        'voiceprintOfFile',
         'xsampaToIpa',
       ].sort(),
     );
