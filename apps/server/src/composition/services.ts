@@ -285,7 +285,7 @@ export function buildServices(config: Config, parts: ServiceParts, overrides: { 
     clock: operatorClock,
     limiter,
     audit,
-    rp: { id: publicUrl.hostname, name: 'Polyvox', origin: publicUrl.origin },
+    rp: { name: 'Polyvox', origins: [publicUrl.origin, ...config.ALLOWED_ORIGINS] },
     issuer: 'Polyvox',
   });
   const readiness = new Readiness();
