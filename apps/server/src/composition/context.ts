@@ -43,6 +43,7 @@ import type { ModelInstalls } from '../models/installs.js';
 import type { AuditTrail } from '../audit/trail.js';
 import type { OperatorsService } from '../operators/service.js';
 import type { SecondFactorService } from '../operators/factor.js';
+import type { SpeechStatsRecorder } from '../overview/speech-stats.js';
 
 /** Every service and resource of a process, built once by the composition (parts.ts) and handed to each role. */
 export interface AppContext {
@@ -111,6 +112,8 @@ export interface AppContext {
   operators: OperatorsService;
   /** The operators' second factor: TOTP, recovery codes, passkeys, the 12-hour elevation. */
   factor: SecondFactorService;
+  /** The speech routes' answers of this process, added to the hourly counts every process shares. */
+  speechStats: SpeechStatsRecorder;
 }
 
 /** A process's HTTP app and everything it was built from. */

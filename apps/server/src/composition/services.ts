@@ -1,3 +1,4 @@
+import { SpeechStatsRecorder } from '../overview/speech-stats.js';
 import path from 'node:path';
 import type { Redis } from 'ioredis';
 import type { Config } from '../platform/config.js';
@@ -350,5 +351,6 @@ export function buildServices(config: Config, parts: ServiceParts, overrides: { 
     audit,
     operators: new OperatorsService({ db: db.kysely, audit, clock: operatorClock }),
     factor,
+    speechStats: new SpeechStatsRecorder(db.kysely),
   };
 }

@@ -324,7 +324,7 @@ export function operatorRoutes(deps: OperatorRoutesDeps): FastifyPluginAsyncZod 
         return reply
           .type('text/csv; charset=utf-8')
           .header('content-disposition', 'attachment; filename="audit.csv"')
-          .send(Readable.from(csv(), { objectMode: false }));
+          .send(Readable.from(csv(), { objectMode: false }) as never);
       },
     );
   };

@@ -63,6 +63,7 @@ function rowOf(e: ProductEntry, position: number, at: string, by: string | null)
     name: JSON.stringify(e.name),
     description: JSON.stringify(e.description),
     hidden: e.hidden ? 1 : 0,
+    retired_at: null,
     position,
     updated_at: at,
     updated_by: by,
