@@ -313,6 +313,40 @@ describe.each(DIALECTS)('the console routes of engines, providers and settings (
     await owner.request('PATCH', '/admin/api/settings', { SIGNUP_OPEN: true });
   });
 
+  it('refuses a settings change prepared from an older version (If-Match): 409 with the current ETag, told in the reader language', async () => {
+    const read = await owner.get('/admin/api/settings');
+    const etag = read.headers.get('etag')!;
+    expect(etag).toBe(`"settings-v${read.body.version}"`);
+    const first = await owner.request('PATCH', '/admin/api/settings', { VERIFY_PER_MINUTE: 21 }, { 'if-match': etag });
+    expect(first.status).toBe(200);
+    expect(first.headers.get('etag')).toBe(`"settings-v${read.body.version + 1}"`);
+    // The second operator read before the first saved: its write is refused, nothing changes, nothing is audited.
+    const audited = async () =>
+      (await t.ctx.db.kysely.selectFrom('audit_log').select('id').where('action', '=', 'setting.update').execute()).length;
+    const entries = await audited();
+    const stale = await admin.request('PATCH', '/admin/api/settings', { VERIFY_PER_MINUTE: 22 }, { 'if-match': etag });
+    expect(stale.status).toBe(409);
+    expect(stale.body.error).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      message: '在你打开之后已有人修改了这里的内容：请重新加载后再修改',
+    });
+    expect(stale.headers.get('etag')).toBe(first.headers.get('etag'));
+    expect((await owner.get('/admin/api/settings')).body.values.VERIFY_PER_MINUTE).toBe(21);
+    expect(await audited()).toBe(entries);
+    // With the current ETag it goes through; a malformed one is refused naming the header.
+    const retried = await admin.request(
+      'PATCH',
+      '/admin/api/settings',
+      { VERIFY_PER_MINUTE: 22 },
+      { 'if-match': stale.headers.get('etag')! },
+    );
+    expect(retried.status).toBe(200);
+    expect(retried.body.values.VERIFY_PER_MINUTE).toBe(22);
+    const bad = await owner.request('PATCH', '/admin/api/settings', { VERIFY_PER_MINUTE: 23 }, { 'if-match': '*' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toContain('If-Match');
+  });
+
   it("never answers a provider's key again, on any route, and keeps it sealed", async () => {
     const created = await owner.post('/admin/api/providers', {
       kind: 'elevenlabs',
