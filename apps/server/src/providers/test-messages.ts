@@ -1,5 +1,4 @@
 import { errorMessage, type ErrorCode, type MessageLocale } from '@polyvox/contracts';
-import type { ProviderView } from './service.js';
 
 /** A provider test's outcome as stored: the voices it found, a contract error and its values, or a plain detail. */
 type StoredOutcome = { voices: number } | { code: ErrorCode; params: Record<string, string | number> } | { detail: string };
@@ -28,6 +27,9 @@ export function providerTestMessage(stored: string | null, locale: MessageLocale
 }
 
 /** A provider as answered: its last test told in `locale`. */
-export function providerIn<P extends Pick<ProviderView, 'last_test'>>(p: P, locale: MessageLocale): P {
+export function providerIn<P extends { last_test: { at: string; ok: boolean; message: string | null } | null }>(
+  p: P,
+  locale: MessageLocale,
+): P {
   return p.last_test ? { ...p, last_test: { ...p.last_test, message: providerTestMessage(p.last_test.message, locale) } } : p;
 }
