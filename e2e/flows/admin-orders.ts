@@ -6,6 +6,7 @@ import { apiMe } from '../lib/browser';
 import { env, kept, shot, HANG_GUARD_MS } from '../lib/env';
 import { assert, assertEqual } from '../lib/assert';
 import { test } from '../lib/fixtures';
+import { dismissToasts } from '../lib/speech';
 import { ensureRegistered } from './economy';
 import { assertFits } from '../lib/layout-checks';
 
@@ -78,6 +79,8 @@ async function atWidths(page: Page, where: string, ready: () => Promise<void>): 
   for (const width of [390, 1440]) {
     await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
     await ready();
+    // What the page itself shows, not a toast a step before it left.
+    await dismissToasts(page);
     await assertFits(page, `${where} at ${width} px`);
     await shot(`admin-${where}-${width}`);
   }
