@@ -10,6 +10,7 @@ import { adminAccountsTests } from './flows/admin-accounts';
 import { adminEnginesTests } from './flows/admin-engines';
 import { adminCoreTests } from './flows/admin-core';
 import { adminCodesTests } from './flows/admin-codes';
+import { adminPasskeyTests } from './flows/admin-passkey';
 import { adminOrdersTests } from './flows/admin-orders';
 import { adminModerationTests } from './flows/admin-moderation';
 import { adminReportsTests } from './flows/admin-reports';
@@ -50,6 +51,8 @@ const FLOWS: Record<string, () => void> = {
   // The customer above becomes the operator here: admin-core names it owner (its first test needs a customer),
   // the flows after it reuse that elevated session, or name their own operator when run alone.
   'admin-core': adminCoreTests,
+  // Locks the owner's session and opens it again with a passkey: the flows after it find it elevated as before.
+  'admin-passkey': adminPasskeyTests,
   'admin-accounts': adminAccountsTests,
   'admin-engines': adminEnginesTests,
   'admin-codes': adminCodesTests,

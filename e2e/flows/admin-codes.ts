@@ -13,7 +13,8 @@ import { ensureRegistered } from './economy';
  * Redemption codes end to end: the signed-in account is named a finance operator (`npm run admin -- operator add`),
  * passes TOTP in the console, makes a batch on the Codes page (shown once), redeems one code on the pricing page's
  * "Redeem a code" box, sees a wrong code refused in the page's language, finds who used the code in the batch's list,
- * revokes the batch; the Codes and Products pages fit 390 px and 1440 px.
+ * revokes the batch; the Codes and Products pages fit 390 px and 1440 px; a credit pack added on the Products page is
+ * on sale at once, and retired is not.
  */
 export function adminCodesTests(): void {
   test('an operator makes codes, a user redeems one on the pricing page, the console shows who used it, revoked codes stop', async () => {
@@ -100,5 +101,44 @@ export function adminCodesTests(): void {
     await assertFits(page, 'products page at 1440 px');
     await page.setViewportSize({ width: 390, height: 844 });
     await assertFits(page, 'products page at 390 px');
+    await page.setViewportSize({ width: 1440, height: 900 });
+
+    // A new credit pack from the console is on sale at once; retired, it is not (the audit trail names both).
+    const id = `credits_e2e_${Date.now().toString(36)}`;
+    const onSale = async () =>
+      ((await (await fetch(`${env.server.baseUrl}/products?kind=credits`)).json()) as { items: { id: string }[] }).items.map(
+        (p) => p.id,
+      );
+    await env.ui.goto('/admin/catalog');
+    await page.getByTestId('catalog-create').click();
+    await page.getByTestId('catalog-create-id').fill(id);
+    for (const [l, name] of [
+      ['en', 'E2E pack'],
+      ['zh-CN', '测试积分包'],
+      ['zh-TW', '測試點數包'],
+    ] as const)
+      await page.getByTestId(`catalog-create-name-${l}`).fill(name);
+    await page.getByTestId('catalog-create-cny').fill('12.5');
+    await page.getByTestId('catalog-create-usd').fill('1.99');
+    await page.getByTestId('catalog-create-credits').fill('12345');
+    const created = page.waitForResponse(
+      (r) => r.request().method() === 'POST' && new URL(r.url()).pathname === '/admin/api/catalog/products',
+    );
+    await page.getByTestId('catalog-create-save').click();
+    assertEqual((await created).status(), 201, 'the pack is added');
+    await page.getByTestId(`catalog-retire-${id}`).waitFor();
+    assert((await onSale()).includes(id), 'the new pack is on sale');
+    await page.getByTestId(`catalog-retire-${id}`).click();
+    const retired = page.waitForResponse(
+      (r) => r.request().method() === 'DELETE' && new URL(r.url()).pathname === `/admin/api/catalog/products/${id}`,
+    );
+    await page.getByTestId('catalog-retire-confirm').click();
+    assertEqual((await retired).status(), 200, 'the pack is retired');
+    await page.getByTestId(`catalog-retire-${id}`).waitFor({ state: 'detached' });
+    assert(!(await onSale()).includes(id), 'the retired pack is no longer sold');
+    const trail = (await (
+      await fetch(`${env.server.baseUrl}/admin/api/audit?target_id=${id}&order=asc`, { headers: { 'x-sid': sid } })
+    ).json()) as { items: { action: string }[] };
+    assertEqual(trail.items.map((e) => e.action).join(','), 'product.create,product.retire', 'the trail names both');
   });
 }

@@ -150,6 +150,22 @@ export function adminEnginesTests(): void {
     await page.getByTestId('settings-save').click();
     await page.getByText('Invalid value for VERIFY_PER_MINUTE: must be at least 1').waitFor();
     assertEqual((await api('GET', '/admin/api/settings')).body.values.VERIFY_PER_MINUTE, 33, 'refused');
+
+    // Another operator saves meanwhile: this page's change, prepared from the older version, is refused (409), the
+    // page says so and shows the settings as they are now.
+    assertEqual((await api('PATCH', '/admin/api/settings', { VERIFY_PER_MINUTE: 44 })).status, 200, 'saved elsewhere');
+    await dismissToasts(page);
+    await input.fill('35');
+    const stale = page.waitForResponse(
+      (r) => r.request().method() === 'PATCH' && new URL(r.url()).pathname === '/admin/api/settings',
+    );
+    await page.getByTestId('settings-save').click();
+    assertEqual((await stale).status(), 409, 'a write over a newer version is refused');
+    await page.getByTestId('settings-conflict').waitFor();
+    await page.waitForFunction(
+      () => (document.querySelector('[data-testid="setting-VERIFY_PER_MINUTE"]') as HTMLInputElement | null)?.value === '44',
+    );
+    assertEqual((await api('GET', '/admin/api/settings')).body.values.VERIFY_PER_MINUTE, 44, 'the other change stands');
   });
 
   test('both pages in three languages at 390 px and 1440 px: their title, no overflow', async () => {

@@ -2,12 +2,13 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { generate } from 'otplib';
 import type { Page } from '@playwright/test';
-import { apiMe, SID_KEY } from '../lib/browser';
+import { apiMe } from '../lib/browser';
 import { env, kept, shot, HANG_GUARD_MS } from '../lib/env';
 import { assert, assertEqual } from '../lib/assert';
 import { test } from '../lib/fixtures';
+import { dismissToasts } from '../lib/speech';
+import { ensureRegistered } from './economy';
 import { assertFits } from '../lib/layout-checks';
-import { listMails, waitForCode } from '../lib/outbox';
 
 /**
  * Orders in the console, both sides: the customer downloads a receipt and requests a 发票 on the orders page; the
@@ -35,34 +36,6 @@ async function api<T>(method: string, url: string, body?: unknown): Promise<{ st
     /* HTML or empty */
   }
   return { status: res.status, body: parsed as T };
-}
-
-/** The browser's account, registered (as the economy flow does when run alone). */
-async function registered(page: Page): Promise<void> {
-  await env.ui.goto('/');
-  let sid = await env.ui.waitForSid();
-  const me = await apiMe(env.server.baseUrl, sid);
-  if (me.body.anonymous !== false) {
-    const seen = new Set(listMails(env.server.outbox));
-    const headers = { 'x-sid': sid, 'content-type': 'application/json' };
-    const sent = await fetch(`${env.server.baseUrl}/verification/email`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ email: flow.email }),
-    });
-    assertEqual(sent.status, 200, 'POST /verification/email');
-    const { code } = await waitForCode(env.server.outbox, flow.email, seen);
-    const res = await fetch(`${env.server.baseUrl}/accounts/me/email`, {
-      method: 'PUT',
-      headers,
-      body: JSON.stringify({ email: flow.email, vcode: code }),
-    });
-    assertEqual(res.status, 200, 'PUT /accounts/me/email');
-    sid = ((await res.json()) as { sid: string }).sid;
-    await page.evaluate(([k, v]) => localStorage.setItem(k!, v!), [SID_KEY, sid]);
-    await page.reload();
-  }
-  flow.sid = sid;
 }
 
 /** Names the account an owner (as `npm run admin -- operator add` does) and passes TOTP with this session. */
@@ -106,6 +79,8 @@ async function atWidths(page: Page, where: string, ready: () => Promise<void>): 
   for (const width of [390, 1440]) {
     await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
     await ready();
+    // What the page itself shows, not a toast a step before it left.
+    await dismissToasts(page);
     await assertFits(page, `${where} at ${width} px`);
     await shot(`admin-${where}-${width}`);
   }
@@ -117,7 +92,7 @@ export function adminOrdersTests(): void {
   test('the customer downloads a receipt and requests a 发票 on the orders page', async () => {
     const page = env.page;
     test.setTimeout(HANG_GUARD_MS * 3);
-    await registered(page);
+    flow.sid = await ensureRegistered(page);
     flow.invoiceOrder = await paidOrder();
     flow.refundOrder = await paidOrder();
     await env.ui.goto('/app/orders');
@@ -148,7 +123,7 @@ export function adminOrdersTests(): void {
   test('the operator filters orders (in the URL), reads provider events and refunds the previewed amount', async () => {
     const page = env.page;
     test.setTimeout(HANG_GUARD_MS * 3);
-    await registered(page);
+    flow.sid = await ensureRegistered(page);
     await elevate();
     await env.ui.goto('/admin/orders');
     await page.getByTestId('orders-filter-status').selectOption('successful');
@@ -185,7 +160,7 @@ export function adminOrdersTests(): void {
   test('reconciliation and the invoices desk, in three languages; the customer downloads the issued 发票', async () => {
     const page = env.page;
     test.setTimeout(HANG_GUARD_MS * 4);
-    await registered(page);
+    flow.sid = await ensureRegistered(page);
     await env.ui.goto('/admin/reconciliation');
     await atWidths(page, 'reconciliation', () => page.getByTestId('reconciliation-table').waitFor());
 
@@ -206,7 +181,12 @@ export function adminOrdersTests(): void {
       buffer: Buffer.from('%PDF-1.4\n% e2e invoice\n%%EOF\n'),
     });
     await dialog.getByTestId('invoice-number').fill('24312000000000000001');
+    // The answer, not the dialog, says it is done (the dialog's root has no box of its own: "hidden" holds at once).
+    const issued = page.waitForResponse(
+      (r) => r.request().method() === 'POST' && /^\/admin\/api\/invoices\/[^/]+\/issue$/.test(new URL(r.url()).pathname),
+    );
     await dialog.getByTestId('invoice-issue-confirm').click();
+    assertEqual((await issued).status(), 200, 'the invoice is issued');
     await dialog.waitFor({ state: 'hidden' });
     const mine = await api<{ status: string }>('GET', `/api/accounts/me/orders/${flow.invoiceOrder}/invoice`);
     assertEqual(mine.body.status, 'issued', 'the customer sees the invoice issued');

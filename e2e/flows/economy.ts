@@ -42,9 +42,10 @@ async function balance(): Promise<number> {
 
 /**
  * The flows before this one leave a registered account signed in; run alone (E2E_FLOWS=economy),
- * the browser's anonymous account is registered here with a mailed code, as the console would.
+ * the browser's anonymous account is registered here with a mailed code, as the console would. Returns the session
+ * id. The one helper of every flow that needs a registered account (economy, design, the admin flows).
  */
-export async function ensureRegistered(page: Page): Promise<void> {
+export async function ensureRegistered(page: Page): Promise<string> {
   await env.ui.goto('/');
   let sid = await env.ui.waitForSid();
   const me = await apiMe(env.server.baseUrl, sid);
@@ -73,6 +74,7 @@ export async function ensureRegistered(page: Page): Promise<void> {
   economy.sid = sid;
   await env.ui.goto('/app/dashboard');
   await page.getByTestId('dashboard-page').waitFor();
+  return sid;
 }
 
 /** Clicks the sandbox checkout's button for `outcome` on the server's own payment page. */

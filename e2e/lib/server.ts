@@ -104,6 +104,8 @@ export async function startServer(timeoutMs = START_TIMEOUT_MS, extra: Record<st
       PREVIEW_PRERENDER: 'false',
       TRUST_PROXY: 'true',
       MODELS_DIR: modelsDir,
+      // Passkeys cannot be bound to an IP address: the admin-passkey flow opens the console on localhost.
+      ALLOWED_ORIGINS: `http://localhost:${port}`,
       ...extra,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

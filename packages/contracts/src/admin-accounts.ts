@@ -230,10 +230,12 @@ export const OverviewResponse = z
         server_errors: z.number().int(),
         error_rate: z.number(),
         p95_seconds: z.number().nullable(),
-        scope: z.literal('process'),
-        since: z.string(),
+        scope: z.literal('range'),
+        since: z.string().describe('the start of the range (ISO time)'),
       })
-      .describe('the speech routes as THIS process answered them since it started (its own counters, not the range)'),
+      .describe(
+        'the speech routes over the range, as every process answered them (hourly counts in the database; a process adds its own every 10 seconds)',
+      ),
     queues: z
       .object({
         role: z.string(),

@@ -62,3 +62,36 @@ export const UpdateCatalogProductRequest = z
     reason: z.string().trim().min(1).max(500).optional(),
   })
   .refine((b) => Object.keys(b).some((k) => k !== 'reason'), 'nothing to change');
+
+/** A new product or plan: every language, both currencies; a plan names its period and the privileges of its level. */
+export const CreateCatalogProductRequest = z
+  .object({
+    id: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9_-]{0,63}$/)
+      .describe('lower-case letters, digits, - and _; never one used before'),
+    kind: z.enum(PRODUCT_KINDS),
+    plan: z.enum(PLANS).optional().describe('plans only: the period it sells'),
+    vip_level: z
+      .string()
+      .regex(/^[a-z0-9_-]{1,32}$/)
+      .optional()
+      .describe('plans only: the level its holders get'),
+    rank: z.number().int().min(0).max(1000).optional().describe('plans only: higher levels rank higher'),
+    credits: z.number().int().min(0).max(1_000_000_000),
+    period_days: z.number().int().min(1).max(3660).optional().describe('plans only'),
+    prices: z.object({ CNY: Price, USD: Price }),
+    privileges: CatalogPrivileges.optional().describe("plans only; the free plan's when left out"),
+    name: Texts,
+    description: Texts,
+    hidden: z.boolean().optional(),
+    reason: z.string().trim().min(1).max(500).optional(),
+  })
+  .refine((b) => b.kind === 'plan' || (b.plan === undefined && b.vip_level === undefined && b.period_days === undefined), {
+    message: 'a credit pack has no plan, level or period',
+  })
+  .refine((b) => b.kind === 'credits' || (b.plan !== undefined && b.vip_level !== undefined), {
+    message: 'a plan names its period (plan) and level (vip_level)',
+  });
+export type CreateCatalogProductBody = z.infer<typeof CreateCatalogProductRequest>;
+export const RetireCatalogProductQuery = z.object({ reason: z.string().trim().min(1).max(500).optional() });

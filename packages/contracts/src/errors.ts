@@ -413,6 +413,15 @@ export const FORBIDDEN_REASONS = ['own_voices', 'api_access', 'signup_closed', '
 export type ForbiddenReason = (typeof FORBIDDEN_REASONS)[number];
 export const REASON_MESSAGES = new Map<string, Record<MessageLocale, string>>([
   [
+    // A write made from a copy older than what is stored (If-Match names an older version): answered 409.
+    'VALIDATION_FAILED:stale',
+    {
+      en: 'Someone changed this since you opened it: reload it and make your change again',
+      'zh-CN': '在你打开之后已有人修改了这里的内容：请重新加载后再修改',
+      'zh-TW': '在你開啟之後已有人修改了這裡的內容：請重新載入後再修改',
+    },
+  ],
+  [
     'FORBIDDEN:own_voices',
     {
       en: 'Your plan allows {limit} own voices; delete one or upgrade your plan to save another',

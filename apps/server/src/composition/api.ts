@@ -42,6 +42,7 @@ import { pronunciationRoutes } from '../pronunciation/routes.js';
 import { accountAdminRoutes } from '../account-admin/routes.js';
 import { overviewRoutes } from '../overview/routes.js';
 import { accountAdminOf, overviewOf } from './operator-accounts.js';
+import { isSpeechRoute } from '../overview/service.js';
 import { operatorRoutes } from '../operators/routes.js';
 import type { AppContext } from './context.js';
 import { startSweepers } from './sweepers.js';
@@ -49,6 +50,9 @@ import { liveView } from '../platform/runtime-settings.js';
 import { engineRoutes } from '../engines/routes.js';
 import { settingsRoutes } from '../settings/routes.js';
 import { moderationRoutes } from '../moderation/routes.js';
+
+/** How often a process adds its speech route counts to the database's. */
+const SPEECH_STATS_FLUSH_MS = 10_000;
 
 /** Every route module of the public API, each given the services it declares. */
 async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
@@ -191,6 +195,14 @@ export async function serveApi(app: FastifyInstance, ctx: AppContext, { embedded
   await ctx.jobs.recover(embedded);
   const stopJobRounds = ctx.jobs.startRounds(embedded, app.log);
   const stopSweepers = startSweepers(ctx, app.log);
+  // The speech routes' answers, added to the hourly counts all processes share every 10 s (and at close).
+  app.addHook('onResponse', async (request, reply) => {
+    if (isSpeechRoute(request.method, request.routeOptions.url ?? ''))
+      ctx.speechStats.record(reply.statusCode, reply.elapsedTime / 1000);
+  });
+  const stopSpeechStats = ctx.speechStats.start(SPEECH_STATS_FLUSH_MS, (error) =>
+    app.log.warn({ err: error }, 'speech route counts not written yet'),
+  );
   const unregisterGauges = [
     registerJobStates(() => jobsByState(ctx.db.kysely)),
     registerCreditsOnHold(() => creditsOnHold(ctx.db.kysely)),
@@ -208,5 +220,6 @@ export async function serveApi(app: FastifyInstance, ctx: AppContext, { embedded
     stopJobRounds();
     for (const unregister of unregisterGauges) unregister();
     await stopSweepers();
+    await stopSpeechStats();
   });
 }

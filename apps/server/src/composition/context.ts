@@ -48,6 +48,7 @@ import type { ModerationService } from '../moderation/service.js';
 import type { ProtectedVoices } from '../protected-voices/service.js';
 import type { OperatorsService } from '../operators/service.js';
 import type { SecondFactorService } from '../operators/factor.js';
+import type { SpeechStatsRecorder } from '../overview/speech-stats.js';
 
 /** Every service and resource of a process, built once by the composition (parts.ts) and handed to each role. */
 export interface AppContext {
@@ -123,6 +124,8 @@ export interface AppContext {
   factor: SecondFactorService;
   /** Voices no clone sample may match (public figures, the library's speakers, voices taken down). */
   protectedVoices: ProtectedVoices;
+  /** The speech routes' answers of this process, added to the hourly counts every process shares. */
+  speechStats: SpeechStatsRecorder;
 }
 
 /** A process's HTTP app and everything it was built from. */

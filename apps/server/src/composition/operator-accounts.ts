@@ -55,5 +55,5 @@ export function overviewOf(ctx: AppContext): OverviewService {
   };
   const probe = ctx.queues.probe;
   const queues: QueueHealth | null = probe ? { depth: () => probe.depth(), workers: () => countWorkers(ctx) } : null;
-  return new OverviewService({ db: ctx.db.kysely, role: ctx.config.ROLE, engines, queues });
+  return new OverviewService({ db: ctx.db.kysely, role: ctx.config.ROLE, engines, queues, speechStats: ctx.speechStats });
 }

@@ -1,3 +1,4 @@
+import { SpeechStatsRecorder } from '../overview/speech-stats.js';
 import path from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import { ModerationService } from '../moderation/service.js';
@@ -358,7 +359,7 @@ export function buildServices(
     clock: operatorClock,
     limiter,
     audit,
-    rp: { id: publicUrl.hostname, name: 'Polyvox', origin: publicUrl.origin },
+    rp: { name: 'Polyvox', origins: [publicUrl.origin, ...config.ALLOWED_ORIGINS] },
     issuer: 'Polyvox',
   });
   const readiness = new Readiness();
@@ -428,5 +429,6 @@ export function buildServices(
     operators: new OperatorsService({ db: db.kysely, audit, clock: operatorClock }),
     factor,
     protectedVoices,
+    speechStats: new SpeechStatsRecorder(db.kysely),
   };
 }

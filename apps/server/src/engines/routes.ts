@@ -19,6 +19,8 @@ import {
 import type { Database } from '../platform/db/schema.js';
 import { AppError } from '../platform/errors.js';
 import { auditFrom, operatorOf } from '../http/auth.js';
+import { requestLocale } from '../http/locale.js';
+import { providerIn } from '../providers/test-messages.js';
 import type { AuditTrail } from '../audit/trail.js';
 import type { ModelInstalls } from '../models/installs.js';
 import type { ProviderSync, ProvidersService } from '../providers/service.js';
@@ -88,11 +90,11 @@ export function engineRoutes(deps: EngineRoutesDeps): FastifyPluginAsyncZod {
           response: { 200: ModelsResponse, ...errors },
         },
       },
-      async () => ({
+      async (request) => ({
         models_dir: deps.modelsDir,
         installed: deps.installs.listInstalled(),
         catalogue: deps.installs.listCatalogue(),
-        installs: await deps.installs.list(),
+        installs: await deps.installs.list(requestLocale(request)),
       }),
     );
 
@@ -150,7 +152,7 @@ export function engineRoutes(deps: EngineRoutesDeps): FastifyPluginAsyncZod {
           response: { 200: InstallSchema, ...errors },
         },
       },
-      async (request) => deps.installs.get(request.params.id),
+      async (request) => deps.installs.get(request.params.id, requestLocale(request)),
     );
 
     app.delete(
@@ -183,7 +185,10 @@ export function engineRoutes(deps: EngineRoutesDeps): FastifyPluginAsyncZod {
           response: { 200: ProvidersResponse, ...errors },
         },
       },
-      async () => ({ items: await deps.providers.list(), env: deps.providers.envKinds() }),
+      async (request) => ({
+        items: (await deps.providers.list()).map((p) => providerIn(p, requestLocale(request))),
+        env: deps.providers.envKinds(),
+      }),
     );
 
     app.post(
@@ -237,7 +242,7 @@ export function engineRoutes(deps: EngineRoutesDeps): FastifyPluginAsyncZod {
           return change;
         });
         await deps.providerSync.sync();
-        return after;
+        return providerIn(after, requestLocale(request));
       },
     );
 
@@ -272,7 +277,7 @@ export function engineRoutes(deps: EngineRoutesDeps): FastifyPluginAsyncZod {
           return change;
         });
         await deps.providerSync.sync();
-        return after;
+        return providerIn(after, requestLocale(request));
       },
     );
 
@@ -294,13 +299,11 @@ export function engineRoutes(deps: EngineRoutesDeps): FastifyPluginAsyncZod {
             request,
             'provider.test',
             { type: 'provider', id: request.params.id },
-            {
-              before: before.last_test,
-              after: after.last_test,
-            },
+            // The trail keeps the outcome in English.
+            { before: providerIn(before, 'en').last_test, after: providerIn(after, 'en').last_test },
           ),
         );
-        return after;
+        return providerIn(after, requestLocale(request));
       },
     );
 

@@ -11,7 +11,30 @@ import { pipeline } from 'node:stream/promises';
 import { APPROXIMATE_FACTOR, formatBytes, type CatalogueDownload } from './catalogue.js';
 
 /** A refusal with a message for the operator; nothing of it is installed. */
-export class InstallError extends Error {}
+/** Why an install stopped: a key the console's messages name (models/install-messages.ts) and its values. */
+export type InstallProblem =
+  | 'unreachable'
+  | 'http_status'
+  | 'size_mismatch'
+  | 'checksum_mismatch'
+  | 'interrupted'
+  | 'not_in_catalogue'
+  | 'already_installed'
+  | 'not_runnable'
+  | 'unreadable_archive'
+  | 'unsafe_archive'
+  | 'failed';
+
+/** An install refused or stopped: its English message (the CLI's) and its problem, told in any language. */
+export class InstallError extends Error {
+  constructor(
+    message: string,
+    readonly problem: InstallProblem = 'failed',
+    readonly params: Record<string, string | number> = {},
+  ) {
+    super(message);
+  }
+}
 
 export interface Progress {
   start(label: string, total: number | undefined, from: number): void;
@@ -118,7 +141,7 @@ export async function download(url: string, part: string, d: CatalogueDownload, 
     try {
       res = await get(url, have ? { range: `bytes=${have}-` } : {});
     } catch (e) {
-      throw new InstallError(`${url} could not be reached (${(e as Error).message})`);
+      throw new InstallError(`${url} could not be reached (${(e as Error).message})`, 'unreachable', { url });
     }
     if (res.statusCode === 416 && have) {
       // Nothing left to send: what we have is all there is; the checks below decide.
@@ -126,7 +149,7 @@ export async function download(url: string, part: string, d: CatalogueDownload, 
     } else {
       if (res.statusCode !== 200 && res.statusCode !== 206) {
         res.resume();
-        throw new InstallError(`${url} answered HTTP ${res.statusCode}`);
+        throw new InstallError(`${url} answered HTTP ${res.statusCode}`, 'http_status', { url, status: res.statusCode ?? 0 });
       }
       const range = /^bytes (\d+)-\d+\/(\d+|\*)$/.exec(res.headers['content-range'] ?? '');
       const resumed = res.statusCode === 206 && range !== null && Number(range[1]) === have;
@@ -136,7 +159,11 @@ export async function download(url: string, part: string, d: CatalogueDownload, 
       if (total !== undefined && !sizeFits(d, total)) {
         res.destroy();
         rmSync(part, { force: true });
-        throw new InstallError(`${name} is ${total} bytes on the server, the catalogue expects ${expected(d)}: refused`);
+        throw new InstallError(
+          `${name} is ${total} bytes on the server, the catalogue expects ${expected(d)}: refused`,
+          'size_mismatch',
+          { name },
+        );
       }
       progress.start(resumed ? `${name} (resumed)` : name, total, have);
       // Each piece is written (synchronously) as it arrives: an interruption keeps everything that came.
@@ -156,6 +183,8 @@ export async function download(url: string, part: string, d: CatalogueDownload, 
         const got = statSync(part).size;
         throw new InstallError(
           `${name}: the download was interrupted after ${formatBytes(got)} (${(e as Error).message}); run the same command again to resume`,
+          'interrupted',
+          { name },
         );
       } finally {
         closeSync(fd);
@@ -165,18 +194,32 @@ export async function download(url: string, part: string, d: CatalogueDownload, 
       if (total !== undefined && got < total)
         throw new InstallError(
           `${name}: the download was interrupted after ${formatBytes(got)} of ${formatBytes(total)}; run the same command again to resume`,
+          'interrupted',
+          { name },
         );
     }
   }
   const size = statSync(part).size;
   if (!sizeFits(d, size)) {
     rmSync(part, { force: true });
-    throw new InstallError(`${name} is ${size} bytes, the catalogue expects ${expected(d)}: refused and deleted`);
+    throw new InstallError(
+      `${name} is ${size} bytes, the catalogue expects ${expected(d)}: refused and deleted`,
+      'size_mismatch',
+      {
+        name,
+      },
+    );
   }
   const sha256 = await sha256File(part);
   if (d.sha256 && sha256 !== d.sha256) {
     rmSync(part, { force: true });
-    throw new InstallError(`${name} has SHA-256 ${sha256}, the catalogue expects ${d.sha256}: refused and deleted`);
+    throw new InstallError(
+      `${name} has SHA-256 ${sha256}, the catalogue expects ${d.sha256}: refused and deleted`,
+      'checksum_mismatch',
+      {
+        name,
+      },
+    );
   }
   return { url, bytes: size, sha256 };
 }

@@ -35,7 +35,8 @@ export function describeLicence(m: CatalogueModel): string {
 
 function lookup(ctx: ModelsContext, name: string): CatalogueModel {
   const m = ctx.catalogue.models.get(name);
-  if (!m) throw new InstallError(`${name} is not in the catalogue (npm run models -- list shows it)`);
+  if (!m)
+    throw new InstallError(`${name} is not in the catalogue (npm run models -- list shows it)`, 'not_in_catalogue', { name });
   return m;
 }
 
@@ -67,7 +68,8 @@ function layoutProblem(parent: string, folder: string): string | undefined {
 export async function addModel(ctx: ModelsContext, name: string): Promise<void> {
   const m = lookup(ctx, name);
   const target = path.join(ctx.modelsDir, name);
-  if (existsSync(target)) throw new InstallError(`${name} is already installed in ${target} (remove it first)`);
+  if (existsSync(target))
+    throw new InstallError(`${name} is already installed in ${target} (remove it first)`, 'already_installed', { name });
   const size = m.downloads.reduce((n, d) => n + d.bytes, 0);
   const approx = m.downloads.some((d) => d.approximate);
   ctx.io.out(
@@ -101,7 +103,10 @@ export async function addModel(ctx: ModelsContext, name: string): Promise<void> 
       renameSync(parts[i]!, path.join(staging, d.file));
     }
     const problem = layoutProblem(tmp, name);
-    if (problem) throw new InstallError(`${name} is not a model the server can run (${problem}): nothing was installed`);
+    if (problem)
+      throw new InstallError(`${name} is not a model the server can run (${problem}): nothing was installed`, 'not_runnable', {
+        name,
+      });
     const record: ModelRecord = {
       name,
       licence: { name: m.licence.name, commercial: m.licence.commercial, ...(m.licence.url ? { url: m.licence.url } : {}) },

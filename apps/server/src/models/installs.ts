@@ -13,7 +13,9 @@ import { nowIso } from '../platform/db/database.js';
 import { AppError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import type { Catalogue, CatalogueModel } from './catalogue.js';
+import type { MessageLocale } from '@polyvox/contracts';
 import { InstallError, type Progress } from './download.js';
+import { installMessage, storedProblem } from './install-messages.js';
 import { addModel, removeModel, type ModelsContext } from './install.js';
 
 export interface InstallView {
@@ -108,7 +110,8 @@ export class ModelInstalls {
       .sort((a, b) => a.name.localeCompare(b.name));
   }
 
-  async list(limit = 20): Promise<InstallView[]> {
+  /** The latest installs, their failures told in `locale`. */
+  async list(locale: MessageLocale = 'en', limit = 20): Promise<InstallView[]> {
     const rows = await this.db
       .selectFrom('model_installs')
       .selectAll()
@@ -116,13 +119,13 @@ export class ModelInstalls {
       .orderBy('id', 'desc')
       .limit(limit)
       .execute();
-    return rows.map(view);
+    return rows.map((r) => view(r, locale));
   }
 
-  async get(id: string): Promise<InstallView> {
+  async get(id: string, locale: MessageLocale = 'en'): Promise<InstallView> {
     const row = await this.db.selectFrom('model_installs').selectAll().where('id', '=', id).executeTakeFirst();
     if (!row) throw new AppError('NOT_FOUND');
-    return view(row);
+    return view(row, locale);
   }
 
   /**
@@ -157,7 +160,7 @@ export class ModelInstalls {
       finished_at: null,
     };
     await db.insertInto('model_installs').values(row).execute();
-    return view(row);
+    return view(row, 'en');
   }
 
   /** Runs a job `start` recorded (after the caller's transaction committed); resolves when it has ended. */
@@ -236,7 +239,7 @@ export class ModelInstalls {
     try {
       await addModel(this.context(progress), job.model);
     } catch (e) {
-      error = e instanceof Error ? e.message : String(e);
+      error = storedProblem(e);
       if (!(e instanceof InstallError)) this.onError(e);
     }
     await writing;
@@ -259,14 +262,14 @@ function silentProgress(): Progress {
   return { start() {}, advance() {}, end() {} };
 }
 
-function view(r: ModelInstallsTable): InstallView {
+function view(r: ModelInstallsTable, locale: MessageLocale): InstallView {
   return {
     id: r.id,
     model: r.model,
     status: r.status as InstallView['status'],
     bytes_done: Number(r.bytes_done),
     bytes_total: Number(r.bytes_total),
-    error: r.error,
+    error: installMessage(r.error, locale),
     started_by: r.started_by,
     started_at: r.started_at,
     finished_at: r.finished_at,

@@ -27,7 +27,10 @@ function parentOf(folder: string, root: string, rel: string, entry: string): str
   const dir = path.join(folder, path.dirname(rel));
   mkdirSync(dir, { recursive: true });
   const real = realpathSync(dir);
-  if (!inside(root, real)) throw new InstallError(`${entry} would be written outside the model's folder (through a link)`);
+  if (!inside(root, real))
+    throw new InstallError(`${entry} would be written outside the model's folder (through a link)`, 'unsafe_archive', {
+      entry,
+    });
   return real;
 }
 
@@ -54,9 +57,10 @@ export async function unpackTarBz2(archive: string, dest: string): Promise<void>
       const h = entry.header;
       const name = h.name;
       if (path.posix.isAbsolute(name) || /^[A-Za-z]:/.test(name) || name.startsWith('\\'))
-        throw new InstallError(`the archive entry ${name} has an absolute path: refused`);
+        throw new InstallError(`the archive entry ${name} has an absolute path: refused`, 'unsafe_archive', { entry: name });
       const parts = name.split(/[\\/]+/).filter((p) => p && p !== '.');
-      if (parts.includes('..')) throw new InstallError(`the archive entry ${name} climbs out with "..": refused`);
+      if (parts.includes('..'))
+        throw new InstallError(`the archive entry ${name} climbs out with "..": refused`, 'unsafe_archive', { entry: name });
       const rel = parts.join(path.sep);
       if (!rel) {
         entry.resume();
@@ -70,29 +74,42 @@ export async function unpackTarBz2(archive: string, dest: string): Promise<void>
         entry.resume();
         continue;
       } else if (top !== undefined && parts[0] !== top)
-        throw new InstallError(`the archive entry ${name} lies outside the archive's folder ${top}/: refused`);
+        throw new InstallError(`the archive entry ${name} lies outside the archive's folder ${top}/: refused`, 'unsafe_archive', {
+          entry: name,
+        });
       first = false;
       if (h.type === 'directory') {
         const dir = path.join(parentOf(folder, root, rel, name), path.basename(rel));
         const st = exists(dir);
-        if (st && !st.isDirectory()) throw new InstallError(`the archive entry ${name} replaces a file or link: refused`);
+        if (st && !st.isDirectory())
+          throw new InstallError(`the archive entry ${name} replaces a file or link: refused`, 'unsafe_archive', { entry: name });
         mkdirSync(dir, { recursive: true });
         entry.resume();
       } else if (h.type === 'file' || h.type === 'contiguous-file') {
         const file = path.join(parentOf(folder, root, rel, name), path.basename(rel));
-        if (exists(file)?.isSymbolicLink()) throw new InstallError(`the archive entry ${name} writes through a link: refused`);
+        if (exists(file)?.isSymbolicLink())
+          throw new InstallError(`the archive entry ${name} writes through a link: refused`, 'unsafe_archive', { entry: name });
         await pipeline(entry, createWriteStream(file, { mode: (h.mode ?? 0o644) & 0o755 }));
       } else if (h.type === 'symlink') {
         const target = h.linkname ?? '';
         const parent = parentOf(folder, root, rel, name);
         if (path.isAbsolute(target) || !inside(root, path.resolve(parent, target)))
-          throw new InstallError(`the archive entry ${name} is a link to ${target}, outside the model's folder: refused`);
+          throw new InstallError(
+            `the archive entry ${name} is a link to ${target}, outside the model's folder: refused`,
+            'unsafe_archive',
+            { entry: name },
+          );
         const link = path.join(parent, path.basename(rel));
-        if (exists(link)) throw new InstallError(`the archive entry ${name} replaces a file: refused`);
+        if (exists(link))
+          throw new InstallError(`the archive entry ${name} replaces a file: refused`, 'unsafe_archive', { entry: name });
         symlinkSync(target, link);
         entry.resume();
       } else {
-        throw new InstallError(`the archive entry ${name} is a ${h.type ?? 'special'} entry, which a model never needs: refused`);
+        throw new InstallError(
+          `the archive entry ${name} is a ${h.type ?? 'special'} entry, which a model never needs: refused`,
+          'unsafe_archive',
+          { entry: name },
+        );
       }
     }
   })();
@@ -106,11 +123,13 @@ export async function unpackTarBz2(archive: string, dest: string): Promise<void>
   if (a.status === 'rejected') {
     throw a.reason instanceof InstallError
       ? a.reason
-      : new InstallError(`the archive is not a readable .tar.bz2 (${(a.reason as Error).message})`);
+      : new InstallError(`the archive is not a readable .tar.bz2 (${(a.reason as Error).message})`, 'unreadable_archive');
   }
   if (b.status === 'rejected') {
     const e = b.reason as Error;
-    throw e instanceof InstallError ? e : new InstallError(`the archive is not a readable .tar.bz2 (${e.message})`);
+    throw e instanceof InstallError
+      ? e
+      : new InstallError(`the archive is not a readable .tar.bz2 (${e.message})`, 'unreadable_archive');
   }
 }
 
@@ -125,7 +144,13 @@ export function assertLinksInside(dir: string, top = realpathSync(dir), rel = ''
       const target = readlinkSync(path.join(top, r));
       const from = realpathSync(path.join(top, rel));
       if (path.isAbsolute(target) || !inside(top, path.resolve(from, target)))
-        throw new InstallError(`${r.split(path.sep).join('/')} is a link to ${target}, outside the model's folder: refused`);
+        throw new InstallError(
+          `${r.split(path.sep).join('/')} is a link to ${target}, outside the model's folder: refused`,
+          'unsafe_archive',
+          {
+            entry: r.split(path.sep).join('/'),
+          },
+        );
     } else if (e.isDirectory()) assertLinksInside(dir, top, r);
   }
 }

@@ -26,11 +26,20 @@ export const RECOVERY_CODES = 10;
 const CHALLENGE_MS = 5 * 60_000;
 const TOTP_PURPOSE = 'operator-totp';
 
-/** Where passkeys are bound: the relying party's id (the host name) and the origin the browser reports. */
+/**
+ * Where passkeys are bound: the origins the console is served from (PUBLIC_URL's first, then ALLOWED_ORIGINS). A
+ * passkey's relying party id is the host name of the origin the browser asks from (an IP address cannot hold one:
+ * browsers refuse it, so a console on http://127.0.0.1 adds http://localhost to ALLOWED_ORIGINS).
+ */
 export interface RelyingParty {
-  id: string;
   name: string;
-  origin: string;
+  origins: readonly string[];
+}
+
+/** The relying party id for a request from `origin`: its host name when it is one of ours, else PUBLIC_URL's. */
+export function rpIdFor(rp: RelyingParty, origin: string | undefined): string {
+  const ours = origin && rp.origins.includes(origin) ? origin : rp.origins[0]!;
+  return new URL(ours).hostname;
 }
 
 export interface FactorStatus {
@@ -326,7 +335,7 @@ export class SecondFactorService {
     return row.challenge;
   }
 
-  async passkeyRegistrationOptions(s: FactorSubject, label: string) {
+  async passkeyRegistrationOptions(s: FactorSubject, label: string, origin?: string) {
     await this.assertMayEnrol(s);
     const existing = await this.deps.db
       .selectFrom('operator_passkeys')
@@ -335,7 +344,7 @@ export class SecondFactorService {
       .execute();
     const options = await generateRegistrationOptions({
       rpName: this.deps.rp.name,
-      rpID: this.deps.rp.id,
+      rpID: rpIdFor(this.deps.rp, origin),
       userName: label,
       userID: new TextEncoder().encode(s.accountId),
       attestationType: 'none',
@@ -357,8 +366,8 @@ export class SecondFactorService {
       const result = await verifyRegistrationResponse({
         response,
         expectedChallenge: challenge,
-        expectedOrigin: this.deps.rp.origin,
-        expectedRPID: this.deps.rp.id,
+        expectedOrigin: [...this.deps.rp.origins],
+        expectedRPID: this.deps.rp.origins.map((o) => new URL(o).hostname),
         requireUserVerification: false,
       }).catch(() => null);
       if (!result?.verified) throw wrong();
@@ -379,7 +388,7 @@ export class SecondFactorService {
     });
   }
 
-  async passkeyAuthenticationOptions(s: FactorSubject) {
+  async passkeyAuthenticationOptions(s: FactorSubject, origin?: string) {
     const passkeys = await this.deps.db
       .selectFrom('operator_passkeys')
       .select(['id', 'transports'])
@@ -387,7 +396,7 @@ export class SecondFactorService {
       .execute();
     if (!passkeys.length) throw new AppError('NOT_FOUND');
     const options = await generateAuthenticationOptions({
-      rpID: this.deps.rp.id,
+      rpID: rpIdFor(this.deps.rp, origin),
       allowCredentials: passkeys.map((p) => ({
         id: p.id,
         ...(p.transports ? { transports: JSON.parse(p.transports) as string[] } : {}),
@@ -416,8 +425,8 @@ export class SecondFactorService {
       const result = await verifyAuthenticationResponse({
         response,
         expectedChallenge: challenge,
-        expectedOrigin: this.deps.rp.origin,
-        expectedRPID: this.deps.rp.id,
+        expectedOrigin: [...this.deps.rp.origins],
+        expectedRPID: this.deps.rp.origins.map((o) => new URL(o).hostname),
         credential: {
           id: passkey.id,
           publicKey: new Uint8Array(Buffer.from(passkey.public_key, 'base64url')),

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
@@ -155,7 +156,7 @@ export function operatorRoutes(deps: OperatorRoutesDeps): FastifyPluginAsyncZod 
       },
       async (request) => {
         const op = operatorOf(request);
-        return deps.factor.passkeyRegistrationOptions(op, (await emailOf(op.accountId)) ?? op.accountId);
+        return deps.factor.passkeyRegistrationOptions(op, (await emailOf(op.accountId)) ?? op.accountId, request.headers.origin);
       },
     );
 
@@ -188,7 +189,7 @@ export function operatorRoutes(deps: OperatorRoutesDeps): FastifyPluginAsyncZod 
           response: { 200: PasskeyOptions, ...errors },
         },
       },
-      async (request) => deps.factor.passkeyAuthenticationOptions(operatorOf(request)),
+      async (request) => deps.factor.passkeyAuthenticationOptions(operatorOf(request), request.headers.origin),
     );
 
     app.post(
@@ -312,13 +313,18 @@ export function operatorRoutes(deps: OperatorRoutesDeps): FastifyPluginAsyncZod 
         },
       },
       async (request, reply) => {
-        const lines = [AUDIT_CSV_COLUMNS.join(',')];
-        for await (const rows of reader.all(auditQuery(request.query)))
-          for (const row of rows) lines.push(AUDIT_CSV_COLUMNS.map((c) => csvField(row[c])).join(','));
+        // Streamed: each page of rows (read by keyset, `reader.all`) is written as it comes, chunked; the trail is never
+        // held whole. A failure after the first rows cuts the response short (the client sees a broken transfer).
+        const query = auditQuery(request.query);
+        async function* csv(): AsyncGenerator<string> {
+          yield `${AUDIT_CSV_COLUMNS.join(',')}\r\n`;
+          for await (const rows of reader.all(query))
+            yield rows.map((row) => `${AUDIT_CSV_COLUMNS.map((c) => csvField(row[c])).join(',')}\r\n`).join('');
+        }
         return reply
           .type('text/csv; charset=utf-8')
           .header('content-disposition', 'attachment; filename="audit.csv"')
-          .send(`${lines.join('\r\n')}\r\n`);
+          .send(Readable.from(csv(), { objectMode: false }) as never);
       },
     );
   };

@@ -5,7 +5,9 @@ import {
   CatalogProductSchema,
   CatalogQuery,
   CatalogResponse,
+  CreateCatalogProductRequest,
   ErrorBody,
+  RetireCatalogProductQuery,
   UpdateCatalogProductRequest,
   type CatalogProduct,
 } from '@polyvox/contracts';
@@ -99,6 +101,87 @@ export function catalogueRoutes(deps: CatalogueRoutesDeps): FastifyPluginAsyncZo
           ),
         );
         return catalogProductView(after);
+      },
+    );
+
+    app.post(
+      '/admin/api/catalog/products',
+      {
+        config: { auth: 'operator', permission: 'catalog.manage' },
+        schema: {
+          tags: ['operator'],
+          summary: 'Add a product or a plan',
+          description:
+            "Checked as an edit is; the id is never one used before (retired products' included). Served by every process within `CATALOG_REFRESH_SECONDS`. Audited (`product.create` or `plan.create`).",
+          body: CreateCatalogProductRequest,
+          response: { 201: CatalogProductSchema, ...errors },
+        },
+      },
+      async (request, reply) => {
+        const { reason, ...b } = request.body;
+        const operator = operatorOf(request);
+        const current = await products.current();
+        const free = current.list('plan', { all: true }).find((p) => p.plan === 'free')!;
+        const made = await products.create(
+          {
+            id: b.id,
+            kind: b.kind,
+            plan: b.kind === 'plan' ? b.plan! : null,
+            vipLevel: b.kind === 'plan' ? b.vip_level! : null,
+            rank: b.rank ?? 0,
+            credits: b.credits,
+            periodDays: b.kind === 'plan' ? (b.period_days ?? null) : null,
+            prices: b.prices,
+            privileges: b.privileges ?? free.privileges,
+            name: b.name,
+            description: b.description,
+            purchasable: !(b.kind === 'plan' && b.plan === 'free'),
+            hidden: b.hidden ?? false,
+          },
+          operator.accountId,
+          (trx, product) =>
+            audit.record(
+              auditFrom(
+                request,
+                product.kind === 'plan' ? 'plan.create' : 'product.create',
+                { type: 'product', id: product.id },
+                { after: catalogProductView(product), reason: reason ?? null },
+              ),
+              trx,
+            ),
+        );
+        return reply.status(201).send(catalogProductView(made));
+      },
+    );
+
+    app.delete(
+      '/admin/api/catalog/products/:id',
+      {
+        config: { auth: 'operator', permission: 'catalog.manage' },
+        schema: {
+          tags: ['operator'],
+          summary: 'Retire a product or a plan: no longer listed or sold; orders keep it as bought',
+          description:
+            'Holders of a retired plan keep its privileges until it expires. The free and the basic plan, and the last plan of a period, cannot be retired (400). Audited (`product.retire` or `plan.retire`).',
+          params: z.object({ id: z.string().max(64) }),
+          querystring: RetireCatalogProductQuery,
+          response: { 200: z.object({ retired: z.string() }), ...errors },
+        },
+      },
+      async (request) => {
+        const operator = operatorOf(request);
+        const retired = await products.retire(request.params.id, operator.accountId, (trx, product) =>
+          audit.record(
+            auditFrom(
+              request,
+              product.kind === 'plan' ? 'plan.retire' : 'product.retire',
+              { type: 'product', id: product.id },
+              { before: catalogProductView(product), reason: request.query.reason ?? null },
+            ),
+            trx,
+          ),
+        );
+        return { retired: retired.id };
       },
     );
   };

@@ -26,6 +26,8 @@ export interface StoredProduct extends ProductEntry {
 
 /** Writes the audit entry of an edit in the edit's own transaction (the composition passes the audit trail's). */
 export type EditAudit = (trx: Transaction<Database>, before: StoredProduct, after: StoredProduct) => Promise<void>;
+/** Writes the audit entry of a product added or retired, in that change's transaction. */
+export type CreateAudit = (trx: Transaction<Database>, product: StoredProduct) => Promise<void>;
 
 function entryOf(row: Row): StoredProduct {
   const kind = row.kind === 'plan' ? 'plan' : 'credits';
@@ -43,6 +45,7 @@ function entryOf(row: Row): StoredProduct {
     description: JSON.parse(row.description) as Texts,
     purchasable: !(kind === 'plan' && row.plan === 'free'),
     hidden: Number(row.hidden) === 1,
+    retired: row.retired_at !== null,
     updatedAt: row.updated_at,
     updatedBy: row.updated_by,
   };
@@ -63,6 +66,7 @@ function rowOf(e: ProductEntry, position: number, at: string, by: string | null)
     name: JSON.stringify(e.name),
     description: JSON.stringify(e.description),
     hidden: e.hidden ? 1 : 0,
+    retired_at: e.retired ? at : null,
     position,
     updated_at: at,
     updated_by: by,
@@ -146,7 +150,7 @@ export class CatalogueStore implements CatalogueSource {
   async all(): Promise<{ items: StoredProduct[]; version: number; basicPlan: string }> {
     await this.reload();
     const copy = this.copy!;
-    return { items: copy.entries, version: copy.version, basicPlan: copy.basicPlan };
+    return { items: copy.entries.filter((e) => !e.retired), version: copy.version, basicPlan: copy.basicPlan };
   }
 
   /**
@@ -155,16 +159,8 @@ export class CatalogueStore implements CatalogueSource {
    */
   async update(id: string, change: ProductChange, operatorId: string, audit: EditAudit): Promise<StoredProduct> {
     const after = await this.db.transaction().execute(async (trx) => {
-      // The version row first: two edits queue here, and each checks the catalogue the one before it left.
-      const state = await trx
-        .updateTable('catalog_state')
-        .set((eb) => ({ version: eb('version', '+', 1), updated_at: new Date(this.now()).toISOString() }))
-        .where('id', '=', 1)
-        .returning(['version', 'basic_plan'])
-        .executeTakeFirstOrThrow();
-      const rows = await trx.selectFrom('catalog_products').selectAll().orderBy('position').orderBy('id').execute();
-      const entries = rows.map(entryOf);
-      const before = entries.find((e) => e.id === id);
+      const { state, rows, entries } = await this.edit(trx);
+      const before = entries.find((e) => e.id === id && !e.retired);
       if (!before) throw new AppError('NOT_FOUND');
       if (before.kind === 'credits' && (change.period_days !== undefined || change.privileges !== undefined))
         throw new AppError('VALIDATION_FAILED', { field: 'period_days', rule: 'a credit pack has no period or privileges' });
@@ -197,7 +193,7 @@ export class CatalogueStore implements CatalogueSource {
           rule: 'the free plan is what every account without a plan has',
         });
       const problems = catalogueProblems(
-        entries.map((e) => (e.id === id ? next : e)),
+        entries.filter((e) => !e.retired).map((e) => (e.id === id ? next : e)),
         state.basic_plan,
       );
       if (problems.length) throw new AppError('VALIDATION_FAILED', { field: id, rule: problems.join('; ') });
@@ -209,6 +205,84 @@ export class CatalogueStore implements CatalogueSource {
     });
     await this.reload();
     return after;
+  }
+
+  /** The version row first (bumped): two edits queue here, and each checks the catalogue the one before it left. */
+  private async edit(trx: Transaction<Database>) {
+    const state = await trx
+      .updateTable('catalog_state')
+      .set((eb) => ({ version: eb('version', '+', 1), updated_at: new Date(this.now()).toISOString() }))
+      .where('id', '=', 1)
+      .returning(['version', 'basic_plan'])
+      .executeTakeFirstOrThrow();
+    const rows = await trx.selectFrom('catalog_products').selectAll().orderBy('position').orderBy('id').execute();
+    return { state, rows, entries: rows.map(entryOf) };
+  }
+
+  /**
+   * Adds a product or a plan (after every other, shown unless `hidden`), checked as an edit is; its id is never one
+   * used before, retired ones included (orders name it). Audited in the same transaction.
+   */
+  async create(entry: ProductEntry, operatorId: string, audit: CreateAudit): Promise<StoredProduct> {
+    const made = await this.db.transaction().execute(async (trx) => {
+      const { state, rows, entries } = await this.edit(trx);
+      if (entries.some((e) => e.id === entry.id))
+        throw new AppError('VALIDATION_FAILED', { field: 'id', rule: 'already used by a product (retired ones too)' });
+      const at = new Date(this.now()).toISOString();
+      const next: StoredProduct = { ...entry, retired: false, updatedAt: at, updatedBy: operatorId };
+      this.checkLimit(next);
+      const problems = catalogueProblems([...entries.filter((e) => !e.retired), next], state.basic_plan);
+      if (problems.length) throw new AppError('VALIDATION_FAILED', { field: entry.id, rule: problems.join('; ') });
+      const position = rows.reduce((most, r) => Math.max(most, Number(r.position)), -1) + 1;
+      await trx
+        .insertInto('catalog_products')
+        .values(rowOf(next, position, at, operatorId))
+        .execute();
+      await audit(trx, next);
+      return next;
+    });
+    await this.reload();
+    return made;
+  }
+
+  /**
+   * Retires a product or a plan: no longer listed or sold (the console lists it no more); orders keep it as bought
+   * and holders of a retired plan keep its privileges. The free and the basic plan, and the last plan of a period,
+   * stay. Audited in the same transaction.
+   */
+  async retire(id: string, operatorId: string, audit: CreateAudit): Promise<StoredProduct> {
+    const retired = await this.db.transaction().execute(async (trx) => {
+      const { state, entries } = await this.edit(trx);
+      const before = entries.find((e) => e.id === id && !e.retired);
+      if (!before) throw new AppError('NOT_FOUND');
+      const basic = entries.find((e) => !e.retired && e.kind === 'plan' && e.plan === state.basic_plan);
+      if (before.plan === 'free' || before.id === basic?.id)
+        throw new AppError('VALIDATION_FAILED', { field: 'id', rule: 'the free and the basic plan cannot be retired' });
+      const problems = catalogueProblems(
+        entries.filter((e) => !e.retired && e.id !== id),
+        state.basic_plan,
+      );
+      if (problems.length) throw new AppError('VALIDATION_FAILED', { field: id, rule: problems.join('; ') });
+      const at = new Date(this.now()).toISOString();
+      await trx
+        .updateTable('catalog_products')
+        .set({ retired_at: at, updated_at: at, updated_by: operatorId })
+        .where('id', '=', id)
+        .execute();
+      await audit(trx, before);
+      return before;
+    });
+    await this.reload();
+    return retired;
+  }
+
+  private checkLimit(p: ProductEntry): void {
+    const most = this.engineLimit?.maxTextLength;
+    if (most !== undefined && p.privileges.max_text_length > most)
+      throw new AppError('VALIDATION_FAILED', {
+        field: 'privileges.max_text_length',
+        rule: `at most ${most}, the longest text the speech engines were started with`,
+      });
   }
 
   private async check(): Promise<Catalogue> {

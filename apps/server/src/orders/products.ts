@@ -80,6 +80,8 @@ export interface ProductEntry {
   purchasable: boolean;
   /** Hidden from the public listing and not for sale; holders of a hidden plan keep its privileges. */
   hidden: boolean;
+  /** Retired (deleted by an operator): neither listed nor sold, even to the console; holders keep its privileges. */
+  retired?: boolean;
 }
 
 export interface Catalogue {
@@ -155,13 +157,17 @@ export function readProductsFile(file: string): { basicPlan: (typeof PLANS)[numb
 
 /** A catalogue of these entries (checked by `catalogueProblems` before). The free plan's privileges stand for accounts without a plan. */
 export function buildCatalogue(entries: readonly ProductEntry[], basicPlan: string): Catalogue {
-  const plans = entries.filter((e) => e.kind === 'plan');
+  // Retired plans first: their holders keep their privileges, and a live plan of the same level wins.
+  const plans = [
+    ...entries.filter((e) => e.kind === 'plan' && e.retired),
+    ...entries.filter((e) => e.kind === 'plan' && !e.retired),
+  ];
   const ranks = new Map(plans.map((p) => [p.vipLevel!, p.rank]));
-  const freePlan = plans.find((p) => p.plan === 'free')!;
+  const freePlan = plans.find((p) => p.plan === 'free' && !p.retired)!;
   const free = freePlan.privileges;
   const privileges = new Map(plans.map((p) => [p.vipLevel!, p.privileges]));
   // A pack grants no plan: its privileges are the free plan's, whatever the free plan says now.
-  const shown = entries.map((e) => (e.kind === 'credits' ? { ...e, privileges: free } : e));
+  const shown = entries.filter((e) => !e.retired).map((e) => (e.kind === 'credits' ? { ...e, privileges: free } : e));
   const byId = new Map(shown.map((e) => [e.id, e]));
   return {
     privilegesOf: (level) => privileges.get(level) ?? free,

@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { OverviewResponse } from '@polyvox/contracts';
 import type { Database } from '../platform/db/schema.js';
 import { AppError } from '../platform/errors.js';
-import { routeStats } from '../platform/metrics.js';
+import { speechStatsBetween } from './speech-stats.js';
 
 const DAY_MS = 86_400_000;
 /** At most this many days in one overview. */
@@ -33,6 +33,8 @@ export interface OverviewOptions {
   queues: QueueHealth | null;
   /** The clock (tests inject one). */
   now?: () => number;
+  /** This process's speech counts not yet written: flushed before the overview reads them. */
+  speechStats?: { flush(): Promise<void> };
 }
 
 const n = (v: unknown) => Number(v ?? 0);
@@ -136,7 +138,7 @@ export class OverviewService {
         .where('day', '<=', to)
         .groupBy('day')
         .execute(),
-      routeStats(isSpeechRoute),
+      this.speech(lo, hi),
       this.queues(),
       this.health(),
     ]);
@@ -194,12 +196,18 @@ export class OverviewService {
       speech: {
         ...speech,
         error_rate: speech.requests ? speech.server_errors / speech.requests : 0,
-        scope: 'process',
-        since: new Date(Date.now() - process.uptime() * 1000).toISOString(),
+        scope: 'range',
+        since: lo,
       },
       queues,
       engines_health: health,
     };
+  }
+
+  /** The speech routes over the range, every process's hourly counts (this one's first written). */
+  private async speech(lo: string, hi: string) {
+    await this.options.speechStats?.flush().catch(() => undefined);
+    return speechStatsBetween(this.db, lo, hi);
   }
 
   private async queues(): Promise<OverviewResponse['queues']> {

@@ -5,20 +5,23 @@ export class AppError extends Error {
   readonly code: ErrorCode;
   readonly params: Record<string, string | number>;
   readonly headers: Record<string, string>;
+  /** The code's status unless a route answers the same code with another (a stale write: 409). */
+  private readonly statusOverride: number | undefined;
 
   constructor(
     code: ErrorCode,
     params: Record<string, string | number> = {},
-    options: { headers?: Record<string, string>; cause?: unknown } = {},
+    options: { headers?: Record<string, string>; cause?: unknown; status?: number } = {},
   ) {
     super(code, { cause: options.cause });
     this.code = code;
     this.params = params;
     this.headers = options.headers ?? {};
+    this.statusOverride = options.status;
   }
 
   get status(): number {
-    return ERROR_STATUS[this.code];
+    return this.statusOverride ?? ERROR_STATUS[this.code];
   }
 }
 

@@ -146,52 +146,6 @@ export const metrics = {
 };
 
 /** Jobs by state (`{queued: 3, running: 1, …}`), read from the database at scrape time. Returns the unregister function. */
-/** What `routeStats` reports: requests answered by the routes picked, their errors, and the 95th percentile of their time. */
-export interface RouteStats {
-  requests: number;
-  client_errors: number;
-  server_errors: number;
-  /** Interpolated within the histogram's buckets (as Prometheus' `histogram_quantile`); null before any request. */
-  p95_seconds: number | null;
-}
-
-/**
- * The request histogram of THIS process since it started (prom-client keeps it in memory: each process counts its own),
- * over the routes `which` picks by method and route pattern.
- */
-export async function routeStats(which: (method: string, route: string) => boolean): Promise<RouteStats> {
-  const { values } = await httpSeconds.get();
-  const buckets = new Map<number, number>();
-  const out: RouteStats = { requests: 0, client_errors: 0, server_errors: 0, p95_seconds: null };
-  for (const v of values) {
-    const { method, route, status, le } = v.labels as Record<string, string | number | undefined>;
-    if (!which(String(method), String(route))) continue;
-    if (v.metricName === 'polyvox_http_request_seconds_count') {
-      out.requests += v.value;
-      const code = Number(status);
-      if (code >= 500) out.server_errors += v.value;
-      else if (code >= 400) out.client_errors += v.value;
-    } else if (v.metricName === 'polyvox_http_request_seconds_bucket' && le !== undefined && le !== '+Inf') {
-      buckets.set(Number(le), (buckets.get(Number(le)) ?? 0) + v.value);
-    }
-  }
-  if (out.requests === 0) return out;
-  const rank = 0.95 * out.requests;
-  let lower = 0;
-  let below = 0;
-  for (const [bound, count] of [...buckets].sort((a, b) => a[0] - b[0])) {
-    if (count >= rank) {
-      out.p95_seconds = lower + ((bound - lower) * (rank - below)) / Math.max(1, count - below);
-      return out;
-    }
-    lower = bound;
-    below = count;
-  }
-  // Past the largest bucket: its bound is all that is known.
-  out.p95_seconds = lower;
-  return out;
-}
-
 export const registerJobStates = (source: GaugeSource) => registerSource('polyvox_jobs', source);
 /** Credits held by open holds, read from the database at scrape time. */
 export const registerCreditsOnHold = (source: GaugeSource) => registerSource('polyvox_credits_on_hold', source);

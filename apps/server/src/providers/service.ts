@@ -1,3 +1,4 @@
+import { storedDetail, storedFailure, storedVoices } from './test-messages.js';
 import type { Kysely } from 'kysely';
 import { testRemoteProvider, isSpeechError, type RemoteOptions } from '@polyvox/speech';
 import type { Database, RemoteProvidersTable } from '../platform/db/schema.js';
@@ -177,14 +178,14 @@ export class ProvidersService {
     let message: string | null = null;
     try {
       const { voices } = await testRemoteProvider(row.kind as ProviderKind, this.configOf(row), signal);
-      message = `${voices} voices`;
+      message = storedVoices(voices);
     } catch (e) {
       ok = false;
-      message = isSpeechError(e) ? `${e.code}: ${e.message}` : e instanceof Error ? e.message : String(e);
+      message = isSpeechError(e) ? storedFailure(e.code, e.params) : storedDetail(e instanceof Error ? e.message : String(e));
     }
     await this.db
       .updateTable('remote_providers')
-      .set({ last_test_at: nowIso(), last_test_ok: ok ? 1 : 0, last_test_message: message.slice(0, 500) })
+      .set({ last_test_at: nowIso(), last_test_ok: ok ? 1 : 0, last_test_message: message })
       .where('id', '=', id)
       .execute();
     return { before: this.view(row), after: await this.get(id) };

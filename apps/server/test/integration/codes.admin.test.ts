@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, startTestApp, type TestApp } from '../support/app.js';
 import { Client } from '../support/client.js';
 import { makeOperator } from '../support/operators.js';
+import { buyer, newOrder } from '../support/economy.js';
 
 describe.each(DIALECTS)('operators: redemption code batches and the catalogue (%s)', (dialect) => {
   let t: TestApp;
@@ -138,5 +139,88 @@ describe.each(DIALECTS)('operators: redemption code batches and the catalogue (%
     const bad = await finance.request('PATCH', '/admin/api/catalog/products/plan_monthly', { prices: { USD: 0 } });
     expect(bad.status).toBe(400);
     expect(bad.body.error.code).toBe('VALIDATION_FAILED');
+  });
+
+  it('adds and retires products and plans: audited, sold and then not, orders keep what they bought', async () => {
+    const texts = (en: string) => ({ en, 'zh-CN': `${en} 中`, 'zh-TW': `${en} 中` });
+    const pack = {
+      id: 'credits_750k',
+      kind: 'credits',
+      credits: 750_000,
+      prices: { CNY: 6900, USD: 999 },
+      name: texts('750k credits'),
+      description: texts('For a long book'),
+      reason: 'autumn range',
+    };
+    const made = await finance.post('/admin/api/catalog/products', pack);
+    expect(made.status).toBe(201);
+    expect(made.body).toMatchObject({
+      id: 'credits_750k',
+      kind: 'credits',
+      credits: 750_000,
+      hidden: false,
+      updated_by: financeId,
+    });
+    const plan = await finance.post('/admin/api/catalog/products', {
+      id: 'plan_monthly_pro',
+      kind: 'plan',
+      plan: 'monthly',
+      vip_level: 'monthly_pro',
+      rank: 9,
+      credits: 2_000_000,
+      period_days: 30,
+      prices: { CNY: 9900, USD: 1499 },
+      privileges: { max_text_length: 5000, own_voices: 50, api_access: true },
+      name: texts('Monthly pro'),
+      description: texts('More of everything'),
+    });
+    expect(plan.status).toBe(201);
+    // Both on sale at once, to the public and to a buyer.
+    const shop = new Client(t.url, 'en');
+    const ids = async () => ((await shop.get('/products')).body.items as { id: string }[]).map((p) => p.id);
+    expect(await ids()).toEqual(expect.arrayContaining(['credits_750k', 'plan_monthly_pro']));
+    const { client } = await buyer(t);
+    const order = await newOrder(client, 'credits_750k');
+    expect(order).toMatchObject({ amount: 999, currency: 'USD' });
+    // The same id again, or a pack with a plan's fields, is refused.
+    expect((await finance.post('/admin/api/catalog/products', pack)).status).toBe(400);
+    expect((await finance.post('/admin/api/catalog/products', { ...pack, id: 'credits_x', period_days: 30 })).status).toBe(400);
+
+    // Retired: no longer listed or sold; the order made before keeps it.
+    expect((await finance.delete('/admin/api/catalog/products/credits_750k?reason=range%20ends')).body).toEqual({
+      retired: 'credits_750k',
+    });
+    expect((await finance.delete('/admin/api/catalog/products/plan_monthly_pro')).status).toBe(200);
+    expect(await ids()).not.toContain('credits_750k');
+    expect(await ids()).not.toContain('plan_monthly_pro');
+    const console = (await finance.get('/admin/api/catalog/products')).body.items as { id: string }[];
+    expect(console.map((p) => p.id)).not.toContain('credits_750k');
+    // Ordered now, it is refused as a product that never was.
+    const unknown = await client.post('/accounts/me/orders', { product: 'credits_never_was' });
+    const refused = await client.post('/accounts/me/orders', { product: 'credits_750k' });
+    expect(unknown.status).toBeGreaterThanOrEqual(400);
+    expect([refused.status, refused.body.error.code]).toEqual([unknown.status, unknown.body.error.code]);
+    const kept = await client.get(`/accounts/me/orders/${order.id}`);
+    expect(kept.status).toBe(200);
+    expect(kept.body).toMatchObject({ id: order.id, amount: 999 });
+    // Retired ids stay taken; the free, the basic and a period's last plan stay.
+    expect((await finance.post('/admin/api/catalog/products', pack)).status).toBe(400);
+    expect((await finance.delete('/admin/api/catalog/products/credits_750k')).status).toBe(404);
+    for (const id of ['plan_free', 'plan_monthly', 'plan_annual'])
+      expect((await finance.delete(`/admin/api/catalog/products/${id}`)).status, id).toBe(400);
+
+    const actions = await t.ctx.db.kysely
+      .selectFrom('audit_log')
+      .select(['action', 'target_id', 'reason', 'operator_id'])
+      .where('action', 'in', ['product.create', 'plan.create', 'product.retire', 'plan.retire'])
+      .orderBy('at')
+      .orderBy('id')
+      .execute();
+    expect(actions).toEqual([
+      { action: 'product.create', target_id: 'credits_750k', reason: 'autumn range', operator_id: financeId },
+      { action: 'plan.create', target_id: 'plan_monthly_pro', reason: null, operator_id: financeId },
+      { action: 'product.retire', target_id: 'credits_750k', reason: 'range ends', operator_id: financeId },
+      { action: 'plan.retire', target_id: 'plan_monthly_pro', reason: null, operator_id: financeId },
+    ]);
   });
 });

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { runAdmin } from '../../src/admin/cli.js';
 import { DIALECTS, startTestApp, type TestApp } from '../support/app.js';
+import { adminCli } from '../support/admin-cli.js';
 import { Client, signIn } from '../support/client.js';
 
 const repoRoot = path.resolve(import.meta.dirname, '../../../..');
@@ -12,24 +12,17 @@ let n = 0;
 describe.each(DIALECTS)('operator commands: grant, refund, order (%s)', (dialect) => {
   let t: TestApp;
   let env: Record<string, string>;
+  let cli: ReturnType<typeof adminCli>;
   beforeAll(async () => {
     t = await startTestApp(dialect);
-    env = {
-      DATA_DIR: t.dataDir,
-      ...(t.ctx.config.DATABASE_URL ? { DATABASE_URL: t.ctx.config.DATABASE_URL } : {}),
-      LOG_LEVEL: 'silent',
-    };
+    cli = adminCli(t);
+    env = cli.env;
   });
   afterAll(async () => {
     await t.close();
   });
 
-  async function admin(...argv: string[]) {
-    const out: string[] = [];
-    const err: string[] = [];
-    const code = await runAdmin(argv, env, { out: (l) => out.push(l), err: (l) => err.push(l) });
-    return { code, out: out.join('\n'), err: err.join('\n') };
-  }
+  const admin = (...argv: string[]) => cli.run(...argv);
 
   async function paidOrder(product: string, lang = 'zh-CN') {
     const client = new Client(t.url, lang);

@@ -204,6 +204,35 @@ const SAMPLES: Sample[] = [
       return { reply, target: { type: 'product', id: 'credits_100k' } };
     },
   },
+  {
+    route: 'POST /admin/api/catalog/products',
+    role: 'finance',
+    action: 'product.create',
+    reason: 'a bigger pack',
+    async run(_h, client) {
+      const texts = { en: 'Big pack', 'zh-CN': '大包', 'zh-TW': '大包' };
+      const reply = await client.post('/admin/api/catalog/products', {
+        id: 'credits_audit',
+        kind: 'credits',
+        credits: 5000,
+        prices: { CNY: 100, USD: 20 },
+        name: texts,
+        description: texts,
+        reason: 'a bigger pack',
+      });
+      return { reply, target: { type: 'product', id: 'credits_audit' } };
+    },
+  },
+  {
+    route: 'DELETE /admin/api/catalog/products/:id',
+    role: 'finance',
+    action: 'product.retire',
+    reason: 'no longer sold',
+    async run(_h, client) {
+      const reply = await client.delete('/admin/api/catalog/products/credits_2m?reason=no%20longer%20sold');
+      return { reply, target: { type: 'product', id: 'credits_2m' } };
+    },
+  },
   // ---- end codes and catalog ----
 
   // ---- orders, receipts and invoices (h/op-orders): append rows here ----

@@ -1,30 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runAdmin } from '../../src/admin/cli.js';
 import { DIALECTS, startTestApp, type TestApp } from '../support/app.js';
+import { adminCli } from '../support/admin-cli.js';
 import { Client, signIn } from '../support/client.js';
 import { makeOperator } from '../support/operators.js';
 
 describe.each(DIALECTS)('operators: the command line and the audit trail routes (%s)', (dialect) => {
   let t: TestApp;
-  let env: Record<string, string>;
+  let cli: ReturnType<typeof adminCli>;
   beforeAll(async () => {
     t = await startTestApp(dialect);
-    env = {
-      DATA_DIR: t.dataDir,
-      ...(t.ctx.config.DATABASE_URL ? { DATABASE_URL: t.ctx.config.DATABASE_URL } : {}),
-      LOG_LEVEL: 'silent',
-    };
+    cli = adminCli(t);
   });
   afterAll(async () => {
     await t.close();
   });
 
-  async function admin(...argv: string[]) {
-    const out: string[] = [];
-    const err: string[] = [];
-    const code = await runAdmin(argv, env, { out: (l) => out.push(l), err: (l) => err.push(l) });
-    return { code, out: out.join('\n'), err: err.join('\n') };
-  }
+  const admin = (...argv: string[]) => cli.run(...argv);
   const auditCount = async () =>
     Number(
       (

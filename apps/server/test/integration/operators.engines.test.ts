@@ -129,6 +129,41 @@ describe.each(DIALECTS)('the environment wins over the console (%s)', (dialect) 
     expect(fromEnv.requests.some((r) => r.path === '/v1/audio/speech')).toBe(true);
     expect(fromConsole.requests).toEqual([]);
   }, 120_000);
+
+  it("tells a provider test's outcome in the reader's language: the voices found, or the provider's refusal", async () => {
+    const good = await t.ctx.providers.create({ kind: 'openai', name: 'Good', url: fromConsole.url, key: 'good' });
+    const bad = await t.ctx.providers.create({ kind: 'openai', name: 'Bad', url: fromConsole.url, key: 'wrong' });
+    const owner = await makeOperator(t, 'owner', 'zh-CN');
+    const tested = await owner.client.post(`/admin/api/providers/${good.id}/test`);
+    expect(tested.status).toBe(200);
+    const voices = (tested.body.last_test.message as string).match(/^(\d+) 个声音$/)?.[1];
+    expect(Number(voices)).toBeGreaterThan(0);
+    const inTw = new Client(t.url, 'zh-TW');
+    inTw.sid = owner.client.sid;
+    const inEn = new Client(t.url, 'en');
+    inEn.sid = owner.client.sid;
+    const find = async (c: Client, id: string) =>
+      ((await c.get('/admin/api/providers')).body.items as { id: string; last_test: { ok: boolean; message: string } }[]).find(
+        (p) => p.id === id,
+      )!.last_test;
+    expect(await find(inTw, good.id)).toMatchObject({ ok: true, message: `${voices} 個聲音` });
+    expect(await find(inEn, good.id)).toMatchObject({ ok: true, message: `${voices} voices` });
+    const refused = await owner.client.post(`/admin/api/providers/${bad.id}/test`);
+    expect(refused.body.last_test.ok).toBe(false);
+    const [code, zh] = (refused.body.last_test.message as string).split(': ');
+    const en = (await find(inEn, bad.id)).message;
+    expect(en.startsWith(`${code}: `)).toBe(true);
+    expect(zh).toMatch(/[\u4e00-\u9fff]/);
+    expect(en.slice(code!.length + 2)).not.toMatch(/[\u4e00-\u9fff]/);
+    // The trail keeps the outcome in English.
+    const entry = await t.ctx.db.kysely
+      .selectFrom('audit_log')
+      .select('after')
+      .where('action', '=', 'provider.test')
+      .where('target_id', '=', good.id)
+      .executeTakeFirstOrThrow();
+    expect(JSON.parse(entry.after!)).toMatchObject({ ok: true, message: `${voices} voices` });
+  }, 60_000);
 });
 
 describe.each(DIALECTS)('a catalogue model installed from the console in the background (%s)', (dialect) => {
@@ -220,6 +255,17 @@ describe.each(DIALECTS)('the console routes of engines, providers and settings (
             licence: { name: 'CC-BY-NC-SA-4.0', commercial: false },
             source: 'test',
           },
+          // The same files, listed with a wrong SHA-256: its install fails, told in the reader's language.
+          {
+            name: `${kokoro.name}-mislisted`,
+            family: 'kokoro',
+            languages: ['en'],
+            speakers: 2,
+            sampleRate: 16000,
+            downloads: kokoro.downloads.map((d) => ({ ...d, sha256: '0'.repeat(64) })),
+            licence: { name: 'Apache-2.0', commercial: true },
+            source: 'test',
+          },
         ],
       }),
     );
@@ -265,6 +311,40 @@ describe.each(DIALECTS)('the console routes of engines, providers and settings (
     expect(JSON.parse(entry.before!)).toEqual({ VERIFY_PER_MINUTE: 10, SIGNUP_OPEN: true });
     expect(JSON.parse(entry.after!)).toEqual({ VERIFY_PER_MINUTE: 25, SIGNUP_OPEN: false });
     await owner.request('PATCH', '/admin/api/settings', { SIGNUP_OPEN: true });
+  });
+
+  it('refuses a settings change prepared from an older version (If-Match): 409 with the current ETag, told in the reader language', async () => {
+    const read = await owner.get('/admin/api/settings');
+    const etag = read.headers.get('etag')!;
+    expect(etag).toBe(`"settings-v${read.body.version}"`);
+    const first = await owner.request('PATCH', '/admin/api/settings', { VERIFY_PER_MINUTE: 21 }, { 'if-match': etag });
+    expect(first.status).toBe(200);
+    expect(first.headers.get('etag')).toBe(`"settings-v${read.body.version + 1}"`);
+    // The second operator read before the first saved: its write is refused, nothing changes, nothing is audited.
+    const audited = async () =>
+      (await t.ctx.db.kysely.selectFrom('audit_log').select('id').where('action', '=', 'setting.update').execute()).length;
+    const entries = await audited();
+    const stale = await admin.request('PATCH', '/admin/api/settings', { VERIFY_PER_MINUTE: 22 }, { 'if-match': etag });
+    expect(stale.status).toBe(409);
+    expect(stale.body.error).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      message: '在你打开之后已有人修改了这里的内容：请重新加载后再修改',
+    });
+    expect(stale.headers.get('etag')).toBe(first.headers.get('etag'));
+    expect((await owner.get('/admin/api/settings')).body.values.VERIFY_PER_MINUTE).toBe(21);
+    expect(await audited()).toBe(entries);
+    // With the current ETag it goes through; a malformed one is refused naming the header.
+    const retried = await admin.request(
+      'PATCH',
+      '/admin/api/settings',
+      { VERIFY_PER_MINUTE: 22 },
+      { 'if-match': stale.headers.get('etag')! },
+    );
+    expect(retried.status).toBe(200);
+    expect(retried.body.values.VERIFY_PER_MINUTE).toBe(22);
+    const bad = await owner.request('PATCH', '/admin/api/settings', { VERIFY_PER_MINUTE: 23 }, { 'if-match': '*' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toContain('If-Match');
   });
 
   it("never answers a provider's key again, on any route, and keeps it sealed", async () => {
@@ -355,6 +435,23 @@ describe.each(DIALECTS)('the console routes of engines, providers and settings (
       commercial: false,
       confirmed_non_commercial: true,
     });
+
+    // A failed install is told in the reader's language, whoever started it.
+    const failing = await owner.post('/admin/api/models/installs', { name: `${kokoro.name}-mislisted` });
+    expect(failing.status).toBe(202);
+    await expect
+      .poll(async () => (await owner.get(`/admin/api/models/installs/${failing.body.id}`)).body.status, POLL)
+      .toBe('failed');
+    const told = async (lang: string) => {
+      const reader = new Client(t.url, lang);
+      reader.sid = owner.sid;
+      return (await reader.get(`/admin/api/models/installs/${failing.body.id}`)).body.error as string;
+    };
+    expect(await told('en')).toMatch(/ does not match the catalogue's SHA-256: refused and deleted$/);
+    expect(await told('zh-CN')).toMatch(/ 的 SHA-256 与目录不符：已拒绝并删除$/);
+    expect(await told('zh-TW')).toMatch(/ 的 SHA-256 與目錄不符：已拒絕並刪除$/);
+    const listed = (await admin.get('/admin/api/models')).body.installs as { id: string; error: string | null }[];
+    expect(listed.find((i) => i.id === failing.body.id)?.error).toMatch(/与目录不符/);
 
     expect((await owner.delete(`/admin/api/models/${kokoro.name}`)).status).toBe(200);
     expect((await owner.get('/admin/api/models')).body.installed).toEqual([]);

@@ -9,12 +9,18 @@ import { DIALECTS, startTestApp, type TestApp } from '../support/app.js';
 import type { Client } from '../support/client.js';
 import { buyer, complete, newOrder, sandboxToken } from '../support/economy.js';
 import { makeOperator } from '../support/operators.js';
-import { deliver, fakeAlipay, fakeStripe, rsaPair } from '../support/payments.js';
+import { deliver, fakeAlipay, fakeStripe, fakeWechat, rsaPair } from '../support/payments.js';
 
 const STRIPE_KEY = `sk_test_${randomBytes(12).toString('hex')}`;
 const STRIPE_WHSEC = `whsec_${randomBytes(16).toString('hex')}`;
 const ALIPAY_APP_ID = '2021000000000001';
 const NOTIFY = 'https://polyvox.example/payments/card/notify';
+const WECHAT = {
+  mchId: '1900000109',
+  appId: 'wxd678efh567hg6787',
+  serialNo: '5157F09EFDC096DE15EBE81A47057A72',
+  apiV3Key: randomBytes(16).toString('hex'),
+};
 
 async function pdfText(bytes: ArrayBuffer | Uint8Array): Promise<string> {
   const { text } = await extractText(new Uint8Array(bytes), { mergePages: true });
@@ -37,14 +43,23 @@ describe.each(DIALECTS)('operator console: orders, refunds, reconciliation, rece
   let env: Record<string, string>;
   let stripe: Awaited<ReturnType<typeof fakeStripe>>;
   let alipay: Awaited<ReturnType<typeof fakeAlipay>>;
+  let wechat: Awaited<ReturnType<typeof fakeWechat>>;
   let finance: Client;
   let support: Client;
   const appKeys = rsaPair();
   const alipayKeys = rsaPair();
+  const merchantKeys = rsaPair();
+  const platformKeys = rsaPair();
 
   beforeAll(async () => {
     stripe = await fakeStripe({ secretKey: STRIPE_KEY, webhookSecret: STRIPE_WHSEC });
     alipay = await fakeAlipay({ appId: ALIPAY_APP_ID, appPublicPem: appKeys.publicPem, alipayPrivatePem: alipayKeys.privatePem });
+    wechat = await fakeWechat({
+      ...WECHAT,
+      merchantPublicPem: merchantKeys.publicPem,
+      platformPrivatePem: platformKeys.privatePem,
+      platformSerial: 'PUB_KEY_ID_0114232134912410000000000000',
+    });
     const settings = {
       PUBLIC_URL: 'https://polyvox.example',
       PAYMENT_SANDBOX: 'true',
@@ -55,6 +70,13 @@ describe.each(DIALECTS)('operator console: orders, refunds, reconciliation, rece
       ALIPAY_PRIVATE_KEY: appKeys.privatePem,
       ALIPAY_PUBLIC_KEY: alipayKeys.publicPem,
       ALIPAY_GATEWAY: `${alipay.url}/gateway.do`,
+      WECHAT_MCH_ID: WECHAT.mchId,
+      WECHAT_APP_ID: WECHAT.appId,
+      WECHAT_API_V3_KEY: WECHAT.apiV3Key,
+      WECHAT_PRIVATE_KEY: merchantKeys.privatePem,
+      WECHAT_SERIAL_NO: WECHAT.serialNo,
+      WECHAT_PLATFORM_CERT: platformKeys.publicPem,
+      WECHAT_API_BASE: wechat.url,
       RECEIPT_ISSUER_NAME: '声韵科技有限公司',
       RECEIPT_ISSUER_TAX_ID: '91310000MA1FL8XQ3K',
     };
@@ -70,7 +92,7 @@ describe.each(DIALECTS)('operator console: orders, refunds, reconciliation, rece
   });
   afterAll(async () => {
     await t.close();
-    await Promise.all([stripe.close(), alipay.close()]);
+    await Promise.all([stripe.close(), alipay.close(), wechat.close()]);
   });
 
   /** A monthly plan paid by card through the fake Stripe; the webhook delivered. */
@@ -363,5 +385,46 @@ describe.each(DIALECTS)('operator console: orders, refunds, reconciliation, rece
     const retried = await client.post(`/accounts/me/orders/${second.id}/invoice`, { type: 'normal', title: '张三公司', email });
     expect(retried.status).toBe(200);
     expect(retried.body).toMatchObject({ status: 'requested', note: null });
+  });
+
+  it('re-queries WeChat Pay over its signed v3 API: a payment whose notification never came is applied once, an unpaid one stays', async () => {
+    const start = async () => {
+      const { client } = await buyer(t, 'zh-CN', `wx-${dialect}`);
+      const order = await newOrder(client, 'plan_monthly');
+      const started = await client.post(`/accounts/me/orders/${order.id}/payment/wechat?pf=web`, {
+        pay_platform: 'web',
+        return_url: '/',
+      });
+      expect(started.status).toBe(200);
+      const payment = await t.ctx.db.kysely
+        .selectFrom('payments')
+        .select('id')
+        .where('order_id', '=', order.id)
+        .executeTakeFirstOrThrow();
+      return { order, paymentId: payment.id };
+    };
+    const paid = await start();
+    const unpaid = await start();
+    wechat.pay(paid.paymentId); // the payer paid; the notification never arrived
+    const fixed = await finance.post(`/admin/api/orders/${paid.order.id}/requery`, { reason: 'no notification' });
+    expect(fixed.status).toBe(200);
+    expect(fixed.body.order.status).toBe('successful');
+    expect(fixed.body.answers).toEqual([expect.objectContaining({ provider_state: 'paid', outcome: 'applied' })]);
+    const again = await finance.post(`/admin/api/orders/${paid.order.id}/requery`, {});
+    expect(again.body.answers[0]).toMatchObject({ provider_state: 'paid', outcome: 'consistent' });
+    const waiting = await finance.post(`/admin/api/orders/${unpaid.order.id}/requery`, {});
+    expect(waiting.status).toBe(200);
+    expect(waiting.body.order.status).toBe('pending_payment');
+    expect(waiting.body.answers[0]).toMatchObject({ provider_state: 'unpaid' });
+    // Every call was signed with the merchant's key (the fake refuses any other) and asked by out_trade_no.
+    expect(wechat.refused).toEqual([]);
+    expect(wechat.queries).toEqual([paid.paymentId, paid.paymentId, unpaid.paymentId]);
+    const purchases = await t.ctx.db.kysely
+      .selectFrom('credit_ledger')
+      .select('amount')
+      .where('order_id', '=', paid.order.id)
+      .where('kind', '=', 'purchase')
+      .execute();
+    expect(purchases).toHaveLength(1);
   });
 });

@@ -474,6 +474,7 @@ export interface WechatRefund {
 
 export interface WechatOrder {
   closed?: boolean;
+  /** Set once the payer paid (a notification made, or `pay`); the query answers SUCCESS from then on. */
   transaction_id?: string;
   out_trade_no: string;
   total: number;
@@ -500,6 +501,8 @@ export async function fakeWechat(options: {
   /** Refunds by out_refund_no. */
   const refunds = new Map<string, WechatRefund>();
   const outage = { refunds: 0 };
+  /** Query calls answered, by out_trade_no. */
+  const queries: string[] = [];
   const signedHeaders = (
     body: string,
     signWith = options.platformPrivatePem,
@@ -559,6 +562,33 @@ export async function fakeWechat(options: {
         code_url,
       });
       return answer(200, { code_url });
+    }
+    // The merchant's order query: GET /v3/pay/transactions/out-trade-no/{out_trade_no}?mchid=…
+    const query = /^\/v3\/pay\/transactions\/out-trade-no\/([\w-]+)\?mchid=(\w+)$/.exec(req.url ?? '');
+    if (req.method === 'GET' && query) {
+      if (query[2] !== options.mchId || body !== '') return answer(400, { code: 'PARAM_ERROR', message: '参数错误' });
+      queries.push(query[1]!);
+      const order = orders.get(query[1]!);
+      if (!order) return answer(404, { code: 'ORDER_NOT_EXIST', message: '订单不存在' });
+      const refunded = [...refunds.values()].some((r) => r.out_trade_no === order.out_trade_no);
+      const state = order.transaction_id ? (refunded ? 'REFUND' : 'SUCCESS') : order.closed ? 'CLOSED' : 'NOTPAY';
+      return answer(200, {
+        appid: options.appId,
+        mchid: options.mchId,
+        out_trade_no: order.out_trade_no,
+        trade_state: state,
+        trade_state_desc: { SUCCESS: '支付成功', REFUND: '转入退款', CLOSED: '已关闭', NOTPAY: '未支付' }[state],
+        ...(order.transaction_id
+          ? {
+              transaction_id: order.transaction_id,
+              trade_type: 'NATIVE',
+              bank_type: 'OTHERS',
+              success_time: new Date().toISOString(),
+              payer: { openid: 'oUpF8uMuAJO_M2pxb1Q9zNjWeS6o' },
+              amount: { total: order.total, payer_total: order.total, currency: order.currency, payer_currency: 'CNY' },
+            }
+          : { amount: { total: order.total, currency: order.currency } }),
+      });
     }
     const close = /^\/v3\/pay\/transactions\/out-trade-no\/([\w-]+)\/close$/.exec(req.url ?? '');
     if (req.method === 'POST' && close) {
@@ -622,7 +652,15 @@ export async function fakeWechat(options: {
     refused,
     orders,
     refunds,
+    queries,
     signedHeaders,
+    /** The payer pays: the order is paid at WeChat Pay (its notification is not sent). */
+    pay(outTradeNo: string) {
+      const order = orders.get(outTradeNo);
+      if (!order) throw new Error(`no order ${outTradeNo}`);
+      order.transaction_id ??= `4200${randomBytes(12).toString('hex')}`;
+      return order.transaction_id;
+    },
     /** The next `count` refund calls meet SYSTEM_ERROR (500; WeChat Pay's advice: ask again with the same out_refund_no). */
     failRefunds(count: number) {
       outage.refunds = count;

@@ -1,23 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { metrics, routeStats } from '../../src/platform/metrics.js';
 import { localBroadcast } from '../../src/platform/broadcast.js';
 import { isSpeechRoute } from '../../src/overview/service.js';
+import { LATENCY_BOUNDS, quantile } from '../../src/overview/speech-stats.js';
 
-describe('the speech routes as the overview reads them from the request histogram', () => {
-  it('counts requests and errors of the routes picked and interpolates the 95th percentile in its bucket', async () => {
-    const route = `/unit-speech-${Math.random().toString(36).slice(2)}`;
-    const picked = (method: string, r: string) => method === 'POST' && r === route;
-    expect(await routeStats(picked)).toEqual({ requests: 0, client_errors: 0, server_errors: 0, p95_seconds: null });
-    // 90 fast answers (≤ 0.05 s), 8 slower (0.1 to 0.25 s), a refusal and a failure (2.5 to 5 s).
-    for (let i = 0; i < 90; i++) metrics.request('POST', route, 200, 0.03);
-    for (let i = 0; i < 8; i++) metrics.request('POST', route, 200, 0.2);
-    metrics.request('POST', route, 422, 3);
-    metrics.request('POST', route, 500, 3);
-    metrics.request('GET', route, 500, 3); // not picked
-    const stats = await routeStats(picked);
-    expect(stats).toMatchObject({ requests: 100, client_errors: 1, server_errors: 1 });
+describe('the speech routes as the overview reads them from the hourly histogram', () => {
+  it('interpolates the 95th percentile in its bucket, and stops at the last bound past it', () => {
+    // 90 fast answers (≤ 0.05 s), 8 slower (0.1 to 0.25 s), two of 2.5 to 5 s.
+    const counts = new Array<number>(LATENCY_BOUNDS.length + 1).fill(0);
+    counts[LATENCY_BOUNDS.indexOf(0.05)] = 90;
+    counts[LATENCY_BOUNDS.indexOf(0.25)] = 8;
+    counts[LATENCY_BOUNDS.indexOf(5)] = 2;
     // The 95th of 100 falls in the (0.1, 0.25] bucket, the 5th of its 8: 0.1 + 0.15 × 5/8.
-    expect(stats.p95_seconds).toBeCloseTo(0.1 + (0.15 * 5) / 8, 6);
+    expect(quantile(0.95, counts)).toBeCloseTo(0.1 + (0.15 * 5) / 8, 6);
+    const slow = new Array<number>(LATENCY_BOUNDS.length + 1).fill(0);
+    slow[LATENCY_BOUNDS.length] = 3;
+    expect(quantile(0.95, slow)).toBe(30);
   });
 
   it('names the routes that speak', () => {

@@ -72,30 +72,39 @@ function CodeForm({
   );
 }
 
-function PasskeyButton({ mode }: { mode: 'create' | 'use' }) {
+/**
+ * Creates a passkey (the first factor, or `add`: another one for an operator past the second factor) or signs with one.
+ */
+export function PasskeyButton({ mode }: { mode: 'create' | 'add' | 'use' }) {
   const { t } = useTranslation('admin');
+  const queryClient = useQueryClient();
   const passed = usePassed();
   const mutation = useMutation({
     mutationFn: async () => {
-      if (mode === 'create') {
+      if (mode !== 'use') {
         const options = await adminApi.passkeyRegisterOptions();
         return adminApi.passkeyRegister(await startRegistration({ optionsJSON: options as never }));
       }
       const options = await adminApi.passkeyAuthOptions();
       return adminApi.passkeyAuthenticate(await startAuthentication({ optionsJSON: options as never }));
     },
-    onSuccess: passed,
+    onSuccess: async () => {
+      if (mode !== 'add') return passed();
+      notifySuccess(t('factor.passkeyAdded'));
+      await queryClient.invalidateQueries({ queryKey: STATUS_KEY });
+    },
     onError: notifyError,
   });
   if (!browserSupportsWebAuthn()) return <Text c="dimmed">{t('factor.passkeyUnsupported')}</Text>;
+  const label = { create: t('factor.passkeyCreate'), add: t('factor.passkeyAdd'), use: t('factor.passkeyUse') }[mode];
   return (
     <Button
-      variant={mode === 'create' ? 'default' : 'filled'}
+      variant={mode === 'use' ? 'filled' : 'default'}
       loading={mutation.isPending}
       onClick={() => mutation.mutate()}
       data-testid={`passkey-${mode}`}
     >
-      {mode === 'create' ? t('factor.passkeyCreate') : t('factor.passkeyUse')}
+      {label}
     </Button>
   );
 }
@@ -165,8 +174,16 @@ function Verify({ status }: { status: FactorStatus }) {
       <Text>{t('factor.verifyBody')}</Text>
       <Tabs defaultValue={first}>
         <Tabs.List>
-          {status.totp && <Tabs.Tab value="totp">{t('factor.tabTotp')}</Tabs.Tab>}
-          {status.passkeys > 0 && <Tabs.Tab value="passkey">{t('factor.tabPasskey')}</Tabs.Tab>}
+          {status.totp && (
+            <Tabs.Tab value="totp" data-testid="tab-totp">
+              {t('factor.tabTotp')}
+            </Tabs.Tab>
+          )}
+          {status.passkeys > 0 && (
+            <Tabs.Tab value="passkey" data-testid="tab-passkey">
+              {t('factor.tabPasskey')}
+            </Tabs.Tab>
+          )}
           {status.recovery_codes_left > 0 && (
             <Tabs.Tab value="recovery" data-testid="tab-recovery">
               {t('factor.tabRecovery')}

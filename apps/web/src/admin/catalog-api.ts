@@ -1,4 +1,4 @@
-import type { CatalogProduct, CodeBatch } from '@polyvox/contracts';
+import type { CatalogProduct, CodeBatch, CreateCatalogProductBody } from '@polyvox/contracts';
 import { http } from '../api/client';
 
 export interface BatchCode {
@@ -50,6 +50,11 @@ export const catalogApi = {
     }),
   updateProduct: (id: string, change: ProductChange) =>
     http<CatalogProduct>('PATCH', `/admin/api/catalog/products/${encodeURIComponent(id)}`, { json: change }),
+  createProduct: (body: CreateCatalogProductBody) => http<CatalogProduct>('POST', '/admin/api/catalog/products', { json: body }),
+  retireProduct: (id: string, reason: string) =>
+    http<{ retired: string }>('DELETE', `/admin/api/catalog/products/${encodeURIComponent(id)}`, {
+      query: { reason: reason || undefined },
+    }),
 };
 
 /** Saves a fetched file under `name`. */

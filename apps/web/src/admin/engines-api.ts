@@ -40,5 +40,7 @@ export const enginesApi = {
   testProvider: (providerId: string) => http<Provider>('POST', `/admin/api/providers/${id(providerId)}/test`),
   deleteProvider: (providerId: string) => http<{ deleted: string }>('DELETE', `/admin/api/providers/${id(providerId)}`),
   settings: () => http<Settings>('GET', '/admin/api/settings'),
-  saveSettings: (patch: Record<string, SettingValue>) => http<Settings>('PATCH', '/admin/api/settings', { json: patch }),
+  /** Saved only over the version it was prepared from: a change made since answers 409 (`reason: stale`). */
+  saveSettings: (patch: Record<string, SettingValue>, version: number) =>
+    http<Settings>('PATCH', '/admin/api/settings', { json: patch, ifMatch: `"settings-v${version}"` }),
 };

@@ -12,6 +12,8 @@ export interface RequestOptions {
   signal?: AbortSignal;
   /** Resolve with the unread Response (audio, streamed bodies); errors still become ApiError. */
   raw?: boolean;
+  /** A precondition (`if-match`: the ETag a write was prepared from). */
+  ifMatch?: string;
 }
 
 export interface HttpDeps {
@@ -71,6 +73,7 @@ export function createHttp(deps: HttpDeps): Http {
     const headers: Record<string, string> = { accept: options.raw ? '*/*' : 'application/json' };
     const sid = deps.getSid();
     if (sid) headers['x-sid'] = sid;
+    if (options.ifMatch) headers['if-match'] = options.ifMatch;
     let body: BodyInit | undefined;
     if (options.form) body = options.form;
     else if (options.json !== undefined) {

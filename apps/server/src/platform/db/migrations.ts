@@ -811,6 +811,37 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('model_installs_started').on('model_installs').columns(['started_at']).execute();
     },
   },
+  '0020_opgaps_speech_stats_catalog': {
+    async up(db: Kysely<unknown>) {
+      // The speech routes' answers per UTC hour, added to by every process that answers them (an upsert that adds):
+      // requests, errors, and the latency histogram (counts per bucket, not cumulative; lat_12 is past 30 s), so the
+      // console's overview reads any range of days whichever process answered and across restarts.
+      let table = db.schema
+        .createTable('speech_route_hours')
+        .addColumn('hour', 'text', (c) => c.primaryKey())
+        .addColumn('requests', 'bigint', (c) => c.notNull().defaultTo(0))
+        .addColumn('client_errors', 'bigint', (c) => c.notNull().defaultTo(0))
+        .addColumn('server_errors', 'bigint', (c) => c.notNull().defaultTo(0));
+      for (let i = 0; i <= 12; i++) table = table.addColumn(`lat_${i}`, 'bigint', (c) => c.notNull().defaultTo(0));
+      await table.execute();
+      // A product retired from the catalogue: no longer sold nor listed to the console's editors as live; orders and
+      // code batches that name it keep it as bought.
+      await db.schema.alterTable('catalog_products').addColumn('retired_at', 'text').execute();
+    },
+  },
+  '0021_phone_sign_in': {
+    async up(db: Kysely<unknown>) {
+      // A number signs in to one account: stored in E.164, unique (NULLs, the accounts without one, do not collide).
+      await db.schema.createIndex('phone_accounts_mobile_unique').on('accounts').column('mobile').unique().execute();
+      // Text messages sent per UTC day by the whole service, counted by a conditional upsert so the operator's daily
+      // cap holds across every process sharing the database.
+      await db.schema
+        .createTable('phone_sms_days')
+        .addColumn('day', 'text', (c) => c.primaryKey())
+        .addColumn('sent', 'bigint', (c) => c.notNull().defaultTo(0))
+        .execute();
+    },
+  },
   '0022_moderation_lists_hits': {
     async up(db: Kysely<unknown>) {
       // The operator's own moderation list (moderation/): a word or phrase per row with its category, matched as the
@@ -888,19 +919,6 @@ const migrations: Record<string, Migration> = {
         .createIndex('misuse_reports_status_created')
         .on('misuse_reports')
         .columns(['status', 'created_at'])
-        .execute();
-    },
-  },
-  '0021_phone_sign_in': {
-    async up(db: Kysely<unknown>) {
-      // A number signs in to one account: stored in E.164, unique (NULLs, the accounts without one, do not collide).
-      await db.schema.createIndex('phone_accounts_mobile_unique').on('accounts').column('mobile').unique().execute();
-      // Text messages sent per UTC day by the whole service, counted by a conditional upsert so the operator's daily
-      // cap holds across every process sharing the database.
-      await db.schema
-        .createTable('phone_sms_days')
-        .addColumn('day', 'text', (c) => c.primaryKey())
-        .addColumn('sent', 'bigint', (c) => c.notNull().defaultTo(0))
         .execute();
     },
   },

@@ -444,6 +444,27 @@ export interface RemoteProvidersTable {
   updated_at: string;
 }
 
+/** 0020: the speech routes' answers per UTC hour (`2030-01-01T13`), summed over every process. */
+export interface SpeechRouteHoursTable {
+  hour: string;
+  requests: number;
+  client_errors: number;
+  server_errors: number;
+  lat_0: number;
+  lat_1: number;
+  lat_2: number;
+  lat_3: number;
+  lat_4: number;
+  lat_5: number;
+  lat_6: number;
+  lat_7: number;
+  lat_8: number;
+  lat_9: number;
+  lat_10: number;
+  lat_11: number;
+  lat_12: number;
+}
+
 /** 0019: model installs started from the console, with their progress. */
 export interface ModelInstallsTable {
   id: string;
@@ -546,6 +567,8 @@ export interface CatalogProductsTable {
   name: string;
   description: string;
   hidden: number;
+  /** 0020: retired (deleted from sale); orders keep naming it. */
+  retired_at: string | null;
   position: number;
   updated_at: string;
   updated_by: string | null;
@@ -718,4 +741,5 @@ export interface Database {
   moderation_terms: ModerationTermsTable;
   moderation_hits: ModerationHitsTable;
   phone_sms_days: PhoneSmsDaysTable;
+  speech_route_hours: SpeechRouteHoursTable;
 }

@@ -53,6 +53,12 @@ export const adminEn = {
     recoveryCode: 'Recovery code',
     recoveryLeft: 'Recovery codes left: {{count}}',
     passed: 'Second factor passed: the console is open for 12 hours',
+    passkeyAdd: 'Add a passkey',
+    passkeyAdded: 'Passkey added: it opens the console next time',
+    yourFactors: 'Your second factor',
+    factorSummary: 'Authenticator app: {{totp}} · passkeys: {{passkeys}}',
+    yes: 'yes',
+    no: 'no',
     until: 'Open until {{time}}',
   },
   home: {

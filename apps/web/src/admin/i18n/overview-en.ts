@@ -22,7 +22,7 @@ export const overviewEn = {
   spent: 'Spent',
   refunded: 'Refunded',
   speech: 'Speech routes',
-  speechScope: 'As this server process answered them since {since} (each process counts its own).',
+  speechScope: 'All server processes over the range, from {since} (hourly counts).',
   requests: 'Requests',
   errorRate: 'Server error rate',
   clientErrors: 'Refused (4xx)',

@@ -24,7 +24,7 @@ export const overviewZhCN: OverviewTexts = {
   spent: '消耗',
   refunded: '退款',
   speech: '语音接口',
-  speechScope: '本服务进程自 {since} 起的统计（每个进程各自计数）。',
+  speechScope: '所选时间段内所有服务进程的统计，自 {since} 起（按小时计数）。',
   requests: '请求数',
   errorRate: '服务端错误率',
   clientErrors: '被拒绝（4xx）',

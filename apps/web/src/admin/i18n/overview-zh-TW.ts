@@ -24,7 +24,7 @@ export const overviewZhTW: OverviewTexts = {
   spent: '消耗',
   refunded: '退款',
   speech: '語音介面',
-  speechScope: '本服務程序自 {since} 起的統計（每個程序各自計數）。',
+  speechScope: '所選時間範圍內所有服務程序的統計，自 {since} 起（按小時計數）。',
   requests: '請求數',
   errorRate: '伺服器錯誤率',
   clientErrors: '被拒絕（4xx）',

@@ -44,6 +44,7 @@ export const settingsEn = {
   off: 'Closed',
   save: 'Save changes',
   reset: 'Discard changes',
+  conflict: 'Someone changed these settings after you opened them: they are reloaded as they are now. Make your change again.',
   saved: 'Settings saved: in force everywhere within seconds',
   nothing: 'Nothing changed',
   version: 'Version {{version}}, changed {{at}}',

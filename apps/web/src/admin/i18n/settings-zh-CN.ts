@@ -41,6 +41,7 @@ export const settingsZhCN: Widen<typeof settingsEn> = {
   off: '关闭',
   save: '保存更改',
   reset: '放弃更改',
+  conflict: '在你打开后已有人修改了这些设置：已重新加载为当前的值，请重新修改。',
   saved: '设置已保存：几秒内在所有进程生效',
   nothing: '没有更改',
   version: '版本 {{version}}，更改于 {{at}}',

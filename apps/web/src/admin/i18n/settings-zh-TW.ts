@@ -41,6 +41,7 @@ export const settingsZhTW: Widen<typeof settingsEn> = {
   off: '關閉',
   save: '儲存變更',
   reset: '捨棄變更',
+  conflict: '在你開啟後已有人修改了這些設定：已重新載入為目前的值，請重新修改。',
   saved: '設定已儲存：幾秒內在所有程序生效',
   nothing: '沒有變更',
   version: '版本 {{version}}，變更於 {{at}}',

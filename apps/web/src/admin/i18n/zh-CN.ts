@@ -54,6 +54,12 @@ export const adminZhCN: AdminMessages = {
     recoveryCode: '恢复码',
     recoveryLeft: '剩余恢复码：{{count}} 个',
     passed: '已通过第二重验证：后台在 12 小时内保持打开',
+    passkeyAdd: '添加通行密钥',
+    passkeyAdded: '通行密钥已添加：下次可用它打开控制台',
+    yourFactors: '你的第二重验证',
+    factorSummary: '身份验证器应用：{{totp}} · 通行密钥：{{passkeys}}',
+    yes: '已设置',
+    no: '未设置',
     until: '有效期至 {{time}}',
   },
   home: {

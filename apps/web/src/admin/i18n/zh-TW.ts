@@ -54,6 +54,12 @@ export const adminZhTW: AdminMessages = {
     recoveryCode: '復原碼',
     recoveryLeft: '剩餘復原碼：{{count}} 組',
     passed: '已通過第二重驗證：後台在 12 小時內保持開啟',
+    passkeyAdd: '新增通行金鑰',
+    passkeyAdded: '通行金鑰已新增：下次可用它開啟主控台',
+    yourFactors: '你的第二重驗證',
+    factorSummary: '驗證器應用程式：{{totp}} · 通行金鑰：{{passkeys}}',
+    yes: '已設定',
+    no: '未設定',
     until: '有效期至 {{time}}',
   },
   home: {

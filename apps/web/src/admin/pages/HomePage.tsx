@@ -1,12 +1,16 @@
-import { List, Paper, Text, Title } from '@mantine/core';
+import { Group, List, Paper, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { PageHeader } from '../../components/PageHeader';
 import { formatDate } from '../../lib/format';
 import { useLocaleChoice } from '../../i18n/hooks';
 import { adminApi, STATUS_KEY } from '../api';
+import { PasskeyButton } from '../SecondFactor';
 
-/** The console's first page: the operator's role, what it may do, and until when the session stays open. */
+/**
+ * The console's first page: the operator's role, what it may do, until when the session stays open, and its second
+ * factors (another passkey may be added here).
+ */
 export default function HomePage() {
   const { t } = useTranslation('admin');
   const { ui } = useLocaleChoice();
@@ -30,6 +34,20 @@ export default function HomePage() {
             </List.Item>
           ))}
         </List>
+      </Paper>
+      <Paper withBorder p="lg" radius="md" mt="md">
+        <Title order={2} size="h5" mb="xs">
+          {t('factor.yourFactors')}
+        </Title>
+        <Group justify="space-between" wrap="wrap">
+          <Text data-testid="admin-factors" data-passkeys={status.data.passkeys}>
+            {t('factor.factorSummary', {
+              totp: status.data.totp ? t('factor.yes') : t('factor.no'),
+              passkeys: status.data.passkeys,
+            })}
+          </Text>
+          <PasskeyButton mode="add" />
+        </Group>
       </Paper>
     </>
   );

@@ -2,9 +2,10 @@ import '@mantine/core/styles/NumberInput.css';
 import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Badge, Button, Group, NumberInput, Paper, Select, Stack, Switch, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Badge, Button, Group, NumberInput, Paper, Select, Stack, Switch, Text, TextInput, Title } from '@mantine/core';
 import type { SettingKey } from '@polyvox/contracts';
 import { notifyInfo, notifySuccess } from '../../lib/notify';
+import { ApiError } from '../../api/errors';
 import { PageHeader } from '../../components/PageHeader';
 import { addEnginesMessages } from '../i18n/engines-index';
 import { enginesApi, type SettingValue } from '../engines-api';
@@ -46,11 +47,20 @@ export default function SettingsPage() {
     const now = settings.data?.values ?? {};
     return Object.fromEntries(Object.entries(draft).filter(([k, v]) => now[k] !== v));
   }, [draft, settings.data]);
+  const [conflict, setConflict] = useState(false);
   const save = useMutation({
-    mutationFn: () => enginesApi.saveSettings(changes),
+    mutationFn: () => enginesApi.saveSettings(changes, settings.data?.version ?? 0),
     onSuccess: (data) => {
+      setConflict(false);
       client.setQueryData(SETTINGS_KEY, data);
       notifySuccess(t('saved'));
+    },
+    // Changed by someone else since this page read them: say so and show what is stored now (the draft follows it).
+    onError: (e) => {
+      if (e instanceof ApiError && e.status === 409) {
+        setConflict(true);
+        void settings.refetch();
+      }
     },
   });
   const data = settings.data;
@@ -160,6 +170,11 @@ export default function SettingsPage() {
             ),
           })}
         </Text>
+      )}
+      {conflict && (
+        <Alert color="orange" role="alert" data-testid="settings-conflict">
+          {t('conflict')}
+        </Alert>
       )}
       <form
         onSubmit={(e) => {
