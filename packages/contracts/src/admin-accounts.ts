@@ -108,6 +108,17 @@ export const AdminAccountPage = z.object({
       live: z.boolean(),
     }),
   ),
+  reports: z
+    .array(
+      z.object({
+        id: z.string(),
+        status: z.enum(['new', 'in_review', 'actioned', 'rejected']),
+        reason: z.string(),
+        voice_id: z.string().nullable(),
+        created_at: z.string(),
+      }),
+    )
+    .describe('reports of misuse about the account: its voice, or audio whose provenance names it (the newest list_limit)'),
   /** Every list but the ledger and the orders (paged on their own routes) holds the newest this many at most. */
   list_limit: z.number().int(),
 });

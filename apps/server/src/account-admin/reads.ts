@@ -107,11 +107,11 @@ export class AccountReads {
     };
   }
 
-  /** The account with its keys, voices, samples and sessions (the newest LIST_LIMIT of each). */
+  /** The account with its keys, voices, samples, sessions and the reports about it (the newest LIST_LIMIT of each). */
   async page(accountId: string): Promise<AdminAccountPage> {
     const account = await this.detail(accountId);
     const now = nowIso();
-    const [keys, voices, samples, sessions] = await Promise.all([
+    const [keys, voices, samples, sessions, reports] = await Promise.all([
       this.db
         .selectFrom('api_keys')
         .select(['id', 'name', 'prefix', 'credit_limit', 'used', 'created_at', 'last_used_at', 'deleted_at'])
@@ -140,6 +140,14 @@ export class AccountReads {
         .orderBy('created_at', 'desc')
         .limit(LIST_LIMIT)
         .execute(),
+      // Reports of misuse naming the account (its voice reported, or reported audio whose provenance leads to it).
+      this.db
+        .selectFrom('misuse_reports')
+        .select(['id', 'status', 'reason', 'voice_id', 'created_at'])
+        .where('account_id', '=', accountId)
+        .orderBy('created_at', 'desc')
+        .limit(LIST_LIMIT)
+        .execute(),
     ]);
     return {
       account,
@@ -156,6 +164,7 @@ export class AccountReads {
         duration: Number(s.duration),
       })),
       sessions: sessions.map((s) => ({ ...s, live: s.revoked_at === null && s.expires_at > now })),
+      reports: reports.map((r) => ({ ...r, status: r.status as AdminAccountPage['reports'][number]['status'] })),
       list_limit: LIST_LIMIT,
     };
   }

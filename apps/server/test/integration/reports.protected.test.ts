@@ -168,6 +168,14 @@ describe.each(DIALECTS)('protected voices and reports (%s)', (dialect) => {
     const stored = await fetch(new URL(`/admin/api/reports/${made.body.id}/audio`, t.url), { headers: { 'x-sid': op.sid! } });
     expect(Buffer.from(await stored.arrayBuffer()).equals(file)).toBe(true);
 
+    // The account's page in the console lists the reports about it.
+    const page = await op.get(`/admin/api/accounts/${ownerId}`);
+    expect(page.body.reports).toContainEqual(
+      expect.objectContaining({ id: made.body.id, status: 'new', reason: 'impersonation', voice_id: voice.id }),
+    );
+    const stranger = await op.get(`/admin/api/accounts/${(await op.get('/accounts/me')).body.id}`);
+    expect(stranger.body.reports).toEqual([]);
+
     expect((await op.post(`/admin/api/reports/${made.body.id}/review`, { reason: 'looking' })).body.status).toBe('in_review');
     const down = await op.post(`/admin/api/reports/${made.body.id}/takedown`, { reason: 'impersonation confirmed' });
     expect(down.status, JSON.stringify(down.body)).toBe(200);

@@ -31,6 +31,8 @@ export const accountsEn = {
   keys: 'API keys',
   voices: 'Voices',
   samples: 'Samples',
+  reports: 'Reports',
+  reportsOpen: 'Open the queue',
   sessions: 'Sessions',
   kind: 'Kind',
   amount: 'Amount',

@@ -33,6 +33,8 @@ export const accountsZhCN: AccountsTexts = {
   keys: 'API 密钥',
   voices: '声音',
   samples: '样本',
+  reports: '举报',
+  reportsOpen: '打开举报队列',
   sessions: '会话',
   kind: '类别',
   amount: '数量',

@@ -33,6 +33,8 @@ export const accountsZhTW: AccountsTexts = {
   keys: 'API 金鑰',
   voices: '聲音',
   samples: '樣本',
+  reports: '檢舉',
+  reportsOpen: '開啟檢舉佇列',
   sessions: '工作階段',
   kind: '類別',
   amount: '數量',

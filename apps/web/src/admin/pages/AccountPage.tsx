@@ -29,6 +29,9 @@ import { formatBytes, formatNumber } from '../../lib/format';
 import { notifyError, notifySuccess } from '../../lib/notify';
 import { adminAccountsApi, type AdminAccountPage } from '../accounts-api';
 import { fill, useTexts } from '../i18n/texts';
+import { reportsEn } from '../i18n/reports-en';
+import { reportsZhCN } from '../i18n/reports-zh-CN';
+import { reportsZhTW } from '../i18n/reports-zh-TW';
 import { ACCOUNTS_TEXTS, SCROLL_PROPS, StatusBadge } from '../accounts-shared';
 
 type Texts = (typeof ACCOUNTS_TEXTS)['en'];
@@ -279,9 +282,12 @@ function SimpleList({ heads, rows, empty, testId }: { heads: string[]; rows: Rea
   );
 }
 
-/** One account: balance and state, its ledger, orders, keys, voices, samples and sessions, and the actions on it. */
+const REPORTS_TEXTS = { en: reportsEn, 'zh-CN': reportsZhCN, 'zh-TW': reportsZhTW };
+
+/** One account: balance and state, its ledger, orders, keys, voices, samples, sessions and reports, and the actions on it. */
 export function AccountPage({ id }: { id: string }) {
   const texts = useTexts(ACCOUNTS_TEXTS);
+  const reportTexts = useTexts(REPORTS_TEXTS);
   const { ui } = useLocaleChoice();
   const [action, setAction] = useState<Action | null>(null);
   const query = useQuery({ queryKey: ['admin', 'account', id], queryFn: () => adminAccountsApi.page(id) });
@@ -298,7 +304,7 @@ export function AccountPage({ id }: { id: string }) {
         <LoadError error={query.error} onRetry={() => void query.refetch()} what="account" />
       </Stack>
     );
-  const { account, keys, voices, samples, sessions, list_limit } = query.data;
+  const { account, keys, voices, samples, sessions, reports, list_limit } = query.data;
   const date = (iso: string | null) => (iso ? (formatDateTime(iso, ui) ?? texts.none) : texts.none);
   const disabled = account.status === 'disabled';
   return (
@@ -379,6 +385,9 @@ export function AccountPage({ id }: { id: string }) {
           <Tabs.Tab value="sessions" data-testid="tab-sessions">
             {texts.sessions} <Badge size="xs">{sessions.filter((s) => s.live).length}</Badge>
           </Tabs.Tab>
+          <Tabs.Tab value="reports" data-testid="tab-reports">
+            {texts.reports} <Badge size="xs">{reports.length}</Badge>
+          </Tabs.Tab>
         </Tabs.List>
         <Tabs.Panel value="ledger" pt="md">
           <Ledger id={account.id} texts={texts} />
@@ -448,8 +457,24 @@ export function AccountPage({ id }: { id: string }) {
             ])}
           />
         </Tabs.Panel>
+        <Tabs.Panel value="reports" pt="md">
+          <SimpleList
+            testId="reports-table"
+            empty={texts.empty}
+            heads={[texts.created, texts.reason, texts.status, texts.voices, '']}
+            rows={reports.map((r) => [
+              date(r.created_at),
+              reportTexts.reasons[r.reason as keyof typeof reportTexts.reasons] ?? r.reason,
+              reportTexts.statuses[r.status],
+              r.voice_id ? <code key="v">{r.voice_id}</code> : texts.none,
+              <Anchor key="open" component={Link} to={`/admin/reports?status=${r.status}`} size="sm">
+                {texts.reportsOpen}
+              </Anchor>,
+            ])}
+          />
+        </Tabs.Panel>
       </Tabs>
-      {[keys, voices, samples, sessions].some((l) => l.length >= list_limit) && (
+      {[keys, voices, samples, sessions, reports].some((l) => l.length >= list_limit) && (
         <Text size="xs" c="dimmed">
           {fill(texts.listLimit, { limit: list_limit })}
         </Text>
