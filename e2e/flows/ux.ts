@@ -27,7 +27,11 @@ async function accountOf(sid: string): Promise<{ id: string; vip: { credits: num
 /** The home page's try-it box, the pricing and orders pages after a purchase, the voice picker, the key dialog. */
 export function uxTests(): void {
   test('a visitor tries a voice on the home page with the trial credits, and sees why when none are left', async () => {
-    const context = await env.browser.newContext({ viewport: { width: 390, height: 844 } });
+    // A new visitor from an address of its own: the flows before it spent this machine's trial grants per address.
+    const context = await env.browser.newContext({
+      viewport: { width: 390, height: 844 },
+      extraHTTPHeaders: { 'x-forwarded-for': '203.0.113.90' },
+    });
     try {
       const page = await context.newPage();
       page.setDefaultTimeout(HANG_GUARD_MS);
