@@ -9,10 +9,12 @@ import { assert } from './assert';
  */
 export async function dismissToasts(page: Page): Promise<void> {
   const close = page.locator('.mantine-Notifications-root .mantine-Notification-closeButton');
+  // A short wait each: a toast already closing on its own (its button leaving, never stable) must not hold the flow
+  // for the page's whole timeout.
   for (let i = await close.count(); i > 0; i--)
     await close
       .first()
-      .click()
+      .click({ timeout: 1500 })
       .catch(() => undefined);
 }
 
