@@ -4,61 +4,19 @@
  * protocol, enabled, edited; the models' catalogue with its licences and the non-commercial confirmation; a setting
  * changed and in force; both pages in three languages at 390 px and 1440 px with no overflow.
  */
-import { spawnSync } from 'node:child_process';
-import { generate } from 'otplib';
-import { SID_KEY } from '../lib/browser';
-import { ensureSignedIn } from '../lib/account';
 import { env, LANGS } from '../lib/env';
 import { assert, assertEqual } from '../lib/assert';
 import { test } from '../lib/fixtures';
 import { assertFits, waitForSettledPage } from '../lib/layout-checks';
-import { ROOT } from '../lib/server';
 import { dismissToasts } from '../lib/speech';
 import { openAIServer, type ProviderServer } from '../../packages/speech/test/support/provider-servers';
+import { adminApi as api, becomeOwner, openIn as open } from '../lib/admin';
 
 const KEY = 'good';
 const TITLES = {
   engines: { en: 'Engines, models and providers', 'zh-CN': '引擎、模型与服务商', 'zh-TW': '引擎、模型與服務商' },
   settings: { en: 'Settings', 'zh-CN': '设置', 'zh-TW': '設定' },
 } as const;
-
-async function api(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const sid = (await env.ui.storage(SID_KEY)) ?? '';
-  const res = await fetch(`${env.server.baseUrl}${path}`, {
-    method,
-    headers: { 'x-sid': sid, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text && res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text };
-}
-
-/** Names the signed-in account an owner (the command line, as the first owner is made) and passes TOTP. */
-async function becomeOwner(): Promise<void> {
-  await ensureSignedIn();
-  const me = await api('GET', '/accounts/me');
-  const status = await api('GET', '/admin/api/auth/status');
-  if (status.status === 200 && status.body.elevated) return;
-  if (status.status === 403) {
-    const added = spawnSync('npm', ['run', '--silent', 'admin', '--', 'operator', 'add', me.body.email, '--role', 'owner'], {
-      cwd: ROOT,
-      env: { ...process.env, DATA_DIR: env.server.dataDir, MODELS_DIR: `${env.server.dataDir}/models` },
-      encoding: 'utf8',
-    });
-    assertEqual(added.status, 0, `npm run admin -- operator add: ${added.stderr}`);
-  }
-  const enrolled = await api('POST', '/admin/api/auth/totp/enrol');
-  assertEqual(enrolled.status, 200, `enrol: ${JSON.stringify(enrolled.body)}`);
-  const confirmed = await api('POST', '/admin/api/auth/totp/confirm', { code: await generate({ secret: enrolled.body.secret }) });
-  assertEqual(confirmed.status, 200, `confirm: ${JSON.stringify(confirmed.body)}`);
-}
-
-/** Opens a console route in `lang` (stored as the language menu stores it, then a full load). */
-async function open(route: string, lang: string): Promise<void> {
-  await env.page.evaluate((l) => localStorage.setItem('polyvox.lang', l), lang);
-  await env.ui.goto(route);
-  await env.page.reload();
-}
 
 export function adminEnginesTests(): void {
   let fake: ProviderServer;

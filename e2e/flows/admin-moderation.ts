@@ -4,56 +4,15 @@
  * caller's language and charges nothing), the refusal is listed with its route and category, the word is removed and
  * the text passes again; the page fits 390 px and 1440 px in three languages.
  */
-import { spawnSync } from 'node:child_process';
-import { generate } from 'otplib';
 import { ERROR_MESSAGES } from '@polyvox/contracts';
-import { SID_KEY } from '../lib/browser';
-import { ensureSignedIn } from '../lib/account';
 import { env, LANGS } from '../lib/env';
 import { assert, assertEqual } from '../lib/assert';
 import { test } from '../lib/fixtures';
 import { assertFits, waitForSettledPage } from '../lib/layout-checks';
-import { ROOT } from '../lib/server';
 import { dismissToasts } from '../lib/speech';
+import { adminApi as api, becomeOwner, openIn as open } from '../lib/admin';
 
 const TITLE = { en: 'Moderation', 'zh-CN': '内容审核', 'zh-TW': '內容審核' } as const;
-
-async function api(method: string, path: string, body?: unknown, lang = 'en'): Promise<{ status: number; body: any }> {
-  const sid = (await env.ui.storage(SID_KEY)) ?? '';
-  const res = await fetch(`${env.server.baseUrl}${path}`, {
-    method,
-    headers: { 'x-sid': sid, 'accept-language': lang, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text && res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text };
-}
-
-/** Names the signed-in account an owner (as the first owner is made) and passes TOTP; nothing when it already is. */
-async function becomeOwner(): Promise<void> {
-  await ensureSignedIn();
-  const me = await api('GET', '/accounts/me');
-  const status = await api('GET', '/admin/api/auth/status');
-  if (status.status === 200 && status.body.elevated) return;
-  if (status.status === 403) {
-    const added = spawnSync('npm', ['run', '--silent', 'admin', '--', 'operator', 'add', me.body.email, '--role', 'owner'], {
-      cwd: ROOT,
-      env: { ...process.env, DATA_DIR: env.server.dataDir, MODELS_DIR: `${env.server.dataDir}/models` },
-      encoding: 'utf8',
-    });
-    assertEqual(added.status, 0, `npm run admin -- operator add: ${added.stderr}`);
-  }
-  const enrolled = await api('POST', '/admin/api/auth/totp/enrol');
-  assertEqual(enrolled.status, 200, `enrol: ${JSON.stringify(enrolled.body)}`);
-  const confirmed = await api('POST', '/admin/api/auth/totp/confirm', { code: await generate({ secret: enrolled.body.secret }) });
-  assertEqual(confirmed.status, 200, `confirm: ${JSON.stringify(confirmed.body)}`);
-}
-
-async function open(route: string, lang: string): Promise<void> {
-  await env.page.evaluate((l) => localStorage.setItem('polyvox.lang', l), lang);
-  await env.ui.goto(route);
-  await env.page.reload();
-}
 
 export function adminModerationTests(): void {
   test('a word added to the operator list refuses a synthesis at once, the refusal is listed, removing it lets the text pass', async () => {
