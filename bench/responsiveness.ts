@@ -246,6 +246,9 @@ export async function responsivenessRows(): Promise<BenchRow[]> {
     ],
     env: { BENCH_PROBE_FILE: probeFile },
     ...(root ? { root } : {}),
+    // What `npm start` runs: the compiled build with production's V8 flags (BENCH_RESPONSIVENESS_SOURCES=1: the
+    // TypeScript sources through tsx instead, as `npm run dev`).
+    compiled: !process.env.BENCH_RESPONSIVENESS_SOURCES,
   });
   try {
     // BENCH_RESPONSIVENESS_LOAD_ONLY=1 skips the first-byte rows (to profile the load alone).

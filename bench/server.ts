@@ -5,6 +5,8 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { waitUntilReady } from './wait.js';
+import { buildServer, serverBuildIsCurrent } from '../scripts/build-server.mjs';
+import { SERVER_NODE_FLAGS } from '../scripts/node-flags.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 
@@ -34,28 +36,32 @@ export async function startServer(
     webDist?: string;
     env?: Record<string, string>;
     /** Another checkout's server. */ root?: string;
+    /** The compiled server with production's V8 flags, as `npm start` runs it (built first when out of date), rather
+     * than the TypeScript sources through tsx. */
+    compiled?: boolean;
   } = {},
 ): Promise<BenchServer> {
+  const base = opts.root ?? root;
+  if (opts.compiled && !opts.root && !serverBuildIsCurrent()) await buildServer({ quiet: true });
+  const entry = opts.compiled
+    ? [...SERVER_NODE_FLAGS, ...(opts.execArgv ?? []), path.join(base, 'apps/server/dist/main.mjs')]
+    : [...(opts.execArgv ?? []), '--import', 'tsx', path.join(base, 'apps/server/src/main.ts')];
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'polyvox-bench-'));
   const port = await freePort();
-  const child: ChildProcess = spawn(
-    process.execPath,
-    [...(opts.execArgv ?? []), '--import', 'tsx', path.join(opts.root ?? root, 'apps/server/src/main.ts')],
-    {
-      cwd: opts.root ?? root,
-      env: {
-        ...process.env,
-        PORT: String(port),
-        DATA_DIR: dataDir,
-        LOG_LEVEL: 'warn',
-        WEB_DIST: opts.webDist ?? path.join(dataDir, 'none'),
-        PREVIEW_PRERENDER: 'false',
-        ...opts.env,
-      },
-      // BENCH_SERVER_STDOUT=<file>: the server's standard output kept there (V8's --trace-* flags print to it).
-      stdio: ['ignore', process.env.BENCH_SERVER_STDOUT ? openSync(process.env.BENCH_SERVER_STDOUT, 'w') : 'ignore', 'inherit'],
+  const child: ChildProcess = spawn(process.execPath, entry, {
+    cwd: base,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      WEB_DIST: opts.webDist ?? path.join(dataDir, 'none'),
+      PREVIEW_PRERENDER: 'false',
+      ...opts.env,
     },
-  );
+    // BENCH_SERVER_STDOUT=<file>: the server's standard output kept there (V8's --trace-* flags print to it).
+    stdio: ['ignore', process.env.BENCH_SERVER_STDOUT ? openSync(process.env.BENCH_SERVER_STDOUT, 'w') : 'ignore', 'inherit'],
+  });
   const url = `http://127.0.0.1:${port}`;
   // Up to five minutes: on a loaded machine tsx compiles the sources slowly.
   await waitUntilReady(url, 3000);
