@@ -7,9 +7,15 @@ import os from 'node:os';
  */
 export const BACKGROUND_NICE = 10;
 
-export function lowerPriority(pid = 0): void {
+/**
+ * The encoder thread's: below the server's event loop, which answers every other request and must get a core the
+ * moment it has work, yet above the synthesis workers, whose sentences it encodes (a stream's next bytes wait on it).
+ */
+export const ENCODER_NICE = 5;
+
+export function lowerPriority(pid = 0, nice = BACKGROUND_NICE): void {
   try {
-    os.setPriority(pid, BACKGROUND_NICE);
+    os.setPriority(pid, nice);
   } catch {
     // Not permitted or not supported here: synthesis still works, only at normal priority.
   }

@@ -11,7 +11,7 @@ import { synthesizeAhead, synthesizeInto } from './streamed.ts';
 
 const config = workerData as WorkerConfig;
 // Background workers yield the cores to the API; the interactive lane runs one waited-on sentence
-// at a time at normal priority, like the encoder thread.
+// at a time at normal priority (the encoder thread runs between the two: priority.ts).
 if (!config.interactive) lowerPriority();
 
 const port = parentPort!;
