@@ -48,8 +48,8 @@ export function adminRetentionTests(): void {
       file_id: sampleId,
     });
     assertEqual(preview.status, 201, `the clone preview: ${JSON.stringify(preview.body)}`);
-    const voice = await adminApi('PUT', '/voice', { type: 'clone', name: 'Kept for the operator', preview_id: preview.body.id });
-    assertEqual(voice.status, 201, 'the clone is saved');
+    const voice = await adminApi('PUT', '/voice', { type: 'clone', name: 'My own clone', preview_id: preview.body.id });
+    assertEqual(voice.status, 201, `the clone is saved: ${JSON.stringify(voice.body)}`);
     assertEqual((await adminApi('DELETE', `/voice?id=${voice.body.id}`)).status, 204, 'the owner deletes it');
     assertEqual((await adminApi('GET', `/voice?id=${voice.body.id}`)).status, 404, 'gone for its owner');
 

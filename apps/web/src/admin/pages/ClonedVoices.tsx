@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { Badge, Button, Group, Modal, Skeleton, Stack, Table, Text, Textarea } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
+import { getSid } from '../../api/storage';
 import { LoadError } from '../../components/LoadError';
 import { WideTable } from '../../components/WideTable';
 import { formatDateTime } from '../../economy/usage';
@@ -28,7 +29,8 @@ export function SampleAccess({ url, what, testId }: { url: string; what: string;
     setBusy(true);
     try {
       const query = new URLSearchParams({ reason: reason.trim(), ...(mode === 'download' ? { download: 'true' } : {}) });
-      const res = await fetch(`${url}?${query}`, { credentials: 'same-origin' });
+      const sid = getSid();
+      const res = await fetch(`${url}?${query}`, { headers: sid ? { 'x-sid': sid } : {} });
       if (!res.ok) throw new Error(res.status === 404 ? texts.sampleGone : `HTTP ${res.status}`);
       const blob = await res.blob();
       const link = URL.createObjectURL(blob);
