@@ -1,7 +1,8 @@
 /**
  * `npx tsx bench/sms-pumping.ts`: SMS pumping against real server processes, on SQLite and on PostgreSQL.
  * 1. One address asks for codes to 1,000 distinct numbers (every proof-of-work solved, as a determined attacker
- *    would): how many messages leave, against SMS_LIMIT_PER_IP_HOUR.
+ *    would), alternately from two server processes on one database without Redis: how many messages leave, against
+ *    SMS_LIMIT_PER_IP_HOUR.
  * 2. Two server processes on one database, 200 requests for distinct numbers spread over both at once, with
  *    SMS_DAILY_CAP=25 and no per-address limit in the way: how many messages leave.
  * Messages are counted in the file outbox both processes share (SMS_URL default).
@@ -86,22 +87,26 @@ async function run(dialect: 'sqlite' | 'postgres') {
   }
   const out: Record<string, number> = {};
   try {
-    // 1. One address, 1,000 numbers, each request with a solved proof-of-work.
-    const one = await start(dataDir, { ...env, SMS_LIMIT_PER_IP_HOUR: '10', SMS_FREE_PER_IP_DAY: '2' });
+    // 1. One address, 1,000 numbers, each request with a solved proof-of-work, spread over two processes on one
+    //    database without Redis (the limits are counted in the database).
+    const limits = { ...env, SMS_LIMIT_PER_IP_HOUR: '10', SMS_FREE_PER_IP_DAY: '2' };
+    const pair = [await start(dataDir, limits), await start(dataDir, limits)];
     const statuses: Record<number, number> = {};
     let powMs = 0;
     for (let i = 0; i < 1000; i++) {
+      const url = pair[i % 2]!.url;
       const t0 = performance.now();
-      const challenge = i < 2 ? undefined : await solved(one.url);
+      const challenge = i < 2 ? undefined : await solved(url);
       powMs += performance.now() - t0;
-      const s = await send(one.url, `+86136${String(10_000_000 + i)}`, challenge);
+      const s = await send(url, `+86136${String(10_000_000 + i)}`, challenge);
       statuses[s] = (statuses[s] ?? 0) + 1;
     }
     out.pumping_requests = 1000;
+    out.pumping_processes = 2;
     out.pumping_sent = await outboxCount(dataDir);
     out.pumping_429 = statuses[429] ?? 0;
     out.pumping_pow_ms_mean = Math.round(powMs / 998);
-    await stop(one.child);
+    await Promise.all(pair.map((p) => stop(p.child)));
 
     // 2. Two processes, one database, a daily cap of 25.
     await fs.rm(path.join(dataDir, 'sms'), { recursive: true, force: true });

@@ -14,6 +14,7 @@ import { adminPasskeyTests } from './flows/admin-passkey';
 import { adminOrdersTests } from './flows/admin-orders';
 import { adminModerationTests } from './flows/admin-moderation';
 import { adminReportsTests } from './flows/admin-reports';
+import { adminRetentionTests } from './flows/admin-retention';
 import { designTests } from './flows/design';
 import { economyTests } from './flows/economy';
 import { libraryTests } from './flows/library';
@@ -60,6 +61,8 @@ const FLOWS: Record<string, () => void> = {
   'admin-moderation': adminModerationTests,
   // Reports: the form from the console's footer, then the queue (it reuses the elevated owner, or names a support operator).
   'admin-reports': adminReportsTests,
+  // A deleted clone's sample and consent on the account's page, opened with a reason (owner named here when alone).
+  'admin-retention': adminRetentionTests,
 };
 // E2E_FLOWS=design (a comma list) runs only those flows, in the order above; unset, all of them.
 const only = (process.env.E2E_FLOWS ?? '')

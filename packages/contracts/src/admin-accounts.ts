@@ -264,3 +264,40 @@ export const OverviewResponse = z
   })
   .meta({ id: 'Overview' });
 export type OverviewResponse = z.infer<typeof OverviewResponse>;
+
+/**
+ * A cloned voice of an account as the operator sees it: its live voices, and those its owner deleted whose sample
+ * and consent are kept until `purge_after` (VOICE_RETENTION_DAYS after the deletion).
+ */
+export const AdminClonedVoice = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    model: z.string(),
+    status: z.enum(['active', 'taken_down', 'deleted']),
+    created_at: z.string(),
+    deleted_at: z.string().nullable(),
+    purge_after: z.string().nullable(),
+    sample: z
+      .object({
+        id: z.string(),
+        format: z.string(),
+        size: z.number().int(),
+        duration: z.number(),
+        sha256: z.string().nullable(),
+        created_at: z.string(),
+        consent_at: z.string(),
+        consent_ip: z.string(),
+      })
+      .nullable()
+      .describe('the sample it was cloned from, with its consent record; null when it is no longer kept'),
+  })
+  .meta({ id: 'AdminClonedVoice' });
+export type AdminClonedVoice = z.infer<typeof AdminClonedVoice>;
+export const AdminClonedVoiceList = z.object({ items: z.array(AdminClonedVoice), retention_days: z.number().int() });
+export type AdminClonedVoiceList = z.infer<typeof AdminClonedVoiceList>;
+/** Why the operator opens a sample: written to the audit trail with who and when. */
+export const SampleAccessQuery = z.object({
+  reason: OperatorReason,
+  download: z.enum(['true', 'false']).optional(),
+});

@@ -40,8 +40,9 @@ import { orderOperatorRoutes } from '../payments/operator-routes.js';
 import { designRoutes } from '../design/routes.js';
 import { pronunciationRoutes } from '../pronunciation/routes.js';
 import { accountAdminRoutes } from '../account-admin/routes.js';
+import { clonedVoiceRoutes } from '../account-admin/cloned-voice-routes.js';
 import { overviewRoutes } from '../overview/routes.js';
-import { accountAdminOf, overviewOf } from './operator-accounts.js';
+import { accountAdminOf, clonedVoicesOf, overviewOf } from './operator-accounts.js';
 import { isSpeechRoute } from '../overview/service.js';
 import { operatorRoutes } from '../operators/routes.js';
 import type { AppContext } from './context.js';
@@ -85,6 +86,7 @@ async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<vo
   await app.register(designRoutes(ctx));
   await app.register(pronunciationRoutes(ctx));
   await app.register(accountAdminRoutes({ accountAdmin: accountAdminOf(ctx) }));
+  await app.register(clonedVoiceRoutes({ clonedVoices: clonedVoicesOf(ctx) }));
   await app.register(overviewRoutes({ overview: overviewOf(ctx) }));
   await app.register(operatorRoutes({ db: ctx.db.kysely, operators: ctx.operators, factor: ctx.factor }));
   await app.register(

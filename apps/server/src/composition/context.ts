@@ -46,6 +46,7 @@ import type { ModelInstalls } from '../models/installs.js';
 import type { AuditTrail } from '../audit/trail.js';
 import type { ModerationService } from '../moderation/service.js';
 import type { ProtectedVoices } from '../protected-voices/service.js';
+import type { WithheldVoices } from '../voices/withheld.js';
 import type { OperatorsService } from '../operators/service.js';
 import type { SecondFactorService } from '../operators/factor.js';
 import type { SpeechStatsRecorder } from '../overview/speech-stats.js';
@@ -124,6 +125,8 @@ export interface AppContext {
   factor: SecondFactorService;
   /** Voices no clone sample may match (public figures, the library's speakers, voices taken down). */
   protectedVoices: ProtectedVoices;
+  /** The official voices taken down after a report, left out of the library (forgotten here after a takedown). */
+  withheldVoices: WithheldVoices;
   /** The speech routes' answers of this process, added to the hourly counts every process shares. */
   speechStats: SpeechStatsRecorder;
 }

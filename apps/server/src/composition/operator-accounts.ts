@@ -1,4 +1,5 @@
 import { AccountAdminService } from '../account-admin/service.js';
+import { ClonedVoices } from '../account-admin/cloned-voices.js';
 import { OverviewService, type EngineHealth, type QueueHealth } from '../overview/service.js';
 import { heartbeatKey } from '../synthesis/redis-queues.js';
 import type { AppContext } from './context.js';
@@ -18,6 +19,16 @@ export function accountAdminOf(ctx: AppContext): AccountAdminService {
         return { jobs: await ctx.jobs.cancelAll(accountId) };
       },
     },
+  });
+}
+
+/** The samples and consent records behind the accounts' cloned voices, kept VOICE_RETENTION_DAYS after a deletion. */
+export function clonedVoicesOf(ctx: AppContext): ClonedVoices {
+  return new ClonedVoices({
+    db: ctx.db.kysely,
+    storage: ctx.storage,
+    audit: ctx.audit,
+    retentionDays: () => ctx.settings.current().VOICE_RETENTION_DAYS,
   });
 }
 

@@ -3,9 +3,7 @@ import { PUBLIC_CHECKS_QUEUED, watermarkDetector } from '../provenance/verify.js
 import type { ReportRoutesDeps } from '../reports/routes.js';
 import { ReportsService } from '../reports/service.js';
 import type { AppContext } from './context.js';
-import { accountAdminOf } from './operator-accounts.js';
-
-const SAMPLE_TYPES: Record<string, string> = { mp3: 'audio/mpeg', m4a: 'audio/mp4', wav: 'audio/wav' };
+import { accountAdminOf, clonedVoicesOf } from './operator-accounts.js';
 
 /** Reports of misuse and protected voices: the account admin's disable, the library, provenance and storage. */
 export function reportsOf(ctx: AppContext): ReportRoutesDeps {
@@ -22,6 +20,7 @@ export function reportsOf(ctx: AppContext): ReportRoutesDeps {
         () => true,
         () => false,
       ),
+    officialTakenDown: () => ctx.withheldVoices.invalidate(),
     voiceprintOf: voiceprintOfFile,
   });
   return {
@@ -35,15 +34,6 @@ export function reportsOf(ctx: AppContext): ReportRoutesDeps {
     publicUrl: ctx.config.PUBLIC_URL,
     tempFile: () => ctx.design.samples.tempFile(),
     voiceprintOf: voiceprintOfFile,
-    async sampleAudio(accountId: string, sampleId: string) {
-      const row = await ctx.db.kysely
-        .selectFrom('voice_samples')
-        .select(['storage_key', 'format'])
-        .where('id', '=', sampleId)
-        .where('account_id', '=', accountId)
-        .executeTakeFirst();
-      const bytes = row ? await ctx.storage.get(row.storage_key) : null;
-      return row && bytes ? { bytes, contentType: SAMPLE_TYPES[row.format] ?? 'application/octet-stream' } : null;
-    },
+    sampleAudio: (act, accountId, sampleId, reason) => clonedVoicesOf(ctx).sample(act, accountId, sampleId, reason),
   };
 }

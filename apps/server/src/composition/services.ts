@@ -46,6 +46,8 @@ import { PreviewsService } from '../design/previews.js';
 import { OwnVoicesService } from '../design/own-voices.js';
 import { OwnVoiceLookup } from '../design/own-voice-lookup.js';
 import { VoiceLibrary } from '../voices/library.js';
+import { WithheldVoices } from '../voices/withheld.js';
+import { databaseRateLimiter } from '../platform/db-rate-limit.js';
 import { LocalSynthesizer } from '../speech/synthesizer.js';
 import { DatabaseJobProvider } from '../synthesis/jobs/database.js';
 import { startJobLayer } from '../synthesis/jobs/kinds.js';
@@ -159,9 +161,11 @@ export function buildServices(
     signupOpen: () => settings.current().SIGNUP_OPEN,
   });
   // Phone sign-in: codes by SMS (SMS_URL) behind the SMS guard's countries, limits, proof-of-work and daily cap.
+  // Its limits count in Redis when there is one, else in the database: a text costs money, so the limits hold
+  // across every process either way (the memory limiter would give each process an allowance of its own).
   const smsGuard = new SmsGuard({
     db: db.kysely,
-    limiter,
+    limiter: redis ? limiter : databaseRateLimiter(db.kysely, 'sms|'),
     secret,
     limits: liveView(
       settings,
@@ -202,7 +206,8 @@ export function buildServices(
   // Synthesis: SpeechHost (resources.ts, with the shared cache) and, in an API process, the queues (resources.ts).
   // ROLE=api synthesizes through the queue (in worker processes); the others on their own engines.
   const engines = new LocalSynthesizer({ host: speech });
-  const library = new VoiceLibrary({ host: speech });
+  const withheldVoices = new WithheldVoices(db.kysely);
+  const library = new VoiceLibrary({ host: speech, withheld: withheldVoices });
   const designRepo = new DesignRepository(db.kysely);
   const samples = new SamplesService({
     repo: designRepo,
@@ -429,6 +434,7 @@ export function buildServices(
     operators: new OperatorsService({ db: db.kysely, audit, clock: operatorClock }),
     factor,
     protectedVoices,
+    withheldVoices,
     speechStats: new SpeechStatsRecorder(db.kysely),
   };
 }

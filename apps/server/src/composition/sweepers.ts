@@ -5,7 +5,9 @@ import { startHoldSweeper } from '../credits/sweeper.js';
 import { startJobSweeper } from '../synthesis/job-sweeper.js';
 import { startOrderSweeper } from '../orders/sweeper.js';
 import { startEventSweeper } from '../stats/sweeper.js';
+import { sweepRateWindows } from '../platform/db-rate-limit.js';
 import type { AppContext } from './context.js';
+import { clonedVoicesOf } from './operator-accounts.js';
 
 type Stop = () => void;
 
@@ -39,6 +41,36 @@ const SWEEPERS: { name: string; start(ctx: AppContext, log: FastifyBaseLogger, g
           done: 'removed refused texts past their retention',
           field: 'removed',
           failed: 'moderation hit sweep failed',
+        },
+        ctx.config.HOLD_SWEEP_SECONDS,
+        log,
+        gate,
+      ),
+  },
+  {
+    name: 'deleted voices',
+    start: (ctx, log, gate) =>
+      startSweeper(
+        {
+          sweep: () => clonedVoicesOf(ctx).sweep(),
+          done: 'removed deleted voices’ samples past their retention',
+          field: 'removed',
+          failed: 'deleted voice sweep failed',
+        },
+        ctx.config.HOLD_SWEEP_SECONDS,
+        log,
+        gate,
+      ),
+  },
+  {
+    name: 'rate windows',
+    start: (ctx, log, gate) =>
+      startSweeper(
+        {
+          sweep: () => sweepRateWindows(ctx.db.kysely),
+          done: 'removed lapsed rate-limit windows',
+          field: 'removed',
+          failed: 'rate window sweep failed',
         },
         ctx.config.HOLD_SWEEP_SECONDS,
         log,

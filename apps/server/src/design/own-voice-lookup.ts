@@ -65,7 +65,7 @@ export class OwnVoiceLookup implements OwnVoiceSource {
 
   /** The engine voice an own voice (or a preview) is made on, or null when its engine is no longer installed. */
   async baseInfo(row: { base_voice: string; model: string; gender: string }): Promise<VoiceInfo | null> {
-    const { byId, models } = await this.library.load();
+    const { byId, models } = await this.library.loadAll();
     const official = byId.get(officialVoiceId(row.base_voice))?.info;
     if (official) return official;
     // A zero-shot cloning model's clone voice is in no library: made again from its model, if still installed.

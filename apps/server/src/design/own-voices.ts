@@ -260,13 +260,19 @@ export class OwnVoicesService implements OwnVoiceSource {
     return ownVoiceView(updated, await this.mixable(updated.model));
   }
 
-  /** Deletes the voice with its audio, its previews and its sample (unless another voice uses it). */
+  /**
+   * Deletes the voice with its audio, its previews and its sample (unless another voice uses it). A clone's sample
+   * file and consent stay for the operator for the retention the operator sets (`retained_voices`), out of the
+   * owner's reach and every route's.
+   */
   async delete(accountId: string, id: string): Promise<void> {
     if (await this.library.isOfficial(id)) throw new AppError('FORBIDDEN');
     const keys: string[] = [];
+    let kept: string | null = null;
     await this.repo.db.transaction().execute(async (trx) => {
       const row = await this.repo.deleteVoice(trx, accountId, id);
       if (!row) throw new AppError('NOT_FOUND');
+      kept = await this.repo.retain(trx, row, nowIso());
       if (row.audio_key) keys.push(row.audio_key);
       const sampleFree = row.file_id && !(await this.repo.sampleInUse(trx, accountId, row.file_id));
       keys.push(
@@ -283,7 +289,7 @@ export class OwnVoicesService implements OwnVoiceSource {
         this.samples.forget(row.file_id);
       }
     });
-    for (const key of keys) await this.storage.delete(key).catch(() => {});
+    for (const key of keys) if (key !== kept) await this.storage.delete(key).catch(() => {});
   }
 
   /** An own voice's preview: the activating preview's audio, or (a mix) rendered once and kept. */

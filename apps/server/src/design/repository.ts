@@ -226,6 +226,38 @@ export class DesignRepository {
       .executeTakeFirst();
   }
 
+  /**
+   * Keeps a cloned voice its owner deletes for the operator: its name and model, its sample's file and facts and the
+   * consent given with it, until the operator's retention ends (account-admin/cloned-voices.ts sweeps it then).
+   */
+  async retain(trx: Executor, voice: OwnVoicesTable, at: string): Promise<string | null> {
+    if (!voice.file_id) return null;
+    const sample = await trx.selectFrom('voice_samples').selectAll().where('id', '=', voice.file_id).executeTakeFirst();
+    if (!sample) return null;
+    await trx
+      .insertInto('retained_voices')
+      .values({
+        id: voice.id,
+        account_id: voice.account_id,
+        name: voice.name,
+        type: voice.type,
+        model: voice.model,
+        created_at: voice.created_at,
+        deleted_at: at,
+        sample_id: sample.id,
+        sample_key: sample.storage_key,
+        sample_format: sample.format,
+        sample_size: sample.size,
+        sample_duration: sample.duration,
+        sample_sha256: sample.sha256,
+        sample_created_at: sample.created_at,
+        consent_at: sample.consent_at,
+        consent_ip: sample.consent_ip,
+      })
+      .execute();
+    return sample.storage_key;
+  }
+
   /** Whether another of the account's voices still uses the sample (then the sample stays). */
   async sampleInUse(trx: Executor, accountId: string, fileId: string): Promise<boolean> {
     const row = await trx

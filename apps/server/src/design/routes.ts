@@ -267,7 +267,8 @@ export function designRoutes(deps: DesignRoutesDeps): FastifyPluginAsyncZod {
         config: { auth: 'session' },
         schema: {
           tags: ['voice design'],
-          summary: 'Delete one of your voices with its audio, previews and sample; official voices cannot be deleted',
+          summary:
+            'Delete one of your voices with its audio, previews and sample (a clone’s sample and consent are kept for the operator for VOICE_RETENTION_DAYS); official voices cannot be deleted',
           querystring: VoiceIdQuery.passthrough(),
           response: { 204: z.null(), ...errors, 403: ErrorBody },
         },

@@ -46,6 +46,9 @@ export interface ModerationOptions {
   now?: () => number;
 }
 
+/** The category of a refusal made because the provider did not answer while its purpose fails closed. */
+export const PROVIDER_UNAVAILABLE = 'provider_unavailable';
+
 /** The longest text kept with a hit (characters); the rest is cut. */
 const KEPT_TEXT = 20_000;
 
@@ -124,12 +127,13 @@ export class ModerationService implements ContentReview {
       const failure = err instanceof ProviderUnavailable ? err : new ProviderUnavailable(String(err), { cause: err });
       this.o.onProviderError?.(failure, decision, context);
       if (decision === 'open') return;
-      throw new AppError('CONTENT_REFUSED', {}, { cause: failure });
+      // Refused because nobody could say: kept like any refusal, so the operator sees what the outage cost.
+      return this.refuse(text, context, provider.name, PROVIDER_UNAVAILABLE, failure);
     }
     if (verdict.flagged) return this.refuse(text, context, provider.name, verdict.category ?? 'flagged');
   }
 
-  private async refuse(text: string, context: ReviewContext, source: string, category: string): Promise<never> {
+  private async refuse(text: string, context: ReviewContext, source: string, category: string, cause?: Error): Promise<never> {
     await this.o.db
       .insertInto('moderation_hits')
       .values({
@@ -143,7 +147,7 @@ export class ModerationService implements ContentReview {
         created_at: new Date(this.now()).toISOString(),
       })
       .execute();
-    throw new AppError('CONTENT_REFUSED');
+    throw new AppError('CONTENT_REFUSED', {}, cause ? { cause } : {});
   }
 
   listTerms(): Promise<ModerationTerm[]> {

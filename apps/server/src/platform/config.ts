@@ -233,6 +233,8 @@ export const ConfigSchema = z.object({
   MODERATION_TIMEOUT_MS: z.coerce.number().int().min(50).max(30_000).default(2000),
   /** Days a refused text is kept for the operator (then swept). Changed in the console too. */
   MODERATION_KEEP_DAYS: z.coerce.number().int().min(1).max(3650).default(180),
+  /** Days the sample and consent record of a cloned voice its owner deleted are kept for the operator. */
+  VOICE_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(365),
   /** A provider that does not answer in time: plain synthesis goes on (open, logged) or is refused (closed). */
   MODERATION_FAIL_SYNTHESIS: z.enum(['open', 'closed']).default('open'),
   /** The same for cloning and designing voices (prompts, transcripts, preview texts). */

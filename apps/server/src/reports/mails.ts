@@ -49,3 +49,16 @@ export function takedownMail(voiceName: string, voiceId: string): Mail {
       ].join('\n\n') + '\n',
   };
 }
+
+/** The notice to a saved mix's owner: a voice in the mix was taken down, so the mix was too. */
+export function mixTakedownMail(mixName: string, mixId: string): Mail {
+  return {
+    subject: 'Your Polyvox mix was taken down / 你的 Polyvox 混合声音已被下架 / 你的 Polyvox 混合聲音已被下架',
+    text:
+      [
+        `Your mixed voice "${mixName}" (${mixId}) was taken down: a voice in it was taken down after a report of misuse. It can no longer be used. If you believe this is a mistake, reply to this message.`,
+        `你的混合声音“${mixName}”（${mixId}）已下架：其中的一个声音因被举报滥用已下架，该混合声音无法再使用。如有异议，请回复本邮件。`,
+        `你的混合聲音「${mixName}」（${mixId}）已下架：其中的一個聲音因被檢舉濫用已下架，該混合聲音無法再使用。如有異議，請回覆本郵件。`,
+      ].join('\n\n') + '\n',
+  };
+}

@@ -16,6 +16,7 @@ import {
   ReportCreated,
   ReportFields,
   ReportProtectRequest,
+  SampleAccessQuery,
 } from '@polyvox/contracts';
 import { sniffContainer } from '@polyvox/speech/formats';
 import { receiveUpload } from '../design/upload.js';
@@ -30,6 +31,8 @@ import { verifyAudio, type WatermarkDetector } from '../provenance/verify.js';
 import type { Provenance } from '../provenance/service.js';
 import type { ProtectedVoices } from '../protected-voices/service.js';
 import type { ReportsService } from './service.js';
+import type { ClonedVoices } from '../account-admin/cloned-voices.js';
+import { sendSample } from '../account-admin/cloned-voice-routes.js';
 
 export interface ReportRoutesDeps {
   reports: ReportsService;
@@ -45,7 +48,8 @@ export interface ReportRoutesDeps {
   /** The voiceprint of an audio file, empty when it holds too little speech. */
   voiceprintOf: (file: string) => Promise<number[]>;
   /** An account's clone sample as uploaded, or null. */
-  sampleAudio: (accountId: string, sampleId: string) => Promise<{ bytes: Buffer; contentType: string } | null>;
+  /** An account's sample, the access audited with the operator's reason (account-admin/cloned-voices.ts). */
+  sampleAudio: ClonedVoices['sample'];
 }
 
 const TAGS = ['operator'];
@@ -228,14 +232,16 @@ export function reportRoutes(deps: ReportRoutesDeps): FastifyPluginAsyncZod {
         config: { auth: 'operator', permission: 'accounts.read' },
         schema: {
           tags: TAGS,
-          summary: "A clone sample of an account as it was uploaded (its consent is on the account's page)",
+          summary:
+            "A clone sample of an account as it was uploaded (its consent is on the account's page; `reason` required, written to the audit trail)",
           params: z.object({ id: z.string().min(1).max(64), sampleId: z.string().min(1).max(64) }),
+          querystring: SampleAccessQuery,
         },
       },
       async (request, reply) => {
-        const data = await deps.sampleAudio(request.params.id, request.params.sampleId);
-        if (!data) throw new AppError('NOT_FOUND');
-        return reply.type(data.contentType).send(data.bytes);
+        const { id, sampleId } = request.params;
+        const file = await deps.sampleAudio(auditActor(request), id, sampleId, request.query.reason);
+        return sendSample(reply)(file, request.query.download === 'true');
       },
     );
 

@@ -10,7 +10,8 @@ import type { Mailer } from '../platform/mail.js';
 import type { Storage } from '../platform/storage.js';
 import type { Verification } from '../provenance/verify.js';
 import type { OperatorAct, ProtectedVoices } from '../protected-voices/service.js';
-import { outcomeMail, takedownMail } from './mails.js';
+import { mixTakedownMail, outcomeMail, takedownMail } from './mails.js';
+import { sampleVoiceprint, takeDownVoice, type TakenDown } from './takedown.js';
 
 /** Disables an account (the console's own disable, `account-admin/`), its audit entry carrying `after` as well. */
 export type AccountDisabler = (act: OperatorAct, accountId: string, reason: string, after: object) => Promise<unknown>;
@@ -24,6 +25,8 @@ export interface ReportsOptions {
   disableAccount: AccountDisabler;
   /** Whether an official library voice has this id. */
   officialVoice: (id: string) => Promise<boolean>;
+  /** Told after an official voice was taken down (the library forgets its copy of the withheld voices). */
+  officialTakenDown?: () => void;
   /** A decoded sample's voiceprint from its stored measures (or a file of any length), empty when it says nothing. */
   voiceprintOf: (file: string) => Promise<number[]>;
 }
@@ -37,8 +40,6 @@ export interface NewReport {
 }
 
 const REPORT_FOLDER = 'reports';
-/** How deep mixes of mixes are followed when a voice is taken down. */
-const MIX_DEPTH = 10;
 type Outcome = { action: string; note: string | null };
 
 /**
@@ -243,65 +244,34 @@ export class ReportsService {
     );
   }
 
-  private async reportedVoice(row: MisuseReportsTable, db: Kysely<Database>): Promise<OwnVoicesTable> {
-    const voice = row.voice_id
-      ? await db.selectFrom('own_voices').selectAll().where('id', '=', row.voice_id).executeTakeFirst()
-      : undefined;
-    if (!voice) throw new AppError('NOT_FOUND');
-    return voice;
-  }
-
   /**
-   * Takes the reported voice down everywhere: it and every saved mix made with it answer 404 on every route; a clone's
-   * sample joins the protected voices (category `taken_down`), so it cannot be cloned again; the owner is told by mail.
+   * Takes the reported voice down everywhere, whoever's it is (an account's designed, mixed or cloned voice, or an
+   * official library voice): it and every saved mix made with it answer 404 on every route; a clone's sample joins
+   * the protected voices (category `taken_down`), so it cannot be cloned again; each owner is told by mail.
    */
   async takeDown(act: OperatorAct, id: string, reason: string): Promise<AdminReport> {
-    let owner: { voice: OwnVoicesTable } | null = null;
+    let done: TakenDown | null = null;
     const view = await this.step(act, id, 'actioned', { action: 'takedown', note: reason }, async (trx, row) => {
-      const voice = await this.reportedVoice(row, trx);
+      if (!row.voice_id) throw new AppError('NOT_FOUND');
       const at = nowIso();
-      const mixes = await trx
-        .updateTable('own_voices')
-        .set({ taken_down_at: at })
-        .where('id', '=', voice.id)
-        .where('taken_down_at', 'is', null)
-        .returning('id')
-        .execute();
-      // The saved mixes made with it, the mixes made with those, …: a mix keeps its blend, so each goes too.
-      let wave = [voice.id];
-      for (let depth = 0; wave.length && depth < MIX_DEPTH; depth++) {
-        const ids = new Set(wave);
-        const candidates = await trx
-          .selectFrom('own_voices')
-          .select(['id', 'mix'])
-          .where('taken_down_at', 'is', null)
-          .where((eb) => eb.or(wave.map((id) => eb('mix', 'like', `%${id}%`))))
-          .execute();
-        const hit = candidates
-          .filter((c) => (JSON.parse(c.mix ?? '[]') as { voice_id: string }[]).some((e) => ids.has(e.voice_id)))
-          .map((c) => c.id);
-        if (hit.length) await trx.updateTable('own_voices').set({ taken_down_at: at }).where('id', 'in', hit).execute();
-        mixes.push(...hit.map((id) => ({ id })));
-        wave = hit;
-      }
+      const taken = await takeDownVoice(trx, row.voice_id, this.o.officialVoice, {
+        operatorId: act.operator.accountId,
+        reportId: id,
+        at,
+      });
       let protectedId: string | null = null;
-      const sample = voice.file_id
-        ? await trx.selectFrom('voice_samples').select('measures').where('id', '=', voice.file_id).executeTakeFirst()
-        : undefined;
-      const print = sample
-        ? ((JSON.parse(sample.measures) as { measures?: { voiceprint?: number[] } }).measures?.voiceprint ?? [])
-        : [];
-      if (print.length) {
+      const print = await sampleVoiceprint(trx, taken.own);
+      if (taken.own && print.length) {
         protectedId = newId('protectedVoice');
         await trx
           .insertInto('protected_voices')
           .values({
             id: protectedId,
-            name: voice.name,
+            name: taken.own.name,
             category: 'taken_down',
             voiceprint: JSON.stringify(print),
             storage_key: null,
-            source_voice_id: voice.id,
+            source_voice_id: taken.own.id,
             report_id: id,
             created_by: act.operator.accountId,
             created_at: at,
@@ -312,24 +282,36 @@ export class ReportsService {
         {
           ...act,
           action: 'voice.takedown',
-          target: { type: 'voice', id: voice.id },
-          before: { taken_down: voice.taken_down_at != null },
-          after: { taken_down: true, report_id: id, voices: mixes.map((m) => m.id), protected_voice_id: protectedId },
+          target: { type: 'voice', id: row.voice_id },
+          before: { taken_down: taken.own ? taken.own.taken_down_at != null : false },
+          after: {
+            taken_down: true,
+            report_id: id,
+            official: taken.own === null,
+            voices: [row.voice_id, ...taken.mixes.map((m) => m.id)],
+            protected_voice_id: protectedId,
+          },
           reason,
         },
         trx,
       );
-      owner = { voice };
+      done = taken;
     });
-    const told = owner as { voice: OwnVoicesTable } | null;
-    if (told) {
-      const account = await this.o.db
-        .selectFrom('accounts')
-        .select('email')
-        .where('id', '=', told.voice.account_id)
-        .executeTakeFirst();
-      if (account?.email)
-        await this.o.mailer.send({ to: account.email, ...takedownMail(told.voice.name, told.voice.id) }).catch(() => {});
+    const taken = done as TakenDown | null;
+    if (taken) {
+      if (!taken.own) this.o.officialTakenDown?.();
+      const notices = [
+        ...(taken.own ? [{ voice: taken.own, mail: takedownMail(taken.own.name, taken.own.id) }] : []),
+        ...taken.mixes.map((m) => ({ voice: m, mail: mixTakedownMail(m.name, m.id) })),
+      ];
+      for (const { voice, mail } of notices) {
+        const account = await this.o.db
+          .selectFrom('accounts')
+          .select('email')
+          .where('id', '=', voice.account_id)
+          .executeTakeFirst();
+        if (account?.email) await this.o.mailer.send({ to: account.email, ...mail }).catch(() => {});
+      }
     }
     return view;
   }
@@ -361,10 +343,7 @@ export class ReportsService {
       let voiceId: string | null = null;
       if (row.voice_id) {
         const voice = await trx.selectFrom('own_voices').selectAll().where('id', '=', row.voice_id).executeTakeFirst();
-        const sample = voice?.file_id
-          ? await trx.selectFrom('voice_samples').select('measures').where('id', '=', voice.file_id).executeTakeFirst()
-          : undefined;
-        if (sample) print = (JSON.parse(sample.measures) as { measures?: { voiceprint?: number[] } }).measures?.voiceprint ?? [];
+        print = await sampleVoiceprint(trx, voice);
         voiceId = voice?.id ?? null;
       }
       if (!print.length && row.file_voiceprint) print = JSON.parse(row.file_voiceprint) as number[];

@@ -3,6 +3,7 @@ import type { ModelInfo, VoiceInfo } from '@polyvox/speech';
 import type { SpeechHost } from '../speech/speech-host.js';
 import { mixableModels, toOfficialVoice } from './official.js';
 import { rankVoices } from './ranking.js';
+import type { WithheldVoices } from './withheld.js';
 
 export interface Library {
   voices: Voice[];
@@ -14,6 +15,8 @@ const family = (tag: string) => tag.toLowerCase().split('-')[0]!;
 
 export interface VoiceLibraryOptions {
   host: SpeechHost;
+  /** The official voices taken down after a report: left out of the library everywhere. */
+  withheld?: WithheldVoices;
   /** What the official voices give as their creation time (the process's start). */
   startedAt?: string;
 }
@@ -28,13 +31,36 @@ export class VoiceLibrary {
   private following = false;
   private readonly host: SpeechHost;
   private readonly startedAt: string;
+  private readonly withheld: WithheldVoices | null;
+  /** The library without the withheld voices, for one library and one withheld set. */
+  private shown: { from: Library; without: Set<string>; library: Library } | null = null;
 
   constructor(options: VoiceLibraryOptions) {
     this.host = options.host;
     this.startedAt = options.startedAt ?? new Date().toISOString();
+    this.withheld = options.withheld ?? null;
   }
 
-  load(): Promise<Library> {
+  /** The library as every route sees it: the voices taken down left out. */
+  async load(): Promise<Library> {
+    const [all, without] = await Promise.all([this.loadAll(), this.withheld?.ids() ?? null]);
+    if (!without?.size) return all;
+    if (this.shown?.from !== all || this.shown.without !== without) {
+      const byId = new Map([...all.byId].filter(([id]) => !without.has(id)));
+      this.shown = {
+        from: all,
+        without,
+        library: { voices: all.voices.filter((v) => byId.has(v.id)), byId, models: all.models },
+      };
+    }
+    return this.shown.library;
+  }
+
+  /**
+   * Every engine voice, the withheld too: what an own voice made on one of them is spoken on (its owner's voice,
+   * designed or cloned, is not the voice taken down; saved mixes of it are taken down with it).
+   */
+  loadAll(): Promise<Library> {
     this.library ??= this.host.get().then((speech) => {
       // A model added to or removed from MODELS_DIR while running: the library is read again at its next use.
       if (!this.following) {

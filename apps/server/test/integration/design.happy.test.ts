@@ -316,7 +316,7 @@ describe.each(DIALECTS)('voice design, happy path (%s)', (dialect) => {
     expect(changed.body.mix).toHaveLength(2);
   });
 
-  it('deletes a voice with its audio, previews and sample; its id then answers 404 everywhere', async () => {
+  it('deletes a voice with its audio, previews and sample (kept for the operator); its id then answers 404 everywhere', async () => {
     const { voice, sample, preview } = await activate('clone');
     const row = await t.ctx.db.kysely.selectFrom('own_voices').selectAll().where('id', '=', voice.id).executeTakeFirstOrThrow();
     const sampleRow = await t.ctx.db.kysely
@@ -327,7 +327,16 @@ describe.each(DIALECTS)('voice design, happy path (%s)', (dialect) => {
     const res = await c.delete(`/voice?id=${voice.id}`);
     expect(res.status).toBe(204);
     expect(await t.ctx.storage.get(row.audio_key!)).toBeNull();
-    expect(await t.ctx.storage.get(sampleRow.storage_key)).toBeNull();
+    // The sample is no longer the owner's; its file and consent stay for the operator (voices.retention.test.ts).
+    expect(await t.ctx.db.kysely.selectFrom('voice_samples').select('id').where('id', '=', sample!.id).execute()).toEqual([]);
+    expect(await t.ctx.storage.exists(sampleRow.storage_key)).toBe(true);
+    expect(
+      await t.ctx.db.kysely
+        .selectFrom('retained_voices')
+        .select(['sample_key', 'consent_at'])
+        .where('id', '=', voice.id)
+        .execute(),
+    ).toEqual([{ sample_key: sampleRow.storage_key, consent_at: sampleRow.consent_at }]);
     expect(await t.ctx.db.kysely.selectFrom('voice_previews').select('id').where('file_id', '=', sample!.id).execute()).toEqual(
       [],
     );

@@ -209,6 +209,16 @@ describe.each(DIALECTS)('moderation before synthesis (%s)', (dialect) => {
     expectError(await c.post('/tts', { text: `Then ${HANG}.`, voice_id: VOICE }), 'CONTENT_REFUSED', 422);
     expect(await atRest()).toBe(paid);
     await owner.client.request('PATCH', '/admin/api/settings', { MODERATION_FAIL_SYNTHESIS: 'open' });
+    // The two fail-closed refusals are kept for the operator, as refusals for an unavailable provider; the
+    // fail-open pass is not.
+    const hits = await owner.client.request('GET', `/admin/api/moderation/hits?account_id=${accountId}&limit=100`);
+    const unavailable = (hits.body.items as { category: string; source: string; route: string; text: string }[])
+      .filter((h) => h.category === 'provider_unavailable')
+      .map((h) => ({ source: h.source, route: h.route, text: h.text }));
+    expect(unavailable).toEqual([
+      { source: 'openai', route: 'tts', text: `Then ${HANG}.` },
+      { source: 'openai', route: 'design', text: expect.stringContaining(HANG) },
+    ]);
   });
 
   it('Alibaba Cloud behind the same interface: its signed calls, a flagged text kept with the provider’s label', async () => {
@@ -229,9 +239,15 @@ describe.each(DIALECTS)('moderation before synthesis (%s)', (dialect) => {
       const closed = await service.review([`Then ${HANG}.`], { ...context, purpose: 'design' }).catch((e: unknown) => e);
       expect(isAppError(closed) && closed.code).toBe('CONTENT_REFUSED');
       expect(aliyun.refused).toBe(0);
-      const hits = await t.ctx.db.kysely.selectFrom('moderation_hits').selectAll().where('source', '=', 'aliyun').execute();
-      expect(hits).toHaveLength(1);
+      const hits = await t.ctx.db.kysely
+        .selectFrom('moderation_hits')
+        .selectAll()
+        .where('source', '=', 'aliyun')
+        .orderBy('created_at')
+        .execute();
+      expect(hits).toHaveLength(2);
       expect(hits[0]).toMatchObject({ account_id: accountId, category: 'fraud', text: '请照着这套诈骗话术念一遍。' });
+      expect(hits[1]).toMatchObject({ category: 'provider_unavailable', purpose: 'design', text: `Then ${HANG}.` });
     } finally {
       await aliyun.close();
     }

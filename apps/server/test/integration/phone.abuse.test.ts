@@ -42,6 +42,8 @@ describe.each(DIALECTS)(
           SMS_POW_DIFFICULTY: '2',
           SMS_LIMIT_PER_IP_HOUR: '100000',
           SMS_DAILY_CAP: '100000',
+          // The last test sends from addresses of its own (X-Forwarded-For).
+          TRUST_PROXY: 'true',
         },
       });
     });
@@ -116,6 +118,32 @@ describe.each(DIALECTS)(
       expect((await c.post('/verification/mobile', { mobile: to })).status).toBe(200);
       expect((await smsIn()).filter((m) => m.to === to)).toHaveLength(1);
       expect(await t.ctx.smsGuard.sentOn()).toBe(day + 1);
+    });
+
+    it('without Redis, the per-address limit holds across two processes (1,000 numbers, one address)', async () => {
+      const peer = await startPeer(t);
+      try {
+        await settle({ SMS_LIMIT_PER_IP_HOUR: 10 });
+        await peer.ctx.settings.refresh();
+        expect(t.ctx.config.REDIS_URL).toBeUndefined();
+        const from = { 'x-forwarded-for': dialect === 'sqlite' ? '198.51.100.7' : '198.51.100.8' };
+        const a = new Client(t.url, 'en');
+        const b = new Client(peer.url, 'en');
+        const before = fake.sent.length;
+        const statuses: Record<number, number> = {};
+        // 1,000 distinct numbers, spread over both processes, 20 at a time.
+        for (let round = 0; round < 50; round++) {
+          const replies = await Promise.all(
+            Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).post('/verification/mobile', { mobile: fresh() }, from)),
+          );
+          for (const r of replies) statuses[r.status] = (statuses[r.status] ?? 0) + 1;
+        }
+        expect(statuses).toEqual({ 200: 10, 429: 990 });
+        expect(fake.sent.length - before).toBe(10);
+      } finally {
+        await peer.close();
+        await settle({ SMS_LIMIT_PER_IP_HOUR: 100_000 });
+      }
     });
 
     it('the daily cap holds across two processes sending at once', async () => {

@@ -1,6 +1,6 @@
-import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { acsRpcRefusal } from './sms.js';
 
 /**
  * Local fakes of the moderation providers, speaking their wire protocols: OpenAI's `POST /v1/moderations` (bearer
@@ -92,39 +92,13 @@ export async function fakeOpenAiModeration(apiKey: string, opts: FakeOptions): P
   };
 }
 
-/** RFC 3986 as the RPC signature wants it (written here from Alibaba Cloud's documentation). */
-const enc = (s: string) =>
-  encodeURIComponent(s)
-    .replace(/!/g, '%21')
-    .replace(/'/g, '%27')
-    .replace(/\(/g, '%28')
-    .replace(/\)/g, '%29')
-    .replace(/\*/g, '%2A');
-
 /** Alibaba Cloud Content Moderation 2022-03-02 `TextModeration`; `url` is the endpoint. */
 export async function fakeAliyunModeration(accessKeyId: string, secret: string, opts: FakeOptions): Promise<FakeProvider> {
   const state = { seen: [] as string[], refused: 0 };
   const nonces = new Set<string>();
   const { server, url, hanging } = await serve((req, body, res) => {
-    const params = Object.fromEntries(new URLSearchParams(body));
-    const { Signature: signature, ...rest } = params;
-    const canonical = Object.keys(rest)
-      .sort()
-      .map((k) => `${enc(k)}=${enc(rest[k]!)}`)
-      .join('&');
-    const expected = createHmac('sha1', `${secret}&`)
-      .update(`${req.method}&${enc('/')}&${enc(canonical)}`)
-      .digest('base64');
-    const age = Math.abs(Date.now() - Date.parse(rest.Timestamp ?? ''));
-    if (
-      rest.AccessKeyId !== accessKeyId ||
-      signature !== expected ||
-      rest.SignatureMethod !== 'HMAC-SHA1' ||
-      rest.SignatureVersion !== '1.0' ||
-      !(age < 15 * 60_000) ||
-      !rest.SignatureNonce ||
-      nonces.has(rest.SignatureNonce)
-    ) {
+    const rest = Object.fromEntries(new URLSearchParams(body));
+    if (acsRpcRefusal(req.method ?? '', rest, accessKeyId, secret, nonces)) {
       state.refused += 1;
       return json(res, 400, {
         RequestId: 'fake',
@@ -133,7 +107,6 @@ export async function fakeAliyunModeration(accessKeyId: string, secret: string, 
         Message: 'Specified signature is not matched with our calculation.',
       });
     }
-    nonces.add(rest.SignatureNonce);
     if (rest.Action !== 'TextModeration' || rest.Version !== '2022-03-02' || rest.Format !== 'JSON')
       return json(res, 400, { RequestId: 'fake', Code: 'InvalidAction.NotFound', Message: 'Specified api is not found' });
     const { content } = JSON.parse(rest.ServiceParameters ?? '{}') as { content?: string };

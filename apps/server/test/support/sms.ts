@@ -1,6 +1,7 @@
 /**
  * Local servers that speak each SMS provider's protocol and check its request signature the way the provider does:
- * Alibaba Cloud's ACS3-HMAC-SHA256, Tencent Cloud's TC3-HMAC-SHA256, Twilio's basic auth with a form body. A request
+ * Alibaba Cloud's ACS3-HMAC-SHA256 (what its SDK sends by default) or its older RPC signature (HMAC-SHA1, version
+ * 1.0, what the SDK sends with `signatureAlgorithm: 'v2'`), Tencent Cloud's TC3-HMAC-SHA256, Twilio's basic auth with a form body. A request
  * whose signature does not match is refused as the provider refuses it, and noted in `refused`.
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
@@ -56,16 +57,70 @@ function acsEncode(s: string): string {
   return encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 
-/** Alibaba Cloud SMS (`SendSms`, RPC style, version 2017-05-25), signed ACS3-HMAC-SHA256. */
+/**
+ * Alibaba Cloud's RPC signature, version 1.0 (written from its documentation): the parameters but `Signature`
+ * sorted by name and RFC 3986-encoded, `METHOD&%2F&<encoded query>` signed HMAC-SHA1 with `<secret>&`, base64.
+ */
+export function acsRpcSignature(method: string, params: Record<string, string>, secret: string): string {
+  const canonical = Object.keys(params)
+    .filter((k) => k !== 'Signature')
+    .sort()
+    .map((k) => `${acsEncode(k)}=${acsEncode(params[k]!)}`)
+    .join('&');
+  return createHmac('sha1', `${secret}&`)
+    .update(`${method}&${acsEncode('/')}&${acsEncode(canonical)}`)
+    .digest('base64');
+}
+
+/**
+ * Checks an RPC-signed request (its parameters: query and form body together) as Alibaba Cloud does: the key, the
+ * method and version of the signature, a timestamp within 15 minutes, a nonce never seen, then the signature.
+ * Answers why it is refused, or null.
+ */
+export function acsRpcRefusal(
+  method: string,
+  params: Record<string, string>,
+  accessKeyId: string,
+  secret: string,
+  nonces: Set<string>,
+): string | null {
+  if (params.AccessKeyId !== accessKeyId) return 'unknown AccessKeyId';
+  if (params.SignatureMethod !== 'HMAC-SHA1' || params.SignatureVersion !== '1.0') return 'not HMAC-SHA1 1.0';
+  if (!(Math.abs(Date.now() - Date.parse(params.Timestamp ?? '')) < 15 * 60_000)) return 'Timestamp too far';
+  if (!params.SignatureNonce || nonces.has(params.SignatureNonce)) return 'SignatureNonce used';
+  if (!same(acsRpcSignature(method, params, secret), params.Signature ?? '')) return 'signature differs';
+  nonces.add(params.SignatureNonce);
+  return null;
+}
+
+/**
+ * Alibaba Cloud SMS (`SendSms`, RPC style, version 2017-05-25), signed ACS3-HMAC-SHA256 (an `Authorization`
+ * header) or with the RPC signature (a `Signature` parameter); a request with neither is refused.
+ */
 export async function fakeAlibabaSms(accessKeyId: string, accessKeySecret: string): Promise<FakeSms> {
   const sent: SentSms[] = [];
   const refused: string[] = [];
+  const nonces = new Set<string>();
   const server = await listen((req, body, res) => {
     const refuse = (why: string) => {
       refused.push(why);
       json(res, 400, { Code: 'SignatureDoesNotMatch', Message: why, RequestId: 'fake' });
     };
     const url = new URL(req.url ?? '/', 'http://fake');
+    const accept = () => {
+      const params = new URLSearchParams(body);
+      const get = (k: string) => url.searchParams.get(k) ?? params.get(k) ?? '';
+      if (get('Action') && (get('Action') !== 'SendSms' || get('Version') !== '2017-05-25'))
+        return refuse('not SendSms 2017-05-25');
+      const template = JSON.parse(get('TemplateParam') || '{}') as { code?: string };
+      sent.push({ to: get('PhoneNumbers'), code: template.code });
+      json(res, 200, { Code: 'OK', Message: 'OK', BizId: `biz${sent.length}`, RequestId: `req${sent.length}` });
+    };
+    if (url.searchParams.has('Signature')) {
+      const params = { ...Object.fromEntries(url.searchParams), ...Object.fromEntries(new URLSearchParams(body)) };
+      const why = acsRpcRefusal(req.method ?? '', params, accessKeyId, accessKeySecret, nonces);
+      return why ? refuse(why) : accept();
+    }
     const auth = /^ACS3-HMAC-SHA256 Credential=([^,]+),SignedHeaders=([^,]+),Signature=([0-9a-f]{64})$/.exec(
       req.headers.authorization ?? '',
     );
@@ -88,11 +143,7 @@ export async function fakeAlibabaSms(accessKeyId: string, accessKeySecret: strin
     const canonical = [req.method, url.pathname, query, headers, signed.join(';'), sha256(body)].join('\n');
     const expected = hmac(accessKeySecret, `ACS3-HMAC-SHA256\n${sha256(canonical)}`).toString('hex');
     if (!same(expected, auth[3]!)) return refuse('signature differs');
-    const params = new URLSearchParams(body);
-    const get = (k: string) => url.searchParams.get(k) ?? params.get(k) ?? '';
-    const template = JSON.parse(get('TemplateParam') || '{}') as { code?: string };
-    sent.push({ to: get('PhoneNumbers'), code: template.code });
-    json(res, 200, { Code: 'OK', Message: 'OK', BizId: `biz${sent.length}`, RequestId: `req${sent.length}` });
+    accept();
   });
   return { ...server, sent, refused };
 }

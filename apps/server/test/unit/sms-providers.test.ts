@@ -3,6 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import Dysmsapi, { SendSmsRequest } from '@alicloud/dysmsapi20170525';
+import { $OpenApiUtil } from '@alicloud/openapi-core';
 import { createSmsSender } from '../../src/platform/sms.js';
 import { fakeAlibabaSms, fakeTencentSms, fakeTwilioSms, type FakeSms } from '../support/sms.js';
 
@@ -29,6 +31,28 @@ describe('SMS providers through their SDKs, against fakes that check the signatu
     ).rejects.toThrow();
     expect(fake.refused).toEqual(['signature differs']);
     expect(fake.sent).toHaveLength(2);
+  });
+
+  it('Alibaba Cloud SMS: the older RPC signature (the SDK with signatureAlgorithm v2) is checked too', async () => {
+    const fake = await fakeAlibabaSms('LTAIfake', 'alibaba-secret');
+    fakes.push(fake);
+    const send = (secret: string, to: string) =>
+      new Dysmsapi(
+        new $OpenApiUtil.Config({
+          accessKeyId: 'LTAIfake',
+          accessKeySecret: secret,
+          endpoint: fake.host,
+          protocol: 'http',
+          signatureAlgorithm: 'v2',
+        }),
+      ).sendSms(
+        new SendSmsRequest({ phoneNumbers: to, signName: 'Polyvox', templateCode: 'SMS_1', templateParam: '{"code":"246810"}' }),
+      );
+    await send('alibaba-secret', '13800138000');
+    expect(fake.refused).toEqual([]);
+    await expect(send('wrong', '13900139000')).rejects.toThrow();
+    expect(fake.refused).toEqual(['signature differs']);
+    expect(fake.sent).toEqual([{ to: '13800138000', code: '246810' }]);
   });
 
   it('Tencent Cloud SMS: TC3-HMAC-SHA256', async () => {

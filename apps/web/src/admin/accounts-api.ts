@@ -2,6 +2,7 @@ import type {
   AccountSearchResponse,
   AccountStatusResponse,
   AdminAccountPage,
+  AdminClonedVoiceList,
   AdminLedgerResponse,
   AdminAccountOrdersResponse,
   OverviewResponse,
@@ -31,6 +32,7 @@ export const adminAccountsApi = {
       query: { q: s.q || undefined, status: s.status || undefined, page: s.page, page_size: s.pageSize },
     }),
   page: (id: string) => http<AdminAccountPage>('GET', `/admin/api/accounts/${encodeURIComponent(id)}`),
+  clonedVoices: (id: string) => http<AdminClonedVoiceList>('GET', `/admin/api/accounts/${encodeURIComponent(id)}/cloned-voices`),
   ledger: (id: string, page: number, pageSize: number) =>
     http<AdminLedgerResponse>('GET', `/admin/api/accounts/${encodeURIComponent(id)}/ledger`, {
       query: { page, page_size: pageSize },

@@ -922,6 +922,54 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0024_limits_takedowns_retention': {
+    async up(db: Kysely<unknown>) {
+      // Fixed-window counters in the database (platform/db-rate-limit.ts): the SMS limits hold across processes
+      // without Redis. One row per key, its window's start and count (ms by the caller's clock); swept once lapsed.
+      await db.schema
+        .createTable('rate_windows')
+        .addColumn('key', 'text', (c) => c.primaryKey())
+        .addColumn('start_ms', 'bigint', (c) => c.notNull())
+        .addColumn('window_ms', 'bigint', (c) => c.notNull())
+        .addColumn('count', 'integer', (c) => c.notNull())
+        .execute();
+      // Voices of no account taken down after a report (the official library's): withheld from the library everywhere.
+      await db.schema
+        .createTable('voice_takedowns')
+        .addColumn('voice_id', 'text', (c) => c.primaryKey())
+        .addColumn('report_id', 'text')
+        .addColumn('taken_down_by', 'text', (c) => c.notNull())
+        .addColumn('taken_down_at', 'text', (c) => c.notNull())
+        .execute();
+      // A cloned voice its owner deleted: gone for the owner and every route, its sample and consent kept here for
+      // the operator until the retention the operator sets (VOICE_RETENTION_DAYS) ends, then swept with the sample.
+      await db.schema
+        .createTable('retained_voices')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text', (c) => c.notNull())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('type', 'text', (c) => c.notNull())
+        .addColumn('model', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('deleted_at', 'text', (c) => c.notNull())
+        .addColumn('sample_id', 'text', (c) => c.notNull())
+        .addColumn('sample_key', 'text', (c) => c.notNull())
+        .addColumn('sample_format', 'text', (c) => c.notNull())
+        .addColumn('sample_size', 'bigint', (c) => c.notNull())
+        .addColumn('sample_duration', 'real', (c) => c.notNull())
+        .addColumn('sample_sha256', 'text')
+        .addColumn('sample_created_at', 'text', (c) => c.notNull())
+        .addColumn('consent_at', 'text', (c) => c.notNull())
+        .addColumn('consent_ip', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex('retained_voices_account')
+        .on('retained_voices')
+        .columns(['account_id', 'deleted_at'])
+        .execute();
+      await db.schema.createIndex('retained_voices_deleted').on('retained_voices').columns(['deleted_at']).execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -419,6 +419,42 @@ export interface PhoneSmsDaysTable {
   sent: number;
 }
 
+/** A fixed window of a rate limit kept in the database (migration 0024). */
+export interface RateWindowsTable {
+  key: string;
+  start_ms: number | string;
+  window_ms: number | string;
+  count: number;
+}
+
+/** An official library voice taken down after a report (migration 0024). */
+export interface VoiceTakedownsTable {
+  voice_id: string;
+  report_id: string | null;
+  taken_down_by: string;
+  taken_down_at: string;
+}
+
+/** A cloned voice its owner deleted, kept with its sample and consent for the operator (migration 0024). */
+export interface RetainedVoicesTable {
+  id: string;
+  account_id: string;
+  name: string;
+  type: string;
+  model: string;
+  created_at: string;
+  deleted_at: string;
+  sample_id: string;
+  sample_key: string;
+  sample_format: string;
+  sample_size: number | string;
+  sample_duration: number;
+  sample_sha256: string | null;
+  sample_created_at: string;
+  consent_at: string;
+  consent_ip: string;
+}
+
 export interface RuntimeSettingsTable {
   name: string;
   value: string;
@@ -741,5 +777,8 @@ export interface Database {
   moderation_terms: ModerationTermsTable;
   moderation_hits: ModerationHitsTable;
   phone_sms_days: PhoneSmsDaysTable;
+  rate_windows: RateWindowsTable;
+  voice_takedowns: VoiceTakedownsTable;
+  retained_voices: RetainedVoicesTable;
   speech_route_hours: SpeechRouteHoursTable;
 }

@@ -86,5 +86,16 @@ export const accountsEn = {
   enabledDone: 'Enabled.',
   endedDone: '{sessions} sessions ended.',
   notFound: 'No such account.',
+  clonedVoices: 'Cloned voices',
+  clonedVoicesNote: 'Deleted voices keep their sample and consent for {days} days after the deletion, then they are removed.',
+  takenDown: 'Taken down',
+  deletedVoice: 'Deleted by the owner',
+  purgeAfter: 'Removed after',
+  sample: 'Sample',
+  play: 'Play',
+  download: 'Download',
+  sampleTitle: 'Open the sample of {what}',
+  sampleBody: 'Samples are personal data: each opening is written to the audit trail with your name and this reason.',
+  sampleGone: 'The sample is no longer kept.',
 };
 export type AccountsTexts = typeof accountsEn;

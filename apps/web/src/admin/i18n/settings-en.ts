@@ -24,6 +24,7 @@ export const settingsEn = {
     AI_LABEL_POSITION: 'Where it goes',
     SIGNUP_OPEN: 'New accounts may sign up',
     MODERATION_KEEP_DAYS: 'Days a refused text is kept',
+    VOICE_RETENTION_DAYS: 'Days a deleted cloned voice’s sample and consent are kept',
     MODERATION_FAIL_SYNTHESIS: 'Provider not answering: speech',
     MODERATION_FAIL_DESIGN: 'Provider not answering: cloning and design',
     REAL_NAME: 'Real-name users',

@@ -21,6 +21,7 @@ export const settingsZhCN: Widen<typeof settingsEn> = {
     AI_LABEL_POSITION: '位置',
     SIGNUP_OPEN: '允许新用户注册',
     MODERATION_KEEP_DAYS: '被拒文本保留天数',
+    VOICE_RETENTION_DAYS: '已删除克隆声音的样本与授权记录保留天数',
     MODERATION_FAIL_SYNTHESIS: '审核服务无响应时：语音合成',
     MODERATION_FAIL_DESIGN: '审核服务无响应时：克隆与设计',
     REAL_NAME: '实名用户',

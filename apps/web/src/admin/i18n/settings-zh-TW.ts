@@ -21,6 +21,7 @@ export const settingsZhTW: Widen<typeof settingsEn> = {
     AI_LABEL_POSITION: '位置',
     SIGNUP_OPEN: '允許新使用者註冊',
     MODERATION_KEEP_DAYS: '被拒文字保留天數',
+    VOICE_RETENTION_DAYS: '已刪除複製聲音的樣本與授權紀錄保留天數',
     MODERATION_FAIL_SYNTHESIS: '審核服務無回應時：語音合成',
     MODERATION_FAIL_DESIGN: '審核服務無回應時：複製與設計',
     REAL_NAME: '實名使用者',

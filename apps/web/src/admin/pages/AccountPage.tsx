@@ -33,6 +33,7 @@ import { reportsEn } from '../i18n/reports-en';
 import { reportsZhCN } from '../i18n/reports-zh-CN';
 import { reportsZhTW } from '../i18n/reports-zh-TW';
 import { ACCOUNTS_TEXTS, SCROLL_PROPS, StatusBadge } from '../accounts-shared';
+import { ClonedVoices, SampleAccess } from './ClonedVoices';
 
 type Texts = (typeof ACCOUNTS_TEXTS)['en'];
 type Action = 'grant' | 'deduct' | 'disable' | 'enable' | 'end';
@@ -382,6 +383,9 @@ export function AccountPage({ id }: { id: string }) {
           <Tabs.Tab value="samples">
             {texts.samples} <Badge size="xs">{samples.length}</Badge>
           </Tabs.Tab>
+          <Tabs.Tab value="cloned" data-testid="tab-cloned">
+            {texts.clonedVoices}
+          </Tabs.Tab>
           <Tabs.Tab value="sessions" data-testid="tab-sessions">
             {texts.sessions} <Badge size="xs">{sessions.filter((s) => s.live).length}</Badge>
           </Tabs.Tab>
@@ -429,18 +433,18 @@ export function AccountPage({ id }: { id: string }) {
               `${s.duration.toFixed(1)} s`,
               `${date(s.consent_at)} · ${s.consent_ip}`,
               date(s.created_at),
-              // The sample as uploaded, for the operator (the session cookie goes with the request).
-              <audio
+              // The sample as uploaded, for the operator, each opening audited with a reason.
+              <SampleAccess
                 key="audio"
-                controls
-                preload="none"
-                aria-label={`#${s.idx}`}
-                src={`/admin/api/accounts/${encodeURIComponent(id)}/samples/${encodeURIComponent(s.id)}/audio`}
-                style={{ height: 32, maxWidth: 220 }}
-                data-testid="sample-audio"
+                url={`/admin/api/accounts/${encodeURIComponent(id)}/samples/${encodeURIComponent(s.id)}/audio`}
+                what={`#${s.idx}`}
+                testId="sample"
               />,
             ])}
           />
+        </Tabs.Panel>
+        <Tabs.Panel value="cloned" pt="md">
+          <ClonedVoices accountId={account.id} />
         </Tabs.Panel>
         <Tabs.Panel value="sessions" pt="md">
           <SimpleList

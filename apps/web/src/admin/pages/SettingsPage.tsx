@@ -31,7 +31,10 @@ const GROUPS: { group: 'credits' | 'limits' | 'label' | 'signup' | 'moderation' 
   { group: 'label', keys: ['AI_LABEL_EXPLICIT', 'AI_LABEL_POSITION'] },
   { group: 'signup', keys: ['SIGNUP_OPEN', 'REAL_NAME'] },
   { group: 'sms', keys: ['SMS_COUNTRIES', 'SMS_LIMIT_PER_IP_HOUR', 'SMS_FREE_PER_IP_DAY', 'SMS_DAILY_CAP'] },
-  { group: 'moderation', keys: ['MODERATION_FAIL_SYNTHESIS', 'MODERATION_FAIL_DESIGN', 'MODERATION_KEEP_DAYS'] },
+  {
+    group: 'moderation',
+    keys: ['MODERATION_FAIL_SYNTHESIS', 'MODERATION_FAIL_DESIGN', 'MODERATION_KEEP_DAYS', 'VOICE_RETENTION_DAYS'],
+  },
 ];
 
 /** Runtime settings: trial credits, rate limits, the explicit AI label and sign-up, each with its start-up value. */
