@@ -78,7 +78,9 @@ export function relink(markdown, lang) {
     if (/^(https?:|mailto:|#)/.test(target)) return whole;
     const [file, anchor] = target.split('#');
     const page = SITE_PAGES[path.basename(file).replace(/\.zh\.md$/, '.md')];
-    if (page) return `[${text}](${prefix}${page}${anchor ? `#${anchor}` : ''})`;
+    // A link that names its file (`[moderation.md](moderation.md)`) names the guide on the site.
+    const label = text === path.basename(file) ? text.replace(/(\.zh)?\.md$/, '') : text;
+    if (page) return `[${label}](${prefix}${page}${anchor ? `#${anchor}` : ''})`;
     // A file of the repository: named, since the site may be read away from it.
     const named = path.posix.normalize(file.replace(/^(\.\.\/)+/, ''));
     return text.includes(named) ? text : `${text} (\`${named}\`)`;
