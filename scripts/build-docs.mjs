@@ -5,8 +5,9 @@
 //   node scripts/build-docs.mjs                      build for Polyvox's own /guide/
 //   DOCS_BASE=/ DOCS_OUT=/tmp/site node scripts/build-docs.mjs   the same site for any static host, at its root
 //
-// Two pages are taken from docs/ at build time, so that they stay one text: the provenance guide (docs/provenance.md)
-// and the operator's guide (docs/operators.md). After the build, the pages' inline scripts (Rspress's language and
+// Five guides are taken from docs/ at build time, so that each stays one text (FROM_DOCS below): provenance, the
+// operator's guide, phone sign-in and SMS, moderation, and reports, in English from docs/<name>.md and in Chinese
+// from docs/<name>.zh.md. After the build, the pages' inline scripts (Rspress's language and
 // colour-scheme starters) move into files of their own, so that the server's Content-Security-Policy (`script-src
 // 'self'`) lets them run, here and on any host with such a policy.
 import { spawnSync } from 'node:child_process';
@@ -19,25 +20,20 @@ export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 const site = path.join(root, 'docs/site');
 const pages = path.join(site, 'pages');
 
-/** Pages made from docs/*.md: [source, page in each language, the title and lead of each language]. */
+/**
+ * Pages made from docs/*.md: each guide's English text is docs/<name>.md (the repository links to it), its Simplified
+ * Chinese text docs/<name>.zh.md beside it; `page` is where both land in their language's pages.
+ */
 const FROM_DOCS = [
-  {
-    source: 'docs/provenance.md',
-    page: 'topics/provenance.md',
-    lead: {
-      en: '',
-      zh: ':::tip 说明\n本页的正文取自仓库的 `docs/provenance.md`（英文），构建时原样收入，以免两处文字不一致。简要说明：Polyvox 生成的每个音频都带有隐式标识（GB 45438-2025 的 `AIGC` 字段）、C2PA 清单和声音水印三重标记，可选加上显式标识（语音提示或节奏提示音）；任何人都可以在控制台的“检测”页（`/check`）或通过 `POST /provenance/verify` 查验一个文件。\n:::\n\n',
-    },
-  },
-  {
-    source: 'docs/operators.md',
-    page: 'operators.md',
-    lead: {
-      en: '',
-      zh: ':::tip 说明\n本页的正文取自仓库的 `docs/operators.md`（英文），构建时原样收入。运营者控制台位于控制台的 `#/admin`，第一个所有者用 `npm run admin -- operator add 邮箱 --role owner` 指定。\n:::\n\n',
-    },
-  },
+  { source: 'docs/provenance.md', page: 'topics/provenance.md' },
+  { source: 'docs/operators.md', page: 'operators.md' },
+  { source: 'docs/phone.md', page: 'self-hosting/phone.md' },
+  { source: 'docs/moderation.md', page: 'self-hosting/moderation.md' },
+  { source: 'docs/reports.md', page: 'self-hosting/reports.md' },
 ];
+
+/** The source of a guide in one language: docs/x.md for English, docs/x.zh.md for Chinese. */
+export const sourceOf = (source, lang) => (lang === 'en' ? source : source.replace(/\.md$/, `.${lang}.md`));
 
 /** Markdown written for GitHub made safe for MDX: braces and angle brackets outside code are text, not JSX. */
 export function mdxSafe(markdown) {
@@ -71,6 +67,9 @@ const SITE_PAGES = {
   'provenance.md': '/topics/provenance',
   'credits.md': '/topics/credits',
   'settings.md': '/self-hosting/settings',
+  'phone.md': '/self-hosting/phone',
+  'moderation.md': '/self-hosting/moderation',
+  'reports.md': '/self-hosting/reports',
 };
 
 export function relink(markdown, lang) {
@@ -78,8 +77,10 @@ export function relink(markdown, lang) {
   return markdown.replace(/\[([^\]]*)\]\(([^)\s]+)\)/g, (whole, text, target) => {
     if (/^(https?:|mailto:|#)/.test(target)) return whole;
     const [file, anchor] = target.split('#');
-    const page = SITE_PAGES[path.basename(file)];
-    if (page) return `[${text}](${prefix}${page}${anchor ? `#${anchor}` : ''})`;
+    const page = SITE_PAGES[path.basename(file).replace(/\.zh\.md$/, '.md')];
+    // A link that names its file (`[moderation.md](moderation.md)`) names the guide on the site.
+    const label = text === path.basename(file) ? text.replace(/(\.zh)?\.md$/, '') : text;
+    if (page) return `[${label}](${prefix}${page}${anchor ? `#${anchor}` : ''})`;
     // A file of the repository: named, since the site may be read away from it.
     const named = path.posix.normalize(file.replace(/^(\.\.\/)+/, ''));
     return text.includes(named) ? text : `${text} (\`${named}\`)`;
@@ -87,15 +88,13 @@ export function relink(markdown, lang) {
 }
 
 export function writeGeneratedPages() {
-  for (const { source, page, lead } of FROM_DOCS) {
-    const text = fs.readFileSync(path.join(root, source), 'utf8');
+  for (const { source, page } of FROM_DOCS) {
     for (const lang of ['en', 'zh']) {
-      const body = mdxSafe(relink(text, lang));
-      const [title, ...rest] = body.split('\n');
-      const out = `${title}\n\n${lead[lang]}${rest.join('\n').replace(/^\n+/, '')}`;
+      const from = sourceOf(source, lang);
+      const out = mdxSafe(relink(fs.readFileSync(path.join(root, from), 'utf8'), lang));
       const file = path.join(pages, lang, page);
       fs.mkdirSync(path.dirname(file), { recursive: true });
-      fs.writeFileSync(file, `{/* Generated from ${source} by scripts/build-docs.mjs: edit that file. */}\n\n${out}`);
+      fs.writeFileSync(file, `{/* Generated from ${from} by scripts/build-docs.mjs: edit that file. */}\n\n${out}`);
     }
   }
 }
