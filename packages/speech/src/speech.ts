@@ -15,14 +15,14 @@ import { createLocalEngines } from './engines/local.ts';
 import { OpenAIEngine, type OpenAIConfig } from './engines/openai.ts';
 import { SherpaEngine, type ModelsChange } from './engines/sherpa.ts';
 import type { ModelProblem } from './engines/sherpa-discover.ts';
-import { isSpeechError, SpeechError } from './errors.ts';
-import { joined, sentenceJob, synthesizeChunks, type ChunkContext } from './pipeline/chunks.ts';
+import { isSpeechError, SpeechError } from './core/errors.ts';
+import { joined, sentenceJob, synthesizeChunks, type ChunkContext } from './speech/chunks.ts';
 import type { ToFileSink } from './audio/encoder-protocol.ts';
 import type { SynthesisJob as SentenceJob, SynthesisResult as PoolResult } from './pool/protocol.ts';
 import { cacheKey, MemoryAudioCache, type AudioCache } from './pipeline/cache.ts';
 import { makePlan, type Plan, type SynthesisRequest } from './pipeline/plan.ts';
 import type { AiLabelPosition } from './pipeline/ai-label.ts';
-import { createLabeller } from './pipeline/label-audio.ts';
+import { createLabeller } from './speech/label-audio.ts';
 import { buildTimings, timingsOf, trimWordSilences, type SentenceTiming, type Timings } from './pipeline/timings.ts';
 import { alignByReference } from './pipeline/dtw-align.ts';
 import { languageFamily } from './catalogue/languages.ts';
@@ -38,8 +38,8 @@ import {
   type ModelInfo,
   type VoiceInfo,
   type WordTiming,
-} from './types.ts';
-import { isNeural } from './quality.ts';
+} from './core/types.ts';
+import { isNeural } from './core/quality.ts';
 
 /** Unmarked WAV and PCM files up to 30 s at 24 kHz (about 1 ms of work) are built on the calling thread, others in the encoder thread. */
 const INLINE_PCM_SAMPLES = 720_000;
