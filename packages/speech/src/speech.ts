@@ -36,24 +36,31 @@ export type { RemoteOptions } from './speech/remote.ts';
 export { testRemoteProvider } from './speech/remote.ts';
 export type { Speech, SpeechOptions, SynthesisResult, VoiceFilter } from './speech/api.ts';
 
-/** The library of the configured engines; only ElevenLabs is awaited (it lists its voices first). */
-async function openLibrary(opts: SpeechOptions): Promise<VoiceLibrary> {
+/**
+ * The library of the configured engines; only ElevenLabs is awaited (it lists its voices first). Without it, the
+ * library comes in this turn, so the start goes on in it (the warmup's threads start at once, and a signal aborted
+ * later still finds them).
+ */
+function openLibrary(opts: SpeechOptions): VoiceLibrary | Promise<VoiceLibrary> {
   const library = new VoiceLibrary(createLocalEngines(opts.modelsDir ? { modelsDir: opts.modelsDir } : {}));
-  // Without ElevenLabs, the start goes on in this turn (the warmup's threads start at once, and a signal aborted later
-  // still finds them).
   const remote = opts.remote ?? {};
-  if (remote.elevenlabs?.url && remote.elevenlabs.key) {
-    for (const [id, engine] of await remoteEngines(remote, library.unavailable)) library.remote.set(id, engine);
-  } else if (remote.openai?.url && remote.openai.key) {
+  if (remote.elevenlabs?.url && remote.elevenlabs.key)
+    return remoteEngines(remote, library.unavailable).then((engines) => {
+      for (const [id, engine] of engines) library.remote.set(id, engine);
+      library.read();
+      return library;
+    });
+  if (remote.openai?.url && remote.openai.key) {
     library.remote.set('openai', new OpenAIEngine(remote.openai));
+    library.read();
   }
-  library.read();
   return library;
 }
 
 export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
   const sampleRate = opts.sampleRate ?? 24_000;
-  const library = await openLibrary(opts);
+  const opening = openLibrary(opts);
+  const library = opening instanceof VoiceLibrary ? opening : await opening;
   // The worker threads start with the first synthesis (or at warmup): a process that only prepares and
   // prices requests (an API process whose synthesis runs in worker processes) never starts an engine.
   const threads = new SpeechThreads({
