@@ -1,7 +1,8 @@
 /* global module */
 // The import rules `npm run lint` checks (dependency-cruiser, type-only imports included): no cycles anywhere;
 // packages never import the apps; the console and the server never import each other; inside apps/server/src,
-// each folder may import only the folders below it in SERVER_LAYERS (the list runs bottom to top).
+// each folder may import only the folders below it in SERVER_LAYERS (the list runs bottom to top), and inside
+// packages/speech/src likewise in SPEECH_LAYERS.
 // `npm run structure` prints the figures (arrows, upward arrows, cycles, largest files) from the same list.
 
 /** apps/server/src, bottom to top. A folder imports only folders before it; entries in one inner list are peers
@@ -42,29 +43,51 @@ const SERVER_LAYERS = [
   ['admin', '(root)'],
 ];
 
-const SERVER = '^apps/server/src/';
-const folderPattern = (name) => (name === '(root)' ? `${SERVER}[^/]+$` : `${SERVER}${name}/`);
-const anyOf = (names) => `(${names.map(folderPattern).join('|')})`;
+/**
+ * packages/speech/src, bottom to top, as SERVER_LAYERS. formats/ stands alone (the console imports it); core/ holds
+ * the shapes, errors and quality ranks every part names; threads/ the general worker-thread helpers; dsp/ the signal
+ * processing with the one FFT; pool/ the synthesis worker threads; speech/ the parts `createSpeech` is made of; the
+ * root (speech.ts, index.ts) is the public API.
+ */
+const SPEECH_LAYERS = [
+  ['formats'],
+  ['core'],
+  ['threads', 'dsp'],
+  ['catalogue', 'watermark'],
+  ['text', 'audio'],
+  ['engines', 'analysis'],
+  ['pipeline'],
+  ['pool'],
+  ['speech'],
+  ['(root)'],
+];
 
-function layerRules() {
+const folderPattern = (src, name) => (name === '(root)' ? `${src}[^/]+$` : `${src}${name}/`);
+
+function layerRules(layers, src, prefix, listName) {
+  const anyOf = (names) => `(${names.map((n) => folderPattern(src, n)).join('|')})`;
   const rules = [];
-  SERVER_LAYERS.forEach((group, i) => {
-    const above = SERVER_LAYERS.slice(i + 1).flat();
+  layers.forEach((group, i) => {
+    const above = layers.slice(i + 1).flat();
     for (const name of group) {
       const peers = group.filter((other) => other !== name);
       const forbidden = [...above, ...peers];
       if (forbidden.length === 0) continue;
+      const folder = `${src.slice(1)}${name === '(root)' ? '' : `${name}/`}`;
       rules.push({
-        name: `server-layer-${name === '(root)' ? 'root' : name}`,
-        comment: `apps/server/src/${name === '(root)' ? '' : `${name}/`} imports only the folders below it (.dependency-cruiser.cjs, SERVER_LAYERS)`,
+        name: `${prefix}-layer-${name === '(root)' ? 'root' : name}`,
+        comment: `${folder} imports only the folders below it (.dependency-cruiser.cjs, ${listName})`,
         severity: 'error',
-        from: { path: folderPattern(name) },
+        from: { path: folderPattern(src, name) },
         to: { path: anyOf(forbidden) },
       });
     }
   });
   return rules;
 }
+
+const SERVER = '^apps/server/src/';
+const SPEECH = '^packages/speech/src/';
 
 module.exports = {
   forbidden: [
@@ -124,7 +147,16 @@ module.exports = {
       from: { path: '^(apps|packages)/[^/]+/src/' },
       to: { couldNotResolve: true },
     },
-    ...layerRules(),
+    {
+      name: 'speech-public-api-only',
+      comment:
+        '@polyvox/speech is used through its entry points (index.ts, formats/index.ts, watermark/index.ts): its internals are its own.',
+      severity: 'error',
+      from: { path: '^(apps|e2e|bench)/' },
+      to: { path: `${SPEECH}(?!index\\.ts$|formats/index\\.ts$|watermark/index\\.ts$)` },
+    },
+    ...layerRules(SERVER_LAYERS, SERVER, 'server', 'SERVER_LAYERS'),
+    ...layerRules(SPEECH_LAYERS, SPEECH, 'speech', 'SPEECH_LAYERS'),
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
@@ -141,3 +173,4 @@ module.exports = {
 
 // For scripts/structure.mjs; not a dependency-cruiser option (its schema allows no other key).
 Object.defineProperty(module.exports, 'SERVER_LAYERS', { value: SERVER_LAYERS, enumerable: false });
+Object.defineProperty(module.exports, 'SPEECH_LAYERS', { value: SPEECH_LAYERS, enumerable: false });

@@ -5,17 +5,7 @@ import { z } from 'zod';
  * label of GB 45438-2025 (its keys are the standard's, hence not snake_case).
  */
 
-/** The standard's seven keys, in its order. */
-export const AIGC_KEYS = [
-  'Label',
-  'ContentProducer',
-  'ProduceID',
-  'ReservedCode1',
-  'ContentPropagator',
-  'PropagateID',
-  'ReservedCode2',
-] as const;
-export type AigcKey = (typeof AIGC_KEYS)[number];
+export { AIGC_KEYS, type AigcKey } from './aigc-keys.js';
 
 export const AigcRecord = z
   .object({

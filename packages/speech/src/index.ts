@@ -19,13 +19,13 @@ export { TEXT_NORMALIZATIONS, spokenText } from './pipeline/plan.ts';
 export { PAUSE_MS, type SentenceEnd } from './pipeline/pauses.ts';
 export { AI_LABEL_KINDS, AI_LABEL_POSITIONS, strongerLabel } from './pipeline/ai-label.ts';
 export type { AiLabel, AiLabelKind, AiLabelPosition } from './pipeline/ai-label.ts';
-export { SpeechError, isSpeechError, SPEECH_ERROR_CODES } from './errors.ts';
-export type { SpeechErrorCode } from './errors.ts';
-export { AUDIO_FORMATS, CONTENT_TYPES } from './types.ts';
-export type { AudioFormat, Gender, ModelInfo, VoiceInfo, VoiceProfile, WordTiming } from './types.ts';
-export { QUALITY, isNeural } from './quality.ts';
-export { MODEL_RECORD_FILE, readModelRecord } from './engines/model-record.ts';
-export type { ModelLicence, ModelRecord } from './engines/model-record.ts';
+export { SpeechError, isSpeechError, SPEECH_ERROR_CODES } from './core/errors.ts';
+export type { SpeechErrorCode } from './core/errors.ts';
+export { AUDIO_FORMATS, CONTENT_TYPES } from './core/types.ts';
+export type { AudioFormat, Gender, ModelInfo, VoiceInfo, VoiceProfile, WordTiming } from './core/types.ts';
+export { QUALITY, isNeural } from './core/quality.ts';
+export { MODEL_RECORD_FILE, readModelRecord } from './core/model-record.ts';
+export type { ModelLicence, ModelRecord } from './core/model-record.ts';
 export { discoverModels } from './engines/sherpa-discover.ts';
 export type { CharacterAlignment, TimedWord, Timings } from './pipeline/timings.ts';
 export { subtitles, cues, SUBTITLE_FORMATS, LINE_CHARS } from './pipeline/subtitles.ts';
@@ -44,7 +44,7 @@ export type { MarkupDocument, MarkupPart, MarkupRule, SayAsKind } from './text/m
 export { checkLanguage } from './text/detect-language.ts';
 export type { DetectedLanguage, LanguageCheck } from './text/detect-language.ts';
 export { FFMPEG, decodeAudio } from './audio/ffmpeg.ts';
-export { TaskThread, serveTasks } from './pool/task-thread.ts';
+export { TaskThread, serveTasks } from './threads/task-thread.ts';
 export {
   analyzeSample,
   probeSample,

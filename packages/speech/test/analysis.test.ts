@@ -10,7 +10,7 @@ import { gatePauses } from '../src/analysis/measure.ts';
 import { measureInThread } from '../src/analysis/thread.ts';
 import { FFMPEG } from '../src/audio/ffmpeg.ts';
 import { encodeWav } from '../src/dsp/pcm.ts';
-import { isSpeechError } from '../src/errors.ts';
+import { isSpeechError } from '../src/core/errors.ts';
 import { fixture, joinedLj } from './support/fixtures.ts';
 
 let dir: string;

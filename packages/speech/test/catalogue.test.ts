@@ -5,7 +5,7 @@ import { loadEspeakData } from '../src/engines/espeak-runtime.ts';
 import { createLocalEngines } from '../src/engines/local.ts';
 import { estimateF0 } from '../src/dsp/f0.ts';
 import { WorkerPool } from '../src/pool/pool.ts';
-import type { VoiceInfo } from '../src/types.ts';
+import type { VoiceInfo } from '../src/core/types.ts';
 
 const engines = [...createLocalEngines({}).values()];
 const voices = engines.flatMap((e) => e.listVoices());

@@ -14,7 +14,7 @@ import { conversionOf, convertVoice } from '../src/dsp/convert.ts';
 import { measurePcm } from '../src/analysis/measure.ts';
 import { runEngine } from '../src/pipeline/run-engine.ts';
 import { createSpeech, type Speech } from '../src/speech.ts';
-import type { Engine, EngineRequest, PcmChunk, VoiceInfo } from '../src/types.ts';
+import type { Engine, EngineRequest, PcmChunk, VoiceInfo } from '../src/core/types.ts';
 import { fixture, JFK_TEXT, joinedLj } from './support/fixtures.ts';
 import { envelopeCorrelation, measureWav, semitones } from './support/judge.ts';
 import { writeTinyZipVoice } from './support/tiny-models.ts';

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { measurePcm } from '../src/analysis/measure.ts';
 import { ltas, ltasDistance, LTAS_BANDS } from '../src/analysis/ltas.ts';
 import { conversionOf, convertVoice, f0Correction, type Conversion } from '../src/dsp/convert.ts';
-import { DEFAULT_PROFILE, type VoiceProfile } from '../src/types.ts';
+import { DEFAULT_PROFILE, type VoiceProfile } from '../src/core/types.ts';
 
 function vowel(f0: number, formants: [number, number][], seconds: number, rate: number): Float32Array {
   const n = Math.round(seconds * rate);

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { promptVoice, readPrompt } from '../src/analysis/prompt.ts';
 import { createSpeech, type Speech } from '../src/speech.ts';
-import type { VoiceInfo, VoiceProfile } from '../src/types.ts';
+import type { VoiceInfo, VoiceProfile } from '../src/core/types.ts';
 import { measureWav, semitones } from './support/judge.ts';
 
 let speech: Speech;

@@ -9,7 +9,7 @@ import { decodeAudio } from '../src/audio/ffmpeg.ts';
 import { countFrames } from '../src/formats/mp3.ts';
 import { estimateF0 } from '../src/dsp/f0.ts';
 import { createLocalEngines } from '../src/engines/local.ts';
-import { synthesizeChunks } from '../src/pipeline/chunks.ts';
+import { synthesizeChunks } from '../src/speech/chunks.ts';
 import { makePlan } from '../src/pipeline/plan.ts';
 import { WorkerPool } from '../src/pool/pool.ts';
 import { buzz } from './support/audio.ts';

@@ -4,7 +4,7 @@ import { concatFloat32 } from '../src/dsp/pcm.ts';
 import { EspeakEngine } from '../src/engines/espeak.ts';
 import { FliteEngine } from '../src/engines/flite.ts';
 import { GnuSpeechEngine } from '../src/engines/gnuspeech.ts';
-import type { Engine, VoiceInfo, WordTiming } from '../src/types.ts';
+import type { Engine, VoiceInfo, WordTiming } from '../src/core/types.ts';
 
 const espeak = new EspeakEngine();
 const flite = new FliteEngine();

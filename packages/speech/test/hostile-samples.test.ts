@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyzeSample, decodeToPcm, referenceFromSample } from '../src/analysis/index.ts';
 import { DECODE_MAX_SEC, decodeCapped, SAMPLE_MAX_SEC } from '../src/analysis/probe.ts';
 import { FFMPEG } from '../src/audio/ffmpeg.ts';
-import { isSpeechError } from '../src/errors.ts';
+import { isSpeechError } from '../src/core/errors.ts';
 import { fixture } from './support/fixtures.ts';
 import { makeHostileFiles, watchPeaks, type HostileFiles } from './support/hostile.ts';
 

@@ -3,7 +3,7 @@ import { makePlan, type PlanContext } from '../src/pipeline/plan.ts';
 import { buildTimings, mapThroughReplacements } from '../src/pipeline/timings.ts';
 import { composeSpans, type MarkupDocument } from '../src/text/markup.ts';
 import { sayAs } from '../src/text/say-as.ts';
-import { DEFAULT_PROFILE, type VoiceInfo } from '../src/types.ts';
+import { DEFAULT_PROFILE, type VoiceInfo } from '../src/core/types.ts';
 
 const voice = (id: string, engine: string, variant: string, languages: string[]): VoiceInfo => ({
   id,

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { GnuSpeechEngine } from '../src/engines/gnuspeech.ts';
 import { makePlan } from '../src/pipeline/plan.ts';
-import { isSpeechError } from '../src/errors.ts';
-import type { PcmChunk } from '../src/types.ts';
+import { isSpeechError } from '../src/core/errors.ts';
+import type { PcmChunk } from '../src/core/types.ts';
 
 const gnuspeech = new GnuSpeechEngine();
 const male = gnuspeech.listVoices().find((v) => v.id === 'gnuspeech:male')!;

@@ -10,7 +10,7 @@ import { textTokens, wordsFromPhones } from '../src/engines/phone-timing.ts';
 import { LABEL_GAP_SEC, rhythmCue } from '../src/pipeline/ai-label.ts';
 import type { Timings } from '../src/pipeline/timings.ts';
 import { createSpeech, type Speech } from '../src/speech.ts';
-import type { PcmChunk } from '../src/types.ts';
+import type { PcmChunk } from '../src/core/types.ts';
 import { openAIServer, type ProviderServer } from './support/provider-servers.ts';
 import { expectWellFormed, pauses } from './support/timings.ts';
 

@@ -9,7 +9,7 @@ import { estimateF0 } from '../src/dsp/f0.ts';
 import { decodeWav } from '../src/dsp/pcm.ts';
 import { WorkerPool } from '../src/pool/pool.ts';
 import { createSpeech, type Speech } from '../src/speech.ts';
-import { AUDIO_FORMATS, type AudioFormat } from '../src/types.ts';
+import { AUDIO_FORMATS, type AudioFormat } from '../src/core/types.ts';
 import { ffmpegLoudness } from './support/audio.ts';
 
 let speech: Speech;

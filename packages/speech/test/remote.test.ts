@@ -6,7 +6,7 @@ import { concatFloat32 } from '../src/dsp/pcm.ts';
 import { ElevenLabsEngine } from '../src/engines/elevenlabs.ts';
 import { OpenAIEngine } from '../src/engines/openai.ts';
 import { createSpeech } from '../src/speech.ts';
-import type { Engine, VoiceInfo } from '../src/types.ts';
+import type { Engine, VoiceInfo } from '../src/core/types.ts';
 import { elevenLabsServer, openAIServer, SECONDS_PER_CHAR, VOICE_HZ, type ProviderServer } from './support/provider-servers.ts';
 
 let openai: ProviderServer;

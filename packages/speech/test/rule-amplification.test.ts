@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { makePlan, maxAdded, type PlanContext } from '../src/pipeline/plan.ts';
 import type { LexiconRule } from '../src/text/lexicon.ts';
 import type { MarkupDocument } from '../src/text/markup.ts';
-import { DEFAULT_PROFILE, type VoiceInfo } from '../src/types.ts';
+import { DEFAULT_PROFILE, type VoiceInfo } from '../src/core/types.ts';
 
 /**
  * Prices count the text as sent, so what rules put in is bounded: an alias of 500 characters on "a" must not turn

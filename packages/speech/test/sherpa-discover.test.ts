@@ -17,7 +17,7 @@ import { kokoroVoice } from '../src/engines/sherpa-names.ts';
 import { SherpaEngine } from '../src/engines/sherpa.ts';
 import { createSpeech } from '../src/speech.ts';
 import { decodeAudio } from '../src/audio/ffmpeg.ts';
-import type { VoiceInfo } from '../src/types.ts';
+import type { VoiceInfo } from '../src/core/types.ts';
 import { DataType, encodeModel } from './support/onnx-writer.ts';
 import {
   TINY_RATE,

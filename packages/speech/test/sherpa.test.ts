@@ -15,7 +15,7 @@ import { espeakPhonemeInput } from '../src/engines/sherpa-frontend.ts';
 import { ipaToEspeak } from '../src/text/phonemes.ts';
 import { createSpeech, type Speech } from '../src/speech.ts';
 import { decodeAudio } from '../src/audio/ffmpeg.ts';
-import type { EngineRequest, VoiceInfo, VoiceProfile } from '../src/types.ts';
+import type { EngineRequest, VoiceInfo, VoiceProfile } from '../src/core/types.ts';
 import { tone } from './support/audio.ts';
 import {
   MATCHA_HZ,

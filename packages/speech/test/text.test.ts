@@ -4,7 +4,7 @@ import { checkLanguage, detectLanguage } from '../src/text/detect-language.ts';
 import { countCharacters, normalizeText } from '../src/text/normalize.ts';
 import { chineseCardinal, englishCardinal } from '../src/text/numbers.ts';
 import { splitSentences } from '../src/text/segment.ts';
-import { DEFAULT_PROFILE } from '../src/types.ts';
+import { DEFAULT_PROFILE } from '../src/core/types.ts';
 
 describe('normalization: English', () => {
   const en = (s: string): string => normalizeText(s, 'en-US');

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { measurePcm, settingsProfile, DEFAULT_VOICE_SETTINGS } from '../src/index.ts';
 import { createSpeech, type Speech } from '../src/speech.ts';
-import type { VoiceProfile } from '../src/types.ts';
+import type { VoiceProfile } from '../src/core/types.ts';
 
 const OWN: VoiceProfile = { pitchHz: 120, range: 50, rate: 1, formantScale: 1, breathiness: 0, gainDb: 0 };
 

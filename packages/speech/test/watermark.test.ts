@@ -5,7 +5,7 @@ import { WatermarkEmbedder, detectWatermark, embedWatermark, WATERMARK_THRESHOLD
 import { decodePayload, encodePayload, CODED_BITS } from '../src/watermark/code.ts';
 import { nullModel, normalTail } from '../src/watermark/calibration.ts';
 import { coarseScores } from '../src/watermark/detect.ts';
-import { RealFft } from '../src/watermark/fft.ts';
+import { RealFft } from '../src/dsp/fft.ts';
 import { fixture, ljSamples } from './support/fixtures.ts';
 
 const KEY = new Uint8Array(32).map((_, i) => (i * 37 + 11) & 255);

@@ -4,15 +4,16 @@
  * from, the parts with their voice settings and pauses, the elements spoken otherwise (phoneme, sub, say-as), marks.
  *
  * An SSML document is untrusted input, read as a PLS file is: a size limit, no DOCTYPE or entity declaration, no
- * entity expanded but XML's five and character references. `fast-xml-parser`'s validator decides whether it is
- * well-formed (and where it is not: line and column); a scan of the validated text then walks its tags in order,
- * keeping the offset of every character, which timings need to map the audio back to the request's own text.
+ * entity expanded but XML's five and character references. It is read once, by a streaming XML parser (`saxes`, which
+ * checks that it is well-formed and says where it is not): each of its tags as it comes, keeping the offset in the
+ * request of every character, which timings need to map the audio back to the request's own text.
  */
-import { XMLValidator } from 'fast-xml-parser';
+import { SaxesParser } from 'saxes';
 import { LIMITS } from '@polyvox/contracts';
 import { countCharacters, SAY_AS_KINDS, SILENT_DB, type MarkupDocument, type MarkupPart, type SayAsKind } from '@polyvox/speech';
 import { AppError } from '../platform/errors.js';
-import { decodeEntity, ENTITY, readAlphabet, readPhonemes, refuseDtd, xmlProblem } from './xml-safety.js';
+import { decodeEntity, ENTITY, readAlphabet, readPhonemes, refuseDtd } from './xml-safety.js';
+import { saxesProblem } from './ssml-problems.js';
 import { withinPauseBudget, type PauseTally } from './pause-budget.js';
 
 export type TextType = 'text' | 'ssml';
@@ -141,10 +142,6 @@ export function positionOf(text: string, offset: number): { line: number; column
   return { line, column: offset - lineStart + 1 };
 }
 
-const TOKEN =
-  /<!--[\s\S]*?-->|<\?[\s\S]*?\?>|<!\[CDATA\[([\s\S]*?)\]\]>|<\/([^\s>]+)\s*>|<([^\s/>!?]+)((?:\s+[^\s=/>]+\s*=\s*(?:"[^"]*"|'[^']*'))*)\s*(\/?)>/g;
-const ATTRIBUTE = /([^\s=/>]+)\s*=\s*(?:"([^"]*)"|'([^']*)')/g;
-
 /** What the whole document is building: the written text, its spans back to the request, the parts. */
 class Builder {
   written = '';
@@ -210,15 +207,6 @@ export function parseSsml(text: string, baseHz = 120): MarkupDocument {
   refuseDtd(text, () => invalid('an SSML document may not declare a DOCTYPE or entities'));
   // An XML declaration must open the document: whitespace before it is not the user's point, so it is not checked.
   const lead = /^\s*(?=<\?xml)/.exec(text)?.[0].length ?? 0;
-  const valid = XMLValidator.validate(lead ? text.slice(lead) : text);
-  if (valid !== true) {
-    const base = positionOf(text, lead);
-    const where =
-      valid.err.line === 1
-        ? { line: base.line, column: base.column - 1 + valid.err.col }
-        : { line: valid.err.line + base.line - 1, column: valid.err.col };
-    throw invalid(`not well-formed SSML at line ${where.line}, column ${where.column}: ${xmlProblem(valid.err.msg)}`, where);
-  }
   const b = new Builder();
   const stack: Open[] = [];
   const settings = (): Settings => stack.at(-1)?.settings ?? {};
@@ -251,45 +239,89 @@ export function parseSsml(text: string, baseHz = 120): MarkupDocument {
     b.put(from + i, to, raw.slice(i));
   };
 
-  for (const m of text.matchAll(TOKEN)) {
-    const at = m.index;
-    const end = at + m[0].length;
+  /** Where a tag opened, by its place on the stack: a tag left open is named with it. */
+  const opened: number[] = [];
+  /** Markup from `at` to `end` (a tag, a comment, a declaration): the text before it, then the markup as nothing. */
+  const markup = (at: number, end: number): void => {
     addText(last, at, text.slice(last, at));
-    last = end;
-    if (m[1] !== undefined) {
-      // CDATA: its content is text as written; the delimiters are markup.
-      b.put(at, at + 9, '');
-      addText(at + 9, end - 3, m[1], true);
-      b.put(end - 3, end, '');
-      continue;
-    }
-    if (m[2] === undefined && m[3] === undefined) {
-      // A comment or a processing instruction (the XML declaration): not spoken.
-      b.put(at, end, '');
-      continue;
-    }
-    const closing = m[2] !== undefined;
-    const name = (closing ? m[2]! : m[3]!).replace(/^[^:]*:/, '');
     b.put(at, end, '');
-    if (closing) {
-      const open = stack.pop()!;
-      closeElement(open);
-      continue;
-    }
+    last = end;
+  };
+  const parser = new SaxesParser({ position: true });
+  /** The offset in `text` of the character the parser has just read. */
+  const here = (): number => lead + parser.position - 1;
+  const start = (token: string): number => text.lastIndexOf(token, here());
+  const malformed = (offset: number, reason: string) => {
+    const where = positionOf(text, offset);
+    return invalid(`not well-formed SSML at line ${where.line}, column ${where.column}: ${reason}`, where);
+  };
+  let tagAt = 0;
+  parser.on('opentagstart', () => {
+    tagAt = start('<');
+  });
+  parser.on('opentag', (tag) => {
+    markup(tagAt, lead + parser.position);
+    const name = tag.name.replace(/^[^:]*:/, '');
     const attrs = new Map<string, string>();
-    for (const a of (m[4] ?? '').matchAll(ATTRIBUTE)) attrs.set(a[1]!, (a[2] ?? a[3] ?? '').trim());
-    const selfClosing = m[5] === '/';
+    for (const [key, value] of Object.entries(tag.attributes as Record<string, string>)) attrs.set(key, value.trim());
     const parent = stack.at(-1);
     if (!parent) {
-      if (name !== 'speak' || rootSeen) throw fail(at, (w) => `the root element must be <speak> (<${name.slice(0, 40)}> ${w})`);
+      if (name !== 'speak' || rootSeen)
+        throw fail(tagAt, (w) => `the root element must be <speak> (<${name.slice(0, 40)}> ${w})`);
       rootSeen = true;
-    } else if (LEAVES.has(parent.name)) throw fail(at, (w) => `<${parent.name}> takes text only (<${name.slice(0, 40)}> ${w})`);
+    } else if (LEAVES.has(parent.name))
+      throw fail(tagAt, (w) => `<${parent.name}> takes text only (<${name.slice(0, 40)}> ${w})`);
     if (!CONTAINERS.has(name) && !LEAVES.has(name) && !EMPTY.has(name))
-      throw fail(at, (w) => `unsupported SSML tag <${name.slice(0, 40)}> ${w}`);
-    const open = openElement(name, attrs, at);
-    if (selfClosing) closeElement(open);
-    else stack.push(open);
-  }
+      throw fail(tagAt, (w) => `unsupported SSML tag <${name.slice(0, 40)}> ${w}`);
+    stack.push(openElement(name, attrs, tagAt));
+    opened.push(tagAt);
+  });
+  parser.on('closetag', (tag) => {
+    if (!tag.isSelfClosing) {
+      const at = start('</');
+      const end = lead + parser.position;
+      const closing = text.slice(at + 2, end - 1).trim();
+      // The parser closes the tags left open on its way to the one this closes: the first of them is the fault.
+      if (closing !== tag.name) {
+        const o = positionOf(text, opened.at(-1)!);
+        throw malformed(
+          at,
+          `the <${tag.name.slice(0, 40)}> tag opened at line ${o.line}, column ${o.column} is not closed before </${closing.slice(0, 40)}>`,
+        );
+      }
+      markup(at, end);
+    }
+    opened.pop();
+    closeElement(stack.pop()!);
+  });
+  parser.on('comment', () => {
+    // Told before its closing '>' is read.
+    const at = start('<!--');
+    markup(at, text.indexOf('-->', at + 4) + 3);
+  });
+  parser.on('processinginstruction', () => markup(start('<?'), lead + parser.position));
+  parser.on('xmldecl', () => markup(start('<?'), lead + parser.position));
+  parser.on('cdata', () => {
+    // Its content is text as written; the delimiters are markup.
+    const at = start('<![CDATA[');
+    const end = lead + parser.position;
+    markup(at, at + 9);
+    addText(at + 9, end - 3, text.slice(at + 9, end - 3), true);
+    b.put(end - 3, end, '');
+    last = end;
+  });
+  parser.on('error', (e) => {
+    const reason = e.message.replace(/^\d+:\d+: /, '');
+    // Entities are read with the text (above), where an unknown one is named.
+    if (/entity/.test(reason)) return;
+    if (reason.startsWith('unclosed tag: ')) {
+      const name = reason.slice('unclosed tag: '.length);
+      throw malformed(opened.at(-1) ?? here(), `the <${name.slice(0, 40)}> tag is not closed`);
+    }
+    const at = here();
+    throw malformed(at, saxesProblem(reason, text, at, rootSeen));
+  });
+  parser.write(lead ? text.slice(lead) : text).close();
   addText(last, text.length, text.slice(last));
   b.cut(settings());
 

@@ -13,25 +13,25 @@ const config = createRequire(import.meta.url)(path.join(repo, '.dependency-cruis
   forbidden: unknown[];
   options: Record<string, unknown>;
   SERVER_LAYERS: string[][];
+  SPEECH_LAYERS: string[][];
 };
-const src = path.join(repo, 'apps/server/src');
 
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'polyvox-layers-'));
 afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
 
-function write(files: Record<string, string>): void {
+function write(files: Record<string, string>, dir = scratch): void {
   for (const [name, text] of Object.entries(files)) {
-    const file = path.join(scratch, name);
+    const file = path.join(dir, name);
     fs.mkdirSync(path.dirname(file), { recursive: true });
     fs.writeFileSync(file, text);
   }
 }
 
-async function violations(): Promise<string[]> {
+async function violations(dir = scratch): Promise<string[]> {
   const { tsConfig: _ts, ...options } = config.options;
   const result = await cruise(['apps', 'packages'], {
     ...options,
-    baseDir: scratch,
+    baseDir: dir,
     validate: true,
     ruleSet: { forbidden: config.forbidden } as never,
   });
@@ -40,14 +40,18 @@ async function violations(): Promise<string[]> {
 }
 
 describe('the import rules (.dependency-cruiser.cjs)', () => {
-  it('place every folder of apps/server/src in the layer list', () => {
-    const listed = new Set(config.SERVER_LAYERS.flat());
+  it.each([
+    ['apps/server/src', config.SERVER_LAYERS],
+    ['packages/speech/src', config.SPEECH_LAYERS],
+  ])('place every folder of %s in its layer list, each once', (folder, layers) => {
+    const listed = new Set(layers.flat());
     const folders = fs
-      .readdirSync(src, { withFileTypes: true })
+      .readdirSync(path.join(repo, folder), { withFileTypes: true })
       .filter((e) => e.isDirectory())
       .map((e) => e.name);
     expect(folders.filter((f) => !listed.has(f))).toEqual([]);
     expect(listed.has('(root)')).toBe(true);
+    expect(layers.flat().length).toBe(listed.size);
   });
 
   it('see an upward import, a cycle, a package importing an app and a Node built-in in the formats', async () => {
@@ -68,6 +72,28 @@ describe('the import rules (.dependency-cruiser.cjs)', () => {
         'packages-not-apps: packages/speech/src/engine.ts -> apps/server/src/app.ts',
         'server-layer-platform: apps/server/src/platform/config.ts -> apps/server/src/voices/service.ts',
         'server-layer-voices: apps/server/src/voices/service.ts -> apps/server/src/app.ts',
+      ].sort(),
+    );
+  });
+
+  it('see an upward import and one between peers in the speech package, and the server reaching into its internals', async () => {
+    const dir = fs.mkdtempSync(path.join(scratch, 'speech-'));
+    write(
+      {
+        'packages/speech/src/dsp/fft.ts': "import { pool } from '../pool/pool.ts';\nexport const f = pool;\n",
+        'packages/speech/src/pool/pool.ts': 'export const pool = 1;\n',
+        'packages/speech/src/threads/t.ts': "import { f } from '../dsp/fft.ts';\nexport const t = f;\n",
+        'packages/speech/src/index.ts': "export { pool } from './pool/pool.ts';\n",
+        'apps/server/src/a.ts':
+          "import { pool } from '../../../packages/speech/src/pool/pool.ts';\nimport { pool as p } from '../../../packages/speech/src/index.ts';\nexport const a = pool + p;\n",
+      },
+      dir,
+    );
+    expect(await violations(dir)).toEqual(
+      [
+        'speech-layer-dsp: packages/speech/src/dsp/fft.ts -> packages/speech/src/pool/pool.ts',
+        'speech-layer-threads: packages/speech/src/threads/t.ts -> packages/speech/src/dsp/fft.ts',
+        'speech-public-api-only: apps/server/src/a.ts -> packages/speech/src/pool/pool.ts',
       ].sort(),
     );
   });

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { formatMessage } from '@polyvox/contracts';
-import { espeakLanguageTags, previewTextFor } from '../../../../packages/speech/src/catalogue/languages.ts';
 import { coefficientFor, type CreditsConfig } from '../../src/credits/credits-config.js';
 import { label } from '../../src/stats/metrics.js';
 import { eventLabels } from '../../src/stats/events.js';
@@ -30,17 +29,6 @@ describe('lookups keyed by user input ignore the prototype', () => {
   it('leaves a prototype placeholder in a message as written', () => {
     expect(formatMessage('a {field} b', { field: 'x' })).toBe('a x b');
     for (const key of PROTO_KEYS) expect(formatMessage(`{${key}}`, {}), key).toBe(`{${key}}`);
-  });
-
-  it('gives prototype language tags the counting preview and a plain tag', () => {
-    expect(previewTextFor('fr')).not.toBe('1, 2, 3, 4, 5.');
-    for (const key of PROTO_KEYS) {
-      expect(previewTextFor(key), key).toBe('1, 2, 3, 4, 5.');
-      expect(
-        espeakLanguageTags(`x/${key}`).every((t) => typeof t === 'string'),
-        key,
-      ).toBe(true);
-    }
   });
 });
 

@@ -5,7 +5,7 @@
  * matched to the sample's LTAS by the DSP stage (dsp/convert.ts), and a breathy sample (low
  * harmonics-to-noise ratio) gets breathiness.
  */
-import type { VoiceInfo, VoiceProfile } from '../types.ts';
+import type { VoiceInfo, VoiceProfile } from '../core/types.ts';
 import { LTAS_BANDS } from './ltas.ts';
 import type { VoiceMeasures } from './measure.ts';
 

@@ -1,9 +1,9 @@
 /**
- * Long-term average spectrum on third-octave bands, by Welch's method (fft.js), and the distance
+ * Long-term average spectrum on third-octave bands, by Welch's method (dsp/fft.ts), and the distance
  * between two of them. The same bands serve the analysis of a sample, the judgment of a clone and
  * the equalizer that moves a voice towards a sample (dsp/convert.ts).
  */
-import FFT from 'fft.js';
+import { realFftOf } from '../dsp/fft.ts';
 
 /** Third-octave band centres, 100 Hz to 6.3 kHz: all under the 8 kHz Nyquist of 16 kHz audio. */
 export const LTAS_BANDS: readonly number[] = [
@@ -13,13 +13,6 @@ export const LTAS_BANDS: readonly number[] = [
 export const bandEdges = (centre: number): [number, number] => [centre * 2 ** (-1 / 6), centre * 2 ** (1 / 6)];
 /** Floor of any band level, so an empty band (an 8 kHz voice's top bands) stays a finite number. */
 export const LTAS_FLOOR_DB = -120;
-
-const ffts = new Map<number, FFT>();
-export function fftOf(size: number): FFT {
-  let f = ffts.get(size);
-  if (!f) ffts.set(size, (f = new FFT(size)));
-  return f;
-}
 
 const windows = new Map<number, Float64Array>();
 export function hann(size: number): Float64Array {
@@ -57,17 +50,16 @@ export function bandLevels(power: Float64Array, size: number, sampleRate: number
  * overlapping, or spread evenly over a long signal so that at most `maxFrames` are averaged.
  */
 export function ltas(samples: Float32Array, sampleRate: number, size = 1024, maxFrames = Infinity): number[] {
-  const fft = fftOf(size);
+  const fft = realFftOf(size);
   const win = hann(size);
-  const frame = new Float64Array(size);
-  const spec = fft.createComplexArray() as number[];
+  const re = new Float64Array(size / 2 + 1);
+  const im = new Float64Array(size / 2 + 1);
   const power = new Float64Array(size / 2 + 1);
   const hop = Math.max(size / 2, Math.floor((samples.length - size) / maxFrames));
   let frames = 0;
   for (let o = 0; o + size <= samples.length; o += hop) {
-    for (let i = 0; i < size; i++) frame[i] = samples[o + i]! * win[i]!;
-    fft.realTransform(spec, frame);
-    for (let k = 0; k <= size / 2; k++) power[k] = power[k]! + spec[2 * k]! ** 2 + spec[2 * k + 1]! ** 2;
+    fft.forward(samples, o, win, re, im);
+    for (let k = 0; k <= size / 2; k++) power[k] = power[k]! + re[k]! ** 2 + im[k]! ** 2;
     frames++;
   }
   if (frames === 0) return LTAS_BANDS.map(() => LTAS_FLOOR_DB);

@@ -1,5 +1,5 @@
 /** The analysis thread: measures decoded samples off the server's event loop, one at a time. */
-import { serveTasks } from '../pool/task-thread.ts';
+import { serveTasks } from '../threads/task-thread.ts';
 import { measurePcm } from './measure.ts';
 import type { MeasureTask } from './thread.ts';
 

@@ -9,8 +9,8 @@ import { createReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { parseStream } from 'music-metadata';
 import { FFMPEG } from '../audio/ffmpeg.ts';
-import { SpeechError } from '../errors.ts';
-import { lowerPriority } from '../pool/priority.ts';
+import { SpeechError } from '../core/errors.ts';
+import { lowerPriority } from '../threads/priority.ts';
 
 export type SampleFormat = 'mp3' | 'm4a' | 'wav';
 

@@ -3,7 +3,7 @@
  * language and tone words, then turned into a profile on the best-matching base voice of one model.
  * Repeated previews of one prompt differ by a small seeded variation.
  */
-import type { Gender, VoiceInfo, VoiceProfile } from '../types.ts';
+import type { Gender, VoiceInfo, VoiceProfile } from '../core/types.ts';
 
 export type Age = 'child' | 'young' | 'adult' | 'senior';
 export const TONES = ['deep', 'warm', 'bright', 'breathy', 'raspy', 'whisper', 'calm', 'energetic'] as const;

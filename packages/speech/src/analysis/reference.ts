@@ -4,7 +4,7 @@
  * at most `maxSec` long (these models condition on a few seconds; longer only costs time), with the
  * transcript the user typed, if any.
  */
-import type { EngineRequest } from '../types.ts';
+import type { EngineRequest } from '../core/types.ts';
 import { decodeToPcm } from './probe.ts';
 import { resamplePolyphase } from '../formats/polyphase.ts';
 import { VAD_FRAME, VAD_RATE, vadFrames } from './vad.ts';

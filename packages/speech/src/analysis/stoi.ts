@@ -12,7 +12,7 @@
  * clipped at −15 dB signal-to-distortion, and the mean of the correlations.
  */
 import { resamplePolyphase } from '../formats/polyphase.ts';
-import { RealFft } from '../watermark/fft.ts';
+import { RealFft } from '../dsp/fft.ts';
 
 const RATE = 10_000;
 const FRAME = 256;

@@ -3,7 +3,7 @@
  * on first use, at background priority, never holding the process open while idle), so the server
  * keeps answering. Aborting a measure ends the thread; the next one starts a new thread.
  */
-import { TaskThread, ownedSamples } from '../pool/task-thread.ts';
+import { TaskThread, ownedSamples } from '../threads/task-thread.ts';
 import type { VoiceMeasures } from './measure.ts';
 
 export type MeasureTask = { samples: Float32Array; sampleRate: number };

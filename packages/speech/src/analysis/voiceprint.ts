@@ -5,7 +5,8 @@
  * recordings of one speaker lie close; the distance between voiceprints is what the protected-voice check compares
  * with its threshold (set from measured false accepts and rejects: bench/voiceprint.ts).
  */
-import { fftOf, hann } from './ltas.ts';
+import { realFftOf } from '../dsp/fft.ts';
+import { hann } from './ltas.ts';
 
 /** The rate voiceprints are taken at (the analysis rate): the cepstra of other rates would not compare. */
 export const VOICEPRINT_RATE = 16_000;
@@ -50,10 +51,11 @@ function melFilters(): { start: number; weights: Float64Array }[] {
  * standard deviation of each cepstrum over the loud frames, then log2 of the F0. Empty when there is too little speech.
  */
 export function voiceprint(speech: Float32Array, f0MedianHz: number): number[] {
-  const fft = fftOf(FRAME);
+  const fft = realFftOf(FRAME);
   const win = hann(FRAME);
   const frame = new Float64Array(FRAME);
-  const spec = fft.createComplexArray() as number[];
+  const re = new Float64Array(FRAME / 2 + 1);
+  const im = new Float64Array(FRAME / 2 + 1);
   const bank = melFilters();
   const total = Math.floor((speech.length - FRAME) / HOP) + 1;
   if (total < 50) return [];
@@ -66,14 +68,14 @@ export function voiceprint(speech: Float32Array, f0MedianHz: number): number[] {
     for (let i = 0; i < FRAME; i++) {
       // Pre-emphasis, as cepstral front ends do: the source's tilt would otherwise fill the low cepstra.
       const x = speech[o + i]! - 0.97 * (i > 0 || o > 0 ? speech[o + i - 1]! : 0);
-      frame[i] = x * win[i]!;
+      frame[i] = x;
       energy += x * x;
     }
-    fft.realTransform(spec, frame);
+    fft.forward(frame, 0, win, re, im);
     for (let m = 0; m < MELS; m++) {
       const { start, weights } = bank[m]!;
       let s = 0;
-      for (let k = 0; k < weights.length; k++) s += weights[k]! * (spec[2 * (start + k)]! ** 2 + spec[2 * (start + k) + 1]! ** 2);
+      for (let k = 0; k < weights.length; k++) s += weights[k]! * (re[start + k]! ** 2 + im[start + k]! ** 2);
       logMel[m] = Math.log(s + 1e-10);
     }
     const c = new Float64Array(CEPSTRA);

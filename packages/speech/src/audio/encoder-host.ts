@@ -5,11 +5,11 @@
  */
 import { Worker, type MessagePort } from 'node:worker_threads';
 import type { Mark } from './marked.ts';
-import { SpeechError, reviveError } from '../errors.ts';
-import type { AudioFormat } from '../types.ts';
+import { SpeechError, reviveError } from '../core/errors.ts';
+import type { AudioFormat } from '../core/types.ts';
 import type { FromEncoder, ToEncoder } from './encoder-protocol.ts';
 import { transferList } from './transfer.ts';
-import { ownedSamples } from '../pool/task-thread.ts';
+import { ownedSamples } from '../threads/task-thread.ts';
 
 /** Streaming encoder: PCM chunks in, encoded bytes out as soon as the encoder has them. */
 export interface StreamEncoder {

@@ -1,6 +1,6 @@
 /** Messages between the encoder host and its thread. */
 import type { MessagePort } from 'node:worker_threads';
-import type { AudioFormat } from '../types.ts';
+import type { AudioFormat } from '../core/types.ts';
 import type { Mark } from './marked.ts';
 
 export type ToEncoder =

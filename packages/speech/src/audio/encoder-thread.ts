@@ -6,7 +6,7 @@ import { parentPort, type MessagePort } from 'node:worker_threads';
 import { checkedFile, encodeAudio, openEncoder, type Encoder } from './encoders.ts';
 import { markedEncoder, markSamples, type MarkedEncoder } from './marked.ts';
 import type { FromEncoder, ToEncoder, ToFileSink } from './encoder-protocol.ts';
-import type { AudioFormat } from '../types.ts';
+import type { AudioFormat } from '../core/types.ts';
 import { transferList } from './transfer.ts';
 import { ENCODER_NICE, lowerPriority } from '../pool/priority.ts';
 

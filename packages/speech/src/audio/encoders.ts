@@ -7,10 +7,10 @@
  */
 import { createEncoder, createMp3Encoder, type WasmMediaEncoder } from 'wasm-media-encoders';
 import OpusScript from 'opusscript';
-import { SpeechError } from '../errors.ts';
+import { SpeechError } from '../core/errors.ts';
 import { encodeWav, floatToInt16, wavHeader } from '../dsp/pcm.ts';
 import { resample } from '../dsp/resample.ts';
-import type { AudioFormat } from '../types.ts';
+import type { AudioFormat } from '../core/types.ts';
 import { countFrames, infoFrame, parseHeader } from '../formats/mp3.ts';
 import { OggOpusWriter, OPUS_PRE_SKIP } from './ogg-opus.ts';
 

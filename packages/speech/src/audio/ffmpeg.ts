@@ -8,8 +8,8 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import ffmpegInstaller from '@ffmpeg-installer/ffmpeg';
-import { lowerPriority } from '../pool/priority.ts';
-import { SpeechError } from '../errors.ts';
+import { lowerPriority } from '../threads/priority.ts';
+import { SpeechError } from '../core/errors.ts';
 import { decodeWav } from '../dsp/pcm.ts';
 
 export const FFMPEG = ffmpegInstaller.path;

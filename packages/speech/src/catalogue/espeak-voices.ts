@@ -3,10 +3,28 @@
  * variants; more variants for the widely used languages. Each entry is a distinct engine voice
  * (language × variant), so every one sounds different and renders its own preview.
  */
-import type { EspeakLanguageData, EspeakVariantData } from '../engines/espeak-runtime.ts';
-import type { Gender, VoiceInfo } from '../types.ts';
+import type { Gender, VoiceInfo } from '../core/types.ts';
 import data from './espeak-data.json' with { type: 'json' };
 import { espeakLanguageTags, previewTextFor } from './languages.ts';
+
+/** A language as eSpeak NG lists it (read by engines/espeak-runtime.ts, kept in espeak-data.json). */
+export interface EspeakLanguageData {
+  identifier: string;
+  name: string;
+  languages: string[];
+  /** `pitch <base> <top>` of the language file, when it sets one. */
+  pitch?: [number, number];
+}
+
+/** A voice variant as eSpeak NG lists it. */
+export interface EspeakVariantData {
+  id: string;
+  name: string;
+  gender: 'male' | 'female' | 'neutral';
+  pitch?: [number, number];
+  breath: boolean;
+  klatt: boolean;
+}
 
 export const ESPEAK_MODEL = 'espeak-ng';
 

@@ -2,8 +2,8 @@
  * Mixing up to three voices of one model: profile numbers interpolate (pitch on a log scale), the
  * base voice is the heaviest, and where the model carries voice vectors the blend is theirs.
  */
-import { SpeechError } from '../errors.ts';
-import type { VoiceInfo, VoiceProfile } from '../types.ts';
+import { SpeechError } from '../core/errors.ts';
+import type { VoiceInfo, VoiceProfile } from '../core/types.ts';
 
 export const MIX_MAX = 3;
 

@@ -9,7 +9,7 @@
  * checked per sentence (`correctF0`) and the sentence shifted onto it when an engine missed it.
  */
 import FFT from 'fft.js';
-import type { VoiceProfile } from '../types.ts';
+import type { VoiceProfile } from '../core/types.ts';
 import { estimateF0 } from './f0.ts';
 import { levinson } from './lpc.ts';
 

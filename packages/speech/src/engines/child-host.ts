@@ -5,7 +5,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { lowerPriority } from '../pool/priority.ts';
+import { lowerPriority } from '../threads/priority.ts';
 
 export class HostExit extends Error {}
 

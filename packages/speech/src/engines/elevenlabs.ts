@@ -5,11 +5,11 @@
  */
 import { changeSpeedPitch } from '../dsp/sonic.ts';
 import { previewTextFor } from '../catalogue/languages.ts';
-import { SpeechError } from '../errors.ts';
-import type { Engine, EngineRequest, Gender, ModelInfo, PcmChunk, VoiceInfo } from '../types.ts';
+import { SpeechError } from '../core/errors.ts';
+import type { Engine, EngineRequest, Gender, ModelInfo, PcmChunk, VoiceInfo } from '../core/types.ts';
 import { totalSemitones, totalSpeed } from './pitch.ts';
 import { mapProviderError, pcm16ToFloat, postForAudio, safeJson, type RemoteProviderConfig } from './remote-http.ts';
-import { QUALITY } from '../quality.ts';
+import { QUALITY } from '../core/quality.ts';
 
 export interface ElevenLabsConfig extends RemoteProviderConfig {
   model?: string;

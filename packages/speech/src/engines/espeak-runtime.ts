@@ -3,6 +3,7 @@
  * word events, and reads the language and variant files it ships.
  */
 import initEspeak from '@echogarden/espeak-ng-emscripten';
+import type { EspeakLanguageData, EspeakVariantData } from '../catalogue/espeak-voices.ts';
 
 const DATA_DIR = '/usr/share/espeak-ng-data';
 export const ESPEAK_SAMPLE_RATE = 22050;
@@ -102,23 +103,6 @@ function clamp(v: number, lo: number, hi: number): number {
 
 function escapeXml(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
-
-export interface EspeakLanguageData {
-  identifier: string;
-  name: string;
-  languages: string[];
-  /** `pitch <base> <top>` of the language file, when it sets one. */
-  pitch?: [number, number];
-}
-
-export interface EspeakVariantData {
-  id: string;
-  name: string;
-  gender: 'male' | 'female' | 'neutral';
-  pitch?: [number, number];
-  breath: boolean;
-  klatt: boolean;
 }
 
 export async function loadEspeakData(): Promise<{ languages: EspeakLanguageData[]; variants: EspeakVariantData[] }> {

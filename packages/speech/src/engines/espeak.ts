@@ -4,10 +4,10 @@
  */
 import { espeakVoices, ESPEAK_MODEL } from '../catalogue/espeak-voices.ts';
 import { changeSpeedPitch } from '../dsp/sonic.ts';
-import type { Engine, EngineRequest, ModelInfo, PcmChunk, VoiceInfo } from '../types.ts';
+import type { Engine, EngineRequest, ModelInfo, PcmChunk, VoiceInfo } from '../core/types.ts';
 import { espeakSynthesize, ESPEAK_SAMPLE_RATE } from './espeak-runtime.ts';
 import { interpolate, totalSemitones, totalSpeed } from './pitch.ts';
-import { QUALITY } from '../quality.ts';
+import { QUALITY } from '../core/quality.ts';
 
 /** eSpeak's pitch parameter (0–100) against the semitones it moves F0 from 50, measured on this build. */
 const PITCH_CURVE: readonly (readonly [number, number])[] = [

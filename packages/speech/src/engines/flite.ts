@@ -13,11 +13,11 @@
  */
 import { decodeWav } from '../dsp/pcm.ts';
 import { changeSpeedPitch } from '../dsp/sonic.ts';
-import type { Engine, EngineRequest, ModelInfo, PcmChunk, VoiceInfo, WordTiming } from '../types.ts';
+import type { Engine, EngineRequest, ModelInfo, PcmChunk, VoiceInfo, WordTiming } from '../core/types.ts';
 import { ChildHost } from './child-host.ts';
 import { fitToAudio, textTokens, wordsFromPhones, type TimedPhone } from './phone-timing.ts';
 import { totalSemitones, totalSpeed } from './pitch.ts';
-import { QUALITY } from '../quality.ts';
+import { QUALITY } from '../core/quality.ts';
 import { FLITE_PHONES, madeWords } from '../text/engine-phones.ts';
 
 export const FLITE_MODEL = 'flite';

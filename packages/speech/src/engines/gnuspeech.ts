@@ -11,10 +11,10 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import initGnuspeech from '@echogarden/gnuspeech-wasm/wasm/gnuspeech.js';
 import { decodeWav } from '../dsp/pcm.ts';
-import type { Engine, EngineRequest, Gender, ModelInfo, PcmChunk, VoiceInfo, WordTiming } from '../types.ts';
+import type { Engine, EngineRequest, Gender, ModelInfo, PcmChunk, VoiceInfo, WordTiming } from '../core/types.ts';
 import { fitToAudio, textTokens, wordsFromPhones, type TimedPhone, type WordPhones } from './phone-timing.ts';
 import { totalSemitones, totalSpeed } from './pitch.ts';
-import { QUALITY } from '../quality.ts';
+import { QUALITY } from '../core/quality.ts';
 import { GNUSPEECH_PHONES, madeWords } from '../text/engine-phones.ts';
 
 export const GNUSPEECH_MODEL = 'gnuspeech';

@@ -1,5 +1,5 @@
 /** The engines that run in this process (and in each pool worker): chosen from config. */
-import type { Engine } from '../types.ts';
+import type { Engine } from '../core/types.ts';
 import { EspeakEngine } from './espeak.ts';
 import { FliteEngine } from './flite.ts';
 import { GnuSpeechEngine } from './gnuspeech.ts';

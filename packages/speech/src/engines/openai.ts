@@ -4,10 +4,10 @@
  */
 import { changeSpeedPitch } from '../dsp/sonic.ts';
 import { previewTextFor } from '../catalogue/languages.ts';
-import type { Engine, EngineRequest, Gender, ModelInfo, PcmChunk, VoiceInfo } from '../types.ts';
+import type { Engine, EngineRequest, Gender, ModelInfo, PcmChunk, VoiceInfo } from '../core/types.ts';
 import { totalSemitones, totalSpeed } from './pitch.ts';
 import { pcm16ToFloat, postForAudio, safeJson, type RemoteProviderConfig } from './remote-http.ts';
-import { QUALITY } from '../quality.ts';
+import { QUALITY } from '../core/quality.ts';
 
 export interface OpenAIConfig extends RemoteProviderConfig {
   /** Model name sent upstream: gpt-4o-mini-tts, tts-1, kokoro… */

@@ -4,7 +4,7 @@
  * phone the engine added, dropped or changed moves no boundary), and each word spans its first phone's start to its
  * last phone's end. Pauses are phones of no word: they fall between words.
  */
-import type { WordTiming } from '../types.ts';
+import type { WordTiming } from '../core/types.ts';
 
 export interface TimedPhone {
   name: string;

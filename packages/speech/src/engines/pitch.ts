@@ -1,5 +1,5 @@
 /** Shared pitch arithmetic: requested semitones plus the profile's offset from the voice's own pitch. */
-import type { EngineRequest } from '../types.ts';
+import type { EngineRequest } from '../core/types.ts';
 
 export function totalSemitones(req: EngineRequest): number {
   const own = req.voice.profile.pitchHz;

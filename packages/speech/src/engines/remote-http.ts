@@ -3,7 +3,7 @@
  * server maps to the contract. The provider's key is the operator's, so a rejected key is not the
  * caller's fault: it surfaces as FORBIDDEN (logged by the server), never as UNAUTHENTICATED.
  */
-import { SpeechError, type SpeechErrorCode } from '../errors.ts';
+import { SpeechError, type SpeechErrorCode } from '../core/errors.ts';
 
 export interface RemoteProviderConfig {
   /** Base URL, e.g. https://api.openai.com or http://127.0.0.1:8880 (Kokoro-FastAPI). */

@@ -17,7 +17,7 @@ import { existsSync, readdirSync, readFileSync, type Dirent } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { readOnnxMetadata } from './onnx-metadata.ts';
-import { MODEL_RECORD_FILE, readModelRecord } from './model-record.ts';
+import { MODEL_RECORD_FILE, readModelRecord } from '../core/model-record.ts';
 import { folderOf, idOf, Missing } from './sherpa-folder.ts';
 import { analyseFolder, vitsEntry } from './sherpa-layouts.ts';
 import { ManifestError, parseManifest, type SherpaModelEntry } from './sherpa-manifest.ts';

@@ -5,8 +5,8 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Gender } from '../types.ts';
-import type { ModelLicence } from './model-record.ts';
+import type { Gender } from '../core/types.ts';
+import type { ModelLicence } from '../core/model-record.ts';
 
 export const SHERPA_MODEL_TYPES = ['vits', 'matcha', 'kokoro', 'kitten', 'zipvoice', 'pocket'] as const;
 export type SherpaModelType = (typeof SHERPA_MODEL_TYPES)[number];

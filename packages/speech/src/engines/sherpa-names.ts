@@ -3,7 +3,7 @@
  * codes and language names in the ONNX metadata, locale codes in file names (`en_US-lessac-medium`), Kokoro's and
  * Kitten's voice names. Used by the layout recognisers (sherpa-layouts.ts).
  */
-import type { Gender } from '../types.ts';
+import type { Gender } from '../core/types.ts';
 import { canonicalTag, espeakLanguageTags } from '../catalogue/languages.ts';
 import type { SherpaSpeaker } from './sherpa-manifest.ts';
 

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Gender } from '../types.ts';
+import type { Gender } from '../core/types.ts';
 import { encodeOnnxMetadata } from './onnx-metadata.ts';
 import { Missing } from './sherpa-folder.ts';
 import type { SherpaSpeaker } from './sherpa-manifest.ts';

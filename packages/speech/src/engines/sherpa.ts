@@ -9,17 +9,17 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { SpeechError } from '../errors.ts';
+import { SpeechError } from '../core/errors.ts';
 import { changeSpeedPitch } from '../dsp/sonic.ts';
 import { previewTextFor } from '../catalogue/languages.ts';
-import type { Engine, EngineRequest, Gender, ModelInfo, PcmChunk, VoiceInfo } from '../types.ts';
+import type { Engine, EngineRequest, Gender, ModelInfo, PcmChunk, VoiceInfo } from '../core/types.ts';
 import { ChildHost, HostExit } from './child-host.ts';
 import { ensureEspeakDataDir } from './espeak-data-dir.ts';
 import { totalSemitones, totalSpeed } from './pitch.ts';
 import { scanModelsDir, type ModelProblem } from './sherpa-discover.ts';
 import { espeakFrontend, espeakPhonemeInput, type EspeakFrontend } from './sherpa-frontend.ts';
 import { CLONING_TYPES, VECTOR_TYPES, type SherpaModelEntry } from './sherpa-manifest.ts';
-import { QUALITY } from '../quality.ts';
+import { QUALITY } from '../core/quality.ts';
 
 const DEFAULT_PITCH: Record<Gender, number> = { male: 120, female: 210, neutral: 160 };
 

@@ -9,17 +9,10 @@
  * APIs: the console reads labels with the same code.
  */
 
-/** The standard's keys, in its order. */
-export const AIGC_KEYS = [
-  'Label',
-  'ContentProducer',
-  'ProduceID',
-  'ReservedCode1',
-  'ContentPropagator',
-  'PropagateID',
-  'ReservedCode2',
-] as const;
-export type AigcKey = (typeof AIGC_KEYS)[number];
+/** The standard's keys, in its order: the contract's one list (a file of no imports, as the formats are). */
+import { AIGC_KEYS, type AigcKey } from '@polyvox/contracts/aigc-keys';
+
+export { AIGC_KEYS, type AigcKey };
 export type AigcRecord = Record<AigcKey, string>;
 
 /** The field's name in every container. */

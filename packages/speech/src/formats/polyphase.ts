@@ -6,6 +6,7 @@
  * runs it over a stream of 16-bit PCM bytes (ElevenLabs' `pcm_<rate>` formats).
  */
 import { floatToInt16, int16ToFloat, Int16Chunks } from './pcm.ts';
+import { bessel0, gcd } from './kaiser.ts';
 
 /** Taps on each side of the centre at the input rate: 32 in all, between Speex's qualities 2 and 3. */
 const HALF = 16;
@@ -24,20 +25,6 @@ interface Design {
   before: number;
   /** `up` phases of `width` taps each. */
   taps: Float32Array;
-}
-
-const gcd = (a: number, b: number): number => (b ? gcd(b, a % b) : a);
-
-/** Modified Bessel function of the first kind, order 0 (series; converges fast for β ≤ 20). */
-function bessel0(x: number): number {
-  let sum = 1,
-    term = 1;
-  for (let k = 1; k < 50; k++) {
-    term *= (x / (2 * k)) ** 2;
-    sum += term;
-    if (term < sum * 1e-12) break;
-  }
-  return sum;
 }
 
 const designs = new Map<string, Design>();

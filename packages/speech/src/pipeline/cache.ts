@@ -1,7 +1,7 @@
 /** The synthesis cache: a key over everything that changes the audio, and a small byte-bounded LRU store (`lru-cache`). */
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import type { AudioFormat, VoiceProfile } from '../types.ts';
+import type { AudioFormat, VoiceProfile } from '../core/types.ts';
 import type { AiLabel } from './ai-label.ts';
 
 export interface CacheKeyInput {

@@ -4,8 +4,8 @@
  * are carried through the warping path (the method of Aeneas and Echogarden).
  */
 import { resamplePolyphase } from '../formats/polyphase.ts';
-import { RealFft } from '../watermark/fft.ts';
-import type { WordTiming } from '../types.ts';
+import { RealFft } from '../dsp/fft.ts';
+import type { WordTiming } from '../core/types.ts';
 
 /** Rates under this (or whose 20 ms is not whole samples) are brought to it first; others are read as they are. */
 const RATE = 16000;

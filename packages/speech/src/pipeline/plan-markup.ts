@@ -10,7 +10,7 @@ import { composeSpans, type MarkupDocument, type MarkupPart } from '../text/mark
 import { cleanText, normalizeText } from '../text/normalize.ts';
 import { sayAs } from '../text/say-as.ts';
 import { splitSentences } from '../text/segment.ts';
-import type { VoiceInfo, VoiceProfile } from '../types.ts';
+import type { VoiceInfo, VoiceProfile } from '../core/types.ts';
 import { sentenceEnds, strongerEnd, type SentenceEnd } from './pauses.ts';
 
 /** A voice of an engine that speaks a language (`PlanContext.findLanguageVoice`). */

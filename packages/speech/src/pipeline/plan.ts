@@ -1,6 +1,6 @@
 /** From a request to a plan: validation, voice and profile, language, normalized sentences. */
 import { languageFamily } from '../catalogue/languages.ts';
-import { SpeechError } from '../errors.ts';
+import { SpeechError } from '../core/errors.ts';
 import { checkLanguage } from '../text/detect-language.ts';
 import { phonemeLanguageOf, phoneSetOf } from '../text/engine-phones.ts';
 import { applyLexicon, type AppliedLexicon, type LexiconRule } from '../text/lexicon.ts';
@@ -9,7 +9,7 @@ import { joinSentences, planMarkup, type SentencePart } from './plan-markup.ts';
 import { cleanText, countCharacters, normalizeText } from '../text/normalize.ts';
 import { splitSentences } from '../text/segment.ts';
 import { sentenceEnds, type SentenceEnd } from './pauses.ts';
-import { AUDIO_FORMATS, type AudioFormat, type EngineRequest, type VoiceInfo, type VoiceProfile } from '../types.ts';
+import { AUDIO_FORMATS, type AudioFormat, type EngineRequest, type VoiceInfo, type VoiceProfile } from '../core/types.ts';
 import { AI_LABEL_KINDS, AI_LABEL_POSITIONS, type AiLabel } from './ai-label.ts';
 
 export interface SynthesisRequest {

@@ -6,7 +6,7 @@ import { convertVoice, f0Correction, type Conversion } from '../dsp/convert.ts';
 import { normalizeLoudness } from '../dsp/loudness.ts';
 import { resamplePolyphase } from '../formats/polyphase.ts';
 import { changeSpeedPitch } from '../dsp/sonic.ts';
-import type { PcmChunk } from '../types.ts';
+import type { PcmChunk } from '../core/types.ts';
 
 export interface PostProcessOptions {
   /** Speed the engine did not apply (1 = none). */

@@ -2,8 +2,8 @@
 import { splitSpeed, totalSemitones } from '../engines/pitch.ts';
 import { conversionOf } from '../dsp/convert.ts';
 import { concatFloat32 } from '../dsp/pcm.ts';
-import type { Engine, EngineRequest, WordTiming } from '../types.ts';
-import type { SynthesisJob, SynthesisResult } from '../pool/protocol.ts';
+import type { Engine, EngineRequest, WordTiming } from '../core/types.ts';
+import type { SynthesisJob, SynthesisResult } from './job.ts';
 import { postProcess } from './post-process.ts';
 import { trimWordSilences } from './timings.ts';
 

@@ -4,7 +4,7 @@
  * the explicit AI label, sentence joins, speed and pitch changes, resampling: times in seconds survive all of
  * them, and the DSP stage scales them for the speed it applies).
  */
-import type { WordTiming } from '../types.ts';
+import type { WordTiming } from '../core/types.ts';
 
 /** A word of the text with its interval in the audio and its place in the text (indexes into `characters`). */
 export interface TimedWord {

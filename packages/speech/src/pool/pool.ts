@@ -10,9 +10,9 @@
  */
 import os from 'node:os';
 import { Worker, type MessagePort, type Transferable } from 'node:worker_threads';
-import { SpeechError, reviveError } from '../errors.ts';
+import { SpeechError, reviveError } from '../core/errors.ts';
 import type { Mark } from '../audio/marked.ts';
-import type { AudioFormat } from '../types.ts';
+import type { AudioFormat } from '../core/types.ts';
 import type { JoinSpec } from '../pipeline/pauses.ts';
 import type { FromWorker, SynthesisJob, SynthesisResult, ToWorker, WorkerConfig } from './protocol.ts';
 

@@ -27,7 +27,7 @@ import { PolyphaseStream } from '../formats/polyphase.ts';
 import { postProcess } from '../pipeline/post-process.ts';
 import { runEngine } from '../pipeline/run-engine.ts';
 import { trimWordSilences } from '../pipeline/timings.ts';
-import type { Engine, EngineRequest, WordTiming } from '../types.ts';
+import type { Engine, EngineRequest, WordTiming } from '../core/types.ts';
 import type { SynthesisJob, SynthesisResult } from './protocol.ts';
 import { conversionOf } from '../dsp/convert.ts';
 import { splitSpeed } from '../engines/pitch.ts';

@@ -6,7 +6,7 @@ import { joinSentence } from '../pipeline/pauses.ts';
 import { encodeAudio } from '../audio/encoders.ts';
 import { transferList } from '../audio/transfer.ts';
 import type { FromWorker, ToWorker, WorkerConfig } from './protocol.ts';
-import { lowerPriority } from './priority.ts';
+import { lowerPriority } from '../threads/priority.ts';
 import { synthesizeAhead, synthesizeInto } from './streamed.ts';
 
 const config = workerData as WorkerConfig;

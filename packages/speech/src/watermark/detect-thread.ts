@@ -1,5 +1,5 @@
 /** The detection thread: searches decoded samples for the watermark off the server's event loop, one at a time. */
-import { serveTasks } from '../pool/task-thread.ts';
+import { serveTasks } from '../threads/task-thread.ts';
 import { detectWatermark } from './detect.ts';
 import type { DetectTask } from './thread.ts';
 

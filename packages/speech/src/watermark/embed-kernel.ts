@@ -7,7 +7,7 @@
  */
 import { EMBED_WASM } from './wasm/embed-wasm.ts';
 import { instantiate } from './wasm/load.ts';
-import { RealFft } from './fft.ts';
+import { RealFft } from '../dsp/fft.ts';
 import { FRAME, FRAMES_PER_SLOT, HOP, WINDOW } from './grid.ts';
 
 /** embed.c's block: the most outputs one filter call computes. */

@@ -12,22 +12,10 @@
  */
 import { RATE } from './grid.ts';
 import { embedKernel as filters, BLOCK, TAPS } from './embed-kernel.ts';
+import { bessel0, gcd } from '../formats/kaiser.ts';
 
 /** Whose taps the kernel's tables hold (one kernel per thread, so one record per thread too). */
 const loaded: { down?: Float64Array; up?: Float64Array } = {};
-
-const gcd = (a: number, b: number): number => (b ? gcd(b, a % b) : a);
-
-function bessel0(x: number): number {
-  let sum = 1,
-    term = 1;
-  for (let k = 1; k < 50; k++) {
-    term *= (x / (2 * k)) ** 2;
-    sum += term;
-    if (term < sum * 1e-12) break;
-  }
-  return sum;
-}
 
 /** Cut-off of both filters: above the band's top (3344 Hz), under 8 kHz's Nyquist. */
 const CUTOFF = 3900;

@@ -5,7 +5,7 @@
  */
 import { resamplePolyphase } from '../formats/polyphase.ts';
 import { BANDS, BAND_BINS, FIRST_BIN, FRAME, INNER_FIRST, INNER_LAST, RATE, SLOT, WINDOW, frameStart } from './grid.ts';
-import { RealFft } from './fft.ts';
+import { RealFft } from '../dsp/fft.ts';
 import type { Pattern } from './pattern.ts';
 import { BINS, STEP_HOP, view, type Spectra, type View } from './spectra.ts';
 import { FINE_READING, score, unitFloors } from './score.ts';

@@ -5,7 +5,7 @@
  */
 import { decimatePolyphase } from '../formats/polyphase.ts';
 import { BANDS, BAND_BINS, FIRST_BIN, FRAME, HOP, INNER_FIRST, INNER_LAST, RATE, WINDOW } from './grid.ts';
-import { RealFft } from './fft.ts';
+import { RealFft } from '../dsp/fft.ts';
 
 /** The detector's own hop: a quarter of the embedder's, so the search can align to 2 ms. */
 export const STEP_HOP = HOP / 4;

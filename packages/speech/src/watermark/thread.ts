@@ -3,7 +3,7 @@
  * second of CPU, which on the server's event loop would hold up every other request (the public check is open to
  * anyone). One search at a time, in order, at background priority.
  */
-import { TaskThread, ownedSamples } from '../pool/task-thread.ts';
+import { TaskThread, ownedSamples } from '../threads/task-thread.ts';
 import type { WatermarkResult } from './detect.ts';
 
 export type DetectTask = { samples: Float32Array; sampleRate: number; key: Uint8Array; payload: boolean };

@@ -1,6 +1,6 @@
 /** The pauses in a file's audio (the timings and sentence-pause tests, the timings and pauses benches). */
 import { concatFloat32 } from '../../src/dsp/pcm.ts';
-import type { Engine, VoiceInfo } from '../../src/types.ts';
+import type { Engine, VoiceInfo } from '../../src/core/types.ts';
 
 /** Silences longer than `minSec` (frames of 10 ms under −40 dB of the loudest) strictly inside the speech. */
 export function pauses(samples: Float32Array, rate: number, minSec: number): { start: number; end: number }[] {

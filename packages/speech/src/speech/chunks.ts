@@ -3,13 +3,13 @@
  * back in order, each yielded as soon as it and those before it are done. Remote engines are
  * I/O-bound and run here, one request ahead.
  */
-import type { Engine, PcmChunk } from '../types.ts';
+import type { Engine, PcmChunk } from '../core/types.ts';
 import type { WorkerPool } from '../pool/pool.ts';
 import type { SynthesisJob } from '../pool/protocol.ts';
-import { runEngine } from './run-engine.ts';
+import { runEngine } from '../pipeline/run-engine.ts';
 import { SILENT_DB } from '../text/markup.ts';
-import { MAX_SPEED, MIN_SPEED, type Plan } from './plan.ts';
-import { endOf, joinSentence, pauseMs, type JoinSpec } from './pauses.ts';
+import { MAX_SPEED, MIN_SPEED, type Plan } from '../pipeline/plan.ts';
+import { endOf, joinSentence, pauseMs, type JoinSpec } from '../pipeline/pauses.ts';
 
 export interface SentenceAudio extends PcmChunk {
   index: number;

@@ -6,7 +6,7 @@
  * behind it fail with it.
  */
 import { Worker, parentPort } from 'node:worker_threads';
-import { SpeechError } from '../errors.ts';
+import { SpeechError } from '../core/errors.ts';
 import { lowerPriority } from './priority.ts';
 
 type Reply<R> = { id: number; result?: R; error?: string };

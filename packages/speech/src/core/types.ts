@@ -1,6 +1,6 @@
 /** The one engine interface every speech engine implements, and the shapes around it. */
 
-import type { ModelLicence } from './engines/model-record.ts';
+import type { ModelLicence } from './model-record.ts';
 
 export type Gender = 'male' | 'female' | 'neutral';
 

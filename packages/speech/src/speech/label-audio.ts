@@ -4,10 +4,10 @@
  */
 import { concatFloat32 } from '../dsp/pcm.ts';
 import { resamplePolyphase } from '../formats/polyphase.ts';
-import type { VoiceInfo } from '../types.ts';
-import { noticeFor, rhythmCue, withGap, type AiLabel, type Notice } from './ai-label.ts';
+import type { VoiceInfo } from '../core/types.ts';
+import { noticeFor, rhythmCue, withGap, type AiLabel, type Notice } from '../pipeline/ai-label.ts';
 import { synthesizeChunks, type ChunkContext } from './chunks.ts';
-import { makePlan, type Plan } from './plan.ts';
+import { makePlan, type Plan } from '../pipeline/plan.ts';
 
 /** Notices kept (voice × rate): a handful in practice; the map is emptied if it ever grows past this. */
 const MAX_KEPT = 64;

@@ -230,3 +230,11 @@ export class RealFft {
     this.complex(true);
   }
 }
+
+const shared = new Map<number, RealFft>();
+/** One RealFft per size for this thread (its scratch is reused; every call runs to its end before another). */
+export function realFftOf(size: number): RealFft {
+  let f = shared.get(size);
+  if (!f) shared.set(size, (f = new RealFft(size)));
+  return f;
+}
