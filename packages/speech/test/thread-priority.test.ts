@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { EncoderHost } from '../src/audio/encoder-host.ts';
-import { BACKGROUND_NICE, ENCODER_NICE } from '../src/pool/priority.ts';
+import { BACKGROUND_NICE, ENCODER_NICE } from '../src/threads/priority.ts';
 
 /** The nice value of every thread of this process, by thread id. */
 function threadNices(): Map<number, number> {

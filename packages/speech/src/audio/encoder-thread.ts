@@ -8,7 +8,7 @@ import { markedEncoder, markSamples, type MarkedEncoder } from './marked.ts';
 import type { FromEncoder, ToEncoder, ToFileSink } from './encoder-protocol.ts';
 import type { AudioFormat } from '../core/types.ts';
 import { transferList } from './transfer.ts';
-import { ENCODER_NICE, lowerPriority } from '../pool/priority.ts';
+import { ENCODER_NICE, lowerPriority } from '../threads/priority.ts';
 
 // Encoding (and marking) is the busiest thread after synthesis: it yields to the event loop (see priority.ts).
 lowerPriority(0, ENCODER_NICE);
