@@ -34,6 +34,7 @@ const SERVER_LAYERS = [
   ['speech'],
   ['voices'],
   ['synthesis'],
+  ['studio'],
   ['design', 'engines'],
   ['account-admin', 'overview'],
   ['reports'],

@@ -14,9 +14,9 @@ export interface ImportedDocument {
   chapters: { title: string; paragraphs: { text: string; speaker: string }[] }[];
 }
 
-export type DocumentLimits = Pick<
-  typeof STUDIO_LIMITS,
-  'maxCharacters' | 'maxChapters' | 'maxParagraphs' | 'paragraphMaxLength' | 'maxSpeakers'
+export type DocumentLimits = Record<
+  'maxCharacters' | 'maxChapters' | 'maxParagraphs' | 'paragraphMaxLength' | 'maxSpeakers',
+  number
 >;
 
 /** Refusals of a document, naming the field the request sent it in. */
@@ -133,4 +133,10 @@ export function clean(text: string): string {
       .replace(/\s+/g, ' ')
       .trim()
   );
+}
+
+/** A blank project: one empty chapter, the narrator its only speaker (ElevenLabs makes one when given no content). */
+export function emptyDocument(name: string): ImportedDocument {
+  const narrator = narratorFor(name);
+  return { title: null, author: null, cover: null, narrator, speakers: [narrator], chapters: [{ title: name, paragraphs: [] }] };
 }
