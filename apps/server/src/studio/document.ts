@@ -82,8 +82,7 @@ export class DocumentBuilder {
       last.title = clean(title ?? '') || last.title;
       return;
     }
-    if (this.chapters.length >= this.limits.maxChapters)
-      throw refuse(this.field, `at most ${this.limits.maxChapters} chapters`);
+    if (this.chapters.length >= this.limits.maxChapters) throw refuse(this.field, `at most ${this.limits.maxChapters} chapters`);
     this.chapters.push({ title: clean(title ?? '') || null, paragraphs: [] });
   }
 

@@ -108,7 +108,8 @@ export function parseLocators(values: string[] | undefined): { pronunciation_dic
       throw new AppError('VALIDATION_FAILED', { field: 'pronunciation_dictionary_locators', rule: 'must be valid JSON' });
     }
     const locator = Locator.safeParse(json);
-    if (!locator.success) throw new AppError('VALIDATION_FAILED', { field: 'pronunciation_dictionary_locators', rule: 'has an invalid format' });
+    if (!locator.success)
+      throw new AppError('VALIDATION_FAILED', { field: 'pronunciation_dictionary_locators', rule: 'has an invalid format' });
     const { pronunciation_dictionary_id, version_id } = locator.data;
     return version_id ? { pronunciation_dictionary_id, version_id } : { pronunciation_dictionary_id };
   });

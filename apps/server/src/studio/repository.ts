@@ -1,10 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
-import type {
-  Database,
-  StudioChaptersTable,
-  StudioParagraphsTable,
-  StudioProjectsTable,
-} from '../platform/db/schema.js';
+import type { Database, StudioChaptersTable, StudioParagraphsTable, StudioProjectsTable } from '../platform/db/schema.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -27,9 +22,15 @@ export class StudioRepository {
   ): Promise<void> {
     await trx.insertInto('studio_projects').values(project).execute();
     for (let i = 0; i < chapters.length; i += BATCH)
-      await trx.insertInto('studio_chapters').values(chapters.slice(i, i + BATCH)).execute();
+      await trx
+        .insertInto('studio_chapters')
+        .values(chapters.slice(i, i + BATCH))
+        .execute();
     for (let i = 0; i < paragraphs.length; i += BATCH)
-      await trx.insertInto('studio_paragraphs').values(paragraphs.slice(i, i + BATCH)).execute();
+      await trx
+        .insertInto('studio_paragraphs')
+        .values(paragraphs.slice(i, i + BATCH))
+        .execute();
   }
 
   /** The account's project; undefined for a missing one and for another account's alike. */
@@ -96,16 +97,14 @@ export class StudioRepository {
   async updateParagraph(
     db: Db,
     id: string,
-    values: Partial<Pick<StudioParagraphsTable, 'text' | 'speaker' | 'voice_id' | 'pause_after_ms' | 'content_hash' | 'updated_at'>>,
+    values: Partial<
+      Pick<StudioParagraphsTable, 'text' | 'speaker' | 'voice_id' | 'pause_after_ms' | 'content_hash' | 'updated_at'>
+    >,
   ): Promise<void> {
     await db.updateTable('studio_paragraphs').set(values).where('id', '=', id).execute();
   }
 
-  async updateProject(
-    db: Db,
-    id: string,
-    values: Partial<Pick<StudioProjectsTable, 'speakers' | 'updated_at'>>,
-  ): Promise<void> {
+  async updateProject(db: Db, id: string, values: Partial<Pick<StudioProjectsTable, 'speakers' | 'updated_at'>>): Promise<void> {
     await db.updateTable('studio_projects').set(values).where('id', '=', id).execute();
   }
 

@@ -59,15 +59,15 @@ export function studioVoices(voices: VoicesService): StudioVoices {
 }
 
 const CREATE_DESCRIPTION =
-  'ElevenLabs\' form (multipart): `name`, `from_document` (a `.txt`, `.md`, `.epub` or `.docx` file, at most ' +
+  "ElevenLabs' form (multipart): `name`, `from_document` (a `.txt`, `.md`, `.epub` or `.docx` file, at most " +
   `${sizeLimitText(STUDIO_LIMITS.fileMaxBytes)}), \`default_paragraph_voice_id\`, \`default_title_voice_id\`, \`default_model_id\`, ` +
   '`title`, `author`, `description`, `language`, `apply_text_normalization`, `pronunciation_dictionary_locators` (JSON strings, repeated); ' +
   'Polyvox: `text` (pasted text instead of a file) with `text_format` `plain` or `markdown`; the same fields as JSON also work. ' +
-  'Chapters come from headings (`#`/`##` in Markdown, Heading 1/2 in Word, `Chapter 3`/`第三章` lines in text) or the EPUB\'s own contents; ' +
+  "Chapters come from headings (`#`/`##` in Markdown, Heading 1/2 in Word, `Chapter 3`/`第三章` lines in text) or the EPUB's own contents; " +
   'speaker lines (`Anna: …`, `小明：…`) and attributed dialogue (`"…," said Anna`, `“……”小明说`) give each paragraph its speaker, the rest is the narrator\'s (`Narrator`, `旁白`). ' +
   `A project holds at most ${STUDIO_LIMITS.maxCharacters} characters (422 TEXT_TOO_LONG), ${STUDIO_LIMITS.maxChapters} chapters and ${STUDIO_LIMITS.maxParagraphs} paragraphs (400 VALIDATION_FAILED); ` +
   `an archive may expand to ${sizeLimitText(STUDIO_LIMITS.unzippedMaxBytes)}; a file of another kind is 415 UNSUPPORTED_FILE_TYPE, a broken one 400 VALIDATION_FAILED. ` +
-  'Voices must be ones the account can use (400 VALIDATION_FAILED); without a default voice, the library\'s first in the document\'s language.';
+  "Voices must be ones the account can use (400 VALIDATION_FAILED); without a default voice, the library's first in the document's language.";
 
 /** ElevenLabs' Studio project routes and Polyvox's editing routes: an account's own projects (another's answer 404). */
 export function studioRoutes(deps: StudioRoutesDeps): FastifyPluginAsyncZod {
@@ -121,7 +121,10 @@ export function studioRoutes(deps: StudioRoutesDeps): FastifyPluginAsyncZod {
 
     app.get(
       '/v1/studio/projects',
-      { ...route, schema: { tags, summary: "The account's Studio projects, newest first", response: { 200: StudioProjectList, ...errors } } },
+      {
+        ...route,
+        schema: { tags, summary: "The account's Studio projects, newest first", response: { 200: StudioProjectList, ...errors } },
+      },
       async (request) => ({ projects: (await studio.list(callerOf(request).accountId)).map(projectOut) }),
     );
 
@@ -143,7 +146,12 @@ export function studioRoutes(deps: StudioRoutesDeps): FastifyPluginAsyncZod {
       '/v1/studio/projects/:project_id',
       {
         ...route,
-        schema: { tags, summary: 'Delete a project, its chapters and paragraphs', params: ProjectParams, response: { 200: StudioDeleted, ...errors } },
+        schema: {
+          tags,
+          summary: 'Delete a project, its chapters and paragraphs',
+          params: ProjectParams,
+          response: { 200: StudioDeleted, ...errors },
+        },
       },
       async (request) => {
         await studio.delete(callerOf(request).accountId, request.params.project_id);
@@ -164,7 +172,10 @@ export function studioRoutes(deps: StudioRoutesDeps): FastifyPluginAsyncZod {
       },
       async (request, reply) => {
         const cover = await studio.cover(callerOf(request).accountId, request.params.project_id);
-        return reply.header('content-type', cover.type).header('cache-control', 'private, no-store').send(cover.data as unknown as string);
+        return reply
+          .header('content-type', cover.type)
+          .header('cache-control', 'private, no-store')
+          .send(cover.data as unknown as string);
       },
     );
 
@@ -172,9 +183,16 @@ export function studioRoutes(deps: StudioRoutesDeps): FastifyPluginAsyncZod {
       '/v1/studio/projects/:project_id/chapters',
       {
         ...route,
-        schema: { tags, summary: "A project's chapters, in order", params: ProjectParams, response: { 200: StudioChapterList, ...errors } },
+        schema: {
+          tags,
+          summary: "A project's chapters, in order",
+          params: ProjectParams,
+          response: { 200: StudioChapterList, ...errors },
+        },
       },
-      async (request) => ({ chapters: (await extended(await studio.project(callerOf(request).accountId, request.params.project_id))).chapters }),
+      async (request) => ({
+        chapters: (await extended(await studio.project(callerOf(request).accountId, request.params.project_id))).chapters,
+      }),
     );
 
     app.get(
@@ -183,7 +201,8 @@ export function studioRoutes(deps: StudioRoutesDeps): FastifyPluginAsyncZod {
         ...route,
         schema: {
           tags,
-          summary: 'A chapter with its content: a block per paragraph (its text, voice, and Polyvox: speaker, own voice, pause, hash)',
+          summary:
+            'A chapter with its content: a block per paragraph (its text, voice, and Polyvox: speaker, own voice, pause, hash)',
           params: ChapterParams,
           response: { 200: StudioChapterWithContent, ...errors },
         },
@@ -242,7 +261,12 @@ export function studioRoutes(deps: StudioRoutesDeps): FastifyPluginAsyncZod {
       },
       async (request) =>
         extended(
-          await studio.mapSpeaker(callerOf(request).accountId, request.params.project_id, request.body.speaker, request.body.voice_id),
+          await studio.mapSpeaker(
+            callerOf(request).accountId,
+            request.params.project_id,
+            request.body.speaker,
+            request.body.voice_id,
+          ),
         ),
     );
   };

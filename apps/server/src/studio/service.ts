@@ -46,7 +46,10 @@ export const DEFAULT_MODEL = 'eleven_multilingual_v2';
  */
 export function contentHash(
   p: Pick<StudioParagraphsTable, 'text' | 'speaker' | 'voice_id'>,
-  project: Pick<StudioProjectsTable, 'default_paragraph_voice_id' | 'default_model_id' | 'apply_text_normalization' | 'pronunciation_locators' | 'speakers'>,
+  project: Pick<
+    StudioProjectsTable,
+    'default_paragraph_voice_id' | 'default_model_id' | 'apply_text_normalization' | 'pronunciation_locators' | 'speakers'
+  >,
 ): string {
   const voice = voiceOf(p, project);
   const parts = [p.text, voice, project.default_model_id, project.apply_text_normalization, project.pronunciation_locators];
@@ -86,8 +89,7 @@ export class StudioService {
       ['default_title_voice_id', input.defaultTitleVoiceId],
     ] as const)
       if (id) await this.checkVoice(accountId, id, field);
-    const paragraphVoice =
-      input.defaultParagraphVoiceId ?? input.defaultTitleVoiceId ?? (await this.voices.fallback(language));
+    const paragraphVoice = input.defaultParagraphVoiceId ?? input.defaultTitleVoiceId ?? (await this.voices.fallback(language));
     if (!paragraphVoice) throw new AppError('PARAMETERS_NEEDED', { field: 'default_paragraph_voice_id' });
     const at = this.now().toISOString();
     const id = newId('studioProject');

@@ -37,7 +37,10 @@ export function projectOut(p: StudioProjectsTable): StudioProject {
 }
 
 /** What a chapter's list entry needs of its paragraphs. */
-export type ParagraphSummary = Pick<StudioParagraphsTable, 'chapter_id' | 'speaker' | 'voice_id' | 'content_hash' | 'converted_hash'> & {
+export type ParagraphSummary = Pick<
+  StudioParagraphsTable,
+  'chapter_id' | 'speaker' | 'voice_id' | 'content_hash' | 'converted_hash'
+> & {
   characters: number;
 };
 
@@ -84,7 +87,11 @@ export function blockOut(p: StudioParagraphsTable, project: StudioProjectsTable)
 }
 
 /** The project with its chapters, voices and speakers (each speaker's paragraph count). */
-export function projectExtendedOut(project: StudioProjectsTable, chapters: StudioChaptersTable[], paragraphs: ParagraphSummary[]) {
+export function projectExtendedOut(
+  project: StudioProjectsTable,
+  chapters: StudioChaptersTable[],
+  paragraphs: ParagraphSummary[],
+) {
   const byChapter = new Map<string, ParagraphSummary[]>();
   const counts = new Map<string, number>();
   const voices = new Set<string>([project.default_paragraph_voice_id, project.default_title_voice_id]);
@@ -110,7 +117,11 @@ export function projectExtendedOut(project: StudioProjectsTable, chapters: Studi
     voices: [...voices].map((voiceId) => ({
       project_voice_ref_id: voiceId,
       voice_id: voiceId,
-      alias: speakers.filter((s) => s.voice_id === voiceId).map((s) => s.name).join(', ') || voiceId,
+      alias:
+        speakers
+          .filter((s) => s.voice_id === voiceId)
+          .map((s) => s.name)
+          .join(', ') || voiceId,
       stability: 0.5,
       similarity_boost: 0.75,
       style: 0,

@@ -29,10 +29,19 @@ describe.each(DIALECTS)('Studio projects (%s)', (dialect) => {
   };
 
   it('makes a project from an EPUB, answers its chapters and paragraphs, edits them, and only to its owner', async () => {
-    const made = await c.request('POST', '/v1/studio/projects', form({ name: 'Book', default_paragraph_voice_id: VOICE }, { bytes: await buildEpub(), name: 'b.epub' }));
+    const made = await c.request(
+      'POST',
+      '/v1/studio/projects',
+      form({ name: 'Book', default_paragraph_voice_id: VOICE }, { bytes: await buildEpub(), name: 'b.epub' }),
+    );
     expect(made.status, JSON.stringify(made.body)).toBe(200);
     const id = made.body.project.project_id as string;
-    expect(made.body.project).toMatchObject({ name: 'Book', title: 'A Small Book', author: 'Jane Writer', default_paragraph_voice_id: VOICE });
+    expect(made.body.project).toMatchObject({
+      name: 'Book',
+      title: 'A Small Book',
+      author: 'Jane Writer',
+      default_paragraph_voice_id: VOICE,
+    });
 
     const got = await c.get(`/v1/studio/projects/${id}`);
     expect(got.status).toBe(200);
@@ -44,7 +53,9 @@ describe.each(DIALECTS)('Studio projects (%s)', (dialect) => {
     ]);
     const chapterId = got.body.chapters[0].chapter_id as string;
     const chapter = await c.get(`/v1/studio/projects/${id}/chapters/${chapterId}`);
-    expect(chapter.body.content.blocks.map((b: { speaker: string; nodes: { text: string }[] }) => [b.speaker, b.nodes[0]!.text])).toEqual([
+    expect(
+      chapter.body.content.blocks.map((b: { speaker: string; nodes: { text: string }[] }) => [b.speaker, b.nodes[0]!.text]),
+    ).toEqual([
       ['Narrator', 'It was a dark night.'],
       ['Anna', '“Run,” said Anna.'],
     ]);
@@ -52,7 +63,10 @@ describe.each(DIALECTS)('Studio projects (%s)', (dialect) => {
 
     // Anna's voice, mapped once for the project: her paragraph's voice and hash change; the narrator's do not.
     const other = (await c.get('/v1/voices?page_size=5')).body;
-    const annaVoice = (other.voices ?? other.items ?? []).map((v: { voice_id?: string; id?: string }) => v.voice_id ?? v.id).find((v: string) => v !== VOICE) ?? VOICE;
+    const annaVoice =
+      (other.voices ?? other.items ?? [])
+        .map((v: { voice_id?: string; id?: string }) => v.voice_id ?? v.id)
+        .find((v: string) => v !== VOICE) ?? VOICE;
     const mapped = await c.put(`/v1/studio/projects/${id}/speakers`, { speaker: 'Anna', voice_id: annaVoice });
     expect(mapped.status, JSON.stringify(mapped.body)).toBe(200);
     expect(mapped.body.speakers[1]).toEqual({ name: 'Anna', voice_id: annaVoice, paragraphs: 1 });
@@ -61,16 +75,29 @@ describe.each(DIALECTS)('Studio projects (%s)', (dialect) => {
     if (annaVoice !== VOICE) expect(after[1].content_hash).not.toBe(anna.content_hash);
     expect(after[1].nodes[0].voice_id).toBe(annaVoice);
 
-    const edited = await c.request('PATCH', `/v1/studio/projects/${id}/paragraphs/${anna.block_id}`, { text: '“Run!” said Anna.', pause_after_ms: 800, speaker: 'Anna Smith' });
+    const edited = await c.request('PATCH', `/v1/studio/projects/${id}/paragraphs/${anna.block_id}`, {
+      text: '“Run!” said Anna.',
+      pause_after_ms: 800,
+      speaker: 'Anna Smith',
+    });
     expect(edited.status, JSON.stringify(edited.body)).toBe(200);
-    expect(edited.body).toMatchObject({ speaker: 'Anna Smith', pause_after_ms: 800, voice_override: null, nodes: [{ text: '“Run!” said Anna.', voice_id: VOICE }] });
+    expect(edited.body).toMatchObject({
+      speaker: 'Anna Smith',
+      pause_after_ms: 800,
+      voice_override: null,
+      nodes: [{ text: '“Run!” said Anna.', voice_id: VOICE }],
+    });
     const pause = edited.body.content_hash;
     const paused = await c.request('PATCH', `/v1/studio/projects/${id}/paragraphs/${anna.block_id}`, { pause_after_ms: 100 });
     expect(paused.body.content_hash).toBe(pause);
-    expect((await c.request('PATCH', `/v1/studio/projects/${id}/paragraphs/${anna.block_id}`, { voice_id: 'voice_nobody' })).body).toMatchObject({
+    expect(
+      (await c.request('PATCH', `/v1/studio/projects/${id}/paragraphs/${anna.block_id}`, { voice_id: 'voice_nobody' })).body,
+    ).toMatchObject({
       error: { code: 'VALIDATION_FAILED' },
     });
-    expect((await c.request('PATCH', `/v1/studio/projects/${id}/paragraphs/${anna.block_id}`, { text: 'x'.repeat(5001) })).status).toBe(400);
+    expect(
+      (await c.request('PATCH', `/v1/studio/projects/${id}/paragraphs/${anna.block_id}`, { text: 'x'.repeat(5001) })).status,
+    ).toBe(400);
 
     // Another account: 404 everywhere, as a missing project.
     const stranger = new Client(t.url);
@@ -92,8 +119,11 @@ describe.each(DIALECTS)('Studio projects (%s)', (dialect) => {
   });
 
   it('refuses what it must, in the reader’s language', async () => {
-    const post = (f: FormData, lang?: string) => (lang ? new Client(t.url, lang) : c).request('POST', '/v1/studio/projects', f, { 'xi-api-key': key });
-    expect((await post(form({ name: 'x' }, { bytes: Buffer.from('%PDF-1.4'), name: 'a.pdf' }))).body.error.code).toBe('UNSUPPORTED_FILE_TYPE');
+    const post = (f: FormData, lang?: string) =>
+      (lang ? new Client(t.url, lang) : c).request('POST', '/v1/studio/projects', f, { 'xi-api-key': key });
+    expect((await post(form({ name: 'x' }, { bytes: Buffer.from('%PDF-1.4'), name: 'a.pdf' }))).body.error.code).toBe(
+      'UNSUPPORTED_FILE_TYPE',
+    );
     const badVoice = await post(form({ name: 'x', text: 'Hello.', default_paragraph_voice_id: 'voice_nobody' }), 'zh-CN');
     expect(badVoice.status).toBe(400);
     expect(badVoice.body.error.message).toMatch(/default_paragraph_voice_id/);
@@ -111,7 +141,9 @@ describe.each(DIALECTS)('Studio projects (%s)', (dialect) => {
     const created = await eleven.studio.projects.create({
       name: 'SDK book',
       defaultParagraphVoiceId: VOICE,
-      fromDocument: new File(['Chapter 1\n\nTom: Hello there.\n\nChapter 2\n\n"Bye," said Anna.\n'], 'book.txt', { type: 'text/plain' }),
+      fromDocument: new File(['Chapter 1\n\nTom: Hello there.\n\nChapter 2\n\n"Bye," said Anna.\n'], 'book.txt', {
+        type: 'text/plain',
+      }),
     });
     const projectId = created.project.projectId;
     expect(created.project).toMatchObject({ name: 'SDK book', defaultParagraphVoiceId: VOICE, state: 'default' });

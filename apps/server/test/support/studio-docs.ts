@@ -45,7 +45,10 @@ export async function buildEpub(options: EpubOptions = {}): Promise<Buffer> {
     zip.file(
       'OEBPS/toc.ncx',
       `<?xml version="1.0"?><ncx xmlns="http://www.daisy.org/z3986/2005/ncx/"><navMap>${chapters
-        .map((c, i) => `<navPoint id="p${i}"><navLabel><text>${c.title}</text></navLabel><content src="text/ch${i}.xhtml"/></navPoint>`)
+        .map(
+          (c, i) =>
+            `<navPoint id="p${i}"><navLabel><text>${c.title}</text></navLabel><content src="text/ch${i}.xhtml"/></navPoint>`,
+        )
         .join('')}</navMap></ncx>`,
     );
   if (options.cover) zip.file('OEBPS/images/cover.png', options.cover);
@@ -68,9 +71,11 @@ export async function buildDocx(paragraphs: { style?: 'Heading1' | 'Heading2'; t
     'word/_rels/document.xml.rels',
     `<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles" Target="styles.xml"/></Relationships>`,
   );
-  const style = (id: string, name: string) =>
-    `<w:style w:type="paragraph" w:styleId="${id}"><w:name w:val="${name}"/></w:style>`;
-  zip.file('word/styles.xml', `<?xml version="1.0"?><w:styles ${W}>${style('Heading1', 'heading 1')}${style('Heading2', 'heading 2')}</w:styles>`);
+  const style = (id: string, name: string) => `<w:style w:type="paragraph" w:styleId="${id}"><w:name w:val="${name}"/></w:style>`;
+  zip.file(
+    'word/styles.xml',
+    `<?xml version="1.0"?><w:styles ${W}>${style('Heading1', 'heading 1')}${style('Heading2', 'heading 2')}</w:styles>`,
+  );
   const body = paragraphs
     .map(
       (p) =>

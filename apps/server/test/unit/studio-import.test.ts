@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { STUDIO_LIMITS } from '@polyvox/contracts';
+import { STUDIO_LIMITS, errorMessage } from '@polyvox/contracts';
 import { importFile, importPasted } from '../../src/studio/import/index.js';
 import { openZip } from '../../src/studio/import/zip.js';
 import { DocumentBuilder, splitLong } from '../../src/studio/document.js';
@@ -23,7 +23,9 @@ const rejection = async (p: Promise<unknown> | (() => unknown)) => {
 describe('Studio importers', () => {
   it('reads plain text: blank-line paragraphs, chapter lines, speakers', async () => {
     const doc = await importFile(
-      Buffer.from('Chapter 1\n\nIt was late.\nThe wind rose.\n\n"Stay," said Anna.\n\nChapter 2\n\nTom: We leave at dawn.\nAnna: Then sleep.\n'),
+      Buffer.from(
+        'Chapter 1\n\nIt was late.\nThe wind rose.\n\n"Stay," said Anna.\n\nChapter 2\n\nTom: We leave at dawn.\nAnna: Then sleep.\n',
+      ),
       'book.txt',
       'from_document',
     );
@@ -40,7 +42,8 @@ describe('Studio importers', () => {
   });
 
   it('reads a Chinese text one paragraph a line, in GB18030 too, with 旁白 and the characters', async () => {
-    const text = '第一章 风起\n　　夜深了。\n“快走！”小明说。\n小红：我不走。\n他说：“好吧。”\n第二章 天明\n小明笑着说：“早上好。”\n';
+    const text =
+      '第一章 风起\n　　夜深了。\n“快走！”小明说。\n小红：我不走。\n他说：“好吧。”\n第二章 天明\n小明笑着说：“早上好。”\n';
     const gb = Buffer.from(new TextEncoder().encode(text)); // UTF-8 first
     const doc = await importFile(gb, 'book.txt', 'from_document');
     expect(doc.narrator).toBe('旁白');
@@ -62,7 +65,8 @@ describe('Studio importers', () => {
   });
 
   it('reads Markdown: # title above ## chapters, lists and quotes, no code', async () => {
-    const md = '# The Book\n\n## One\n\nFirst *words* and [a link](http://x).\n\n> Quoted line.\n\n```\ncode();\n```\n\n## Two\n\n- item one\n- item two\n\nAnna: Hello.  \nTom: Hi.\n';
+    const md =
+      '# The Book\n\n## One\n\nFirst *words* and [a link](http://x).\n\n> Quoted line.\n\n```\ncode();\n```\n\n## Two\n\n- item one\n- item two\n\nAnna: Hello.  \nTom: Hi.\n';
     const doc = await importFile(Buffer.from(md), 'b.md', 'from_document');
     expect(doc.title).toBe('The Book');
     expect(doc.chapters.map((c) => c.title)).toEqual(['One', 'Two']);
@@ -186,10 +190,12 @@ describe('Studio importers', () => {
   });
 
   it('holds a document to its limits: size, characters, chapters, paragraphs', async () => {
-    expect(await rejection(importFile(Buffer.alloc(STUDIO_LIMITS.fileMaxBytes + 1, 97), 'a.txt', 'from_document'))).toMatchObject({
-      code: 'FILE_TOO_LARGE',
-      params: { limit: '20 MB' },
-    });
+    expect(await rejection(importFile(Buffer.alloc(STUDIO_LIMITS.fileMaxBytes + 1, 97), 'a.txt', 'from_document'))).toMatchObject(
+      {
+        code: 'FILE_TOO_LARGE',
+        params: { limit: '20 MB' },
+      },
+    );
     const limits = { maxCharacters: 50, maxChapters: 2, maxParagraphs: 3, paragraphMaxLength: 5000, maxSpeakers: 10 };
     const small = (text: string) => importText(text, 'text', new DocumentBuilder('text', limits));
     expect(await rejection(() => small('x'.repeat(51)))).toMatchObject({ code: 'TEXT_TOO_LONG', params: { maxLength: 50 } });
@@ -215,5 +221,14 @@ describe('Studio importers', () => {
     const zh = splitLong('天很黑。'.repeat(1500), 5000);
     expect(zh.join('')).toBe('天很黑。'.repeat(1500));
     expect(zh.every((p) => p.length <= 5000 && p.endsWith('。'))).toBe(true);
+  });
+
+  it('words its refusals in Chinese too', () => {
+    const zh = (rule: string, locale: 'zh-CN' | 'zh-TW' = 'zh-CN') =>
+      errorMessage('VALIDATION_FAILED', locale, { field: 'from_document', rule });
+    expect(zh('not a valid EPUB file')).toBe('from_document 的值无效：不是有效的 EPUB 文件');
+    expect(zh('at most 500 chapters', 'zh-TW')).toBe('from_document 的值無效：最多 500 個章節');
+    expect(zh('the archive expands past 100 MB')).toBe('from_document 的值无效：压缩包解压后超过 100 MB');
+    expect(zh('must be a voice you can use', 'zh-TW')).toBe('from_document 的值無效：須為你可以使用的聲音');
   });
 });

@@ -948,7 +948,11 @@ const migrations: Record<string, Migration> = {
         .addColumn('created_at', 'text', (c) => c.notNull())
         .addColumn('updated_at', 'text', (c) => c.notNull())
         .execute();
-      await db.schema.createIndex('studio_projects_account').on('studio_projects').columns(['account_id', 'created_at']).execute();
+      await db.schema
+        .createIndex('studio_projects_account')
+        .on('studio_projects')
+        .columns(['account_id', 'created_at'])
+        .execute();
       await db.schema
         .createTable('studio_chapters')
         .addColumn('id', 'text', (c) => c.primaryKey())

@@ -111,7 +111,12 @@ async function cover(zip: ZipReader, opf: Document, manifest: Manifest): Promise
 }
 
 /** The table of contents: each spine file's chapter titles, in the order the contents give them. */
-async function contents(zip: ZipReader, opf: Document, manifest: Manifest, spine: Element | null): Promise<Map<string, string[]>> {
+async function contents(
+  zip: ZipReader,
+  opf: Document,
+  manifest: Manifest,
+  spine: Element | null,
+): Promise<Map<string, string[]>> {
   const titles = new Map<string, string[]>();
   const add = (file: string, title: string) => {
     if (!title) return;
@@ -123,12 +128,12 @@ async function contents(zip: ZipReader, opf: Document, manifest: Manifest, spine
   const navBytes = nav ? await zip.read(nav.path) : null;
   if (nav && navBytes) {
     const doc = parseDocument(navBytes.toString('utf8'), { xmlMode: true });
-    const tocNav =
-      all(doc, 'nav').find((n) => /\btoc\b/.test(n.attribs['epub:type'] ?? n.attribs.role ?? '')) ?? one(doc, 'nav');
+    const tocNav = all(doc, 'nav').find((n) => /\btoc\b/.test(n.attribs['epub:type'] ?? n.attribs.role ?? '')) ?? one(doc, 'nav');
     for (const a of tocNav ? all(tocNav, 'a') : []) if (a.attribs.href) add(resolve(nav.path, a.attribs.href), text(a));
     if (titles.size > 0) return titles;
   }
-  const ncxItem = manifest.get(spine?.attribs.toc ?? '') ?? [...manifest.values()].find((i) => i.type === 'application/x-dtbncx+xml');
+  const ncxItem =
+    manifest.get(spine?.attribs.toc ?? '') ?? [...manifest.values()].find((i) => i.type === 'application/x-dtbncx+xml');
   const ncxBytes = ncxItem ? await zip.read(ncxItem.path) : null;
   if (ncxItem && ncxBytes) {
     for (const point of all(xml(ncxBytes), 'navPoint')) {

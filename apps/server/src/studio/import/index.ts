@@ -63,6 +63,7 @@ export function importPasted(text: string, format: 'plain' | 'markdown', field: 
  * twice as long as what is spoken; the exact count is held while it is read).
  */
 function checkedText(text: string): string {
-  if (text.length > STUDIO_LIMITS.maxCharacters * 2) throw new AppError('TEXT_TOO_LONG', { maxLength: STUDIO_LIMITS.maxCharacters });
+  if (text.length > STUDIO_LIMITS.maxCharacters * 2)
+    throw new AppError('TEXT_TOO_LONG', { maxLength: STUDIO_LIMITS.maxCharacters });
   return text;
 }
