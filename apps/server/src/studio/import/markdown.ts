@@ -1,8 +1,15 @@
 import { fromMarkdown } from 'mdast-util-from-markdown';
 import { toString } from 'mdast-util-to-string';
-import type { Nodes, RootContent } from 'mdast';
 import { DocumentBuilder, type ImportedDocument } from '../document.js';
 import { paragraphsOf } from '../speakers.js';
+
+type RootContent = ReturnType<typeof fromMarkdown>['children'][number];
+/** Any node, as far as its words go. */
+interface Node {
+  type: string;
+  value?: unknown;
+  children?: Node[];
+}
 
 /**
  * Markdown (CommonMark, read by mdast-util-from-markdown): `#` and `##` headings open chapters (a single `#` that
@@ -45,9 +52,9 @@ function read(node: RootContent, builder: DocumentBuilder): void {
 }
 
 /** A paragraph's words: its text, links' text and emphasis, without images or inline HTML. */
-function spoken(node: Nodes): string {
+function spoken(node: Node): string {
   if (node.type === 'image' || node.type === 'imageReference' || node.type === 'html') return '';
   if (node.type === 'break') return '\n';
-  if ('children' in node) return node.children.map((c) => spoken(c)).join('');
-  return 'value' in node && typeof node.value === 'string' ? node.value : '';
+  if (node.children) return node.children.map((c) => spoken(c)).join('');
+  return typeof node.value === 'string' ? node.value : '';
 }
