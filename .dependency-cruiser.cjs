@@ -35,6 +35,7 @@ const SERVER_LAYERS = [
   ['speech'],
   ['voices'],
   ['synthesis'],
+  ['studio'],
   ['design', 'engines'],
   ['account-admin', 'overview'],
   ['reports'],

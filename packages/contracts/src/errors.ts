@@ -220,7 +220,23 @@ const RULES = new Map<string, { 'zh-CN': string; 'zh-TW': string }>([
   ['the lexicon has no lexeme', { 'zh-CN': '词典中没有任何 lexeme', 'zh-TW': '詞典中沒有任何 lexeme' }],
   ['the model is installed already', { 'zh-CN': '该模型已安装', 'zh-TW': '該模型已安裝' }],
   ['the model is being installed', { 'zh-CN': '该模型正在安装', 'zh-TW': '該模型正在安裝' }],
-  ['must be an http:// or https:// URL', { 'zh-CN': '须为 http:// 或 https:// 网址', 'zh-TW': '須為 http:// 或 https:// 網址' }],
+  ['must be an http:// or https:// URL', { 'zh-CN': '须为 http:// 或 https:// 网址', 'zh-TW': '須為 http:// 或 https:// 網址' }], // Studio projects (apps/server/src/studio).
+  ['not a valid EPUB file', { 'zh-CN': '不是有效的 EPUB 文件', 'zh-TW': '不是有效的 EPUB 檔案' }],
+  ['not a valid DOCX file', { 'zh-CN': '不是有效的 DOCX 文件', 'zh-TW': '不是有效的 DOCX 檔案' }],
+  [
+    'not a text file (UTF-8, UTF-16 or GB18030)',
+    { 'zh-CN': '不是文本文件（UTF-8、UTF-16 或 GB18030）', 'zh-TW': '不是文字檔（UTF-8、UTF-16 或 GB18030）' },
+  ],
+  ['the document has no text', { 'zh-CN': '文档中没有文字', 'zh-TW': '文件中沒有文字' }],
+  ['must be a voice you can use', { 'zh-CN': '须为你可以使用的声音', 'zh-TW': '須為你可以使用的聲音' }],
+  [
+    'not supported: send from_document or text',
+    { 'zh-CN': '不支持：请发送 from_document 或 text', 'zh-TW': '不支援：請傳送 from_document 或 text' },
+  ],
+  [
+    'send from_document or text, not both',
+    { 'zh-CN': '只能发送 from_document 或 text 之一', 'zh-TW': '只能傳送 from_document 或 text 其中之一' },
+  ],
 ]);
 
 /** The rules the server words from a schema's constraint (`ruleOf` in the server), with their number or list. */
@@ -360,6 +376,11 @@ const RULE_PATTERNS: (Worded & { reason?: number })[] = [
     'zh-TW': '第 $1 個 lexeme：每個字串最多 $2 個字元',
   },
   { re: /^at most (\d+) rules$/, 'zh-CN': '最多 $1 条规则', 'zh-TW': '最多 $1 條規則' },
+  { re: /^at most (\d+) chapters$/, 'zh-CN': '最多 $1 个章节', 'zh-TW': '最多 $1 個章節' },
+  { re: /^at most (\d+) paragraphs$/, 'zh-CN': '最多 $1 个段落', 'zh-TW': '最多 $1 個段落' },
+  { re: /^at most (\d+) speakers$/, 'zh-CN': '最多 $1 个说话人', 'zh-TW': '最多 $1 位說話者' },
+  { re: /^at most (\d+) files in the archive$/, 'zh-CN': '压缩包中最多 $1 个文件', 'zh-TW': '壓縮檔中最多 $1 個檔案' },
+  { re: /^the archive expands past (\S+) MB$/, 'zh-CN': '压缩包解压后超过 $1 MB', 'zh-TW': '壓縮檔解壓後超過 $1 MB' },
   { re: /^at most (\d+) dictionaries$/, 'zh-CN': '最多 $1 个词典', 'zh-TW': '最多 $1 個詞典' },
   { re: /^undeclared entity (.+)$/, 'zh-CN': '未声明的实体 $1', 'zh-TW': '未宣告的實體 $1' },
   { re: /^bad character reference (.+)$/, 'zh-CN': '无效的字符引用 $1', 'zh-TW': '無效的字元參照 $1' },

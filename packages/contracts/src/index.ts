@@ -19,3 +19,4 @@ export * from './codes.js';
 export * from './catalog.js';
 export * from './moderation.js';
 export * from './reports.js';
+export * from './studio.js';

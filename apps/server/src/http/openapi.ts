@@ -71,6 +71,15 @@ const TAGS: ReadonlyArray<{ tag: string; name: Texts; description: Texts }> = [
     },
   },
   {
+    tag: 'studio',
+    name: { en: 'studio', 'zh-CN': '有声书工作室', 'zh-TW': '有聲書工作室' },
+    description: {
+      en: "Studio projects in ElevenLabs' shapes: a book or a script made from a document, its chapters and paragraphs, a voice for each speaker.",
+      'zh-CN': 'ElevenLabs 格式的工作室项目：由文档生成的书或剧本，包含章节与段落，每个说话人对应一个声音。',
+      'zh-TW': 'ElevenLabs 格式的工作室專案：由文件產生的書或劇本，包含章節與段落，每位說話者對應一個聲音。',
+    },
+  },
+  {
     tag: 'voice design',
     name: { en: 'voice design', 'zh-CN': '声音设计', 'zh-TW': '聲音設計' },
     description: {

@@ -40,6 +40,10 @@ export const ID_PREFIX = {
   /** A protected voice, and a report of misuse. */
   protectedVoice: 'pvc',
   report: 'rpt',
+  /** A Studio project, one of its chapters, and a paragraph of a chapter. */
+  studioProject: 'sp',
+  studioChapter: 'sc',
+  studioParagraph: 'spg',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -970,6 +970,71 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('retained_voices_deleted').on('retained_voices').columns(['deleted_at']).execute();
     },
   },
+  '0026_studio_projects': {
+    async up(db: Kysely<unknown>) {
+      // Studio projects (studio/): a document's chapters of paragraphs, each paragraph with its speaker, a voice of its
+      // own if it has one and the pause after it; the project maps each speaker to a voice once (JSON `speakers`).
+      await db.schema
+        .createTable('studio_projects')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text', (c) => c.notNull())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('title', 'text')
+        .addColumn('author', 'text')
+        .addColumn('description', 'text')
+        .addColumn('language', 'text')
+        .addColumn('cover_key', 'text')
+        .addColumn('cover_type', 'text')
+        .addColumn('source_type', 'text', (c) => c.notNull())
+        .addColumn('default_title_voice_id', 'text', (c) => c.notNull())
+        .addColumn('default_paragraph_voice_id', 'text', (c) => c.notNull())
+        .addColumn('default_model_id', 'text', (c) => c.notNull())
+        .addColumn('apply_text_normalization', 'text', (c) => c.notNull())
+        .addColumn('pronunciation_locators', 'text', (c) => c.notNull())
+        .addColumn('default_speaker', 'text', (c) => c.notNull())
+        .addColumn('speakers', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex('studio_projects_account')
+        .on('studio_projects')
+        .columns(['account_id', 'created_at'])
+        .execute();
+      await db.schema
+        .createTable('studio_chapters')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('project_id', 'text', (c) => c.notNull())
+        .addColumn('position', 'integer', (c) => c.notNull())
+        .addColumn('title', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('studio_chapters_project').on('studio_chapters').columns(['project_id', 'position']).execute();
+      // content_hash: sha256 of what the paragraph's audio depends on (text, voice, model, normalisation, dictionaries);
+      // converted_hash: the content_hash its audio was made from, set by a conversion (unchanged ones are skipped).
+      await db.schema
+        .createTable('studio_paragraphs')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('project_id', 'text', (c) => c.notNull())
+        .addColumn('chapter_id', 'text', (c) => c.notNull())
+        .addColumn('position', 'integer', (c) => c.notNull())
+        .addColumn('text', 'text', (c) => c.notNull())
+        .addColumn('speaker', 'text', (c) => c.notNull())
+        .addColumn('voice_id', 'text')
+        .addColumn('pause_after_ms', 'integer', (c) => c.notNull())
+        .addColumn('content_hash', 'text', (c) => c.notNull())
+        .addColumn('converted_hash', 'text')
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex('studio_paragraphs_chapter')
+        .on('studio_paragraphs')
+        .columns(['chapter_id', 'position'])
+        .execute();
+      await db.schema.createIndex('studio_paragraphs_project').on('studio_paragraphs').columns(['project_id']).execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -781,4 +781,58 @@ export interface Database {
   voice_takedowns: VoiceTakedownsTable;
   retained_voices: RetainedVoicesTable;
   speech_route_hours: SpeechRouteHoursTable;
+  studio_projects: StudioProjectsTable;
+  studio_chapters: StudioChaptersTable;
+  studio_paragraphs: StudioParagraphsTable;
+}
+
+/** A Studio project (migration 0026): its owner, metadata, default voices and model, speakers' voices. */
+export interface StudioProjectsTable {
+  id: string;
+  account_id: string;
+  name: string;
+  title: string | null;
+  author: string | null;
+  description: string | null;
+  language: string | null;
+  /** The cover image in storage, and its media type. */
+  cover_key: string | null;
+  cover_type: string | null;
+  /** blank (pasted text) or book (a document). */
+  source_type: string;
+  default_title_voice_id: string;
+  default_paragraph_voice_id: string;
+  default_model_id: string;
+  apply_text_normalization: string;
+  /** JSON [{pronunciation_dictionary_id, version_id?}]. */
+  pronunciation_locators: string;
+  default_speaker: string;
+  /** JSON [{name, voice_id|null}], in the order the speakers were found. */
+  speakers: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface StudioChaptersTable {
+  id: string;
+  project_id: string;
+  position: number;
+  title: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface StudioParagraphsTable {
+  id: string;
+  project_id: string;
+  chapter_id: string;
+  position: number;
+  text: string;
+  speaker: string;
+  /** The paragraph's own voice, over its speaker's. */
+  voice_id: string | null;
+  pause_after_ms: number;
+  content_hash: string;
+  converted_hash: string | null;
+  updated_at: string;
 }
