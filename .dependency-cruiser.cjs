@@ -1,7 +1,8 @@
 /* global module */
 // The import rules `npm run lint` checks (dependency-cruiser, type-only imports included): no cycles anywhere;
 // packages never import the apps; the console and the server never import each other; inside apps/server/src,
-// each folder may import only the folders below it in SERVER_LAYERS (the list runs bottom to top).
+// each folder may import only the folders below it in SERVER_LAYERS (the list runs bottom to top), and inside its
+// synthesis/ folder the same by SYNTHESIS_LAYERS.
 // `npm run structure` prints the figures (arrows, upward arrows, cycles, largest files) from the same list.
 
 /** apps/server/src, bottom to top. A folder imports only folders before it; entries in one inner list are peers
@@ -42,21 +43,29 @@ const SERVER_LAYERS = [
   ['admin', '(root)'],
 ];
 
-const SERVER = '^apps/server/src/';
-const folderPattern = (name) => (name === '(root)' ? `${SERVER}[^/]+$` : `${SERVER}${name}/`);
-const anyOf = (names) => `(${names.map(folderPattern).join('|')})`;
+/** apps/server/src/synthesis, bottom to top, read as SERVER_LAYERS is: its own files (the service, its types, the
+ * held work, the shared route helpers), the answer's shapes every dialect writes, the jobs, the queue transport
+ * (which carries jobs), then the dialects the server speaks, none of which imports another. */
+const SYNTHESIS_LAYERS = [['(root)'], ['output'], ['jobs'], ['queue'], ['native', 'openai', 'elevenlabs', 'realtime']];
 
-function layerRules() {
+const SERVER = '^apps/server/src/';
+const SYNTHESIS = `${SERVER}synthesis/`;
+
+/** The rules that keep `layers` (the list named `listName`) in order under `base`, a path pattern ending in `/`. */
+function layerRules(layers, listName, base, prefix) {
+  const folderPattern = (name) => (name === '(root)' ? `${base}[^/]+$` : `${base}${name}/`);
+  const anyOf = (names) => `(${names.map(folderPattern).join('|')})`;
+  const dir = base.replace(/^\^/, '');
   const rules = [];
-  SERVER_LAYERS.forEach((group, i) => {
-    const above = SERVER_LAYERS.slice(i + 1).flat();
+  layers.forEach((group, i) => {
+    const above = layers.slice(i + 1).flat();
     for (const name of group) {
       const peers = group.filter((other) => other !== name);
       const forbidden = [...above, ...peers];
       if (forbidden.length === 0) continue;
       rules.push({
-        name: `server-layer-${name === '(root)' ? 'root' : name}`,
-        comment: `apps/server/src/${name === '(root)' ? '' : `${name}/`} imports only the folders below it (.dependency-cruiser.cjs, SERVER_LAYERS)`,
+        name: `${prefix}-${name === '(root)' ? 'root' : name}`,
+        comment: `${dir}${name === '(root)' ? '' : `${name}/`} imports only the folders below it (.dependency-cruiser.cjs, ${listName})`,
         severity: 'error',
         from: { path: folderPattern(name) },
         to: { path: anyOf(forbidden) },
@@ -124,7 +133,8 @@ module.exports = {
       from: { path: '^(apps|packages)/[^/]+/src/' },
       to: { couldNotResolve: true },
     },
-    ...layerRules(),
+    ...layerRules(SERVER_LAYERS, 'SERVER_LAYERS', SERVER, 'server-layer'),
+    ...layerRules(SYNTHESIS_LAYERS, 'SYNTHESIS_LAYERS', SYNTHESIS, 'synthesis-layer'),
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
@@ -141,3 +151,4 @@ module.exports = {
 
 // For scripts/structure.mjs; not a dependency-cruiser option (its schema allows no other key).
 Object.defineProperty(module.exports, 'SERVER_LAYERS', { value: SERVER_LAYERS, enumerable: false });
+Object.defineProperty(module.exports, 'SYNTHESIS_LAYERS', { value: SYNTHESIS_LAYERS, enumerable: false });

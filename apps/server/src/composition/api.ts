@@ -23,10 +23,11 @@ import { docRoutes } from '../docs/routes.js';
 import { statsRoutes } from '../stats/routes.js';
 import { creditsOnHold, jobsByState } from '../stats/gauges.js';
 import { voiceRoutes } from '../voices/routes.js';
-import { synthesisRoutes } from '../synthesis/routes.js';
-import { jobRoutes } from '../synthesis/job-routes.js';
-import { elevenLabsRoutes } from '../synthesis/elevenlabs-routes.js';
-import { realtimeRoutes } from '../synthesis/realtime-routes.js';
+import { nativeRoutes } from '../synthesis/native/routes.js';
+import { openAiRoutes } from '../synthesis/openai/routes.js';
+import { jobRoutes } from '../synthesis/jobs/routes.js';
+import { elevenLabsRoutes } from '../synthesis/elevenlabs/routes.js';
+import { realtimeRoutes } from '../synthesis/realtime/routes.js';
 import { apiKeyRoutes } from '../api-keys/routes.js';
 import { usageRoutes } from '../usage/routes.js';
 import { orderRoutes } from '../orders/routes.js';
@@ -68,7 +69,8 @@ async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<vo
       config: liveView(ctx.settings, { AI_LABEL_EXPLICIT: 'AI_LABEL_EXPLICIT', AI_LABEL_POSITION: 'AI_LABEL_POSITION' }),
     }),
   );
-  await app.register(synthesisRoutes(ctx));
+  await app.register(nativeRoutes(ctx));
+  await app.register(openAiRoutes(ctx));
   await app.register(jobRoutes(ctx));
   await app.register(elevenLabsRoutes(ctx));
   await app.register(realtimeRoutes(ctx));

@@ -1,6 +1,6 @@
 import { AccountAdminService } from '../account-admin/service.js';
 import { OverviewService, type EngineHealth, type QueueHealth } from '../overview/service.js';
-import { heartbeatKey } from '../synthesis/redis-queues.js';
+import { heartbeatKey } from '../synthesis/queue/redis.js';
 import type { AppContext } from './context.js';
 import { ACCOUNT_DISABLED_TOPIC } from './services.js';
 

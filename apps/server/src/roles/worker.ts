@@ -3,7 +3,7 @@ import type { Config } from '../platform/config.js';
 import { registerAuth } from '../http/auth.js';
 import { operationsRoutes } from '../http/operations.js';
 import type { ReadinessReport } from '../platform/health.js';
-import { SynthesisWorker } from '../synthesis/queue-worker.js';
+import { SynthesisWorker } from '../synthesis/queue/worker.js';
 import type { BuiltApp } from '../composition/context.js';
 import { openParts, type BuildOverrides } from '../composition/parts.js';
 import { createServer } from '../composition/server.js';

@@ -13,6 +13,7 @@ const config = createRequire(import.meta.url)(path.join(repo, '.dependency-cruis
   forbidden: unknown[];
   options: Record<string, unknown>;
   SERVER_LAYERS: string[][];
+  SYNTHESIS_LAYERS: string[][];
 };
 const src = path.join(repo, 'apps/server/src');
 
@@ -27,11 +28,11 @@ function write(files: Record<string, string>): void {
   }
 }
 
-async function violations(): Promise<string[]> {
+async function violations(baseDir = scratch): Promise<string[]> {
   const { tsConfig: _ts, ...options } = config.options;
   const result = await cruise(['apps', 'packages'], {
     ...options,
-    baseDir: scratch,
+    baseDir,
     validate: true,
     ruleSet: { forbidden: config.forbidden } as never,
   });
@@ -48,6 +49,33 @@ describe('the import rules (.dependency-cruiser.cjs)', () => {
       .map((e) => e.name);
     expect(folders.filter((f) => !listed.has(f))).toEqual([]);
     expect(listed.has('(root)')).toBe(true);
+  });
+
+  it('place every folder of apps/server/src/synthesis in its own layer list', () => {
+    const listed = new Set(config.SYNTHESIS_LAYERS.flat());
+    const folders = fs
+      .readdirSync(path.join(src, 'synthesis'), { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name);
+    expect(folders.filter((f) => !listed.has(f))).toEqual([]);
+    expect(folders.length).toBeGreaterThan(0);
+  });
+
+  it('see one dialect of synthesis importing another, and its own files importing a dialect', async () => {
+    const dir = fs.mkdtempSync(path.join(scratch, 'synthesis-'));
+    const at = path.relative(scratch, dir);
+    write({
+      [`${at}/apps/server/src/synthesis/openai/routes.ts`]: "import { n } from '../native/routes.ts';\nexport const o = n;\n",
+      [`${at}/apps/server/src/synthesis/native/routes.ts`]: 'export const n = 1;\n',
+      [`${at}/packages/speech/src/index.ts`]: 'export const p = 1;\n',
+      [`${at}/apps/server/src/synthesis/service.ts`]: "import { n } from './native/routes.ts';\nexport const s = n;\n",
+    });
+    expect(await violations(dir)).toEqual(
+      [
+        'synthesis-layer-openai: apps/server/src/synthesis/openai/routes.ts -> apps/server/src/synthesis/native/routes.ts',
+        'synthesis-layer-root: apps/server/src/synthesis/service.ts -> apps/server/src/synthesis/native/routes.ts',
+      ].sort(),
+    );
   });
 
   it('see an upward import, a cycle, a package importing an app and a Node built-in in the formats', async () => {
