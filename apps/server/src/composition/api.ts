@@ -133,7 +133,7 @@ export async function serveApi(app: FastifyInstance, ctx: AppContext, { embedded
   refuseNul(app);
   await registerSecurity(app);
   // After the security hook, which reads the API reference page's inline script to hash it.
-  registerCompression(app);
+  await registerCompression(app);
   await app.register(cookie);
   await app.register(multipart, { limits: { fileSize: 25 * 1024 * 1024, files: 1, fields: 10 } });
   // The realtime routes' sockets. A frame larger than this is cut off by the socket itself (1009); the session refuses
