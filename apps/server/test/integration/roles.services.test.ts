@@ -92,6 +92,13 @@ describe.each(DIALECTS)('what each role builds (%s)', (dialect) => {
     await worker.app.ready();
     const res = await worker.app.inject({ method: 'GET', url: '/healthz' });
     expect(res.statusCode).toBe(200);
+    // Takes work once its engines are up; closed only then (a worker closed while they start has nothing to take).
+    for (;;) {
+      const ready = await worker.app.inject({ method: 'GET', url: '/readyz' });
+      if ((ready.json() as { taking_work?: boolean }).taking_work) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
     expect(outbox).toEqual([]);
-  });
+    // Its engines start first: minutes on a loaded two-core machine.
+  }, 300_000);
 });
