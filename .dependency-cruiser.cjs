@@ -1,8 +1,8 @@
 /* global module */
 // The import rules `npm run lint` checks (dependency-cruiser, type-only imports included): no cycles anywhere;
 // packages never import the apps; the console and the server never import each other; inside apps/server/src,
-// each folder may import only the folders below it in SERVER_LAYERS (the list runs bottom to top), and inside
-// packages/speech/src likewise in SPEECH_LAYERS.
+// each folder may import only the folders below it in SERVER_LAYERS (the list runs bottom to top), inside its
+// synthesis/ folder the same by SYNTHESIS_LAYERS, and inside packages/speech/src likewise by SPEECH_LAYERS.
 // `npm run structure` prints the figures (arrows, upward arrows, cycles, largest files) from the same list.
 
 /** apps/server/src, bottom to top. A folder imports only folders before it; entries in one inner list are peers
@@ -43,6 +43,11 @@ const SERVER_LAYERS = [
   ['roles'],
   ['admin', '(root)'],
 ];
+
+/** apps/server/src/synthesis, bottom to top, read as SERVER_LAYERS is: its own files (the service, its types, the
+ * held work, the shared route helpers), the answer's shapes every dialect writes, the jobs, the queue transport
+ * (which carries jobs), then the dialects the server speaks, none of which imports another. */
+const SYNTHESIS_LAYERS = [['(root)'], ['output'], ['jobs'], ['queue'], ['native', 'openai', 'elevenlabs', 'realtime']];
 
 /**
  * packages/speech/src, bottom to top, as SERVER_LAYERS. formats/ stands alone (the console imports it); core/ holds
@@ -89,6 +94,7 @@ function layerRules(layers, src, prefix, listName) {
 
 const SERVER = '^apps/server/src/';
 const SPEECH = '^packages/speech/src/';
+const SYNTHESIS = `${SERVER}synthesis/`;
 
 module.exports = {
   forbidden: [
@@ -158,6 +164,7 @@ module.exports = {
     },
     ...layerRules(SERVER_LAYERS, SERVER, 'server', 'SERVER_LAYERS'),
     ...layerRules(SPEECH_LAYERS, SPEECH, 'speech', 'SPEECH_LAYERS'),
+    ...layerRules(SYNTHESIS_LAYERS, SYNTHESIS, 'synthesis', 'SYNTHESIS_LAYERS'),
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
@@ -175,3 +182,4 @@ module.exports = {
 // For scripts/structure.mjs; not a dependency-cruiser option (its schema allows no other key).
 Object.defineProperty(module.exports, 'SERVER_LAYERS', { value: SERVER_LAYERS, enumerable: false });
 Object.defineProperty(module.exports, 'SPEECH_LAYERS', { value: SPEECH_LAYERS, enumerable: false });
+Object.defineProperty(module.exports, 'SYNTHESIS_LAYERS', { value: SYNTHESIS_LAYERS, enumerable: false });

@@ -23,10 +23,11 @@ import { docRoutes } from '../docs/routes.js';
 import { statsRoutes } from '../stats/routes.js';
 import { creditsOnHold, jobsByState } from '../stats/gauges.js';
 import { voiceRoutes } from '../voices/routes.js';
-import { synthesisRoutes } from '../synthesis/routes.js';
-import { jobRoutes } from '../synthesis/job-routes.js';
-import { elevenLabsRoutes } from '../synthesis/elevenlabs-routes.js';
-import { realtimeRoutes } from '../synthesis/realtime-routes.js';
+import { nativeRoutes } from '../synthesis/native/routes.js';
+import { openAiRoutes } from '../synthesis/openai/routes.js';
+import { jobRoutes } from '../synthesis/jobs/routes.js';
+import { elevenLabsRoutes } from '../synthesis/elevenlabs/routes.js';
+import { realtimeRoutes } from '../synthesis/realtime/routes.js';
 import { apiKeyRoutes } from '../api-keys/routes.js';
 import { usageRoutes } from '../usage/routes.js';
 import { orderRoutes } from '../orders/routes.js';
@@ -70,7 +71,8 @@ async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<vo
       config: liveView(ctx.settings, { AI_LABEL_EXPLICIT: 'AI_LABEL_EXPLICIT', AI_LABEL_POSITION: 'AI_LABEL_POSITION' }),
     }),
   );
-  await app.register(synthesisRoutes(ctx));
+  await app.register(nativeRoutes(ctx));
+  await app.register(openAiRoutes(ctx));
   await app.register(jobRoutes(ctx));
   await app.register(elevenLabsRoutes(ctx));
   await app.register(realtimeRoutes(ctx));
@@ -135,7 +137,7 @@ export async function serveApi(app: FastifyInstance, ctx: AppContext, { embedded
   refuseNul(app);
   await registerSecurity(app);
   // After the security hook, which reads the API reference page's inline script to hash it.
-  registerCompression(app);
+  await registerCompression(app);
   await app.register(cookie);
   await app.register(multipart, { limits: { fileSize: 25 * 1024 * 1024, files: 1, fields: 10 } });
   // The realtime routes' sockets. A frame larger than this is cut off by the socket itself (1009); the session refuses

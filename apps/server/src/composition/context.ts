@@ -15,10 +15,10 @@ import type { UploadsService } from '../uploads/service.js';
 import type { SpeechHost } from '../speech/speech-host.js';
 import type { SynthesisService } from '../synthesis/service.js';
 import type { VoicesService } from '../voices/service.js';
-import type { SynthesisJobs } from '../synthesis/jobs.js';
-import type { QueueSettings, QueuedSynthesizer } from '../synthesis/queue.js';
-import type { QueueProbe } from '../synthesis/redis-queues.js';
-import type { BullMqJobProvider } from '../synthesis/jobs/bullmq.js';
+import type { SynthesisJobs } from '../synthesis/jobs/service.js';
+import type { QueueSettings, QueuedSynthesizer } from '../synthesis/queue/synthesizer.js';
+import type { QueueProbe } from '../synthesis/queue/redis.js';
+import type { BullMqJobProvider } from '../synthesis/queue/bullmq-jobs.js';
 import type { ApiKeysService } from '../api-keys/service.js';
 import type { UsageService } from '../usage/service.js';
 import type { KeyGate } from '../http/auth.js';
@@ -39,7 +39,7 @@ import type { SensitiveWordsReload } from '../platform/sensitive-words.js';
 import type { Provenance } from '../provenance/service.js';
 import type { PronunciationService } from '../pronunciation/service.js';
 import type { Broadcast } from '../platform/broadcast.js';
-import type { AccountSockets } from '../synthesis/account-sockets.js';
+import type { AccountSockets } from '../synthesis/realtime/account-sockets.js';
 import type { OperatorSettingsStore } from '../platform/settings.js';
 import type { ProviderSync, ProvidersService } from '../providers/service.js';
 import type { ModelInstalls } from '../models/installs.js';
@@ -51,20 +51,13 @@ import type { OperatorsService } from '../operators/service.js';
 import type { SecondFactorService } from '../operators/factor.js';
 import type { SpeechStatsRecorder } from '../overview/speech-stats.js';
 
-/** Every service and resource of a process, built once by the composition (parts.ts) and handed to each role. */
-export interface AppContext {
+/** What every role builds, a synthesis worker no more (composition/core-services.ts). */
+export interface WorkerContext {
   config: Config;
   db: Db;
-  mailer: Mailer;
   storage: Storage;
   sessions: SessionService;
-  accounts: AccountsService;
-  auth: AuthService;
-  phone: PhoneAuthService;
-  smsGuard: SmsGuard;
-  realName: RealNameGate;
   credits: CreditsService;
-  uploads: UploadsService;
   redis: Redis | null;
   speech: SpeechHost;
   voices: VoicesService;
@@ -77,21 +70,11 @@ export interface AppContext {
     jobs: BullMqJobProvider | null;
     probe: QueueProbe | null;
   };
-  apiKeys: ApiKeysService;
-  usage: UsageService;
   /** API keys with their per-minute and concurrency limits, for the public API routes. */
   keyGate: KeyGate;
   limiter: RateLimiter;
-  orders: OrdersService;
   /** The catalogue (products and plans) as operators last edited it. */
   products: CatalogueStore;
-  /** Redemption codes: batches, redemptions. */
-  codes: CodesService;
-  payments: PaymentsService;
-  /** Receipts of paid orders and 发票 requests. */
-  invoices: InvoicesService;
-  events: EventStore;
-  design: { samples: SamplesService; previews: PreviewsService; ownVoices: OwnVoicesService };
   /** What `/readyz` checks; the queue module adds its queue. */
   readiness: Readiness;
   /** The synthesis cache shared through Redis and storage, when REDIS_URL is set. */
@@ -106,33 +89,52 @@ export interface AppContext {
   pronunciation: PronunciationService;
   /** Tells every process of the deployment that something happened (Redis pub/sub, or this process alone). */
   broadcast: Broadcast;
-  /** The realtime sockets open here, by account (a disabled account's are closed). */
-  realtimeSockets: AccountSockets;
   /** The settings an operator changes while running (trial credits, limits, the AI label, sign-up), read through a cache. */
   settings: OperatorSettingsStore;
   /** Remote providers added in the console, and what keeps this process's engines on those in force. */
   providers: ProvidersService;
   providerSync: ProviderSync;
-  /** Models installed and removed from the console, in the background. */
-  modelInstalls: ModelInstalls;
   /** The moderation step of every text to speak, the operator's list and the refused texts. */
   moderation: ModerationService;
   /** The append-only audit trail every operator action writes to. */
   audit: AuditTrail;
   /** Operators and their roles (also the resolver of the `operator` auth rule). */
   operators: OperatorsService;
-  /** The operators' second factor: TOTP, recovery codes, passkeys, the 12-hour elevation. */
-  factor: SecondFactorService;
   /** Voices no clone sample may match (public figures, the library's speakers, voices taken down). */
   protectedVoices: ProtectedVoices;
   /** The official voices taken down after a report, left out of the library (forgotten here after a takedown). */
   withheldVoices: WithheldVoices;
+}
+
+/** Every service and resource of a process that serves the API (ROLE=all, api; composition/api-services.ts). */
+export interface AppContext extends WorkerContext {
+  mailer: Mailer;
+  accounts: AccountsService;
+  auth: AuthService;
+  phone: PhoneAuthService;
+  smsGuard: SmsGuard;
+  realName: RealNameGate;
+  uploads: UploadsService;
+  apiKeys: ApiKeysService;
+  usage: UsageService;
+  orders: OrdersService;
+  /** Redemption codes: batches, redemptions. */
+  codes: CodesService;
+  payments: PaymentsService;
+  /** Receipts of paid orders and 发票 requests. */
+  invoices: InvoicesService;
+  events: EventStore;
+  design: { samples: SamplesService; previews: PreviewsService; ownVoices: OwnVoicesService };
+  /** The realtime sockets open here, by account (a disabled account's are closed). */
+  realtimeSockets: AccountSockets;
+  /** Models installed and removed from the console, in the background. */
+  modelInstalls: ModelInstalls;
+  /** The operators' second factor: TOTP, recovery codes, passkeys, the 12-hour elevation. */
+  factor: SecondFactorService;
   /** The speech routes' answers of this process, added to the hourly counts every process shares. */
   speechStats: SpeechStatsRecorder;
 }
 
-/** A process's HTTP app and everything it was built from. */
-export interface BuiltApp {
-  app: FastifyInstance;
-  ctx: AppContext;
-}
+/** A process's HTTP app and everything it was built from: the API's whole context, or a worker's. */
+export type BuiltApp =
+  { role: 'all' | 'api'; app: FastifyInstance; ctx: AppContext } | { role: 'worker'; app: FastifyInstance; ctx: WorkerContext };

@@ -1,11 +1,11 @@
 import { AccountAdminService } from '../account-admin/service.js';
 import { ClonedVoices } from '../account-admin/cloned-voices.js';
 import { OverviewService, type EngineHealth, type QueueHealth } from '../overview/service.js';
-import { heartbeatKey } from '../synthesis/redis-queues.js';
+import { heartbeatKey } from '../synthesis/queue/redis.js';
 import type { AppContext } from './context.js';
-import { ACCOUNT_DISABLED_TOPIC } from './services.js';
+import { ACCOUNT_DISABLED_TOPIC } from './core-services.js';
 
-/** The console's accounts: a disable is told to every process (services.ts acts on it in each), then jobs stop here. */
+/** The console's accounts: a disable is told to every process (core-services.ts acts on it in each), then jobs stop here. */
 export function accountAdminOf(ctx: AppContext): AccountAdminService {
   return new AccountAdminService({
     db: ctx.db.kysely,

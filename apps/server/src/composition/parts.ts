@@ -6,7 +6,7 @@ import type { Mailer } from '../platform/mail.js';
 import { loadSensitiveWords, type SensitiveWordsReload } from '../platform/sensitive-words.js';
 import { readProductsFile } from '../orders/products.js';
 import { CatalogueStore } from '../orders/catalogue-store.js';
-import type { AppContext } from './context.js';
+import type { WorkerContext } from './context.js';
 import {
   broadcastResource,
   databaseResource,
@@ -17,7 +17,7 @@ import {
   storageResource,
   type Resource,
 } from './resources.js';
-import { buildServices, type ServiceParts } from './services.js';
+import type { ServiceParts } from './core-services.js';
 import { C2paFileSigner } from '../provenance/c2pa-signer.js';
 
 export interface BuildOverrides {
@@ -35,25 +35,34 @@ function loadWordLists(files: string[], reload: SensitiveWordsReload) {
   }
 }
 
+/** How a role builds its services on the parts, and closes them (core-services.ts, api-services.ts). */
+export interface ServicesBuilder<C extends WorkerContext> {
+  build(config: Config, parts: ServiceParts, overrides: BuildOverrides): C;
+  close(ctx: C): Promise<void>;
+}
+
 /** The services, a plugin too: closed before the resources they use, once their work in flight has drained. */
-const servicesResource = (config: Config, parts: ServiceParts, overrides: BuildOverrides): Resource<AppContext> => ({
+const servicesResource = <C extends WorkerContext>(
+  config: Config,
+  parts: ServiceParts,
+  overrides: BuildOverrides,
+  services: ServicesBuilder<C>,
+): Resource<C> => ({
   name: 'services',
-  open: () => buildServices(config, parts, overrides),
-  async close(ctx) {
-    ctx.settings.stop();
-    ctx.providerSync.stop();
-    ctx.mailer.close();
-    await ctx.modelInstalls.drain();
-    await ctx.jobs.drain();
-    await ctx.synthesis.drain();
-  },
+  open: () => services.build(config, parts, overrides),
+  close: (ctx) => services.close(ctx),
 });
 
 /**
  * The parts every role is built from, opened in order on `app`: storage, the database, Redis, speech, the queues,
- * then the services. Fastify closes them in the reverse order.
+ * then the services the role builds. Fastify closes them in the reverse order.
  */
-export async function openParts(app: FastifyInstance, config: Config, overrides: BuildOverrides = {}): Promise<AppContext> {
+export async function openParts<C extends WorkerContext>(
+  app: FastifyInstance,
+  config: Config,
+  services: ServicesBuilder<C>,
+  overrides: BuildOverrides = {},
+): Promise<C> {
   // Read first: a list or catalogue that cannot be read stops the start before anything is opened.
   const wordsReload: SensitiveWordsReload = {
     onReloadError: (err) =>
@@ -84,5 +93,5 @@ export async function openParts(app: FastifyInstance, config: Config, overrides:
     close: (s) => s.close(),
   });
   const parts = { db, storage, redis, broadcast, speech, audioCache, queues, words, wordsReload, products, signer, log: app.log };
-  return openResource(app, servicesResource(config, parts, overrides));
+  return openResource(app, servicesResource(config, parts, overrides, services));
 }

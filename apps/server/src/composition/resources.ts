@@ -13,9 +13,9 @@ import { s3Storage } from '../platform/s3-storage.js';
 import { registerQueueDepth } from '../platform/metrics.js';
 import { SpeechHost } from '../speech/speech-host.js';
 import { sharedAudioCache, type SharedAudioCache } from '../synthesis/shared-cache.js';
-import { QueuedSynthesizer, type QueueSettings } from '../synthesis/queue.js';
-import { QueueProbe } from '../synthesis/redis-queues.js';
-import { BullMqJobProvider } from '../synthesis/jobs/bullmq.js';
+import { QueuedSynthesizer, type QueueSettings } from '../synthesis/queue/synthesizer.js';
+import { QueueProbe } from '../synthesis/queue/redis.js';
+import { BullMqJobProvider } from '../synthesis/queue/bullmq-jobs.js';
 import type { Catalogue } from '../orders/products.js';
 import { localBroadcast, redisBroadcast, type Broadcast } from '../platform/broadcast.js';
 

@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { postgresSweepGate, soleProcess, type SweepGate } from '../platform/sweep-gate.js';
 import { startSweeper } from '../platform/sweeper.js';
 import { startHoldSweeper } from '../credits/sweeper.js';
-import { startJobSweeper } from '../synthesis/job-sweeper.js';
+import { startJobSweeper } from '../synthesis/jobs/sweeper.js';
 import { startOrderSweeper } from '../orders/sweeper.js';
 import { startEventSweeper } from '../stats/sweeper.js';
 import { sweepRateWindows } from '../platform/db-rate-limit.js';

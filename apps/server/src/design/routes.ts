@@ -24,7 +24,7 @@ import { sessionOf } from '../http/auth.js';
 import { AppError } from '../platform/errors.js';
 import { requestedRange, sendStored, sendSubtitles } from '../http/stored-reply.js';
 import { SUBTITLE_FORMATS } from '@polyvox/speech';
-import { abandon, clientLeaves, whenClientLeaves } from '../synthesis/routes.js';
+import { abandon, clientLeaves, whenClientLeaves } from '../http/client-leaves.js';
 import { receiveUpload } from './upload.js';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 422: ErrorBody };

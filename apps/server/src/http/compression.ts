@@ -1,72 +1,47 @@
-import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
-
-const brotli = promisify(zlib.brotliCompress);
-const gzip = promisify(zlib.gzip);
+import compress from '@fastify/compress';
 
 /** Below this a compressed answer saves less than its headers and the CPU cost. */
 export const COMPRESS_MIN_BYTES = 1024;
 
-const LARGE_BYTES = 256 * 1024;
-
 /** Text the server writes whole: JSON, HTML, scripts, styles, SVG, plain and event text. Never audio or images. */
 const COMPRESSIBLE = /^(application\/(json|javascript|xml|problem\+json)|text\/[a-z-]+|image\/svg\+xml)\b/i;
 
-/**
- * The encoding to answer in: `br` when the client takes it, else `gzip`, else none. Reads `Accept-Encoding` as a
- * list of tokens with optional weights; `q=0` refuses one, and `*` stands for the ones not named.
- */
-export function pickEncoding(header: string | undefined): 'br' | 'gzip' | null {
-  if (!header) return null;
-  const weights = new Map<string, number>();
-  for (const item of header.split(',')) {
-    const [token = '', ...params] = item.trim().toLowerCase().split(';');
-    if (!token) continue;
-    const q = params.map((p) => /^\s*q=([0-9.]+)\s*$/.exec(p)?.[1]).find((v) => v !== undefined);
-    const weight = q === undefined ? 1 : Number(q);
-    weights.set(token, Number.isFinite(weight) ? weight : 0);
-  }
-  const weightOf = (name: string) => weights.get(name) ?? weights.get('*') ?? 0;
-  const br = weightOf('br');
-  const gz = weightOf('gzip');
-  if (br > 0 && br >= gz) return 'br';
-  if (gz > 0) return 'gzip';
-  return null;
+/** An answer held whole (a string or a Buffer), of a type worth compressing and as large as that pays. */
+function compressible(payload: unknown, type: unknown): payload is string | Buffer {
+  if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return false;
+  if (!COMPRESSIBLE.test(String(type ?? ''))) return false;
+  return (typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length) >= COMPRESS_MIN_BYTES;
 }
 
 /**
- * Compresses answers the server holds whole (a string or a Buffer: JSON, the API reference page, the OpenAPI
- * document) for a client that accepts br or gzip, off the event loop (zlib's thread pool). A stream is never touched,
- * so audio being streamed is never buffered, and audio and images are never compressed again. Files of the console
- * are sent precompressed by the static plugin, which marks them with their own content-encoding.
+ * Compresses answers the server holds whole (JSON, the API reference page, the OpenAPI document) for a client that
+ * accepts br or gzip (br when it takes both; `q=0` refuses one, `*` stands for the ones not named), by
+ * `@fastify/compress`. A stream is never touched, so audio, server-sent events and lines of JSON leave as they are
+ * made, and audio and images are never compressed again. Files of the console are sent precompressed by the static
+ * plugin, which marks them with their own content-encoding.
  */
-export function registerCompression(app: FastifyInstance): void {
+export async function registerCompression(app: FastifyInstance): Promise<void> {
+  // Runs before the plugin's own onSend (a route's hooks come after the app's): a stream is marked with the request
+  // header the plugin reads as "do not compress" (x-no-compression), and an answer whose encoding depends on
+  // Accept-Encoding says so (Vary) even when it leaves uncompressed, as a cache must know.
   app.addHook('onSend', async (request, reply, payload) => {
-    if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
-    if (request.method === 'HEAD' || reply.statusCode === 204 || reply.statusCode === 206 || reply.statusCode === 304)
-      return payload;
-    if (reply.hasHeader('content-encoding')) return payload;
-    const type = String(reply.getHeader('content-type') ?? '');
-    if (!COMPRESSIBLE.test(type)) return payload;
-    const size = typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length;
-    if (size < COMPRESS_MIN_BYTES) return payload;
-    void reply.header('vary', varyWith(reply.getHeader('vary')));
-    const encoding = pickEncoding(request.headers['accept-encoding']);
-    if (!encoding) return payload;
-    const compressed =
-      encoding === 'br'
-        ? await brotli(payload, {
-            params: {
-              // A large text (the reference's 4 MB script) at a cheap level: it is sent whole on every request.
-              [zlib.constants.BROTLI_PARAM_QUALITY]: size > LARGE_BYTES ? 1 : 5,
-              [zlib.constants.BROTLI_PARAM_SIZE_HINT]: size,
-            },
-          })
-        : await gzip(payload, { level: size > LARGE_BYTES ? 1 : 6 });
-    void reply.header('content-encoding', encoding);
-    void reply.removeHeader('content-length');
-    return compressed;
+    if (payload !== null && typeof payload === 'object' && !Buffer.isBuffer(payload))
+      request.headers['x-no-compression'] = 'stream';
+    else if (!reply.hasHeader('content-encoding') && compressible(payload, reply.getHeader('content-type')))
+      void reply.header('vary', varyWith(reply.getHeader('vary')));
+    return payload;
+  });
+  await app.register(compress, {
+    global: true,
+    // Request bodies are read as sent, as before: only answers are compressed.
+    globalDecompression: false,
+    encodings: ['br', 'gzip'],
+    threshold: COMPRESS_MIN_BYTES,
+    customTypes: COMPRESSIBLE,
+    brotliOptions: { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } },
+    zlibOptions: { level: 6 },
   });
 }
 
@@ -76,7 +51,8 @@ function varyWith(current: unknown): string {
     .map((v) => v.trim())
     .filter(Boolean);
   if (list.some((v) => v === '*' || v.toLowerCase() === 'accept-encoding')) return list.join(', ');
-  return [...list, 'Accept-Encoding'].join(', ');
+  // Lower case, as the plugin writes it (it adds its own unless it finds this spelling).
+  return [...list, 'accept-encoding'].join(', ');
 }
 
 /** Build files under `assets/` carry their content's hash in their name: a changed file is a new name. */

@@ -3,10 +3,11 @@ import type { Config } from '../platform/config.js';
 import { registerAuth } from '../http/auth.js';
 import { operationsRoutes } from '../http/operations.js';
 import type { ReadinessReport } from '../platform/health.js';
-import { SynthesisWorker } from '../synthesis/queue-worker.js';
+import { SynthesisWorker } from '../synthesis/queue/worker.js';
 import type { BuiltApp } from '../composition/context.js';
 import { openParts, type BuildOverrides } from '../composition/parts.js';
 import { createServer } from '../composition/server.js';
+import { buildCoreServices, closeCoreServices } from '../composition/core-services.js';
 
 /**
  * ROLE=worker: no public API, only `/healthz`, `/readyz` and `/metrics` on its own port; takes synthesis from the
@@ -14,7 +15,13 @@ import { createServer } from '../composition/server.js';
  */
 export async function buildWorker(config: Config, overrides: BuildOverrides = {}): Promise<BuiltApp> {
   const app = createServer(config, overrides.logStream);
-  const ctx = await openParts(app, config, overrides);
+  // The core services alone: a worker builds no accounts, payments, orders, mail or console services.
+  const ctx = await openParts(
+    app,
+    config,
+    { build: (c, parts) => buildCoreServices(c, parts).ctx, close: closeCoreServices },
+    overrides,
+  );
   const settings = ctx.queues.settings!;
   const concurrency = config.QUEUE_CONCURRENCY ?? config.SPEECH_WORKERS ?? os.availableParallelism();
   const worker = new SynthesisWorker({ settings, layer: ctx.jobs.layer, runner: ctx.jobs.runner, concurrency, log: app.log });
@@ -41,5 +48,5 @@ export async function buildWorker(config: Config, overrides: BuildOverrides = {}
   app.addHook('onClose', async () => {
     stopJobRounds();
   });
-  return { app, ctx };
+  return { role: 'worker', app, ctx };
 }

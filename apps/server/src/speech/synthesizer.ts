@@ -19,7 +19,7 @@ export interface SynthesisCall {
 
 /**
  * What turns a request into audio. `LocalSynthesizer` runs the engines of this process; the queued one
- * (`QueuedSynthesizer`, queue.ts) sends the request through BullMQ to a worker process and reads its audio
+ * (`QueuedSynthesizer`, synthesis/queue/synthesizer.ts) sends the request through BullMQ to a worker process and reads its audio
  * back. The request's own signal stops either.
  */
 export interface Synthesizer {

@@ -2,9 +2,9 @@ import { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isAppError } from '../../src/platform/errors.js';
-import { QueuedSynthesizer } from '../../src/synthesis/queue.js';
-import { frame, Msg, QueueFrameError } from '../../src/synthesis/queue-frames.js';
-import { connection, outChannel, TTS_QUEUE, type QueueSettings } from '../../src/synthesis/redis-queues.js';
+import { QueuedSynthesizer } from '../../src/synthesis/queue/synthesizer.js';
+import { frame, Msg, QueueFrameError } from '../../src/synthesis/queue/frames.js';
+import { connection, outChannel, TTS_QUEUE, type QueueSettings } from '../../src/synthesis/queue/redis.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 

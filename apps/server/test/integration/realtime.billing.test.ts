@@ -10,7 +10,7 @@ import { DIALECTS, type TestApp } from '../support/app.js';
 import { keyedApp } from '../support/sdk.js';
 import { eventually, heldHolds } from '../support/leave.js';
 import { audioOf, openRealtime, type Realtime } from '../support/realtime.js';
-import { MIN_PIECE_CHARACTERS } from '../../src/synthesis/realtime-protocol.js';
+import { MIN_PIECE_CHARACTERS } from '../../src/synthesis/realtime/protocol.js';
 import { seededRandom } from '../support/random.js';
 
 const VOICE = 'voice_espeak.en-us';

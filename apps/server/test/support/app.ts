@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import pg from 'pg';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/app.js';
+import { buildApp, type BuiltApp } from '../../src/app.js';
 import { loadConfig } from '../../src/platform/config.js';
 import type { AppContext } from '../../src/composition/context.js';
 import type { Mailer } from '../../src/platform/mail.js';
@@ -96,6 +96,16 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** The tests start the API roles in-process (a worker runs as a process of its own, support/processes.ts). */
+async function buildApi(...args: Parameters<typeof buildApp>): Promise<Extract<BuiltApp, { role: 'all' | 'api' }>> {
+  const built = await buildApp(...args);
+  if (built.role === 'worker') {
+    await built.app.close();
+    throw new Error('startTestApp and startPeer start ROLE=all or api; a worker is started with startServer');
+  }
+  return built;
+}
+
 /** Boots the real app in-process on a fresh database and a fresh DATA_DIR, listening on a free port. */
 export async function startTestApp(
   dialect: TestDialect,
@@ -134,7 +144,7 @@ export async function startTestApp(
   const logStream = options.logs ? logInto(options.logs) : undefined;
 
   async function boot(): Promise<TestApp> {
-    const { app, ctx } = await buildApp(config, { mailer: options.mailer, ...(logStream ? { logStream } : {}) });
+    const { app, ctx } = await buildApi(config, { mailer: options.mailer, ...(logStream ? { logStream } : {}) });
     await app.listen({ port, host: '127.0.0.1' });
     const address = app.server.address();
     if (!address || typeof address === 'string') throw new Error('no address');
@@ -169,7 +179,7 @@ export async function startPeer(
   first: TestApp,
   options: { logs?: LogLine[] } = {},
 ): Promise<{ url: string; ctx: AppContext; close(): Promise<void> }> {
-  const { app, ctx } = await buildApp({ ...first.ctx.config, PORT: 0 }, options.logs ? { logStream: logInto(options.logs) } : {});
+  const { app, ctx } = await buildApi({ ...first.ctx.config, PORT: 0 }, options.logs ? { logStream: logInto(options.logs) } : {});
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   if (!address || typeof address === 'string') throw new Error('no address');

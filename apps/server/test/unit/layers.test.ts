@@ -14,6 +14,7 @@ const config = createRequire(import.meta.url)(path.join(repo, '.dependency-cruis
   options: Record<string, unknown>;
   SERVER_LAYERS: string[][];
   SPEECH_LAYERS: string[][];
+  SYNTHESIS_LAYERS: string[][];
 };
 
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'polyvox-layers-'));
@@ -43,6 +44,7 @@ describe('the import rules (.dependency-cruiser.cjs)', () => {
   it.each([
     ['apps/server/src', config.SERVER_LAYERS],
     ['packages/speech/src', config.SPEECH_LAYERS],
+    ['apps/server/src/synthesis', config.SYNTHESIS_LAYERS],
   ])('place every folder of %s in its layer list, each once', (folder, layers) => {
     const listed = new Set(layers.flat());
     const folders = fs
@@ -52,6 +54,23 @@ describe('the import rules (.dependency-cruiser.cjs)', () => {
     expect(folders.filter((f) => !listed.has(f))).toEqual([]);
     expect(listed.has('(root)')).toBe(true);
     expect(layers.flat().length).toBe(listed.size);
+  });
+
+  it('see one dialect of synthesis importing another, and its own files importing a dialect', async () => {
+    const dir = fs.mkdtempSync(path.join(scratch, 'synthesis-'));
+    const at = path.relative(scratch, dir);
+    write({
+      [`${at}/apps/server/src/synthesis/openai/routes.ts`]: "import { n } from '../native/routes.ts';\nexport const o = n;\n",
+      [`${at}/apps/server/src/synthesis/native/routes.ts`]: 'export const n = 1;\n',
+      [`${at}/packages/speech/src/index.ts`]: 'export const p = 1;\n',
+      [`${at}/apps/server/src/synthesis/service.ts`]: "import { n } from './native/routes.ts';\nexport const s = n;\n",
+    });
+    expect(await violations(dir)).toEqual(
+      [
+        'synthesis-layer-openai: apps/server/src/synthesis/openai/routes.ts -> apps/server/src/synthesis/native/routes.ts',
+        'synthesis-layer-root: apps/server/src/synthesis/service.ts -> apps/server/src/synthesis/native/routes.ts',
+      ].sort(),
+    );
   });
 
   it('see an upward import, a cycle, a package importing an app and a Node built-in in the formats', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/platform/errors.js';
-import { decodeFrame, frame, Msg, QueueFrameError, readFrame } from '../../src/synthesis/queue-frames.js';
+import { decodeFrame, frame, Msg, QueueFrameError, readFrame } from '../../src/synthesis/queue/frames.js';
 
 const body = (value: unknown) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value));
 const timings = {

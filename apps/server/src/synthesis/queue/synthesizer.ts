@@ -3,23 +3,15 @@ import type { FastifyBaseLogger } from 'fastify';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { SynthesisRequest, VoiceInfo } from '@polyvox/speech';
-import { AppError } from '../platform/errors.js';
-import { toWire } from './wire.js';
-import { previewRequest, type SynthesisCall, type Synthesizer } from '../speech/synthesizer.js';
-import type { RenderedAudio } from './types.js';
-import {
-  cancelChannel,
-  connection,
-  heartbeatKey,
-  heartbeatMs,
-  outChannel,
-  TTS_QUEUE,
-  type QueueSettings,
-} from './redis-queues.js';
-import { decodeFrame, Msg, QueueFrameError, readFrame } from './queue-frames.js';
-import type { TtsJobPayload } from './jobs/tts.js';
+import { AppError } from '../../platform/errors.js';
+import { toWire } from '../wire.js';
+import { previewRequest, type SynthesisCall, type Synthesizer } from '../../speech/synthesizer.js';
+import type { RenderedAudio } from '../types.js';
+import { cancelChannel, connection, heartbeatKey, heartbeatMs, outChannel, TTS_QUEUE, type QueueSettings } from './redis.js';
+import { decodeFrame, Msg, QueueFrameError, readFrame } from './frames.js';
+import type { TtsJobPayload } from '../jobs/tts.js';
 
-export { JOBS_QUEUE, TTS_QUEUE, type QueueSettings } from './redis-queues.js';
+export { JOBS_QUEUE, TTS_QUEUE, type QueueSettings } from './redis.js';
 
 /** Runs of one interactive request whose worker died under it (a file, or a stream before its first chunk). */
 const INTERACTIVE_RUNS = 2;

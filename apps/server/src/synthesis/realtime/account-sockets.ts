@@ -1,4 +1,4 @@
-import type { AppError } from '../platform/errors.js';
+import type { AppError } from '../../platform/errors.js';
 
 /**
  * The realtime sockets open in this process, by the account that pays for them, so an account that is disabled has

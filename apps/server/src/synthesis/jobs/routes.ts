@@ -1,13 +1,13 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errorMessage, ErrorBody, TtsJobRequest, TtsJobSchema } from '@polyvox/contracts';
-import { sessionOf } from '../http/auth.js';
-import type { PlanPrivileges } from '../orders/privileges.js';
-import { requestLocale } from '../http/locale.js';
-import { requestedRange, sendStored, sendSubtitles } from '../http/stored-reply.js';
-import type { Job, SynthesisJobs } from './jobs.js';
-import { pricedCharacters, ttsInput, type SynthesisService } from './service.js';
-import { fallbackHeader } from './routes.js';
+import { sessionOf } from '../../http/auth.js';
+import type { PlanPrivileges } from '../../orders/privileges.js';
+import { requestLocale } from '../../http/locale.js';
+import { requestedRange, sendStored, sendSubtitles } from '../../http/stored-reply.js';
+import type { Job, SynthesisJobs } from './service.js';
+import { pricedCharacters, ttsInput, type SynthesisService } from '../service.js';
+import { fallbackHeader } from '../route-helpers.js';
 import { SUBTITLE_FORMATS } from '@polyvox/speech';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 402: ErrorBody, 404: ErrorBody, 422: ErrorBody, 429: ErrorBody };

@@ -3,8 +3,8 @@
  * its fields against `ClientMessage`), and the errors and close codes that end a socket. No socket, no state.
  */
 import type { ErrorCode } from '@polyvox/contracts';
-import { AppError } from '../platform/errors.js';
-import { ClientMessage, MAX_MESSAGE_CHARS } from './realtime-protocol.js';
+import { AppError } from '../../platform/errors.js';
+import { ClientMessage, MAX_MESSAGE_CHARS } from './protocol.js';
 
 /** WebSocket close codes. */
 export const NORMAL = 1000;

@@ -1,8 +1,8 @@
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import { cancelChannel, connection, JOBS_QUEUE, type QueueSettings } from '../redis-queues.js';
-import type { JobProvider } from './layer.js';
+import { cancelChannel, connection, JOBS_QUEUE, type QueueSettings } from './redis.js';
+import type { JobProvider } from '../jobs/layer.js';
 
 /** A long job's queue message: it only names the job, whose row is the truth. */
 export const longJobMessage = z.object({ id: z.string().min(1), kind: z.string().optional(), reqId: z.string().optional() });

@@ -6,15 +6,15 @@
  * message carried is released. Text never cut into a piece is never held or charged.
  */
 import { errorMessage, type MessageLocale } from '@polyvox/contracts';
-import type { Provenance } from '../provenance/service.js';
-import { AppError, isAppError } from '../platform/errors.js';
-import type { ElevenLabsFormat, VoiceSettings } from './elevenlabs-formats.js';
-import { PCM_RATE, voiceSettingsInput } from './elevenlabs-formats.js';
-import { originOf } from './origin.js';
+import type { Provenance } from '../../provenance/service.js';
+import { AppError, isAppError } from '../../platform/errors.js';
+import type { ElevenLabsFormat, VoiceSettings } from '../output/formats.js';
+import { PCM_RATE, voiceSettingsInput } from '../output/formats.js';
+import { originOf } from '../origin.js';
 import { withAigc, type AigcRecord } from '@polyvox/speech/formats';
 import type { LexiconRule } from '@polyvox/speech';
-import { wavHeader } from './pcm-stream.js';
-import { FAILED, FATAL, isUnread, NORMAL, POLICY, readClientMessage } from './realtime-messages.js';
+import { wavHeader } from '../output/pcm-stream.js';
+import { FAILED, FATAL, isUnread, NORMAL, POLICY, readClientMessage } from './messages.js';
 import {
   audioParts,
   ClientMessage,
@@ -23,11 +23,11 @@ import {
   MIN_PIECE_CHARACTERS,
   partCharacters,
   TextBuffer,
-} from './realtime-protocol.js';
-import { b64, reshape, spelled } from './realtime-shaping.js';
-import type { SynthesisService } from './service.js';
-import type { HeldWork } from './held-work.js';
-import type { Charge, Prepared, ResolvedVoice } from './types.js';
+} from './protocol.js';
+import { b64, reshape, spelled } from './shaping.js';
+import type { SynthesisService } from '../service.js';
+import type { HeldWork } from '../held-work.js';
+import type { Charge, Prepared, ResolvedVoice } from '../types.js';
 
 /** What the session needs of its socket; the route adapts a `ws` socket to it. */
 export interface RealtimeSocket {

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { Worker, type Job as QueueJob } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { AppError, isAppError } from '../platform/errors.js';
-import { toAppError } from '../speech/errors.js';
+import { AppError, isAppError } from '../../platform/errors.js';
+import { toAppError } from '../../speech/errors.js';
 import {
   cancelChannel,
   connection,
@@ -13,11 +13,11 @@ import {
   outChannel,
   TTS_QUEUE,
   type QueueSettings,
-} from './redis-queues.js';
-import { frame, Msg } from './queue-frames.js';
-import type { JobLayer } from './jobs/layer.js';
-import { longJobMessage, type LongJobMessage } from './jobs/bullmq.js';
-import { ttsJob, type TtsJobPayload } from './jobs/tts.js';
+} from './redis.js';
+import { frame, Msg } from './frames.js';
+import type { JobLayer } from '../jobs/layer.js';
+import { longJobMessage, type LongJobMessage } from './bullmq-jobs.js';
+import { ttsJob, type TtsJobPayload } from '../jobs/tts.js';
 
 /** What the worker process runs a long job with (the jobs module), given a signal that a cancel aborts. */
 export interface LongJobRunner {

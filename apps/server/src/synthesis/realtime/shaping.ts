@@ -2,10 +2,10 @@
  * What leaves a realtime socket, shaped as ElevenLabs' clients read it: a piece's audio in the socket's format
  * (resampled PCM, G.711, WAV) and base64, and its alignment under each spelling of its fields.
  */
-import type { ElevenLabsFormat } from './elevenlabs-formats.js';
-import { PCM_RATE } from './elevenlabs-formats.js';
-import { G711Encoder, PcmResampler, wavHeader } from './pcm-stream.js';
-import type { ChunkAlignment } from './realtime-protocol.js';
+import type { ElevenLabsFormat } from '../output/formats.js';
+import { PCM_RATE } from '../output/formats.js';
+import { G711Encoder, PcmResampler, wavHeader } from '../output/pcm-stream.js';
+import type { ChunkAlignment } from './protocol.js';
 
 export const b64 = (audio: Buffer) => audio.toString('base64');
 

@@ -1,5 +1,5 @@
 import type { CharacterAlignment, Timings } from '@polyvox/speech';
-import type { Synthesized } from './types.js';
+import type { Synthesized } from '../types.js';
 
 /**
  * A stream with timestamps as ElevenLabs sends it, as it is made: each piece of the (labelled) audio as a line of JSON

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { LIMITS, PronunciationLocator } from '@polyvox/contracts';
 import type { CharacterAlignment, Timings } from '@polyvox/speech';
 import { id3Size, LAME_ENCODER_DELAY, parseMp3Header } from '@polyvox/speech/formats';
-import { elevenLabsFormat, ELEVENLABS_FORMATS, VoiceSettings } from './elevenlabs-formats.js';
+import { elevenLabsFormat, ELEVENLABS_FORMATS, VoiceSettings } from '../output/formats.js';
 
 /** ElevenLabs' default schedule: the first piece is spoken once 120 characters wait, the next once 160 more do … */
 export const DEFAULT_SCHEDULE = [120, 160, 250, 290] as const;

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { ERROR_CODES, type ErrorCode } from '@polyvox/contracts';
 import type { Timings } from '@polyvox/speech';
-import { AppError } from '../platform/errors.js';
-import type { RenderedAudio } from './types.js';
-import { timingsSchema } from './wire.js';
+import { AppError } from '../../platform/errors.js';
+import type { RenderedAudio } from '../types.js';
+import { timingsSchema } from '../wire.js';
 
 /**
  * The messages a worker sends on an interactive request's output channel (a Redis channel the API process

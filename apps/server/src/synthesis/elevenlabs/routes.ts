@@ -2,21 +2,21 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ApplyTextNormalization, ErrorBody, LIMITS, PronunciationLocators } from '@polyvox/contracts';
-import { assertVoiceAllowed, callerOf } from '../http/auth.js';
-import { AUDIO_RESPONSE, NDJSON_MARK } from '../http/openapi.js';
-import { requestLocale } from '../http/locale.js';
-import { addElevenLabsErrorDetail } from '../http/error-detail.js';
-import { localizeVoice } from '../voices/display-texts.js';
-import type { PlanPrivileges } from '../orders/privileges.js';
-import type { VoicesService } from '../voices/service.js';
-import { pricedCharacters, type SynthesisService } from './service.js';
-import { AppError } from '../platform/errors.js';
-import { chargeOf, speaker, type FileAnswer } from './routes.js';
+import { assertVoiceAllowed, callerOf } from '../../http/auth.js';
+import { AUDIO_RESPONSE, NDJSON_MARK } from '../../http/openapi.js';
+import { requestLocale } from '../../http/locale.js';
+import { addElevenLabsErrorDetail } from '../../http/error-detail.js';
+import { localizeVoice } from '../../voices/display-texts.js';
+import type { PlanPrivileges } from '../../orders/privileges.js';
+import type { VoicesService } from '../../voices/service.js';
+import { pricedCharacters, type SynthesisService } from '../service.js';
+import { AppError } from '../../platform/errors.js';
+import { chargeOf, speaker, type FileAnswer } from '../route-helpers.js';
 import type { Timings } from '@polyvox/speech';
-import { timedJson, timestampedLines } from './timestamped-stream.js';
-import type { Provenance } from '../provenance/service.js';
-import { elevenLabsFormat, ELEVENLABS_FORMATS, PCM_RATE, VoiceSettings, voiceSettingsInput } from './elevenlabs-formats.js';
-import { PcmResampler, reshaped } from './pcm-stream.js';
+import { timedJson, timestampedLines } from '../output/timestamped-stream.js';
+import type { Provenance } from '../../provenance/service.js';
+import { elevenLabsFormat, ELEVENLABS_FORMATS, PCM_RATE, VoiceSettings, voiceSettingsInput } from '../output/formats.js';
+import { PcmResampler, reshaped } from '../output/pcm-stream.js';
 
 /** One buffer as a finished stream of PCM (what `reshaped` takes). */
 async function* whole(pcm: Buffer): AsyncGenerator<Buffer, boolean> {

@@ -3,17 +3,17 @@ import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import { ERROR_CODES, type ErrorCode } from '@polyvox/contracts';
 import { subtitles, type SubtitleFormat } from '@polyvox/speech';
-import { AppError, isAppError } from '../platform/errors.js';
-import { newId } from '../platform/ids.js';
-import type { ByteRange, Storage, StoredStream } from '../platform/storage.js';
-import type { Database, SynthesisJobsTable } from '../platform/db/schema.js';
-import type { CreditsService } from '../credits/service.js';
-import type { SynthesisService } from './service.js';
-import type { Charge, Prepared } from './types.js';
-import { timingsSchema, toWire } from './wire.js';
-import { writePayload } from './jobs/definition.js';
-import type { JobLayer } from './jobs/layer.js';
-import { ACTIVE, DatabaseJobRunner, type JobProgress, type JobStatus } from './jobs/database.js';
+import { AppError, isAppError } from '../../platform/errors.js';
+import { newId } from '../../platform/ids.js';
+import type { ByteRange, Storage, StoredStream } from '../../platform/storage.js';
+import type { Database, SynthesisJobsTable } from '../../platform/db/schema.js';
+import type { CreditsService } from '../../credits/service.js';
+import type { SynthesisService } from '../service.js';
+import type { Charge, Prepared } from '../types.js';
+import { timingsSchema, toWire } from '../wire.js';
+import { writePayload } from './definition.js';
+import type { JobLayer } from './layer.js';
+import { ACTIVE, DatabaseJobRunner, type JobProgress, type JobStatus } from './database.js';
 import {
   deleteJobFiles,
   JOB_FOLDER,
@@ -22,9 +22,9 @@ import {
   synthesisJob,
   timingsKey,
   type SynthesisJobPayload,
-} from './jobs/synthesis.js';
+} from './synthesis.js';
 
-export type { JobStatus } from './jobs/database.js';
+export type { JobStatus } from './database.js';
 
 export interface Job {
   id: string;
