@@ -34,7 +34,7 @@ const SERVER_LAYERS = [
   ['speech'],
   ['voices'],
   ['synthesis'],
-  ['design', 'engines'],
+  ['design', 'engines', 'dialogue'],
   ['account-admin', 'overview'],
   ['reports'],
   ['composition'],

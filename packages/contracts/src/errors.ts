@@ -360,6 +360,7 @@ const RULE_PATTERNS: (Worded & { reason?: number })[] = [
     'zh-TW': '第 $1 個 lexeme：每個字串最多 $2 個字元',
   },
   { re: /^at most (\d+) rules$/, 'zh-CN': '最多 $1 条规则', 'zh-TW': '最多 $1 條規則' },
+  { re: /^at most (\d+) distinct voices$/, 'zh-CN': '最多 $1 个不同的声音', 'zh-TW': '最多 $1 個不同的聲音' },
   { re: /^at most (\d+) dictionaries$/, 'zh-CN': '最多 $1 个词典', 'zh-TW': '最多 $1 個詞典' },
   { re: /^undeclared entity (.+)$/, 'zh-CN': '未声明的实体 $1', 'zh-TW': '未宣告的實體 $1' },
   { re: /^bad character reference (.+)$/, 'zh-CN': '无效的字符引用 $1', 'zh-TW': '無效的字元參照 $1' },

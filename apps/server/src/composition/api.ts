@@ -26,6 +26,7 @@ import { voiceRoutes } from '../voices/routes.js';
 import { synthesisRoutes } from '../synthesis/routes.js';
 import { jobRoutes } from '../synthesis/job-routes.js';
 import { elevenLabsRoutes } from '../synthesis/elevenlabs-routes.js';
+import { dialogueRoutes } from '../dialogue/routes.js';
 import { realtimeRoutes } from '../synthesis/realtime-routes.js';
 import { apiKeyRoutes } from '../api-keys/routes.js';
 import { usageRoutes } from '../usage/routes.js';
@@ -71,6 +72,7 @@ async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<vo
   await app.register(synthesisRoutes(ctx));
   await app.register(jobRoutes(ctx));
   await app.register(elevenLabsRoutes(ctx));
+  await app.register(dialogueRoutes(ctx));
   await app.register(realtimeRoutes(ctx));
   await app.register(apiKeyRoutes(ctx));
   await app.register(usageRoutes(ctx));
