@@ -26,6 +26,20 @@ export interface MatchedPcm {
   after: number;
   /** Seconds trimmed from its start (the piece's own times move back by as much). */
   trimmedSec: number;
+  /** Seconds of silence (below -45 dBFS) left at its start and at its end: part of any pause heard around it. */
+  quiet: { start: number; end: number };
+}
+
+const QUIET_DB = -45;
+
+/** The quiet samples at each edge of `x`. */
+function quietEdges(x: Float32Array, sampleRate: number): { start: number; end: number } {
+  const thr = Math.pow(10, QUIET_DB / 20);
+  let a = 0;
+  while (a < x.length && Math.abs(x[a]!) < thr) a++;
+  let b = x.length;
+  while (b > a && Math.abs(x[b - 1]!) < thr) b--;
+  return { start: a / sampleRate, end: (x.length - b) / sampleRate };
 }
 
 /**
@@ -34,12 +48,13 @@ export interface MatchedPcm {
  */
 export function matchLoudness(pcm: Uint8Array, sampleRate: number, targetLufs = SPEECH_LUFS, padSec = 0.03): MatchedPcm {
   const all = int16ToFloat(pcm);
-  const trimmed = trimSilence(all, sampleRate, -45, padSec);
-  const trimmedSec = (trimmed.byteOffset - all.byteOffset) / 4 / sampleRate;
-  const before = integratedLoudness(trimmed, sampleRate);
-  if (!Number.isFinite(before)) return { pcm: asBuffer(floatToInt16(trimmed)), before, after: before, trimmedSec };
-  const gained = normalizeLoudness(trimmed, sampleRate, targetLufs);
-  return { pcm: asBuffer(floatToInt16(gained)), before, after: integratedLoudness(gained, sampleRate), trimmedSec };
+  // Gained first (BS.1770's gates leave the silence out of the measure), then trimmed: what is quiet is quiet as heard.
+  const before = integratedLoudness(all, sampleRate);
+  const gained = Number.isFinite(before) ? normalizeLoudness(all, sampleRate, targetLufs) : all;
+  const trimmed = trimSilence(gained, sampleRate, QUIET_DB, padSec);
+  const trimmedSec = (trimmed.byteOffset - gained.byteOffset) / 4 / sampleRate;
+  const after = Number.isFinite(before) ? integratedLoudness(trimmed, sampleRate) : before;
+  return { pcm: asBuffer(floatToInt16(trimmed)), before, after, trimmedSec, quiet: quietEdges(trimmed, sampleRate) };
 }
 
 /** A stateful encoder of 16-bit mono PCM to mp3 or Ogg Opus: the bytes each write completes, the rest at `end`. */

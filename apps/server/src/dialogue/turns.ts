@@ -63,6 +63,8 @@ export class DialogueTurns {
   /** The whole dialogue as one request for the hold, the records and the headers: its price is every turn's. */
   readonly whole: Prepared;
   private work: HeldWork | null = null;
+  /** The quiet end of the turn joined last (seconds). */
+  private quietEnd = 0;
   /** The credits and characters of the turns handed on so far (what a client that leaves has received). */
   private readonly delivered = { amount: 0, characters: 0 };
 
@@ -140,8 +142,10 @@ export class DialogueTurns {
     const matched = matchLoudness(result.audio, DIALOGUE_RATE, undefined, EDGE_SEC);
     const previous = index > 0 ? this.turns[index - 1]!.voiceId : null;
     const pauseSec = previous === null ? 0 : previous === voiceId ? PAUSE_SAME_SPEAKER : PAUSE_NEW_SPEAKER;
-    // The pause heard includes the edges each turn keeps.
-    const silence = previous === null ? 0 : Math.max(0, Math.round((pauseSec - 2 * EDGE_SEC) * DIALOGUE_RATE));
+    // The pause heard includes the quiet edges the turns keep (the one before's end, this one's start).
+    const quiet = this.quietEnd + matched.quiet.start;
+    this.quietEnd = matched.quiet.end;
+    const silence = previous === null ? 0 : Math.max(0, Math.round((pauseSec - quiet) * DIALOGUE_RATE));
     const start = (at + silence) / DIALOGUE_RATE;
     const duration = matched.pcm.length / 2 / DIALOGUE_RATE;
     const end = start + duration;
