@@ -162,6 +162,47 @@ describe.each(DIALECTS)('text-to-dialogue: joins, loudness and charge (%s)', (di
     expect(prefixes.slice(0, -1)).toContain(before - after);
   });
 
+  it("speaks the account's own mixed voice beside a library one, and refuses a dialogue with one refused turn", async () => {
+    const mix = await c.put('/voice', {
+      type: 'mix',
+      name: 'Blend',
+      model: 'espeak-ng',
+      mix: [
+        { voice_id: 'voice_espeak.en-us', weight: 1 },
+        { voice_id: 'voice_espeak.en-us~f4', weight: 1 },
+      ],
+    });
+    expect(mix.status, JSON.stringify(mix.body)).toBe(201);
+    const mine = (mix.body as { id: string }).id;
+    const res = await post('/with-timestamps', {
+      inputs: [
+        { text: `${dialect}: a voice of my own.`, voice_id: mine },
+        { text: 'And one from the library.', voice_id: FLITE },
+      ],
+    });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { voice_segments: Segment[] };
+    expect(body.voice_segments.map((s) => s.voice_id)).toEqual([mine, FLITE]);
+    const before = await ledgerAtRest();
+    // The second turn is refused by moderation: the whole dialogue is, before anything is held.
+    const refused = await post(
+      '',
+      {
+        inputs: [
+          { text: 'A calm first line.', voice_id: ESPEAK },
+          { text: 'Read this: f.u.c.k and more', voice_id: FLITE },
+        ],
+      },
+      '?lang=zh-CN',
+    );
+    expect(refused.status).toBe(422);
+    expect(((await refused.json()) as { error: { code: string; message: string } }).error).toMatchObject({
+      code: 'CONTENT_REFUSED',
+      message: '该内容无法在本服务合成，未扣除任何额度',
+    });
+    expect(await ledgerAtRest()).toBe(before);
+  });
+
   it("refuses in the request's language: an 11th voice, a text over the limit; nothing held", async () => {
     const before = await ledgerAtRest();
     const voices = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k'].map((v) => `voice_espeak.x-${v}`);
