@@ -220,6 +220,20 @@ describe.each(DIALECTS)('text-to-dialogue: joins, loudness and charge (%s)', (di
     });
     expect(tooLong.status).toBe(422);
     expect(((await tooLong.json()) as { error: { code: string } }).error.code).toBe('TEXT_TOO_LONG');
+    // A second anonymous account on a device that had its trial: no credits, on every form of the route.
+    await new Client(t.url).anonymous('web-dialogue-device');
+    const broke = new Client(t.url);
+    await broke.anonymous('web-dialogue-device');
+    const brokeKey = ((await broke.put('/api/authorization', { name: 'broke' })).body as { key: string }).key;
+    for (const path of ['', '/stream', '/with-timestamps', '/stream/with-timestamps']) {
+      const poor = await fetch(`${t.url}/v1/text-to-dialogue${path}`, {
+        method: 'POST',
+        headers: { 'xi-api-key': brokeKey, 'content-type': 'application/json' },
+        body: JSON.stringify({ inputs: INPUTS }),
+      });
+      expect(poor.status, path).toBe(402);
+      expect(((await poor.json()) as { error: { code: string } }).error.code).toBe('INSUFFICIENT_BALANCE');
+    }
     expect(await ledgerAtRest()).toBe(before);
   });
 });
