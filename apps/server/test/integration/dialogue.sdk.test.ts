@@ -114,6 +114,21 @@ describe.each(DIALECTS)('ElevenLabs text-to-dialogue through the official SDK (%
     expectSegments(segments, Buffer.concat(parts).length / 2 / 16000);
   });
 
+  it('are in the OpenAPI document: the JSON answer with voice segments, and the stream as lines of it', async () => {
+    const doc = (await c.get('/openapi.json')).body;
+    const ok = (path: string) => doc.paths[path].post.responses['200'].content;
+    const whole = ok('/v1/text-to-dialogue/with-timestamps')['application/json'].schema;
+    const line = ok('/v1/text-to-dialogue/stream/with-timestamps')['application/x-ndjson'].schema;
+    for (const schema of [whole, line])
+      expect(Object.keys(schema.properties)).toEqual(['audio_base64', 'alignment', 'normalized_alignment', 'voice_segments']);
+    for (const path of ['/v1/text-to-dialogue', '/v1/text-to-dialogue/stream'])
+      expect(doc.paths[path].post.tags, path).toEqual(['elevenlabs']);
+    // The estimate takes a dialogue's inputs.
+    expect(Object.keys(doc.paths['/tts/estimate'].post.requestBody.content['application/json'].schema.properties)).toContain(
+      'inputs',
+    );
+  });
+
   it('refuses an unknown voice and an 11th distinct voice before anything is held', async () => {
     const rows = async () => (await t.ctx.db.kysely.selectFrom('credit_ledger').select('id').execute()).length;
     const before = await rows();
