@@ -220,6 +220,10 @@ describe.each(DIALECTS)('text-to-dialogue: joins, loudness and charge (%s)', (di
     });
     expect(tooLong.status).toBe(422);
     expect(((await tooLong.json()) as { error: { code: string } }).error.code).toBe('TEXT_TOO_LONG');
+    // The estimate takes `inputs` or `text` and `voice_id`: without either, the text is missing.
+    const missing = await c.post('/tts/estimate', { voice_id: ESPEAK });
+    expect(missing.status).toBe(400);
+    expect(missing.body).toMatchObject({ error: { code: 'PARAMETERS_NEEDED' } });
     // A second anonymous account on a device that had its trial: no credits, on every form of the route.
     await new Client(t.url).anonymous('web-dialogue-device');
     const broke = new Client(t.url);
