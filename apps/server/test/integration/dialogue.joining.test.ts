@@ -81,10 +81,6 @@ describe.each(DIALECTS)('text-to-dialogue: joins, loudness and charge (%s)', (di
     const gaps = segments
       .slice(1)
       .map((s, i) => gapAround(pcm, 24000, (segments[i]!.end_time_seconds + s.start_time_seconds) / 2));
-    if (process.env.DIALOGUE_DUMP) {
-      (await import('node:fs')).writeFileSync(process.env.DIALOGUE_DUMP, pcm);
-      console.log(JSON.stringify({ gaps, segments }));
-    }
     // Within a speaker's run about 250 ms, at a change about 500 ms (silence below -45 dBFS, the turns' own quiet edges included).
     expect(gaps[0]).toBeGreaterThanOrEqual(0.24);
     expect(gaps[0]).toBeLessThan(0.27);
@@ -96,7 +92,10 @@ describe.each(DIALECTS)('text-to-dialogue: joins, loudness and charge (%s)', (di
     const lufs = segments.map((s) =>
       pcmLoudness(pcm.subarray(Math.round(s.start_time_seconds * 24000) * 2, Math.round(s.end_time_seconds * 24000) * 2), 24000),
     );
-    if (process.env.DIALOGUE_DUMP) console.log(JSON.stringify({ lufs }));
+    // The figures bench/history.md reports, printed with the run.
+    console.log(
+      `[dialogue] silence at the joins ${gaps.map((g) => g.toFixed(3)).join(', ')} s; loudness ${lufs.map((l) => l.toFixed(2)).join(', ')} LUFS`,
+    );
     expect(Math.max(...lufs) - Math.min(...lufs)).toBeLessThanOrEqual(1);
     for (const l of lufs) expect(Math.abs(l - -16)).toBeLessThanOrEqual(1);
     await ledgerAtRest();
