@@ -36,7 +36,7 @@ const SERVER_LAYERS = [
   ['voices'],
   ['synthesis'],
   ['studio'],
-  ['design', 'engines'],
+  ['design', 'engines', 'dialogue'],
   ['account-admin', 'overview'],
   ['reports'],
   ['composition'],

@@ -381,6 +381,7 @@ const RULE_PATTERNS: (Worded & { reason?: number })[] = [
   { re: /^at most (\d+) speakers$/, 'zh-CN': '最多 $1 个说话人', 'zh-TW': '最多 $1 位說話者' },
   { re: /^at most (\d+) files in the archive$/, 'zh-CN': '压缩包中最多 $1 个文件', 'zh-TW': '壓縮檔中最多 $1 個檔案' },
   { re: /^the archive expands past (\S+) MB$/, 'zh-CN': '压缩包解压后超过 $1 MB', 'zh-TW': '壓縮檔解壓後超過 $1 MB' },
+  { re: /^at most (\d+) distinct voices$/, 'zh-CN': '最多 $1 个不同的声音', 'zh-TW': '最多 $1 個不同的聲音' },
   { re: /^at most (\d+) dictionaries$/, 'zh-CN': '最多 $1 个词典', 'zh-TW': '最多 $1 個詞典' },
   { re: /^undeclared entity (.+)$/, 'zh-CN': '未声明的实体 $1', 'zh-TW': '未宣告的實體 $1' },
   { re: /^bad character reference (.+)$/, 'zh-CN': '无效的字符引用 $1', 'zh-TW': '無效的字元參照 $1' },

@@ -3,6 +3,7 @@ export * from './locales.js';
 export * from './limits.js';
 export * from './accounts.js';
 export * from './speech.js';
+export * from './dialogue.js';
 export * from './language-names.js';
 export * from './usage.js';
 export * from './api-keys.js';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DialogueInputs } from './dialogue.js';
 import { LIMITS, PAUSE_BUDGET_TEXT } from './limits.js';
 import { PronunciationLocators } from './pronunciation.js';
 
@@ -148,14 +149,24 @@ export const TtsRequest = z.object({
   apply_text_normalization: ApplyTextNormalization,
 });
 
-export const EstimateRequest = z.object({
-  text: z.string(),
-  voice_id: z.string(),
-  text_type: TextType,
-  pronunciation_dictionary_locators: PronunciationLocators,
-  /** Accepted as synthesis takes it: the price counts the text as sent either way. */
-  apply_text_normalization: ApplyTextNormalization,
-});
+export const EstimateRequest = z
+  .object({
+    text: z.string().optional().describe('The text to price (required without `inputs`)'),
+    voice_id: z.string().optional().describe('Its voice (required without `inputs`)'),
+    inputs: DialogueInputs.optional().describe(
+      "A dialogue's turns (`POST /v1/text-to-dialogue`'s `inputs`) instead of `text` and `voice_id`: priced as the dialogue is, each turn by its voice, summed",
+    ),
+    text_type: TextType,
+    pronunciation_dictionary_locators: PronunciationLocators,
+    /** Accepted as synthesis takes it: the price counts the text as sent either way. */
+    apply_text_normalization: ApplyTextNormalization,
+  })
+  .superRefine((body, ctx) => {
+    if (body.inputs) return;
+    // Without a dialogue's turns, the text and its voice are needed (a missing field is PARAMETERS_NEEDED).
+    for (const field of ['text', 'voice_id'] as const)
+      if (body[field] === undefined) ctx.addIssue({ code: 'custom', path: [field], message: 'required' });
+  });
 
 /** `POST /tts/normalize`: the text exactly as it will be spoken, nothing charged. */
 export const NormalizeRequest = z.object({

@@ -65,3 +65,6 @@ export {
 export type { SampleFormat, SampleProbe, VoiceMeasures, PromptTraits, Age, Tone, VoiceSettingsInput } from './analysis/index.ts';
 /** Semitones from one frequency to another: how measured F0s (Hz) compare with a profile's pitch (semitones). */
 export { semitonesBetween } from './dsp/f0.ts';
+/** Joining speech made apart (a dialogue's turns): BS.1770 loudness of 16-bit PCM, matching it, and an mp3/Opus encoder of it. */
+export { SPEECH_LUFS, pcmLoudness, matchLoudness, openPcmEncoder } from './joining.ts';
+export type { MatchedPcm, PcmEncoder } from './joining.ts';

@@ -54,6 +54,10 @@ describe('the public entry', () => {
         'voiceprintDistance',
         'voiceprintOfFile',
         'xsampaToIpa',
+        'SPEECH_LUFS',
+        'pcmLoudness',
+        'matchLoudness',
+        'openPcmEncoder',
       ].sort(),
     );
     for (const internal of ['WorkerPool', 'SherpaEngine', 'encodeAudio', 'resample', 'cacheKey', 'normalizeText']) {

@@ -47,9 +47,9 @@ const TAGS: ReadonlyArray<{ tag: string; name: Texts; description: Texts }> = [
     tag: 'elevenlabs',
     name: { en: 'elevenlabs', 'zh-CN': 'ElevenLabs 兼容接口', 'zh-TW': 'ElevenLabs 相容介面' },
     description: {
-      en: "ElevenLabs' shapes (speech, streaming, WebSocket, voices), so its official SDK works unchanged.",
-      'zh-CN': 'ElevenLabs 的请求格式（合成、流式、WebSocket、声音），官方 SDK 无需修改即可使用。',
-      'zh-TW': 'ElevenLabs 的請求格式（合成、串流、WebSocket、聲音），官方 SDK 無需修改即可使用。',
+      en: "ElevenLabs' shapes (speech, dialogue, streaming, WebSocket, voices), so its official SDK works unchanged.",
+      'zh-CN': 'ElevenLabs 的请求格式（合成、多人对话、流式、WebSocket、声音），官方 SDK 无需修改即可使用。',
+      'zh-TW': 'ElevenLabs 的請求格式（合成、多人對話、串流、WebSocket、聲音），官方 SDK 無需修改即可使用。',
     },
   },
   {

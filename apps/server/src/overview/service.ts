@@ -11,7 +11,13 @@ export const MAX_DAYS = 366;
 /** The routes that speak: their errors and latency are the overview's "speech routes". */
 export function isSpeechRoute(method: string, route: string): boolean {
   if (method !== 'POST') return false;
-  return route === '/tts' || route === '/tts/jobs' || route === '/v1/audio/speech' || route.startsWith('/v1/text-to-speech/');
+  return (
+    route === '/tts' ||
+    route === '/tts/jobs' ||
+    route === '/v1/audio/speech' ||
+    route.startsWith('/v1/text-to-speech/') ||
+    route.startsWith('/v1/text-to-dialogue')
+  );
 }
 
 /** What the overview reads besides the database: the engines, and (ROLE=api) the queues and their workers. */

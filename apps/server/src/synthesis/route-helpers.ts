@@ -37,7 +37,7 @@ export const SPEECH_ERRORS = {
 export const AUDIO_BODY = z.string().meta({ description: AUDIO_RESPONSE });
 
 /** Sends the stream's first chunk only once it exists, so a failure before any audio is still a clean error. */
-async function sendStream(
+export async function sendStream(
   request: FastifyRequest,
   reply: FastifyReply,
   prepared: Prepared,

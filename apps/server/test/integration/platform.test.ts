@@ -36,6 +36,10 @@ const CONTRACT_ROUTES: [string, string][] = [
   ['get', '/api/statistics/current'],
   ['post', '/v1/text-to-speech/{voice_id}'],
   ['post', '/v1/text-to-speech/{voice_id}/stream'],
+  ['post', '/v1/text-to-dialogue'],
+  ['post', '/v1/text-to-dialogue/stream'],
+  ['post', '/v1/text-to-dialogue/with-timestamps'],
+  ['post', '/v1/text-to-dialogue/stream/with-timestamps'],
   ['get', '/v1/voices'],
 ];
 

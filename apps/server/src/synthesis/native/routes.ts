@@ -100,18 +100,32 @@ export function nativeRoutes(deps: SpeechRoutesDeps): FastifyPluginAsyncZod {
       },
       async (request) => {
         const caller = callerOf(request);
-        assertVoiceAllowed(caller, request.body.voice_id);
-        const maxLength = await deps.plans.maxTextLength(caller.accountId);
         const body = request.body;
-        await deps.plans.assertTextLength(caller.accountId, body.text, pricedCharacters(body.text, body.text_type));
+        // A dialogue's turns (POST /v1/text-to-dialogue's `inputs`): each priced by its voice, summed; the texts
+        // together are held to the plan's limit, as the dialogue is.
+        const turns = body.inputs ?? [{ text: body.text!, voice_id: body.voice_id! }];
+        for (const turn of turns) assertVoiceAllowed(caller, turn.voice_id);
+        const maxLength = await deps.plans.maxTextLength(caller.accountId);
+        const priced = turns.reduce((n, t) => n + pricedCharacters(t.text, body.text_type), 0);
+        await deps.plans.assertTextLength(caller.accountId, turns.map((t) => t.text).join('\n'), priced);
+        const prices = [];
+        for (const turn of turns)
+          prices.push(
+            await deps.synthesis.estimate(
+              turn.text,
+              turn.voice_id,
+              caller.accountId,
+              body.pronunciation_dictionary_locators,
+              body.text_type,
+            ),
+          );
+        const [first] = prices as [(typeof prices)[number]];
+        if (prices.length === 1) return { ...first, max_text_length: maxLength };
         return {
-          ...(await deps.synthesis.estimate(
-            body.text,
-            body.voice_id,
-            caller.accountId,
-            body.pronunciation_dictionary_locators,
-            body.text_type,
-          )),
+          credits: prices.reduce((n, p) => n + p.credits, 0),
+          characters: prices.reduce((n, p) => n + p.characters, 0),
+          language: first.language,
+          language_supported: prices.every((p) => p.language_supported),
           max_text_length: maxLength,
         };
       },
