@@ -14,7 +14,7 @@
  *
  * BENCH_SERVER_ROOT runs another checkout's server (an older commit, for a before/after in the same conditions).
  */
-import { spawn } from 'node:child_process';
+import { fork, spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -87,7 +87,8 @@ async function probeWindow(pid: number, file: string, end: boolean): Promise<Pro
  * `clients` clients each make one synthesis to warm the server, then `rounds` syntheses (BENCH_RESPONSIVENESS_ROUNDS,
  * default 2), twice: alone, for the main thread's CPU per synthesis (the probe's window spans the whole load, so it
  * divides by a whole number of syntheses) and its stalls, then with GET /accounts/me called every 5 ms, a call counting
- * only if all the clients had a synthesis under way from its start to its end.
+ * only if all the clients had a synthesis under way from its start to its end. The calls come from a process of
+ * their own (latency-probe.mjs), so the load's eight streams read in this process do not delay them.
  */
 async function underLoad(
   s: BenchServer,
@@ -96,23 +97,33 @@ async function underLoad(
   rounds = Number(process.env.BENCH_RESPONSIVENESS_ROUNDS) || 2,
 ): Promise<BenchRow[]> {
   let inFlight = 0;
-  let finished = 0;
+  // Stretches (epoch ms) when every client has a synthesis under way: only calls wholly inside one count.
+  const busy: [number, number][] = [];
+  let busySince = -1;
+  const epoch = () => performance.timeOrigin + performance.now();
+  const onFlight = () => {
+    if (inFlight === clients && busySince < 0) busySince = epoch();
+    else if (inFlight < clients && busySince >= 0) {
+      busy.push([busySince, epoch()]);
+      busySince = -1;
+    }
+  };
   const load = async (n: number, times = rounds) => {
     for (let i = 0; i < times; i++) {
       const shape = LOAD_SHAPES[(n + i) % LOAD_SHAPES.length]!;
       inFlight += 1;
+      onFlight();
       try {
         await post(s, { text: `${LONG.slice(0, 600)} ${n}-${i}-${Date.now()}`, voice_id: 'voice_espeak.en-us', ...shape });
       } finally {
         inFlight -= 1;
+        onFlight();
       }
     }
-    finished += 1;
   };
   // A round of the same load first, unmeasured: the server's code is compiled and optimised by then (on a fresh server
   // V8's compiler threads otherwise take cores all through the first windows).
   await Promise.all(Array.from({ length: clients }, (_, n) => load(n, 1)));
-  finished = 0;
   // Then the load alone, for the main thread's CPU per synthesis (no calls of ours in it).
   await probeWindow(s.pid, probeFile, false);
   // BENCH_PERF=<file>: Linux perf samples the main thread's CPU (on-CPU time only, so other processes do not blur it)
@@ -141,20 +152,26 @@ async function underLoad(
     await new Promise((r) => perf.once('exit', r));
   }
   if (process.env.BENCH_RESPONSIVENESS_VERBOSE) console.error('probe, load alone:', JSON.stringify(alone));
-  finished = 0;
-  // Then the same load again with the calls.
+  // Then the same load again with the calls, made by a process of their own (latency-probe.mjs): this one's event
+  // loop also reads the eight streams, and its delays are not the server's.
   await probeWindow(s.pid, probeFile, false);
-  const loops = Array.from({ length: clients }, (_, n) => load(n));
-  const latencies: number[] = [];
-  while (finished < clients) {
-    const busy = inFlight === clients;
-    const t0 = performance.now();
-    const res = await fetch(`${s.url}/accounts/me`, { headers: { 'x-sid': s.sid } });
-    await res.arrayBuffer();
-    if (busy && inFlight === clients) latencies.push(performance.now() - t0);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  await Promise.all(loops);
+  const caller = fork(path.join(import.meta.dirname, 'latency-probe.mjs'), [], {
+    env: { ...process.env, PROBE_URL: `${s.url}/accounts/me`, PROBE_SID: s.sid, PROBE_EVERY_MS: '5' },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const answered = new Promise<[number, number, number][]>((resolve, reject) => {
+    caller.once('message', (m) => resolve((m as { calls: [number, number, number][] }).calls));
+    caller.once('exit', (code) => reject(new Error(`the latency probe ended (${code}) before it answered`)));
+  });
+  busy.length = 0;
+  await Promise.all(Array.from({ length: clients }, (_, n) => load(n)));
+  caller.send('stop');
+  const calls = await answered;
+  const failed = calls.filter(([, , status]) => status !== 200);
+  if (failed.length) throw new Error(`GET /accounts/me answered ${failed[0]![2]} under load`);
+  const latencies = calls
+    .filter(([start, end]) => busy.some(([from, to]) => start >= from && end <= to))
+    .map(([start, end]) => end - start);
   const probe = (await probeWindow(s.pid, probeFile, true))!;
   const done = clients * rounds;
   const p99 = quantile(latencies, 0.99);

@@ -21,17 +21,36 @@ const request = (over: Partial<SynthesisRequest> = {}): SynthesisRequest => ({
 });
 
 describe('planning (speech/planning.ts)', () => {
-  it('keeps the plan of a request object while its fields stay, and plans again when one changes', () => {
+  it('keeps a plan for the synthesis after its preparation while the fields stay, and plans again when one changes', () => {
+    const p = new Planner(library, 5000);
     const req = request();
-    const plan = planner.planOf(req);
+    const plan = p.planOf(req, 1_000);
     expect(plan.sentences.length).toBe(2);
-    expect(planner.planOf(req)).toBe(plan);
+    expect(p.planOf(req, 1_001)).toBe(plan);
+    // The copy the server synthesizes (its abort signal added) finds the plan its preparation made.
+    expect(p.planOf({ ...req, signal: new AbortController().signal }, 1_002)).toBe(plan);
     req.text = 'Something else.';
-    const again = planner.planOf(req);
+    const again = p.planOf(req, 1_003);
     expect(again).not.toBe(plan);
     expect(again.sentences).toEqual(['Something else.']);
-    // Another object with the same fields is planned anew.
-    expect(planner.planOf(request())).not.toBe(plan);
+    // The same text with another field (another object, even an equal one) is planned anew.
+    expect(p.planOf(request({ speed: 1.2 }), 1_004)).not.toBe(plan);
+    const lexicon = request({ lexicon: [] });
+    const withLexicon = p.planOf(lexicon, 1_005);
+    expect(p.planOf(request({ lexicon: [] }), 1_006)).not.toBe(withLexicon);
+    // Kept seconds, not longer: a plan asked for later is made again.
+    const later = p.planOf(request(), 60_000);
+    expect(later).not.toBe(plan);
+    expect(later.sentences).toEqual(plan.sentences);
+  });
+
+  it('keeps a bounded number of plans', () => {
+    const p = new Planner(library, 5000);
+    const first = p.planOf(request({ text: 'Sentence 0.' }), 0);
+    for (let i = 1; i <= 100; i++) p.planOf(request({ text: `Sentence ${i}.` }), i);
+    expect(p.planOf(request({ text: 'Sentence 0.' }), 101)).not.toBe(first);
+    const recent = p.planOf(request({ text: 'Sentence 100.' }), 102);
+    expect(p.planOf(request({ text: 'Sentence 100.' }), 103)).toBe(recent);
   });
 
   it('refuses timings where neither the engine nor eSpeak NG can time the words', () => {

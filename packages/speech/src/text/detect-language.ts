@@ -83,20 +83,32 @@ const STOPWORDS: Record<string, string[]> = Object.fromEntries(
   }).map(([lang, words]) => [lang, words.split(' ')]),
 );
 
+const STOPWORD_SETS = new Map(Object.entries(STOPWORDS).map(([lang, words]) => [lang, new Set(words)]));
+
 /** Characters used only (or nearly only) in written Cantonese. */
 const CANTONESE = /[嘅咗唔係冇哋喺嚟啲佢噉咁嘢睇乜嗰]/u;
 /** Common traditional-only characters. */
 const TRADITIONAL = /[們這個說時會來對為麼還嗎讀聲業國學體]/u;
 
+/** Each character's script, found once: the server asks on its event loop for every request's text. */
+const SCRIPT_OF = new Map<number, string | null>();
+function scriptOf(ch: string, code: number): string | null {
+  // ASCII: Latin letters, and nothing else has a script here (digits, spaces and punctuation are Common).
+  if (code < 0x80) return (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a) ? 'Latn' : null;
+  let name = SCRIPT_OF.get(code);
+  if (name === undefined) {
+    name = SCRIPTS.find(([, re]) => re.test(ch))?.[0] ?? null;
+    // Bounded: a text of rare characters cannot grow it without end.
+    if (SCRIPT_OF.size < 65_536) SCRIPT_OF.set(code, name);
+  }
+  return name;
+}
+
 export function detectLanguage(text: string): DetectedLanguage {
   const scripts: Record<string, number> = {};
   for (const ch of text) {
-    for (const [name, re] of SCRIPTS) {
-      if (re.test(ch)) {
-        scripts[name] = (scripts[name] ?? 0) + 1;
-        break;
-      }
-    }
+    const name = scriptOf(ch, ch.codePointAt(0)!);
+    if (name) scripts[name] = (scripts[name] ?? 0) + 1;
   }
   // One Han, kana or Hangul character carries about as much as a short Latin word.
   const weight = (s: string): number =>
@@ -129,7 +141,7 @@ function byStopwords(text: string, script: string, share: number, scripts: Recor
   const words = (text.toLowerCase().match(/[\p{L}\p{N}']+/gu) ?? []).filter((w) => !/\p{N}/u.test(w));
   const candidates = Object.keys(STOPWORDS).filter((l) => (script === 'Cyrl') === (l === 'ru' || l === 'uk'));
   const scores = candidates.map((l) => {
-    const set = new Set(STOPWORDS[l]);
+    const set = STOPWORD_SETS.get(l)!;
     return { l, n: words.filter((w) => set.has(w)).length };
   });
   scores.sort((a, b) => b.n - a.n);
