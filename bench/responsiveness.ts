@@ -173,6 +173,17 @@ async function underLoad(
     .filter(([start, end]) => busy.some(([from, to]) => start >= from && end <= to))
     .map(([start, end]) => end - start);
   const probe = (await probeWindow(s.pid, probeFile, true))!;
+  if (process.env.BENCH_RESPONSIVENESS_VERBOSE)
+    console.error(
+      'probe, with the calls:',
+      JSON.stringify(probe.stalls),
+      'slowest calls:',
+      latencies
+        .toSorted((a, b) => b - a)
+        .slice(0, 12)
+        .map((l) => l.toFixed(1))
+        .join(' '),
+    );
   const done = clients * rounds;
   const p99 = quantile(latencies, 0.99);
   return [
