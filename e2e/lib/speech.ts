@@ -16,6 +16,17 @@ export async function dismissToasts(page: Page): Promise<void> {
       .first()
       .click({ timeout: 1500 })
       .catch(() => undefined);
+  // A closed toast slides out to the right before it leaves the page (slowly on a loaded machine): a check of the
+  // page's width right after would find it sticking out. Wait until it has gone.
+  await page
+    .waitForFunction(
+      () => !document.querySelector('.mantine-Notifications-root .mantine-Notifications-notification'),
+      undefined,
+      {
+        timeout: 10_000,
+      },
+    )
+    .catch(() => undefined);
 }
 
 /** Picks an option of a Mantine Select by its visible label. */
