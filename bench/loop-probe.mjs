@@ -123,6 +123,19 @@ if (file) {
           watch.session.post('Profiler.setSamplingInterval', { interval: 200 }, () => watch.session.post('Profiler.start')),
         );
       }
+      // BENCH_PROBE_HEAP=<dir>: where the main thread allocates over each window (sampling heap profiler, counting the
+      // objects the garbage collector has already taken: what makes it run), written there.
+      if (process.env.BENCH_PROBE_HEAP) {
+        watch.heap = new Session();
+        watch.heap.connect();
+        watch.heap.post('HeapProfiler.enable', () =>
+          watch.heap.post('HeapProfiler.startSampling', {
+            samplingInterval: 16_384,
+            includeObjectsCollectedByMajorGC: true,
+            includeObjectsCollectedByMinorGC: true,
+          }),
+        );
+      }
       start = {
         elu: performance.eventLoopUtilization(),
         cpu: process.cpuUsage(),
@@ -143,7 +156,15 @@ if (file) {
         session.disconnect();
       });
     }
-    const { timer: _t, obs: _o, session: _s, ...stalls } = watch;
+    if (watch.heap) {
+      const heap = watch.heap;
+      heap.post('HeapProfiler.stopSampling', (err, res) => {
+        if (!err)
+          fs.writeFileSync(`${process.env.BENCH_PROBE_HEAP}/window-${Date.now()}.heapprofile`, JSON.stringify(res.profile));
+        heap.disconnect();
+      });
+    }
+    const { timer: _t, obs: _o, session: _s, heap: _h, ...stalls } = watch;
     const mem = process.memoryUsage();
     const elu = performance.eventLoopUtilization(start.elu);
     const cpu = process.cpuUsage(start.cpu);

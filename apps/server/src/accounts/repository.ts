@@ -1,13 +1,36 @@
 import type { Kysely, Selectable } from 'kysely';
+import { preparedQuery } from '../platform/db/prepared.js';
 import type { AccountsTable, Database } from '../platform/db/schema.js';
 
 export type AccountRow = Selectable<AccountsTable>;
 
+// Read on every signed-in request (the account, and its referral counts on GET /accounts/me): compiled once.
+const accountById = preparedQuery((db: Kysely<Database>, id: string) =>
+  db.selectFrom('accounts').selectAll().where('id', '=', id),
+);
+const referredAccounts = preparedQuery((db: Kysely<Database>, code: string) =>
+  db
+    .selectFrom('accounts')
+    .select((eb) => [
+      eb.fn.countAll<number>().as('accounts'),
+      eb.fn.count<number>('email').as('binds'),
+      eb.fn.sum<number>(eb.case().when('vip_level', '!=', 'free').then(1).else(0).end()).as('vips'),
+    ])
+    .where('referrer', '=', code),
+);
+const referredDevices = preparedQuery((db: Kysely<Database>, code: string) =>
+  db
+    .selectFrom('devices')
+    .innerJoin('accounts', 'accounts.id', 'devices.account_id')
+    .select((eb) => eb.fn.count<number>('devices.udid').distinct().as('n'))
+    .where('accounts.referrer', '=', code),
+);
+
 export class AccountsRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
-  findById(id: string, db: Kysely<Database> = this.db): Promise<AccountRow | undefined> {
-    return db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+  async findById(id: string, db: Kysely<Database> = this.db): Promise<AccountRow | undefined> {
+    return (await accountById(db, id))[0];
   }
 
   findByEmail(email: string, db: Kysely<Database> = this.db): Promise<AccountRow | undefined> {
@@ -63,26 +86,13 @@ export class AccountsRepository {
 
   /** Counts what the account's referral code brought in. */
   async referralCounts(code: string): Promise<{ accounts: number; binds: number; devices: number; vips: number }> {
-    const row = await this.db
-      .selectFrom('accounts')
-      .select((eb) => [
-        eb.fn.countAll<number>().as('accounts'),
-        eb.fn.count<number>('email').as('binds'),
-        eb.fn.sum<number>(eb.case().when('vip_level', '!=', 'free').then(1).else(0).end()).as('vips'),
-      ])
-      .where('referrer', '=', code)
-      .executeTakeFirstOrThrow();
-    const devices = await this.db
-      .selectFrom('devices')
-      .innerJoin('accounts', 'accounts.id', 'devices.account_id')
-      .select((eb) => eb.fn.count<number>('devices.udid').distinct().as('n'))
-      .where('accounts.referrer', '=', code)
-      .executeTakeFirstOrThrow();
+    const [row] = await referredAccounts(this.db, code);
+    const [devices] = await referredDevices(this.db, code);
     return {
-      accounts: Number(row.accounts),
-      binds: Number(row.binds),
-      devices: Number(devices.n),
-      vips: Number(row.vips ?? 0),
+      accounts: Number(row?.accounts ?? 0),
+      binds: Number(row?.binds ?? 0),
+      devices: Number(devices?.n ?? 0),
+      vips: Number(row?.vips ?? 0),
     };
   }
 }

@@ -4,12 +4,22 @@ import type { Database } from '../platform/db/schema.js';
 import { sha256 } from '../platform/crypto.js';
 import { randomToken } from '../platform/ids.js';
 import { nowIso } from '../platform/db/database.js';
+import { preparedQuery } from '../platform/db/prepared.js';
 import { AppError } from '../platform/errors.js';
 
 import type { SessionInfo } from '../http/auth.js';
 export type { SessionInfo };
 
 /** Sessions are random tokens shown once; only their hash is stored. */
+// Read on every request with a session: compiled once.
+const sessionByHash = preparedQuery((db: Kysely<Database>, hash: string) =>
+  db
+    .selectFrom('sessions')
+    .innerJoin('accounts', 'accounts.id', 'sessions.account_id')
+    .select(['sessions.account_id', 'sessions.expires_at', 'sessions.revoked_at', 'accounts.status'])
+    .where('sessions.id_hash', '=', hash),
+);
+
 export class SessionService {
   constructor(private readonly db: Kysely<Database>) {}
 
@@ -32,12 +42,7 @@ export class SessionService {
 
   async resolve(sid: string): Promise<SessionInfo | null> {
     if (!sid || sid.length > 128) return null;
-    const row = await this.db
-      .selectFrom('sessions')
-      .innerJoin('accounts', 'accounts.id', 'sessions.account_id')
-      .select(['sessions.account_id', 'sessions.expires_at', 'sessions.revoked_at', 'accounts.status'])
-      .where('sessions.id_hash', '=', sha256(sid))
-      .executeTakeFirst();
+    const [row] = await sessionByHash(this.db, sha256(sid));
     if (!row || row.expires_at <= nowIso()) return null;
     // The sessions of a disabled account ended when it was disabled; whoever still holds one is told why.
     if (row.status !== 'active') throw new AppError('ACCOUNT_DISABLED');
