@@ -10,10 +10,22 @@
  */
 import { SaxesParser } from 'saxes';
 import { LIMITS } from '@polyvox/contracts';
-import { countCharacters, SAY_AS_KINDS, SILENT_DB, type MarkupDocument, type MarkupPart, type SayAsKind } from '@polyvox/speech';
+import { countCharacters, SAY_AS_KINDS, SILENT_DB, type MarkupDocument, type SayAsKind } from '@polyvox/speech';
 import { AppError } from '../platform/errors.js';
 import { decodeEntity, ENTITY, readAlphabet, readPhonemes, refuseDtd } from './xml-safety.js';
 import { saxesProblem } from './ssml-problems.js';
+import { Builder } from './ssml-builder.js';
+import {
+  EMPHASIS,
+  PLAIN_MAX_BREAK_MS,
+  readPitch,
+  readRate,
+  readTime,
+  readVolume,
+  SSML_MAX_BREAK_MS,
+  STRENGTHS,
+  type Settings,
+} from './ssml-values.js';
 import { withinPauseBudget, type PauseTally } from './pause-budget.js';
 
 export type TextType = 'text' | 'ssml';
@@ -27,110 +39,6 @@ const invalid = (rule: string, where?: { line: number; column: number }) =>
  */
 const SPEAK_START = /^\s*(?:<\?xml|<!DOCTYPE|<speak[\s/>])/i;
 
-/** Break strengths (SSML 1.1) in milliseconds. */
-const STRENGTHS = new Map([
-  ['none', 0],
-  ['x-weak', 100],
-  ['weak', 250],
-  ['medium', 500],
-  ['strong', 750],
-  ['x-strong', 1200],
-]);
-/** The longest `<break>` an SSML document may ask for; ElevenLabs' breaks in plain text stop at 3 s, as its own do. */
-const SSML_MAX_BREAK_MS = 10_000;
-const PLAIN_MAX_BREAK_MS = 3_000;
-
-const RATES = new Map([
-  ['x-slow', 0.5],
-  ['slow', 0.75],
-  ['medium', 1],
-  ['default', 1],
-  ['fast', 1.5],
-  ['x-fast', 2],
-]);
-/** Pitch keywords in semitones. */
-const PITCHES = new Map([
-  ['x-low', -6],
-  ['low', -3],
-  ['medium', 0],
-  ['default', 0],
-  ['high', 3],
-  ['x-high', 6],
-]);
-/** Volume keywords in dB (`silent`: the markup's floor, heard as nothing). */
-const VOLUMES = new Map([
-  ['silent', SILENT_DB],
-  ['x-soft', -12],
-  ['soft', -6],
-  ['medium', 0],
-  ['default', 0],
-  ['loud', 4],
-  ['x-loud', 8],
-]);
-/** `<emphasis level>`: a little slower, higher and louder (or the reverse), as SSML leaves to the processor. */
-const EMPHASIS = new Map<string, Settings>([
-  ['strong', { rate: 0.85, pitch: 2, volume: 4 }],
-  ['moderate', { rate: 0.93, pitch: 1, volume: 2 }],
-  ['none', {}],
-  ['reduced', { rate: 1.07, pitch: -1, volume: -4 }],
-]);
-
-interface Settings {
-  rate?: number;
-  pitch?: number;
-  volume?: number;
-  language?: string;
-}
-
-const NUMBER = '([+-]?(?:[0-9]+(?:\\.[0-9]*)?|\\.[0-9]+))';
-
-/** `<prosody rate>`: a keyword, a percentage of the normal rate (`80%`), a relative change (`+20%`) or a factor (`1.2`). */
-function readRate(value: string): number | undefined {
-  const keyword = RATES.get(value);
-  if (keyword !== undefined) return keyword;
-  const m = new RegExp(`^${NUMBER}(%)?$`).exec(value);
-  if (!m) return undefined;
-  const n = Number(m[1]);
-  const relative = /^[+-]/.test(m[1]!);
-  const rate = m[2] ? (relative ? 1 + n / 100 : n / 100) : n;
-  return rate >= 0.25 && rate <= 4 ? rate : undefined;
-}
-
-/** `<prosody pitch>` in semitones: a keyword, `+2st`, `-10%` (of the voice's pitch), or Hz against the voice's own. */
-function readPitch(value: string, baseHz: number): number | undefined {
-  const keyword = PITCHES.get(value);
-  if (keyword !== undefined) return keyword;
-  const m = new RegExp(`^${NUMBER}(st|%|Hz)$`, 'i').exec(value);
-  if (!m) return undefined;
-  const n = Number(m[1]);
-  const unit = m[2]!.toLowerCase();
-  const relative = /^[+-]/.test(m[1]!);
-  let semis: number;
-  if (unit === 'st') semis = n;
-  else if (unit === '%') semis = 12 * Math.log2(Math.max(0.01, 1 + n / 100));
-  else semis = 12 * Math.log2(Math.max(1, relative ? baseHz + n : n) / baseHz);
-  return Math.abs(semis) <= 12 ? semis : undefined;
-}
-
-/** `<prosody volume>` in dB: a keyword, `+6dB`, or a relative change of amplitude (`+50%`). */
-function readVolume(value: string): number | undefined {
-  const keyword = VOLUMES.get(value);
-  if (keyword !== undefined) return keyword;
-  const m = new RegExp(`^${NUMBER}(dB|%)$`, 'i').exec(value);
-  if (!m) return undefined;
-  const n = Number(m[1]);
-  const db = m[2]!.toLowerCase() === 'db' ? n : 20 * Math.log10(Math.max(0, 1 + n / 100));
-  return db === -Infinity ? SILENT_DB : Math.abs(db) <= 40 ? db : undefined;
-}
-
-/** `<break time>`: `1.5s`, `500ms`. */
-function readTime(value: string): number | undefined {
-  const m = /^([0-9]+(?:\.[0-9]+)?|\.[0-9]+)\s*(s|ms)$/i.exec(value.trim());
-  if (!m) return undefined;
-  return Number(m[1]) * (m[2]!.toLowerCase() === 's' ? 1000 : 1);
-}
-
-/** Line and column (both from 1) of an offset. */
 export function positionOf(text: string, offset: number): { line: number; column: number } {
   let line = 1;
   let lineStart = 0;
@@ -140,51 +48,6 @@ export function positionOf(text: string, offset: number): { line: number; column
       lineStart = i + 1;
     }
   return { line, column: offset - lineStart + 1 };
-}
-
-/** What the whole document is building: the written text, its spans back to the request, the parts. */
-class Builder {
-  written = '';
-  charged = '';
-  readonly doc: Omit<MarkupDocument, 'written' | 'characters'> = { spans: [], rules: [], parts: [], marks: [] };
-  private partStart = 0;
-
-  /** Characters of the request [from, to) that became `text` of the written text (a tag: nothing). */
-  put(from: number, to: number, text: string, charged = text): void {
-    const at = this.written.length;
-    if (to === from && !text) return;
-    // Text as written maps one to one; a tag (to nothing) or an entity (to its character) is a span.
-    if (!(to - from === text.length && text.length > 0))
-      this.doc.spans.push({ from, to, spokenFrom: at, spokenTo: at + text.length });
-    this.written += text;
-    this.charged += charged;
-  }
-
-  /**
-   * Ends the part being written (its settings are those in force while it was) with a pause after it, or at a
-   * sentence's or paragraph's end (`</s>`, `</p>`: the speech plan's pause for it, unless a break gives one).
-   */
-  cut(settings: Settings, pauseMs = 0, boundary?: MarkupPart['boundary']): void {
-    if (this.written.length === this.partStart) {
-      // Nothing written since the last cut: a pause joins the one before (two breaks in a row add up).
-      const last = this.doc.parts.at(-1);
-      if (last && boundary && last.boundary !== 'paragraph') last.boundary = boundary;
-      if (!pauseMs) return;
-      if (last) {
-        last.pauseMs = (last.pauseMs ?? 0) + pauseMs;
-        return;
-      }
-    }
-    const part: MarkupPart = {
-      end: this.written.length,
-      ...settings,
-      ...(pauseMs ? { pauseMs } : {}),
-      ...(boundary ? { boundary } : {}),
-    };
-    if (part.rate === 1) delete part.rate;
-    this.doc.parts.push(part);
-    this.partStart = this.written.length;
-  }
 }
 
 interface Open {
