@@ -1,43 +1,22 @@
 import 'mantine-datatable/styles.css';
 import { useState, type ReactNode } from 'react';
-import {
-  Alert,
-  Anchor,
-  Badge,
-  Button,
-  Group,
-  Modal,
-  Paper,
-  SimpleGrid,
-  Skeleton,
-  Stack,
-  Table,
-  Tabs,
-  Text,
-  TextInput,
-  Textarea,
-} from '@mantine/core';
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { DataTable } from 'mantine-datatable';
+import { Alert, Anchor, Badge, Button, Group, Paper, SimpleGrid, Skeleton, Stack, Tabs, Text } from '@mantine/core';
+import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router-dom';
 import { PageHeader } from '../../components/PageHeader';
 import { LoadError } from '../../components/LoadError';
-import { WideTable } from '../../components/WideTable';
 import { formatDateTime } from '../../economy/usage';
 import { useLocaleChoice } from '../../i18n/hooks';
 import { formatBytes, formatNumber } from '../../lib/format';
-import { notifyError, notifySuccess } from '../../lib/notify';
-import { adminAccountsApi, type AdminAccountPage } from '../accounts-api';
+import { adminAccountsApi } from '../accounts-api';
 import { fill, useTexts } from '../i18n/texts';
 import { reportsEn } from '../i18n/reports-en';
 import { reportsZhCN } from '../i18n/reports-zh-CN';
 import { reportsZhTW } from '../i18n/reports-zh-TW';
-import { ACCOUNTS_TEXTS, SCROLL_PROPS, StatusBadge } from '../accounts-shared';
+import { ACCOUNTS_TEXTS, StatusBadge } from '../accounts-shared';
 import { ClonedVoices, SampleAccess } from './ClonedVoices';
-
-type Texts = (typeof ACCOUNTS_TEXTS)['en'];
-type Action = 'grant' | 'deduct' | 'disable' | 'enable' | 'end';
-const PAGE_SIZE = 20;
+import { ActionDialog, type Action } from './AccountActionDialog';
+import { Ledger, Orders, SimpleList } from './AccountTabs';
 
 function Figure({ label, value, testId }: { label: string; value: ReactNode; testId: string }) {
   return (
@@ -49,237 +28,6 @@ function Figure({ label, value, testId }: { label: string; value: ReactNode; tes
         {value}
       </Text>
     </Paper>
-  );
-}
-
-/** Grant, deduct, disable, enable or end sessions: each asks for its reason (required) before it is sent. */
-function ActionDialog({
-  action,
-  account,
-  texts,
-  onClose,
-}: {
-  action: Action | null;
-  account: AdminAccountPage['account'];
-  texts: Texts;
-  onClose: () => void;
-}) {
-  const { ui } = useLocaleChoice();
-  const client = useQueryClient();
-  const [amount, setAmount] = useState('');
-  const [reason, setReason] = useState('');
-  const who = account.email ?? account.id;
-  const money = action === 'grant' || action === 'deduct';
-  const mutation = useMutation({
-    mutationFn: async () => {
-      const why = reason.trim();
-      if (action === 'grant' || action === 'deduct') {
-        const n = Number(amount);
-        const done = await adminAccountsApi.adjust(account.id, action, n, why);
-        return fill(action === 'grant' ? texts.granted : texts.deducted, {
-          amount: formatNumber(n, ui),
-          balance: formatNumber(done.balance, ui),
-        });
-      }
-      const done = await adminAccountsApi.action(account.id, action === 'end' ? 'sessions/end' : action!, why);
-      if (action === 'disable')
-        return fill(texts.disabledDone, {
-          sessions: done.sessions_ended,
-          credits: formatNumber(done.released_credits, ui),
-        });
-      return action === 'enable' ? texts.enabledDone : fill(texts.endedDone, { sessions: done.sessions_ended });
-    },
-    onSuccess: (message) => {
-      notifySuccess(message);
-      void client.invalidateQueries({ queryKey: ['admin', 'account', account.id] });
-      void client.invalidateQueries({ queryKey: ['admin', 'accounts'] });
-      setAmount('');
-      setReason('');
-      onClose();
-    },
-    onError: notifyError,
-  });
-  if (!action) return null;
-  const title = {
-    grant: texts.grantTitle,
-    deduct: texts.deductTitle,
-    disable: texts.disableTitle,
-    enable: texts.enableTitle,
-    end: texts.endTitle,
-  }[action];
-  const body = { disable: texts.disableBody, enable: texts.enableBody, end: texts.endBody }[action as 'disable'];
-  const n = Number(amount);
-  const amountOk =
-    !money || (Number.isInteger(n) && n > 0 && n <= 1_000_000_000 && (action !== 'deduct' || n <= account.credits));
-  const valid = amountOk && reason.trim().length > 0 && reason.trim().length <= 500;
-  return (
-    <Modal opened onClose={onClose} title={fill(title, { who })} centered data-testid={`dialog-${action}`}>
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          if (valid) mutation.mutate();
-        }}
-      >
-        <Stack gap="sm">
-          {body && <Text size="sm">{body}</Text>}
-          {money && (
-            <TextInput
-              label={texts.amountLabel}
-              value={amount}
-              onChange={(e) => setAmount(e.currentTarget.value.replace(/\D/g, ''))}
-              inputMode="numeric"
-              required
-              description={action === 'deduct' ? fill(texts.deductMax, { max: formatNumber(account.credits, ui) }) : undefined}
-              data-testid="action-amount"
-            />
-          )}
-          <Textarea
-            label={texts.reasonLabel}
-            description={money ? texts.reasonShown : undefined}
-            value={reason}
-            onChange={(e) => setReason(e.currentTarget.value)}
-            maxLength={500}
-            autosize
-            minRows={2}
-            required
-            data-testid="action-reason"
-          />
-          <Group justify="flex-end" gap="sm">
-            <Button variant="default" onClick={onClose}>
-              {texts.cancel}
-            </Button>
-            <Button
-              type="submit"
-              color={action === 'disable' || action === 'deduct' ? 'red' : undefined}
-              disabled={!valid}
-              loading={mutation.isPending}
-              data-testid="action-confirm"
-            >
-              {texts.confirm}
-            </Button>
-          </Group>
-        </Stack>
-      </form>
-    </Modal>
-  );
-}
-
-function Ledger({ id, texts }: { id: string; texts: Texts }) {
-  const { ui } = useLocaleChoice();
-  const [page, setPage] = useState(1);
-  const query = useQuery({
-    queryKey: ['admin', 'account', id, 'ledger', page],
-    queryFn: () => adminAccountsApi.ledger(id, page, PAGE_SIZE),
-    placeholderData: keepPreviousData,
-  });
-  if (query.isError) return <LoadError error={query.error} onRetry={() => void query.refetch()} what="ledger" />;
-  return (
-    <Stack gap="xs">
-      {query.data && (
-        <Text size="sm" c="dimmed" data-testid="ledger-sum">
-          {fill(texts.ledgerSum, { sum: formatNumber(query.data.ledger_sum, ui) })}
-        </Text>
-      )}
-      <DataTable
-        withTableBorder
-        scrollAreaProps={SCROLL_PROPS}
-        borderRadius="md"
-        minHeight={120}
-        fetching={query.isFetching}
-        records={query.data?.items ?? []}
-        totalRecords={query.data?.total ?? 0}
-        page={page}
-        onPageChange={setPage}
-        recordsPerPage={PAGE_SIZE}
-        noRecordsText={texts.empty}
-        customRowAttributes={(r) => ({ 'data-testid': 'ledger-row', 'data-kind': r.kind, 'data-amount': r.amount })}
-        columns={[
-          { accessor: 'created_at', title: texts.time, render: (r) => formatDateTime(r.created_at, ui) },
-          { accessor: 'kind', title: texts.kind, render: (r) => `${r.kind}${r.record_type ? ` · ${r.record_type}` : ''}` },
-          { accessor: 'amount', title: texts.amount, textAlign: 'right', render: (r) => formatNumber(r.amount, ui) },
-          {
-            accessor: 'balance_after',
-            title: texts.balanceAfter,
-            textAlign: 'right',
-            visibleMediaQuery: (theme) => `(min-width: ${theme.breakpoints.sm})`,
-            render: (r) => formatNumber(r.balance_after, ui),
-          },
-          { accessor: 'reason', title: texts.reason, render: (r) => r.reason ?? r.note ?? texts.none },
-        ]}
-      />
-    </Stack>
-  );
-}
-
-function Orders({ id, texts }: { id: string; texts: Texts }) {
-  const { ui } = useLocaleChoice();
-  const [page, setPage] = useState(1);
-  const query = useQuery({
-    queryKey: ['admin', 'account', id, 'orders', page],
-    queryFn: () => adminAccountsApi.orders(id, page, PAGE_SIZE),
-    placeholderData: keepPreviousData,
-  });
-  if (query.isError) return <LoadError error={query.error} onRetry={() => void query.refetch()} what="orders" />;
-  return (
-    <DataTable
-      withTableBorder
-      scrollAreaProps={SCROLL_PROPS}
-      borderRadius="md"
-      minHeight={120}
-      fetching={query.isFetching}
-      records={query.data?.items ?? []}
-      totalRecords={query.data?.total ?? 0}
-      page={page}
-      onPageChange={setPage}
-      recordsPerPage={PAGE_SIZE}
-      noRecordsText={texts.empty}
-      customRowAttributes={() => ({ 'data-testid': 'order-row' })}
-      columns={[
-        { accessor: 'id', title: texts.orders },
-        { accessor: 'product_id', title: texts.product, visibleMediaQuery: (theme) => `(min-width: ${theme.breakpoints.sm})` },
-        {
-          accessor: 'amount',
-          title: texts.amount,
-          textAlign: 'right',
-          render: (r) => `${(r.amount / 100).toFixed(2)} ${r.currency}`,
-        },
-        { accessor: 'status', title: texts.status },
-        {
-          accessor: 'method',
-          title: texts.method,
-          visibleMediaQuery: (theme) => `(min-width: ${theme.breakpoints.md})`,
-          render: (r) => r.method ?? texts.none,
-        },
-        { accessor: 'created_at', title: texts.created, render: (r) => formatDateTime(r.created_at, ui) },
-      ]}
-    />
-  );
-}
-
-/** A short list (keys, voices, samples, sessions) as a plain table that scrolls sideways on a phone. */
-function SimpleList({ heads, rows, empty, testId }: { heads: string[]; rows: ReactNode[][]; empty: string; testId: string }) {
-  if (!rows.length) return <Text c="dimmed">{empty}</Text>;
-  return (
-    <WideTable minWidth={560}>
-      <Table striped data-testid={testId}>
-        <Table.Thead>
-          <Table.Tr>
-            {heads.map((h) => (
-              <Table.Th key={h}>{h}</Table.Th>
-            ))}
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {rows.map((cells, i) => (
-            <Table.Tr key={i}>
-              {cells.map((c, j) => (
-                <Table.Td key={j}>{c}</Table.Td>
-              ))}
-            </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
-    </WideTable>
   );
 }
 
