@@ -14,6 +14,8 @@ const CONSOLE_PAGES = [
   '/app/text-to-voice',
   '/app/voice-cloning',
   '/app/mix',
+  '/app/dialogue',
+  '/app/studio',
   '/app/my-voices',
   '/app/models',
   '/app/voices',

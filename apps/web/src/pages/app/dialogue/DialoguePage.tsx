@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { Alert, Button, Grid, Group, Paper, Stack, Text } from '@mantine/core';
 import { IconDownload, IconMessages, IconPlus } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
@@ -20,8 +20,6 @@ import { speakerColor, useVoices } from '../studio/useVoiceNames';
 import { TurnRow } from './TurnRow';
 import { useDialogue } from './useDialogue';
 
-const NO_FILTERS = {};
-
 /** A conversation of up to ten voices: turns of a voice and its words, the price, then one file to play and download. */
 export function DialoguePage() {
   const { t } = useTranslation();
@@ -33,6 +31,9 @@ export function DialoguePage() {
   const voices = useVoices(d.turns.map((turn) => turn.voiceId));
   const order = [...new Set(d.turns.map((turn) => turn.voiceId))].map((name) => ({ name }));
   const count = distinctVoices(d.turns);
+  // The picker opens on the language of the turn's voice: the other speakers of a conversation mostly share it.
+  const pickedLanguage = picking !== null ? voices.get(d.turns[picking]?.voiceId ?? '')?.languages[0] : undefined;
+  const filters = useMemo(() => (pickedLanguage ? { language: pickedLanguage } : {}), [pickedLanguage]);
   const over = isApiError(d.estimate.error) && d.estimate.error.code === 'TEXT_TOO_LONG';
   const canGenerate = d.inputs.length > 0 && !d.busy && !over;
 
@@ -105,7 +106,7 @@ export function DialoguePage() {
       </Grid>
       <VoicePickerModal
         opened={picking !== null}
-        initialFilters={NO_FILTERS}
+        initialFilters={filters}
         selectedId={picking !== null ? d.turns[picking]?.voiceId : undefined}
         onClose={() => setPicking(null)}
         onSelect={(voice) => {

@@ -37,7 +37,9 @@ export function ProjectPage() {
   const estimate = useConvertEstimate(id, undefined, data?.updated_at);
   const [structureMissing, setStructureMissing] = useState(false);
   const structure = estimate.available !== false && !structureMissing;
-  const audio = useParagraphAudio(id);
+  const paragraphAudio = useParagraphAudio(id);
+  // Playing a paragraph needs the conversion branch's routes too: disabled from the start when they are not there.
+  const audio = { ...paragraphAudio, available: paragraphAudio.available && estimate.available !== false };
 
   const select = (next: string) => {
     params.set('chapter', next);
@@ -107,7 +109,7 @@ export function ProjectPage() {
                   <BlobPlayer blob={audio.playing.blob} />
                 </Stack>
               ) : (
-                <Text size="sm" c="dimmed">
+                <Text size="sm" c="dimmed" data-testid={audio.available ? 'player-empty' : 'player-later'}>
                   {audio.available ? t('studio.playerEmpty') : t('studio.playLater')}
                 </Text>
               )}

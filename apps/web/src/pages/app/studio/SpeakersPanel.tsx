@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import { Avatar, Badge, Button, Group, Paper, Stack, Text } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { notifySuccess } from '../../../lib/notify';
@@ -7,14 +7,15 @@ import { VoicePickerModal } from '../playground/VoicePickerModal';
 import { useStudioChange } from './queries';
 import { speakerColor, useVoices } from './useVoiceNames';
 
-const NO_FILTERS = {};
-
 /** Each speaker found in the document and the one voice that reads it across the project; change it with the picker. */
 export function SpeakersPanel({ project }: { project: ProjectDetail }) {
   const { t } = useTranslation();
   const [picking, setPicking] = useState<Speaker | null>(null);
   const fallback = project.default_paragraph_voice_id ?? '';
   const voices = useVoices([fallback, ...project.speakers.map((s) => s.voice_id ?? '')]);
+  // The picker opens on the language of the speaker's voice now (the document's language, as a rule).
+  const pickedLanguage = picking ? voices.get(picking.voice_id ?? fallback)?.languages[0] : undefined;
+  const filters = useMemo(() => (pickedLanguage ? { language: pickedLanguage } : {}), [pickedLanguage]);
   const map = useStudioChange((a: { speaker: string; voiceId: string; voiceName: string }) =>
     mapSpeaker(project.project_id, a.speaker, a.voiceId),
   );
@@ -73,7 +74,7 @@ export function SpeakersPanel({ project }: { project: ProjectDetail }) {
       </Stack>
       <VoicePickerModal
         opened={!!picking}
-        initialFilters={NO_FILTERS}
+        initialFilters={filters}
         selectedId={picking ? (picking.voice_id ?? fallback) : undefined}
         onClose={() => setPicking(null)}
         onSelect={(voice) => {
