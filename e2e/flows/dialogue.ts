@@ -81,8 +81,13 @@ export function dialogueTests(): void {
     await page.getByTestId('dialogue-result').waitFor();
     const wave = await waitForWaveform(page, 1);
     assert(wave.duration > 1, `the dialogue lasts more than a second (${wave.duration})`);
-    await page.getByTestId('result-play').click();
+    // It plays as soon as it has arrived; paused, then played again from where it stopped.
     await waitForPlayback(page, 'result-audio', 0.3);
+    await page.getByTestId('result-play').click();
+    await page.locator('[data-testid="result-play"][data-playing="false"]').waitFor();
+    const stopped = (await audioState(page, 'result-audio')).time;
+    await page.getByTestId('result-play').click();
+    await waitForPlayback(page, 'result-audio', stopped + 0.2);
     await page.getByTestId('result-play').click();
     await page.locator('[data-testid="result-play"][data-playing="false"]').waitFor();
 

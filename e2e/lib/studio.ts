@@ -15,7 +15,10 @@ export async function pickOtherVoice(page: Page, avoid: readonly string[]): Prom
       document.querySelector('[data-testid="voice-picker"] [data-testid="voice-total"]')?.getAttribute('data-fetching') ===
       'false',
   );
-  const ids = await rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-voice-id') ?? ''));
+  // The voice selected now shows "selected" instead of "use": a row with "use" is another voice.
+  const ids = await rows.evaluateAll((els) =>
+    els.filter((e) => e.querySelector('[data-testid="voice-select"]')).map((e) => e.getAttribute('data-voice-id') ?? ''),
+  );
   const id = ids.find((v) => v && !avoid.includes(v));
   assert(id, `the picker lists a voice other than ${avoid.join(', ')} (${ids.length} listed)`);
   await picker.locator(`[data-testid="voice-row"][data-voice-id="${id}"]`).getByTestId('voice-select').click();

@@ -34,20 +34,25 @@ export function StudioListPage() {
   });
   const remove = useStudioChange((p: Project) => deleteProject(p.project_id));
 
-  const create = (
-    <Button leftSection={<IconPlus size={16} />} onClick={() => setCreating(true)} data-testid="studio-create">
+  const create = (testId: string) => (
+    <Button leftSection={<IconPlus size={16} />} onClick={() => setCreating(true)} data-testid={testId}>
       {t('studio.create')}
     </Button>
   );
   return (
     <Stack data-testid="studio-page">
-      <PageHeader title={t('studio.title')} description={t('studio.description')} actions={create} />
+      <PageHeader title={t('studio.title')} description={t('studio.description')} actions={create('studio-create')} />
       {list.isLoading ? (
         <Skeleton h={120} />
       ) : list.isError ? (
         <LoadError error={list.error} onRetry={() => void list.refetch()} retrying={list.isFetching} what="projects" />
       ) : projects.length === 0 ? (
-        <EmptyState icon={<IconBooks size={26} />} title={t('studio.emptyTitle')} body={t('studio.emptyBody')} action={create} />
+        <EmptyState
+          icon={<IconBooks size={26} />}
+          title={t('studio.emptyTitle')}
+          body={t('studio.emptyBody')}
+          action={create('studio-create-empty')}
+        />
       ) : (
         <Stack gap="sm" data-testid="project-list" data-count={projects.length}>
           {projects.map((p, i) => (
