@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
+import { ME_KEY } from '../../../auth/session-controller';
 import { useDebouncedValue } from '@mantine/hooks';
 import { useLocaleChoice } from '../../../i18n/hooks';
 import { listVoices } from '../../../speech/api';
@@ -20,6 +21,7 @@ export interface DialogueResult {
  */
 export function useDialogue() {
   const { ui } = useLocaleChoice();
+  const client = useQueryClient();
   const [turns, setTurns] = useState<Turn[]>([]);
   const defaults = useQuery({
     queryKey: ['voices', 'dialogue-default', ui],
@@ -57,6 +59,8 @@ export function useDialogue() {
     try {
       const made = await generateDialogue(inputs, abort.current.signal);
       setResult({ ...made, at: new Date() });
+      // Charged: the balance shown everywhere follows.
+      void client.invalidateQueries({ queryKey: ME_KEY });
     } catch (e) {
       if (!(e instanceof DOMException && e.name === 'AbortError')) setError(e);
     } finally {

@@ -71,6 +71,14 @@ export function ProjectPage() {
       onMissing={() => setStructureMissing(true)}
     />
   );
+  // Beside the chapters on a desktop; under the paragraphs on a phone.
+  const panels = (
+    <>
+      <SpeakersPanel project={data} />
+      <ConvertPanel project={data} chapterId={chapterId} estimate={estimate} converting={converting} />
+      <SnapshotsPanel project={data} converting={converting} />
+    </>
+  );
   return (
     <Stack data-testid="project-page" data-id={data.project_id} data-state={data.state} data-converting={converting}>
       <BackLink />
@@ -90,8 +98,15 @@ export function ProjectPage() {
         }
       />
       <Grid gutter="lg">
-        {wide && <Grid.Col span={3}>{chapters}</Grid.Col>}
-        <Grid.Col span={{ base: 12, md: 6 }}>
+        {wide && (
+          <Grid.Col span={4}>
+            <Stack>
+              {chapters}
+              {panels}
+            </Stack>
+          </Grid.Col>
+        )}
+        <Grid.Col span={{ base: 12, md: 8 }}>
           <Stack>
             <Paper
               withBorder
@@ -125,13 +140,7 @@ export function ProjectPage() {
                 onMissing={() => setStructureMissing(true)}
               />
             )}
-          </Stack>
-        </Grid.Col>
-        <Grid.Col span={{ base: 12, md: 3 }}>
-          <Stack>
-            <SpeakersPanel project={data} />
-            <ConvertPanel project={data} chapterId={chapterId} estimate={estimate} converting={converting} />
-            <SnapshotsPanel project={data} converting={converting} />
+            {!wide && panels}
           </Stack>
         </Grid.Col>
       </Grid>

@@ -28,47 +28,44 @@ export function SpeakersPanel({ project }: { project: ProjectDetail }) {
       <Text size="xs" c="dimmed" mb="sm">
         {t('studio.speakersHint')}
       </Text>
-      <Stack gap="xs">
+      <Stack gap="sm">
         {project.speakers.map((s) => {
           const voiceId = s.voice_id ?? fallback;
           const voice = voices.get(voiceId);
           return (
-            <Group
-              key={s.name}
-              justify="space-between"
-              wrap="nowrap"
-              gap="xs"
-              data-testid="speaker-row"
-              data-speaker={s.name}
-              data-voice-id={s.voice_id ?? ''}
-            >
-              <Group gap="xs" wrap="nowrap" style={{ minWidth: 0 }}>
-                <Avatar src={voice?.avatar} alt="" radius="xl" size="sm" />
-                <Stack gap={0} style={{ minWidth: 0 }}>
-                  <Group gap={4} wrap="nowrap">
-                    <Badge variant="light" color={speakerColor(project.speakers, s.name)} style={{ maxWidth: 140 }}>
-                      {s.name}
-                    </Badge>
-                    <Text size="xs" c="dimmed" style={{ whiteSpace: 'nowrap' }}>
-                      {t('studio.speakerParagraphs', { count: s.paragraphs })}
-                    </Text>
-                  </Group>
-                  <Text size="xs" truncate data-testid="speaker-voice-name">
+            <Stack key={s.name} gap={4} data-testid="speaker-row" data-speaker={s.name} data-voice-id={s.voice_id ?? ''}>
+              <Group gap="xs" wrap="nowrap">
+                <Badge
+                  variant="light"
+                  color={speakerColor(project.speakers, s.name)}
+                  style={{ flexShrink: 1, minWidth: 0, maxWidth: '70%' }}
+                >
+                  {s.name}
+                </Badge>
+                <Text size="xs" c="dimmed" style={{ whiteSpace: 'nowrap' }}>
+                  {t('studio.speakerParagraphs', { count: s.paragraphs })}
+                </Text>
+              </Group>
+              <Group justify="space-between" wrap="nowrap" gap="xs">
+                <Group gap={6} wrap="nowrap" style={{ minWidth: 0 }}>
+                  <Avatar src={voice?.avatar} alt="" radius="xl" size="sm" />
+                  <Text size="sm" truncate data-testid="speaker-voice-name">
                     {s.voice_id ? (voice?.name ?? '…') : `${t('studio.defaultVoice')}${voice ? ` · ${voice.name}` : ''}`}
                   </Text>
-                </Stack>
+                </Group>
+                <Button
+                  size="compact-xs"
+                  variant="light"
+                  style={{ flexShrink: 0 }}
+                  onClick={() => setPicking(s)}
+                  loading={map.isPending && map.variables?.speaker === s.name}
+                  aria-label={`${t('studio.chooseVoice')}: ${s.name}`}
+                  data-testid="speaker-choose"
+                >
+                  {t('studio.chooseVoice')}
+                </Button>
               </Group>
-              <Button
-                size="compact-xs"
-                variant="light"
-                onClick={() => setPicking(s)}
-                loading={map.isPending && map.variables?.speaker === s.name}
-                aria-label={`${t('studio.chooseVoice')}: ${s.name}`}
-                data-testid="speaker-choose"
-              >
-                {t('studio.chooseVoice')}
-              </Button>
-            </Group>
+            </Stack>
           );
         })}
       </Stack>

@@ -3,6 +3,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { notifyError } from '../../../lib/notify';
 import { convertParagraph, paragraphAudio, type Paragraph } from '../../../studio/api';
 import { isMissingRoute } from '../../../studio/missing';
+import { ME_KEY } from '../../../auth/session-controller';
 import { STUDIO_KEY } from './queries';
 
 export interface Playing {
@@ -30,7 +31,10 @@ export function useParagraphAudio(projectId: string) {
       const blob = made ? await convertParagraph(projectId, p.block_id) : await paragraphAudio(projectId, p.block_id);
       setPlaying({ paragraphId: p.block_id, n, speaker: p.speaker, blob });
       // A paragraph made now is converted: its mark, the chapter's progress and the price change.
-      if (made) await client.invalidateQueries({ queryKey: [STUDIO_KEY] });
+      if (made) {
+        void client.invalidateQueries({ queryKey: ME_KEY });
+        await client.invalidateQueries({ queryKey: [STUDIO_KEY] });
+      }
     } catch (e) {
       if (isMissingRoute(e)) setAvailable(false);
       else notifyError(e);
