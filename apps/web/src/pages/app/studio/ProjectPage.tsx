@@ -12,7 +12,7 @@ import { BlobPlayer } from './BlobPlayer';
 import { ChapterList } from './ChapterList';
 import { ChapterView } from './ChapterView';
 import { ConvertPanel } from './ConvertPanel';
-import { isConverting, useConvertEstimate, useProject } from './queries';
+import { isConverting, useConvertEstimate, useProject, useRefreshAfterConversion } from './queries';
 import { SnapshotsPanel } from './SnapshotsPanel';
 import { SpeakersPanel } from './SpeakersPanel';
 import { useParagraphAudio } from './useParagraphAudio';
@@ -31,6 +31,7 @@ export function ProjectPage() {
   const project = useProject(id);
   const data = project.data;
   const converting = isConverting(data);
+  useRefreshAfterConversion(converting);
   const chapterId =
     data?.chapters.find((c) => c.chapter_id === params.get('chapter'))?.chapter_id ?? data?.chapters[0]?.chapter_id;
   // The price asked again whenever the project changes; its 404 says the conversion routes are not on this server yet.

@@ -1,3 +1,4 @@
+import { useEffect, useRef } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import {
   estimateConversion,
@@ -19,6 +20,19 @@ export const POLL_MS = 2000;
 export function isConverting(project: ProjectDetail | undefined): boolean {
   if (!project) return false;
   return project.state === 'converting' || project.state === 'in_queue' || project.chapters.some((c) => c.state === 'converting');
+}
+
+/**
+ * Once a conversion ends, everything is asked for again: the polls stop with it, and the last one may have come before
+ * the snapshot, the paragraphs' marks and the price were final.
+ */
+export function useRefreshAfterConversion(converting: boolean): void {
+  const client = useQueryClient();
+  const was = useRef(converting);
+  useEffect(() => {
+    if (was.current && !converting) void client.invalidateQueries({ queryKey: [STUDIO_KEY] });
+    was.current = converting;
+  }, [converting, client]);
 }
 
 export function useProjects() {
