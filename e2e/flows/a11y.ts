@@ -237,6 +237,7 @@ const FAILING_LISTS: Array<{ route: string; path: string; what: string; query?: 
   { route: '/app/pricing', path: '/products', what: 'products' },
   { route: '/app/dashboard', path: '/api/statistics/current', what: 'stats' },
   { route: '/app/text-to-voice', path: '/voice/previews', what: 'previews' },
+  { route: '/app/studio', path: '/v1/studio/projects', what: 'projects' },
 ];
 
 export function consoleListTests(): void {
