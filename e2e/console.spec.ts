@@ -16,6 +16,7 @@ import { adminModerationTests } from './flows/admin-moderation';
 import { adminReportsTests } from './flows/admin-reports';
 import { adminRetentionTests } from './flows/admin-retention';
 import { designTests } from './flows/design';
+import { dialogueTests } from './flows/dialogue';
 import { economyTests } from './flows/economy';
 import { libraryTests } from './flows/library';
 import { phoneTests } from './flows/phone';
@@ -27,6 +28,7 @@ import { provenanceTests } from './flows/provenance';
 import { referenceTests } from './flows/reference';
 import { sessionTests } from './flows/session';
 import { shellTests } from './flows/shell';
+import { studioTests } from './flows/studio';
 import { uxTests } from './flows/ux';
 import { wechatTests } from './flows/wechat';
 import { test } from './lib/fixtures';
@@ -48,6 +50,8 @@ const FLOWS: Record<string, () => void> = {
   reference: referenceTests,
   provenance: provenanceTests,
   pronunciation: pronunciationTests,
+  dialogue: dialogueTests,
+  studio: studioTests,
   polish: polishTests,
   // The customer above becomes the operator here: admin-core names it owner (its first test needs a customer),
   // the flows after it reuse that elevated session, or name their own operator when run alone.

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { Console } from '../lib/browser';
+import { Console, SID_KEY } from '../lib/browser';
 import { ensureSignedIn } from '../lib/account';
 import { env, LANGS, SHOTS, shot, HANG_GUARD_MS } from '../lib/env';
 import { assert, assertEqual } from '../lib/assert';
@@ -14,6 +14,8 @@ const CONSOLE_PAGES = [
   '/app/text-to-voice',
   '/app/voice-cloning',
   '/app/mix',
+  '/app/dialogue',
+  '/app/studio',
   '/app/my-voices',
   '/app/models',
   '/app/voices',
@@ -94,6 +96,26 @@ export function a11yTests(): void {
       await checkPages(env.ui, CONSOLE_PAGES, `console-${lang}`, [lang]);
       await env.ui.chooseLanguage('en');
     });
+
+  // A Studio project's editor has an address of its own: a book made through the API, then its page in three languages.
+  test('the Studio editor at 390 px and 1440 px in three languages: no overflow, no serious axe violation', async () => {
+    await ensureSignedIn();
+    const sid = (await env.ui.storage(SID_KEY)) ?? '';
+    const res = await fetch(`${env.server.baseUrl}/v1/studio/projects`, {
+      method: 'POST',
+      headers: { 'x-sid': sid, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        name: 'A11y book',
+        text: '# One\n\nAnna: Hello.\n\nThe end of one.\n\n# Two\n\nBen: Goodbye.',
+        text_format: 'markdown',
+      }),
+    });
+    assertEqual(res.status, 200, 'POST /v1/studio/projects');
+    const { project } = (await res.json()) as { project: { project_id: string } };
+    // With the list between two visits: each visit of the editor shows a heading of its own to wait for.
+    await checkPages(env.ui, ['/app/studio', `/app/studio/${project.project_id}`], 'studio-editor');
+    await env.ui.chooseLanguage('en');
+  });
 
   // The pages' checks see each page as it opens; these see the dialogs people meet on them.
   test('dialogs in three languages: sign-in, its agreement question linking both documents, the key shown once, the voice picker', async () => {
@@ -215,6 +237,7 @@ const FAILING_LISTS: Array<{ route: string; path: string; what: string; query?: 
   { route: '/app/pricing', path: '/products', what: 'products' },
   { route: '/app/dashboard', path: '/api/statistics/current', what: 'stats' },
   { route: '/app/text-to-voice', path: '/voice/previews', what: 'previews' },
+  { route: '/app/studio', path: '/v1/studio/projects', what: 'projects' },
 ];
 
 export function consoleListTests(): void {

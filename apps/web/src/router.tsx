@@ -71,6 +71,18 @@ const CheckAudioPage = page(checkPages, (m) => m.CheckAudioContent);
 const reportPages = () => import('./pages/report/ReportPage');
 const ReportPage = page(reportPages, (m) => m.ReportPage);
 const AppReportPage = page(reportPages, (m) => m.ReportContent);
+const StudioListPage = page(
+  () => import('./pages/app/studio/StudioListPage'),
+  (m) => m.StudioListPage,
+);
+const ProjectPage = page(
+  () => import('./pages/app/studio/ProjectPage'),
+  (m) => m.ProjectPage,
+);
+const DialoguePage = page(
+  () => import('./pages/app/dialogue/DialoguePage'),
+  (m) => m.DialoguePage,
+);
 const VoiceCloningPage = page(
   () => import('./pages/app/VoiceCloningPage'),
   (m) => m.VoiceCloningPage,
@@ -216,6 +228,30 @@ export const router = createHashRouter([
             element: (
               <Load>
                 <MixPage />
+              </Load>
+            ),
+          },
+          {
+            path: 'studio',
+            element: (
+              <Load>
+                <StudioListPage />
+              </Load>
+            ),
+          },
+          {
+            path: 'studio/:projectId',
+            element: (
+              <Load>
+                <ProjectPage />
+              </Load>
+            ),
+          },
+          {
+            path: 'dialogue',
+            element: (
+              <Load>
+                <DialoguePage />
               </Load>
             ),
           },

@@ -9,6 +9,7 @@ import { provenanceEn } from './provenance-en';
 import { reportEn } from './report-en';
 import { pronunciationEn } from './pronunciation-en';
 import { speechEn } from './speech-en';
+import { studioEn } from './studio-en';
 
 export const en = {
   app: {
@@ -28,6 +29,8 @@ export const en = {
     textToVoice: 'Text to voice',
     voiceCloning: 'Voice cloning',
     mix: 'Mix voices',
+    studio: 'Studio',
+    dialogue: 'Dialogue',
     usage: 'Usage',
     orders: 'Orders',
     profile: 'Profile',
@@ -265,4 +268,5 @@ export const en = {
   ...provenanceEn,
   ...reportEn,
   ...pronunciationEn,
+  ...studioEn,
 } as const;

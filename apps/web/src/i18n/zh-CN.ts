@@ -5,6 +5,7 @@ import { reportZhCN } from './report-zh-CN';
 import { pronunciationZhCN } from './pronunciation-zh-CN';
 import { speechZhCN } from './speech-zh-CN';
 import type { Messages } from './types';
+import { studioZhCN } from './studio-zh-CN';
 
 export const zhCN: Messages = {
   app: {
@@ -24,6 +25,8 @@ export const zhCN: Messages = {
     textToVoice: '文字生成声音',
     voiceCloning: '声音克隆',
     mix: '混合声音',
+    studio: '工作室',
+    dialogue: '对话',
     usage: '用量',
     orders: '订单',
     profile: '个人资料',
@@ -259,4 +262,5 @@ export const zhCN: Messages = {
   ...provenanceZhCN,
   ...reportZhCN,
   ...pronunciationZhCN,
+  ...studioZhCN,
 };

@@ -5,6 +5,7 @@ import { reportZhTW } from './report-zh-TW';
 import { pronunciationZhTW } from './pronunciation-zh-TW';
 import { speechZhTW } from './speech-zh-TW';
 import type { Messages } from './types';
+import { studioZhTW } from './studio-zh-TW';
 
 export const zhTW: Messages = {
   app: {
@@ -24,6 +25,8 @@ export const zhTW: Messages = {
     textToVoice: '文字產生聲音',
     voiceCloning: '聲音複製',
     mix: '混合聲音',
+    studio: '工作室',
+    dialogue: '對話',
     usage: '用量',
     orders: '訂單',
     profile: '個人資料',
@@ -260,4 +263,5 @@ export const zhTW: Messages = {
   ...provenanceZhTW,
   ...reportZhTW,
   ...pronunciationZhTW,
+  ...studioZhTW,
 };

@@ -18,7 +18,7 @@ export function ConsoleNav({ onNavigate }: { onNavigate: () => void }) {
         to={item.path}
         label={t(`nav.${key}`)}
         leftSection={<Icon size={18} stroke={1.6} />}
-        active={pathname === item.path}
+        active={pathname === item.path || pathname.startsWith(`${item.path}/`)}
         onClick={onNavigate}
         variant="light"
         color="violet"

@@ -15,6 +15,8 @@ import {
   IconVolume,
   IconWaveSine,
   IconAdjustmentsHorizontal,
+  IconBooks,
+  IconMessages,
 } from '@tabler/icons-react';
 
 export type NavKey =
@@ -23,6 +25,8 @@ export type NavKey =
   | 'textToVoice'
   | 'voiceCloning'
   | 'mix'
+  | 'studio'
+  | 'dialogue'
   | 'myVoices'
   | 'pronunciation'
   | 'voices'
@@ -54,6 +58,8 @@ export const NAV: Record<NavKey, NavItem> = {
   textToVoice: item('textToVoice', '/app/text-to-voice', IconSparkles),
   voiceCloning: item('voiceCloning', '/app/voice-cloning', IconMicrophone),
   mix: item('mix', '/app/mix', IconAdjustmentsHorizontal),
+  studio: item('studio', '/app/studio', IconBooks),
+  dialogue: item('dialogue', '/app/dialogue', IconMessages),
   myVoices: item('myVoices', '/app/my-voices', IconUserCircle),
   pronunciation: item('pronunciation', '/app/pronunciation', IconAlphabetLatin),
   voices: item('voices', '/app/voices', IconVolume),
@@ -77,7 +83,7 @@ export const SIDEBAR: ReadonlyArray<{
   section: 'sectionCreate' | 'sectionLibrary' | 'sectionTools' | 'sectionAccount';
   items: NavKey[];
 }> = [
-  { section: 'sectionCreate', items: ['playground', 'textToVoice', 'voiceCloning', 'mix'] },
+  { section: 'sectionCreate', items: ['playground', 'dialogue', 'studio', 'textToVoice', 'voiceCloning', 'mix'] },
   { section: 'sectionLibrary', items: ['voices', 'myVoices', 'pronunciation', 'models'] },
   { section: 'sectionTools', items: ['check'] },
   { section: 'sectionAccount', items: ['usage', 'orders', 'apiKeys', 'pricing', 'profile'] },

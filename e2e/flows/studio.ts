@@ -1,0 +1,206 @@
+import type { Page } from '@playwright/test';
+import { ensureSignedIn } from '../lib/account';
+import { assert, assertEqual } from '../lib/assert';
+import { env, shot } from '../lib/env';
+import { test } from '../lib/fixtures';
+import { waitForSettledPage } from '../lib/layout-checks';
+import { checkWidths, downloaded, isMp3, pickOtherVoice } from '../lib/studio';
+
+/** A small book made here: three chapters by their headings, a narrator and two speakers. */
+export const BOOK = [
+  '# The Station',
+  '',
+  'The train was late again, and the platform was cold.',
+  '',
+  'Anna: Do you think it will come at all?',
+  '',
+  'Ben: It always does, in the end.',
+  '',
+  '# The Journey',
+  '',
+  'They watched the fields go by for an hour.',
+  '',
+  'Anna: Look, the river!',
+  '',
+  '# The Arrival',
+  '',
+  'Ben: Here we are at last.',
+  '',
+  'The town was quiet under the snow.',
+  '',
+].join('\n');
+const CHAPTERS = ['The Station', 'The Journey', 'The Arrival'];
+
+const speakerRow = (page: Page, name: string) => page.locator(`[data-testid="speaker-row"][data-speaker="${name}"]`);
+
+/** Maps a speaker to a voice no other speaker has; answers the voice. */
+async function mapSpeaker(page: Page, name: string, avoid: string[]): Promise<string> {
+  await speakerRow(page, name).getByTestId('speaker-choose').click();
+  const voice = await pickOtherVoice(page, avoid);
+  await page.locator(`[data-testid="speaker-row"][data-speaker="${name}"][data-voice-id="${voice}"]`).waitFor();
+  return voice;
+}
+
+async function convertAndDownload(page: Page, projectId: string): Promise<void> {
+  const estimate = page.locator('[data-testid="convert-estimate"]:not([data-credits=""])');
+  await estimate.waitFor();
+  assert(Number(await estimate.getAttribute('data-credits')) > 0, 'the price before converting');
+  await page.getByTestId('convert-project').click();
+  // Polled until every chapter is converted and the project is ready again.
+  await page.waitForFunction(
+    () => {
+      const bars = Array.from(document.querySelectorAll('[data-testid="chapter-progress"]'));
+      const page = document.querySelector('[data-testid="project-page"]');
+      return (
+        bars.length === 3 &&
+        bars.every((b) => b.getAttribute('data-percent') === '100') &&
+        page?.getAttribute('data-converting') === 'false'
+      );
+    },
+    undefined,
+    { timeout: 180_000 },
+  );
+  const snapshot = page.getByTestId('snapshot-row').first();
+  await snapshot.waitFor();
+  const mp3 = await downloaded(page, () => snapshot.getByTestId('snapshot-download-mp3').click());
+  assert(isMp3(mp3.bytes), `the book as MP3 (${mp3.name}, ${mp3.bytes.length} bytes)`);
+  const m4b = await downloaded(page, () => snapshot.getByTestId('snapshot-download-m4b').click());
+  assertEqual(m4b.bytes.subarray(4, 8).toString('latin1'), 'ftyp', `an M4B file (${m4b.name})`);
+  const zip = await downloaded(page, () => snapshot.getByTestId('snapshot-download-zip').click());
+  assertEqual(zip.bytes.subarray(0, 2).toString('latin1'), 'PK', `a zip (${zip.name})`);
+  // One chapter's subtitles.
+  await page.getByTestId('export-scope').selectOption({ index: 2 });
+  const vtt = await downloaded(page, () => snapshot.getByTestId('snapshot-download-vtt').click());
+  assert(vtt.bytes.toString('utf8').startsWith('WEBVTT'), `the chapter's subtitles (${vtt.name})`);
+  void projectId;
+}
+
+/** The Studio: a three-chapter book from import to download (as far as this server's routes go), and the list's delete. */
+export function studioTests(): void {
+  test('a three-chapter book: import a Markdown file, map speakers to voices, edit, price, convert, download; 390 and 1440 px', async () => {
+    const page = env.page;
+    await ensureSignedIn();
+    await env.ui.goto('/app/dashboard');
+    await env.ui.chooseLanguage('en');
+    await page.getByTestId('nav-studio').first().click();
+    await env.ui.waitForHash('/app/studio');
+    await page.getByTestId('studio-page').waitFor();
+    await waitForSettledPage(page);
+    assertEqual(await env.ui.text('page-title'), 'Studio', 'the title');
+
+    // Import: the file dropped on the zone (here: given to its picker), named after the file.
+    await page.getByTestId('studio-create').click();
+    await page.getByTestId('studio-create-mode').getByText('Import a file').click();
+    await page
+      .getByTestId('studio-import-file')
+      .setInputFiles({ name: 'winter-train.md', mimeType: 'text/markdown', buffer: Buffer.from(BOOK) });
+    await page.getByTestId('studio-import-chosen').waitFor();
+    await page.getByTestId('studio-create-submit').click();
+    await page.getByTestId('project-page').waitFor();
+    const projectId = (await page.getByTestId('project-page').getAttribute('data-id'))!;
+    await env.ui.waitForHash(`/app/studio/${projectId}`);
+    assertEqual(await env.ui.text('page-title'), 'winter-train', 'the project is named after its file');
+
+    // Three chapters from the headings, in order; the first one open.
+    await page.locator('[data-testid="chapter-list"][data-count="3"]').waitFor();
+    const names = await page.getByTestId('chapter-item').evaluateAll((els) => els.map((e) => e.textContent ?? ''));
+    CHAPTERS.forEach((c, i) => assert(names[i]?.includes(c), `chapter ${i + 1} is ${c}: ${names[i]}`));
+    await page.locator('[data-testid="chapter-view"][data-count="3"]').waitFor();
+    assertEqual(await page.getByTestId('chapter-title').innerText(), CHAPTERS[0], 'the first chapter is shown');
+
+    // The speakers found: Anna, Ben and the narrator; each mapped to a voice once, for every paragraph.
+    for (const s of ['Anna', 'Ben']) await speakerRow(page, s).waitFor();
+    const narrator = (
+      await page.getByTestId('speaker-row').evaluateAll((els) => els.map((e) => e.getAttribute('data-speaker')))
+    ).filter((s) => s !== 'Anna' && s !== 'Ben');
+    assertEqual(narrator.length, 1, 'one narrator');
+    const fallback = (await page.locator('[data-testid="paragraph"]').first().getAttribute('data-voice-id'))!;
+    const anna = await mapSpeaker(page, 'Anna', [fallback]);
+    const ben = await mapSpeaker(page, 'Ben', [fallback, anna]);
+    await page.locator(`[data-testid="paragraph"][data-speaker="Anna"][data-voice-id="${anna}"]`).waitFor();
+    await page.locator(`[data-testid="paragraph"][data-speaker="Ben"][data-voice-id="${ben}"]`).waitFor();
+
+    // A paragraph's text and the pause after it, saved when they lose focus.
+    const first = page.getByTestId('paragraph').first();
+    const firstId = (await first.getAttribute('data-id'))!;
+    const saved = (field: string) =>
+      page.waitForResponse(
+        (r) =>
+          r.request().method() === 'PATCH' &&
+          new URL(r.url()).pathname.endsWith(`/paragraphs/${firstId}`) &&
+          field in ((r.request().postDataJSON() as object) ?? {}),
+      );
+    const edited = 'The train was late again, and the platform was very cold.';
+    let answer = saved('text');
+    await first.getByTestId('paragraph-text').fill(edited);
+    await first.getByTestId('paragraph-text').blur();
+    assertEqual((await answer).status(), 200, 'the text saved');
+    answer = saved('pause_after_ms');
+    const pause = page.locator(`[data-testid="paragraph"][data-id="${firstId}"]`).getByTestId('paragraph-pause');
+    await pause.fill('800');
+    await pause.blur();
+    assertEqual((await answer).status(), 200, 'the pause saved');
+    await page.reload();
+    await page.locator(`[data-testid="paragraph"][data-id="${firstId}"]`).waitFor();
+    const after = page.locator(`[data-testid="paragraph"][data-id="${firstId}"]`);
+    assertEqual(await after.getByTestId('paragraph-text').inputValue(), edited, 'the text kept');
+    assertEqual(await after.getByTestId('paragraph-pause').inputValue(), '800', 'the pause kept');
+
+    // Convert and download where this server has the routes; else each such control says it comes later.
+    const panel = page.getByTestId('convert-panel');
+    await page.waitForFunction(() => {
+      const e = document.querySelector('[data-testid="convert-estimate"]');
+      return e?.getAttribute('data-credits') !== '' || document.querySelector('[data-testid="convert-later"]') !== null;
+    });
+    if ((await panel.getAttribute('data-available')) === 'true') await convertAndDownload(page, projectId);
+    else {
+      assert(await page.getByTestId('convert-project').isDisabled(), 'Convert is disabled until the route exists');
+      assert(await page.getByTestId('convert-chapter').isDisabled(), 'Regenerate chapter too');
+      await page.getByTestId('convert-later').waitFor();
+      await page.getByTestId('snapshots-later').waitFor();
+      await page.getByTestId('player-later').waitFor();
+      assert(await page.getByTestId('paragraph-play').first().isDisabled(), 'Play waits for the paragraph audio route');
+      assert(await page.getByTestId('chapter-add').isDisabled(), 'adding a chapter waits for its route');
+    }
+    await shot('studio-editor-en');
+
+    // A phone reads: the chapters in a drawer, another chapter opened; a desktop edits with the side list.
+    await checkWidths(page, `/app/studio/${projectId}`, async (width) => {
+      await page.getByTestId('project-page').waitFor();
+      if (width === 390) {
+        await page.getByTestId('chapters-open').click();
+        await page.locator('[data-testid="chapter-item"]').nth(1).getByTestId('chapter-select').click();
+        await page.locator('[data-testid="chapter-title"]', { hasText: CHAPTERS[1]! }).waitFor();
+        await page.getByTestId('chapter-list').waitFor({ state: 'detached' });
+        await shot('studio-editor-phone-en');
+      } else {
+        await page.getByTestId('chapter-list').waitFor();
+        await page.getByTestId('paragraph-text').first().waitFor();
+      }
+    });
+  });
+
+  test('the Studio list: a project from pasted text, its chapters and state shown, deleted after a confirmation; 390 and 1440 px', async () => {
+    const page = env.page;
+    await ensureSignedIn();
+    await env.ui.goto('/app/studio');
+    await page.getByTestId('studio-page').waitFor();
+    await page.getByTestId('studio-create').click();
+    const name = `Pasted ${Date.now()}`;
+    await page.getByTestId('studio-create-name').fill(name);
+    await page.getByTestId('studio-create-text').fill('# One\n\nFirst words.\n\n# Two\n\nSecond words.');
+    await page.getByTestId('studio-create-submit').click();
+    await page.getByTestId('project-page').waitFor();
+    await page.locator('[data-testid="chapter-view"][data-count="1"]').waitFor();
+    await page.getByTestId('project-back').click();
+    const row = page.locator(`[data-testid="project-row"][data-name="${name}"]`);
+    await row.locator('[data-testid="project-chapters"]', { hasText: '2 chapters' }).waitFor();
+    assertEqual(await row.getAttribute('data-state'), 'default', 'ready');
+    await checkWidths(page, '/app/studio', async () => {
+      await row.waitFor();
+    });
+    await row.getByTestId('project-delete').click();
+    await page.getByTestId('project-delete-confirm').click();
+    await row.waitFor({ state: 'detached' });
+  });
+}
