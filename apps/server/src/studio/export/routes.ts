@@ -36,15 +36,17 @@ const StreamBody = z
       .meta({ description: 'true: mp3; otherwise WAV (16-bit mono PCM at 24 kHz, as the paragraphs were made).' }),
   })
   .nullish();
-const ExportQuery = z.object({
-  format: z.enum(EXPORT_FORMATS).default('mp3').meta({ description: 'What to download.' }),
-  chapter_id: Id.optional().meta({ description: 'One chapter only; without it, the whole book.' }),
-  m4b: z
-    .enum(['true', 'false'])
-    .default('false')
-    .transform((v) => v === 'true')
-    .meta({ description: '`zip` only: the book as M4B in the zip as well.' }),
-});
+const ExportQuery = z
+  .object({
+    format: z.enum(EXPORT_FORMATS).default('mp3').meta({ description: 'What to download.' }),
+    chapter_id: Id.optional().meta({ description: 'One chapter only; without it, the whole book.' }),
+    m4b: z
+      .enum(['true', 'false'])
+      .default('false')
+      .transform((v) => v === 'true')
+      .meta({ description: '`zip` only: the book as M4B in the zip as well.' }),
+  })
+  .passthrough();
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };
 const FILE = z.string().meta({ description: 'The file, streamed as it is made.' });

@@ -83,5 +83,6 @@ export function exportZip(manifest: SnapshotManifest, parts: ZipParts, streams: 
     streams.push(book);
     zip.file(names.at(-1)!, book, { binary: true, date });
   }
-  return zip.generateNodeStream({ type: 'nodebuffer', streamFiles: true, compression: 'STORE' }) as Readable;
+  // JSZip's stream is of an older kind (no async iteration): wrapped in one of Node's own.
+  return new Readable().wrap(zip.generateNodeStream({ type: 'nodebuffer', streamFiles: true, compression: 'STORE' }));
 }
