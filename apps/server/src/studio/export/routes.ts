@@ -149,6 +149,8 @@ export function studioExportRoutes(deps: StudioExportRoutesDeps): FastifyPluginA
       '/v1/studio/projects/:project_id/snapshots/:project_snapshot_id/export',
       {
         ...route,
+        // A HEAD would make the whole export to send none of it.
+        exposeHeadRoute: false,
         schema: {
           tags: ['studio'],
           summary: 'Export a snapshot',
