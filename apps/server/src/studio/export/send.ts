@@ -16,8 +16,6 @@ export function attachment(name: string): string {
 export interface ExportAnswer {
   contentType: string;
   fileName: string;
-  /** Its length when known before the first byte (a WAV's, from the manifest). */
-  length?: number;
 }
 
 /** Sends the chunks as a download once the first exists; a chunk generator that returns false ends the response broken. */
@@ -52,7 +50,6 @@ export async function sendExport(
       await chunks.return(false);
     }
   }
-  if (answer.length !== undefined) void reply.header('content-length', answer.length);
   return reply
     .header('content-type', answer.contentType)
     .header('content-disposition', attachment(answer.fileName))
