@@ -36,13 +36,13 @@ export async function studioExportRows(): Promise<BenchRow[]> {
       for (const [i, text] of TEXTS.entries()) {
         const res = await speech.synthesize({ text, voiceId: 'espeak:en-us', format: 'wav' });
         const info = parseWavHeader(res.audio)!;
-        await storage.put(`p${i}.wav`, res.audio);
+        await storage.put(`bench/p${i}.wav`, res.audio);
         spoken.push({
           id: `par_${i}`,
           text,
           speaker: 'Narrator',
           voice_id: 'voice_espeak.en-us',
-          audio_key: `p${i}.wav`,
+          audio_key: `bench/p${i}.wav`,
           audio_ms: ((res.audio.length - info.dataOffset) / 2 / info.sampleRate) * 1000,
           sample_rate: info.sampleRate,
           pause_after_ms: 600,
