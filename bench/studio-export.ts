@@ -5,6 +5,7 @@
  * export (apps/server/src/studio/export/m4b.ts: PCM through ffmpeg's pipe, AAC, chapters, cover) is read to its end
  * and thrown away while the process's RSS is sampled every 50 ms. ffmpeg's own memory is its process's, not counted.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -94,7 +95,14 @@ export async function studioExportRows(): Promise<BenchRow[]> {
     const t0 = performance.now();
     let bytes = 0;
     try {
-      for await (const chunk of exportM4b({ storage }, manifest, placed, record, new AbortController().signal))
+      for await (const chunk of exportM4b(
+        { storage },
+        manifest,
+        placed,
+        record,
+        { key: randomBytes(32), payload: 1 },
+        new AbortController().signal,
+      ))
         bytes += chunk.length;
     } finally {
       clearInterval(sampler);

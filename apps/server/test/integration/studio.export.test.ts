@@ -115,9 +115,9 @@ describe.each(DIALECTS)('Studio export (%s)', (dialect) => {
     const probe = await probeFile(bytes, 'mp3');
     expect(Math.abs(Number(probe.format.duration) - total)).toBeLessThan(0.15);
     const check = await verify(bytes, 'book.mp3');
-    expect(check).toMatchObject({ ai_generated: true, aigc_valid: true });
+    expect(check).toMatchObject({ ai_generated: true, aigc_valid: true, watermark: { detected: true } });
     expect(check.record).toMatchObject({ type: 'studio-export' });
-    // The watermark the paragraphs were made with is in the joined sound.
+    // The export's own watermark, one pattern over the joined paragraphs.
     const wav = await download(`${P}/snapshots/snap_1/stream`, { method: 'POST', body: '{}' });
     expect(wav.res.headers.get('content-type')).toBe('audio/wav');
     expect(await verify(wav.bytes, 'book.wav')).toMatchObject({ aigc_valid: true, watermark: { detected: true } });
@@ -152,6 +152,7 @@ describe.each(DIALECTS)('Studio export (%s)', (dialect) => {
     const placed = timeline(book.chapters);
     expect(probe.chapters.map((ch) => ch.tags?.title)).toEqual(['The Storm', 'Morning']);
     expect(Number(probe.chapters[1]!.start_time)).toBeCloseTo(placed.chapters[1]!.start / 24000, 2);
+    expect((await verify(bytes, 'book.m4b')).watermark.detected).toBe(true);
   });
 
   it('exports subtitles per chapter and for the book, in order and within the audio', async () => {

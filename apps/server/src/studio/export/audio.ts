@@ -9,7 +9,7 @@ import { wavHeader } from '@polyvox/speech/formats';
 import type { ContentOrigin, Provenance } from '../../provenance/service.js';
 import type { Storage } from '../../platform/storage.js';
 import type { SnapshotManifest } from '../snapshot.js';
-import { snapshotPcm } from './pcm.js';
+import { exportPcm, type ExportMark } from './pcm.js';
 import { EXPORT_RATE, type Timeline } from './timeline.js';
 
 export type ExportAudioFormat = 'mp3' | 'wav';
@@ -20,6 +20,7 @@ export function exportOrigin(
   manifest: SnapshotManifest,
   ids: { accountId: string; apiKeyId?: string | null; requestId: string },
   format: string,
+  mark: ExportMark,
 ): ContentOrigin {
   const first = manifest.chapters.flatMap((c) => c.paragraphs)[0];
   return {
@@ -31,8 +32,7 @@ export function exportOrigin(
     voiceKind: 'library',
     engine: 'studio',
     format,
-    // The paragraphs carry their own payloads (from their conversion); the export adds none.
-    payload: null,
+    payload: mark.payload,
   };
 }
 
@@ -82,6 +82,7 @@ export function exportAudio(
   origin: ContentOrigin,
   signal: AbortSignal,
 ): AsyncGenerator<Buffer, boolean> {
-  const chunks = encodePcm(snapshotPcm(deps.storage, placed.paragraphs, signal), format, placed.total);
+  const mark = { key: deps.provenance.watermarkKey, payload: origin.payload! };
+  const chunks = encodePcm(exportPcm(deps.storage, placed.paragraphs, mark, signal), format, placed.total);
   return deps.provenance.labelStream(chunks, AUDIO_TYPES[format], origin).chunks;
 }

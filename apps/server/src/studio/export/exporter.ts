@@ -3,6 +3,7 @@
  * (SRT, WebVTT) or a zip of chapters. Everything is made as it is read, one paragraph's audio in memory at a time.
  * Downloads are free: the conversion paid for the audio.
  */
+import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { SubtitleFormat } from '@polyvox/speech';
 import { AppError } from '../../platform/errors.js';
@@ -51,6 +52,8 @@ async function* once(text: string): AsyncGenerator<Buffer, boolean> {
   return true;
 }
 
+const randomPayload = (): number => randomBytes(4).readUInt32BE(0);
+
 const SUBTITLE_TYPES = { srt: 'application/x-subrip; charset=utf-8', vtt: 'text/vtt; charset=utf-8' } as const;
 
 /** The export asked for, ready to be read (nothing is made before its first chunk is asked for). */
@@ -60,11 +63,13 @@ export async function makeExport(
   req: ExportRequest,
   signal: AbortSignal,
 ): Promise<Export> {
+  const key = deps.provenance.watermarkKey;
   const chapters = chaptersOf(manifest, req.chapterId);
   const placed = timeline(chapters);
   const book = fileName(manifest.project.title ?? manifest.project.name, 'book');
   const name = req.chapterId !== undefined ? `${book} - ${fileName(chapters[0]!.title, 'chapter')}` : book;
-  const origin = (format: string): ContentOrigin => exportOrigin(manifest, req.ids, format);
+  // Each file made gets its own record and watermark payload.
+  const origin = (format: string): ContentOrigin => exportOrigin(manifest, req.ids, format, { key, payload: randomPayload() });
   const { format } = req;
   if (format === 'srt' || format === 'vtt') {
     const text = exportSubtitles(placed, format satisfies SubtitleFormat);
@@ -72,8 +77,9 @@ export async function makeExport(
   }
   await checkStored(deps.storage, placed);
   const m4b = async function* (p: Timeline): AsyncGenerator<Buffer, boolean> {
-    const mark = await deps.provenance.mark(origin('m4b'));
-    return yield* exportM4b(deps, manifest, p, mark.record, signal);
+    const made = origin('m4b');
+    const mark = await deps.provenance.mark(made);
+    return yield* exportM4b(deps, manifest, p, mark.record, { key, payload: made.payload! }, signal);
   };
   if (format === 'm4b') return { chunks: m4b(placed), contentType: 'audio/mp4', fileName: `${name}.m4b` };
   if (format === 'zip') {

@@ -15,7 +15,7 @@ import { FFMPEG, lowerPriority } from '@polyvox/speech';
 import { aigcJson, type AigcRecord } from '@polyvox/speech/formats';
 import type { Storage } from '../../platform/storage.js';
 import type { SnapshotManifest } from '../snapshot.js';
-import { snapshotPcm } from './pcm.js';
+import { exportPcm, type ExportMark } from './pcm.js';
 import { EXPORT_RATE, type Timeline } from './timeline.js';
 
 /** AAC's bit rate for speech in mono (about 29 MB an hour). */
@@ -52,6 +52,7 @@ export async function* exportM4b(
   manifest: SnapshotManifest,
   placed: Timeline,
   record: AigcRecord,
+  mark: ExportMark,
   signal: AbortSignal,
 ): AsyncGenerator<Buffer, boolean> {
   const dir = await mkdtemp(path.join(tmpdir(), 'polyvox-m4b-'));
@@ -71,7 +72,7 @@ export async function* exportM4b(
     }
     const out = path.join(dir, 'book.m4b');
     const args = [...inputs, ...maps, '-c:a', 'aac', '-b:a', AAC_BITRATE, '-movflags', '+faststart', '-f', 'mp4', out];
-    await runEncoder(args, snapshotPcm(deps.storage, placed.paragraphs, signal), signal);
+    await runEncoder(args, exportPcm(deps.storage, placed.paragraphs, mark, signal), signal);
     signal.throwIfAborted();
     const file = createReadStream(out, { highWaterMark: 256 * 1024 });
     try {

@@ -3,10 +3,13 @@
  * (one paragraph in memory at a time), resampled if it was made at another rate, brought to the platform's loudness
  * (BS.1770, with the limiter every file passes; its edges kept, so the manifest's timings stay true), held to the
  * length the manifest gives it, then its pause of silence. Chunks of about a second, so an encoder on the event loop
- * never holds it long. The watermark the paragraphs were made with stays in the sound: a gain does not remove it.
+ * never holds it long. Each paragraph came with its own watermark, each starting its keyed pattern at its own first
+ * sample; joined, no one alignment of the pattern holds across them, so the export marks the joined sound once more
+ * (the speech package's embedder, the server's key, the export's own payload), which replaces the marks underneath.
  */
 import { matchLoudness, SPEECH_LUFS } from '@polyvox/speech';
-import { parseWavHeader } from '@polyvox/speech/formats';
+import { floatToInt16, int16ToFloat, parseWavHeader } from '@polyvox/speech/formats';
+import { WatermarkEmbedder } from '@polyvox/speech/watermark';
 import { AppError } from '../../platform/errors.js';
 import type { Storage } from '../../platform/storage.js';
 import { PcmResampler } from '../../synthesis/output/pcm-stream.js';
@@ -66,4 +69,44 @@ export async function* snapshotPcm(
     }
   }
   return true;
+}
+
+/** The export's watermark: the server's key and the payload its record names. */
+export interface ExportMark {
+  key: Uint8Array;
+  payload: number;
+}
+
+/** The PCM watermarked as it passes (the embedder gives back as many samples as it takes, a little later). */
+export async function* markedPcm(pcm: AsyncGenerator<Buffer, boolean>, mark: ExportMark): AsyncGenerator<Buffer, boolean> {
+  const embedder = new WatermarkEmbedder({ ...mark, sampleRate: EXPORT_RATE });
+  const bytes = (x: Float32Array) => {
+    const b = floatToInt16(x);
+    return Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+  };
+  try {
+    for (;;) {
+      const next = await pcm.next();
+      if (next.done) {
+        if (!next.value) return false;
+        const rest = embedder.end();
+        if (rest.length > 0) yield bytes(rest);
+        return true;
+      }
+      const out = embedder.push(int16ToFloat(next.value));
+      if (out.length > 0) yield bytes(out);
+    }
+  } finally {
+    await pcm.return(false);
+  }
+}
+
+/** The placed paragraphs' PCM with their pauses, watermarked for the export. */
+export function exportPcm(
+  storage: Storage,
+  paragraphs: readonly PlacedParagraph[],
+  mark: ExportMark,
+  signal: AbortSignal,
+): AsyncGenerator<Buffer, boolean> {
+  return markedPcm(snapshotPcm(storage, paragraphs, signal), mark);
 }
