@@ -323,6 +323,9 @@ async function main() {
   // `--only pause-memory`: the server's peak memory for the worst document the pause budget accepts, per route and format.
   if (only === 'pause-memory')
     return report(started, await (await import('./pause-memory.js')).pauseMemoryRows(), 'pause-memory');
+  // `--only studio-export`: the peak memory of a whole book's M4B export (about 100,000 characters, two hours of audio).
+  if (only === 'studio-export')
+    return report(started, await (await import('./studio-export.js')).studioExportRows(), 'studio-export');
   // `--only ws-cpu`: the server's CPU per credit, 3,000 one-character flushes against 5,000 plain messages.
   if (only === 'ws-cpu') return report(started, await (await import('./realtime.js')).realtimeCpuRows(), 'ws-cpu');
   // `--only responsiveness`: p99 of GET /accounts/me with eight syntheses running, and a stream's first byte.

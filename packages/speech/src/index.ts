@@ -28,7 +28,7 @@ export { MODEL_RECORD_FILE, readModelRecord } from './core/model-record.ts';
 export type { ModelLicence, ModelRecord } from './core/model-record.ts';
 export { discoverModels } from './engines/sherpa-discover.ts';
 export type { CharacterAlignment, TimedWord, Timings } from './pipeline/timings.ts';
-export { subtitles, cues, SUBTITLE_FORMATS, LINE_CHARS } from './pipeline/subtitles.ts';
+export { subtitles, cues, formatCues, SUBTITLE_FORMATS, LINE_CHARS } from './pipeline/subtitles.ts';
 export type { SubtitleFormat, Cue } from './pipeline/subtitles.ts';
 export { MemoryAudioCache } from './pipeline/cache.ts';
 export type { AudioCache, CachedAudio } from './pipeline/cache.ts';
@@ -44,6 +44,8 @@ export type { MarkupDocument, MarkupPart, MarkupRule, SayAsKind } from './text/m
 export { checkLanguage } from './text/detect-language.ts';
 export type { DetectedLanguage, LanguageCheck } from './text/detect-language.ts';
 export { FFMPEG, decodeAudio } from './audio/ffmpeg.ts';
+/** A child process (ffmpeg encoding an export) lowered below the server's event loop, as the engines' are. */
+export { lowerPriority } from './threads/priority.ts';
 export { TaskThread, serveTasks } from './threads/task-thread.ts';
 export {
   analyzeSample,

@@ -54,6 +54,7 @@ import { engineRoutes } from '../engines/routes.js';
 import { settingsRoutes } from '../settings/routes.js';
 import { moderationRoutes } from '../moderation/routes.js';
 import { studioRoutes } from '../studio/routes.js';
+import { snapshotsNotWired, studioExportRoutes } from '../studio/export/routes.js';
 
 /** How often a process adds its speech route counts to the database's. */
 const SPEECH_STATS_FLUSH_MS = 10_000;
@@ -91,6 +92,7 @@ async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<vo
   await app.register(designRoutes(ctx));
   await app.register(pronunciationRoutes(ctx));
   await app.register(studioRoutes({ db: ctx.db.kysely, voices: ctx.voices, storage: ctx.storage }));
+  await app.register(studioExportRoutes({ storage: ctx.storage, provenance: ctx.provenance, loadSnapshot: snapshotsNotWired }));
   await app.register(accountAdminRoutes({ accountAdmin: accountAdminOf(ctx) }));
   await app.register(clonedVoiceRoutes({ clonedVoices: clonedVoicesOf(ctx) }));
   await app.register(overviewRoutes({ overview: overviewOf(ctx) }));

@@ -83,7 +83,11 @@ function clock(sec: number, separator: ',' | '.'): string {
 const vttEscape = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 export function subtitles(t: Timings, format: SubtitleFormat): string {
-  const list = cues(t);
+  return formatCues(cues(t), format);
+}
+
+/** Cues as a SubRip or WebVTT file (cues made apart, such as each paragraph's of a book, joined in one). */
+export function formatCues(list: readonly Cue[], format: SubtitleFormat): string {
   if (format === 'srt') {
     return list
       .map((c, i) => `${i + 1}\n${clock(c.start, ',')} --> ${clock(c.end, ',')}\n${c.lines.map((l) => l.text).join('\n')}\n`)

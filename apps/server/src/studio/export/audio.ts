@@ -1,0 +1,88 @@
+/**
+ * A snapshot's audio (a chapter or the book) as mp3 or WAV, encoded as it is read and labelled on its way out as every
+ * Polyvox stream is: its record written and its AIGC field in its first bytes (an ID3 tag, the WAV's INFO chunk), the
+ * hash of its sound stored once it all left, the watermark in the sound. A WAV's header gives its real sizes: the
+ * length is known from the manifest before the first sample.
+ */
+import { openPcmEncoder } from '@polyvox/speech';
+import { wavHeader } from '@polyvox/speech/formats';
+import type { ContentOrigin, Provenance } from '../../provenance/service.js';
+import type { Storage } from '../../platform/storage.js';
+import type { SnapshotManifest } from '../snapshot.js';
+import { exportPcm, type ExportMark } from './pcm.js';
+import { EXPORT_RATE, type Timeline } from './timeline.js';
+
+export type ExportAudioFormat = 'mp3' | 'wav';
+export const AUDIO_TYPES = { mp3: 'audio/mpeg', wav: 'audio/wav' } as const;
+
+/** What the provenance record of an export names: who asked, the project's first voice, the export's format. */
+export function exportOrigin(
+  manifest: SnapshotManifest,
+  ids: { accountId: string; apiKeyId?: string | null; requestId: string },
+  format: string,
+  mark: ExportMark,
+): ContentOrigin {
+  const first = manifest.chapters.flatMap((c) => c.paragraphs)[0];
+  return {
+    accountId: ids.accountId,
+    apiKeyId: ids.apiKeyId ?? null,
+    requestId: ids.requestId,
+    recordType: 'studio-export',
+    voiceId: first?.voice_id ?? '',
+    voiceKind: 'library',
+    engine: 'studio',
+    format,
+    payload: mark.payload,
+  };
+}
+
+/** The PCM encoded in `format` as it comes; true once it all was. */
+export async function* encodePcm(
+  pcm: AsyncGenerator<Buffer, boolean>,
+  format: ExportAudioFormat,
+  totalSamples: number,
+): AsyncGenerator<Buffer, boolean> {
+  try {
+    if (format === 'wav') {
+      yield Buffer.from(wavHeader(EXPORT_RATE, totalSamples * 2));
+      for (;;) {
+        const next = await pcm.next();
+        if (next.done) return next.value;
+        yield next.value;
+      }
+    }
+    const encoder = await openPcmEncoder('mp3', EXPORT_RATE);
+    let open = true;
+    try {
+      for (;;) {
+        const next = await pcm.next();
+        if (next.done) {
+          if (!next.value) return false;
+          open = false;
+          const tail = encoder.end();
+          if (tail.length > 0) yield tail;
+          return true;
+        }
+        const bytes = await encoder.write(next.value);
+        if (bytes.length > 0) yield bytes;
+      }
+    } finally {
+      if (open) encoder.free();
+    }
+  } finally {
+    await pcm.return(false);
+  }
+}
+
+/** A chapter's or the book's audio, encoded and labelled: its chunks, and its `x-aigc` header (none: the bytes carry it). */
+export function exportAudio(
+  deps: { storage: Storage; provenance: Provenance },
+  placed: Timeline,
+  format: ExportAudioFormat,
+  origin: ContentOrigin,
+  signal: AbortSignal,
+): AsyncGenerator<Buffer, boolean> {
+  const mark = { key: deps.provenance.watermarkKey, payload: origin.payload! };
+  const chunks = encodePcm(exportPcm(deps.storage, placed.paragraphs, mark, signal), format, placed.total);
+  return deps.provenance.labelStream(chunks, AUDIO_TYPES[format], origin).chunks;
+}

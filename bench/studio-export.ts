@@ -1,0 +1,126 @@
+/**
+ * `--only studio-export`: the peak memory (RSS) of a whole book's M4B export, the issue's "long book": about 100,000
+ * characters, some two hours of eSpeak NG speech. A few paragraphs are spoken once and their WAVs stored (local
+ * storage in a temporary folder); the manifest names them again and again, as a long book would name its own. The
+ * export (apps/server/src/studio/export/m4b.ts: PCM through ffmpeg's pipe, AAC, chapters, cover) is read to its end
+ * and thrown away while the process's RSS is sampled every 50 ms. ffmpeg's own memory is its process's, not counted.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { createSpeech } from '@polyvox/speech';
+import { parseWavHeader } from '@polyvox/speech/formats';
+import { localStorage } from '../apps/server/src/platform/storage.ts';
+import type { SnapshotManifest } from '../apps/server/src/studio/snapshot.ts';
+import { exportM4b } from '../apps/server/src/studio/export/m4b.ts';
+import { timeline } from '../apps/server/src/studio/export/timeline.ts';
+import type { BenchRow } from './stats.js';
+
+const TEXTS = [
+  'The morning train left the station slowly, carrying travellers towards the distant mountains and the sea beyond them.',
+  'Anna looked out of the window and counted the bridges, one after another, until the valley opened and the light changed.',
+  'Nobody in the carriage spoke. A child slept against her mother, and an old man read the same page of his paper again.',
+  'By noon the air was warmer, the fields were gold, and the conductor came through to say that they would soon arrive.',
+];
+const TARGET_CHARACTERS = 100_000;
+const PARAGRAPHS_PER_CHAPTER = 30;
+
+export async function studioExportRows(): Promise<BenchRow[]> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'polyvox-bench-export-'));
+  try {
+    const storage = localStorage(dir);
+    const speech = await createSpeech({ poolSize: 1, warmup: false, cache: false });
+    type Paragraph = SnapshotManifest['chapters'][number]['paragraphs'][number];
+    const spoken: Paragraph[] = [];
+    try {
+      for (const [i, text] of TEXTS.entries()) {
+        const res = await speech.synthesize({ text, voiceId: 'espeak:en-us', format: 'wav' });
+        const info = parseWavHeader(res.audio)!;
+        await storage.put(`bench/p${i}.wav`, res.audio);
+        spoken.push({
+          id: `par_${i}`,
+          text,
+          speaker: 'Narrator',
+          voice_id: 'voice_espeak.en-us',
+          audio_key: `bench/p${i}.wav`,
+          audio_ms: ((res.audio.length - info.dataOffset) / 2 / info.sampleRate) * 1000,
+          sample_rate: info.sampleRate,
+          pause_after_ms: 600,
+          words: res.words.map((w) => ({ text: w.word, start: w.start, end: w.end })),
+        });
+      }
+    } finally {
+      await speech.close();
+    }
+    const paragraphs: Paragraph[] = [];
+    for (let n = 0, i = 0; n < TARGET_CHARACTERS; i++) {
+      const p = spoken[i % spoken.length]!;
+      paragraphs.push({ ...p, id: `par_${i}` });
+      n += p.text.length;
+    }
+    const chapters = [];
+    for (let i = 0; i < paragraphs.length; i += PARAGRAPHS_PER_CHAPTER)
+      chapters.push({
+        id: `chap_${i}`,
+        title: `Chapter ${chapters.length + 1}`,
+        paragraphs: paragraphs.slice(i, i + PARAGRAPHS_PER_CHAPTER),
+      });
+    const manifest: SnapshotManifest = {
+      project: {
+        id: 'proj',
+        name: 'Long book',
+        title: 'A Long Book',
+        author: 'Bench',
+        language: 'en',
+        cover_key: null,
+        cover_type: null,
+      },
+      chapters,
+    };
+    const placed = timeline(chapters);
+    const record = {
+      Label: '1',
+      ContentProducer: 'Polyvox',
+      ProduceID: 'aigc_bench',
+      ReservedCode1: '',
+      ContentPropagator: '',
+      PropagateID: '',
+      ReservedCode2: '',
+    };
+    global.gc?.();
+    const before = process.memoryUsage().rss;
+    let peak = before;
+    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 50);
+    const t0 = performance.now();
+    let bytes = 0;
+    try {
+      for await (const chunk of exportM4b(
+        { storage },
+        manifest,
+        placed,
+        record,
+        { key: randomBytes(32), payload: 1 },
+        new AbortController().signal,
+      ))
+        bytes += chunk.length;
+    } finally {
+      clearInterval(sampler);
+    }
+    const seconds = (performance.now() - t0) / 1000;
+    const audioHours = placed.total / 24_000 / 3600;
+    const MB = 1024 * 1024;
+    return [
+      { metric: 'studio export: book characters', value: paragraphs.reduce((n, p) => n + p.text.length, 0), unit: 'chars' },
+      { metric: 'studio export: book audio', value: Math.round(audioHours * 100) / 100, unit: 'h' },
+      { metric: 'studio export: chapters', value: chapters.length, unit: '' },
+      { metric: 'studio export: M4B size', value: Math.round((bytes / MB) * 10) / 10, unit: 'MB' },
+      { metric: 'studio export: M4B wall time', value: Math.round(seconds * 10) / 10, unit: 's' },
+      { metric: 'studio export: RSS before', value: Math.round(before / MB), unit: 'MB' },
+      { metric: 'studio export: peak RSS during the M4B export', value: Math.round(peak / MB), unit: 'MB' },
+      { metric: 'studio export: peak RSS growth', value: Math.round((peak - before) / MB), unit: 'MB' },
+    ];
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
