@@ -39,7 +39,10 @@ export const HistoryItem = z.object({
   text: z.string().nullable(),
   date_unix: z.number().int(),
   character_count_change_from: z.number().int().meta({ description: "The account's credits before this generation was charged" }),
-  character_count_change_to: z.number().int().meta({ description: "The account's credits after it: the difference is its price" }),
+  character_count_change_to: z
+    .number()
+    .int()
+    .meta({ description: "The account's credits after it: the difference is its price" }),
   content_type: z.string(),
   state: z.literal('created'),
   settings: z.record(z.string(), z.unknown()),

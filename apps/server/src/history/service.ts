@@ -229,9 +229,13 @@ export class HistoryService implements HistoryRecorder {
     const unique = [...new Set(ids)];
     const rows = await Promise.all(unique.map((id) => this.get(accountId, id)));
     if (outputFormat && outputFormat !== 'default' && rows.some((r) => !r.output_format.startsWith(outputFormat)))
-      throw new AppError('VALIDATION_FAILED', { field: 'output_format', rule: 'must be default, or the format the items were made in' });
+      throw new AppError('VALIDATION_FAILED', {
+        field: 'output_format',
+        rule: 'must be default, or the format the items were made in',
+      });
     if (rows.length === 1) return this.audio(accountId, rows[0]!.id);
-    for (const row of rows) if (!row.audio_key || !(await this.options.storage.stat(row.audio_key))) throw new AppError('NOT_FOUND');
+    for (const row of rows)
+      if (!row.audio_key || !(await this.options.storage.stat(row.audio_key))) throw new AppError('NOT_FOUND');
     const storage = this.options.storage;
     const entries = rows.map((row) => ({
       name: fileNameOf(row),

@@ -6,7 +6,15 @@ type Widen<T> = { readonly [K in keyof T]: T[K] extends string ? string : Widen<
 export const settingsZhCN: Widen<typeof settingsEn> = {
   title: '设置',
   body: '在此更改的设置几秒内对所有进程生效，无需重启。每个值都按服务器启动时的规则检查；在此设置的值优先于同名环境变量，未在此更改的设置仍取环境变量的值。',
-  groups: { credits: '试用额度', limits: '频率限制', label: '显式 AI 标识', signup: '注册', moderation: '内容审核', sms: '短信', history: '生成历史' },
+  groups: {
+    credits: '试用额度',
+    limits: '频率限制',
+    label: '显式 AI 标识',
+    signup: '注册',
+    moderation: '内容审核',
+    sms: '短信',
+    history: '生成历史',
+  },
   keys: {
     ANONYMOUS_TRIAL_CREDITS: '访客试用账户的额度',
     FREE_PLAN_CREDITS: '注册时免费版的额度',

@@ -6,7 +6,15 @@ type Widen<T> = { readonly [K in keyof T]: T[K] extends string ? string : Widen<
 export const settingsZhTW: Widen<typeof settingsEn> = {
   title: '設定',
   body: '在此變更的設定幾秒內對所有程序生效，無需重新啟動。每個值都依伺服器啟動時的規則檢查；在此設定的值優先於同名環境變數，未在此變更的設定仍取環境變數的值。',
-  groups: { credits: '試用額度', limits: '頻率限制', label: '顯式 AI 標示', signup: '註冊', moderation: '內容審核', sms: '簡訊', history: '生成歷史' },
+  groups: {
+    credits: '試用額度',
+    limits: '頻率限制',
+    label: '顯式 AI 標示',
+    signup: '註冊',
+    moderation: '內容審核',
+    sms: '簡訊',
+    history: '生成歷史',
+  },
   keys: {
     ANONYMOUS_TRIAL_CREDITS: '訪客試用帳戶的額度',
     FREE_PLAN_CREDITS: '註冊時免費版的額度',
