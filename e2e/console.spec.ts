@@ -17,6 +17,7 @@ import { adminReportsTests } from './flows/admin-reports';
 import { adminRetentionTests } from './flows/admin-retention';
 import { designTests } from './flows/design';
 import { economyTests } from './flows/economy';
+import { historyTests } from './flows/history';
 import { libraryTests } from './flows/library';
 import { phoneTests } from './flows/phone';
 import { playgroundTests } from './flows/playground';
@@ -48,6 +49,7 @@ const FLOWS: Record<string, () => void> = {
   reference: referenceTests,
   provenance: provenanceTests,
   pronunciation: pronunciationTests,
+  history: historyTests,
   polish: polishTests,
   // The customer above becomes the operator here: admin-core names it owner (its first test needs a customer),
   // the flows after it reuse that elevated session, or name their own operator when run alone.

@@ -15,6 +15,7 @@ const CONSOLE_PAGES = [
   '/app/voice-cloning',
   '/app/mix',
   '/app/my-voices',
+  '/app/history',
   '/app/models',
   '/app/voices',
   '/app/pricing',

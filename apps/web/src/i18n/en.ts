@@ -8,6 +8,7 @@ import { designEn } from './design-en';
 import { provenanceEn } from './provenance-en';
 import { reportEn } from './report-en';
 import { pronunciationEn } from './pronunciation-en';
+import { historyEn } from './history-en';
 import { speechEn } from './speech-en';
 
 export const en = {
@@ -22,6 +23,7 @@ export const en = {
     voices: 'Voices',
     myVoices: 'My voices',
     pronunciation: 'Pronunciation',
+    history: 'History',
     pricing: 'Pricing',
     apiKeys: 'API keys',
     playground: 'Playground',
@@ -265,4 +267,5 @@ export const en = {
   ...provenanceEn,
   ...reportEn,
   ...pronunciationEn,
+  ...historyEn,
 } as const;

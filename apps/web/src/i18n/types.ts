@@ -5,6 +5,7 @@ import type { provenanceEn } from './provenance-en';
 import type { pronunciationEn } from './pronunciation-en';
 import type { speechEn } from './speech-en';
 import type { reportEn } from './report-en';
+import type { historyEn } from './history-en';
 
 /** The shape of `en` with every leaf widened to `string`: each translation must match it key for key. */
 type Widen<T> = { readonly [K in keyof T]: T[K] extends string ? string : Widen<T[K]> };
@@ -23,3 +24,5 @@ export type ProvenanceMessages = Widen<typeof provenanceEn>;
 export type PronunciationMessages = Widen<typeof pronunciationEn>;
 /** The "Report misuse" page's part of `Messages`, translated in ./report-zh-CN.ts and ./report-zh-TW.ts. */
 export type ReportMessages = Widen<typeof reportEn>;
+/** The History page's part of `Messages`, translated in ./history-zh-CN.ts and ./history-zh-TW.ts. */
+export type HistoryMessages = Widen<typeof historyEn>;

@@ -15,6 +15,7 @@ import {
   IconVolume,
   IconWaveSine,
   IconAdjustmentsHorizontal,
+  IconHistory,
 } from '@tabler/icons-react';
 
 export type NavKey =
@@ -25,6 +26,7 @@ export type NavKey =
   | 'mix'
   | 'myVoices'
   | 'pronunciation'
+  | 'history'
   | 'voices'
   | 'models'
   | 'usage'
@@ -56,6 +58,7 @@ export const NAV: Record<NavKey, NavItem> = {
   mix: item('mix', '/app/mix', IconAdjustmentsHorizontal),
   myVoices: item('myVoices', '/app/my-voices', IconUserCircle),
   pronunciation: item('pronunciation', '/app/pronunciation', IconAlphabetLatin),
+  history: item('history', '/app/history', IconHistory),
   voices: item('voices', '/app/voices', IconVolume),
   models: item('models', '/app/models', IconCpu),
   usage: item('usage', '/app/usage', IconChartBar),
@@ -77,7 +80,7 @@ export const SIDEBAR: ReadonlyArray<{
   section: 'sectionCreate' | 'sectionLibrary' | 'sectionTools' | 'sectionAccount';
   items: NavKey[];
 }> = [
-  { section: 'sectionCreate', items: ['playground', 'textToVoice', 'voiceCloning', 'mix'] },
+  { section: 'sectionCreate', items: ['playground', 'textToVoice', 'voiceCloning', 'mix', 'history'] },
   { section: 'sectionLibrary', items: ['voices', 'myVoices', 'pronunciation', 'models'] },
   { section: 'sectionTools', items: ['check'] },
   { section: 'sectionAccount', items: ['usage', 'orders', 'apiKeys', 'pricing', 'profile'] },
