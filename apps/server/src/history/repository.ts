@@ -34,6 +34,23 @@ export class HistoryRepository {
     return row ? { charge: Number(row.charge ?? 0), balanceAfter: Number(row.balance_after) } : null;
   }
 
+  /** Fills in the balance around the charge of items recorded before their hold was settled (a job's). */
+  async settleRows(rows: HistoryRow[]): Promise<void> {
+    for (const row of rows) {
+      if (row.balance_after !== null || !row.hold_id) continue;
+      const settled = await this.settlement(row.hold_id);
+      if (!settled) continue;
+      row.credits = settled.charge;
+      row.balance_after = settled.balanceAfter;
+      row.balance_before = settled.balanceAfter + settled.charge;
+      await this.db
+        .updateTable('history_items')
+        .set({ credits: row.credits, balance_before: row.balance_before, balance_after: row.balance_after })
+        .where('id', '=', row.id)
+        .execute();
+    }
+  }
+
   async get(accountId: string, id: string): Promise<HistoryRow | undefined> {
     return this.db
       .selectFrom('history_items')

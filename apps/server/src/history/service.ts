@@ -198,6 +198,7 @@ export class HistoryService implements HistoryRecorder {
     if (q.start_after_history_item_id && !cursor) throw new AppError('NOT_FOUND');
     const rows = (await this.options.repo.page(accountId, q, cursor)).filter((r) => this.live(r));
     const page = rows.slice(0, q.page_size);
+    await this.options.repo.settleRows(page);
     const last = page.at(-1);
     return {
       history: page.map((r) => this.view(r)),
@@ -211,6 +212,7 @@ export class HistoryService implements HistoryRecorder {
   async get(accountId: string, id: string): Promise<HistoryRow> {
     const row = await this.options.repo.get(accountId, id);
     if (!this.live(row)) throw new AppError('NOT_FOUND');
+    await this.options.repo.settleRows([row]);
     return row;
   }
 

@@ -102,6 +102,15 @@ describe.each(DIALECTS)('history of generations (%s)', (dialect) => {
     expect(await eventually(async () => (list = await items()).length === before + 1, 600)).toBe(true);
     expect(list[0]).toMatchObject({ route: 'POST /tts/jobs', text: 'A job in the background.', credits: job.credits });
     expect(await eventually(async () => (await c.get(`/tts/jobs/${job.id}`)).body.status === 'succeeded')).toBe(true);
+    // Once its hold is settled, the item shows the balance before and after the charge.
+    let item: { character_count_change_from: number; character_count_change_to: number } | undefined;
+    expect(
+      await eventually(async () => {
+        item = (await c.get(`/v1/history/${list[0]!.history_item_id}`)).body;
+        return item!.character_count_change_from - item!.character_count_change_to === job.credits;
+      }),
+    ).toBe(true);
+    expect(item!.character_count_change_to).toBeGreaterThan(0);
     const res = await fetch(new URL(`/tts/jobs/${job.id}/audio`, t.url), { headers: { 'x-sid': c.sid! } });
     expect((await audioOf(list[0]!.history_item_id)).equals(Buffer.from(await res.arrayBuffer()))).toBe(true);
   });

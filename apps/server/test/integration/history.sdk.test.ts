@@ -75,6 +75,18 @@ describe.each(DIALECTS)('ElevenLabs history through the official SDK (%s)', (dia
     }
   });
 
+  it('is in the OpenAPI document under its own tag', async () => {
+    const doc = (await c.get('/openapi.json')).body as { paths: Record<string, Record<string, { tags: string[] }>> };
+    for (const [path, method] of [
+      ['/v1/history', 'get'],
+      ['/v1/history/{history_item_id}', 'get'],
+      ['/v1/history/{history_item_id}', 'delete'],
+      ['/v1/history/{history_item_id}/audio', 'get'],
+      ['/v1/history/download', 'post'],
+    ] as const)
+      expect(doc.paths[path]?.[method]?.tags, `${method} ${path}`).toEqual(['history']);
+  });
+
   it('deletes an item with its audio; it is then 404, as another account’s is', async () => {
     const { history } = await eleven.history.list({ search: 'harbour' });
     const id = history[0]!.historyItemId;

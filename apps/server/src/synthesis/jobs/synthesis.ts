@@ -100,13 +100,14 @@ export function synthesisJobHandler(deps: {
         contentType: 'application/json',
       });
     await deps.storage.put(storageKey, audio, { contentType: prepared.contentType });
-    // Its history item: priced at the job's hold, which the layer settles whole once the row says succeeded.
+    // Its history item: priced at the job's hold, which the layer settles once the row says succeeded (the balance
+    // around the charge is read from that settlement when the item is first shown after it).
     await deps.history?.recordFile(
       {
         accountId: charge.accountId,
         apiKeyId: charge.apiKeyId ?? null,
         requestId: reqId ?? null,
-        holdId: null,
+        holdId: work.hold.id,
         route: 'POST /tts/jobs',
         text: prepared.request.text,
         voiceId: prepared.voiceId ?? prepared.voice.id,
