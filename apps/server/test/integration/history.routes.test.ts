@@ -5,11 +5,20 @@ import { Client } from '../support/client.js';
 import { DIALECTS, type TestApp } from '../support/app.js';
 import { keyedApp } from '../support/sdk.js';
 import { eventually, heldHolds, longText, rawPost } from '../support/leave.js';
+import { makeOperator } from '../support/operators.js';
 import { HistoryService } from '../../src/history/service.js';
 import { HistoryRepository } from '../../src/history/repository.js';
 
 const VOICE = 'voice_espeak.en-us';
-type Item = { history_item_id: string; route: string; text: string | null; credits: number; dialogue: unknown };
+type Item = {
+  history_item_id: string;
+  route: string;
+  text: string | null;
+  credits: number;
+  dialogue: unknown;
+  created_at: string;
+  expires_at: string;
+};
 
 describe.each(DIALECTS)('history of generations (%s)', (dialect) => {
   let t: TestApp;
@@ -144,22 +153,30 @@ describe.each(DIALECTS)('history of generations (%s)', (dialect) => {
     expect(foreign.status).toBe(404);
   });
 
-  it('sweeps items and their audio once the retention has passed, by the clock it is given', async () => {
+  it('keeps items the retention the operator sets (30 days by default), then sweeps them with their audio', async () => {
     const list = await items();
     expect(list.length).toBeGreaterThan(0);
-    const at = (days: number) =>
+    const days = (item: Item) => (Date.parse(item.expires_at) - Date.parse(item.created_at)) / 86_400_000;
+    expect(days(list[0]!)).toBe(30);
+    const boss = await makeOperator(t, 'owner');
+    expect((await boss.client.request('PATCH', '/admin/api/settings', { HISTORY_RETENTION_DAYS: 7 })).status).toBe(200);
+    await t.ctx.settings.refresh();
+    expect(days((await items())[0]!)).toBe(7);
+    const at = (offset: number) =>
       new HistoryService({
         repo: new HistoryRepository(t.ctx.db.kysely, t.ctx.db.dialect),
         storage: t.ctx.storage,
-        retentionDays: () => 30,
-        now: () => new Date(Date.now() + days * 86_400_000),
+        retentionDays: () => t.ctx.settings.current().HISTORY_RETENTION_DAYS,
+        now: () => new Date(Date.now() + offset * 86_400_000),
       });
-    expect(await at(29).sweep()).toBe(0);
-    expect((await at(29).list(accountId, { page_size: 1000, sort_direction: 'desc' })).history.length).toBe(list.length);
+    const all = { page_size: 1000, sort_direction: 'desc' } as const;
+    expect(await at(6).sweep()).toBe(0);
+    expect((await at(6).list(accountId, all)).history.length).toBe(list.length);
     // Past its retention an item is no longer shown, even before the sweeper's round.
-    expect((await at(31).list(accountId, { page_size: 1000, sort_direction: 'desc' })).history).toEqual([]);
-    expect(await at(31).sweep()).toBeGreaterThanOrEqual(list.length);
+    expect((await at(8).list(accountId, all)).history).toEqual([]);
+    expect(await at(8).sweep()).toBeGreaterThanOrEqual(list.length);
     expect(await items()).toEqual([]);
     for (const item of list) expect(await t.ctx.storage.exists(`history/${item.history_item_id}`)).toBe(false);
+    await boss.client.request('PATCH', '/admin/api/settings', { HISTORY_RETENTION_DAYS: 30 });
   });
 });
