@@ -34,12 +34,21 @@ export class HistoryRepository {
     return row ? { charge: Number(row.charge ?? 0), balanceAfter: Number(row.balance_after) } : null;
   }
 
-  /** Fills in the balance around the charge of items recorded before their hold was settled (a job's). */
-  async settleRows(rows: HistoryRow[]): Promise<void> {
+  /**
+   * The rows that were paid for: those recorded after their hold's settlement, and those recorded before it (a job's)
+   * whose hold has since been settled, filled in with the balance around the charge. A row whose hold is not settled
+   * (yet, or ever: a job that could not be paid) is left out; the sweeper removes it with the rest.
+   */
+  async settleRows(rows: HistoryRow[]): Promise<HistoryRow[]> {
+    const paid: HistoryRow[] = [];
     for (const row of rows) {
-      if (row.balance_after !== null || !row.hold_id) continue;
+      if (row.balance_after !== null || !row.hold_id) {
+        paid.push(row);
+        continue;
+      }
       const settled = await this.settlement(row.hold_id);
       if (!settled) continue;
+      paid.push(row);
       row.credits = settled.charge;
       row.balance_after = settled.balanceAfter;
       row.balance_before = settled.balanceAfter + settled.charge;
@@ -49,6 +58,7 @@ export class HistoryRepository {
         .where('id', '=', row.id)
         .execute();
     }
+    return paid;
   }
 
   async get(accountId: string, id: string): Promise<HistoryRow | undefined> {

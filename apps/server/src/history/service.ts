@@ -196,9 +196,9 @@ export class HistoryService implements HistoryRecorder {
       ? await this.options.repo.get(accountId, q.start_after_history_item_id)
       : undefined;
     if (q.start_after_history_item_id && !cursor) throw new AppError('NOT_FOUND');
-    const rows = (await this.options.repo.page(accountId, q, cursor)).filter((r) => this.live(r));
+    const found = (await this.options.repo.page(accountId, q, cursor)).filter((r) => this.live(r));
+    const rows = await this.options.repo.settleRows(found);
     const page = rows.slice(0, q.page_size);
-    await this.options.repo.settleRows(page);
     const last = page.at(-1);
     return {
       history: page.map((r) => this.view(r)),
@@ -211,8 +211,7 @@ export class HistoryService implements HistoryRecorder {
   /** The account's item; NOT_FOUND for another account's, a missing or an expired one. */
   async get(accountId: string, id: string): Promise<HistoryRow> {
     const row = await this.options.repo.get(accountId, id);
-    if (!this.live(row)) throw new AppError('NOT_FOUND');
-    await this.options.repo.settleRows([row]);
+    if (!this.live(row) || (await this.options.repo.settleRows([row])).length === 0) throw new AppError('NOT_FOUND');
     return row;
   }
 

@@ -124,6 +124,36 @@ describe.each(DIALECTS)('history of generations (%s)', (dialect) => {
     expect((await audioOf(list[0]!.history_item_id)).equals(Buffer.from(await res.arrayBuffer()))).toBe(true);
   });
 
+  it('shows no item whose hold was never settled (a job that could not be paid gives nothing away)', async () => {
+    const before = (await items()).length;
+    const hold = await t.ctx.credits.hold(accountId, 5, 'tts');
+    await t.ctx.history.recordFile(
+      {
+        accountId,
+        apiKeyId: null,
+        requestId: null,
+        holdId: hold.id,
+        route: 'POST /tts/jobs',
+        text: 'An unpaid job.',
+        voiceId: VOICE,
+        voiceName: 'x',
+        voiceType: 'preset',
+        modelId: 'espeak',
+        settings: {},
+        outputFormat: 'mp3',
+        contentType: 'audio/mpeg',
+        characters: 12,
+        credits: 5,
+      },
+      Buffer.from('ID3 not paid'),
+    );
+    const [row] = await t.ctx.db.kysely.selectFrom('history_items').select('id').where('hold_id', '=', hold.id).execute();
+    expect((await items()).length).toBe(before);
+    expect((await c.get(`/v1/history/${row!.id}/audio`)).status).toBe(404);
+    await t.ctx.credits.release(hold.id, 'test');
+    expect((await items()).length).toBe(before);
+  });
+
   it('keeps nothing of a stream its client left: it was charged nothing', async () => {
     const before = (await items()).length;
     const files = (await t.ctx.storage.list('history')).length;
