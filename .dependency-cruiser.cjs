@@ -25,6 +25,7 @@ const SERVER_LAYERS = [
     'settings',
     'moderation',
     'protected-voices',
+    'history',
   ],
   ['credits'],
   ['usage', 'accounts'],

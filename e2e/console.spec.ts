@@ -18,6 +18,7 @@ import { adminRetentionTests } from './flows/admin-retention';
 import { designTests } from './flows/design';
 import { dialogueTests } from './flows/dialogue';
 import { economyTests } from './flows/economy';
+import { historyTests } from './flows/history';
 import { libraryTests } from './flows/library';
 import { phoneTests } from './flows/phone';
 import { playgroundTests } from './flows/playground';
@@ -52,6 +53,7 @@ const FLOWS: Record<string, () => void> = {
   pronunciation: pronunciationTests,
   dialogue: dialogueTests,
   studio: studioTests,
+  history: historyTests,
   polish: polishTests,
   // The customer above becomes the operator here: admin-core names it owner (its first test needs a customer),
   // the flows after it reuse that elevated session, or name their own operator when run alone.

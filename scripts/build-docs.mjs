@@ -5,8 +5,8 @@
 //   node scripts/build-docs.mjs                      build for Polyvox's own /guide/
 //   DOCS_BASE=/ DOCS_OUT=/tmp/site node scripts/build-docs.mjs   the same site for any static host, at its root
 //
-// Five guides are taken from docs/ at build time, so that each stays one text (FROM_DOCS below): provenance, the
-// operator's guide, phone sign-in and SMS, moderation, and reports, in English from docs/<name>.md and in Chinese
+// Six guides are taken from docs/ at build time, so that each stays one text (FROM_DOCS below): provenance, the
+// operator's guide, phone sign-in and SMS, moderation, reports and history, in English from docs/<name>.md and in Chinese
 // from docs/<name>.zh.md. After the build, the pages' inline scripts (Rspress's language and
 // colour-scheme starters) move into files of their own, so that the server's Content-Security-Policy (`script-src
 // 'self'`) lets them run, here and on any host with such a policy.
@@ -30,6 +30,7 @@ const FROM_DOCS = [
   { source: 'docs/phone.md', page: 'self-hosting/phone.md' },
   { source: 'docs/moderation.md', page: 'self-hosting/moderation.md' },
   { source: 'docs/reports.md', page: 'self-hosting/reports.md' },
+  { source: 'docs/history.md', page: 'topics/history.md' },
 ];
 
 /** The source of a guide in one language: docs/x.md for English, docs/x.zh.md for Chinese. */
@@ -70,6 +71,7 @@ const SITE_PAGES = {
   'phone.md': '/self-hosting/phone',
   'moderation.md': '/self-hosting/moderation',
   'reports.md': '/self-hosting/reports',
+  'history.md': '/topics/history',
 };
 
 export function relink(markdown, lang) {

@@ -17,6 +17,7 @@ const CONSOLE_PAGES = [
   '/app/dialogue',
   '/app/studio',
   '/app/my-voices',
+  '/app/history',
   '/app/models',
   '/app/voices',
   '/app/pricing',

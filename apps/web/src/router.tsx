@@ -45,6 +45,10 @@ const PronunciationPage = page(
   () => import('./pages/app/pronunciation/PronunciationPage'),
   (m) => m.PronunciationPage,
 );
+const HistoryPage = page(
+  () => import('./pages/app/history/HistoryPage'),
+  (m) => m.HistoryPage,
+);
 const ModelsPage = page(
   () => import('./pages/app/models/ModelsPage'),
   (m) => m.ModelsPage,
@@ -196,6 +200,14 @@ export const router = createHashRouter([
             element: (
               <Load>
                 <DashboardPage />
+              </Load>
+            ),
+          },
+          {
+            path: 'history',
+            element: (
+              <Load>
+                <HistoryPage />
               </Load>
             ),
           },

@@ -21,3 +21,4 @@ export * from './catalog.js';
 export * from './moderation.js';
 export * from './reports.js';
 export * from './studio.js';
+export * from './history.js';

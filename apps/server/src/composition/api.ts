@@ -29,6 +29,7 @@ import { jobRoutes } from '../synthesis/jobs/routes.js';
 import { elevenLabsRoutes } from '../synthesis/elevenlabs/routes.js';
 import { realtimeRoutes } from '../synthesis/realtime/routes.js';
 import { dialogueRoutes } from '../dialogue/routes.js';
+import { historyRoutes } from '../history/routes.js';
 import { apiKeyRoutes } from '../api-keys/routes.js';
 import { usageRoutes } from '../usage/routes.js';
 import { orderRoutes } from '../orders/routes.js';
@@ -78,6 +79,7 @@ async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<vo
   await app.register(jobRoutes(ctx));
   await app.register(elevenLabsRoutes(ctx));
   await app.register(dialogueRoutes(ctx));
+  await app.register(historyRoutes(ctx));
   await app.register(realtimeRoutes(ctx));
   await app.register(apiKeyRoutes(ctx));
   await app.register(usageRoutes(ctx));

@@ -25,6 +25,8 @@ import { CreditsService } from '../credits/service.js';
 import { loadCreditsConfig } from '../credits/credits-config.js';
 import { SynthesisService } from '../synthesis/service.js';
 import { SynthesisJobs } from '../synthesis/jobs/service.js';
+import { HistoryService } from '../history/service.js';
+import { HistoryRepository } from '../history/repository.js';
 import { DatabaseJobProvider } from '../synthesis/jobs/database.js';
 import { startJobLayer } from '../synthesis/jobs/kinds.js';
 import { VoicesService } from '../voices/service.js';
@@ -148,12 +150,19 @@ export function buildCoreServices(config: Config, parts: ServiceParts): { ctx: W
     synthesizer: remote ?? engines,
     aiLabel: liveView(settings, { explicit: 'AI_LABEL_EXPLICIT', position: 'AI_LABEL_POSITION' }),
   });
+  // Every generation that delivered audio, kept the operator's HISTORY_RETENTION_DAYS (read at each use).
+  const history = new HistoryService({
+    repo: new HistoryRepository(db.kysely, db.dialect),
+    storage,
+    retentionDays: () => settings.current().HISTORY_RETENTION_DAYS,
+    onError: (err, what) => parts.log.warn({ err }, what),
+  });
   const jobs = new SynthesisJobs({
     db: db.kysely,
     synthesis,
     credits,
     storage,
-    layer: startJobLayer({ synthesis, storage, provenance, engines, provider: jobQueue ?? new DatabaseJobProvider() }),
+    layer: startJobLayer({ synthesis, storage, provenance, engines, history, provider: jobQueue ?? new DatabaseJobProvider() }),
     owner: newId('request').replace('req_', `${config.ROLE}_`),
     staleSeconds: config.JOB_STALE_SECONDS,
     maxAttempts: config.JOB_MAX_ATTEMPTS,
@@ -188,6 +197,7 @@ export function buildCoreServices(config: Config, parts: ServiceParts): { ctx: W
     synthesis,
     moderation,
     jobs,
+    history,
     queues: { settings: queueSettings, remote, jobs: jobQueue, probe: queueProbe },
     keyGate: { keys: apiKeys, rate: limiter, concurrency, plans },
     limiter,

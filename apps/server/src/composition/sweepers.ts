@@ -63,6 +63,21 @@ const SWEEPERS: { name: string; start(ctx: AppContext, log: FastifyBaseLogger, g
       ),
   },
   {
+    name: 'history',
+    start: (ctx, log, gate) =>
+      startSweeper(
+        {
+          sweep: () => ctx.history.sweep(),
+          done: 'removed history items past their retention',
+          field: 'removed',
+          failed: 'history sweep failed',
+        },
+        ctx.config.HOLD_SWEEP_SECONDS,
+        log,
+        gate,
+      ),
+  },
+  {
     name: 'rate windows',
     start: (ctx, log, gate) =>
       startSweeper(

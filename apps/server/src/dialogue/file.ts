@@ -16,6 +16,8 @@ export interface DialogueFile {
   /** The turns joined, once the chunks are all read. */
   known: readonly JoinedTurn[];
   origin: () => ContentOrigin;
+  /** Keeps the labelled file once it is paid for (the history). */
+  record?: (audio: Buffer) => Promise<void>;
 }
 
 /**
@@ -23,7 +25,7 @@ export interface DialogueFile {
  * that leaves before pays nothing), released if it is not.
  */
 export async function sendDialogueFile(
-  { request, reply, provenance, dialogue, whole, left, chunks, known, origin }: DialogueFile,
+  { request, reply, provenance, dialogue, whole, left, chunks, known, origin, record }: DialogueFile,
   respond: (audio: Buffer) => { contentType: string; body: Buffer },
 ): Promise<FastifyReply> {
   const parts: Buffer[] = [];
@@ -49,9 +51,11 @@ export async function sendDialogueFile(
   }
   let answer: { contentType: string; body: Buffer };
   let label: string | null;
+  let labelled: Buffer;
   try {
     const { mark, audio } = await provenance.markFile(Buffer.concat(parts), whole.contentType, origin());
     label = provenance.header(whole.contentType, mark);
+    labelled = audio;
     answer = respond(audio);
   } catch (e) {
     // Nothing leaves unlabelled, and nothing unlabelled is paid for.
@@ -60,7 +64,11 @@ export async function sendDialogueFile(
   }
   if (label !== null) void reply.header('x-aigc', label);
   const logFailure = (err: unknown) => request.log.error({ err }, 'closing a credit hold failed');
-  reply.raw.once('finish', () => void work.settle().catch(logFailure));
+  const settled = async () => {
+    await work.settle();
+    await record?.(labelled);
+  };
+  reply.raw.once('finish', () => void settled().catch(logFailure));
   whenClientLeaves(request, reply, () => void work.release('client left during the audio').catch(logFailure));
   work.signal.addEventListener('abort', () => reply.raw.destroy(), { once: true });
   const duration = known.at(-1)?.segment.end_time_seconds ?? 0;

@@ -16,6 +16,8 @@ import { ELEVENLABS_FORMATS, elevenLabsFormat } from '../synthesis/output/format
 import { DialogueTurns, PAUSE_NEW_SPEAKER, PAUSE_SAME_SPEAKER, type DialogueTurn, type JoinedTurn } from './turns.js';
 import { dialogueFormat, dialogueLines, encodeTurns, joinedAlignment } from './audio.js';
 import { sendDialogueFile } from './file.js';
+import type { HistoryRecorder } from '../history/types.js';
+import { capturedChunks, historyEntryOf } from '../synthesis/history-entry.js';
 
 const OutputFormat = z
   .string()
@@ -112,6 +114,8 @@ const errors = { 400: ErrorBody, 401: ErrorBody, 402: ErrorBody, 403: ErrorBody,
 export interface DialogueRoutesDeps {
   synthesis: SynthesisService;
   provenance: Provenance;
+  /** Where each delivered dialogue is kept (absent: nowhere). */
+  history?: HistoryRecorder;
   plans: Pick<PlanPrivileges, 'assertTextLength'>;
 }
 
@@ -186,12 +190,30 @@ export function dialogueRoutes(deps: DialogueRoutesDeps): FastifyPluginAsyncZod 
         await joined.return(false);
       }
     }
+    // The history's item: the turns with their voices, the price the dialogue's hold settles.
+    const entry = (holdId: string | null) =>
+      historyEntryOf(request, whole, charge, {
+        holdId,
+        text: body.inputs.map((i) => i.text).join('\n'),
+        dialogue: turns.map((t) => ({ text: t.text, voice_id: t.voiceId, voice_name: t.prepared.voice.name })),
+      });
     const left = clientLeaves(request, reply);
     const known: JoinedTurn[] = [];
     const chunks = encodeTurns(recorded(dialogue.run(left, stream)), format, stream, (t) => known.push(t));
     if (!stream)
       return sendDialogueFile(
-        { request, reply, provenance: deps.provenance, dialogue, whole, left, chunks, known, origin },
+        {
+          request,
+          reply,
+          provenance: deps.provenance,
+          dialogue,
+          whole,
+          left,
+          chunks,
+          known,
+          origin,
+          record: async (audio) => deps.history?.recordFile(entry(dialogue.held?.hold.id ?? null), audio),
+        },
         (audio) =>
           timestamps
             ? {
@@ -208,8 +230,10 @@ export function dialogueRoutes(deps: DialogueRoutesDeps): FastifyPluginAsyncZod 
             : { contentType: format.contentType, body: audio },
       );
     const labelled = deps.provenance.labelStream(chunks, format.contentType, origin());
-    if (!timestamps) return sendStream(request, reply, whole, left, labelled.chunks, labelled.header);
-    const lines = dialogueLines(labelled.chunks, known);
+    const capture = deps.history?.capture(entry(null));
+    const sent = capturedChunks(labelled.chunks, capture, () => dialogue.held?.hold.id);
+    if (!timestamps) return sendStream(request, reply, whole, left, sent, labelled.header);
+    const lines = dialogueLines(sent, known);
     return sendStream(request, reply, { ...whole, contentType: 'application/x-ndjson' }, left, lines, labelled.header);
   };
 

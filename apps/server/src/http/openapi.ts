@@ -80,6 +80,15 @@ const TAGS: ReadonlyArray<{ tag: string; name: Texts; description: Texts }> = [
     },
   },
   {
+    tag: 'history',
+    name: { en: 'history', 'zh-CN': '生成历史', 'zh-TW': '生成歷史' },
+    description: {
+      en: "Your past generations in ElevenLabs' shapes: listed, searched, played and downloaded again without a charge, deleted.",
+      'zh-CN': 'ElevenLabs 格式的生成历史：列出、搜索、再次播放和下载（不再扣费），以及删除。',
+      'zh-TW': 'ElevenLabs 格式的生成歷史：列出、搜尋、再次播放和下載（不再扣點），以及刪除。',
+    },
+  },
+  {
     tag: 'voice design',
     name: { en: 'voice design', 'zh-CN': '声音设计', 'zh-TW': '聲音設計' },
     description: {

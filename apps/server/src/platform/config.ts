@@ -235,6 +235,8 @@ export const ConfigSchema = z.object({
   MODERATION_KEEP_DAYS: z.coerce.number().int().min(1).max(3650).default(180),
   /** Days the sample and consent record of a cloned voice its owner deleted are kept for the operator. */
   VOICE_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(365),
+  /** Days each generation (its text, settings, price and audio) stays in its owner's history, then swept. */
+  HISTORY_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   /** A provider that does not answer in time: plain synthesis goes on (open, logged) or is refused (closed). */
   MODERATION_FAIL_SYNTHESIS: z.enum(['open', 'closed']).default('open'),
   /** The same for cloning and designing voices (prompts, transcripts, preview texts). */

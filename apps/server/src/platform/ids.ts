@@ -44,6 +44,8 @@ export const ID_PREFIX = {
   studioProject: 'sp',
   studioChapter: 'sc',
   studioParagraph: 'spg',
+  /** A generation in the account's history (ElevenLabs' history item). */
+  historyItem: 'hist',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -9,6 +9,8 @@ import type { PlanPrivileges } from '../orders/privileges.js';
 import type { Charge, Prepared, Synthesized, SynthesisService } from './service.js';
 import { originOf } from './origin.js';
 import type { Provenance } from '../provenance/service.js';
+import type { HistoryRecorder } from '../history/types.js';
+import { capturedChunks, historyEntryOf } from './history-entry.js';
 
 /**
  * What the speech routes of every dialect share (native/, openai/, elevenlabs/, realtime/, jobs/): who may call, the
@@ -117,7 +119,12 @@ export function fallbackHeader(reply: FastifyReply, prepared: Pick<Prepared, 'pr
  * file and stream passes the provenance stage on its way: recorded, and labelled in its container (or, raw samples,
  * in the `x-aigc` header); a whole wav or mp3 also signed.
  */
-export function speaker(deps: { synthesis: Pick<SynthesisService, 'render' | 'stream'>; provenance: Provenance }) {
+export function speaker(deps: {
+  synthesis: Pick<SynthesisService, 'render' | 'stream'>;
+  provenance: Provenance;
+  /** Where each delivered generation is recorded (absent: nowhere). */
+  history?: HistoryRecorder;
+}) {
   return async (request: FastifyRequest, reply: FastifyReply, prepared: Prepared, charge: Charge, opts: SpeakOptions) => {
     const { stream, reshape = (chunks) => chunks, whole = false, file, events } = opts;
     fallbackHeader(reply, prepared);
@@ -125,18 +132,21 @@ export function speaker(deps: { synthesis: Pick<SynthesisService, 'render' | 'st
     if (stream) {
       // A stream's watermark payload is its plan's (derived from its content).
       const origin = originOf(prepared, charge, { mark: prepared.mark ?? null }, { requestId: request.id });
-      const chunks = reshape(deps.synthesis.stream(prepared, charge, left, request.id));
+      // The history keeps the labelled audio as it leaves (an event stream's audio, not its events).
+      const capture = deps.history?.capture(historyEntryOf(request, prepared, charge));
+      const chunks = reshape(deps.synthesis.stream(prepared, charge, left, request.id, (id) => capture?.held(id)));
       const labelled = deps.provenance.labelStream(chunks, prepared.contentType, origin, { whole });
+      const sent = capturedChunks(labelled.chunks, capture);
       if (events)
         return sendStream(
           request,
           reply,
           { ...prepared, contentType: events.contentType },
           left,
-          events.wrap(labelled.chunks),
+          events.wrap(sent),
           labelled.header,
         );
-      return sendStream(request, reply, prepared, left, labelled.chunks, labelled.header);
+      return sendStream(request, reply, prepared, left, sent, labelled.header);
     }
     let rendered;
     try {
@@ -152,6 +162,7 @@ export function speaker(deps: { synthesis: Pick<SynthesisService, 'render' | 'st
     }
     let answer: ReturnType<FileAnswer['respond']>;
     let label: string | null;
+    let labelledAudio: Buffer;
     try {
       const raw = file?.reshape ? await file.reshape(result.audio) : result.audio;
       const { mark, audio } = await deps.provenance.markFile(
@@ -160,6 +171,7 @@ export function speaker(deps: { synthesis: Pick<SynthesisService, 'render' | 'st
         originOf(prepared, charge, result, { holdId: work.hold.id, requestId: request.id }),
       );
       label = deps.provenance.header(prepared.contentType, mark);
+      labelledAudio = audio;
       answer = file ? file.respond(audio, result) : { contentType: prepared.contentType, body: audio };
     } catch (e) {
       // Nothing leaves unlabelled, and nothing unlabelled is paid for.
@@ -169,7 +181,12 @@ export function speaker(deps: { synthesis: Pick<SynthesisService, 'render' | 'st
     if (label !== null) reply.header('x-aigc', label);
     // Paid only once the audio is out: a client that leaves while it is being written pays nothing.
     const logFailure = (err: unknown) => request.log.error({ err }, 'closing a credit hold failed');
-    reply.raw.once('finish', () => void work.settle().catch(logFailure));
+    // Once paid for, the audio that left is kept in the history (the labelled file, whatever shape carried it).
+    const recorded = async () => {
+      await work.settle();
+      await deps.history?.recordFile(historyEntryOf(request, prepared, charge, { holdId: work.hold.id }), labelledAudio);
+    };
+    reply.raw.once('finish', () => void recorded().catch(logFailure));
     whenClientLeaves(request, reply, () => void work.release('client left during the audio').catch(logFailure));
     // A shutdown does not wait for a client that reads slowly: the reply is cut and the hold released.
     work.signal.addEventListener('abort', () => reply.raw.destroy(), { once: true });
@@ -220,5 +237,6 @@ export function chargeOf(caller: Caller, recordType: string): Charge {
 export interface SpeechRoutesDeps {
   synthesis: SynthesisService;
   provenance: Provenance;
+  history?: HistoryRecorder;
   plans: Pick<PlanPrivileges, 'assertTextLength' | 'maxTextLength'>;
 }

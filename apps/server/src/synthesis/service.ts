@@ -366,13 +366,21 @@ export class SynthesisService {
    * and released if synthesis fails, the consumer calls `return()`, or `signal` or the shutdown stops
    * it, even while it waits at a chunk nobody reads; stopping also kills the encoder.
    */
-  stream(prepared: Prepared, charge: Charge, signal: AbortSignal, reqId?: string): AsyncGenerator<Buffer, boolean> {
+  stream(
+    prepared: Prepared,
+    charge: Charge,
+    signal: AbortSignal,
+    reqId?: string,
+    /** Told the hold's id once it is taken (the history prices the item by its settlement). */
+    onHold?: (holdId: string) => void,
+  ): AsyncGenerator<Buffer, boolean> {
     // eslint-disable-next-line @typescript-eslint/no-this-alias -- the generator below needs the service
     const self = this;
     const generator = (async function* guarded(): AsyncGenerator<Buffer, boolean> {
       await self.host.get();
       if (signal.aborted) return false;
       const work = await self.hold(prepared, charge, signal);
+      onHold?.(work.hold.id);
       work.signal.addEventListener('abort', () => void generator.return(false).catch(() => {}), { once: true });
       let complete = false;
       const started = performance.now();

@@ -8,6 +8,7 @@ import { designEn } from './design-en';
 import { provenanceEn } from './provenance-en';
 import { reportEn } from './report-en';
 import { pronunciationEn } from './pronunciation-en';
+import { historyEn } from './history-en';
 import { speechEn } from './speech-en';
 import { studioEn } from './studio-en';
 
@@ -23,6 +24,7 @@ export const en = {
     voices: 'Voices',
     myVoices: 'My voices',
     pronunciation: 'Pronunciation',
+    history: 'History',
     pricing: 'Pricing',
     apiKeys: 'API keys',
     playground: 'Playground',
@@ -269,4 +271,5 @@ export const en = {
   ...reportEn,
   ...pronunciationEn,
   ...studioEn,
+  ...historyEn,
 } as const;

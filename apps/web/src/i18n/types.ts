@@ -6,6 +6,7 @@ import type { pronunciationEn } from './pronunciation-en';
 import type { speechEn } from './speech-en';
 import type { reportEn } from './report-en';
 import type { studioEn } from './studio-en';
+import type { historyEn } from './history-en';
 
 /** The shape of `en` with every leaf widened to `string`: each translation must match it key for key. */
 type Widen<T> = { readonly [K in keyof T]: T[K] extends string ? string : Widen<T[K]> };
@@ -26,3 +27,5 @@ export type PronunciationMessages = Widen<typeof pronunciationEn>;
 export type ReportMessages = Widen<typeof reportEn>;
 /** The Studio and Dialogue pages' part of `Messages`, translated in ./studio-zh-CN.ts and ./studio-zh-TW.ts. */
 export type StudioMessages = Widen<typeof studioEn>;
+/** The History page's part of `Messages`, translated in ./history-zh-CN.ts and ./history-zh-TW.ts. */
+export type HistoryMessages = Widen<typeof historyEn>;

@@ -3,6 +3,7 @@ import { designZhCN } from './design-zh-CN';
 import { provenanceZhCN } from './provenance-zh-CN';
 import { reportZhCN } from './report-zh-CN';
 import { pronunciationZhCN } from './pronunciation-zh-CN';
+import { historyZhCN } from './history-zh-CN';
 import { speechZhCN } from './speech-zh-CN';
 import type { Messages } from './types';
 import { studioZhCN } from './studio-zh-CN';
@@ -19,6 +20,7 @@ export const zhCN: Messages = {
     voices: '声音库',
     myVoices: '我的声音',
     pronunciation: '发音',
+    history: '生成历史',
     pricing: '价格',
     apiKeys: 'API 密钥',
     playground: '语音合成',
@@ -263,4 +265,5 @@ export const zhCN: Messages = {
   ...reportZhCN,
   ...pronunciationZhCN,
   ...studioZhCN,
+  ...historyZhCN,
 };

@@ -3,6 +3,7 @@ import { designZhTW } from './design-zh-TW';
 import { provenanceZhTW } from './provenance-zh-TW';
 import { reportZhTW } from './report-zh-TW';
 import { pronunciationZhTW } from './pronunciation-zh-TW';
+import { historyZhTW } from './history-zh-TW';
 import { speechZhTW } from './speech-zh-TW';
 import type { Messages } from './types';
 import { studioZhTW } from './studio-zh-TW';
@@ -19,6 +20,7 @@ export const zhTW: Messages = {
     voices: '聲音庫',
     myVoices: '我的聲音',
     pronunciation: '發音',
+    history: '生成歷史',
     pricing: '價格',
     apiKeys: 'API 金鑰',
     playground: '語音合成',
@@ -264,4 +266,5 @@ export const zhTW: Messages = {
   ...reportZhTW,
   ...pronunciationZhTW,
   ...studioZhTW,
+  ...historyZhTW,
 };

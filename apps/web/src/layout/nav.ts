@@ -17,6 +17,7 @@ import {
   IconAdjustmentsHorizontal,
   IconBooks,
   IconMessages,
+  IconHistory,
 } from '@tabler/icons-react';
 
 export type NavKey =
@@ -29,6 +30,7 @@ export type NavKey =
   | 'dialogue'
   | 'myVoices'
   | 'pronunciation'
+  | 'history'
   | 'voices'
   | 'models'
   | 'usage'
@@ -62,6 +64,7 @@ export const NAV: Record<NavKey, NavItem> = {
   dialogue: item('dialogue', '/app/dialogue', IconMessages),
   myVoices: item('myVoices', '/app/my-voices', IconUserCircle),
   pronunciation: item('pronunciation', '/app/pronunciation', IconAlphabetLatin),
+  history: item('history', '/app/history', IconHistory),
   voices: item('voices', '/app/voices', IconVolume),
   models: item('models', '/app/models', IconCpu),
   usage: item('usage', '/app/usage', IconChartBar),
@@ -83,7 +86,7 @@ export const SIDEBAR: ReadonlyArray<{
   section: 'sectionCreate' | 'sectionLibrary' | 'sectionTools' | 'sectionAccount';
   items: NavKey[];
 }> = [
-  { section: 'sectionCreate', items: ['playground', 'dialogue', 'studio', 'textToVoice', 'voiceCloning', 'mix'] },
+  { section: 'sectionCreate', items: ['playground', 'dialogue', 'studio', 'textToVoice', 'voiceCloning', 'mix', 'history'] },
   { section: 'sectionLibrary', items: ['voices', 'myVoices', 'pronunciation', 'models'] },
   { section: 'sectionTools', items: ['check'] },
   { section: 'sectionAccount', items: ['usage', 'orders', 'apiKeys', 'pricing', 'profile'] },

@@ -1035,6 +1035,41 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('studio_paragraphs_project').on('studio_paragraphs').columns(['project_id']).execute();
     },
   },
+  '0029_history': {
+    async up(db: Kysely<unknown>) {
+      // History (history/): every generation that delivered audio, with what made it (text, voice, settings, route, key),
+      // what it cost (the settle entry's charge and the balance around it) and the key of its stored audio, kept for
+      // the operator's HISTORY_RETENTION_DAYS, then swept with the file.
+      await db.schema
+        .createTable('history_items')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text', (c) => c.notNull())
+        .addColumn('api_key_id', 'text')
+        .addColumn('request_id', 'text')
+        .addColumn('hold_id', 'text')
+        .addColumn('route', 'text', (c) => c.notNull())
+        .addColumn('source', 'text', (c) => c.notNull())
+        .addColumn('text', 'text', (c) => c.notNull())
+        .addColumn('voice_id', 'text')
+        .addColumn('voice_name', 'text')
+        .addColumn('voice_category', 'text')
+        .addColumn('model_id', 'text')
+        .addColumn('settings', 'text', (c) => c.notNull())
+        .addColumn('dialogue', 'text')
+        .addColumn('output_format', 'text', (c) => c.notNull())
+        .addColumn('content_type', 'text', (c) => c.notNull())
+        .addColumn('characters', 'integer', (c) => c.notNull())
+        .addColumn('credits', 'integer', (c) => c.notNull())
+        .addColumn('balance_before', 'integer')
+        .addColumn('balance_after', 'integer')
+        .addColumn('audio_key', 'text')
+        .addColumn('audio_bytes', 'integer', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('history_items_account').on('history_items').columns(['account_id', 'created_at']).execute();
+      await db.schema.createIndex('history_items_created').on('history_items').columns(['created_at']).execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -784,6 +784,40 @@ export interface Database {
   studio_projects: StudioProjectsTable;
   studio_chapters: StudioChaptersTable;
   studio_paragraphs: StudioParagraphsTable;
+  history_items: HistoryItemsTable;
+}
+
+/** A generation that delivered audio (migration 0029), kept HISTORY_RETENTION_DAYS with its stored audio. */
+export interface HistoryItemsTable {
+  id: string;
+  account_id: string;
+  api_key_id: string | null;
+  request_id: string | null;
+  hold_id: string | null;
+  /** The route it came by (`POST /v1/text-to-speech/{voice_id}/stream`). */
+  route: string;
+  /** ElevenLabs' `source` (TTS for every speech route). */
+  source: string;
+  text: string;
+  voice_id: string | null;
+  voice_name: string | null;
+  voice_category: string | null;
+  model_id: string | null;
+  /** JSON: the request's settings (format, speed, pitch, voice settings …). */
+  settings: string;
+  /** JSON `[{text, voice_id, voice_name}]` for a dialogue, else null. */
+  dialogue: string | null;
+  output_format: string;
+  content_type: string;
+  characters: number;
+  /** The credits charged (the settle entry's charge). */
+  credits: number;
+  balance_before: number | null;
+  balance_after: number | null;
+  /** The stored audio (`history/<id>`); null once it is gone. */
+  audio_key: string | null;
+  audio_bytes: number;
+  created_at: string;
 }
 
 /** A Studio project (migration 0026): its owner, metadata, default voices and model, speakers' voices. */

@@ -3,6 +3,7 @@ import type { Provenance } from '../../provenance/service.js';
 import type { SynthesisService } from '../service.js';
 import type { Synthesizer } from '../../speech/synthesizer.js';
 import type { AnyJobDefinition } from './definition.js';
+import type { HistoryRecorder } from '../../history/types.js';
 import { handle, JobLayer, type JobProvider } from './layer.js';
 import { synthesisJob, synthesisJobHandler } from './synthesis.js';
 import { ttsJob, ttsJobHandler } from './tts.js';
@@ -20,13 +21,19 @@ export function startJobLayer(deps: {
   provenance: Provenance;
   engines: Synthesizer;
   provider: JobProvider;
+  history?: HistoryRecorder;
 }): JobLayer {
   return new JobLayer({
     kinds: JOB_KINDS,
     handlers: [
       handle(
         synthesisJob,
-        synthesisJobHandler({ synthesis: deps.synthesis, storage: deps.storage, provenance: deps.provenance }),
+        synthesisJobHandler({
+          synthesis: deps.synthesis,
+          storage: deps.storage,
+          provenance: deps.provenance,
+          ...(deps.history ? { history: deps.history } : {}),
+        }),
       ),
       handle(ttsJob, ttsJobHandler({ synthesizer: deps.engines })),
     ],

@@ -7,6 +7,7 @@ import { chargeSchema, fromWire, wireRequestSchema, type WireRequest } from '../
 import { defineJob, type JobHandler } from './definition.js';
 import type { Provenance } from '../../provenance/service.js';
 import { originOf } from '../origin.js';
+import type { HistoryRecorder } from '../../history/types.js';
 
 /** Where a finished job's audio waits in storage. */
 export const JOB_FOLDER = 'jobs';
@@ -81,6 +82,8 @@ export function synthesisJobHandler(deps: {
   synthesis: SynthesisService;
   storage: Storage;
   provenance: Provenance;
+  /** Where each finished job is kept too (absent: nowhere). */
+  history?: HistoryRecorder;
 }): JobHandler<SynthesisJobPayload, SynthesisJobContext, { storageKey: string }> {
   return async (_payload, { id, prepared, charge, work, reqId, onProgress }) => {
     const { result } = await deps.synthesis.render(prepared, charge, { work, onProgress, ...(reqId ? { reqId } : {}) });
@@ -97,6 +100,28 @@ export function synthesisJobHandler(deps: {
         contentType: 'application/json',
       });
     await deps.storage.put(storageKey, audio, { contentType: prepared.contentType });
+    // Its history item: priced at the job's hold, which the layer settles once the row says succeeded (the balance
+    // around the charge is read from that settlement when the item is first shown after it).
+    await deps.history?.recordFile(
+      {
+        accountId: charge.accountId,
+        apiKeyId: charge.apiKeyId ?? null,
+        requestId: reqId ?? null,
+        holdId: work.hold.id,
+        route: 'POST /tts/jobs',
+        text: prepared.request.text,
+        voiceId: prepared.voiceId ?? prepared.voice.id,
+        voiceName: prepared.voice.name,
+        voiceType: prepared.origin.voiceType,
+        modelId: prepared.voice.model,
+        settings: { format: prepared.request.format, speed: prepared.request.speed, pitch: prepared.request.pitch, job_id: id },
+        outputFormat: prepared.request.format ?? 'mp3',
+        contentType: prepared.contentType,
+        characters: prepared.characters,
+        credits: prepared.credits,
+      },
+      audio,
+    );
     return { storageKey };
   };
 }

@@ -8,6 +8,7 @@ export const settingsEn = {
     label: 'Explicit AI label',
     signup: 'Sign-up',
     moderation: 'Moderation',
+    history: 'History',
     sms: 'Text messages (SMS)',
   },
   keys: {
@@ -25,6 +26,7 @@ export const settingsEn = {
     SIGNUP_OPEN: 'New accounts may sign up',
     MODERATION_KEEP_DAYS: 'Days a refused text is kept',
     VOICE_RETENTION_DAYS: 'Days a deleted cloned voice’s sample and consent are kept',
+    HISTORY_RETENTION_DAYS: 'Days each generation and its audio stay in its owner’s history',
     MODERATION_FAIL_SYNTHESIS: 'Provider not answering: speech',
     MODERATION_FAIL_DESIGN: 'Provider not answering: cloning and design',
     REAL_NAME: 'Real-name users',

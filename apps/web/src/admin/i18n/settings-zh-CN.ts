@@ -6,7 +6,15 @@ type Widen<T> = { readonly [K in keyof T]: T[K] extends string ? string : Widen<
 export const settingsZhCN: Widen<typeof settingsEn> = {
   title: '设置',
   body: '在此更改的设置几秒内对所有进程生效，无需重启。每个值都按服务器启动时的规则检查；在此设置的值优先于同名环境变量，未在此更改的设置仍取环境变量的值。',
-  groups: { credits: '试用额度', limits: '频率限制', label: '显式 AI 标识', signup: '注册', moderation: '内容审核', sms: '短信' },
+  groups: {
+    credits: '试用额度',
+    limits: '频率限制',
+    label: '显式 AI 标识',
+    signup: '注册',
+    moderation: '内容审核',
+    sms: '短信',
+    history: '生成历史',
+  },
   keys: {
     ANONYMOUS_TRIAL_CREDITS: '访客试用账户的额度',
     FREE_PLAN_CREDITS: '注册时免费版的额度',
@@ -22,6 +30,7 @@ export const settingsZhCN: Widen<typeof settingsEn> = {
     SIGNUP_OPEN: '允许新用户注册',
     MODERATION_KEEP_DAYS: '被拒文本保留天数',
     VOICE_RETENTION_DAYS: '已删除克隆声音的样本与授权记录保留天数',
+    HISTORY_RETENTION_DAYS: '每次生成及其音频在所有者历史记录中保留的天数',
     MODERATION_FAIL_SYNTHESIS: '审核服务无响应时：语音合成',
     MODERATION_FAIL_DESIGN: '审核服务无响应时：克隆与设计',
     REAL_NAME: '实名用户',

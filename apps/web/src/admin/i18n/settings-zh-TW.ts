@@ -6,7 +6,15 @@ type Widen<T> = { readonly [K in keyof T]: T[K] extends string ? string : Widen<
 export const settingsZhTW: Widen<typeof settingsEn> = {
   title: '設定',
   body: '在此變更的設定幾秒內對所有程序生效，無需重新啟動。每個值都依伺服器啟動時的規則檢查；在此設定的值優先於同名環境變數，未在此變更的設定仍取環境變數的值。',
-  groups: { credits: '試用額度', limits: '頻率限制', label: '顯式 AI 標示', signup: '註冊', moderation: '內容審核', sms: '簡訊' },
+  groups: {
+    credits: '試用額度',
+    limits: '頻率限制',
+    label: '顯式 AI 標示',
+    signup: '註冊',
+    moderation: '內容審核',
+    sms: '簡訊',
+    history: '生成歷史',
+  },
   keys: {
     ANONYMOUS_TRIAL_CREDITS: '訪客試用帳戶的額度',
     FREE_PLAN_CREDITS: '註冊時免費版的額度',
@@ -22,6 +30,7 @@ export const settingsZhTW: Widen<typeof settingsEn> = {
     SIGNUP_OPEN: '允許新使用者註冊',
     MODERATION_KEEP_DAYS: '被拒文字保留天數',
     VOICE_RETENTION_DAYS: '已刪除複製聲音的樣本與授權紀錄保留天數',
+    HISTORY_RETENTION_DAYS: '每次生成及其音訊在擁有者歷史紀錄中保留的天數',
     MODERATION_FAIL_SYNTHESIS: '審核服務無回應時：語音合成',
     MODERATION_FAIL_DESIGN: '審核服務無回應時：複製與設計',
     REAL_NAME: '實名使用者',

@@ -14,7 +14,7 @@ addEnginesMessages();
 
 const SETTINGS_KEY = ['admin', 'settings'] as const;
 
-const GROUPS: { group: 'credits' | 'limits' | 'label' | 'signup' | 'moderation' | 'sms'; keys: SettingKey[] }[] = [
+const GROUPS: { group: 'credits' | 'limits' | 'label' | 'signup' | 'moderation' | 'sms' | 'history'; keys: SettingKey[] }[] = [
   { group: 'credits', keys: ['ANONYMOUS_TRIAL_CREDITS', 'FREE_PLAN_CREDITS'] },
   {
     group: 'limits',
@@ -35,6 +35,7 @@ const GROUPS: { group: 'credits' | 'limits' | 'label' | 'signup' | 'moderation' 
     group: 'moderation',
     keys: ['MODERATION_FAIL_SYNTHESIS', 'MODERATION_FAIL_DESIGN', 'MODERATION_KEEP_DAYS', 'VOICE_RETENTION_DAYS'],
   },
+  { group: 'history', keys: ['HISTORY_RETENTION_DAYS'] },
 ];
 
 /** Runtime settings: trial credits, rate limits, the explicit AI label and sign-up, each with its start-up value. */

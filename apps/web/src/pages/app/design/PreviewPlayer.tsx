@@ -1,8 +1,9 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { Alert, Skeleton } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { decodePeaks } from '../../../speech/audio/decode';
+import { useBlobUrl } from '../../../speech/audio/useBlobUrl';
 import { fetchPreviewAudio, fetchPreviewSubtitles } from '../../../design/api';
 import { parseVtt } from '../../../speech/subtitles';
 import { WaveformPlayer } from '../playground/WaveformPlayer';
@@ -45,17 +46,7 @@ export function PreviewPlayer({ url, previewId, autoplay = false, testId = 'prev
     retry: 1,
     meta: { silent: true },
   });
-  const [src, setSrc] = useState<string | null>(null);
-  const blob = audio.data?.blob ?? null;
-  useEffect(() => {
-    if (!blob) return;
-    const next = URL.createObjectURL(blob);
-    setSrc(next);
-    return () => {
-      URL.revokeObjectURL(next);
-      setSrc(null);
-    };
-  }, [blob]);
+  const src = useBlobUrl(audio.data?.blob ?? null);
 
   if (audio.isError) {
     return (

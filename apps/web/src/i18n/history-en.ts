@@ -1,0 +1,33 @@
+/** English strings of the History page, spread into `en`. */
+export const historyEn = {
+  history: {
+    title: 'History',
+    description:
+      'Everything you generated, from the console or an API key, with its text, voice, settings and price. Play or download it again at no charge.',
+    search: 'Search',
+    searchPlaceholder: 'Search the text or the voice',
+    emptyTitle: 'Nothing generated yet',
+    emptyBody: 'Speech you generate appears here, ready to play and download again.',
+    noMatchTitle: 'No generation matches',
+    noMatchBody: 'Try other words, or clear the search.',
+    play: 'Play',
+    hide: 'Hide player',
+    download: 'Download',
+    delete: 'Delete',
+    deleteTitle: 'Delete this generation?',
+    deleteBody: 'Its audio file is deleted too. This cannot be undone.',
+    cancel: 'Cancel',
+    deleted: 'Generation deleted',
+    more: 'Show more',
+    credits: '{{credits}} credits',
+    characters: '{{count}} characters',
+    console: 'Console',
+    apiKey: 'API key {{id}}',
+    route: 'Route',
+    settings: 'Settings',
+    voice: 'Voice',
+    dialogue: 'Dialogue',
+    expires: 'Kept until {{date}}',
+    audioFailed: 'This audio could not be played here; download it instead.',
+  },
+} as const;

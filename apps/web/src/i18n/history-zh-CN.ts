@@ -1,0 +1,33 @@
+import type { HistoryMessages } from './types';
+
+export const historyZhCN: HistoryMessages = {
+  history: {
+    title: '生成历史',
+    description: '你在控制台或通过 API 密钥生成的所有内容，包括文本、声音、设置和价格。可再次播放或下载，不再扣费。',
+    search: '搜索',
+    searchPlaceholder: '搜索文本或声音名称',
+    emptyTitle: '还没有生成记录',
+    emptyBody: '你生成的语音会显示在这里，可随时再次播放和下载。',
+    noMatchTitle: '没有匹配的记录',
+    noMatchBody: '换个关键词试试，或清空搜索。',
+    play: '播放',
+    hide: '收起播放器',
+    download: '下载',
+    delete: '删除',
+    deleteTitle: '删除这条生成记录？',
+    deleteBody: '其音频文件也会一并删除，且无法恢复。',
+    cancel: '取消',
+    deleted: '已删除生成记录',
+    more: '显示更多',
+    credits: '{{credits}} 积分',
+    characters: '{{count}} 个字符',
+    console: '控制台',
+    apiKey: 'API 密钥 {{id}}',
+    route: '接口',
+    settings: '设置',
+    voice: '声音',
+    dialogue: '多人对话',
+    expires: '保留至 {{date}}',
+    audioFailed: '此音频无法在此播放，请下载后收听。',
+  },
+};

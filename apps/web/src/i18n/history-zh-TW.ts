@@ -1,0 +1,33 @@
+import type { HistoryMessages } from './types';
+
+export const historyZhTW: HistoryMessages = {
+  history: {
+    title: '生成歷史',
+    description: '你在控制台或透過 API 金鑰產生的所有內容，包括文字、聲音、設定和價格。可再次播放或下載，不再扣點。',
+    search: '搜尋',
+    searchPlaceholder: '搜尋文字或聲音名稱',
+    emptyTitle: '還沒有生成紀錄',
+    emptyBody: '你產生的語音會顯示在這裡，可隨時再次播放和下載。',
+    noMatchTitle: '沒有符合的紀錄',
+    noMatchBody: '換個關鍵字試試，或清除搜尋。',
+    play: '播放',
+    hide: '收起播放器',
+    download: '下載',
+    delete: '刪除',
+    deleteTitle: '刪除這筆生成紀錄？',
+    deleteBody: '其音訊檔也會一併刪除，且無法復原。',
+    cancel: '取消',
+    deleted: '已刪除生成紀錄',
+    more: '顯示更多',
+    credits: '{{credits}} 點',
+    characters: '{{count}} 個字元',
+    console: '控制台',
+    apiKey: 'API 金鑰 {{id}}',
+    route: '介面',
+    settings: '設定',
+    voice: '聲音',
+    dialogue: '多人對話',
+    expires: '保留至 {{date}}',
+    audioFailed: '此音訊無法在此播放，請下載後收聽。',
+  },
+};
