@@ -27,6 +27,7 @@ import { SynthesisService } from '../synthesis/service.js';
 import { SynthesisJobs } from '../synthesis/jobs/service.js';
 import { DatabaseJobProvider } from '../synthesis/jobs/database.js';
 import { startJobLayer } from '../synthesis/jobs/kinds.js';
+import { StudioConversion } from '../studio/convert.js';
 import { VoicesService } from '../voices/service.js';
 import { VoiceLibrary } from '../voices/library.js';
 import { WithheldVoices } from '../voices/withheld.js';
@@ -148,17 +149,27 @@ export function buildCoreServices(config: Config, parts: ServiceParts): { ctx: W
     synthesizer: remote ?? engines,
     aiLabel: liveView(settings, { explicit: 'AI_LABEL_EXPLICIT', position: 'AI_LABEL_POSITION' }),
   });
-  const jobs = new SynthesisJobs({
+  const jobs: SynthesisJobs = new SynthesisJobs({
     db: db.kysely,
     synthesis,
     credits,
     storage,
-    layer: startJobLayer({ synthesis, storage, provenance, engines, provider: jobQueue ?? new DatabaseJobProvider() }),
+    layer: startJobLayer({
+      synthesis,
+      storage,
+      provenance,
+      engines,
+      provider: jobQueue ?? new DatabaseJobProvider(),
+      // Called only once a job runs, after `studio` below is made.
+      studioConvert: (payload, context): Promise<void> => studio.handler()(payload, context),
+    }),
     owner: newId('request').replace('req_', `${config.ROLE}_`),
     staleSeconds: config.JOB_STALE_SECONDS,
     maxAttempts: config.JOB_MAX_ATTEMPTS,
     keepMs: config.JOB_KEEP_MINUTES * 60_000,
   });
+  // Studio conversions: durable jobs of the same layer, a hold per paragraph (studio/convert.ts).
+  const studio: StudioConversion = new StudioConversion({ db: db.kysely, synthesis, credits, provenance, storage, jobs });
   // A disabled account stops in every process: its work in flight (each piece releases its hold). The disable
   // itself publishes this; every process, this one included, acts on it (an API process closes its sockets too).
   parts.broadcast.on(ACCOUNT_DISABLED_TOPIC, (accountId) => {
@@ -188,6 +199,7 @@ export function buildCoreServices(config: Config, parts: ServiceParts): { ctx: W
     synthesis,
     moderation,
     jobs,
+    studio,
     queues: { settings: queueSettings, remote, jobs: jobQueue, probe: queueProbe },
     keyGate: { keys: apiKeys, rate: limiter, concurrency, plans },
     limiter,

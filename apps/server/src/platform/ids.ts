@@ -44,6 +44,9 @@ export const ID_PREFIX = {
   studioProject: 'sp',
   studioChapter: 'sc',
   studioParagraph: 'spg',
+  /** A snapshot of a Studio conversion, and a paragraph's stored audio. */
+  studioSnapshot: 'sss',
+  studioAudio: 'sau',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

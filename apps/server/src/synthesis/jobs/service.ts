@@ -11,7 +11,8 @@ import type { CreditsService } from '../../credits/service.js';
 import type { SynthesisService } from '../service.js';
 import type { Charge, Prepared } from '../types.js';
 import { timingsSchema, toWire } from '../wire.js';
-import { writePayload } from './definition.js';
+import { writePayload, type JobDefinition } from './definition.js';
+import type { OwnHoldsContext } from './studio.js';
 import type { JobLayer } from './layer.js';
 import { ACTIVE, DatabaseJobRunner, type JobProgress, type JobStatus } from './database.js';
 import {
@@ -193,6 +194,72 @@ export class SynthesisJobs {
   }
 
   /**
+   * A job of a kind whose handler takes and closes its own holds (a Studio conversion, a hold per paragraph): its row
+   * holds nothing (hold_id ''); it runs here at once (database) or in a worker (queue), and after a crash as any job.
+   * `price`: what the work is expected to cost, for its row.
+   */
+  async createOwn<P>(
+    definition: JobDefinition<P, OwnHoldsContext, void>,
+    accountId: string,
+    payload: P,
+    price: { credits: number; characters: number; contentType: string },
+    reqId?: string,
+  ): Promise<Job> {
+    const provider = this.layer.provider;
+    const queue = !provider.runsHere;
+    const now = new Date().toISOString();
+    const row: SynthesisJobsTable = {
+      id: newId('job'),
+      kind: definition.name,
+      account_id: accountId,
+      status: queue ? 'queued' : 'running',
+      progress_done: 0,
+      progress_total: 0,
+      credits: price.credits,
+      characters: price.characters,
+      content_type: price.contentType,
+      hold_id: '',
+      storage_key: null,
+      error_code: null,
+      error_params: null,
+      created_at: now,
+      finished_at: null,
+      expires_at: null,
+      request: writePayload(definition, payload),
+      attempts: queue ? 0 : 1,
+      owner: queue ? null : this.owner,
+      heartbeat_at: queue ? null : now,
+      request_id: reqId ?? null,
+    };
+    await this.db.insertInto('synthesis_jobs').values(row).execute();
+    try {
+      await provider.submit(definition.name, row.id, reqId);
+    } catch (e) {
+      await this.db
+        .deleteFrom('synthesis_jobs')
+        .where('id', '=', row.id)
+        .execute()
+        .catch(() => {});
+      throw e;
+    }
+    return toJob(row, queue ? undefined : this.runner.startOwn(row));
+  }
+
+  /** The active jobs of a kind whose payload names `needle` (a project's conversions), newest first. */
+  async active(kind: string, accountId: string, needle: string): Promise<Job[]> {
+    const rows = await this.db
+      .selectFrom('synthesis_jobs')
+      .selectAll()
+      .where('kind', '=', kind)
+      .where('account_id', '=', accountId)
+      .where('status', 'in', ACTIVE)
+      .where('request', 'like', `%${needle}%`)
+      .orderBy('created_at', 'desc')
+      .execute();
+    return rows.map((r) => toJob(r, r.status === 'running' ? this.runner.progress(r.id) : undefined));
+  }
+
+  /**
    * Background rounds (see `DatabaseJobRunner.startRounds`): heartbeats, settling jobs a dead process finished but
    * did not settle, and (embedded) taking over stale ones. Returns the stop function.
    */
@@ -207,6 +274,7 @@ export class SynthesisJobs {
       .selectAll()
       .where('id', '=', id)
       .where('account_id', '=', accountId)
+      .where('kind', '=', synthesisJob.name)
       .executeTakeFirst();
     if (!row) throw new AppError('NOT_FOUND');
     return toJob(row, row.status === 'running' ? this.runner.progress(id) : undefined);
@@ -217,6 +285,7 @@ export class SynthesisJobs {
       .selectFrom('synthesis_jobs')
       .selectAll()
       .where('account_id', '=', accountId)
+      .where('kind', '=', synthesisJob.name)
       .orderBy('created_at', 'desc')
       .orderBy('id', 'desc')
       .limit(pageSize)
@@ -226,6 +295,7 @@ export class SynthesisJobs {
       .selectFrom('synthesis_jobs')
       .select((eb) => eb.fn.countAll<number>().as('total'))
       .where('account_id', '=', accountId)
+      .where('kind', '=', synthesisJob.name)
       .executeTakeFirstOrThrow();
     return {
       items: rows.map((r) => toJob(r, r.status === 'running' ? this.runner.progress(r.id) : undefined)),
