@@ -90,9 +90,7 @@ async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<vo
   await app.register(invoiceOperatorRoutes(ctx));
   await app.register(designRoutes(ctx));
   await app.register(pronunciationRoutes(ctx));
-  await app.register(
-    studioRoutes({ db: ctx.db.kysely, voices: ctx.voices, storage: ctx.storage, conversion: ctx.studio }),
-  );
+  await app.register(studioRoutes({ db: ctx.db.kysely, voices: ctx.voices, storage: ctx.storage, conversion: ctx.studio }));
   await app.register(accountAdminRoutes({ accountAdmin: accountAdminOf(ctx) }));
   await app.register(clonedVoiceRoutes({ clonedVoices: clonedVoicesOf(ctx) }));
   await app.register(overviewRoutes({ overview: overviewOf(ctx) }));

@@ -102,7 +102,8 @@ export function studioConvertRoutes(deps: ConvertRoutesDeps): FastifyPluginAsync
         schema: {
           tags,
           summary: 'Polyvox: what converting the project (or `chapter_id` alone) would cost, nothing held',
-          description: 'Credits and characters of the paragraphs changed since their audio, each priced as its synthesis will be.',
+          description:
+            'Credits and characters of the paragraphs changed since their audio, each priced as its synthesis will be.',
           params: ProjectParams,
           querystring: z.object({ chapter_id: z.string().min(1).max(64).optional() }),
           response: { 200: EstimateOut, ...errors },

@@ -121,7 +121,8 @@ export class StudioConversion {
         if (fresh && changed(fresh)) await speakParagraph(this.deps, project, fresh, charge, context.signal);
         context.onProgress({ done: ++done, total: todo.length });
       }
-      await recordSnapshots(this.deps.db, context.accountId, payload.projectId, chapters);
+      // A conversion that made something records what is there now; one that found nothing changed, nothing.
+      if (todo.length > 0) await recordSnapshots(this.deps.db, context.accountId, payload.projectId, chapters);
     };
   }
 

@@ -64,7 +64,10 @@ export function paragraphInput(project: Project, paragraph: Pick<StudioParagraph
     speed: 1,
     pitch: 0,
     timings: 'auto' as const,
-    pronunciationLocators: JSON.parse(project.pronunciation_locators) as { pronunciation_dictionary_id: string; version_id?: string }[],
+    pronunciationLocators: JSON.parse(project.pronunciation_locators) as {
+      pronunciation_dictionary_id: string;
+      version_id?: string;
+    }[],
     normalization: project.apply_text_normalization as 'auto' | 'on' | 'off',
   };
 }

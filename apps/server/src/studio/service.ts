@@ -166,7 +166,8 @@ export class StudioService {
     const project = await this.project(accountId, id);
     await this.repo.delete(project.id);
     // Its cover, its paragraphs' audio and what its snapshots kept: everything under the project's folder.
-    for (const key of await this.storage.list(`studio/${accountId}/${project.id}`)) await this.storage.delete(key).catch(() => {});
+    for (const key of await this.storage.list(`studio/${accountId}/${project.id}`))
+      await this.storage.delete(key).catch(() => {});
   }
 
   async cover(accountId: string, id: string): Promise<{ data: Buffer; type: string }> {

@@ -23,7 +23,12 @@ export async function currentManifest(db: Db, accountId: string, projectId: stri
     .where('account_id', '=', accountId)
     .executeTakeFirst();
   if (!project) throw new AppError('NOT_FOUND');
-  const chapters = await db.selectFrom('studio_chapters').selectAll().where('project_id', '=', projectId).orderBy('position').execute();
+  const chapters = await db
+    .selectFrom('studio_chapters')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .orderBy('position')
+    .execute();
   const rows = await db
     .selectFrom('studio_paragraphs')
     .selectAll()
@@ -74,12 +79,26 @@ export async function recordSnapshots(
   const created_at = at.toISOString();
   const stamp = created_at.slice(0, 16).replace('T', ' ');
   const rows: StudioSnapshotsTable[] = [
-    { id: newId('studioSnapshot'), project_id: projectId, chapter_id: null, name: `${manifest.project.name} ${stamp}`, created_at, manifest: JSON.stringify(manifest) },
+    {
+      id: newId('studioSnapshot'),
+      project_id: projectId,
+      chapter_id: null,
+      name: `${manifest.project.name} ${stamp}`,
+      created_at,
+      manifest: JSON.stringify(manifest),
+    },
   ];
   for (const chapter of manifest.chapters) {
     if (!chapterIds.includes(chapter.id)) continue;
     const one: SnapshotManifest = { project: manifest.project, chapters: [chapter] };
-    rows.push({ id: newId('studioSnapshot'), project_id: projectId, chapter_id: chapter.id, name: `${chapter.title} ${stamp}`, created_at, manifest: JSON.stringify(one) });
+    rows.push({
+      id: newId('studioSnapshot'),
+      project_id: projectId,
+      chapter_id: chapter.id,
+      name: `${chapter.title} ${stamp}`,
+      created_at,
+      manifest: JSON.stringify(one),
+    });
   }
   await db.insertInto('studio_snapshots').values(rows).execute();
   return rows;
@@ -100,7 +119,13 @@ export async function listSnapshots(db: Db, accountId: string, projectId: string
 }
 
 /** One snapshot's row (NOT_FOUND for another owner's, or one of another project or chapter). */
-export async function snapshotRow(db: Db, accountId: string, projectId: string, snapshotId: string, chapterId: string | null = null) {
+export async function snapshotRow(
+  db: Db,
+  accountId: string,
+  projectId: string,
+  snapshotId: string,
+  chapterId: string | null = null,
+) {
   await owned(db, accountId, projectId);
   const row = await db
     .selectFrom('studio_snapshots')

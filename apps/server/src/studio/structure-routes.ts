@@ -84,7 +84,7 @@ export function studioStructureRoutes(deps: { structure: StudioStructure }): Fas
         ...route,
         schema: {
           tags,
-          summary: "Polyvox: add a paragraph to a chapter (at `position`, else at its end); answers its block",
+          summary: 'Polyvox: add a paragraph to a chapter (at `position`, else at its end); answers its block',
           description: `Its speaker defaults to the project's narrator; at most ${STUDIO_LIMITS.maxParagraphs} paragraphs a project (400 VALIDATION_FAILED).`,
           params: ChapterParams,
           body: NewParagraph,
@@ -93,7 +93,12 @@ export function studioStructureRoutes(deps: { structure: StudioStructure }): Fas
       },
       async (request) => {
         const { project_id, chapter_id } = request.params;
-        const { project, paragraph } = await structure.addParagraph(callerOf(request).accountId, project_id, chapter_id, request.body);
+        const { project, paragraph } = await structure.addParagraph(
+          callerOf(request).accountId,
+          project_id,
+          chapter_id,
+          request.body,
+        );
         return blockOut(paragraph, project);
       },
     );

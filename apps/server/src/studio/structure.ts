@@ -58,7 +58,12 @@ export class StudioStructure {
   }
 
   private siblings(trx: Trx, chapterId: string) {
-    return trx.selectFrom('studio_paragraphs').select(['id', 'position']).where('chapter_id', '=', chapterId).orderBy('position').execute();
+    return trx
+      .selectFrom('studio_paragraphs')
+      .select(['id', 'position'])
+      .where('chapter_id', '=', chapterId)
+      .orderBy('position')
+      .execute();
   }
 
   /** The account's project (NOT_FOUND for another's). */
@@ -72,7 +77,14 @@ export class StudioStructure {
       const chapters = await this.repo.chapters(project.id, trx);
       if (chapters.length >= STUDIO_LIMITS.maxChapters) throw tooMany('chapters', STUDIO_LIMITS.maxChapters);
       const at = this.now().toISOString();
-      const chapter = { id: newId('studioChapter'), project_id: project.id, position: chapters.length, title: name, created_at: at, updated_at: at };
+      const chapter = {
+        id: newId('studioChapter'),
+        project_id: project.id,
+        position: chapters.length,
+        title: name,
+        created_at: at,
+        updated_at: at,
+      };
       await trx.insertInto('studio_chapters').values(chapter).execute();
       return chapter;
     });
