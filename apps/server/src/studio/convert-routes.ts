@@ -105,7 +105,7 @@ export function studioConvertRoutes(deps: ConvertRoutesDeps): FastifyPluginAsync
           description:
             'Credits and characters of the paragraphs changed since their audio, each priced as its synthesis will be.',
           params: ProjectParams,
-          querystring: z.object({ chapter_id: z.string().min(1).max(64).optional() }),
+          querystring: z.object({ chapter_id: z.string().min(1).max(64).optional(), lang: z.string().optional() }).passthrough(),
           response: { 200: EstimateOut, ...errors },
         },
       },
