@@ -4,6 +4,7 @@ import { Client } from '../support/client.js';
 import { keyedApp } from '../support/sdk.js';
 import { within } from '../support/leave.js';
 import { loadSnapshot } from '../../src/studio/snapshot.js';
+import { closePending } from '../../src/studio/paragraph-audio.js';
 
 const NARRATOR = 'voice_espeak.en-us';
 const ANNA = 'voice_espeak.de';
@@ -157,6 +158,44 @@ describe.each(DIALECTS)('Studio conversion (%s)', (dialect) => {
     });
     expect(Buffer.from(await played.arrayBuffer()).equals(audio)).toBe(true);
     expect(await balance()).toBe(afterRegen);
+    expect(await ledgerSum()).toBe(await balance());
+
+    // Audio stored but its hold not settled (a process died between the two): settled once, never again; a charge
+    // whose audio was never stored is released.
+    const deps = {
+      db: t.ctx.db.kysely,
+      synthesis: t.ctx.synthesis,
+      credits: t.ctx.credits,
+      provenance: t.ctx.provenance,
+      storage: t.ctx.storage,
+    };
+    const [done, undone] = await paragraphs(id);
+    const open = async (p: typeof done, hash: string | null) => {
+      const hold = await t.ctx.credits.hold(accountId, 7, 'studio');
+      const pending = {
+        hold_id: hold.id,
+        credits: 7,
+        characters: 3,
+        voice_id: NARRATOR,
+        api_key_id: null,
+        record_type: 'studio',
+        hash,
+      };
+      await t.ctx.db.kysely
+        .updateTable('studio_paragraphs')
+        .set({ pending_charge: JSON.stringify(pending) })
+        .where('id', '=', p!.id)
+        .execute();
+      return hold.id;
+    };
+    const paid = await open(done, done!.converted_hash);
+    const unpaid = await open(undone, 'another hash');
+    const held = await balance();
+    expect(await closePending(deps, id, true)).toBe(2);
+    expect(await closePending(deps, id, true)).toBe(0);
+    expect(await t.ctx.credits.holdStatus(paid)).toBe('settled');
+    expect(await t.ctx.credits.holdStatus(unpaid)).toBe('released');
+    expect(await balance()).toBe(held + 7);
     expect(await ledgerSum()).toBe(await balance());
 
     // Another account: 404 everywhere.
