@@ -58,7 +58,9 @@ async function convert(api: string, sid: string, db: pg.Client, p: { id: string;
     await new Promise((r) => setTimeout(r, 500));
   }
   const wall = (performance.now() - t0) / 1000;
-  const { rows } = await db.query<{ ms: string }>('SELECT SUM(audio_ms) AS ms FROM studio_paragraphs WHERE project_id = $1', [p.id]);
+  const { rows } = await db.query<{ ms: string }>('SELECT SUM(audio_ms) AS ms FROM studio_paragraphs WHERE project_id = $1', [
+    p.id,
+  ]);
   return { wall, audio: Number(rows[0]!.ms) / 1000 };
 }
 

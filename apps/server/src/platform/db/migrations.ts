@@ -1063,7 +1063,11 @@ const migrations: Record<string, Migration> = {
         .addColumn('created_at', 'text', (c) => c.notNull())
         .addColumn('manifest', 'text', (c) => c.notNull())
         .execute();
-      await db.schema.createIndex('studio_snapshots_project').on('studio_snapshots').columns(['project_id', 'created_at']).execute();
+      await db.schema
+        .createIndex('studio_snapshots_project')
+        .on('studio_snapshots')
+        .columns(['project_id', 'created_at'])
+        .execute();
     },
   },
 };
