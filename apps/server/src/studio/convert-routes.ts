@@ -49,7 +49,7 @@ const CONVERT =
   'each charged as a synthesis of its own (a hold, then a settle); a crash resumes where it stopped, charging nothing twice. ' +
   'Progress per chapter is in the project and chapter GETs (`state`, `conversion_progress`, `can_be_downloaded`); a finished ' +
   'conversion records a project snapshot and one per converted chapter. 402 INSUFFICIENT_BALANCE when the balance does not ' +
-  'cover the estimate (nothing held); a conversion of the same scope already under way is answered with its job.';
+  'cover the estimate (nothing held); a conversion of the same scope already under way is answered with its job. Each paragraph is a `tts` record in the usage history (`api` for an API key).';
 
 /** Converting Studio projects, the price first, one paragraph at once, and the snapshots conversions recorded. */
 export function studioConvertRoutes(deps: ConvertRoutesDeps): FastifyPluginAsyncZod {
@@ -71,7 +71,7 @@ export function studioConvertRoutes(deps: ConvertRoutesDeps): FastifyPluginAsync
         },
       },
       async (request) => {
-        const job = await studio.start(chargeOf(callerOf(request), 'studio'), request.params.project_id, null, request.id);
+        const job = await studio.start(chargeOf(callerOf(request), 'tts'), request.params.project_id, null, request.id);
         return { status: 'ok' as const, job_id: job.id };
       },
     );
@@ -90,7 +90,7 @@ export function studioConvertRoutes(deps: ConvertRoutesDeps): FastifyPluginAsync
       },
       async (request) => {
         const { project_id, chapter_id } = request.params;
-        const job = await studio.start(chargeOf(callerOf(request), 'studio'), project_id, chapter_id, request.id);
+        const job = await studio.start(chargeOf(callerOf(request), 'tts'), project_id, chapter_id, request.id);
         return { status: 'ok' as const, job_id: job.id };
       },
     );
@@ -131,7 +131,7 @@ export function studioConvertRoutes(deps: ConvertRoutesDeps): FastifyPluginAsync
           if (!reply.sent) abort.abort(new Error('client left'));
         });
         const { project_id, paragraph_id } = request.params;
-        const made = await studio.regenerate(chargeOf(callerOf(request), 'studio'), project_id, paragraph_id, abort.signal);
+        const made = await studio.regenerate(chargeOf(callerOf(request), 'tts'), project_id, paragraph_id, abort.signal);
         return reply
           .header('content-type', 'audio/wav')
           .header('x-audio-ms', String(made.ms))

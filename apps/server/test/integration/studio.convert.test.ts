@@ -36,6 +36,15 @@ describe.each(DIALECTS)('Studio conversion (%s)', (dialect) => {
       (s, e) => s + Number(e.amount),
       0,
     );
+  /** The sum of the records the user sees (`/api/credits/records`, every page). */
+  const recordsSum = async () => {
+    let sum = 0;
+    for (let page = 1; ; page++) {
+      const { body } = await c.get(`/api/credits/records?page=${page}&page_size=100`);
+      for (const r of body.items as { amount: number }[]) sum += r.amount;
+      if (body.items.length < 100) return sum;
+    }
+  };
   const paragraphs = (projectId: string) =>
     t.ctx.db.kysely
       .selectFrom('studio_paragraphs')
@@ -96,6 +105,7 @@ describe.each(DIALECTS)('Studio conversion (%s)', (dialect) => {
     const holds = await t.ctx.db.kysely.selectFrom('credit_holds').select('status').where('account_id', '=', accountId).execute();
     expect(holds.filter((h) => h.status === 'settled')).toHaveLength(3);
     expect(await ledgerSum()).toBe(await balance());
+    expect(await recordsSum()).toBe(await balance());
 
     // Nothing changed: nothing to price, and a conversion speaks nothing.
     expect((await c.get(`/v1/studio/projects/${id}/convert/estimate`)).body).toEqual({
@@ -197,6 +207,7 @@ describe.each(DIALECTS)('Studio conversion (%s)', (dialect) => {
     expect(await t.ctx.credits.holdStatus(unpaid)).toBe('released');
     expect(await balance()).toBe(held + 7);
     expect(await ledgerSum()).toBe(await balance());
+    expect(await recordsSum()).toBe(await balance());
 
     // Another account: 404 everywhere.
     const stranger = new Client(t.url, 'zh-CN');

@@ -98,6 +98,14 @@ describe.each(DIALECTS)('Studio conversion across a SIGKILL (%s)', (dialect) => 
     expect(await balance()).toBe(before - estimate.credits);
     const ledger = await k.selectFrom('credit_ledger').select('amount').where('account_id', '=', account.id).execute();
     expect(ledger.reduce((s, e) => s + Number(e.amount), 0)).toBe(await balance());
+    // Every entry a record the user sees: their sum is the balance.
+    let recorded = 0;
+    for (let page = 1; ; page++) {
+      const { body } = await again.get(`/api/credits/records?page=${page}&page_size=100`);
+      for (const r of body.items as { amount: number }[]) recorded += r.amount;
+      if (body.items.length < 100) break;
+    }
+    expect(recorded).toBe(await balance());
     const project = (await again.get(`/v1/studio/projects/${id}`)).body;
     expect(project).toMatchObject({ state: 'default', can_be_downloaded: true });
     expect((await again.get(`/v1/studio/projects/${id}/snapshots`)).body.snapshots).toHaveLength(1);
