@@ -103,8 +103,14 @@ export async function speakParagraph(
     await work.release('paragraph not recorded');
     throw e;
   }
-  // render releases the hold when it fails.
-  const { result } = await deps.synthesis.render(prepared, charge, { work });
+  let result: Awaited<ReturnType<ParagraphAudioDeps['synthesis']['render']>>['result'];
+  try {
+    // render releases the hold when it fails; the charge is then closed, and no longer open on the paragraph.
+    ({ result } = await deps.synthesis.render(prepared, charge, { work }));
+  } catch (e) {
+    await setParagraph(deps.db, paragraph.id, { pending_charge: null }).catch(() => {});
+    throw e;
+  }
   let stored: ParagraphAudio;
   try {
     const { audio } = await deps.provenance.markFile(
@@ -131,6 +137,7 @@ export async function speakParagraph(
     });
   } catch (e) {
     await work.release('paragraph audio not stored');
+    await setParagraph(deps.db, paragraph.id, { pending_charge: null }).catch(() => {});
     throw e;
   }
   await work.settle();
