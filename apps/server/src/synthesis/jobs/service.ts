@@ -1,7 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
-import { z } from 'zod';
-import { ERROR_CODES, type ErrorCode } from '@polyvox/contracts';
 import { subtitles, type SubtitleFormat } from '@polyvox/speech';
 import { AppError, isAppError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
@@ -12,9 +10,11 @@ import type { SynthesisService } from '../service.js';
 import type { Charge, Prepared } from '../types.js';
 import { timingsSchema, toWire } from '../wire.js';
 import { writePayload, type JobDefinition } from './definition.js';
+import { safeJson, toJob, type Job } from './job-view.js';
 import type { OwnHoldsContext } from './studio.js';
+import { recordOwnJob, type OwnJobPrice } from './own-holds.js';
 import type { JobLayer } from './layer.js';
-import { ACTIVE, DatabaseJobRunner, type JobProgress, type JobStatus } from './database.js';
+import { ACTIVE, DatabaseJobRunner } from './database.js';
 import {
   deleteJobFiles,
   JOB_FOLDER,
@@ -26,49 +26,11 @@ import {
 } from './synthesis.js';
 
 export type { JobStatus } from './database.js';
-
-export interface Job {
-  id: string;
-  accountId: string;
-  status: JobStatus;
-  progress: JobProgress;
-  credits: number;
-  characters: number;
-  contentType: string;
-  storageKey: string | null;
-  error: AppError | null;
-  createdAt: string;
-  finishedAt: string | null;
-}
+export type { Job } from './job-view.js';
 
 /** How long a finished job (and its audio) stays reachable. */
 export const JOB_KEEP_MS = 60 * 60 * 1000;
 const FOLDER = JOB_FOLDER;
-
-const errorParams = z.record(z.string(), z.union([z.string(), z.number()]));
-const KNOWN_CODES = new Set<string>(ERROR_CODES);
-
-/**
- * A job row as the API shows it. Its error is read back checked: a code this release does not know reads as
- * `INTERNAL`, params that are not a flat object of strings and numbers as none.
- */
-function toJob(row: SynthesisJobsTable, live?: JobProgress): Job {
-  const params = row.error_params ? errorParams.safeParse(safeJson(row.error_params)) : null;
-  const code = row.error_code && KNOWN_CODES.has(row.error_code) ? (row.error_code as ErrorCode) : 'INTERNAL';
-  return {
-    id: row.id,
-    accountId: row.account_id,
-    status: row.status as JobStatus,
-    progress: live ?? { done: Number(row.progress_done), total: Number(row.progress_total) },
-    credits: Number(row.credits),
-    characters: Number(row.characters),
-    contentType: row.content_type,
-    storageKey: row.storage_key,
-    error: row.error_code ? new AppError(code, params?.success ? params.data : {}) : null,
-    createdAt: row.created_at,
-    finishedAt: row.finished_at,
-  };
-}
 
 export interface JobsOptions {
   db: Kysely<Database>;
@@ -88,14 +50,6 @@ export interface JobsOptions {
   maxAttempts?: number;
   /** How long a finished job and its audio stay. */
   keepMs?: number;
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -198,51 +152,15 @@ export class SynthesisJobs {
    * holds nothing (hold_id ''); it runs here at once (database) or in a worker (queue), and after a crash as any job.
    * `price`: what the work is expected to cost, for its row.
    */
-  async createOwn<P>(
+  createOwn<P>(
     definition: JobDefinition<P, OwnHoldsContext, void>,
     accountId: string,
     payload: P,
-    price: { credits: number; characters: number; contentType: string },
+    price: OwnJobPrice,
     reqId?: string,
   ): Promise<Job> {
-    const provider = this.layer.provider;
-    const queue = !provider.runsHere;
-    const now = new Date().toISOString();
-    const row: SynthesisJobsTable = {
-      id: newId('job'),
-      kind: definition.name,
-      account_id: accountId,
-      status: queue ? 'queued' : 'running',
-      progress_done: 0,
-      progress_total: 0,
-      credits: price.credits,
-      characters: price.characters,
-      content_type: price.contentType,
-      hold_id: '',
-      storage_key: null,
-      error_code: null,
-      error_params: null,
-      created_at: now,
-      finished_at: null,
-      expires_at: null,
-      request: writePayload(definition, payload),
-      attempts: queue ? 0 : 1,
-      owner: queue ? null : this.owner,
-      heartbeat_at: queue ? null : now,
-      request_id: reqId ?? null,
-    };
-    await this.db.insertInto('synthesis_jobs').values(row).execute();
-    try {
-      await provider.submit(definition.name, row.id, reqId);
-    } catch (e) {
-      await this.db
-        .deleteFrom('synthesis_jobs')
-        .where('id', '=', row.id)
-        .execute()
-        .catch(() => {});
-      throw e;
-    }
-    return toJob(row, queue ? undefined : this.runner.startOwn(row));
+    const parts = { db: this.db, layer: this.layer, owner: this.owner, runner: this.runner };
+    return recordOwnJob(parts, definition, accountId, payload, price, reqId);
   }
 
   /** The active jobs of a kind whose payload names `needle` (a project's conversions), newest first. */
