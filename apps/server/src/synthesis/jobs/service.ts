@@ -12,7 +12,7 @@ import { timingsSchema, toWire } from '../wire.js';
 import { writePayload, type JobDefinition } from './definition.js';
 import { safeJson, toJob, type Job } from './job-view.js';
 import type { OwnHoldsContext } from './studio.js';
-import { recordOwnJob, type OwnJobPrice } from './own-holds.js';
+import { recordOwnJob, type OwnJobPrice } from './own-jobs.js';
 import type { JobLayer } from './layer.js';
 import { ACTIVE, DatabaseJobRunner } from './database.js';
 import {
