@@ -306,6 +306,8 @@ async function main() {
   if (only === 'sizing') return report(started, await sizingRows(), 'sizing');
   // `--only scale`: API and worker processes on PostgreSQL and Redis: throughput 1 vs 2 workers, queue overhead, API p99.
   if (only === 'scale') return report(started, await scaleRows(), 'scale');
+  // `--only studio`: a ~100,000-character book with three voices converted by one and by two worker processes; regenerate.
+  if (only === 'studio') return report(started, await (await import('./studio.js')).studioRows(), 'studio');
   // `--only models`: each tiny model layout's discovery cost, first synthesis, real-time factor and memory; 50 folders found.
   if (only === 'models') return report(started, await (await import('./models.js')).modelsRows(), 'models');
   // `--only c2pa`: signing and reading C2PA manifests (wasm load, a ~6 s mp3, a ~60 s wav).

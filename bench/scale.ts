@@ -68,7 +68,8 @@ const HEAVY_PARAGRAPH: Work = { ...HEAVY, text: WORK };
 /** eSpeak: the engine is cheap next to the rest of a request (encoding, queue, ledger), so this is overhead-bound. */
 const LIGHT: Work = { voice: VOICE, text: WORK, format: 'mp3' };
 
-async function start(env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
+/** One server process of the compiled build (ROLE in `env`), up and ready. */
+export async function start(env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();
   const child = spawn(process.execPath, [...NODE_FLAGS, path.join(root, 'apps/server/dist/main.mjs')], {
     cwd: root,
@@ -80,7 +81,8 @@ async function start(env: Record<string, string>): Promise<{ url: string; child:
   return { url, child };
 }
 
-async function stop(child: ChildProcess): Promise<void> {
+/** Stops a process started by `start` and waits for it. */
+export async function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((r) => child.once('exit', r));
   child.kill('SIGTERM');

@@ -5,8 +5,8 @@
 //   node scripts/build-docs.mjs                      build for Polyvox's own /guide/
 //   DOCS_BASE=/ DOCS_OUT=/tmp/site node scripts/build-docs.mjs   the same site for any static host, at its root
 //
-// Six guides are taken from docs/ at build time, so that each stays one text (FROM_DOCS below): provenance, the
-// operator's guide, phone sign-in and SMS, moderation, reports and history, in English from docs/<name>.md and in Chinese
+// Seven guides are taken from docs/ at build time, so that each stays one text (FROM_DOCS below): provenance, the
+// operator's guide, phone sign-in and SMS, moderation, reports, history and Studio, in English from docs/<name>.md and in Chinese
 // from docs/<name>.zh.md. After the build, the pages' inline scripts (Rspress's language and
 // colour-scheme starters) move into files of their own, so that the server's Content-Security-Policy (`script-src
 // 'self'`) lets them run, here and on any host with such a policy.
@@ -31,6 +31,7 @@ const FROM_DOCS = [
   { source: 'docs/moderation.md', page: 'self-hosting/moderation.md' },
   { source: 'docs/reports.md', page: 'self-hosting/reports.md' },
   { source: 'docs/history.md', page: 'topics/history.md' },
+  { source: 'docs/studio.md', page: 'topics/studio.md' },
 ];
 
 /** The source of a guide in one language: docs/x.md for English, docs/x.zh.md for Chinese. */
@@ -72,6 +73,7 @@ const SITE_PAGES = {
   'moderation.md': '/self-hosting/moderation',
   'reports.md': '/self-hosting/reports',
   'history.md': '/topics/history',
+  'studio.md': '/topics/studio',
 };
 
 export function relink(markdown, lang) {

@@ -55,7 +55,8 @@ import { engineRoutes } from '../engines/routes.js';
 import { settingsRoutes } from '../settings/routes.js';
 import { moderationRoutes } from '../moderation/routes.js';
 import { studioRoutes } from '../studio/routes.js';
-import { snapshotsNotWired, studioExportRoutes } from '../studio/export/routes.js';
+import { studioExportRoutes } from '../studio/export/routes.js';
+import { loadSnapshot } from '../studio/snapshot.js';
 
 /** How often a process adds its speech route counts to the database's. */
 const SPEECH_STATS_FLUSH_MS = 10_000;
@@ -93,8 +94,14 @@ async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<vo
   await app.register(invoiceOperatorRoutes(ctx));
   await app.register(designRoutes(ctx));
   await app.register(pronunciationRoutes(ctx));
-  await app.register(studioRoutes({ db: ctx.db.kysely, voices: ctx.voices, storage: ctx.storage }));
-  await app.register(studioExportRoutes({ storage: ctx.storage, provenance: ctx.provenance, loadSnapshot: snapshotsNotWired }));
+  await app.register(studioRoutes({ db: ctx.db.kysely, voices: ctx.voices, storage: ctx.storage, conversion: ctx.studio }));
+  await app.register(
+    studioExportRoutes({
+      storage: ctx.storage,
+      provenance: ctx.provenance,
+      loadSnapshot: (accountId, projectId, snapshotId) => loadSnapshot(ctx.db.kysely, accountId, projectId, snapshotId),
+    }),
+  );
   await app.register(accountAdminRoutes({ accountAdmin: accountAdminOf(ctx) }));
   await app.register(clonedVoiceRoutes({ clonedVoices: clonedVoicesOf(ctx) }));
   await app.register(overviewRoutes({ overview: overviewOf(ctx) }));

@@ -17,6 +17,7 @@ import type { SynthesisService } from '../synthesis/service.js';
 import type { VoicesService } from '../voices/service.js';
 import type { SynthesisJobs } from '../synthesis/jobs/service.js';
 import type { HistoryService } from '../history/service.js';
+import type { StudioConversion } from '../studio/convert.js';
 import type { QueueSettings, QueuedSynthesizer } from '../synthesis/queue/synthesizer.js';
 import type { QueueProbe } from '../synthesis/queue/redis.js';
 import type { BullMqJobProvider } from '../synthesis/queue/bullmq-jobs.js';
@@ -66,6 +67,8 @@ export interface WorkerContext {
   jobs: SynthesisJobs;
   /** Every generation that delivered audio, for its owner (ElevenLabs' history routes, the console's History). */
   history: HistoryService;
+  /** Studio conversions (durable jobs, a hold per paragraph), their price, snapshots and paragraphs' audio. */
+  studio: StudioConversion;
   /** Scale-out (ROLE=api, worker): the queue settings and, in an API process, its ends of the queues. */
   queues: {
     settings: QueueSettings | null;

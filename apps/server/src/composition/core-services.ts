@@ -29,6 +29,7 @@ import { HistoryService } from '../history/service.js';
 import { HistoryRepository } from '../history/repository.js';
 import { DatabaseJobProvider } from '../synthesis/jobs/database.js';
 import { startJobLayer } from '../synthesis/jobs/kinds.js';
+import { StudioConversion } from '../studio/convert.js';
 import { VoicesService } from '../voices/service.js';
 import { VoiceLibrary } from '../voices/library.js';
 import { WithheldVoices } from '../voices/withheld.js';
@@ -157,17 +158,28 @@ export function buildCoreServices(config: Config, parts: ServiceParts): { ctx: W
     retentionDays: () => settings.current().HISTORY_RETENTION_DAYS,
     onError: (err, what) => parts.log.warn({ err }, what),
   });
-  const jobs = new SynthesisJobs({
+  const jobs: SynthesisJobs = new SynthesisJobs({
     db: db.kysely,
     synthesis,
     credits,
     storage,
-    layer: startJobLayer({ synthesis, storage, provenance, engines, history, provider: jobQueue ?? new DatabaseJobProvider() }),
+    layer: startJobLayer({
+      synthesis,
+      storage,
+      provenance,
+      engines,
+      history,
+      provider: jobQueue ?? new DatabaseJobProvider(),
+      // Called only once a job runs, after `studio` below is made.
+      studioConvert: (payload, context): Promise<void> => studio.handler()(payload, context),
+    }),
     owner: newId('request').replace('req_', `${config.ROLE}_`),
     staleSeconds: config.JOB_STALE_SECONDS,
     maxAttempts: config.JOB_MAX_ATTEMPTS,
     keepMs: config.JOB_KEEP_MINUTES * 60_000,
   });
+  // Studio conversions: durable jobs of the same layer, a hold per paragraph (studio/convert.ts).
+  const studio: StudioConversion = new StudioConversion({ db: db.kysely, synthesis, credits, provenance, storage, jobs });
   // A disabled account stops in every process: its work in flight (each piece releases its hold). The disable
   // itself publishes this; every process, this one included, acts on it (an API process closes its sockets too).
   parts.broadcast.on(ACCOUNT_DISABLED_TOPIC, (accountId) => {
@@ -198,6 +210,7 @@ export function buildCoreServices(config: Config, parts: ServiceParts): { ctx: W
     moderation,
     jobs,
     history,
+    studio,
     queues: { settings: queueSettings, remote, jobs: jobQueue, probe: queueProbe },
     keyGate: { keys: apiKeys, rate: limiter, concurrency, plans },
     limiter,

@@ -46,6 +46,9 @@ export const ID_PREFIX = {
   studioParagraph: 'spg',
   /** A generation in the account's history (ElevenLabs' history item). */
   historyItem: 'hist',
+  /** A snapshot of a Studio conversion, and a paragraph's stored audio. */
+  studioSnapshot: 'sss',
+  studioAudio: 'sau',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

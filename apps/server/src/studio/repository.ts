@@ -110,6 +110,7 @@ export class StudioRepository {
 
   async delete(projectId: string): Promise<void> {
     await this.transaction(async (trx) => {
+      await trx.deleteFrom('studio_snapshots').where('project_id', '=', projectId).execute();
       await trx.deleteFrom('studio_paragraphs').where('project_id', '=', projectId).execute();
       await trx.deleteFrom('studio_chapters').where('project_id', '=', projectId).execute();
       await trx.deleteFrom('studio_projects').where('id', '=', projectId).execute();

@@ -27,11 +27,17 @@ import { importFile, importPasted } from './import/index.js';
 import { StudioRepository } from './repository.js';
 import { StudioService, type StudioVoices } from './service.js';
 import { blockOut, chapterOut, projectExtendedOut, projectOut } from './shapes.js';
+import type { StudioConversion } from './convert.js';
+import { studioConvertRoutes } from './convert-routes.js';
+import { StudioStructure } from './structure.js';
+import { studioStructureRoutes } from './structure-routes.js';
 
 export interface StudioRoutesDeps {
   db: Kysely<Database>;
   voices: VoicesService;
   storage: Storage;
+  /** Conversions, their price, paragraphs' audio and snapshots. */
+  conversion: StudioConversion;
 }
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };
@@ -73,11 +79,21 @@ const CREATE_DESCRIPTION =
 export function studioRoutes(deps: StudioRoutesDeps): FastifyPluginAsyncZod {
   const repo = new StudioRepository(deps.db);
   const studio = new StudioService(repo, studioVoices(deps.voices), deps.storage);
+  const structure = new StudioStructure(deps.db, repo, studio, deps.storage);
+  const converting = async (project: { id: string; account_id: string }) =>
+    (await deps.conversion.active(project.account_id, project.id)).length > 0;
   const extended = async (project: Awaited<ReturnType<StudioService['project']>>) =>
-    projectExtendedOut(project, await repo.chapters(project.id), await repo.paragraphSummaries(project.id));
+    projectExtendedOut(
+      project,
+      await repo.chapters(project.id),
+      await repo.paragraphSummaries(project.id),
+      await converting(project),
+    );
 
   return async (app) => {
     addElevenLabsErrorDetail(app);
+    await app.register(studioConvertRoutes({ db: deps.db, studio: deps.conversion }));
+    await app.register(studioStructureRoutes({ structure }));
     const route = { config: { auth: 'caller' as const } };
     const tags = ['studio'];
 
@@ -215,7 +231,7 @@ export function studioRoutes(deps: StudioRoutesDeps): FastifyPluginAsyncZod {
         );
         const summaries = paragraphs.map((p) => ({ ...p, characters: [...p.text].length }));
         return {
-          ...chapterOut(chapter, summaries, project),
+          ...chapterOut(chapter, summaries, project, await converting(project)),
           content: { blocks: paragraphs.map((p) => blockOut(p, project)) },
         };
       },

@@ -165,7 +165,9 @@ export class StudioService {
   async delete(accountId: string, id: string): Promise<void> {
     const project = await this.project(accountId, id);
     await this.repo.delete(project.id);
-    if (project.cover_key) await this.storage.delete(project.cover_key).catch(() => {});
+    // Its cover, its paragraphs' audio and what its snapshots kept: everything under the project's folder.
+    for (const key of await this.storage.list(`studio/${accountId}/${project.id}`))
+      await this.storage.delete(key).catch(() => {});
   }
 
   async cover(accountId: string, id: string): Promise<{ data: Buffer; type: string }> {

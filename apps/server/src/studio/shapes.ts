@@ -44,7 +44,17 @@ export type ParagraphSummary = Pick<
   characters: number;
 };
 
-export function chapterOut(c: StudioChaptersTable, paragraphs: ParagraphSummary[], project: StudioProjectsTable) {
+/**
+ * A chapter's list entry. `converting`: a conversion of its project is under way, so a chapter with paragraphs left to
+ * speak is `converting`, its `conversion_progress` the share of its paragraphs done (0 to 1); it can be downloaded
+ * once every paragraph has its audio.
+ */
+export function chapterOut(
+  c: StudioChaptersTable,
+  paragraphs: ParagraphSummary[],
+  project: StudioProjectsTable,
+  converting = false,
+) {
   let charactersConverted = 0;
   let charactersUnconverted = 0;
   let converted = 0;
@@ -56,11 +66,13 @@ export function chapterOut(c: StudioChaptersTable, paragraphs: ParagraphSummary[
       charactersConverted += Number(p.characters);
     } else charactersUnconverted += Number(p.characters);
   }
+  const left = paragraphs.length - converted;
   return {
     chapter_id: c.id,
     name: c.title,
-    can_be_downloaded: false,
-    state: 'default' as const,
+    can_be_downloaded: paragraphs.length > 0 && left === 0,
+    state: converting && left > 0 ? ('converting' as const) : ('default' as const),
+    ...(converting && { conversion_progress: paragraphs.length ? converted / paragraphs.length : 1 }),
     voice_ids: [...voices],
     statistics: {
       characters_converted: charactersConverted,
@@ -91,6 +103,7 @@ export function projectExtendedOut(
   project: StudioProjectsTable,
   chapters: StudioChaptersTable[],
   paragraphs: ParagraphSummary[],
+  converting = false,
 ) {
   const byChapter = new Map<string, ParagraphSummary[]>();
   const counts = new Map<string, number>();
@@ -103,10 +116,13 @@ export function projectExtendedOut(
     voices.add(voiceOf(p, project));
   }
   const speakers = JSON.parse(project.speakers) as Speakers;
+  const listed = chapters.map((c) => chapterOut(c, byChapter.get(c.id) ?? [], project, converting));
   return {
     ...projectOut(project),
+    can_be_downloaded: listed.length > 0 && listed.every((c) => c.can_be_downloaded),
+    state: converting ? ('converting' as const) : ('default' as const),
     quality_preset: 'standard' as const,
-    chapters: chapters.map((c) => chapterOut(c, byChapter.get(c.id) ?? [], project)),
+    chapters: listed,
     pronunciation_dictionary_versions: [],
     pronunciation_dictionary_locators: JSON.parse(project.pronunciation_locators) as {
       pronunciation_dictionary_id: string;

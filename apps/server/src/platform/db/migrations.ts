@@ -1035,6 +1035,41 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('studio_paragraphs_project').on('studio_paragraphs').columns(['project_id']).execute();
     },
   },
+  '0027_studio_conversion': {
+    async up(db: Kysely<unknown>) {
+      // A job row's kind: `synthesis` (a long text on one hold) or `studio_convert` (a project's conversion, whose
+      // paragraphs each take and close their own hold, so its row holds nothing: hold_id '').
+      await db.schema
+        .alterTable('synthesis_jobs')
+        .addColumn('kind', 'text', (c) => c.notNull().defaultTo('synthesis'))
+        .execute();
+      // A paragraph's audio (a WAV in storage), its length, rate and words ({text,start,end} seconds, JSON), and the
+      // charge of its conversion while it is open (JSON: the hold, its price, the hash spoken), closed on resume.
+      for (const [column, type] of [
+        ['audio_key', 'text'],
+        ['audio_ms', 'integer'],
+        ['sample_rate', 'integer'],
+        ['words', 'text'],
+        ['pending_charge', 'text'],
+      ] as const)
+        await db.schema.alterTable('studio_paragraphs').addColumn(column, type).execute();
+      // Snapshots: what a finished conversion made (the project's, chapter_id null, and one per converted chapter).
+      await db.schema
+        .createTable('studio_snapshots')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('project_id', 'text', (c) => c.notNull())
+        .addColumn('chapter_id', 'text')
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('manifest', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex('studio_snapshots_project')
+        .on('studio_snapshots')
+        .columns(['project_id', 'created_at'])
+        .execute();
+    },
+  },
   '0029_history': {
     async up(db: Kysely<unknown>) {
       // History (history/): every generation that delivered audio, with what made it (text, voice, settings, route, key),

@@ -130,6 +130,8 @@ export interface SynthesisJobsTable {
   owner?: string | null;
   heartbeat_at?: string | null;
   request_id?: string | null;
+  /** The job's kind (migration 0027): `synthesis`, or `studio_convert` (its paragraphs hold their own; hold_id ''). */
+  kind?: string;
 }
 
 export interface ApiKeysTable {
@@ -785,6 +787,7 @@ export interface Database {
   studio_chapters: StudioChaptersTable;
   studio_paragraphs: StudioParagraphsTable;
   history_items: HistoryItemsTable;
+  studio_snapshots: StudioSnapshotsTable;
 }
 
 /** A generation that delivered audio (migration 0029), kept HISTORY_RETENTION_DAYS with its stored audio. */
@@ -869,4 +872,22 @@ export interface StudioParagraphsTable {
   content_hash: string;
   converted_hash: string | null;
   updated_at: string;
+  /** Its audio in storage (a WAV), length, sample rate and words (JSON [{text,start,end}] seconds): migration 0027. */
+  audio_key?: string | null;
+  audio_ms?: number | null;
+  sample_rate?: number | null;
+  words?: string | null;
+  /** JSON of a conversion's open charge (studio/convert.ts): closed when the job runs again. */
+  pending_charge?: string | null;
+}
+
+/** A snapshot of a finished conversion (migration 0027): the project's (chapter_id null) or a chapter's. */
+export interface StudioSnapshotsTable {
+  id: string;
+  project_id: string;
+  chapter_id: string | null;
+  name: string;
+  created_at: string;
+  /** JSON of a SnapshotManifest (studio/snapshot.ts). */
+  manifest: string;
 }

@@ -18,8 +18,6 @@ import { sendExport } from './send.js';
 /** The manifest of an account's snapshot; another account's or a missing one throws NOT_FOUND. */
 export type SnapshotLoader = (accountId: string, projectId: string, snapshotId: string) => Promise<SnapshotManifest>;
 
-/** Until snapshots are stored (studio/snapshot.ts's `loadSnapshot`), every snapshot is missing. */
-export const snapshotsNotWired: SnapshotLoader = () => Promise.reject(new AppError('NOT_FOUND'));
 
 export interface StudioExportRoutesDeps extends ExportDeps {
   loadSnapshot: SnapshotLoader;

@@ -11,6 +11,7 @@ import type { Charge, Prepared } from '../types.js';
 import { JobPayloadError } from './definition.js';
 import type { JobLayer, JobProvider } from './layer.js';
 import { deleteJobFiles, preparedOf, synthesisJob, type SynthesisJobPayload } from './synthesis.js';
+import { runOwnHolds } from './own-holds.js';
 
 export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
 /** A job that is not over: waiting for a process, or running in one. */
@@ -43,7 +44,9 @@ export class DatabaseJobProvider implements JobProvider {
 }
 
 interface Live {
-  work: HeldWork;
+  /** Stops the run (a cancel, a shutdown); whoever runs it closes what it holds. */
+  stop(reason: Error): void;
+  signal: AbortSignal;
   progress: JobProgress;
   done?: Promise<void>;
 }
@@ -100,7 +103,7 @@ export class DatabaseJobRunner {
   async stop(id: string, reason: Error): Promise<void> {
     const live = this.live.get(id);
     if (!live) return;
-    live.work.abort(reason);
+    live.stop(reason);
     await live.done;
   }
 
@@ -115,6 +118,12 @@ export class DatabaseJobRunner {
     return this.begin(id, payload, what, work, reqId).progress;
   }
 
+  /** Runs a job of a kind whose row holds nothing, recorded as running under this process; returns its live progress. */
+  startOwn(row: SynthesisJobsTable): JobProgress {
+    // Its first run: the row was just written, so the tracked run is there (never null).
+    return this.beginOwn(row, 1).progress;
+  }
+
   private begin(
     id: string,
     payload: SynthesisJobPayload,
@@ -122,9 +131,14 @@ export class DatabaseJobRunner {
     work: HeldWork,
     reqId?: string,
   ): Live {
-    const live: Live = { work, progress: { done: 0, total: 0 } };
+    const live: Live = { stop: (r) => work.abort(r), signal: work.signal, progress: { done: 0, total: 0 } };
+    return this.track(id, live, () => this.run(id, payload, what.prepared, what.charge, work, live, reqId));
+  }
+
+  /** Runs `body` as the job `id` of this process: live (its progress, a stop) until it ends. */
+  private track(id: string, live: Live, body: () => Promise<void>): Live {
     this.live.set(id, live);
-    const run = this.run(id, payload, what.prepared, what.charge, live, reqId).finally(() => {
+    const run = body().finally(() => {
       this.live.delete(id);
       this.running.delete(run);
     });
@@ -138,48 +152,89 @@ export class DatabaseJobRunner {
     payload: SynthesisJobPayload,
     prepared: Prepared,
     charge: Charge,
+    work: HeldWork,
     live: Live,
     reqId?: string,
   ): Promise<void> {
-    let written = 0;
     try {
       const handler = this.options.layer.handler(synthesisJob);
       const { storageKey: key } = await handler(payload, {
         id,
         prepared,
         charge,
-        work: live.work,
+        work,
         ...(reqId ? { reqId } : {}),
-        onProgress: (p) => {
-          live.progress = { done: p.done, total: p.total };
-          if (Date.now() - written < PROGRESS_WRITE_MS) return;
-          written = Date.now();
-          void this.mine(id)
-            .set({ progress_done: p.done, progress_total: p.total, heartbeat_at: new Date().toISOString() })
-            .execute()
-            .catch(() => {});
-        },
+        onProgress: this.progressOf(id, live),
       });
       const total = live.progress.total;
       // The row says succeeded before the hold is settled: a crash in between is settled at start.
       if (await this.finish(id, 'succeeded', { storage_key: key, progress_done: total, progress_total: total })) {
-        await live.work.settle();
+        await work.settle();
       } else {
         // Cancelled (or taken over) meanwhile: whoever changed the row closed the hold.
         await deleteJobFiles(this.options.storage, key);
-        await live.work.release('job cancelled');
+        await work.release('job cancelled');
       }
     } catch (e) {
-      const reason: unknown = live.work.signal.reason;
-      if (this.stopping || (reason instanceof Error && reason.message === handBack().message)) {
-        // Handed back: queued again for the next start or another worker; the hold is taken again then.
-        await this.mine(id).set({ status: 'queued', owner: null, heartbeat_at: null }).execute();
-        return;
-      }
-      await live.work.release('job failed');
-      const error = isAppError(e) ? e : new AppError('INTERNAL', {}, { cause: e });
-      await this.finish(id, 'failed', { error_code: error.code, error_params: JSON.stringify(error.params) }).catch(() => false);
+      if (await this.handedBack(id, live)) return;
+      await work.release('job failed');
+      await this.failed(id, e);
     }
+  }
+
+  /** The run's progress, kept live here and written to its row at most every PROGRESS_WRITE_MS. */
+  private progressOf(id: string, live: Live): (p: JobProgress) => void {
+    let written = 0;
+    return (p) => {
+      live.progress = { done: p.done, total: p.total };
+      if (Date.now() - written < PROGRESS_WRITE_MS) return;
+      written = Date.now();
+      void this.mine(id)
+        .set({ progress_done: p.done, progress_total: p.total, heartbeat_at: new Date().toISOString() })
+        .execute()
+        .catch(() => {});
+    };
+  }
+
+  /** A run stopped by a shutdown: queued again for the next start or another worker (a hold is taken again then). */
+  private async handedBack(id: string, live: Live): Promise<boolean> {
+    const reason: unknown = live.signal.reason;
+    if (!this.stopping && !(reason instanceof Error && reason.message === handBack().message)) return false;
+    await this.mine(id).set({ status: 'queued', owner: null, heartbeat_at: null }).execute();
+    return true;
+  }
+
+  private async failed(id: string, e: unknown): Promise<void> {
+    const error = isAppError(e) ? e : new AppError('INTERNAL', {}, { cause: e });
+    await this.finish(id, 'failed', { error_code: error.code, error_params: JSON.stringify(error.params) }).catch(() => false);
+  }
+
+  /**
+   * A job of a kind whose row holds nothing (a Studio conversion, a hold per paragraph): run here under its row,
+   * its handler given the stop signal, its run number and its progress.
+   */
+  private beginOwn(row: SynthesisJobsTable, attempt: number, log?: FastifyBaseLogger): Live {
+    const controller = new AbortController();
+    const live: Live = { stop: (r) => controller.abort(r), signal: controller.signal, progress: { done: 0, total: 0 } };
+    const body = async () => {
+      try {
+        await runOwnHolds(this.options.layer, row, {
+          id: row.id,
+          accountId: row.account_id,
+          attempt,
+          signal: controller.signal,
+          onProgress: this.progressOf(row.id, live),
+          ...(row.request_id ? { reqId: row.request_id } : {}),
+        });
+        const { done, total } = live.progress;
+        await this.finish(row.id, 'succeeded', { progress_done: done, progress_total: total });
+      } catch (e) {
+        if (await this.handedBack(row.id, live)) return;
+        if (e instanceof JobPayloadError) log?.error({ job: row.id, problem: e.problem }, 'job payload invalid; job failed');
+        await this.failed(row.id, e);
+      }
+    };
+    return this.track(row.id, live, body);
   }
 
   /** This process's running row of a job (an update that finds nothing when it was cancelled). */
@@ -222,7 +277,8 @@ export class DatabaseJobRunner {
       .where('id', '=', id)
       .where('status', 'in', ACTIVE)
       .execute();
-    await this.options.credits.release(holdId, note);
+    // A kind whose row holds nothing ('') has nothing to give back.
+    if (holdId) await this.options.credits.release(holdId, note);
   }
 
   /**
@@ -253,6 +309,7 @@ export class DatabaseJobRunner {
       await this.fail(row.id, row.hold_id, 'INTERNAL', 'job interrupted too often');
       return null;
     }
+    if (row.kind && row.kind !== synthesisJob.name) return this.beginOwn(row, Number(claimed.attempts), log);
     let payload: SynthesisJobPayload;
     try {
       // Checked against its kind's schema (`JobPayloadError` when it is not what the kind expects).
@@ -318,7 +375,7 @@ export class DatabaseJobRunner {
     }
     const stop = () => {
       log.info({ reason: String(signal.reason) }, 'synthesis job stopped');
-      live.work.abort(/shutting down/.test(String(signal.reason)) ? handBack() : new Error('job cancelled'));
+      live.stop(/shutting down/.test(String(signal.reason)) ? handBack() : new Error('job cancelled'));
     };
     if (signal.aborted) stop();
     else signal.addEventListener('abort', stop, { once: true });

@@ -7,9 +7,11 @@ import type { HistoryRecorder } from '../../history/types.js';
 import { handle, JobLayer, type JobProvider } from './layer.js';
 import { synthesisJob, synthesisJobHandler } from './synthesis.js';
 import { ttsJob, ttsJobHandler } from './tts.js';
+import { studioConvertJob, type OwnHoldsContext, type StudioConvertPayload } from './studio.js';
+import type { JobHandler } from './definition.js';
 
 /** Every kind of job this release runs; the job layer starts only with a handler for each. */
-export const JOB_KINDS: readonly AnyJobDefinition[] = [synthesisJob, ttsJob];
+export const JOB_KINDS: readonly AnyJobDefinition[] = [synthesisJob, ttsJob, studioConvertJob];
 
 /**
  * The started job layer of this release: every kind with its handler, jobs going through `provider`. `engines` is
@@ -22,6 +24,8 @@ export function startJobLayer(deps: {
   engines: Synthesizer;
   provider: JobProvider;
   history?: HistoryRecorder;
+  /** A Studio conversion's handler (studio/convert.ts, above this layer: given by the composition). */
+  studioConvert: JobHandler<StudioConvertPayload, OwnHoldsContext, void>;
 }): JobLayer {
   return new JobLayer({
     kinds: JOB_KINDS,
@@ -36,6 +40,7 @@ export function startJobLayer(deps: {
         }),
       ),
       handle(ttsJob, ttsJobHandler({ synthesizer: deps.engines })),
+      handle(studioConvertJob, deps.studioConvert),
     ],
     provider: deps.provider,
   }).start();

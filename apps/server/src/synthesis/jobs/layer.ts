@@ -79,6 +79,11 @@ export class JobLayer {
     return run as JobHandler<P, C, R>;
   }
 
+  /** The kind of that name, if this release has it. */
+  kind(name: string): AnyJobDefinition | undefined {
+    return this.kinds.get(name);
+  }
+
   /** A kind's stored payload, checked (`JobPayloadError` when it is not what the kind expects). */
   read<P, C, R>(definition: JobDefinition<P, C, R>, jobId: string, stored: unknown): P {
     return readPayload(definition, jobId, stored);

@@ -1,7 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
-import { z } from 'zod';
-import { ERROR_CODES, type ErrorCode } from '@polyvox/contracts';
 import { subtitles, type SubtitleFormat } from '@polyvox/speech';
 import { AppError, isAppError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
@@ -11,9 +9,12 @@ import type { CreditsService } from '../../credits/service.js';
 import type { SynthesisService } from '../service.js';
 import type { Charge, Prepared } from '../types.js';
 import { timingsSchema, toWire } from '../wire.js';
-import { writePayload } from './definition.js';
+import { writePayload, type JobDefinition } from './definition.js';
+import { safeJson, toJob, type Job } from './job-view.js';
+import type { OwnHoldsContext } from './studio.js';
+import { recordOwnJob, type OwnJobPrice } from './own-jobs.js';
 import type { JobLayer } from './layer.js';
-import { ACTIVE, DatabaseJobRunner, type JobProgress, type JobStatus } from './database.js';
+import { ACTIVE, DatabaseJobRunner } from './database.js';
 import {
   deleteJobFiles,
   JOB_FOLDER,
@@ -25,49 +26,11 @@ import {
 } from './synthesis.js';
 
 export type { JobStatus } from './database.js';
-
-export interface Job {
-  id: string;
-  accountId: string;
-  status: JobStatus;
-  progress: JobProgress;
-  credits: number;
-  characters: number;
-  contentType: string;
-  storageKey: string | null;
-  error: AppError | null;
-  createdAt: string;
-  finishedAt: string | null;
-}
+export type { Job } from './job-view.js';
 
 /** How long a finished job (and its audio) stays reachable. */
 export const JOB_KEEP_MS = 60 * 60 * 1000;
 const FOLDER = JOB_FOLDER;
-
-const errorParams = z.record(z.string(), z.union([z.string(), z.number()]));
-const KNOWN_CODES = new Set<string>(ERROR_CODES);
-
-/**
- * A job row as the API shows it. Its error is read back checked: a code this release does not know reads as
- * `INTERNAL`, params that are not a flat object of strings and numbers as none.
- */
-function toJob(row: SynthesisJobsTable, live?: JobProgress): Job {
-  const params = row.error_params ? errorParams.safeParse(safeJson(row.error_params)) : null;
-  const code = row.error_code && KNOWN_CODES.has(row.error_code) ? (row.error_code as ErrorCode) : 'INTERNAL';
-  return {
-    id: row.id,
-    accountId: row.account_id,
-    status: row.status as JobStatus,
-    progress: live ?? { done: Number(row.progress_done), total: Number(row.progress_total) },
-    credits: Number(row.credits),
-    characters: Number(row.characters),
-    contentType: row.content_type,
-    storageKey: row.storage_key,
-    error: row.error_code ? new AppError(code, params?.success ? params.data : {}) : null,
-    createdAt: row.created_at,
-    finishedAt: row.finished_at,
-  };
-}
 
 export interface JobsOptions {
   db: Kysely<Database>;
@@ -87,14 +50,6 @@ export interface JobsOptions {
   maxAttempts?: number;
   /** How long a finished job and its audio stay. */
   keepMs?: number;
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -193,6 +148,36 @@ export class SynthesisJobs {
   }
 
   /**
+   * A job of a kind whose handler takes and closes its own holds (a Studio conversion, a hold per paragraph): its row
+   * holds nothing (hold_id ''); it runs here at once (database) or in a worker (queue), and after a crash as any job.
+   * `price`: what the work is expected to cost, for its row.
+   */
+  createOwn<P>(
+    definition: JobDefinition<P, OwnHoldsContext, void>,
+    accountId: string,
+    payload: P,
+    price: OwnJobPrice,
+    reqId?: string,
+  ): Promise<Job> {
+    const parts = { db: this.db, layer: this.layer, owner: this.owner, runner: this.runner };
+    return recordOwnJob(parts, definition, accountId, payload, price, reqId);
+  }
+
+  /** The active jobs of a kind whose payload names `needle` (a project's conversions), newest first. */
+  async active(kind: string, accountId: string, needle: string): Promise<Job[]> {
+    const rows = await this.db
+      .selectFrom('synthesis_jobs')
+      .selectAll()
+      .where('kind', '=', kind)
+      .where('account_id', '=', accountId)
+      .where('status', 'in', ACTIVE)
+      .where('request', 'like', `%${needle}%`)
+      .orderBy('created_at', 'desc')
+      .execute();
+    return rows.map((r) => toJob(r, r.status === 'running' ? this.runner.progress(r.id) : undefined));
+  }
+
+  /**
    * Background rounds (see `DatabaseJobRunner.startRounds`): heartbeats, settling jobs a dead process finished but
    * did not settle, and (embedded) taking over stale ones. Returns the stop function.
    */
@@ -207,6 +192,7 @@ export class SynthesisJobs {
       .selectAll()
       .where('id', '=', id)
       .where('account_id', '=', accountId)
+      .where('kind', '=', synthesisJob.name)
       .executeTakeFirst();
     if (!row) throw new AppError('NOT_FOUND');
     return toJob(row, row.status === 'running' ? this.runner.progress(id) : undefined);
@@ -217,6 +203,7 @@ export class SynthesisJobs {
       .selectFrom('synthesis_jobs')
       .selectAll()
       .where('account_id', '=', accountId)
+      .where('kind', '=', synthesisJob.name)
       .orderBy('created_at', 'desc')
       .orderBy('id', 'desc')
       .limit(pageSize)
@@ -226,6 +213,7 @@ export class SynthesisJobs {
       .selectFrom('synthesis_jobs')
       .select((eb) => eb.fn.countAll<number>().as('total'))
       .where('account_id', '=', accountId)
+      .where('kind', '=', synthesisJob.name)
       .executeTakeFirstOrThrow();
     return {
       items: rows.map((r) => toJob(r, r.status === 'running' ? this.runner.progress(r.id) : undefined)),

@@ -1,0 +1,151 @@
+import type { StudioParagraphsTable, StudioProjectsTable } from '../platform/db/schema.js';
+import { AppError } from '../platform/errors.js';
+import type { Charge } from '../synthesis/service.js';
+import type { JobHandler } from '../synthesis/jobs/definition.js';
+import type { Job, SynthesisJobs } from '../synthesis/jobs/service.js';
+import { studioConvertJob, type OwnHoldsContext, type StudioConvertPayload } from '../synthesis/jobs/studio.js';
+import { closePending, speakParagraph, storedAudio, type ParagraphAudio, type ParagraphAudioDeps } from './paragraph-audio.js';
+import { voiceOf } from './service.js';
+import { recordSnapshots } from './snapshot.js';
+
+export interface ConversionDeps extends ParagraphAudioDeps {
+  jobs: Pick<SynthesisJobs, 'createOwn' | 'active'>;
+}
+
+export interface Estimate {
+  credits: number;
+  characters: number;
+  paragraphs: number;
+}
+
+const changed = (p: Pick<StudioParagraphsTable, 'content_hash' | 'converted_hash'>) => p.converted_hash !== p.content_hash;
+/** What a project's conversions' payloads contain, to find the active ones. */
+const needle = (projectId: string, chapterId: string | null) =>
+  `"projectId":"${projectId}","chapterId":${JSON.stringify(chapterId)}`;
+
+/**
+ * Converting Studio projects: the price of what changed, the durable job that speaks it (a hold per paragraph, so a
+ * crash resumes where it stopped and charges nothing twice), one paragraph at once, and the snapshots a finished
+ * conversion records.
+ */
+export class StudioConversion {
+  constructor(private readonly deps: ConversionDeps) {}
+
+  private async project(accountId: string, projectId: string): Promise<StudioProjectsTable> {
+    const project = await this.deps.db
+      .selectFrom('studio_projects')
+      .selectAll()
+      .where('id', '=', projectId)
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
+    if (!project) throw new AppError('NOT_FOUND');
+    return project;
+  }
+
+  /** The project and the paragraphs a conversion of it (or of one chapter) covers, in reading order. */
+  private async scope(accountId: string, projectId: string, chapterId: string | null) {
+    const project = await this.project(accountId, projectId);
+    const chapters = await this.deps.db
+      .selectFrom('studio_chapters')
+      .select(['id', 'position'])
+      .where('project_id', '=', projectId)
+      .$if(chapterId !== null, (q) => q.where('id', '=', chapterId!))
+      .orderBy('position')
+      .execute();
+    if (chapterId !== null && chapters.length === 0) throw new AppError('NOT_FOUND');
+    const order = new Map(chapters.map((c, i) => [c.id, i]));
+    const paragraphs = (
+      await this.deps.db
+        .selectFrom('studio_paragraphs')
+        .selectAll()
+        .where('project_id', '=', projectId)
+        .$if(chapterId !== null, (q) => q.where('chapter_id', '=', chapterId!))
+        .execute()
+    ).sort((a, b) => order.get(a.chapter_id)! - order.get(b.chapter_id)! || a.position - b.position);
+    return { project, chapters: chapters.map((c) => c.id), paragraphs };
+  }
+
+  /** What converting would cost: the changed paragraphs alone, each priced as its synthesis will be. Nothing held. */
+  async estimate(accountId: string, projectId: string, chapterId: string | null = null): Promise<Estimate> {
+    const { project, paragraphs } = await this.scope(accountId, projectId, chapterId);
+    const locators = JSON.parse(project.pronunciation_locators) as { pronunciation_dictionary_id: string }[];
+    const total: Estimate = { credits: 0, characters: 0, paragraphs: 0 };
+    for (const p of paragraphs.filter(changed)) {
+      const price = await this.deps.synthesis.estimate(p.text, voiceOf(p, project), accountId, locators);
+      total.credits += price.credits;
+      total.characters += price.characters;
+      total.paragraphs += 1;
+    }
+    return total;
+  }
+
+  /** The project's conversions still queued or running (the newest first). */
+  active(accountId: string, projectId: string, chapterId?: string | null): Promise<Job[]> {
+    const what = chapterId === undefined ? `"projectId":"${projectId}"` : needle(projectId, chapterId);
+    return this.deps.jobs.active(studioConvertJob.name, accountId, what);
+  }
+
+  /**
+   * Starts converting the project (or one chapter) as a durable job. 402 INSUFFICIENT_BALANCE when the balance does
+   * not cover the estimate, with nothing held; a conversion of the same scope already under way is answered as is.
+   */
+  async start(charge: Charge, projectId: string, chapterId: string | null = null, reqId?: string): Promise<Job> {
+    const [running] = await this.active(charge.accountId, projectId, chapterId);
+    if (running) return running;
+    const estimate = await this.estimate(charge.accountId, projectId, chapterId);
+    if (estimate.credits > (await this.deps.credits.balance(charge.accountId))) throw new AppError('INSUFFICIENT_BALANCE');
+    const payload: StudioConvertPayload = {
+      projectId,
+      chapterId,
+      apiKeyId: charge.apiKeyId ?? null,
+      recordType: charge.recordType,
+    };
+    const price = { credits: estimate.credits, characters: estimate.characters, contentType: 'audio/wav' };
+    return this.deps.jobs.createOwn(studioConvertJob, charge.accountId, payload, price, reqId);
+  }
+
+  /** The job's handler: speaks each changed paragraph (its own hold), then records the snapshots. */
+  handler(): JobHandler<StudioConvertPayload, OwnHoldsContext, void> {
+    return async (payload, context) => {
+      const charge: Charge = { accountId: context.accountId, apiKeyId: payload.apiKeyId, recordType: payload.recordType };
+      // A run after a dead process closes the charges it left open (settled if its audio was stored).
+      await closePending(this.deps, payload.projectId, context.attempt > 1);
+      const { project, chapters, paragraphs } = await this.scope(context.accountId, payload.projectId, payload.chapterId);
+      const todo = paragraphs.filter(changed);
+      let done = 0;
+      context.onProgress({ done, total: todo.length });
+      for (const p of todo) {
+        context.signal.throwIfAborted();
+        // Read again: edited, regenerated or removed since the run began.
+        const fresh = await this.deps.db.selectFrom('studio_paragraphs').selectAll().where('id', '=', p.id).executeTakeFirst();
+        if (fresh && changed(fresh)) await speakParagraph(this.deps, project, fresh, charge, context.signal);
+        context.onProgress({ done: ++done, total: todo.length });
+      }
+      // A conversion that made something records what is there now; one that found nothing changed, nothing.
+      if (todo.length > 0) await recordSnapshots(this.deps.db, context.accountId, payload.projectId, chapters);
+    };
+  }
+
+  /** Speaks one paragraph now (charged as any synthesis) and stores its audio; returns it. */
+  async regenerate(charge: Charge, projectId: string, paragraphId: string, signal?: AbortSignal): Promise<ParagraphAudio> {
+    const project = await this.project(charge.accountId, projectId);
+    return speakParagraph(this.deps, project, await this.paragraph(project.id, paragraphId), charge, signal);
+  }
+
+  /** A paragraph's stored audio, played again without a charge. */
+  async audio(accountId: string, projectId: string, paragraphId: string): Promise<Buffer> {
+    const project = await this.project(accountId, projectId);
+    return storedAudio(this.deps.storage, await this.paragraph(project.id, paragraphId));
+  }
+
+  private async paragraph(projectId: string, paragraphId: string): Promise<StudioParagraphsTable> {
+    const row = await this.deps.db
+      .selectFrom('studio_paragraphs')
+      .selectAll()
+      .where('id', '=', paragraphId)
+      .where('project_id', '=', projectId)
+      .executeTakeFirst();
+    if (!row) throw new AppError('NOT_FOUND');
+    return row;
+  }
+}
