@@ -10,6 +10,7 @@ import type { PlanPrivileges } from '../orders/privileges.js';
 import type { Provenance } from '../provenance/service.js';
 import type { Prepared, SynthesisService } from '../synthesis/service.js';
 import { pricedCharacters } from '../synthesis/input.js';
+import type { SpeechHost } from '../speech/speech-host.js';
 import { chargeOf, sendStream } from '../synthesis/route-helpers.js';
 import { clientLeaves } from '../http/client-leaves.js';
 import { originOf } from '../synthesis/origin.js';
@@ -112,6 +113,8 @@ const errors = { 400: ErrorBody, 401: ErrorBody, 402: ErrorBody, 403: ErrorBody,
 
 export interface DialogueRoutesDeps {
   synthesis: SynthesisService;
+  /** The engines' host: its encoder thread encodes the joined turns. */
+  speech: SpeechHost;
   provenance: Provenance;
   plans: Pick<PlanPrivileges, 'assertTextLength'>;
 }
@@ -189,7 +192,8 @@ export function dialogueRoutes(deps: DialogueRoutesDeps): FastifyPluginAsyncZod 
     }
     const left = clientLeaves(request, reply);
     const known: JoinedTurn[] = [];
-    const chunks = encodeTurns(recorded(dialogue.run(left, stream)), format, stream, (t) => known.push(t));
+    const encoders = await deps.speech.get();
+    const chunks = encodeTurns(recorded(dialogue.run(left, stream)), format, stream, encoders, (t) => known.push(t));
     if (!stream)
       return sendDialogueFile(
         { request, reply, provenance: deps.provenance, dialogue, whole, left, chunks, known, origin },
