@@ -1,6 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
-import type { ErrorCode } from '@polyvox/contracts';
 import { AppError, isAppError } from '../../platform/errors.js';
 import type { Storage } from '../../platform/storage.js';
 import type { Database, SynthesisJobsTable } from '../../platform/db/schema.js';
@@ -9,17 +8,12 @@ import type { HeldWork } from '../held-work.js';
 import type { SynthesisService } from '../service.js';
 import type { Charge, Prepared } from '../types.js';
 import { JobPayloadError } from './definition.js';
+import { ACTIVE, JobRows, type JobProgress, type JobStatus } from './rows.js';
+import { startRounds, type Rounds } from './rounds.js';
 import type { JobLayer, JobProvider } from './layer.js';
 import { deleteJobFiles, preparedOf, synthesisJob, type SynthesisJobPayload } from './synthesis.js';
 
-export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
-/** A job that is not over: waiting for a process, or running in one. */
-export const ACTIVE: JobStatus[] = ['queued', 'running'];
-
-export interface JobProgress {
-  done: number;
-  total: number;
-}
+export { ACTIVE, type JobProgress, type JobStatus } from './rows.js';
 
 /**
  * Jobs in the database alone (ROLE=all): a new job runs in the process that recorded it (`DatabaseJobRunner.start`),
@@ -82,9 +76,12 @@ export class DatabaseJobRunner {
   private readonly running = new Set<Promise<void>>();
   private stopping = false;
   private readonly options: DatabaseJobRunnerOptions;
+  /** The updates of this process's rows. */
+  private readonly rows: JobRows;
 
   constructor(options: DatabaseJobRunnerOptions) {
     this.options = options;
+    this.rows = new JobRows(options);
   }
 
   /** The progress of a job running in this process (undefined when it runs elsewhere or not at all). */
@@ -154,7 +151,8 @@ export class DatabaseJobRunner {
           live.progress = { done: p.done, total: p.total };
           if (Date.now() - written < PROGRESS_WRITE_MS) return;
           written = Date.now();
-          void this.mine(id)
+          void this.rows
+            .mine(id)
             .set({ progress_done: p.done, progress_total: p.total, heartbeat_at: new Date().toISOString() })
             .execute()
             .catch(() => {});
@@ -173,7 +171,7 @@ export class DatabaseJobRunner {
       const reason: unknown = live.work.signal.reason;
       if (this.stopping || (reason instanceof Error && reason.message === handBack().message)) {
         // Handed back: queued again for the next start or another worker; the hold is taken again then.
-        await this.mine(id).set({ status: 'queued', owner: null, heartbeat_at: null }).execute();
+        await this.rows.mine(id).set({ status: 'queued', owner: null, heartbeat_at: null }).execute();
         return;
       }
       await live.work.release('job failed');
@@ -182,47 +180,9 @@ export class DatabaseJobRunner {
     }
   }
 
-  /** This process's running row of a job (an update that finds nothing when it was cancelled). */
-  private mine(id: string) {
-    return this.options.db
-      .updateTable('synthesis_jobs')
-      .where('id', '=', id)
-      .where('status', '=', 'running')
-      .where('owner', '=', this.options.owner);
-  }
-
-  private async finish(id: string, status: JobStatus, fields: Partial<SynthesisJobsTable>): Promise<boolean> {
-    const now = new Date();
+  private finish(id: string, status: JobStatus, fields: Partial<SynthesisJobsTable>): Promise<boolean> {
     const live = this.live.get(id);
-    const row = await this.mine(id)
-      .set({
-        ...(live ? { progress_done: live.progress.done, progress_total: live.progress.total } : {}),
-        ...fields,
-        status,
-        finished_at: now.toISOString(),
-        expires_at: new Date(now.getTime() + this.options.keepMs).toISOString(),
-      })
-      .returning('id')
-      .executeTakeFirst();
-    return row !== undefined;
-  }
-
-  /** Closes a job that will not run (again): failed, its hold released. */
-  private async fail(id: string, holdId: string, code: ErrorCode, note: string): Promise<void> {
-    const now = new Date();
-    await this.options.db
-      .updateTable('synthesis_jobs')
-      .set({
-        status: 'failed',
-        error_code: code,
-        error_params: '{}',
-        finished_at: now.toISOString(),
-        expires_at: new Date(now.getTime() + this.options.keepMs).toISOString(),
-      })
-      .where('id', '=', id)
-      .where('status', 'in', ACTIVE)
-      .execute();
-    await this.options.credits.release(holdId, note);
+    return this.rows.finish(id, status, fields, live?.progress);
   }
 
   /**
@@ -232,25 +192,11 @@ export class DatabaseJobRunner {
    */
   private async resume(row: SynthesisJobsTable, force: boolean, log?: FastifyBaseLogger): Promise<Live | null> {
     if (this.live.has(row.id) || this.stopping) return null;
-    const { db, credits, owner, staleSeconds, maxAttempts } = this.options;
-    const now = new Date();
-    const cutoff = new Date(now.getTime() - staleSeconds * 1000).toISOString();
-    const claimed = await db
-      .updateTable('synthesis_jobs')
-      .set((eb) => ({
-        status: 'running',
-        owner,
-        heartbeat_at: now.toISOString(),
-        attempts: eb('attempts', '+', 1),
-      }))
-      .where('id', '=', row.id)
-      .where('status', 'in', ACTIVE)
-      .$if(!force, (q) => q.where((eb) => eb.or([eb('heartbeat_at', 'is', null), eb('heartbeat_at', '<', cutoff)])))
-      .returning(['attempts'])
-      .executeTakeFirst();
+    const { credits, maxAttempts } = this.options;
+    const claimed = await this.rows.claim(row.id, force);
     if (!claimed) return null;
     if (!row.request || Number(claimed.attempts) > maxAttempts) {
-      await this.fail(row.id, row.hold_id, 'INTERNAL', 'job interrupted too often');
+      await this.rows.fail(row.id, row.hold_id, 'INTERNAL', 'job interrupted too often');
       return null;
     }
     let payload: SynthesisJobPayload;
@@ -262,7 +208,7 @@ export class DatabaseJobRunner {
       // Written by another release, or damaged: this job fails (its hold released, the reason in the ledger's note
       // and the log), the others run on.
       log?.error({ job: row.id, problem: e.problem }, 'synthesis job payload invalid; job failed');
-      await this.fail(row.id, row.hold_id, 'INTERNAL', `job payload invalid: ${e.problem}`.slice(0, 500));
+      await this.rows.fail(row.id, row.hold_id, 'INTERNAL', `job payload invalid: ${e.problem}`.slice(0, 500));
       return null;
     }
     const hold = await credits.holdStatus(row.hold_id);
@@ -271,11 +217,11 @@ export class DatabaseJobRunner {
         await credits.reclaim(row.hold_id);
       } catch (e) {
         if (!isAppError(e) || e.code !== 'INSUFFICIENT_BALANCE') throw e;
-        await this.fail(row.id, row.hold_id, 'INSUFFICIENT_BALANCE', 'job could not be held again');
+        await this.rows.fail(row.id, row.hold_id, 'INSUFFICIENT_BALANCE', 'job could not be held again');
         return null;
       }
     } else if (hold !== 'held') {
-      await this.fail(row.id, row.hold_id, 'INTERNAL', 'job hold missing');
+      await this.rows.fail(row.id, row.hold_id, 'INTERNAL', 'job hold missing');
       return null;
     }
     const what = preparedOf(payload, row);
@@ -290,15 +236,7 @@ export class DatabaseJobRunner {
 
   /** Embedded: runs again every job whose process stopped saying it is alive; returns how many. */
   async resumeStale(log?: FastifyBaseLogger): Promise<number> {
-    const cutoff = new Date(Date.now() - this.options.staleSeconds * 1000).toISOString();
-    const rows = await this.options.db
-      .selectFrom('synthesis_jobs')
-      .selectAll()
-      .where('status', 'in', ACTIVE)
-      .where((eb) => eb.or([eb('heartbeat_at', 'is', null), eb('heartbeat_at', '<', cutoff)]))
-      .orderBy('created_at')
-      .limit(100)
-      .execute();
+    const rows = await this.rows.stale();
     let taken = 0;
     for (const row of rows) if (await this.resume(row, false, log)) taken += 1;
     return taken;
@@ -332,52 +270,17 @@ export class DatabaseJobRunner {
   /** The queue gave up on a job: failed, its hold released. */
   async abandon(id: string): Promise<void> {
     const row = await this.options.db.selectFrom('synthesis_jobs').select(['hold_id']).where('id', '=', id).executeTakeFirst();
-    if (row) await this.fail(id, row.hold_id, 'INTERNAL', 'job given up');
+    if (row) await this.rows.fail(id, row.hold_id, 'INTERNAL', 'job given up');
   }
 
   /** Says this process is alive for every job it runs, so no other process takes them over. */
   async heartbeat(): Promise<void> {
-    const ids = [...this.live.keys()];
-    if (ids.length === 0) return;
-    await this.options.db
-      .updateTable('synthesis_jobs')
-      .set({ heartbeat_at: new Date().toISOString() })
-      .where('id', 'in', ids)
-      .where('owner', '=', this.options.owner)
-      .execute();
+    await this.rows.heartbeat([...this.live.keys()]);
   }
 
-  /**
-   * Background rounds, every third of `staleSeconds`: the heartbeat of this process's jobs, `settle` (jobs a dead
-   * process finished but did not settle, given that much grace) and, with `takeOver` (embedded), taking over stale
-   * ones. Returns the stop function.
-   */
-  startRounds(rounds: { takeOver: boolean; settle: (graceMs: number) => Promise<number> }, log: FastifyBaseLogger): () => void {
-    const every = Math.max(250, (this.options.staleSeconds * 1000) / 3);
-    const beat = setInterval(
-      () => void this.heartbeat().catch((err: unknown) => log.error({ err }, 'job heartbeat failed')),
-      every,
-    );
-    beat.unref();
-    let busy = false;
-    const take = setInterval(() => {
-      if (busy) return;
-      busy = true;
-      rounds
-        .settle(every)
-        .then(async (settled) => {
-          if (settled > 0) log.info({ settled }, 'settled finished synthesis jobs');
-          const resumed = rounds.takeOver ? await this.resumeStale(log) : 0;
-          if (resumed > 0) log.info({ resumed }, 'resumed synthesis jobs');
-        })
-        .catch((err: unknown) => log.error({ err }, 'resuming jobs failed'))
-        .finally(() => (busy = false));
-    }, every);
-    take.unref();
-    return () => {
-      clearInterval(beat);
-      clearInterval(take);
-    };
+  /** Background rounds (rounds.ts): the heartbeat, `settle` and, with `takeOver`, taking over stale jobs; returns the stop. */
+  startRounds(rounds: Rounds, log: FastifyBaseLogger): () => void {
+    return startRounds(this, this.options.staleSeconds, rounds, log);
   }
 
   /** Shutdown: jobs stopped from now on are handed back (queued again), not failed. */
