@@ -1,7 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
-import { z } from 'zod';
-import { ERROR_CODES, type ErrorCode } from '@polyvox/contracts';
 import { subtitles, type SubtitleFormat } from '@polyvox/speech';
 import { AppError, isAppError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
@@ -13,61 +11,17 @@ import type { Charge, Prepared } from '../types.js';
 import { timingsSchema, toWire } from '../wire.js';
 import { writePayload } from './definition.js';
 import type { JobLayer } from './layer.js';
-import { ACTIVE, DatabaseJobRunner, type JobProgress, type JobStatus } from './database.js';
-import {
-  deleteJobFiles,
-  JOB_FOLDER,
-  jobOfKey,
-  preparedOf,
-  synthesisJob,
-  timingsKey,
-  type SynthesisJobPayload,
-} from './synthesis.js';
+import { ACTIVE, DatabaseJobRunner } from './database.js';
+import { safeJson, toJob, type Job } from './view.js';
+import { sweepJobs } from './sweep.js';
+import { deleteJobFiles, JOB_FOLDER, preparedOf, synthesisJob, timingsKey, type SynthesisJobPayload } from './synthesis.js';
 
 export type { JobStatus } from './database.js';
-
-export interface Job {
-  id: string;
-  accountId: string;
-  status: JobStatus;
-  progress: JobProgress;
-  credits: number;
-  characters: number;
-  contentType: string;
-  storageKey: string | null;
-  error: AppError | null;
-  createdAt: string;
-  finishedAt: string | null;
-}
+export type { Job } from './view.js';
 
 /** How long a finished job (and its audio) stays reachable. */
 export const JOB_KEEP_MS = 60 * 60 * 1000;
 const FOLDER = JOB_FOLDER;
-
-const errorParams = z.record(z.string(), z.union([z.string(), z.number()]));
-const KNOWN_CODES = new Set<string>(ERROR_CODES);
-
-/**
- * A job row as the API shows it. Its error is read back checked: a code this release does not know reads as
- * `INTERNAL`, params that are not a flat object of strings and numbers as none.
- */
-function toJob(row: SynthesisJobsTable, live?: JobProgress): Job {
-  const params = row.error_params ? errorParams.safeParse(safeJson(row.error_params)) : null;
-  const code = row.error_code && KNOWN_CODES.has(row.error_code) ? (row.error_code as ErrorCode) : 'INTERNAL';
-  return {
-    id: row.id,
-    accountId: row.account_id,
-    status: row.status as JobStatus,
-    progress: live ?? { done: Number(row.progress_done), total: Number(row.progress_total) },
-    credits: Number(row.credits),
-    characters: Number(row.characters),
-    contentType: row.content_type,
-    storageKey: row.storage_key,
-    error: row.error_code ? new AppError(code, params?.success ? params.data : {}) : null,
-    createdAt: row.created_at,
-    finishedAt: row.finished_at,
-  };
-}
 
 export interface JobsOptions {
   db: Kysely<Database>;
@@ -87,14 +41,6 @@ export interface JobsOptions {
   maxAttempts?: number;
   /** How long a finished job and its audio stay. */
   keepMs?: number;
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -353,31 +299,8 @@ export class SynthesisJobs {
   }
 
   /** Deletes finished jobs past their time with their audio, and any job file no row refers to. */
-  async sweep(now = new Date()): Promise<number> {
-    const expired = await this.db
-      .selectFrom('synthesis_jobs')
-      .select(['id', 'storage_key'])
-      .where('status', 'in', ['succeeded', 'failed', 'cancelled'])
-      .where('expires_at', '<', now.toISOString())
-      .execute();
-    for (const row of expired) {
-      if (row.storage_key) await deleteJobFiles(this.storage, row.storage_key);
-      await this.db.deleteFrom('synthesis_jobs').where('id', '=', row.id).execute();
-    }
-    let removed = expired.length;
-    const files = (await this.storage.list(FOLDER)).filter((key) => !key.includes('.tmp-'));
-    if (files.length > 0) {
-      const ids = files.map(jobOfKey);
-      const known = new Set(
-        (await this.db.selectFrom('synthesis_jobs').select('id').where('id', 'in', ids).execute()).map((r) => r.id),
-      );
-      for (const [i, key] of files.entries()) {
-        if (known.has(ids[i]!)) continue;
-        await this.storage.delete(key);
-        removed += 1;
-      }
-    }
-    return removed;
+  sweep(now = new Date()): Promise<number> {
+    return sweepJobs(this.db, this.storage, now);
   }
 
   /** Shutdown: jobs stopped from now on are handed back (queued again), not failed. */
