@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import { subtitles, type SubtitleFormat } from '@polyvox/speech';
-import { AppError, isAppError } from '../../platform/errors.js';
+import { AppError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import type { ByteRange, Storage, StoredStream } from '../../platform/storage.js';
 import type { Database, SynthesisJobsTable } from '../../platform/db/schema.js';
@@ -14,7 +14,8 @@ import type { JobLayer } from './layer.js';
 import { ACTIVE, DatabaseJobRunner } from './database.js';
 import { safeJson, toJob, type Job } from './view.js';
 import { sweepJobs } from './sweep.js';
-import { deleteJobFiles, JOB_FOLDER, preparedOf, synthesisJob, timingsKey, type SynthesisJobPayload } from './synthesis.js';
+import { settleFinishedJobs } from './settle.js';
+import { JOB_FOLDER, preparedOf, synthesisJob, timingsKey, type SynthesisJobPayload } from './synthesis.js';
 
 export type { JobStatus } from './database.js';
 export type { Job } from './view.js';
@@ -249,53 +250,9 @@ export class SynthesisJobs {
     await this.sweep();
   }
 
-  /**
-   * A job recorded as succeeded whose hold is still open (its process died between the two) is settled;
-   * one whose hold was swept meanwhile is paid again or withdrawn. `graceMs` leaves a live process the
-   * moment between its two writes. Returns how many were closed.
-   */
-  async settleFinished(graceMs: number): Promise<number> {
-    const rows = await this.db
-      .selectFrom('synthesis_jobs as j')
-      .innerJoin('credit_holds as h', 'h.id', 'j.hold_id')
-      .selectAll('j')
-      .where('j.status', '=', 'succeeded')
-      .where('h.status', 'in', ['held', 'released'])
-      .where('j.finished_at', '<', new Date(Date.now() - graceMs).toISOString())
-      .limit(100)
-      .execute();
-    let closed = 0;
-    for (const row of rows) {
-      if (this.runner.isRunning(row.id)) continue;
-      const hold = await this.credits.holdStatus(row.hold_id);
-      if (hold === 'released' && !(await this.reclaimOrWithdraw(row))) continue;
-      // Its payload only names the charge's details: a payload that is not valid settles with the row's alone.
-      const checked = row.request ? synthesisJob.payload.safeParse(safeJson(row.request)) : null;
-      const charge = checked?.success ? checked.data : null;
-      const details = {
-        characters: Number(row.characters),
-        record_type: charge?.charge.recordType ?? 'tts',
-        ...(charge ? { voice_id: charge.voiceId, api_key_id: charge.charge.apiKeyId ?? null } : {}),
-      };
-      if (await this.credits.settle(row.hold_id, Number(row.credits), details)) closed += 1;
-    }
-    return closed;
-  }
-
-  /** Audio whose hold was swept is paid for again, or withdrawn: never reachable for free. */
-  private async reclaimOrWithdraw(row: SynthesisJobsTable): Promise<boolean> {
-    try {
-      return await this.credits.reclaim(row.hold_id);
-    } catch (e) {
-      if (!isAppError(e) || e.code !== 'INSUFFICIENT_BALANCE') throw e;
-      if (row.storage_key) await deleteJobFiles(this.storage, row.storage_key);
-      await this.db
-        .updateTable('synthesis_jobs')
-        .set({ status: 'failed', storage_key: null, error_code: 'INSUFFICIENT_BALANCE', error_params: '{}' })
-        .where('id', '=', row.id)
-        .execute();
-      return false;
-    }
+  /** Settles jobs recorded as succeeded whose hold is still open (settle.ts); returns how many were closed. */
+  settleFinished(graceMs: number): Promise<number> {
+    return settleFinishedJobs({ db: this.db, credits: this.credits, storage: this.storage, runner: this.runner }, graceMs);
   }
 
   /** Deletes finished jobs past their time with their audio, and any job file no row refers to. */
