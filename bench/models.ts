@@ -9,8 +9,8 @@
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { discoverModels } from '../packages/speech/src/engines/sherpa-discover.ts';
-import { SherpaEngine } from '../packages/speech/src/engines/sherpa.ts';
+import { discoverModels } from '@polyvox/speech';
+import { SherpaEngine } from '@polyvox/speech/measure';
 import { writeTinyLayouts, type TinyLayout } from '../packages/speech/test/support/tiny-layouts.ts';
 import { median, time, type BenchRow } from './stats.js';
 

@@ -5,8 +5,8 @@
  * −40 dB of the loudest inside the speech.
  */
 import { createSpeech } from '@polyvox/speech';
-import { decodeWav } from '../packages/speech/src/dsp/pcm.ts';
-import { createLocalEngines } from '../packages/speech/src/engines/local.ts';
+import { decodeWav } from '@polyvox/speech/formats';
+import { createLocalEngines } from '@polyvox/speech/measure';
 import { longestPause, nativeRendering } from '../packages/speech/test/support/pauses.ts';
 import type { BenchRow } from './stats.js';
 

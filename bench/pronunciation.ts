@@ -10,9 +10,7 @@
  * `-ps`, GnuSpeech's postures): judged the same way, the expected IPA written in their phones by the rules' own tables.
  */
 import { createSpeech, type Speech } from '@polyvox/speech';
-import { espeakSynthesize } from '../packages/speech/src/engines/espeak-runtime.ts';
-import { FliteEngine } from '../packages/speech/src/engines/flite.ts';
-import { GnuSpeechEngine } from '../packages/speech/src/engines/gnuspeech.ts';
+import { espeakSynthesize, FliteEngine, GnuSpeechEngine } from '@polyvox/speech/measure';
 import {
   judgeEnginePhones,
   isEnglishEntry,

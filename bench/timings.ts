@@ -4,10 +4,9 @@
  * and GnuSpeech's own word times measured against that aligner, and checked (inside the audio, ordered, the pauses
  * between the words the text puts them); and what timings add to a whole synthesis's time per engine.
  */
-import { createSpeech, type Speech } from '@polyvox/speech';
-import { decodeWav } from '../packages/speech/src/dsp/pcm.ts';
-import { alignByReference } from '../packages/speech/src/pipeline/dtw-align.ts';
-import { trimWordSilences, type Timings } from '../packages/speech/src/pipeline/timings.ts';
+import { createSpeech, type Speech, type Timings } from '@polyvox/speech';
+import { decodeWav } from '@polyvox/speech/formats';
+import { alignByReference, trimWordSilences } from '@polyvox/speech/measure';
 import { pauses } from '../packages/speech/test/support/pauses.ts';
 import type { BenchRow } from './stats.js';
 

@@ -8,7 +8,7 @@
  */
 import path from 'node:path';
 import { createSpeech, decodeToPcm, measurePcm, voiceprintDistance } from '@polyvox/speech';
-import { decodeWav } from '../packages/speech/src/dsp/pcm.ts';
+import { decodeWav } from '@polyvox/speech/formats';
 import { PROTECTED_VOICE_THRESHOLD } from '../apps/server/src/protected-voices/threshold.ts';
 import type { BenchRow } from './stats.js';
 

@@ -8,8 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { FFMPEG } from '@polyvox/speech';
 import { decodeWav, encodeWav, resamplePolyphase } from '@polyvox/speech/formats';
-import { runFfmpeg } from '../packages/speech/src/audio/ffmpeg.ts';
-import { encodeAudio } from '../packages/speech/src/audio/encoders.ts';
+import { encodeAudio, runFfmpeg } from '@polyvox/speech/measure';
 
 void FFMPEG;
 

@@ -11,11 +11,10 @@ import { createHash } from 'node:crypto';
 import { createSpeech, type Speech } from '@polyvox/speech';
 import { resamplePolyphase } from '@polyvox/speech/formats';
 import { detectWatermark, embedWatermark, WATERMARK_THRESHOLD } from '@polyvox/speech/watermark';
-import { nullModel } from '../packages/speech/src/watermark/calibration.ts';
+import { encodeAudio, nullModel, stoi } from '@polyvox/speech/measure';
 import { Worker } from 'node:worker_threads';
 import { ATTACKS, power, prng } from './watermark-audio.js';
 import type { NullResult } from './watermark-null.js';
-import { encodeAudio } from '../packages/speech/src/audio/encoders.ts';
 import { median } from './stats.js';
 import fs from 'node:fs/promises';
 
@@ -30,7 +29,6 @@ async function keepScores(part: string, scores: unknown): Promise<void> {
   all[part] = scores;
   await fs.writeFile(file, JSON.stringify(all));
 }
-import { stoi } from '../packages/speech/src/analysis/stoi.ts';
 
 interface Row {
   metric: string;
@@ -214,7 +212,7 @@ async function payloads(clips: Clip[], marked: Float32Array[], payloadOf: (i: nu
 }
 
 async function decodeMp3(mp3: Buffer, rate: number): Promise<Float32Array> {
-  const { decodeAudio } = await import('../packages/speech/src/audio/ffmpeg.ts');
+  const { decodeAudio } = await import('@polyvox/speech');
   return (await decodeAudio(mp3, 'mp3', rate)).samples;
 }
 

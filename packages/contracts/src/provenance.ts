@@ -5,6 +5,8 @@ import { z } from 'zod';
  * label of GB 45438-2025 (its keys are the standard's, hence not snake_case).
  */
 
+import type { AigcKey } from './aigc-keys.js';
+
 export { AIGC_KEYS, type AigcKey } from './aigc-keys.js';
 
 export const AigcRecord = z
@@ -16,7 +18,8 @@ export const AigcRecord = z
     ContentPropagator: z.string().describe('who spread the content, when a platform other than the producer did'),
     PropagateID: z.string().describe("the propagator's id of the content"),
     ReservedCode2: z.string().describe('reserved'),
-  })
+    // The keys are AIGC_KEYS' (the one list): a key missing or added here fails the typecheck.
+  } satisfies Record<AigcKey, z.ZodString>)
   .meta({ id: 'AigcRecord' });
 
 /** The reference reader's (c2pa-rs) validation states: Invalid < Valid (signature and hashes) < Trusted (a known signer). */

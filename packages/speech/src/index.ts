@@ -7,7 +7,7 @@
  * the scan of a models folder (what the operator's `models` command shows).
  * Audio formats (16-bit PCM, WAV, G.711, resampling, MP3 frames), for Node and the browser alike, are the subpath
  * `@polyvox/speech/formats`. Everything else (engines, pool, pipeline, DSP) is internal: the package's own tests
- * import it by relative path.
+ * import it by relative path, and the benchmarks the few parts they time alone through `@polyvox/speech/measure`.
  */
 export { createSpeech, testRemoteProvider } from './speech.ts';
 export type { RemoteOptions, Speech, SpeechOptions, SynthesisResult, VoiceFilter } from './speech.ts';
@@ -67,6 +67,7 @@ export {
 export type { SampleFormat, SampleProbe, VoiceMeasures, PromptTraits, Age, Tone, VoiceSettingsInput } from './analysis/index.ts';
 /** Semitones from one frequency to another: how measured F0s (Hz) compare with a profile's pitch (semitones). */
 export { semitonesBetween } from './dsp/f0.ts';
-/** Joining speech made apart (a dialogue's turns): BS.1770 loudness of 16-bit PCM, matching it, and an mp3/Opus encoder of it. */
-export { SPEECH_LUFS, pcmLoudness, matchLoudness, openPcmEncoder } from './joining.ts';
-export type { MatchedPcm, PcmEncoder } from './joining.ts';
+/** Joining speech made apart (a dialogue's turns): BS.1770 loudness of 16-bit PCM and matching it; `Speech.openPcmEncoder` encodes it. */
+export { SPEECH_LUFS, pcmLoudness, matchLoudness } from './joining.ts';
+export type { MatchedPcm } from './joining.ts';
+export type { PcmEncoder } from './audio/pcm-encoder.ts';

@@ -4,7 +4,6 @@
  * passes), its silent edges trimmed, and an encoder that takes 16-bit PCM and gives mp3 or Ogg Opus bytes.
  */
 import { integratedLoudness, normalizeLoudness, TARGET_LUFS } from './dsp/loudness.ts';
-import { checkedFile, openEncoder } from './audio/encoders.ts';
 import { floatToInt16, int16ToFloat, trimSilence } from './formats/pcm.ts';
 
 /** The loudness every file of the platform is made at (LUFS, BS.1770 integrated). */
@@ -55,36 +54,4 @@ export function matchLoudness(pcm: Uint8Array, sampleRate: number, targetLufs = 
   const trimmedSec = (trimmed.byteOffset - gained.byteOffset) / 4 / sampleRate;
   const after = Number.isFinite(before) ? integratedLoudness(trimmed, sampleRate) : before;
   return { pcm: asBuffer(floatToInt16(trimmed)), before, after, trimmedSec, quiet: quietEdges(trimmed, sampleRate) };
-}
-
-/** A stateful encoder of 16-bit mono PCM to mp3 or Ogg Opus: the bytes each write completes, the rest at `end`. */
-export interface PcmEncoder {
-  write(pcm: Uint8Array): Promise<Buffer>;
-  /** Flushes and frees it; `whole` encoders check the file they made (its header, a plausible size). */
-  end(): Buffer;
-  /** Frees it without finishing the file. */
-  free(): void;
-}
-
-/** Opens an mp3 (LAME) or Ogg Opus (libopus) encoder of 16-bit mono PCM at `sampleRate`; runs on the calling thread. */
-export async function openPcmEncoder(format: 'mp3' | 'opus', sampleRate: number, whole = false): Promise<PcmEncoder> {
-  const encoder = await openEncoder(format, sampleRate, whole);
-  const parts: Buffer[] = [];
-  let samples = 0;
-  return {
-    async write(pcm) {
-      samples += pcm.length / 2;
-      const out = Buffer.concat(await encoder.write(int16ToFloat(pcm)));
-      if (whole) parts.push(out);
-      return out;
-    },
-    end() {
-      const out = Buffer.concat(encoder.end());
-      if (whole) checkedFile(format, Buffer.concat([...parts, out]), samples, sampleRate);
-      return out;
-    },
-    free() {
-      encoder.free();
-    },
-  };
 }

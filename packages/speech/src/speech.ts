@@ -31,6 +31,7 @@ import { remoteEngines } from './speech/remote.ts';
 import { synthesizeStream } from './speech/stream.ts';
 import { SpeechThreads } from './speech/threads.ts';
 import { synthesizeWhole } from './speech/whole.ts';
+import { pcmEncoderOf } from './audio/pcm-encoder.ts';
 
 export type { RemoteOptions } from './speech/remote.ts';
 export { testRemoteProvider } from './speech/remote.ts';
@@ -168,6 +169,7 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
       return { unavailable };
     },
     onModelsChange: (listener) => watch.on(listener),
+    openPcmEncoder: (format, sampleRate, whole = false) => pcmEncoderOf(threads.encoder.stream(format, sampleRate, whole)),
     async close() {
       watch.close();
       await threads.close();

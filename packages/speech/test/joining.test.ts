@@ -1,5 +1,7 @@
-import { describe, expect, it } from 'vitest';
-import { matchLoudness, openPcmEncoder, pcmLoudness, SPEECH_LUFS } from '../src/index.ts';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { matchLoudness, pcmLoudness, SPEECH_LUFS } from '../src/index.ts';
+import { EncoderHost } from '../src/audio/encoder-host.ts';
+import { pcmEncoderOf } from '../src/audio/pcm-encoder.ts';
 
 const RATE = 24000;
 
@@ -40,15 +42,19 @@ describe('joining speech made apart', () => {
     expect(silent.before).toBe(-Infinity);
   });
 
-  it('encodes 16-bit PCM as mp3 and Ogg Opus, piece by piece', async () => {
+  it('encodes 16-bit PCM as mp3 and Ogg Opus on the encoder thread, piece by piece or as one checked file', async () => {
+    const host = new EncoderHost();
+    onTestFinished(() => host.close());
     for (const [format, magic] of [
       ['mp3', (b: Buffer) => b[0] === 0xff && (b[1]! & 0xe0) === 0xe0],
       ['opus', (b: Buffer) => b.subarray(0, 4).toString('latin1') === 'OggS'],
     ] as const) {
       for (const whole of [false, true]) {
-        const encoder = await openPcmEncoder(format, RATE, whole);
+        const encoder = pcmEncoderOf(host.stream(format, RATE, whole));
         const parts = [await encoder.write(piece(-10, 0, 1, 0)), await encoder.write(piece(-10, 0.1, 1, 0))];
-        parts.push(encoder.end());
+        // A whole file comes at the end alone; a stream's bytes as they are made.
+        if (whole) expect(parts.every((p) => p.length === 0)).toBe(true);
+        parts.push(await encoder.end());
         const file = Buffer.concat(parts);
         expect(magic(file), `${format} whole=${whole}`).toBe(true);
         expect(file.length).toBeGreaterThan(4000);

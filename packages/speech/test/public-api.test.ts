@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import * as speech from '../src/index.ts';
+import * as measure from '../src/measure.ts';
 
 describe('the public entry', () => {
   it('exports the facade, errors, the cache, analysis and design, model discovery and quality ranks, the task thread, the voiceprint, and no internals', () => {
@@ -57,11 +58,28 @@ describe('the public entry', () => {
         'SPEECH_LUFS',
         'pcmLoudness',
         'matchLoudness',
-        'openPcmEncoder',
       ].sort(),
     );
     for (const internal of ['WorkerPool', 'SherpaEngine', 'encodeAudio', 'resample', 'cacheKey', 'normalizeText']) {
       expect(speech, internal).not.toHaveProperty(internal);
     }
+  });
+
+  it('gives the benchmarks (and nothing else: dependency-cruiser) the parts they time alone, through /measure', () => {
+    expect(Object.keys(measure).sort()).toEqual(
+      [
+        'createLocalEngines',
+        'FliteEngine',
+        'GnuSpeechEngine',
+        'SherpaEngine',
+        'espeakSynthesize',
+        'alignByReference',
+        'trimWordSilences',
+        'encodeAudio',
+        'runFfmpeg',
+        'stoi',
+        'nullModel',
+      ].sort(),
+    );
   });
 });

@@ -5,7 +5,6 @@ import { WatermarkEmbedder, detectWatermark, embedWatermark, WATERMARK_THRESHOLD
 import { decodePayload, encodePayload, CODED_BITS } from '../src/watermark/code.ts';
 import { nullModel, normalTail } from '../src/watermark/calibration.ts';
 import { coarseScores } from '../src/watermark/detect.ts';
-import { RealFft } from '../src/dsp/fft.ts';
 import { fixture, ljSamples } from './support/fixtures.ts';
 
 const KEY = new Uint8Array(32).map((_, i) => (i * 37 + 11) & 255);
@@ -185,33 +184,6 @@ describe('the watermark', () => {
     const x = lj(24000, 6);
     const y = embedWatermark(x, 24000, { key: KEY, payload: 3 });
     expect(detectWatermark(y, 24000, OTHER).detected).toBe(false);
-  });
-});
-
-describe("the watermark's real FFT", () => {
-  it('matches a direct DFT and inverts, at sizes with an odd and an even number of stages', () => {
-    for (const n of [4, 8, 16, 64, 256, 512]) {
-      const fft = new RealFft(n);
-      let s = n;
-      const x = Float64Array.from({ length: n + 3 }, () => (s = (s * 1103515245 + 12345) >>> 0) / 2 ** 32 - 0.5);
-      const w = Float64Array.from({ length: n }, (_, i) => 0.5 + i / n);
-      const re = new Float64Array(n / 2 + 1),
-        im = new Float64Array(n / 2 + 1);
-      fft.forward(x, 3, w, re, im);
-      for (let k = 0; k <= n / 2; k++) {
-        let r = 0,
-          m = 0;
-        for (let t = 0; t < n; t++) {
-          r += x[3 + t]! * w[t]! * Math.cos((2 * Math.PI * k * t) / n);
-          m -= x[3 + t]! * w[t]! * Math.sin((2 * Math.PI * k * t) / n);
-        }
-        expect(re[k]).toBeCloseTo(r, 10);
-        expect(im[k]).toBeCloseTo(m, 10);
-      }
-      const back = new Float64Array(n);
-      fft.inverse(re, im, back);
-      for (let t = 0; t < n; t++) expect(back[t]! / n).toBeCloseTo(x[3 + t]! * w[t]!, 12);
-    }
   });
 });
 

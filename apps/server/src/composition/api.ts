@@ -99,6 +99,7 @@ async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<vo
     studioExportRoutes({
       storage: ctx.storage,
       provenance: ctx.provenance,
+      speech: ctx.speech,
       loadSnapshot: (accountId, projectId, snapshotId) => loadSnapshot(ctx.db.kysely, accountId, projectId, snapshotId),
     }),
   );

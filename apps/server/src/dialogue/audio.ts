@@ -1,4 +1,4 @@
-import { openPcmEncoder, type CharacterAlignment } from '@polyvox/speech';
+import type { CharacterAlignment, Speech } from '@polyvox/speech';
 import { PcmResampler, reshaped } from '../synthesis/output/pcm-stream.js';
 import { DIALOGUE_RATE, type JoinedTurn, type VoiceSegment } from './turns.js';
 
@@ -31,12 +31,14 @@ export function dialogueFormat(name: string): DialogueFormat {
  * The joined turns' PCM encoded once, in the format asked for: mp3 and Ogg Opus at the platform's 24 kHz (as every
  * Polyvox mp3 and Opus; decoders read the rate from the stream), PCM, WAV and G.711 resampled to their rate. `stream`:
  * each turn's bytes leave as it is encoded (a WAV with its sizes unknown, as a streamed WAV is); otherwise one file.
+ * mp3 and Opus are encoded on the speech package's encoder thread (`speech`), not the server's event loop.
  * `onTurn` hears each turn as its bytes are handed on.
  */
 export async function* encodeTurns(
   turns: AsyncGenerator<JoinedTurn, boolean>,
   format: DialogueFormat,
   stream: boolean,
+  speech: Pick<Speech, 'openPcmEncoder'>,
   onTurn: (turn: JoinedTurn) => void = () => {},
 ): AsyncGenerator<Buffer, boolean> {
   async function* pcm(): AsyncGenerator<Buffer, boolean> {
@@ -56,7 +58,7 @@ export async function* encodeTurns(
     const resampler = format.rate === DIALOGUE_RATE ? null : new PcmResampler(DIALOGUE_RATE, format.rate);
     return yield* reshaped(pcm(), format.rate, resampler, codec, stream);
   }
-  const encoder = await openPcmEncoder(codec, DIALOGUE_RATE, !stream);
+  const encoder = speech.openPcmEncoder(codec, DIALOGUE_RATE, !stream);
   let open = true;
   const chunks = pcm();
   try {
@@ -65,7 +67,7 @@ export async function* encodeTurns(
       if (next.done) {
         if (next.value !== true) return false;
         open = false;
-        const tail = encoder.end();
+        const tail = await encoder.end();
         if (tail.length > 0) yield tail;
         return true;
       }

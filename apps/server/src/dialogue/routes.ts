@@ -8,7 +8,9 @@ import { addElevenLabsErrorDetail } from '../http/error-detail.js';
 import { AppError } from '../platform/errors.js';
 import type { PlanPrivileges } from '../orders/privileges.js';
 import type { Provenance } from '../provenance/service.js';
-import { pricedCharacters, type Prepared, type SynthesisService } from '../synthesis/service.js';
+import type { Prepared, SynthesisService } from '../synthesis/service.js';
+import { pricedCharacters } from '../synthesis/input.js';
+import type { SpeechHost } from '../speech/speech-host.js';
 import { chargeOf, sendStream } from '../synthesis/route-helpers.js';
 import { clientLeaves } from '../http/client-leaves.js';
 import { originOf } from '../synthesis/origin.js';
@@ -113,6 +115,8 @@ const errors = { 400: ErrorBody, 401: ErrorBody, 402: ErrorBody, 403: ErrorBody,
 
 export interface DialogueRoutesDeps {
   synthesis: SynthesisService;
+  /** The engines' host: its encoder thread encodes the joined turns. */
+  speech: SpeechHost;
   provenance: Provenance;
   /** Where each delivered dialogue is kept (absent: nowhere). */
   history?: HistoryRecorder;
@@ -199,7 +203,8 @@ export function dialogueRoutes(deps: DialogueRoutesDeps): FastifyPluginAsyncZod 
       });
     const left = clientLeaves(request, reply);
     const known: JoinedTurn[] = [];
-    const chunks = encodeTurns(recorded(dialogue.run(left, stream)), format, stream, (t) => known.push(t));
+    const encoders = await deps.speech.get();
+    const chunks = encodeTurns(recorded(dialogue.run(left, stream)), format, stream, encoders, (t) => known.push(t));
     if (!stream)
       return sendDialogueFile(
         {

@@ -1,6 +1,5 @@
-import { metrics } from '../platform/metrics.js';
-import type { AiLabelKind, AudioFormat, LexiconRule, SynthesisRequest, TextNormalization } from '@polyvox/speech';
-import { CONTENT_TYPES, countCharacters, instructedProfile, settingsProfile, spokenText, strongerLabel } from '@polyvox/speech';
+import type { LexiconRule, SynthesisRequest } from '@polyvox/speech';
+import { CONTENT_TYPES, instructedProfile, settingsProfile, spokenText, strongerLabel } from '@polyvox/speech';
 import { readMarkup, type TextType } from '../pronunciation/ssml.js';
 import { spendPauses } from '../pronunciation/pause-budget.js';
 import type { CreditsService, Hold } from '../credits/service.js';
@@ -12,7 +11,6 @@ import type {
   Progress,
   PronunciationLocator,
   PronunciationRules,
-  RenderedAudio,
   ResolvedVoice,
   Synthesized,
   TtsInput,
@@ -20,51 +18,13 @@ import type {
 import { priceOf } from '../credits/credits-config.js';
 import type { VoicesService } from '../voices/service.js';
 import type { SpeechHost } from '../speech/speech-host.js';
-import { mapSpeechErrors, toAppError } from '../speech/errors.js';
-import { HeldWork } from './held-work.js';
-import { AppError } from '../platform/errors.js';
+import { mapSpeechErrors } from '../speech/errors.js';
+import type { HeldWork } from './held-work.js';
 import type { ContentReview, ReviewContext } from '../moderation/service.js';
+import { WorkInFlight } from './in-flight.js';
+import { render, stream, type Delivery } from './delivery.js';
 
 export type { AiLabelPolicy, Charge, Prepared, Progress, ResolvedVoice, Synthesized, TtsInput } from './types.js';
-
-/** What paid work stopped by a shutdown fails with: a clean error, not a stack in the log. */
-const shuttingDown = () => new AppError('INTERNAL', {}, { cause: new Error('server shutting down') });
-
-/** The contract's request body (snake_case) as the service's input. */
-export function ttsInput(
-  body: {
-    text: string;
-    voice_id: string;
-    language?: string;
-    format: AudioFormat;
-    speed: number;
-    pitch: number;
-    ai_label?: AiLabelKind | undefined;
-    pronunciation_dictionary_locators?: PronunciationLocator[] | undefined;
-    apply_text_normalization?: TextNormalization | undefined;
-    text_type?: TextType | undefined;
-  },
-  accountId?: string,
-): TtsInput {
-  return {
-    ...(accountId ? { accountId } : {}),
-    text: body.text,
-    voiceId: body.voice_id,
-    format: body.format,
-    speed: body.speed,
-    pitch: body.pitch,
-    ...(body.language ? { language: body.language } : {}),
-    ...(body.ai_label ? { aiLabel: body.ai_label } : {}),
-    ...(body.pronunciation_dictionary_locators ? { pronunciationLocators: body.pronunciation_dictionary_locators } : {}),
-    ...(body.apply_text_normalization ? { normalization: body.apply_text_normalization } : {}),
-    ...(body.text_type ? { textType: body.text_type } : {}),
-  };
-}
-
-/** The characters a text is priced by (and held to the plan's limit by): SSML's spoken ones, else all but whitespace. */
-export function pricedCharacters(text: string, textType?: TextType): number {
-  return readMarkup(text, textType)?.characters ?? countCharacters(text);
-}
 
 export interface SynthesisOptions {
   host: SpeechHost;
@@ -82,11 +42,10 @@ export interface SynthesisOptions {
 
 /** Text to audio for a caller who pays: price first, hold it, synthesize, then settle or release. */
 export class SynthesisService {
-  private readonly active = new Set<HeldWork>();
-  private readonly idle: (() => void)[] = [];
-  private stopping = false;
-  /** Work that may yet take a hold (a realtime piece being prepared): `drain` waits for it too. */
-  private readonly pending = new Set<Promise<unknown>>();
+  /** The holds taken here and the work that may yet take one. */
+  private readonly inFlight: WorkInFlight;
+  /** What `render` and `stream` use of the service. */
+  private readonly delivery: Delivery;
 
   private readonly host: SpeechHost;
   private readonly voices: VoicesService;
@@ -104,11 +63,8 @@ export class SynthesisService {
     this.voices = options.voices;
     this.credits = options.credits;
     this.synthesizer = options.synthesizer;
-  }
-
-  /** Runs a whole file through the synthesizer (here or, with a queue, in a worker process). */
-  private synthesizeFile(request: SynthesisRequest, reqId: string | undefined): Promise<RenderedAudio> {
-    return this.synthesizer.synthesize(request, reqId ? { reqId } : {});
+    this.inFlight = new WorkInFlight(options.credits);
+    this.delivery = { host: this.host, synthesizer: this.synthesizer, hold: (...args) => this.hold(...args) };
   }
 
   /**
@@ -116,24 +72,7 @@ export class SynthesisService {
    * died): the hold's deadline keeps moving while it runs and it is closed once, as any other.
    */
   adopt(hold: Hold, prepared: Pick<Prepared, 'credits' | 'characters' | 'voiceId' | 'voice'>, charge: Charge): HeldWork {
-    const details = {
-      characters: prepared.characters,
-      voice_id: prepared.voiceId ?? prepared.voice.id,
-      api_key_id: charge.apiKeyId ?? null,
-      record_type: charge.recordType,
-    };
-    const work = new HeldWork({
-      credits: this.credits,
-      hold,
-      charge: { amount: prepared.credits, details },
-      onClosed: (w) => {
-        this.active.delete(w);
-        if (this.active.size === 0) for (const wake of this.idle.splice(0)) wake();
-      },
-    });
-    this.active.add(work);
-    if (this.stopping) work.abort(shuttingDown());
-    return work;
+    return this.inFlight.open(hold, prepared, charge);
   }
 
   /** Validates the request exactly as synthesis will and prices it; throws the contract's errors. */
@@ -273,99 +212,19 @@ export class SynthesisService {
     const hold = await this.credits.hold(charge.accountId, prepared.credits, charge.recordType, undefined, {
       apiKeyId: charge.apiKeyId ?? null,
     });
-    const details = {
-      characters: prepared.characters,
-      voice_id: prepared.voiceId ?? prepared.voice.id,
-      api_key_id: charge.apiKeyId ?? null,
-      record_type: charge.recordType,
-    };
-    const work = new HeldWork({
-      credits: this.credits,
-      hold,
-      charge: { amount: prepared.credits, details },
-      signal,
-      onClosed: (w) => {
-        this.active.delete(w);
-        if (this.active.size === 0) for (const wake of this.idle.splice(0)) wake();
-      },
-      heldSince: ownHold ? heldSince : undefined,
-    });
-    this.active.add(work);
-    if (this.stopping) work.abort(shuttingDown());
-    return work;
+    return this.inFlight.open(hold, prepared, charge, { signal, heldSince: ownHold ? heldSince : undefined });
   }
 
-  /**
-   * Holds the price, synthesizes, and returns the audio with its hold still open: the caller settles
-   * once the audio is delivered and releases if it is not. A failure releases the hold here.
-   *
-   * Without a hold of the caller's (`opts.work`, a job's), the hold is taken while synthesis
-   * already runs: nothing is returned before the hold exists, a refused hold (402) stops the
-   * synthesis and is what the caller gets, and a synthesis that fails releases the hold.
-   */
-  async render(
+  /** Holds, synthesizes and returns the audio with its hold open (see `render` in delivery.ts). */
+  render(
     prepared: Prepared,
     charge: Charge,
     opts: { signal?: AbortSignal; onProgress?: Progress; work?: HeldWork; reqId?: string } = {},
   ): Promise<{ result: Synthesized; work: HeldWork }> {
-    // The engines (here, or the request's preparation in an API process) are up before anything is held.
-    await this.host.get();
-    // A caller that left while the request was prepared is not held, let alone charged.
-    opts.signal?.throwIfAborted();
-    const t0 = performance.now();
-    // Stops the synthesis when the hold is refused, or when the held work is stopped.
-    const stop = new AbortController();
-    const request = {
-      ...prepared.request,
-      signal: opts.work ? opts.work.signal : opts.signal ? AbortSignal.any([opts.signal, stop.signal]) : stop.signal,
-      ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
-    };
-    const synthesized = opts.work ? undefined : this.synthesizeFile(request, opts.reqId);
-    // Awaited below once the hold is taken; a refused hold leaves its failure unread.
-    synthesized?.catch(() => {});
-    let work: HeldWork;
-    try {
-      work = opts.work ?? (await this.hold(prepared, charge, opts.signal, true));
-    } catch (e) {
-      stop.abort(e);
-      throw e;
-    }
-    const held = performance.now() - t0;
-    const stopWith = () => stop.abort(work.signal.reason);
-    if (work.signal.aborted) stopWith();
-    else work.signal.addEventListener('abort', stopWith, { once: true });
-    try {
-      // Synthesis time counts from its start, which a concurrent hold did not hold back.
-      const t1 = synthesized ? t0 : performance.now();
-      const result = await (synthesized ?? this.synthesizeFile(request, opts.reqId));
-      // A cache hit never looks at the signal; a caller that left must not pay for it either.
-      work.signal.throwIfAborted();
-      const t2 = performance.now();
-      // A cache hit made no audio: only real synthesis counts towards time and real-time factor.
-      if (!result.cached)
-        metrics.synthesis(prepared.voice.engine, opts.work ? 'job' : 'file', (t2 - t1) / 1000, result.durationSec);
-      await work.ensureHeld();
-      const timings = { hold: held, synth: t2 - t1, settle: performance.now() - t2 };
-      const mark = result.mark ?? null;
-      const alignment = result.timings ? { alignment: result.timings } : {};
-      return {
-        result: { audio: result.audio, durationSec: result.durationSec, cached: result.cached, mark, timings, ...alignment },
-        work,
-      };
-    } catch (e) {
-      await work.release(work.signal.aborted ? 'stopped before delivery' : 'synthesis failed');
-      throw toAppError(e);
-    } finally {
-      work.signal.removeEventListener('abort', stopWith);
-    }
+    return render(this.delivery, prepared, charge, opts);
   }
 
-  /**
-   * Yields encoded audio as it is made and returns true once all of it is out. The price is held on
-   * the first `next()` (a generator that never starts holds nothing), settled after the last chunk,
-   * and released if synthesis fails, the consumer calls `return()`, or `signal` or the shutdown stops
-   * it, even while it waits at a chunk nobody reads; stopping also kills the encoder.
-   */
+  /** Yields encoded audio as it is made, held on the first `next()` (see `stream` in delivery.ts). */
   stream(
     prepared: Prepared,
     charge: Charge,
@@ -374,76 +233,27 @@ export class SynthesisService {
     /** Told the hold's id once it is taken (the history prices the item by its settlement). */
     onHold?: (holdId: string) => void,
   ): AsyncGenerator<Buffer, boolean> {
-    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the generator below needs the service
-    const self = this;
-    const generator = (async function* guarded(): AsyncGenerator<Buffer, boolean> {
-      await self.host.get();
-      if (signal.aborted) return false;
-      const work = await self.hold(prepared, charge, signal);
-      onHold?.(work.hold.id);
-      work.signal.addEventListener('abort', () => void generator.return(false).catch(() => {}), { once: true });
-      let complete = false;
-      const started = performance.now();
-      try {
-        work.signal.throwIfAborted();
-        for await (const chunk of self.synthesizer.synthesizeStream(
-          { ...prepared.request, signal: work.signal },
-          reqId ? { reqId } : {},
-        )) {
-          work.signal.throwIfAborted();
-          yield chunk;
-        }
-        complete = true;
-        // A stream's audio length is not known here; its time counts, its real-time factor does not.
-        metrics.synthesis(prepared.voice.engine, 'stream', (performance.now() - started) / 1000, 0);
-      } catch (e) {
-        throw toAppError(e);
-      } finally {
-        await (complete ? work.settle() : work.release('stream ended early'));
-      }
-      return true;
-    })();
-    return generator;
+    return stream(this.delivery, prepared, charge, signal, reqId, onHold);
   }
 
-  /**
-   * Shutdown: new work stops at once; work in flight gets `graceMs` to finish, then stops, and each
-   * piece releases its hold as it stops.
-   */
-  async stopAll(graceMs: number): Promise<void> {
-    this.stopping = true;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.drain(), new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
-    clearTimeout(timer);
-    for (const work of this.active) work.abort(shuttingDown());
+  /** Shutdown: new work stops at once; work in flight gets `graceMs` to finish, then stops and releases its hold. */
+  stopAll(graceMs: number): Promise<void> {
+    return this.inFlight.stopAll(graceMs);
   }
 
   /** Stops the account's work in flight here (a disabled account): each piece releases its hold as it stops. */
   stopAccount(accountId: string, reason: Error): number {
-    let stopped = 0;
-    for (const work of this.active)
-      if (work.hold.accountId === accountId) {
-        work.abort(reason);
-        stopped += 1;
-      }
-    return stopped;
+    return this.inFlight.stopAccount(accountId, reason);
   }
 
   /** Counts `work` (which may take holds and closes them before it ends) as in flight until it ends. */
   track<T>(work: Promise<T>): Promise<T> {
-    this.pending.add(work);
-    void work.then(
-      () => this.pending.delete(work),
-      () => this.pending.delete(work),
-    );
-    return work;
+    return this.inFlight.track(work);
   }
 
   /** Resolves once every tracked piece of work has ended and every hold taken here is settled or released. */
-  async drain(): Promise<void> {
-    while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
-    if (this.active.size === 0) return;
-    await new Promise<void>((resolve) => this.idle.push(resolve));
+  drain(): Promise<void> {
+    return this.inFlight.drain();
   }
 }
 

@@ -77,6 +77,7 @@ describe.each(DIALECTS)('Studio export (%s)', (dialect) => {
       studioExportRoutes({
         storage: t.ctx.storage,
         provenance: t.ctx.provenance,
+        speech: t.ctx.speech,
         loadSnapshot: async (accountId, projectId, snapshotId) => {
           const m = manifests.get(snapshotId);
           if (!m || accountId !== owner || projectId !== m.project.id) throw new AppError('NOT_FOUND');

@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { createSpeech, FFMPEG } from '@polyvox/speech';
 import { parseMp3Header } from '@polyvox/speech/formats';
-import { audioParts } from '../../src/synthesis/realtime/protocol.js';
+import { audioParts } from '../../src/synthesis/realtime/audio-parts.js';
 
 /** Samples ffmpeg decodes from these mp3 bytes (it skips the delay the Info frame gives). */
 async function decodedSamples(bytes: Buffer): Promise<number> {

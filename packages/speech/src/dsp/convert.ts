@@ -4,13 +4,13 @@
  * spectral-envelope matching towards a target LTAS (an equalizer from the difference of the
  * sentence's LTAS and the target, level-aligned, smoothed across bands and bounded), and
  * breathiness (noise shaped by the envelope, above 1 kHz, in voiced frames). All of it in one
- * short-time Fourier pass (fft.js): half-overlapping √Hann frames, the engine's phases kept.
+ * short-time Fourier pass (the package's real FFT, dsp/fft.ts): half-overlapping √Hann frames, the engine's phases kept.
  * Pitch is set by the engines natively (or Sonic), before this step; a clone's F0 median is then
  * checked per sentence (`correctF0`) and the sentence shifted onto it when an engine missed it.
  */
-import FFT from 'fft.js';
 import type { VoiceProfile } from '../core/types.ts';
 import { estimateF0 } from './f0.ts';
+import { realFftOf, type RealFft } from './fft.ts';
 import { levinson } from './lpc.ts';
 
 /** Third-octave band centres the LTAS target is given on (the same as analysis/ltas.ts). */
@@ -76,11 +76,12 @@ export function conversionOf(profile: VoiceProfile, own: VoiceProfile, pitchSemi
 const PHASES = 1024;
 const COS = Float64Array.from({ length: PHASES }, (_, i) => Math.cos((2 * Math.PI * i) / PHASES));
 const SIN = Float64Array.from({ length: PHASES }, (_, i) => Math.sin((2 * Math.PI * i) / PHASES));
-const ffts = new Map<number, FFT>();
-const fftOf = (n: number): FFT => {
-  let f = ffts.get(n);
-  if (!f) ffts.set(n, (f = new FFT(n)));
-  return f;
+/** A window of ones per frame size: the transform of a frame already windowed (an LPC polynomial). */
+const onesOf = new Map<number, Float64Array>();
+const ones = (n: number): Float64Array => {
+  let w = onesOf.get(n);
+  if (!w) onesOf.set(n, (w = new Float64Array(n).fill(1)));
+  return w;
 };
 
 function random(seed: number): () => number {
@@ -126,9 +127,10 @@ function lpcInversePower(
   frame: Float64Array,
   lagWindow: Float64Array,
   half: number,
-  fft: FFT,
+  fft: RealFft,
   scratch: Float64Array,
-  spectrum: number[],
+  re: Float64Array,
+  im: Float64Array,
   r: Float64Array,
   out: Float64Array,
 ): boolean {
@@ -143,8 +145,8 @@ function lpcInversePower(
   if (!a) return false;
   scratch.fill(0);
   scratch.set(a);
-  fft.realTransform(spectrum, scratch);
-  for (let k = 0; k < half; k++) out[k] = spectrum[2 * k]! ** 2 + spectrum[2 * k + 1]! ** 2 + 1e-20;
+  fft.forward(scratch, 0, ones(n), re, im);
+  for (let k = 0; k < half; k++) out[k] = re[k]! ** 2 + im[k]! ** 2 + 1e-20;
   return true;
 }
 
@@ -161,15 +163,18 @@ export function convertVoice(samples: Float32Array, sampleRate: number, c: Conve
   const hop = n / 2;
   const half = n / 2 + 1;
   if (samples.length === 0) return samples;
-  const fft = fftOf(n);
+  const fft = realFftOf(n);
   const win = new Float64Array(n);
   for (let i = 0; i < n; i++) win[i] = Math.sqrt(0.5 - 0.5 * Math.cos((2 * Math.PI * i) / n));
+  // The synthesis window with the inverse's 1/n folded in (the FFT's inverse is unscaled).
+  const synthesisWin = win.map((w) => w / n);
   const binHz = sampleRate / n;
   const padded = new Float32Array(samples.length + 2 * n);
   padded.set(samples, n);
   const frames = Math.ceil((samples.length + n) / hop);
-  // Every frame's half spectrum in one buffer: one allocation rather than one per frame.
-  const store = new Float64Array(frames * 2 * half);
+  // Every frame's half spectrum in two buffers (real and imaginary parts): two allocations rather than two per frame.
+  const storeRe = new Float64Array(frames * half);
+  const storeIm = new Float64Array(frames * half);
   const energy = new Float64Array(frames);
   const needEnv = c.formantScale !== 1;
   // Two poles per kHz of bandwidth and a few for the glottal source and the radiation, and a
@@ -180,8 +185,8 @@ export function convertVoice(samples: Float32Array, sampleRate: number, c: Conve
   const frame = new Float64Array(n);
   const lags = new Float64Array(order + 1);
   const inv = new Float64Array(half);
-  const spec = fft.createComplexArray() as number[];
-  const tmp = fft.createComplexArray() as number[];
+  const envRe = new Float64Array(half);
+  const envIm = new Float64Array(half);
 
   const tilt = new Float64Array(half);
   for (let k = 0; k < half; k++) {
@@ -193,17 +198,14 @@ export function convertVoice(samples: Float32Array, sampleRate: number, c: Conve
   // Pass 1: analysis, formant warp and tilt.
   for (let f = 0; f < frames; f++) {
     const o = f * hop;
-    for (let i = 0; i < n; i++) frame[i] = (padded[o + i] ?? 0) * win[i]!;
-    fft.realTransform(spec, frame);
-    const s = store.subarray(f * 2 * half, (f + 1) * 2 * half);
+    fft.forward(padded, o, win, storeRe, storeIm, f * half);
+    const sr = storeRe.subarray(f * half, (f + 1) * half);
+    const si = storeIm.subarray(f * half, (f + 1) * half);
     let e = 0;
-    for (let k = 0; k < half; k++) {
-      s[2 * k] = spec[2 * k]!;
-      s[2 * k + 1] = spec[2 * k + 1]!;
-      e += s[2 * k]! ** 2 + s[2 * k + 1]! ** 2;
-    }
+    for (let k = 0; k < half; k++) e += sr[k]! ** 2 + si[k]! ** 2;
     energy[f] = e;
-    if (needEnv && e > 1e-12 && lpcInversePower(frame, lagWindow, half, fft, scratch, tmp, lags, inv)) {
+    if (needEnv && e > 1e-12) for (let i = 0; i < n; i++) frame[i] = padded[o + i]! * win[i]!;
+    if (needEnv && e > 1e-12 && lpcInversePower(frame, lagWindow, half, fft, scratch, envRe, envIm, lags, inv)) {
       // New envelope at k is the old one at k / α: the gain is |A(k)| / |A(k / α)|, bounded to
       // ±20 dB, with |A|² interpolated between bins (the envelope is smooth at this resolution).
       // Past the top bin (α < 1) the old envelope is taken as falling away, 17 dB under its last value.
@@ -218,14 +220,14 @@ export function convertVoice(samples: Float32Array, sampleRate: number, c: Conve
         }
         const ratio = inv[k]! / at;
         const g = Math.sqrt(ratio > WARP_MAX ? WARP_MAX : ratio < WARP_MIN ? WARP_MIN : ratio);
-        s[2 * k]! *= g;
-        s[2 * k + 1]! *= g;
+        sr[k]! *= g;
+        si[k]! *= g;
       }
     }
     if (c.tiltDb)
       for (let k = 0; k < half; k++) {
-        s[2 * k]! *= tilt[k]!;
-        s[2 * k + 1]! *= tilt[k]!;
+        sr[k]! *= tilt[k]!;
+        si[k]! *= tilt[k]!;
       }
   }
 
@@ -241,8 +243,7 @@ export function convertVoice(samples: Float32Array, sampleRate: number, c: Conve
     let count = 0;
     for (let f = 0; f < frames; f++) {
       if (!active(f)) continue;
-      const s = store.subarray(f * 2 * half, (f + 1) * 2 * half);
-      for (let k = 0; k < half; k++) power[k] = power[k]! + s[2 * k]! ** 2 + s[2 * k + 1]! ** 2;
+      for (let k = 0, b = f * half; k < half; k++, b++) power[k] = power[k]! + storeRe[b]! ** 2 + storeIm[b]! ** 2;
       count++;
     }
     if (count) {
@@ -272,12 +273,8 @@ export function convertVoice(samples: Float32Array, sampleRate: number, c: Conve
   }
 
   // Pass 2: equalizer, breath noise, synthesis.
-  const halfFft = fftOf(n / 2);
-  const halfBuf = halfFft.createComplexArray() as number[];
-  const twCos = new Float64Array(n / 2).map((_, k) => Math.cos((2 * Math.PI * k) / n));
-  const twSin = new Float64Array(n / 2).map((_, k) => Math.sin((2 * Math.PI * k) / n));
   const rnd = random(c.seed ^ samples.length);
-  const out = new Float32Array(padded.length);
+  const out = new Float64Array(padded.length);
   const whisper = Math.max(0, Math.min(0.9, (c.breathiness - 0.5) * 2));
   const breathGain = new Float64Array(half);
   for (let k = 0; k < half; k++) {
@@ -288,18 +285,19 @@ export function convertVoice(samples: Float32Array, sampleRate: number, c: Conve
   const cumulative = new Float64Array(half + 1);
   const spread = Math.max(1, Math.round(250 / binHz));
   for (let f = 0; f < frames; f++) {
-    const s = store.subarray(f * 2 * half, (f + 1) * 2 * half);
+    const sr = storeRe.subarray(f * half, (f + 1) * half);
+    const si = storeIm.subarray(f * half, (f + 1) * half);
     if (eq)
       for (let k = 0; k < half; k++) {
-        s[2 * k]! *= eq[k]!;
-        s[2 * k + 1]! *= eq[k]!;
+        sr[k]! *= eq[k]!;
+        si[k]! *= eq[k]!;
       }
     if (c.breathiness > 1e-3 && active(f)) {
       // Voiced frames only: loud and low-pitched (most energy under 1 kHz).
       let low = 0;
       let all = 0;
       for (let k = 0; k < half; k++) {
-        const p = s[2 * k]! ** 2 + s[2 * k + 1]! ** 2;
+        const p = sr[k]! ** 2 + si[k]! ** 2;
         cumulative[k + 1] = cumulative[k]! + p;
         all += p;
         if (k * binHz < 1000) low += p;
@@ -313,32 +311,17 @@ export function convertVoice(samples: Float32Array, sampleRate: number, c: Conve
           const local = (cumulative[b + 1]! - cumulative[a]!) / (b - a + 1);
           const amp = c.breathiness * BREATH_LEVEL * (1 + whisper) * Math.sqrt(local) * breathGain[k]!;
           const ph = (rnd() * PHASES) | 0;
-          s[2 * k] = s[2 * k]! * keep + amp * COS[ph]!;
-          s[2 * k + 1] = s[2 * k + 1]! * keep + amp * SIN[ph]!;
+          sr[k] = sr[k]! * keep + amp * COS[ph]!;
+          si[k] = si[k]! * keep + amp * SIN[ph]!;
         }
       }
     }
-    // Inverse of a real signal by one complex transform of half the size: the even and odd samples
-    // are the real and imaginary parts of the inverse of E + iO (E, O their own spectra, from X).
-    s[1] = 0;
-    s[2 * (half - 1) + 1] = 0;
-    for (let k = 0; k < n / 2; k++) {
-      const xr = s[2 * k]!;
-      const xi = s[2 * k + 1]!;
-      const yr = s[n - 2 * k]!;
-      const yi = -s[n - 2 * k + 1]!;
-      const dr = 0.5 * (xr - yr);
-      const di = 0.5 * (xi - yi);
-      const or = dr * twCos[k]! - di * twSin[k]!;
-      const oi = dr * twSin[k]! + di * twCos[k]!;
-      halfBuf[2 * k] = 0.5 * (xr + yr) - oi;
-      halfBuf[2 * k + 1] = 0.5 * (xi + yi) + or;
-    }
-    halfFft.inverseTransform(tmp, halfBuf);
-    const o = f * hop;
-    for (let i = 0; i < n && o + i < out.length; i++) out[o + i] = out[o + i]! + tmp[i]! * win[i]!;
+    // A real signal's DC and Nyquist bins are real; the breath noise's phases are dropped there.
+    si[0] = 0;
+    si[half - 1] = 0;
+    fft.inverseAdd(sr, si, synthesisWin, out, f * hop);
   }
-  return out.slice(n, n + samples.length);
+  return Float32Array.from(out.subarray(n, n + samples.length));
 }
 
 /**

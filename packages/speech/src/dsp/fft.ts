@@ -1,8 +1,8 @@
 /**
- * A real FFT of one fixed power-of-two size, for the watermark's hot path: a complex FFT of half the
- * size on the even/odd samples, then the split step. fft.js spends about 10 µs on a forward and
- * inverse 256-point pair here; the embedder does two per 16 ms of audio, so this one keeps its
- * tables and scratch and allocates nothing per call.
+ * The package's one FFT: a real FFT of one fixed power-of-two size (a complex FFT of half the size on
+ * the even/odd samples, then the split step), used by the watermark, the aligner, the analyses and the
+ * voice conversion. The watermark's embedder does two 256-point transforms per 16 ms of audio, so each
+ * instance keeps its tables and scratch and allocates nothing per call.
  */
 export class RealFft {
   readonly size: number;

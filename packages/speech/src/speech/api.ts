@@ -7,6 +7,7 @@ import type { Timings } from '../pipeline/timings.ts';
 import type { DetectedLanguage, LanguageCheck } from '../text/detect-language.ts';
 import type { AudioFormat, ModelInfo, VoiceInfo, WordTiming } from '../core/types.ts';
 import type { RemoteOptions } from './remote.ts';
+import type { PcmEncoder } from '../audio/pcm-encoder.ts';
 
 export interface SpeechOptions {
   /**
@@ -121,6 +122,11 @@ export interface Speech {
    * its voices first); those stay out, as at start.
    */
   setRemote(next: RemoteOptions): Promise<{ unavailable: { provider: string; code: string; message: string }[] }>;
+  /**
+   * An mp3 or Ogg Opus encoder of 16-bit mono PCM at `sampleRate` (speech joined outside the engines, a dialogue's
+   * turns), on the encoder thread: never on the caller's event loop. `whole`: one checked file, given at `end`.
+   */
+  openPcmEncoder(format: 'mp3' | 'opus', sampleRate: number, whole?: boolean): PcmEncoder;
   /** Called after a rescan (a poll's or rescanModels') that changed the models; returns the unsubscribe. */
   onModelsChange(listener: (change: ModelsChange) => void): () => void;
   close(): Promise<void>;

@@ -4,10 +4,10 @@
  * hash of its sound stored once it all left, the watermark in the sound. A WAV's header gives its real sizes: the
  * length is known from the manifest before the first sample.
  */
-import { openPcmEncoder } from '@polyvox/speech';
 import { wavHeader } from '@polyvox/speech/formats';
 import type { ContentOrigin, Provenance } from '../../provenance/service.js';
 import type { Storage } from '../../platform/storage.js';
+import type { SpeechHost } from '../../speech/speech-host.js';
 import type { SnapshotManifest } from '../snapshot.js';
 import { exportPcm, type ExportMark } from './pcm.js';
 import { EXPORT_RATE, type Timeline } from './timeline.js';
@@ -38,6 +38,7 @@ export function exportOrigin(
 
 /** The PCM encoded in `format` as it comes; true once it all was. */
 export async function* encodePcm(
+  speech: SpeechHost,
   pcm: AsyncGenerator<Buffer, boolean>,
   format: ExportAudioFormat,
   totalSamples: number,
@@ -51,7 +52,8 @@ export async function* encodePcm(
         yield next.value;
       }
     }
-    const encoder = await openPcmEncoder('mp3', EXPORT_RATE);
+    // On the speech package's encoder thread: a book's mp3 is minutes of LAME, which must not hold the event loop.
+    const encoder = (await speech.get()).openPcmEncoder('mp3', EXPORT_RATE);
     let open = true;
     try {
       for (;;) {
@@ -59,7 +61,7 @@ export async function* encodePcm(
         if (next.done) {
           if (!next.value) return false;
           open = false;
-          const tail = encoder.end();
+          const tail = await encoder.end();
           if (tail.length > 0) yield tail;
           return true;
         }
@@ -76,13 +78,13 @@ export async function* encodePcm(
 
 /** A chapter's or the book's audio, encoded and labelled: its chunks, and its `x-aigc` header (none: the bytes carry it). */
 export function exportAudio(
-  deps: { storage: Storage; provenance: Provenance },
+  deps: { storage: Storage; provenance: Provenance; speech: SpeechHost },
   placed: Timeline,
   format: ExportAudioFormat,
   origin: ContentOrigin,
   signal: AbortSignal,
 ): AsyncGenerator<Buffer, boolean> {
   const mark = { key: deps.provenance.watermarkKey, payload: origin.payload! };
-  const chunks = encodePcm(exportPcm(deps.storage, placed.paragraphs, mark, signal), format, placed.total);
+  const chunks = encodePcm(deps.speech, exportPcm(deps.storage, placed.paragraphs, mark, signal), format, placed.total);
   return deps.provenance.labelStream(chunks, AUDIO_TYPES[format], origin).chunks;
 }

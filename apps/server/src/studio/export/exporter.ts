@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { SubtitleFormat } from '@polyvox/speech';
 import { AppError } from '../../platform/errors.js';
+import type { SpeechHost } from '../../speech/speech-host.js';
 import type { Storage } from '../../platform/storage.js';
 import type { ContentOrigin, Provenance } from '../../provenance/service.js';
 import type { SnapshotManifest } from '../snapshot.js';
@@ -23,6 +24,8 @@ export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 export interface ExportDeps {
   storage: Storage;
   provenance: Provenance;
+  /** The engines' host: its encoder thread encodes the mp3 (never the event loop). */
+  speech: SpeechHost;
 }
 
 export interface ExportRequest {

@@ -6,7 +6,8 @@ import type { PlanPrivileges } from '../../orders/privileges.js';
 import { requestLocale } from '../../http/locale.js';
 import { requestedRange, sendStored, sendSubtitles } from '../../http/stored-reply.js';
 import type { Job, SynthesisJobs } from './service.js';
-import { pricedCharacters, ttsInput, type SynthesisService } from '../service.js';
+import { pricedCharacters, ttsInput } from '../input.js';
+import type { SynthesisService } from '../service.js';
 import { fallbackHeader } from '../route-helpers.js';
 import { SUBTITLE_FORMATS } from '@polyvox/speech';
 

@@ -11,7 +11,7 @@ import { subtitles, type Timings } from '@polyvox/speech';
 import { assertVoiceAllowed, callerOf } from '../../http/auth.js';
 import { AppError } from '../../platform/errors.js';
 import { timedJson, timestampedLines } from '../output/timestamped-stream.js';
-import { pricedCharacters, ttsInput } from '../service.js';
+import { pricedCharacters, ttsInput } from '../input.js';
 import {
   AUDIO_BODY,
   chargeOf,

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { OpenAISpeechRequest } from '@polyvox/contracts';
 import { assertVoiceAllowed, callerOf } from '../../http/auth.js';
 import { AppError } from '../../platform/errors.js';
-import { pricedCharacters } from '../service.js';
+import { pricedCharacters } from '../input.js';
 import {
   AUDIO_BODY,
   chargeOf,

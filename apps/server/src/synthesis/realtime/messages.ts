@@ -2,7 +2,7 @@
  * What arrives on a realtime socket, read and checked before the session acts on it (the size of a message, its JSON,
  * its fields against `ClientMessage`), and the errors and close codes that end a socket. No socket, no state.
  */
-import type { ErrorCode } from '@polyvox/contracts';
+import { errorMessage, type ErrorCode, type MessageLocale } from '@polyvox/contracts';
 import { AppError } from '../../platform/errors.js';
 import { ClientMessage, MAX_MESSAGE_CHARS } from './protocol.js';
 
@@ -64,3 +64,21 @@ export function readClientMessage(
   }
   return { message: parsed.data };
 }
+
+/** An error message as the socket sends it: the contract's code and message in the socket's language, and the request. */
+export function errorBody(error: AppError, locale: MessageLocale, requestId: string): Record<string, unknown> {
+  const message = errorMessage(error.code, locale, error.code === 'INTERNAL' ? {} : error.params);
+  return { error: error.code, message, code: error.status, request_id: requestId };
+}
+
+/** A close's reason, at most 123 bytes: the code, and the start of the message (never a broken character). */
+export function closeReason(code: ErrorCode, message: string): string {
+  return Buffer.from(`${code}: ${message}`)
+    .subarray(0, 120)
+    .toString('utf8')
+    .replace(/\uFFFD+$/, '');
+}
+
+/** What a socket or a context that got no text for `seconds` fails with. */
+export const idleError = (seconds: number): AppError =>
+  new AppError('VALIDATION_FAILED', { field: 'text', rule: `no text for ${seconds} seconds` });

@@ -5,90 +5,13 @@
  * the characters of the messages the socket wrote (all of them, or those written before it dropped), and what no
  * message carried is released. Text never cut into a piece is never held or charged.
  */
-import { errorMessage, type MessageLocale } from '@polyvox/contracts';
-import type { Provenance } from '../../provenance/service.js';
 import { AppError, isAppError } from '../../platform/errors.js';
-import type { ElevenLabsFormat, VoiceSettings } from '../output/formats.js';
-import { PCM_RATE, voiceSettingsInput } from '../output/formats.js';
-import { originOf } from '../origin.js';
-import { withAigc, type AigcRecord } from '@polyvox/speech/formats';
-import type { LexiconRule } from '@polyvox/speech';
-import { wavHeader } from '../output/pcm-stream.js';
-import { FAILED, FATAL, isUnread, NORMAL, POLICY, readClientMessage } from './messages.js';
-import {
-  audioParts,
-  ClientMessage,
-  DEFAULT_SCHEDULE,
-  MAX_CONTEXTS,
-  MIN_PIECE_CHARACTERS,
-  partCharacters,
-  TextBuffer,
-} from './protocol.js';
-import { b64, reshape, spelled } from './shaping.js';
-import type { SynthesisService } from '../service.js';
-import type { HeldWork } from '../held-work.js';
-import type { Charge, Prepared, ResolvedVoice } from '../types.js';
+import { closeReason, errorBody, FAILED, FATAL, idleError, isUnread, NORMAL, POLICY, readClientMessage } from './messages.js';
+import { ClientMessage, MAX_CONTEXTS } from './protocol.js';
+import { newContext, SINGLE, type Context, type RealtimeSessionOptions } from './context.js';
+import { PieceSpeaker } from './piece.js';
 
-/** What the session needs of its socket; the route adapts a `ws` socket to it. */
-export interface RealtimeSocket {
-  /**
-   * Resolves once the message is handed to the connection; rejects when the socket is gone, or with `unread()` when
-   * the client does not read what it is sent (too many bytes wait unsent, or a message waits too long).
-   */
-  send(message: Record<string, unknown>): Promise<void>;
-  close(code: number, reason: string): void;
-}
-
-export interface RealtimeSessionOptions {
-  synthesis: Pick<SynthesisService, 'prepareFor' | 'render' | 'price' | 'rulesOf' | 'track'>;
-  provenance: Pick<Provenance, 'markFile' | 'header'>;
-  socket: RealtimeSocket;
-  /** `multi-stream-input`: messages name their context and replies carry it. */
-  multi: boolean;
-  voice: ResolvedVoice;
-  voiceId: string;
-  charge: Charge;
-  format: ElevenLabsFormat;
-  language?: string;
-  autoMode: boolean;
-  /**
-   * `sync_alignment`: every audio message carries the alignment of its own audio. Either way each piece is made
-   * whole with its timings, which tell what characters each message carries and so what it is paid for.
-   */
-  syncAlignment: boolean;
-  inactivitySeconds: number;
-  locale: MessageLocale;
-  requestId: string;
-  /** The plan's longest text: what one context may hold unspoken. */
-  maxTextLength: number;
-  log: { info(obj: object, msg: string): void; error(obj: object, msg: string): void };
-}
-
-/** The context of a `stream-input` socket, which names none. */
-const SINGLE = '';
-
-interface Context {
-  id: string;
-  buffer: TextBuffer;
-  speed: number;
-  /** Its `voice_settings` (stability, style, speaker boost), from its opening message and any later one. */
-  settings: VoiceSettings | null;
-  /** Its pieces, spoken one after another: audio leaves in the order its text came. */
-  tail: Promise<void>;
-  /** Pieces cut and not yet spoken (or failed). */
-  queued: number;
-  closing: boolean;
-  failed: boolean;
-  /** `multi-stream-input`: its own inactivity timer (a message naming it, or a piece of it spoken, restarts it). */
-  idle: NodeJS.Timeout | null;
-  /** WAV: the file's header has gone out (on the context's first audio message; the rest is its samples). */
-  headed: boolean;
-  /**
-   * The pronunciation rules its pieces apply: the dictionaries its opening message names, else the account's default;
-   * read as its first step, before any piece.
-   */
-  rules: LexiconRule[];
-}
+export type { RealtimeSessionOptions, RealtimeSocket } from './context.js';
 
 export class RealtimeSession {
   /** The open contexts, by id: at most `MAX_CONTEXTS`. */
@@ -102,30 +25,22 @@ export class RealtimeSession {
   private done = false;
   private idle: NodeJS.Timeout | null = null;
   private readonly o: RealtimeSessionOptions;
-  /** Whether the voice gives timings (true until one refuses them): the alignment each message is paid by. */
-  private timings = true;
-  /**
-   * What each piece is synthesized as. A `wav_*` socket's pieces are its PCM: the context's audio is one WAV file,
-   * whose header (sizes unknown, as a streamed WAV's; the AIGC label of its first piece inside) leads its first audio
-   * message, every later message being samples only.
-   */
-  private readonly format: ElevenLabsFormat;
-  private readonly wavRate: number | null;
-  /** The pauses and characters its pieces have asked for: the pause budget holds the socket as a whole. */
-  private readonly pauses = { characters: 0, pausedMs: 0 };
+  /** Speaks its pieces. */
+  private readonly pieces: PieceSpeaker;
 
   constructor(options: RealtimeSessionOptions) {
     this.o = options;
-    const f = options.format;
-    const wav = f.format === 'wav' || f.encoding === 'wav';
-    this.wavRate = wav ? (f.resampleTo ?? PCM_RATE) : null;
-    this.format = wav ? { format: 'pcm', resampleTo: f.resampleTo, encoding: 'pcm', contentType: null } : f;
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the line reads the session's state as it changes
+    const session = this;
+    this.pieces = new PieceSpeaker(options, {
+      get done() {
+        return session.done;
+      },
+      signal: this.stop.signal,
+      send: (message) => this.send(message),
+      tag: (id) => this.tag(id),
+    });
     this.arm();
-  }
-
-  /** The WAV header of a context's audio, labelled with its first piece's record. */
-  private wavHead(record: AigcRecord): Buffer {
-    return Buffer.from(withAigc(wavHeader(this.wavRate!, 0xffffffff - 36), 'wav', record));
   }
 
   /** Whether the socket is still served (not closed by either side). */
@@ -182,19 +97,7 @@ export class RealtimeSession {
           id,
           new AppError('VALIDATION_FAILED', { field: 'context_id', rule: `must have at most ${MAX_CONTEXTS} items` }),
         );
-      ctx = {
-        id,
-        buffer: new TextBuffer(m.generation_config?.chunk_length_schedule ?? DEFAULT_SCHEDULE, this.o.autoMode),
-        speed: m.voice_settings?.speed ?? 1,
-        settings: m.voice_settings ?? null,
-        tail: Promise.resolve(),
-        queued: 0,
-        closing: false,
-        failed: false,
-        idle: null,
-        headed: false,
-        rules: [],
-      };
+      ctx = newContext(id, m, this.o.autoMode);
       // A context opened again under the id of one still draining speaks after it: its audio follows the other's isFinal.
       const before = [...this.draining].find((c) => c.id === id);
       if (before) ctx.tail = before.tail;
@@ -256,7 +159,7 @@ export class RealtimeSession {
     this.after(ctx, async () => {
       try {
         // In flight until settled or released: a shutdown (and `drain`) waits for it.
-        await this.o.synthesis.track(this.speak(ctx, text));
+        await this.o.synthesis.track(this.pieces.speak(ctx, text));
       } catch (e) {
         this.contextFailed(ctx, e);
       } finally {
@@ -297,92 +200,6 @@ export class RealtimeSession {
     await Promise.all([...this.contexts.values(), ...this.draining].map((c) => c.tail));
   }
 
-  /**
-   * One piece: priced (at least `MIN_PIECE_CHARACTERS`) and held, synthesized with its timings, labelled and sent as
-   * messages of about a second; then settled for the characters of the messages the socket wrote, the rest released.
-   */
-  private async speak(ctx: Context, text: string): Promise<void> {
-    const { synthesis, provenance, charge, voice } = this.o;
-    const format = this.format;
-    const prepare = () =>
-      synthesis.prepareFor(voice, {
-        voiceId: this.o.voiceId,
-        text,
-        format: format.format,
-        speed: ctx.speed,
-        pitch: 0,
-        ...voiceSettingsInput(ctx.settings),
-        ...(this.o.language ? { language: this.o.language } : {}),
-        ...(this.timings ? { timings: true } : {}),
-        lexicon: ctx.rules,
-        pauses: this.pauses,
-        review: { accountId: charge.accountId, route: 'realtime', purpose: 'synthesis' },
-      });
-    let prepared: Prepared;
-    try {
-      prepared = await prepare();
-    } catch (e) {
-      // A voice without timings (an engine that reports none, in a language eSpeak NG does not speak) is spoken
-      // without alignment: its audio messages carry none, and share the piece's characters evenly.
-      if (!this.timings || !isAppError(e) || e.code !== 'VALIDATION_FAILED' || e.params.field !== 'voice_id') throw e;
-      this.timings = false;
-      prepared = await prepare();
-    }
-    if (prepared.characters > this.o.maxTextLength) throw new AppError('TEXT_TOO_LONG', { maxLength: this.o.maxTextLength });
-    if (this.done || ctx.failed) return;
-    // However short, a piece is held (and, once any of it is out, charged) for at least the minimum.
-    prepared = { ...prepared, credits: synthesis.price(prepared, Math.max(MIN_PIECE_CHARACTERS, prepared.characters)) };
-    const { result, work } = await synthesis.render(prepared, charge, { signal: this.stop.signal, reqId: this.o.requestId });
-    const aligned = this.o.syncAlignment && result.alignment !== undefined;
-    let written = 0;
-    let paid = 0;
-    try {
-      const contentType = format.contentType ?? prepared.contentType;
-      const { mark, audio } = await provenance.markFile(
-        reshape(result.audio, format),
-        contentType,
-        originOf(prepared, charge, result, { holdId: work.hold.id, requestId: this.o.requestId }),
-      );
-      const frame = format.encoding === 'pcm' || format.encoding === 'wav' ? 2 : format.format === 'mp3' ? 'mp3' : 1;
-      // Raw samples carry their label beside them, on the piece's first message (HTTP sends it as `x-aigc`).
-      const label = provenance.header(contentType, mark);
-      const parts = audioParts(audio, result.durationSec, result.alignment, frame);
-      const characters = partCharacters(text, parts, prepared.characters);
-      for (const [k, part] of parts.entries()) {
-        if (this.done || work.signal.aborted) throw new Error('socket closed');
-        const head = k === 0 && this.wavRate !== null && !ctx.headed ? this.wavHead(mark.record) : null;
-        await this.send({
-          audio: b64(head ? Buffer.concat([head, part.audio]) : part.audio),
-          isFinal: false,
-          normalizedAlignment: aligned ? spelled(part.normalizedAlignment) : null,
-          alignment: aligned ? spelled(part.alignment) : null,
-          // The characters of the text its audio speaks: what this message is paid for, with or without alignment.
-          characters: characters[k],
-          ...this.tag(ctx.id),
-          ...(k === 0 && label !== null ? { aigc: label } : {}),
-        });
-        // Written to the connection: its characters are the client's, and paid for.
-        written += 1;
-        paid += characters[k]!;
-        if (head) ctx.headed = true;
-      }
-    } catch (e) {
-      await this.settleWritten(work, prepared, written, paid);
-      throw e;
-    }
-    await work.settle();
-  }
-
-  /**
-   * A piece cut short (the socket dropped, or the client stopped reading): the characters of the messages written are
-   * charged (at least the minimum, once any was), and the rest of the hold returns; nothing written, all of it does.
-   */
-  private async settleWritten(work: HeldWork, prepared: Prepared, written: number, characters: number): Promise<void> {
-    if (written === 0) return work.release(this.done ? 'socket closed before the audio was out' : 'not delivered');
-    const counted = Math.max(MIN_PIECE_CHARACTERS, Math.min(prepared.characters, characters));
-    await work.settle({ amount: this.o.synthesis.price(prepared, counted), characters: counted });
-  }
-
   private send(message: Record<string, unknown>): Promise<void> {
     if (this.done) return Promise.reject(new Error('socket closed'));
     return this.o.socket.send(message);
@@ -412,8 +229,7 @@ export class RealtimeSession {
   }
 
   private errorBody(error: AppError): Record<string, unknown> {
-    const message = errorMessage(error.code, this.o.locale, error.code === 'INTERNAL' ? {} : error.params);
-    return { error: error.code, message, code: error.status, request_id: this.o.requestId };
+    return errorBody(error, this.o.locale, this.o.requestId);
   }
 
   /** An error the whole socket stops on: its message, then a close with a reason. */
@@ -424,11 +240,7 @@ export class RealtimeSession {
     const body = this.errorBody(error);
     // A client that does not read would not read this either: the close follows at once.
     const sent = isUnread(error) ? Promise.resolve() : this.send(body).catch(() => {});
-    // The reason is at most 123 bytes: the code, and the start of the message.
-    const reason = Buffer.from(`${error.code}: ${String(body.message)}`)
-      .subarray(0, 120)
-      .toString('utf8')
-      .replace(/\uFFFD+$/, '');
+    const reason = closeReason(error.code, String(body.message));
     this.done = true;
     this.stop.abort(error);
     void sent.then(() => this.o.socket.close(close, reason));
@@ -441,7 +253,7 @@ export class RealtimeSession {
   }
 
   private idleError(): AppError {
-    return new AppError('VALIDATION_FAILED', { field: 'text', rule: `no text for ${this.o.inactivitySeconds} seconds` });
+    return idleError(this.o.inactivitySeconds);
   }
 
   /**

@@ -5,7 +5,7 @@
 import type { ElevenLabsFormat } from '../output/formats.js';
 import { PCM_RATE } from '../output/formats.js';
 import { G711Encoder, PcmResampler, wavHeader } from '../output/pcm-stream.js';
-import type { ChunkAlignment } from './protocol.js';
+import type { ChunkAlignment } from './audio-parts.js';
 
 export const b64 = (audio: Buffer) => audio.toString('base64');
 
