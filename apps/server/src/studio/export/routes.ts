@@ -10,7 +10,6 @@ import { callerOf } from '../../http/auth.js';
 import { clientLeaves } from '../../http/client-leaves.js';
 import { addElevenLabsErrorDetail } from '../../http/error-detail.js';
 import { KEY_OR_SESSION } from '../../synthesis/route-helpers.js';
-import { AppError } from '../../platform/errors.js';
 import type { SnapshotManifest } from '../snapshot.js';
 import { EXPORT_FORMATS, makeExport, type ExportDeps, type ExportRequest } from './exporter.js';
 import { sendExport } from './send.js';
