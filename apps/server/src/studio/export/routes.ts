@@ -17,7 +17,6 @@ import { sendExport } from './send.js';
 /** The manifest of an account's snapshot; another account's or a missing one throws NOT_FOUND. */
 export type SnapshotLoader = (accountId: string, projectId: string, snapshotId: string) => Promise<SnapshotManifest>;
 
-
 export interface StudioExportRoutesDeps extends ExportDeps {
   loadSnapshot: SnapshotLoader;
 }
