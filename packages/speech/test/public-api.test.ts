@@ -32,6 +32,9 @@ describe('the public entry', () => {
         'decodeAudio',
         'decodeToPcm',
         'cues',
+        // Studio's export: subtitle cues formatted as SRT or VTT, and ffmpeg's child at a lower priority.
+        'formatCues',
+        'lowerPriority',
         'instructedProfile',
         'isSpeechError',
         'measurePcm',
