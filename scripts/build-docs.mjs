@@ -24,7 +24,7 @@ const pages = path.join(site, 'pages');
  * Pages made from docs/*.md: each guide's English text is docs/<name>.md (the repository links to it), its Simplified
  * Chinese text docs/<name>.zh.md beside it; `page` is where both land in their language's pages.
  */
-const FROM_DOCS = [
+export const FROM_DOCS = [
   { source: 'docs/provenance.md', page: 'topics/provenance.md' },
   { source: 'docs/operators.md', page: 'operators.md' },
   { source: 'docs/phone.md', page: 'self-hosting/phone.md' },

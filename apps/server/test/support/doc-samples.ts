@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { FROM_DOCS, root, sourceOf } from '../../../../scripts/build-docs.mjs';
 
 /** The documentation site's pages (docs/site/pages/<lang>/…), relative to the repository root. */
 export const SITE_PAGES = path.resolve(import.meta.dirname, '../../../../docs/site/pages');
@@ -59,11 +60,17 @@ export function sitePages(generated: boolean): string[] {
   return out.sort();
 }
 
-/** The code blocks of the site's own pages (generated pages are other documents' text, checked where they live). */
+/**
+ * The code blocks of the site's pages: its own, and those of the guides it takes from docs/<name>.md at build time,
+ * read from there (a checkout need not have built the site) under the page each becomes.
+ */
 export function siteSamples(): DocSample[] {
-  return sitePages(false).flatMap((page) =>
-    fencedBlocks(fs.readFileSync(path.join(SITE_PAGES, page), 'utf8'), page).filter(
-      (s) => CODE_LANGS.has(s.lang) || s.lang === 'sh',
+  const code = (s: DocSample) => CODE_LANGS.has(s.lang) || s.lang === 'sh';
+  const own = sitePages(false).flatMap((page) => fencedBlocks(fs.readFileSync(path.join(SITE_PAGES, page), 'utf8'), page));
+  const takenIn = ['en', 'zh'].flatMap((lang) =>
+    FROM_DOCS.flatMap(({ source, page }) =>
+      fencedBlocks(fs.readFileSync(path.join(root, sourceOf(source, lang)), 'utf8'), `${lang}/${page}`),
     ),
   );
+  return [...own, ...takenIn].filter(code);
 }
