@@ -6,7 +6,7 @@ import { newId } from '../platform/ids.js';
 import type { ByteRange, Storage, StoredStream } from '../platform/storage.js';
 import { HistoryRepository, type HistoryRow } from './repository.js';
 import { voiceCategoryOf, type HistoryCapture, type HistoryEntry, type HistoryRecorder } from './types.js';
-import { zipStream } from './zip.js';
+import { zipStream } from '../platform/zip.js';
 
 const DAY_MS = 86_400_000;
 /** Items the sweeper removes per round. */
@@ -247,7 +247,7 @@ export class HistoryService implements HistoryRecorder {
         return file.body as AsyncIterable<Buffer>;
       },
     }));
-    return { zip: Readable.from(zipStream(entries), { objectMode: false }) };
+    return { zip: zipStream(entries) };
   }
 
   /** Deletes the account's item and its audio file; NOT_FOUND for another account's. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import JSZip from 'jszip';
-import { zipStream } from '../../src/history/zip.js';
+import { zipStream } from '../../src/platform/zip.js';
 import { fileNameOf } from '../../src/history/service.js';
 import { settingsOf, voiceCategoryOf } from '../../src/history/types.js';
 
@@ -20,7 +20,7 @@ async function zipOf(files: Record<string, Buffer[]>): Promise<Buffer> {
   return Buffer.concat(parts);
 }
 
-describe('the history zip', () => {
+describe('a zip made while it is sent (platform/zip.ts)', () => {
   it('holds each file, read in chunks, byte for byte, under its UTF-8 name', async () => {
     const big = Buffer.alloc(300_000, 7);
     big[12_345] = 1;

@@ -1,10 +1,10 @@
 /**
  * A snapshot as a zip of its chapters: for each, its audio (mp3) and its subtitles (SRT), and the book as M4B when
- * asked. Streamed with JSZip (entries stored: mp3 and AAC do not compress): each chapter's audio is made only when its
- * entry's turn comes, so one chapter is encoded at a time and the zip leaves as it is made.
+ * asked, streamed (platform/zip.ts): each chapter's audio is made only when its entry's turn comes, so one chapter is
+ * encoded at a time and the zip leaves as it is made.
  */
 import { Readable } from 'node:stream';
-import JSZip from 'jszip';
+import { zipStream, type ZipEntry } from '../../platform/zip.js';
 import type { SnapshotManifest } from '../snapshot.js';
 import { exportSubtitles } from './subtitles.js';
 import { timeline, type SnapshotChapter, type Timeline } from './timeline.js';
@@ -27,34 +27,6 @@ export interface ZipParts {
   book?: () => AsyncGenerator<Buffer, boolean>;
 }
 
-/** A stream that starts `make` only when first read, and stops it when destroyed. */
-function lazy(make: () => AsyncGenerator<Buffer, boolean>): Readable {
-  let chunks: AsyncGenerator<Buffer, boolean> | null = null;
-  return new Readable({
-    async read() {
-      try {
-        chunks ??= make();
-        const next = await chunks.next();
-        if (next.done) {
-          if (next.value) this.push(null);
-          else this.destroy(new Error('an entry stopped before its end'));
-        } else this.push(next.value);
-      } catch (e) {
-        this.destroy(e as Error);
-      }
-    },
-    destroy(err, callback) {
-      const open = chunks;
-      chunks = null;
-      if (!open) return callback(err);
-      void open.return(false).then(
-        () => callback(err),
-        () => callback(err),
-      );
-    },
-  });
-}
-
 /** The entries' names, in the zip's order. */
 export function zipEntries(manifest: SnapshotManifest, withBook: boolean): string[] {
   const names: string[] = [];
@@ -68,21 +40,16 @@ export function zipEntries(manifest: SnapshotManifest, withBook: boolean): strin
 
 /** The zip as a stream; `streams` collects every entry's stream so a caller can stop them all. */
 export function exportZip(manifest: SnapshotManifest, parts: ZipParts, streams: Readable[] = []): Readable {
-  const zip = new JSZip();
   const names = zipEntries(manifest, parts.book !== undefined);
   const date = new Date();
-  manifest.chapters.forEach((chapter, i) => {
+  const entries: ZipEntry[] = manifest.chapters.flatMap((chapter, i) => {
     const placed = timeline([chapter]);
-    const audio = lazy(() => parts.chapterAudio(chapter, placed));
-    streams.push(audio);
-    zip.file(names[i * 2]!, audio, { binary: true, date });
-    zip.file(names[i * 2 + 1]!, exportSubtitles(placed, 'srt'), { date });
+    return [
+      { name: names[i * 2]!, date, open: () => parts.chapterAudio(chapter, placed) },
+      { name: names[i * 2 + 1]!, date, data: exportSubtitles(placed, 'srt') },
+    ];
   });
-  if (parts.book) {
-    const book = lazy(parts.book);
-    streams.push(book);
-    zip.file(names.at(-1)!, book, { binary: true, date });
-  }
-  // JSZip's stream is of an older kind (no async iteration): wrapped in one of Node's own.
-  return new Readable().wrap(zip.generateNodeStream({ type: 'nodebuffer', streamFiles: true, compression: 'STORE' }));
+  const book = parts.book;
+  if (book) entries.push({ name: names.at(-1)!, date, open: () => book() });
+  return zipStream(entries, streams);
 }
