@@ -14,6 +14,43 @@ export interface OwnJobPrice {
   contentType: string;
 }
 
+/** A new job's row: running here at once when `owner` is this process, else queued for a worker. */
+export function newJobRow(p: {
+  kind: string;
+  accountId: string;
+  price: OwnJobPrice;
+  holdId: string;
+  request: string;
+  owner: string | null;
+  reqId: string | undefined;
+}): SynthesisJobsTable {
+  const now = new Date().toISOString();
+  const here = p.owner !== null;
+  return {
+    id: newId('job'),
+    kind: p.kind,
+    account_id: p.accountId,
+    status: here ? 'running' : 'queued',
+    progress_done: 0,
+    progress_total: 0,
+    credits: p.price.credits,
+    characters: p.price.characters,
+    content_type: p.price.contentType,
+    hold_id: p.holdId,
+    storage_key: null,
+    error_code: null,
+    error_params: null,
+    created_at: now,
+    finished_at: null,
+    expires_at: null,
+    request: p.request,
+    attempts: here ? 1 : 0,
+    owner: p.owner,
+    heartbeat_at: here ? now : null,
+    request_id: p.reqId ?? null,
+  };
+}
+
 /**
  * Records a job of a kind whose handler takes and closes its own holds (a Studio conversion, a hold per paragraph):
  * its row holds nothing (hold_id ''); it runs here at once (database provider) or in a worker (queue), and after a
@@ -29,30 +66,15 @@ export async function recordOwnJob<P>(
 ): Promise<Job> {
   const provider = parts.layer.provider;
   const queue = !provider.runsHere;
-  const now = new Date().toISOString();
-  const row: SynthesisJobsTable = {
-    id: newId('job'),
+  const row = newJobRow({
     kind: definition.name,
-    account_id: accountId,
-    status: queue ? 'queued' : 'running',
-    progress_done: 0,
-    progress_total: 0,
-    credits: price.credits,
-    characters: price.characters,
-    content_type: price.contentType,
-    hold_id: '',
-    storage_key: null,
-    error_code: null,
-    error_params: null,
-    created_at: now,
-    finished_at: null,
-    expires_at: null,
+    accountId,
+    price,
+    holdId: '',
     request: writePayload(definition, payload),
-    attempts: queue ? 0 : 1,
     owner: queue ? null : parts.owner,
-    heartbeat_at: queue ? null : now,
-    request_id: reqId ?? null,
-  };
+    reqId,
+  });
   await parts.db.insertInto('synthesis_jobs').values(row).execute();
   try {
     await provider.submit(definition.name, row.id, reqId);

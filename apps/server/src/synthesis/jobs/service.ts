@@ -12,7 +12,7 @@ import { timingsSchema, toWire } from '../wire.js';
 import { writePayload, type JobDefinition } from './definition.js';
 import { safeJson, toJob, type Job } from './job-view.js';
 import type { OwnHoldsContext } from './studio.js';
-import { recordOwnJob, type OwnJobPrice } from './own-jobs.js';
+import { newJobRow, recordOwnJob, type OwnJobPrice } from './own-jobs.js';
 import type { JobLayer } from './layer.js';
 import { ACTIVE, DatabaseJobRunner } from './database.js';
 import {
@@ -104,29 +104,15 @@ export class SynthesisJobs {
       charge,
       origin: prepared.origin,
     };
-    const now = new Date().toISOString();
-    const row: SynthesisJobsTable = {
-      id: newId('job'),
-      account_id: charge.accountId,
-      status: queue ? 'queued' : 'running',
-      progress_done: 0,
-      progress_total: 0,
-      credits: prepared.credits,
-      characters: prepared.characters,
-      content_type: prepared.contentType,
-      hold_id: work.hold.id,
-      storage_key: null,
-      error_code: null,
-      error_params: null,
-      created_at: now,
-      finished_at: null,
-      expires_at: null,
+    const row = newJobRow({
+      kind: synthesisJob.name,
+      accountId: charge.accountId,
+      price: prepared,
+      holdId: work.hold.id,
       request: writePayload(synthesisJob, payload),
-      attempts: queue ? 0 : 1,
       owner: queue ? null : this.owner,
-      heartbeat_at: queue ? null : now,
-      request_id: reqId ?? null,
-    };
+      reqId,
+    });
     try {
       await this.db.insertInto('synthesis_jobs').values(row).execute();
       await provider.submit(synthesisJob.name, row.id, reqId);
