@@ -1,6 +1,7 @@
 import type { CharacterAlignment, Speech } from '@polyvox/speech';
 import { PcmResampler, reshaped } from '../synthesis/output/pcm-stream.js';
 import { DIALOGUE_RATE, type JoinedTurn, type VoiceSegment } from './turns.js';
+import { encodeChunks } from '../speech/pcm-encoding.js';
 
 /** An ElevenLabs `output_format` as the dialogue encodes it: its codec, rate and content type. */
 export interface DialogueFormat {
@@ -58,24 +59,10 @@ export async function* encodeTurns(
     const resampler = format.rate === DIALOGUE_RATE ? null : new PcmResampler(DIALOGUE_RATE, format.rate);
     return yield* reshaped(pcm(), format.rate, resampler, codec, stream);
   }
-  const encoder = speech.openPcmEncoder(codec, DIALOGUE_RATE, !stream);
-  let open = true;
   const chunks = pcm();
   try {
-    for (;;) {
-      const next = await chunks.next();
-      if (next.done) {
-        if (next.value !== true) return false;
-        open = false;
-        const tail = await encoder.end();
-        if (tail.length > 0) yield tail;
-        return true;
-      }
-      const bytes = await encoder.write(next.value);
-      if (bytes.length > 0) yield bytes;
-    }
+    return yield* encodeChunks(speech.openPcmEncoder(codec, DIALOGUE_RATE, !stream), chunks);
   } finally {
-    if (open) encoder.free();
     await chunks.return(false);
   }
 }

@@ -11,6 +11,7 @@ import type { SpeechHost } from '../../speech/speech-host.js';
 import type { SnapshotManifest } from '../snapshot.js';
 import { exportPcm, type ExportMark } from './pcm.js';
 import { EXPORT_RATE, type Timeline } from './timeline.js';
+import { encodeChunks } from '../../speech/pcm-encoding.js';
 
 export type ExportAudioFormat = 'mp3' | 'wav';
 export const AUDIO_TYPES = { mp3: 'audio/mpeg', wav: 'audio/wav' } as const;
@@ -53,24 +54,7 @@ export async function* encodePcm(
       }
     }
     // On the speech package's encoder thread: a book's mp3 is minutes of LAME, which must not hold the event loop.
-    const encoder = (await speech.get()).openPcmEncoder('mp3', EXPORT_RATE);
-    let open = true;
-    try {
-      for (;;) {
-        const next = await pcm.next();
-        if (next.done) {
-          if (!next.value) return false;
-          open = false;
-          const tail = await encoder.end();
-          if (tail.length > 0) yield tail;
-          return true;
-        }
-        const bytes = await encoder.write(next.value);
-        if (bytes.length > 0) yield bytes;
-      }
-    } finally {
-      if (open) encoder.free();
-    }
+    return yield* encodeChunks((await speech.get()).openPcmEncoder('mp3', EXPORT_RATE), pcm);
   } finally {
     await pcm.return(false);
   }
