@@ -52,7 +52,7 @@ export function ChapterView({ project, chapterId, converting, audio, structure, 
       )}
       {blocks.map((block, i) => (
         <ParagraphCard
-          key={`${block.block_id}:${block.content_hash}`}
+          key={block.block_id}
           project={project}
           paragraph={block}
           n={i + 1}

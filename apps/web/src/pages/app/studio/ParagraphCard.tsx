@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { ActionIcon, Badge, Group, Menu, NumberInput, Paper, Stack, Text, Textarea, Tooltip } from '@mantine/core';
 import {
   IconArrowDown,
@@ -37,6 +37,11 @@ export function ParagraphCard(props: Props) {
   const id = project.project_id;
   const [text, setText] = useState(p.nodes[0]?.text ?? '');
   const [pause, setPause] = useState<number>(p.pause_after_ms);
+  // The card stays mounted while the project is read again (a field being typed in keeps its value); the fields
+  // follow the server's values when those change.
+  const serverText = p.nodes[0]?.text ?? '';
+  useEffect(() => setText(serverText), [serverText]);
+  useEffect(() => setPause(p.pause_after_ms), [p.pause_after_ms]);
   const voiceId = p.nodes[0]?.voice_id ?? '';
   const voice = useVoices([voiceId]).get(voiceId);
   const edit = useStudioChange((e: ParagraphEdit) => editParagraph(id, p.block_id, e));
@@ -174,8 +179,11 @@ export function ParagraphCard(props: Props) {
             step={250}
             value={pause}
             onChange={(v) => setPause(typeof v === 'number' ? v : 0)}
-            onBlur={() => {
-              const ms = Math.round(Math.min(STUDIO_LIMITS.pauseMaxMs, Math.max(0, pause)));
+            onBlur={(e) => {
+              // What the field shows as it loses focus: a change typed just before may not have reached `pause` yet.
+              const shown = Number(e.currentTarget.value.replace(/[^\d.]/g, ''));
+              const typed = e.currentTarget.value.trim() === '' || Number.isNaN(shown) ? pause : shown;
+              const ms = Math.round(Math.min(STUDIO_LIMITS.pauseMaxMs, Math.max(0, typed)));
               if (ms !== p.pause_after_ms) save({ pause_after_ms: ms });
             }}
             data-testid="paragraph-pause"
