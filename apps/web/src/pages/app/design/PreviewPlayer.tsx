@@ -2,8 +2,7 @@ import { useState } from 'react';
 import { Alert, Skeleton } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
-import { decodePeaks } from '../../../speech/audio/decode';
-import { useBlobUrl } from '../../../speech/audio/useBlobUrl';
+import { useDecodedAudio } from '../../../speech/audio/useDecodedAudio';
 import { fetchPreviewAudio, fetchPreviewSubtitles } from '../../../design/api';
 import { parseVtt } from '../../../speech/subtitles';
 import { WaveformPlayer } from '../playground/WaveformPlayer';
@@ -34,19 +33,7 @@ export function PreviewPlayer({ url, previewId, autoplay = false, testId = 'prev
     retry: false,
     meta: { silent: true },
   });
-  const audio = useQuery({
-    queryKey: ['preview-audio', url],
-    queryFn: async ({ signal }) => {
-      const blob = await fetchPreviewAudio(url, signal);
-      const decoded = await decodePeaks(new Uint8Array(await blob.arrayBuffer()));
-      return { blob, decoded };
-    },
-    staleTime: Infinity,
-    gcTime: 5 * 60_000,
-    retry: 1,
-    meta: { silent: true },
-  });
-  const src = useBlobUrl(audio.data?.blob ?? null);
+  const { audio, src } = useDecodedAudio(['preview-audio', url], (signal) => fetchPreviewAudio(url, signal));
 
   if (audio.isError) {
     return (
