@@ -219,6 +219,7 @@ export function vitestStep(pin, project, files = []) {
         project,
         '--reporter=default',
         '--reporter=json',
+        '--reporter=./scripts/vitest-errors-reporter.mjs',
         `--outputFile.json=${path.relative(root, report)}`,
         ...files,
       ],

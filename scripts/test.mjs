@@ -63,6 +63,7 @@ function vitestArgs(project) {
     project,
     '--reporter=default',
     '--reporter=json',
+    '--reporter=./scripts/vitest-errors-reporter.mjs',
     `--outputFile.json=artifacts/vitest-${project}.json`,
   ];
 }
@@ -125,18 +126,44 @@ function vitestFailures(stepName, report) {
   if (!report || !fs.existsSync(report)) return [];
   try {
     const json = JSON.parse(fs.readFileSync(report, 'utf8'));
-    return json.testResults.flatMap((file) => {
+    const notes = errorNotes(report);
+    const perFile = json.testResults.flatMap((file) => {
       const rel = path.relative(root, file.name);
       const failedTests = file.assertionResults
         .filter((t) => t.status === 'failed')
         .map((t) => `${stepName}: ${rel} > ${t.fullName}\n    ${firstLine(t.failureMessages?.[0])}`);
-      // A file that failed before its tests ran (an import or a hook) has no failed test of its own.
-      if (!failedTests.length && file.status === 'failed') return [`${stepName}: ${rel}\n    ${firstLine(file.message)}`];
+      // A file that failed before its tests ran (an import or a hook) has no failed test of its own: the errors
+      // reporter's notes say why (a suite's hook, the file's own error).
+      if (!failedTests.length && file.status === 'failed') {
+        const why = notes.filter((n) => n.file === rel).map((n) => `${n.where ? `${n.where}: ` : ''}${describeError(n)}`);
+        return [`${stepName}: ${rel}\n    ${why.join('\n    ') || firstLine(file.message)}`];
+      }
       return failedTests;
     });
+    const unhandled = notes
+      .filter((n) => n.where === 'unhandled')
+      .map((n) => `${stepName}: unhandled error\n    ${describeError(n)}`);
+    return [...perFile, ...unhandled];
   } catch {
     return [];
   }
+}
+
+/** The notes of scripts/vitest-errors-reporter.mjs beside a JSON report: hooks, files and errors no test caught. */
+function errorNotes(report) {
+  try {
+    return JSON.parse(fs.readFileSync(report.replace(/\.json$/, '.errors.json'), 'utf8'));
+  } catch {
+    return [];
+  }
+}
+
+/** An error's first line and where in the project's code it was thrown (a hook's stack opens in vitest's runner). */
+function describeError(note) {
+  const frame = String(note.stack ?? '')
+    .split('\n')
+    .find((l) => l.includes(root) && !l.includes('node_modules'));
+  return `${firstLine(note.message)}${frame ? ` (${path.relative(root, frame.trim().replace(/^at .*\(|^at |\)$/g, ''))})` : ''}`;
 }
 
 /**
