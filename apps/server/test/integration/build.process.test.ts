@@ -12,7 +12,8 @@ import { SERVER_NODE_FLAGS } from '../../../../scripts/node-flags.mjs';
 import { createPgDatabase, DIALECTS } from '../support/app.js';
 import { JFK_WAV } from '../support/design.js';
 import { writeTinyVits } from '../../../../packages/speech/test/support/tiny-models.js';
-import { freePort, START_DEADLINE_MS } from '../support/processes.js';
+import { freePort } from '../support/ports.js';
+import { START_DEADLINE_MS } from '../support/processes.js';
 import { childEnv } from '../support/child-env.js';
 
 const root = path.resolve(import.meta.dirname, '../../../..');

@@ -6,7 +6,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPgDatabase, DIALECTS } from '../support/app.js';
-import { freePort } from '../support/processes.js';
+import { freePort } from '../support/ports.js';
 import { childEnv } from '../support/child-env.js';
 
 const root = path.resolve(import.meta.dirname, '../../../..');

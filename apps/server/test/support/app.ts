@@ -1,5 +1,4 @@
 import fs from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -9,6 +8,7 @@ import { buildApp, type BuiltApp } from '../../src/app.js';
 import { loadConfig } from '../../src/platform/config.js';
 import type { AppContext } from '../../src/composition/context.js';
 import type { Mailer } from '../../src/platform/mail.js';
+import { freePort } from './ports.js';
 
 /** Integration tests run once per database; PostgreSQL is the loopback server of these machines. */
 const ALL_DIALECTS = ['sqlite', 'postgres'] as const;
@@ -81,18 +81,6 @@ function logInto(logs: LogLine[]): Writable {
       for (const line of chunk.toString().split('\n').filter(Boolean)) logs.push(JSON.parse(line) as LogLine);
       done();
     },
-  });
-}
-
-/** A port free at this moment (the OS picks it); the app listens on it right after. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
   });
 }
 

@@ -1,25 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { childEnv } from './child-env.js';
+import { freePort } from './ports.js';
 
 const root = path.resolve(import.meta.dirname, '../../../..');
 const main = path.join(root, 'apps/server/src/main.ts');
 
 /** The longest a server process may take to answer /healthz before its start counts as hung. */
 export const START_DEADLINE_MS = 300_000;
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
-}
 
 /** A server process (`main.ts` as `npm start` runs it), its output and its exit. */
 export interface ServerProcess {
