@@ -97,7 +97,7 @@ function stallWatch() {
       w.gc.totalMs += e.duration;
       w.gc.maxMs = Math.max(w.gc.maxMs, e.duration);
       if (e.duration > STALL_MS) w.gc.over10 += 1;
-      // Per kind (1 minor, 2 major, 4 incremental marking, 8 weak callbacks): count and total ms.
+      // Per kind (perf_hooks' constants: 1 minor, 4 major, 8 incremental marking, 16 weak callbacks): count and total ms.
       const k = `kind${e.detail?.kind ?? '?'}`;
       w.gc.byKind[k] = [(w.gc.byKind[k]?.[0] ?? 0) + 1, (w.gc.byKind[k]?.[1] ?? 0) + e.duration];
     }
