@@ -2,10 +2,6 @@ import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import Dysmsapi, { SendSmsRequest } from '@alicloud/dysmsapi20170525';
-import { $OpenApiUtil } from '@alicloud/openapi-core';
-import tencentcloud from 'tencentcloud-sdk-nodejs-sms';
-import twilio from 'twilio';
 
 /** One text message: the number in E.164, the code, and the whole text in the user's language (for providers that send text). */
 export interface SmsMessage {
@@ -80,6 +76,15 @@ function fileSms(dir: string): SmsSender {
   };
 }
 
+/**
+ * A provider's SDK, loaded when its first message is sent: the three SDKs weigh about 16 MB of the server's heap,
+ * which a server on another provider (or the file outbox) would otherwise keep, and its garbage collector walk.
+ */
+function onFirstUse<T>(make: () => Promise<T>): () => Promise<T> {
+  let made: Promise<T> | undefined;
+  return () => (made ??= make());
+}
+
 /** A provider's refusal: its code and message go to the log, the user hears INTERNAL. */
 export class SmsProviderError extends Error {}
 
@@ -87,16 +92,23 @@ function alibabaSms(url: URL): SmsSender {
   const { id, secret } = credentials(url);
   const signName = need(url, 'sign');
   const templateCode = need(url, 'template');
-  const config = new $OpenApiUtil.Config({
-    accessKeyId: id,
-    accessKeySecret: secret,
-    endpoint: url.host || 'dysmsapi.aliyuncs.com',
-    protocol: plain(url) ? 'http' : 'https',
+  const sdk = onFirstUse(async () => {
+    const [{ default: Dysmsapi, SendSmsRequest }, { $OpenApiUtil }] = await Promise.all([
+      import('@alicloud/dysmsapi20170525'),
+      import('@alicloud/openapi-core'),
+    ]);
+    const config = new $OpenApiUtil.Config({
+      accessKeyId: id,
+      accessKeySecret: secret,
+      endpoint: url.host || 'dysmsapi.aliyuncs.com',
+      protocol: plain(url) ? 'http' : 'https',
+    });
+    return { client: new Dysmsapi(config), SendSmsRequest };
   });
-  const client = new Dysmsapi(config);
   return {
     kind: 'alibaba',
     async send(message) {
+      const { client, SendSmsRequest } = await sdk();
       // Mainland numbers go without the country code; others in full, as the service asks.
       const phone = message.to.startsWith('+86') ? message.to.slice(3) : message.to.replace(/^\+/, '00');
       const answer = await client.sendSms(
@@ -118,17 +130,21 @@ function tencentSms(url: URL): SmsSender {
   const appId = need(url, 'app');
   const signName = need(url, 'sign');
   const templateId = need(url, 'template');
-  const Client = tencentcloud.sms.v20210111.Client;
-  const client = new Client({
-    credential: { secretId: id, secretKey: secret },
-    region: url.searchParams.get('region') ?? 'ap-guangzhou',
-    profile: {
-      httpProfile: { endpoint: url.host || 'sms.tencentcloudapi.com', protocol: plain(url) ? 'http://' : 'https://' },
-    },
+  const sdk = onFirstUse(async () => {
+    const { default: tencentcloud } = await import('tencentcloud-sdk-nodejs-sms');
+    const Client = tencentcloud.sms.v20210111.Client;
+    return new Client({
+      credential: { secretId: id, secretKey: secret },
+      region: url.searchParams.get('region') ?? 'ap-guangzhou',
+      profile: {
+        httpProfile: { endpoint: url.host || 'sms.tencentcloudapi.com', protocol: plain(url) ? 'http://' : 'https://' },
+      },
+    });
   });
   return {
     kind: 'tencent',
     async send(message) {
+      const client = await sdk();
       const answer = await client.SendSms({
         PhoneNumberSet: [message.to],
         SmsSdkAppId: appId,
@@ -145,13 +161,18 @@ function tencentSms(url: URL): SmsSender {
 function twilioSms(url: URL): SmsSender {
   const { id, secret } = credentials(url);
   const from = need(url, 'from');
-  const client = twilio(id, secret);
   const host = url.host || 'api.twilio.com';
-  // The Api domain is made once per client; pointing it elsewhere sends every call there (a test's local server).
-  if (host !== 'api.twilio.com') client.api.baseUrl = `${plain(url) ? 'http' : 'https'}://${host}`;
+  const sdk = onFirstUse(async () => {
+    const { default: twilio } = await import('twilio');
+    const client = twilio(id, secret);
+    // The Api domain is made once per client; pointing it elsewhere sends every call there (a test's local server).
+    if (host !== 'api.twilio.com') client.api.baseUrl = `${plain(url) ? 'http' : 'https'}://${host}`;
+    return client;
+  });
   return {
     kind: 'twilio',
     async send(message) {
+      const client = await sdk();
       const options = from.startsWith('MG')
         ? { to: message.to, messagingServiceSid: from, body: message.text }
         : { to: message.to, from, body: message.text };
