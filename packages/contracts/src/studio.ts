@@ -130,10 +130,7 @@ export const StudioProjectExtended = StudioProject.extend({
    * Polyvox: why the project's newest conversion stopped, when it failed (a paragraph moderation refused as it was
    * spoken: CONTENT_REFUSED), in the request's language; null when it did not fail (or none was made).
    */
-  last_conversion_error: z
-    .object({ code: z.string(), message: z.string(), at: z.string().nullable() })
-    .nullable()
-    .optional(),
+  last_conversion_error: z.object({ code: z.string(), message: z.string(), at: z.string().nullable() }).nullable().optional(),
 }).meta({ id: 'StudioProjectExtended' });
 
 /** One paragraph of a chapter: ElevenLabs' block of one `tts_node`, with Polyvox's fields. */

@@ -115,12 +115,7 @@ export class HistoryRepository {
     const ids = [...new Set(voiceIds)];
     if (!ids.length) return new Set();
     const [own, official] = await Promise.all([
-      this.db
-        .selectFrom('own_voices')
-        .select('id')
-        .where('id', 'in', ids)
-        .where('taken_down_at', 'is not', null)
-        .execute(),
+      this.db.selectFrom('own_voices').select('id').where('id', 'in', ids).where('taken_down_at', 'is not', null).execute(),
       this.db.selectFrom('voice_takedowns').select('voice_id as id').where('voice_id', 'in', ids).execute(),
     ]);
     return new Set([...own, ...official].map((r) => r.id));

@@ -97,7 +97,9 @@ describe.each(DIALECTS)('moderation on dialogue, Studio and cloning (%s)', (dial
       expect(refused.body.error.message).toBe('该内容无法在本服务合成，未扣除任何额度');
     }
     // A word of the built-in lists, spaced out, in the first turn.
-    const listed = await xi('/v1/text-to-dialogue', { inputs: [{ text: 'Read this: f.u.c.k and more', voice_id: VOICE }, inputs[0]] });
+    const listed = await xi('/v1/text-to-dialogue', {
+      inputs: [{ text: 'Read this: f.u.c.k and more', voice_id: VOICE }, inputs[0]],
+    });
     expect(listed.status).toBe(422);
     expect(listed.body.error.code).toBe('CONTENT_REFUSED');
     expect(await atRest()).toBe(before);
@@ -239,9 +241,9 @@ describe.each(DIALECTS)('moderation on dialogue, Studio and cloning (%s)', (dial
     expect(edited.status, JSON.stringify(edited.body)).toBe(200);
     const again = await c.post(`/v1/studio/projects/${id}/convert`);
     expect(again.status, JSON.stringify(again.body)).toBe(200);
-    expect(
-      await within(async () => (await c.get(`/v1/studio/projects/${id}`)).body.can_be_downloaded === true, 120_000),
-    ).toBe(true);
+    expect(await within(async () => (await c.get(`/v1/studio/projects/${id}`)).body.can_be_downloaded === true, 120_000)).toBe(
+      true,
+    );
     expect((await c.get(`/v1/studio/projects/${id}`)).body.last_conversion_error).toBeNull();
   });
 
