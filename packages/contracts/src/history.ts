@@ -58,6 +58,11 @@ export const HistoryItem = z.object({
   created_at: z.string(),
   expires_at: z.string(),
   audio_available: z.boolean(),
+  /**
+   * Polyvox: a voice it was made with (its own, or one of a dialogue's) was taken down after a report; its audio is no
+   * longer served (404), `audio_available` is false.
+   */
+  voice_taken_down: z.boolean(),
 });
 export type HistoryItem = z.infer<typeof HistoryItem>;
 

@@ -126,6 +126,11 @@ export const StudioProjectExtended = StudioProject.extend({
   speakers: z.array(StudioSpeaker),
   /** Polyvox: the speaker of a paragraph no speaker line claims ("Narrator", "旁白"). */
   default_speaker: z.string(),
+  /**
+   * Polyvox: why the project's newest conversion stopped, when it failed (a paragraph moderation refused as it was
+   * spoken: CONTENT_REFUSED), in the request's language; null when it did not fail (or none was made).
+   */
+  last_conversion_error: z.object({ code: z.string(), message: z.string(), at: z.string().nullable() }).nullable().optional(),
 }).meta({ id: 'StudioProjectExtended' });
 
 /** One paragraph of a chapter: ElevenLabs' block of one `tts_node`, with Polyvox's fields. */

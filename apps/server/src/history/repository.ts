@@ -107,6 +107,20 @@ export class HistoryRepository {
       .execute();
   }
 
+  /**
+   * Of these voice ids, those taken down after a report: an account's voice marked (`own_voices.taken_down_at`, its
+   * saved mixes with it) or an official one withheld (`voice_takedowns`).
+   */
+  async takenDown(voiceIds: readonly string[]): Promise<Set<string>> {
+    const ids = [...new Set(voiceIds)];
+    if (!ids.length) return new Set();
+    const [own, official] = await Promise.all([
+      this.db.selectFrom('own_voices').select('id').where('id', 'in', ids).where('taken_down_at', 'is not', null).execute(),
+      this.db.selectFrom('voice_takedowns').select('voice_id as id').where('voice_id', 'in', ids).execute(),
+    ]);
+    return new Set([...own, ...official].map((r) => r.id));
+  }
+
   async delete(accountId: string, id: string): Promise<HistoryRow | undefined> {
     const row = await this.get(accountId, id);
     if (!row) return undefined;

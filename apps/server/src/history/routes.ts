@@ -17,7 +17,7 @@ import { requestedRange, sendStored } from '../http/stored-reply.js';
 import type { HistoryService } from './service.js';
 
 export interface HistoryRoutesDeps {
-  history: Pick<HistoryService, 'list' | 'get' | 'view' | 'audio' | 'download' | 'delete'>;
+  history: Pick<HistoryService, 'list' | 'item' | 'audio' | 'download' | 'delete'>;
 }
 
 /** A session (the console) or an API key as ElevenLabs' SDK sends it. */
@@ -77,7 +77,7 @@ export function historyRoutes(deps: HistoryRoutesDeps): FastifyPluginAsyncZod {
           response: { 200: HistoryItem, ...errors },
         },
       },
-      async (request) => history.view(await history.get(callerOf(request).accountId, request.params.history_item_id)),
+      async (request) => history.item(callerOf(request).accountId, request.params.history_item_id),
     );
 
     app.get(

@@ -153,8 +153,34 @@ export class HistoryService implements HistoryRecorder {
     return new Date(Date.parse(row.created_at) + this.options.retentionDays() * DAY_MS).toISOString();
   }
 
-  /** An item in ElevenLabs' shape, with Polyvox's fields after its. */
-  view(row: HistoryRow): HistoryItem {
+  /** The voices an item was made with: its voice, or a dialogue's. */
+  private voicesOf(row: HistoryRow): string[] {
+    const ids = row.voice_id ? [row.voice_id] : [];
+    if (row.dialogue) for (const turn of JSON.parse(row.dialogue) as { voice_id: string }[]) ids.push(turn.voice_id);
+    return ids;
+  }
+
+  /**
+   * The items of these made with a voice since taken down (its own, or one of a dialogue's): listed and marked, their
+   * audio served to no one.
+   */
+  private async withdrawn(rows: readonly HistoryRow[]): Promise<Set<string>> {
+    const down = await this.options.repo.takenDown(rows.flatMap((r) => this.voicesOf(r)));
+    if (!down.size) return new Set();
+    return new Set(rows.filter((r) => this.voicesOf(r).some((v) => down.has(v))).map((r) => r.id));
+  }
+
+  /** The account's item in the API's shape; NOT_FOUND as `get`. */
+  async item(accountId: string, id: string): Promise<HistoryItem> {
+    const row = await this.get(accountId, id);
+    return this.view(row, (await this.withdrawn([row])).has(row.id));
+  }
+
+  /**
+   * An item in ElevenLabs' shape, with Polyvox's fields after its. `takenDown`: a voice it was made with was taken
+   * down after a report, so its audio is no longer served.
+   */
+  view(row: HistoryRow, takenDown = false): HistoryItem {
     const before = row.balance_before ?? row.credits;
     const after = row.balance_after ?? 0;
     return {
@@ -181,7 +207,8 @@ export class HistoryService implements HistoryRecorder {
       api_key_id: row.api_key_id,
       created_at: row.created_at,
       expires_at: this.expiresAt(row),
-      audio_available: row.audio_key !== null,
+      audio_available: row.audio_key !== null && !takenDown,
+      voice_taken_down: takenDown,
     };
   }
 
@@ -200,8 +227,9 @@ export class HistoryService implements HistoryRecorder {
     const rows = await this.options.repo.settleRows(found);
     const page = rows.slice(0, q.page_size);
     const last = page.at(-1);
+    const withdrawn = await this.withdrawn(page);
     return {
-      history: page.map((r) => this.view(r)),
+      history: page.map((r) => this.view(r, withdrawn.has(r.id))),
       last_history_item_id: last?.id ?? null,
       has_more: rows.length > q.page_size,
       scanned_until: last ? Math.floor(Date.parse(last.created_at) / 1000) : null,
@@ -217,6 +245,8 @@ export class HistoryService implements HistoryRecorder {
 
   async audio(accountId: string, id: string, range?: ByteRange): Promise<HistoryAudio> {
     const row = await this.get(accountId, id);
+    // Made with a voice since taken down: its audio is served to no one.
+    if ((await this.withdrawn([row])).size) throw new AppError('NOT_FOUND');
     const file = row.audio_key ? await this.options.storage.getStream(row.audio_key, range) : null;
     if (!file) throw new AppError('NOT_FOUND');
     return { file, contentType: row.content_type, fileName: fileNameOf(row) };
@@ -234,6 +264,7 @@ export class HistoryService implements HistoryRecorder {
         field: 'output_format',
         rule: 'must be default, or the format the items were made in',
       });
+    if ((await this.withdrawn(rows)).size) throw new AppError('NOT_FOUND');
     if (rows.length === 1) return this.audio(accountId, rows[0]!.id);
     for (const row of rows)
       if (!row.audio_key || !(await this.options.storage.stat(row.audio_key))) throw new AppError('NOT_FOUND');

@@ -49,7 +49,9 @@ const CONVERT =
   'each charged as a synthesis of its own (a hold, then a settle); a crash resumes where it stopped, charging nothing twice. ' +
   'Progress per chapter is in the project and chapter GETs (`state`, `conversion_progress`, `can_be_downloaded`); a finished ' +
   'conversion records a project snapshot and one per converted chapter. 402 INSUFFICIENT_BALANCE when the balance does not ' +
-  'cover the estimate (nothing held); a conversion of the same scope already under way is answered with its job. Each paragraph is a `tts` record in the usage history (`api` for an API key).';
+  'cover the estimate (nothing held); a conversion of the same scope already under way is answered with its job. Each paragraph is a `tts` record in the usage history (`api` for an API key). ' +
+  'The paragraphs it would speak pass moderation first: 422 CONTENT_REFUSED when one may not be spoken (no job, nothing held); ' +
+  'one refused as it is spoken (its dictionaries applied) fails the job with CONTENT_REFUSED, the paragraphs before it kept.';
 
 /** Converting Studio projects, the price first, one paragraph at once, and the snapshots conversions recorded. */
 export function studioConvertRoutes(deps: ConvertRoutesDeps): FastifyPluginAsyncZod {
@@ -67,7 +69,7 @@ export function studioConvertRoutes(deps: ConvertRoutesDeps): FastifyPluginAsync
           summary: 'Convert the whole project',
           description: CONVERT,
           params: ProjectParams,
-          response: { 200: Converting, ...errors, 402: ErrorBody },
+          response: { 200: Converting, ...errors, 402: ErrorBody, 422: ErrorBody },
         },
       },
       async (request) => {
@@ -85,7 +87,7 @@ export function studioConvertRoutes(deps: ConvertRoutesDeps): FastifyPluginAsync
           summary: 'Convert one chapter',
           description: CONVERT,
           params: ChapterParams,
-          response: { 200: Converting, ...errors, 402: ErrorBody },
+          response: { 200: Converting, ...errors, 402: ErrorBody, 422: ErrorBody },
         },
       },
       async (request) => {
@@ -120,7 +122,8 @@ export function studioConvertRoutes(deps: ConvertRoutesDeps): FastifyPluginAsync
         schema: {
           tags,
           summary: 'Polyvox: regenerate one paragraph now; answers its audio (WAV) and stores it',
-          description: 'Charged as any synthesis of its text. A snapshot keeps the audio it had before.',
+          description:
+            'Charged as any synthesis of its text. A snapshot keeps the audio it had before. 422 CONTENT_REFUSED (nothing held) when moderation refuses its text.',
           params: ParagraphParams,
           response: { 200: z.string().meta({ description: 'WAV audio' }), ...errors, 402: ErrorBody, 422: ErrorBody },
         },

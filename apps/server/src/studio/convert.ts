@@ -1,6 +1,6 @@
 import type { StudioParagraphsTable, StudioProjectsTable } from '../platform/db/schema.js';
 import { AppError } from '../platform/errors.js';
-import type { Charge } from '../synthesis/service.js';
+import type { Charge, SynthesisService } from '../synthesis/service.js';
 import type { JobHandler } from '../synthesis/jobs/definition.js';
 import type { Job, SynthesisJobs } from '../synthesis/jobs/service.js';
 import { studioConvertJob, type OwnHoldsContext, type StudioConvertPayload } from '../synthesis/jobs/studio.js';
@@ -9,7 +9,9 @@ import { voiceOf } from './service.js';
 import { recordSnapshots } from './snapshot.js';
 
 export interface ConversionDeps extends ParagraphAudioDeps {
-  jobs: Pick<SynthesisJobs, 'createOwn' | 'active'>;
+  jobs: Pick<SynthesisJobs, 'createOwn' | 'active' | 'newest'>;
+  /** As a paragraph's, with the moderation step for the paragraphs a conversion would speak before its job is made. */
+  synthesis: ParagraphAudioDeps['synthesis'] & Pick<SynthesisService, 'reviewTexts'>;
 }
 
 export interface Estimate {
@@ -67,16 +69,25 @@ export class StudioConversion {
 
   /** What converting would cost: the changed paragraphs alone, each priced as its synthesis will be. Nothing held. */
   async estimate(accountId: string, projectId: string, chapterId: string | null = null): Promise<Estimate> {
+    return (await this.priced(accountId, projectId, chapterId)).estimate;
+  }
+
+  private async priced(
+    accountId: string,
+    projectId: string,
+    chapterId: string | null,
+  ): Promise<{ estimate: Estimate; texts: string[] }> {
     const { project, paragraphs } = await this.scope(accountId, projectId, chapterId);
     const locators = JSON.parse(project.pronunciation_locators) as { pronunciation_dictionary_id: string }[];
     const total: Estimate = { credits: 0, characters: 0, paragraphs: 0 };
-    for (const p of paragraphs.filter(changed)) {
+    const todo = paragraphs.filter(changed);
+    for (const p of todo) {
       const price = await this.deps.synthesis.estimate(p.text, voiceOf(p, project), accountId, locators);
       total.credits += price.credits;
       total.characters += price.characters;
       total.paragraphs += 1;
     }
-    return total;
+    return { estimate: total, texts: todo.map((p) => p.text) };
   }
 
   /** The project's conversions still queued or running (the newest first). */
@@ -85,14 +96,25 @@ export class StudioConversion {
     return this.deps.jobs.active(studioConvertJob.name, accountId, what);
   }
 
+  /** Why the project's newest conversion (of it or of a chapter) stopped, when it failed; null otherwise. */
+  async lastFailure(accountId: string, projectId: string): Promise<{ error: AppError; at: string | null } | null> {
+    const [newest] = await this.deps.jobs.newest(studioConvertJob.name, accountId, `"projectId":"${projectId}"`, 1);
+    return newest?.status === 'failed' && newest.error ? { error: newest.error, at: newest.finishedAt } : null;
+  }
+
   /**
    * Starts converting the project (or one chapter) as a durable job. 402 INSUFFICIENT_BALANCE when the balance does
    * not cover the estimate, with nothing held; a conversion of the same scope already under way is answered as is.
+   * The paragraphs it would speak pass moderation first: one refused refuses the conversion (422 CONTENT_REFUSED, no
+   * job, nothing held), so it fails in the console rather than in a job nobody watches. Each paragraph is reviewed
+   * again as it is spoken (its dictionaries' aliases applied): a paragraph refused then fails the job with
+   * CONTENT_REFUSED, the paragraphs before it kept and charged, none after it spoken.
    */
   async start(charge: Charge, projectId: string, chapterId: string | null = null, reqId?: string): Promise<Job> {
     const [running] = await this.active(charge.accountId, projectId, chapterId);
     if (running) return running;
-    const estimate = await this.estimate(charge.accountId, projectId, chapterId);
+    const { estimate, texts } = await this.priced(charge.accountId, projectId, chapterId);
+    await this.deps.synthesis.reviewTexts(texts, { accountId: charge.accountId, route: 'studio', purpose: 'synthesis' });
     if (estimate.credits > (await this.deps.credits.balance(charge.accountId))) throw new AppError('INSUFFICIENT_BALANCE');
     const payload: StudioConvertPayload = {
       projectId,

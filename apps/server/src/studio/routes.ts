@@ -3,6 +3,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
   ErrorBody,
+  errorMessage,
+  type MessageLocale,
   STUDIO_LIMITS,
   StudioBlock,
   StudioChapterList,
@@ -16,6 +18,7 @@ import {
   sizeLimitText,
 } from '@polyvox/contracts';
 import { callerOf } from '../http/auth.js';
+import { requestLocale } from '../http/locale.js';
 import { addElevenLabsErrorDetail } from '../http/error-detail.js';
 import type { Database } from '../platform/db/schema.js';
 import type { Storage } from '../platform/storage.js';
@@ -82,13 +85,24 @@ export function studioRoutes(deps: StudioRoutesDeps): FastifyPluginAsyncZod {
   const structure = new StudioStructure(deps.db, repo, studio, deps.storage);
   const converting = async (project: { id: string; account_id: string }) =>
     (await deps.conversion.active(project.account_id, project.id)).length > 0;
-  const extended = async (project: Awaited<ReturnType<StudioService['project']>>) =>
-    projectExtendedOut(
-      project,
-      await repo.chapters(project.id),
-      await repo.paragraphSummaries(project.id),
-      await converting(project),
-    );
+  const extended = async (project: Awaited<ReturnType<StudioService['project']>>, locale: MessageLocale) => {
+    const failed = await deps.conversion.lastFailure(project.account_id, project.id);
+    return {
+      ...projectExtendedOut(
+        project,
+        await repo.chapters(project.id),
+        await repo.paragraphSummaries(project.id),
+        await converting(project),
+      ),
+      last_conversion_error: failed
+        ? {
+            code: failed.error.code,
+            message: errorMessage(failed.error.code, locale, failed.error.params),
+            at: failed.at,
+          }
+        : null,
+    };
+  };
 
   return async (app) => {
     addElevenLabsErrorDetail(app);
@@ -155,7 +169,8 @@ export function studioRoutes(deps: StudioRoutesDeps): FastifyPluginAsyncZod {
           response: { 200: StudioProjectExtended, ...errors },
         },
       },
-      async (request) => extended(await studio.project(callerOf(request).accountId, request.params.project_id)),
+      async (request) =>
+        extended(await studio.project(callerOf(request).accountId, request.params.project_id), requestLocale(request)),
     );
 
     app.delete(
@@ -207,7 +222,9 @@ export function studioRoutes(deps: StudioRoutesDeps): FastifyPluginAsyncZod {
         },
       },
       async (request) => ({
-        chapters: (await extended(await studio.project(callerOf(request).accountId, request.params.project_id))).chapters,
+        chapters: (
+          await extended(await studio.project(callerOf(request).accountId, request.params.project_id), requestLocale(request))
+        ).chapters,
       }),
     );
 
@@ -283,6 +300,7 @@ export function studioRoutes(deps: StudioRoutesDeps): FastifyPluginAsyncZod {
             request.body.speaker,
             request.body.voice_id,
           ),
+          requestLocale(request),
         ),
     );
   };

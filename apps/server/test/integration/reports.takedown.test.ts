@@ -7,6 +7,7 @@ import { DIALECTS, startTestApp, type TestApp } from '../support/app.js';
 import { givePlan } from '../support/economy.js';
 import { expectError } from '../support/errors.js';
 import { makeOperator } from '../support/operators.js';
+import { eventually } from '../support/leave.js';
 
 const TEXT = 'A short sentence to say who made this.';
 
@@ -149,5 +150,61 @@ describe.each(DIALECTS)('takedown of every voice a report names (%s)', (dialect)
     expect(((await alice.get('/voice?source=mine')).body.items as { id: string }[]).map((v) => v.id)).not.toContain(
       designed.body.id,
     );
+  });
+
+  it('the History items made with a voice taken down stay listed and marked, their audio served to no one', async () => {
+    type Item = { history_item_id: string; voice_id: string | null; audio_available: boolean; voice_taken_down: boolean };
+    const items = async () => (await alice.get('/v1/history?page_size=1000')).body.history as Item[];
+    /** ElevenLabs-shaped routes answer the contract's error with their `detail` beside it. */
+    const notFound = (res: { status: number; body: any }) => {
+      expect(res.status, JSON.stringify(res.body)).toBe(404);
+      expect(res.body.error.code).toBe('NOT_FOUND');
+    };
+    const audio = (id: string) => fetch(new URL(`/v1/history/${id}/audio`, t.url), { headers: { 'x-sid': alice.sid! } });
+    const voice = await mix(alice, 'Soon gone', ['voice_espeak.en-us', 'voice_espeak.en-us~f4']);
+    expect(voice.status, JSON.stringify(voice.body)).toBe(201);
+    const id = voice.body.id as string;
+    const before = (await items()).length;
+    expect((await alice.post('/tts', { text: TEXT, voice_id: id, format: 'mp3' })).status).toBe(200);
+    expect((await alice.post('/tts', { text: TEXT, voice_id: 'voice_espeak.en-us', format: 'mp3' })).status).toBe(200);
+    // A dialogue with the voice in one turn.
+    const dialogue = await alice.post('/v1/text-to-dialogue', {
+      inputs: [
+        { text: 'Hello there.', voice_id: 'voice_espeak.en-us' },
+        { text: 'Hi back.', voice_id: id },
+      ],
+    });
+    expect(dialogue.status, JSON.stringify(dialogue.body)).toBe(200);
+    let listed: Item[] = [];
+    expect(await eventually(async () => (listed = await items()).length === before + 3)).toBe(true);
+    const [withDialogue, plain, withVoice] = listed.slice(0, 3);
+    expect(withVoice!.voice_id).toBe(id);
+    expect(plain!.voice_id).toBe('voice_espeak.en-us');
+    expect(withDialogue!.voice_id).toBeNull();
+    for (const item of [withDialogue!, plain!, withVoice!]) {
+      expect(item).toMatchObject({ audio_available: true, voice_taken_down: false });
+      expect((await audio(item.history_item_id)).status).toBe(200);
+    }
+
+    await reportAndTakeDown(id);
+    const after = new Map((await items()).map((i) => [i.history_item_id, i]));
+    // Still listed (made before the takedown), marked, and no longer playable or downloadable by anyone.
+    for (const item of [withVoice!, withDialogue!]) {
+      expect(after.get(item.history_item_id)).toMatchObject({ audio_available: false, voice_taken_down: true });
+      expect((await alice.get(`/v1/history/${item.history_item_id}`)).body).toMatchObject({ voice_taken_down: true });
+      const res = await audio(item.history_item_id);
+      expect(res.status).toBe(404);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe('NOT_FOUND');
+      notFound(await alice.post('/v1/history/download', { history_item_ids: [item.history_item_id] }));
+      notFound(await bob.get(`/v1/history/${item.history_item_id}/audio`));
+    }
+    notFound(
+      await alice.post('/v1/history/download', { history_item_ids: [plain!.history_item_id, withVoice!.history_item_id] }),
+    );
+    // Audio made with other voices is untouched.
+    expect(after.get(plain!.history_item_id)).toMatchObject({ audio_available: true, voice_taken_down: false });
+    expect((await audio(plain!.history_item_id)).status).toBe(200);
+    // Its owner may still delete the item.
+    expect((await alice.delete(`/v1/history/${withVoice!.history_item_id}`)).status).toBeLessThan(300);
   });
 });

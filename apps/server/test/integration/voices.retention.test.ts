@@ -73,6 +73,28 @@ describe.each(DIALECTS)('a deleted clone’s sample and consent kept for the ope
     expect((await owner.get(`/voice/preview/${voice.id}.mp3`)).status).toBe(404);
     expect((await owner.get('/files?type=clone')).body.total).toBe(0);
     expect((await owner.get('/voice?source=mine')).body.items).toEqual([]);
+    // Nor mixed into a new voice, nor previewed as a mix.
+    const mixed = await owner.put('/voice', {
+      type: 'mix',
+      name: 'With the deleted one',
+      model: 'espeak-ng',
+      mix: [
+        { voice_id: voice.id, weight: 1 },
+        { voice_id: 'voice_espeak.en-us', weight: 1 },
+      ],
+    });
+    expectError(mixed, 'NOT_FOUND');
+    const mixPreview = await owner.post('/voice/previews', {
+      type: 'mix',
+      model: 'espeak-ng',
+      language: 'en',
+      preview_text: TEXT,
+      mix: [
+        { voice_id: voice.id, weight: 1 },
+        { voice_id: 'voice_espeak.en-us', weight: 1 },
+      ],
+    });
+    expectError(mixPreview, 'NOT_FOUND');
 
     // Kept for the operator: the voice, its sample's facts and the consent given with it, and when it goes.
     const kept = await op.get(`/admin/api/accounts/${ownerId}/cloned-voices`);

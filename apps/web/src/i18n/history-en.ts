@@ -27,6 +27,7 @@ export const historyEn = {
     settings: 'Settings',
     voice: 'Voice',
     dialogue: 'Dialogue',
+    takenDown: 'Voice taken down after a report: this audio is no longer available',
     expires: 'Kept until {{date}}',
     audioFailed: 'This audio could not be played here; download it instead.',
   },

@@ -27,6 +27,7 @@ export const historyZhCN: HistoryMessages = {
     settings: '设置',
     voice: '声音',
     dialogue: '多人对话',
+    takenDown: '该声音因举报已被下架，此音频不再提供',
     expires: '保留至 {{date}}',
     audioFailed: '此音频无法在此播放，请下载后收听。',
   },

@@ -27,6 +27,7 @@ export const historyZhTW: HistoryMessages = {
     settings: '設定',
     voice: '聲音',
     dialogue: '多人對話',
+    takenDown: '此聲音因檢舉已被下架，此音訊不再提供',
     expires: '保留至 {{date}}',
     audioFailed: '此音訊無法在此播放，請下載後收聽。',
   },

@@ -91,6 +91,7 @@ export const studioEn = {
     converting: 'Converting…',
     convertStarted: 'Conversion started',
     convertLater: 'Converting comes with the server’s conversion update: editing works now.',
+    conversionFailed: 'The last conversion stopped',
     unchangedSkipped: 'Only paragraphs whose text, voice or pause changed are synthesised again.',
     snapshotsTitle: 'Snapshots',
     snapshotsHint: 'Every conversion is kept: download any of them.',

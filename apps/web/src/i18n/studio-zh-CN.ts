@@ -91,6 +91,7 @@ export const studioZhCN: StudioMessages = {
     converting: '转换中……',
     convertStarted: '已开始转换',
     convertLater: '转换将随服务器的转换更新提供；现在可以编辑。',
+    conversionFailed: '上次转换已中止',
     unchangedSkipped: '只有文本、声音或停顿改变过的段落才会重新合成。',
     snapshotsTitle: '快照',
     snapshotsHint: '每次转换都会保留，任何一次都可以下载。',

@@ -91,6 +91,7 @@ export const studioZhTW: StudioMessages = {
     converting: '轉換中……',
     convertStarted: '已開始轉換',
     convertLater: '轉換將隨伺服器的轉換更新提供；現在可以編輯。',
+    conversionFailed: '上次轉換已中止',
     unchangedSkipped: '只有文字、聲音或停頓變更過的段落才會重新合成。',
     snapshotsTitle: '快照',
     snapshotsHint: '每次轉換都會保留，任何一次都可以下載。',

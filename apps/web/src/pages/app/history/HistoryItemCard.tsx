@@ -60,7 +60,12 @@ export function HistoryItemCard({ item, onDelete }: { item: HistoryItem; onDelet
         <Text size="xs" c="dimmed">
           {t('history.expires', { date: formatDate(item.expires_at, i18n.language) ?? '' })}
         </Text>
-        {playing && <HistoryPlayer id={item.history_item_id} />}
+        {item.voice_taken_down && (
+          <Badge color="red" variant="light" style={{ whiteSpace: 'normal', height: 'auto' }} data-testid="history-taken-down">
+            {t('history.takenDown')}
+          </Badge>
+        )}
+        {playing && item.audio_available && <HistoryPlayer id={item.history_item_id} />}
         <Group gap="xs" wrap="wrap">
           <Button
             size="xs"

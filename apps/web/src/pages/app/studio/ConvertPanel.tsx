@@ -1,6 +1,6 @@
 import { useState } from 'react';
-import { Button, Group, Loader, Paper, Progress, Stack, Text } from '@mantine/core';
-import { IconPlayerPlay, IconRefresh } from '@tabler/icons-react';
+import { Alert, Button, Group, Loader, Paper, Progress, Stack, Text } from '@mantine/core';
+import { IconAlertTriangle, IconPlayerPlay, IconRefresh } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { useLocaleChoice } from '../../../i18n/hooks';
 import { formatNumber } from '../../../lib/format';
@@ -94,6 +94,19 @@ export function ConvertPanel({ project, chapterId, estimate, converting }: Props
         >
           {t('studio.convertChapter')}
         </Button>
+        {project.last_conversion_error && !converting && (
+          <Alert
+            color="red"
+            variant="light"
+            p="xs"
+            icon={<IconAlertTriangle size={16} />}
+            title={t('studio.conversionFailed')}
+            data-testid="convert-failed"
+            data-code={project.last_conversion_error.code}
+          >
+            <Text size="xs">{project.last_conversion_error.message}</Text>
+          </Alert>
+        )}
         <Text size="xs" c="dimmed" data-testid={available ? 'convert-note' : 'convert-later'}>
           {available ? t('studio.unchangedSkipped') : t('studio.convertLater')}
         </Text>
