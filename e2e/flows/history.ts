@@ -85,7 +85,9 @@ export function historyTests(): void {
     assert(file.equals(delivered), `the download is the audio delivered (${file.length} vs ${delivered.length} bytes)`);
     assertEqual(await credits(page), balance, 'no charge for playing and downloading again');
 
-    // Fits a desktop and a phone, with the player open.
+    // Fits a desktop and a phone, with the player open (a notification still leaving from an earlier flow's page is
+    // not this page's layout).
+    await dismissToasts(page);
     for (const width of [1440, 390]) {
       await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
       await page.getByTestId('history-player').waitFor();
