@@ -125,7 +125,8 @@ export class StudioConversion {
       ...(parentId ? { parentId } : {}),
     });
     const price = (e: Estimate) => ({ credits: e.credits, characters: e.characters, contentType: 'audio/wav' });
-    if (chapterId !== null) return this.deps.jobs.createOwn(studioConvertJob, charge.accountId, payload(chapterId), price(estimate), reqId);
+    if (chapterId !== null)
+      return this.deps.jobs.createOwn(studioConvertJob, charge.accountId, payload(chapterId), price(estimate), reqId);
     // The whole project: a part per chapter with something to speak, so the chapters spread over the workers.
     return this.deps.jobs.createOwnGroup(
       studioConvertJob,
@@ -194,7 +195,8 @@ export class StudioConversion {
     });
     if (parts.length === 0) return false;
     const ended = parts.find((p) => p.status !== 'succeeded');
-    if (ended) throw ended.error ?? new AppError('INTERNAL', {}, { cause: new Error(`conversion part ${ended.id} ${ended.status}`) });
+    if (ended)
+      throw ended.error ?? new AppError('INTERNAL', {}, { cause: new Error(`conversion part ${ended.id} ${ended.status}`) });
     await progress();
     await recordSnapshots(this.deps.db, context.accountId, payload.projectId, chapters);
     return true;

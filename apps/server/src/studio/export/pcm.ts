@@ -82,7 +82,10 @@ export interface ExportMark {
  * The PCM given to an encoder of the encoder thread that puts the export's watermark in it (an mp3's, or `pcm`: the
  * marked samples back), as it comes; true once it all was. Stops (and frees the encoder) when the PCM does.
  */
-export async function* throughEncoder(encoder: PcmEncoder, pcm: AsyncGenerator<Buffer, boolean>): AsyncGenerator<Buffer, boolean> {
+export async function* throughEncoder(
+  encoder: PcmEncoder,
+  pcm: AsyncGenerator<Buffer, boolean>,
+): AsyncGenerator<Buffer, boolean> {
   try {
     return yield* encodeChunks(encoder, pcm);
   } finally {
