@@ -73,7 +73,7 @@ async function project(api: string, sid: string, text: string, name: string) {
 async function convert(api: string, sid: string, db: pg.Client, p: { id: string; chapters: string[] }) {
   const loadBefore = load();
   const t0 = performance.now();
-  await call(`${api}/v1/studio/projects/${p.id}/convert`, sid, 'POST');
+  const { job_id: job } = (await call(`${api}/v1/studio/projects/${p.id}/convert`, sid, 'POST')) as { job_id: string };
   for (;;) {
     const got = await call(`${api}/v1/studio/projects/${p.id}`, sid, 'GET');
     if (got.state === 'default') {
@@ -86,7 +86,13 @@ async function convert(api: string, sid: string, db: pg.Client, p: { id: string;
   const { rows } = await db.query<{ ms: string }>('SELECT SUM(audio_ms) AS ms FROM studio_paragraphs WHERE project_id = $1', [
     p.id,
   ]);
-  return { wall, audio: Number(rows[0]!.ms) / 1000, loadBefore, loadAfter: load() };
+  // Which process ran each chapter's part (what its row recorded).
+  const owners = await db.query<{ owner: string; parts: string }>(
+    'SELECT owner, COUNT(*) AS parts FROM synthesis_jobs WHERE request LIKE $1 GROUP BY owner',
+    [`%"parentId":"${job}"%`],
+  );
+  const parts = owners.rows.map((r) => Number(r.parts)).sort((a, b) => b - a);
+  return { wall, audio: Number(rows[0]!.ms) / 1000, loadBefore, loadAfter: load(), parts };
 }
 
 export async function studioRows(): Promise<ScaleRow[]> {
@@ -183,6 +189,8 @@ export async function studioRows(): Promise<ScaleRow[]> {
       rows.push({ metric: `Studio: real-time factor (wall / audio), ${label}`, value: r.wall / r.audio, unit: '×' });
       rows.push({ metric: `Studio: load average (1 min) before, ${label}`, value: r.loadBefore, unit: '' });
       rows.push({ metric: `Studio: load average (1 min) after, ${label}`, value: r.loadAfter, unit: '' });
+      for (const [i, n] of r.parts.entries())
+        rows.push({ metric: `Studio: chapters converted by worker ${i + 1}, ${label}`, value: n, unit: '' });
     }
   } finally {
     await db.end().catch(() => {});
