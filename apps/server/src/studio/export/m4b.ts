@@ -43,7 +43,7 @@ export function ffmetadata(manifest: SnapshotManifest, placed: Timeline, record:
 export interface M4bDeps {
   storage: Storage;
   /** Its encoder thread marks the PCM on its way to ffmpeg. */
-  speech: SpeechHost;
+  speech: Pick<SpeechHost, 'get'>;
 }
 
 /**
