@@ -198,7 +198,9 @@ export class StudioConversion {
     if (ended)
       throw ended.error ?? new AppError('INTERNAL', {}, { cause: new Error(`conversion part ${ended.id} ${ended.status}`) });
     await progress();
-    await recordSnapshots(this.deps.db, context.accountId, payload.projectId, chapters);
+    // As a conversion of one scope: a run that found nothing left to speak (its parts all done before a restart)
+    // records nothing, so a run that died after recording them does not record them twice.
+    if (todo.size > 0) await recordSnapshots(this.deps.db, context.accountId, payload.projectId, chapters);
     return true;
   }
 
