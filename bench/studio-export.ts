@@ -2,8 +2,9 @@
  * `--only studio-export`: the peak memory (RSS) of a whole book's M4B export, the issue's "long book": about 100,000
  * characters, some two hours of eSpeak NG speech. A few paragraphs are spoken once and their WAVs stored (local
  * storage in a temporary folder); the manifest names them again and again, as a long book would name its own. The
- * export (apps/server/src/studio/export/m4b.ts: PCM through ffmpeg's pipe, AAC, chapters, cover) is read to its end
- * and thrown away while the process's RSS is sampled every 50 ms. ffmpeg's own memory is its process's, not counted.
+ * export (apps/server/src/studio/export/m4b.ts: PCM through the speech package's encoder thread, which marks it, then
+ * ffmpeg's pipe, AAC, chapters, cover) is read to its end and thrown away while the process's RSS is sampled every
+ * 50 ms (the encoder thread's memory is this process's, counted). ffmpeg's own memory is its process's, not counted.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -28,30 +29,27 @@ const PARAGRAPHS_PER_CHAPTER = 30;
 
 export async function studioExportRows(): Promise<BenchRow[]> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'polyvox-bench-export-'));
+  // Speaks the paragraphs, then marks the export's PCM on its encoder thread.
+  const speech = await createSpeech({ poolSize: 1, warmup: false, cache: false });
   try {
     const storage = localStorage(dir);
-    const speech = await createSpeech({ poolSize: 1, warmup: false, cache: false });
     type Paragraph = SnapshotManifest['chapters'][number]['paragraphs'][number];
     const spoken: Paragraph[] = [];
-    try {
-      for (const [i, text] of TEXTS.entries()) {
-        const res = await speech.synthesize({ text, voiceId: 'espeak:en-us', format: 'wav' });
-        const info = parseWavHeader(res.audio)!;
-        await storage.put(`bench/p${i}.wav`, res.audio);
-        spoken.push({
-          id: `par_${i}`,
-          text,
-          speaker: 'Narrator',
-          voice_id: 'voice_espeak.en-us',
-          audio_key: `bench/p${i}.wav`,
-          audio_ms: ((res.audio.length - info.dataOffset) / 2 / info.sampleRate) * 1000,
-          sample_rate: info.sampleRate,
-          pause_after_ms: 600,
-          words: res.words.map((w) => ({ text: w.word, start: w.start, end: w.end })),
-        });
-      }
-    } finally {
-      await speech.close();
+    for (const [i, text] of TEXTS.entries()) {
+      const res = await speech.synthesize({ text, voiceId: 'espeak:en-us', format: 'wav' });
+      const info = parseWavHeader(res.audio)!;
+      await storage.put(`bench/p${i}.wav`, res.audio);
+      spoken.push({
+        id: `par_${i}`,
+        text,
+        speaker: 'Narrator',
+        voice_id: 'voice_espeak.en-us',
+        audio_key: `bench/p${i}.wav`,
+        audio_ms: ((res.audio.length - info.dataOffset) / 2 / info.sampleRate) * 1000,
+        sample_rate: info.sampleRate,
+        pause_after_ms: 600,
+        words: res.words.map((w) => ({ text: w.word, start: w.start, end: w.end })),
+      });
     }
     const paragraphs: Paragraph[] = [];
     for (let n = 0, i = 0; n < TARGET_CHARACTERS; i++) {
@@ -96,7 +94,7 @@ export async function studioExportRows(): Promise<BenchRow[]> {
     let bytes = 0;
     try {
       for await (const chunk of exportM4b(
-        { storage },
+        { storage, speech: { get: () => Promise.resolve(speech) } },
         manifest,
         placed,
         record,
@@ -121,6 +119,7 @@ export async function studioExportRows(): Promise<BenchRow[]> {
       { metric: 'studio export: peak RSS growth', value: Math.round((peak - before) / MB), unit: 'MB' },
     ];
   } finally {
+    await speech.close();
     await rm(dir, { recursive: true, force: true });
   }
 }

@@ -169,7 +169,8 @@ export async function createSpeech(opts: SpeechOptions = {}): Promise<Speech> {
       return { unavailable };
     },
     onModelsChange: (listener) => watch.on(listener),
-    openPcmEncoder: (format, sampleRate, whole = false) => pcmEncoderOf(threads.encoder.stream(format, sampleRate, whole)),
+    openPcmEncoder: (format, sampleRate, whole = false, mark) =>
+      pcmEncoderOf(threads.encoder.stream(format, sampleRate, whole, mark)),
     async close() {
       watch.close();
       await threads.close();

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeWav } from '../src/formats/index.ts';
+import { decodeWav, int16ToFloat } from '../src/formats/index.ts';
 import { samplesMarkedHere } from '../src/audio/marked.ts';
 import { createSpeech, type Speech } from '../src/speech.ts';
 import { detectWatermark } from '../src/watermark/index.ts';
@@ -28,5 +28,28 @@ describe('the watermark, off the calling thread', () => {
         expect(found.detected).toBe(true);
       }
     }
+  });
+
+  it('marks 16-bit PCM fed in one-second chunks on the encoder thread (openPcmEncoder pcm with a mark): as long, the mark in it', async () => {
+    const r = await speech.synthesize({
+      text: 'A book is joined from many paragraphs, and the joined sound is marked once more on its way out.',
+      voiceId: 'espeak:en-us',
+      format: 'pcm',
+    });
+    const rate = r.sampleRate;
+    const plain = r.audio.subarray(0, r.audio.length & ~1);
+    const before = samplesMarkedHere();
+    const encoder = speech.openPcmEncoder('pcm', rate, false, { key: KEY, payload: 4321 });
+    const out: Buffer[] = [];
+    for (let at = 0; at < plain.length; at += rate * 2) out.push(await encoder.write(plain.subarray(at, at + rate * 2)));
+    out.push(await encoder.end());
+    const marked = Buffer.concat(out);
+    expect(samplesMarkedHere()).toBe(before);
+    expect(marked.length).toBe(plain.length);
+    expect(marked.equals(plain)).toBe(false);
+    const samples = int16ToFloat(marked);
+    const found = detectWatermark(samples, rate, KEY, { payload: true });
+    expect(found.detected).toBe(true);
+    expect(found.payload).toBe(4321);
   });
 });

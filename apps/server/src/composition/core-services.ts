@@ -179,7 +179,18 @@ export function buildCoreServices(config: Config, parts: ServiceParts): { ctx: W
     keepMs: config.JOB_KEEP_MINUTES * 60_000,
   });
   // Studio conversions: durable jobs of the same layer, a hold per paragraph (studio/convert.ts).
-  const studio: StudioConversion = new StudioConversion({ db: db.kysely, synthesis, credits, provenance, storage, jobs });
+  // A whole project's conversion is a part per chapter: through the queue, the workers take them (and the run of the
+  // group's row speaks one chapter at a time); in one process, as many at once as it has speech threads asked for.
+  const partsWidth = config.ROLE === 'all' ? (config.SPEECH_WORKERS ?? 1) : 1;
+  const studio: StudioConversion = new StudioConversion({
+    db: db.kysely,
+    synthesis,
+    credits,
+    provenance,
+    storage,
+    jobs,
+    partsWidth,
+  });
   // A disabled account stops in every process: its work in flight (each piece releases its hold). The disable
   // itself publishes this; every process, this one included, acts on it (an API process closes its sockets too).
   parts.broadcast.on(ACCOUNT_DISABLED_TOPIC, (accountId) => {

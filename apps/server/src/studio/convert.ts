@@ -9,9 +9,25 @@ import { voiceOf } from './service.js';
 import { recordSnapshots } from './snapshot.js';
 
 export interface ConversionDeps extends ParagraphAudioDeps {
-  jobs: Pick<SynthesisJobs, 'createOwn' | 'active' | 'newest'>;
+  jobs: Pick<SynthesisJobs, 'createOwn' | 'createOwnGroup' | 'runParts' | 'active' | 'newest'>;
   /** As a paragraph's, with the moderation step for the paragraphs a conversion would speak before its job is made. */
   synthesis: ParagraphAudioDeps['synthesis'] & Pick<SynthesisService, 'reviewTexts'>;
+  /**
+   * How many chapters of a whole project's conversion its own run speaks at once (the parts no worker took; default
+   * 1). Through a queue the workers take the other parts; in one process, its speech threads.
+   */
+  partsWidth?: number;
+}
+
+/** The estimates of several parts added up. */
+function sum(parts: Iterable<Estimate>): Estimate {
+  const total: Estimate = { credits: 0, characters: 0, paragraphs: 0 };
+  for (const part of parts) {
+    total.credits += part.credits;
+    total.characters += part.characters;
+    total.paragraphs += part.paragraphs;
+  }
+  return total;
 }
 
 export interface Estimate {
@@ -69,25 +85,31 @@ export class StudioConversion {
 
   /** What converting would cost: the changed paragraphs alone, each priced as its synthesis will be. Nothing held. */
   async estimate(accountId: string, projectId: string, chapterId: string | null = null): Promise<Estimate> {
-    return (await this.priced(accountId, projectId, chapterId)).estimate;
+    return sum((await this.estimates(accountId, projectId, chapterId)).byChapter.values());
   }
 
-  private async priced(
+  /**
+   * The estimate of each chapter with changed paragraphs, in reading order, and the texts those paragraphs would
+   * speak (for the moderation step).
+   */
+  private async estimates(
     accountId: string,
     projectId: string,
     chapterId: string | null,
-  ): Promise<{ estimate: Estimate; texts: string[] }> {
+  ): Promise<{ byChapter: Map<string, Estimate>; texts: string[] }> {
     const { project, paragraphs } = await this.scope(accountId, projectId, chapterId);
     const locators = JSON.parse(project.pronunciation_locators) as { pronunciation_dictionary_id: string }[];
-    const total: Estimate = { credits: 0, characters: 0, paragraphs: 0 };
+    const byChapter = new Map<string, Estimate>();
     const todo = paragraphs.filter(changed);
     for (const p of todo) {
       const price = await this.deps.synthesis.estimate(p.text, voiceOf(p, project), accountId, locators);
-      total.credits += price.credits;
-      total.characters += price.characters;
-      total.paragraphs += 1;
+      const part = byChapter.get(p.chapter_id) ?? { credits: 0, characters: 0, paragraphs: 0 };
+      part.credits += price.credits;
+      part.characters += price.characters;
+      part.paragraphs += 1;
+      byChapter.set(p.chapter_id, part);
     }
-    return { estimate: total, texts: todo.map((p) => p.text) };
+    return { byChapter, texts: todo.map((p) => p.text) };
   }
 
   /** The project's conversions still queued or running (the newest first). */
@@ -113,25 +135,45 @@ export class StudioConversion {
   async start(charge: Charge, projectId: string, chapterId: string | null = null, reqId?: string): Promise<Job> {
     const [running] = await this.active(charge.accountId, projectId, chapterId);
     if (running) return running;
-    const { estimate, texts } = await this.priced(charge.accountId, projectId, chapterId);
+    const { byChapter: parts, texts } = await this.estimates(charge.accountId, projectId, chapterId);
     await this.deps.synthesis.reviewTexts(texts, { accountId: charge.accountId, route: 'studio', purpose: 'synthesis' });
+    const estimate = sum(parts.values());
     if (estimate.credits > (await this.deps.credits.balance(charge.accountId))) throw new AppError('INSUFFICIENT_BALANCE');
-    const payload: StudioConvertPayload = {
+    const payload = (chapter: string | null, parentId?: string): StudioConvertPayload => ({
       projectId,
-      chapterId,
+      chapterId: chapter,
       apiKeyId: charge.apiKeyId ?? null,
       recordType: charge.recordType,
-    };
-    const price = { credits: estimate.credits, characters: estimate.characters, contentType: 'audio/wav' };
-    return this.deps.jobs.createOwn(studioConvertJob, charge.accountId, payload, price, reqId);
+      ...(parentId ? { parentId } : {}),
+    });
+    const price = (e: Estimate) => ({ credits: e.credits, characters: e.characters, contentType: 'audio/wav' });
+    if (chapterId !== null)
+      return this.deps.jobs.createOwn(studioConvertJob, charge.accountId, payload(chapterId), price(estimate), reqId);
+    // The whole project: a part per chapter with something to speak, so the chapters spread over the workers.
+    return this.deps.jobs.createOwnGroup(
+      studioConvertJob,
+      charge.accountId,
+      { payload: payload(null), price: price(estimate) },
+      (parentId) => [...parts].map(([chapter, e]) => ({ payload: payload(chapter, parentId), price: price(e) })),
+      reqId,
+    );
   }
 
-  /** The job's handler: speaks each changed paragraph (its own hold), then records the snapshots. */
+  /**
+   * The job's handler: speaks each changed paragraph (its own hold), then records the snapshots. A whole project's
+   * conversion runs its parts (a chapter each) that no worker took and waits for the others, then records the snapshots;
+   * a part records none.
+   */
   handler(): JobHandler<StudioConvertPayload, OwnHoldsContext, void> {
     return async (payload, context) => {
+      if (payload.chapterId === null) {
+        const grouped = await this.group(payload, context);
+        if (grouped) return;
+      }
       const charge: Charge = { accountId: context.accountId, apiKeyId: payload.apiKeyId, recordType: payload.recordType };
-      // A run after a dead process closes the charges it left open (settled if its audio was stored).
-      await closePending(this.deps, payload.projectId, context.attempt > 1);
+      // A run after a dead process closes the charges it left open (settled if its audio was stored): a part, only on
+      // its own chapter's paragraphs (the other parts may run right now).
+      await closePending(this.deps, payload.projectId, context.attempt > 1, payload.parentId ? payload.chapterId : null);
       const { project, chapters, paragraphs } = await this.scope(context.accountId, payload.projectId, payload.chapterId);
       const todo = paragraphs.filter(changed);
       let done = 0;
@@ -143,9 +185,45 @@ export class StudioConversion {
         if (fresh && changed(fresh)) await speakParagraph(this.deps, project, fresh, charge, context.signal);
         context.onProgress({ done: ++done, total: todo.length });
       }
-      // A conversion that made something records what is there now; one that found nothing changed, nothing.
-      if (todo.length > 0) await recordSnapshots(this.deps.db, context.accountId, payload.projectId, chapters);
+      // A conversion that made something records what is there now; one that found nothing changed, nothing. A part
+      // leaves it to its group.
+      if (todo.length > 0 && !payload.parentId)
+        await recordSnapshots(this.deps.db, context.accountId, payload.projectId, chapters);
     };
+  }
+
+  /**
+   * A whole project's conversion with parts: runs them (those no worker took) and waits for all, its progress the
+   * paragraphs converted since it began, then records the snapshots. False for one recorded without parts (an
+   * earlier release's, or a project with nothing changed), which its handler converts as one chapter's.
+   */
+  private async group(payload: StudioConvertPayload, context: OwnHoldsContext): Promise<boolean> {
+    const { chapters, paragraphs } = await this.scope(context.accountId, payload.projectId, null);
+    const todo = new Set(paragraphs.filter(changed).map((p) => p.id));
+    // Its progress: the paragraphs this run found to speak, and how many of them have their audio now.
+    const progress = async () => {
+      const rows = await this.deps.db
+        .selectFrom('studio_paragraphs')
+        .select(['id', 'content_hash', 'converted_hash'])
+        .where('project_id', '=', payload.projectId)
+        .execute();
+      const left = rows.filter((p) => todo.has(p.id) && changed(p)).length;
+      context.onProgress({ done: todo.size - left, total: todo.size });
+    };
+    const parts = await this.deps.jobs.runParts(context.id, {
+      width: Math.max(1, this.deps.partsWidth ?? 1),
+      signal: context.signal,
+      onRound: progress,
+    });
+    if (parts.length === 0) return false;
+    const ended = parts.find((p) => p.status !== 'succeeded');
+    if (ended)
+      throw ended.error ?? new AppError('INTERNAL', {}, { cause: new Error(`conversion part ${ended.id} ${ended.status}`) });
+    await progress();
+    // As a conversion of one scope: a run that found nothing left to speak (its parts all done before a restart)
+    // records nothing, so a run that died after recording them does not record them twice.
+    if (todo.size > 0) await recordSnapshots(this.deps.db, context.accountId, payload.projectId, chapters);
+    return true;
   }
 
   /** Speaks one paragraph now (charged as any synthesis) and stores its audio; returns it. */

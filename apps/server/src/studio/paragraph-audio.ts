@@ -155,13 +155,19 @@ export async function dropAudio(deps: Pick<ParagraphAudioDeps, 'db' | 'storage'>
  * Closes the charges a dead process left open on a project's paragraphs: settled where the audio was stored (the
  * paragraph says it was made from the hash spoken), released where it was not. Without `all` (a first run, which
  * may meet a paragraph being regenerated right now) a charge whose hold is still held is left to its own work.
- * Returns how many were closed.
+ * `chapterId`: that chapter's paragraphs alone (a part of a whole project's conversion). Returns how many were closed.
  */
-export async function closePending(deps: ParagraphAudioDeps, projectId: string, all: boolean): Promise<number> {
+export async function closePending(
+  deps: ParagraphAudioDeps,
+  projectId: string,
+  all: boolean,
+  chapterId: string | null = null,
+): Promise<number> {
   const rows = await deps.db
     .selectFrom('studio_paragraphs')
     .select(['id', 'pending_charge', 'converted_hash', 'audio_key'])
     .where('project_id', '=', projectId)
+    .$if(chapterId !== null, (q) => q.where('chapter_id', '=', chapterId!))
     .where('pending_charge', 'is not', null)
     .execute();
   let closed = 0;

@@ -8,6 +8,7 @@ import type { DetectedLanguage, LanguageCheck } from '../text/detect-language.ts
 import type { AudioFormat, ModelInfo, VoiceInfo, WordTiming } from '../core/types.ts';
 import type { RemoteOptions } from './remote.ts';
 import type { PcmEncoder } from '../audio/pcm-encoder.ts';
+import type { Mark } from '../audio/marked.ts';
 
 export interface SpeechOptions {
   /**
@@ -125,8 +126,10 @@ export interface Speech {
   /**
    * An mp3 or Ogg Opus encoder of 16-bit mono PCM at `sampleRate` (speech joined outside the engines, a dialogue's
    * turns), on the encoder thread: never on the caller's event loop. `whole`: one checked file, given at `end`.
+   * `pcm`: the 16-bit samples back as they were given (with `mark`, watermarked: a file another encoder makes). `mark`:
+   * the watermark put in the samples on the thread, as every encode of the platform's own speech does.
    */
-  openPcmEncoder(format: 'mp3' | 'opus', sampleRate: number, whole?: boolean): PcmEncoder;
+  openPcmEncoder(format: 'mp3' | 'opus' | 'pcm', sampleRate: number, whole?: boolean, mark?: Mark): PcmEncoder;
   /** Called after a rescan (a poll's or rescanModels') that changed the models; returns the unsubscribe. */
   onModelsChange(listener: (change: ModelsChange) => void): () => void;
   close(): Promise<void>;

@@ -9,9 +9,8 @@ import type { ContentOrigin, Provenance } from '../../provenance/service.js';
 import type { Storage } from '../../platform/storage.js';
 import type { SpeechHost } from '../../speech/speech-host.js';
 import type { SnapshotManifest } from '../snapshot.js';
-import { exportPcm, type ExportMark } from './pcm.js';
+import { snapshotPcm, throughEncoder, type ExportMark } from './pcm.js';
 import { EXPORT_RATE, type Timeline } from './timeline.js';
-import { encodeChunks } from '../../speech/pcm-encoding.js';
 
 export type ExportAudioFormat = 'mp3' | 'wav';
 export const AUDIO_TYPES = { mp3: 'audio/mpeg', wav: 'audio/wav' } as const;
@@ -37,24 +36,22 @@ export function exportOrigin(
   };
 }
 
-/** The PCM encoded in `format` as it comes; true once it all was. */
+/**
+ * The PCM marked and encoded in `format` as it comes, on the speech package's encoder thread (a book's mp3 is minutes
+ * of LAME and of the watermark's embedder, which must not hold the event loop; a WAV is the marked PCM behind its
+ * header); true once it all was.
+ */
 export async function* encodePcm(
   speech: SpeechHost,
   pcm: AsyncGenerator<Buffer, boolean>,
   format: ExportAudioFormat,
   totalSamples: number,
+  mark: ExportMark,
 ): AsyncGenerator<Buffer, boolean> {
   try {
-    if (format === 'wav') {
-      yield Buffer.from(wavHeader(EXPORT_RATE, totalSamples * 2));
-      for (;;) {
-        const next = await pcm.next();
-        if (next.done) return next.value;
-        yield next.value;
-      }
-    }
-    // On the speech package's encoder thread: a book's mp3 is minutes of LAME, which must not hold the event loop.
-    return yield* encodeChunks((await speech.get()).openPcmEncoder('mp3', EXPORT_RATE), pcm);
+    if (format === 'wav') yield Buffer.from(wavHeader(EXPORT_RATE, totalSamples * 2));
+    const encoder = (await speech.get()).openPcmEncoder(format === 'wav' ? 'pcm' : 'mp3', EXPORT_RATE, false, mark);
+    return yield* throughEncoder(encoder, pcm);
   } finally {
     await pcm.return(false);
   }
@@ -69,6 +66,6 @@ export function exportAudio(
   signal: AbortSignal,
 ): AsyncGenerator<Buffer, boolean> {
   const mark = { key: deps.provenance.watermarkKey, payload: origin.payload! };
-  const chunks = encodePcm(deps.speech, exportPcm(deps.storage, placed.paragraphs, mark, signal), format, placed.total);
+  const chunks = encodePcm(deps.speech, snapshotPcm(deps.storage, placed.paragraphs, signal), format, placed.total, mark);
   return deps.provenance.labelStream(chunks, AUDIO_TYPES[format], origin).chunks;
 }

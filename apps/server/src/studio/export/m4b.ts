@@ -14,6 +14,7 @@ import path from 'node:path';
 import { FFMPEG, lowerPriority } from '@polyvox/speech';
 import { aigcJson, type AigcRecord } from '@polyvox/speech/formats';
 import type { Storage } from '../../platform/storage.js';
+import type { SpeechHost } from '../../speech/speech-host.js';
 import type { SnapshotManifest } from '../snapshot.js';
 import { exportPcm, type ExportMark } from './pcm.js';
 import { EXPORT_RATE, type Timeline } from './timeline.js';
@@ -41,6 +42,8 @@ export function ffmetadata(manifest: SnapshotManifest, placed: Timeline, record:
 
 export interface M4bDeps {
   storage: Storage;
+  /** Its encoder thread marks the PCM on its way to ffmpeg. */
+  speech: Pick<SpeechHost, 'get'>;
 }
 
 /**
@@ -72,7 +75,8 @@ export async function* exportM4b(
     }
     const out = path.join(dir, 'book.m4b');
     const args = [...inputs, ...maps, '-c:a', 'aac', '-b:a', AAC_BITRATE, '-movflags', '+faststart', '-f', 'mp4', out];
-    await runEncoder(args, exportPcm(deps.storage, placed.paragraphs, mark, signal), signal);
+    const speech = await deps.speech.get();
+    await runEncoder(args, exportPcm(speech, deps.storage, placed.paragraphs, mark, signal), signal);
     signal.throwIfAborted();
     const file = createReadStream(out, { highWaterMark: 256 * 1024 });
     try {

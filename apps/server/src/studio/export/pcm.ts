@@ -2,15 +2,16 @@
  * A snapshot's audio as one stream of 16-bit mono PCM at the export's rate: each paragraph's stored WAV read in turn
  * (one paragraph in memory at a time), resampled if it was made at another rate, brought to the platform's loudness
  * (BS.1770, with the limiter every file passes; its edges kept, so the manifest's timings stay true), held to the
- * length the manifest gives it, then its pause of silence. Chunks of about a second, so an encoder on the event loop
- * never holds it long. Each paragraph came with its own watermark, each starting its keyed pattern at its own first
- * sample; joined, no one alignment of the pattern holds across them, so the export marks the joined sound once more
- * (the speech package's embedder, the server's key, the export's own payload), which replaces the marks underneath.
+ * length the manifest gives it, then its pause of silence, in chunks of about a second. Each paragraph came with its
+ * own watermark, each starting its keyed pattern at its own first sample; joined, no one alignment of the pattern holds
+ * across them, so the export marks the joined sound once more (the server's key, the export's own payload), which
+ * replaces the marks underneath: on the speech package's encoder thread (`Speech.openPcmEncoder` with a mark), never on
+ * the event loop, as the thread encodes an mp3 or gives the marked PCM back for a WAV or ffmpeg.
  */
-import { matchLoudness, SPEECH_LUFS } from '@polyvox/speech';
-import { floatToInt16, int16ToFloat, parseWavHeader } from '@polyvox/speech/formats';
-import { WatermarkEmbedder } from '@polyvox/speech/watermark';
+import { matchLoudness, SPEECH_LUFS, type PcmEncoder, type Speech } from '@polyvox/speech';
+import { parseWavHeader } from '@polyvox/speech/formats';
 import { AppError } from '../../platform/errors.js';
+import { encodeChunks } from '../../speech/pcm-encoding.js';
 import type { Storage } from '../../platform/storage.js';
 import { PcmResampler } from '../../synthesis/output/pcm-stream.js';
 import { EXPORT_RATE, type PlacedParagraph } from './timeline.js';
@@ -77,36 +78,28 @@ export interface ExportMark {
   payload: number;
 }
 
-/** The PCM watermarked as it passes (the embedder gives back as many samples as it takes, a little later). */
-export async function* markedPcm(pcm: AsyncGenerator<Buffer, boolean>, mark: ExportMark): AsyncGenerator<Buffer, boolean> {
-  const embedder = new WatermarkEmbedder({ ...mark, sampleRate: EXPORT_RATE });
-  const bytes = (x: Float32Array) => {
-    const b = floatToInt16(x);
-    return Buffer.from(b.buffer, b.byteOffset, b.byteLength);
-  };
+/**
+ * The PCM given to an encoder of the encoder thread that puts the export's watermark in it (an mp3's, or `pcm`: the
+ * marked samples back), as it comes; true once it all was. Stops (and frees the encoder) when the PCM does.
+ */
+export async function* throughEncoder(
+  encoder: PcmEncoder,
+  pcm: AsyncGenerator<Buffer, boolean>,
+): AsyncGenerator<Buffer, boolean> {
   try {
-    for (;;) {
-      const next = await pcm.next();
-      if (next.done) {
-        if (!next.value) return false;
-        const rest = embedder.end();
-        if (rest.length > 0) yield bytes(rest);
-        return true;
-      }
-      const out = embedder.push(int16ToFloat(next.value));
-      if (out.length > 0) yield bytes(out);
-    }
+    return yield* encodeChunks(encoder, pcm);
   } finally {
     await pcm.return(false);
   }
 }
 
-/** The placed paragraphs' PCM with their pauses, watermarked for the export. */
+/** The placed paragraphs' PCM with their pauses, watermarked for the export on the encoder thread. */
 export function exportPcm(
+  speech: Pick<Speech, 'openPcmEncoder'>,
   storage: Storage,
   paragraphs: readonly PlacedParagraph[],
   mark: ExportMark,
   signal: AbortSignal,
 ): AsyncGenerator<Buffer, boolean> {
-  return markedPcm(snapshotPcm(storage, paragraphs, signal), mark);
+  return throughEncoder(speech.openPcmEncoder('pcm', EXPORT_RATE, false, mark), snapshotPcm(storage, paragraphs, signal));
 }

@@ -12,6 +12,7 @@ import { JobPayloadError } from './definition.js';
 import type { JobLayer, JobProvider } from './layer.js';
 import { deleteJobFiles, preparedOf, synthesisJob, type SynthesisJobPayload } from './synthesis.js';
 import { runOwnHolds } from './own-holds.js';
+import { parentOf, partsNeedle } from './studio.js';
 
 export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
 /** A job that is not over: waiting for a process, or running in one. */
@@ -49,6 +50,8 @@ interface Live {
   signal: AbortSignal;
   progress: JobProgress;
   done?: Promise<void>;
+  /** A job of a kind whose row holds nothing: stopped when its row stops being this process's (see `heartbeat`). */
+  own?: boolean;
 }
 
 export interface DatabaseJobRunnerOptions {
@@ -215,7 +218,12 @@ export class DatabaseJobRunner {
    */
   private beginOwn(row: SynthesisJobsTable, attempt: number, log?: FastifyBaseLogger): Live {
     const controller = new AbortController();
-    const live: Live = { stop: (r) => controller.abort(r), signal: controller.signal, progress: { done: 0, total: 0 } };
+    const live: Live = {
+      stop: (r) => controller.abort(r),
+      signal: controller.signal,
+      progress: { done: 0, total: 0 },
+      own: true,
+    };
     const body = async () => {
       try {
         await runOwnHolds(this.options.layer, row, {
@@ -232,6 +240,8 @@ export class DatabaseJobRunner {
         if (await this.handedBack(row.id, live)) return;
         if (e instanceof JobPayloadError) log?.error({ job: row.id, problem: e.problem }, 'job payload invalid; job failed');
         await this.failed(row.id, e);
+        // A group that failed or was cancelled ends its parts (each process running one stops at its next round).
+        await this.cancelParts(row.id).catch(() => {});
       }
     };
     return this.track(row.id, live, body);
@@ -288,6 +298,9 @@ export class DatabaseJobRunner {
    */
   private async resume(row: SynthesisJobsTable, force: boolean, log?: FastifyBaseLogger): Promise<Live | null> {
     if (this.live.has(row.id) || this.stopping) return null;
+    // A group's part is taken only when no live process runs it (its group's row may run it right now), even when a
+    // queue hands it over: a part whose process died is its group's to run again.
+    if (parentOf(row.request)) force = false;
     const { db, credits, owner, staleSeconds, maxAttempts } = this.options;
     const now = new Date();
     const cutoff = new Date(now.getTime() - staleSeconds * 1000).toISOString();
@@ -353,6 +366,8 @@ export class DatabaseJobRunner {
       .selectAll()
       .where('status', 'in', ACTIVE)
       .where((eb) => eb.or([eb('heartbeat_at', 'is', null), eb('heartbeat_at', '<', cutoff)]))
+      // A group's parts are its row's to run (`runPart`): taken here, they would all run at once.
+      .where((eb) => eb.or([eb('request', 'is', null), eb('request', 'not like', '%"parentId":%')]))
       .orderBy('created_at')
       .limit(100)
       .execute();
@@ -392,7 +407,11 @@ export class DatabaseJobRunner {
     if (row) await this.fail(id, row.hold_id, 'INTERNAL', 'job given up');
   }
 
-  /** Says this process is alive for every job it runs, so no other process takes them over. */
+  /**
+   * Says this process is alive for every job it runs, so no other process takes them over. A job of a kind whose row
+   * holds nothing whose row is no longer this process's running one (cancelled, as a group's part is when its group
+   * fails, or taken over) is stopped.
+   */
   async heartbeat(): Promise<void> {
     const ids = [...this.live.keys()];
     if (ids.length === 0) return;
@@ -402,6 +421,69 @@ export class DatabaseJobRunner {
       .where('id', 'in', ids)
       .where('owner', '=', this.options.owner)
       .execute();
+    const own = ids.filter((id) => this.live.get(id)?.own);
+    if (own.length === 0) return;
+    const mine = new Set(
+      (
+        await this.options.db
+          .selectFrom('synthesis_jobs')
+          .select('id')
+          .where('id', 'in', own)
+          .where('status', '=', 'running')
+          .where('owner', '=', this.options.owner)
+          .execute()
+      ).map((r) => r.id),
+    );
+    for (const id of own) if (!mine.has(id)) this.live.get(id)?.stop(new Error('job cancelled'));
+  }
+
+  /** The parts of a group (a whole project's conversion), in the order they were recorded. */
+  parts(parentId: string): Promise<SynthesisJobsTable[]> {
+    return this.options.db
+      .selectFrom('synthesis_jobs')
+      .selectAll()
+      .where('request', 'like', `%${partsNeedle(parentId)}%`)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+  }
+
+  /**
+   * Runs a group's part here when no live process runs it (none took it yet, or its process stopped saying it is
+   * alive), stopped with `signal`; resolves once its run ended, true when it ran here.
+   */
+  async runPart(row: SynthesisJobsTable, signal: AbortSignal, log?: FastifyBaseLogger): Promise<boolean> {
+    if (!ACTIVE.includes(row.status as JobStatus)) return false;
+    const cutoff = Date.now() - this.options.staleSeconds * 1000;
+    if (row.heartbeat_at && Date.parse(row.heartbeat_at) >= cutoff) return false;
+    const live = await this.resume(row, false, log);
+    if (!live) return false;
+    const stop = () => live.stop(signal.reason instanceof Error ? signal.reason : new Error('job cancelled'));
+    if (signal.aborted) stop();
+    else signal.addEventListener('abort', stop, { once: true });
+    try {
+      await live.done;
+    } finally {
+      signal.removeEventListener('abort', stop);
+    }
+    return true;
+  }
+
+  /** Cancels a group's parts still queued or running; those running here stop now, elsewhere at their next round. */
+  async cancelParts(parentId: string): Promise<void> {
+    const now = new Date();
+    const rows = await this.options.db
+      .updateTable('synthesis_jobs')
+      .set({
+        status: 'cancelled',
+        finished_at: now.toISOString(),
+        expires_at: new Date(now.getTime() + this.options.keepMs).toISOString(),
+      })
+      .where('request', 'like', `%${partsNeedle(parentId)}%`)
+      .where('status', 'in', ACTIVE)
+      .returning('id')
+      .execute();
+    for (const { id } of rows) this.live.get(id)?.stop(new Error('job cancelled'));
   }
 
   /**

@@ -88,3 +88,60 @@ export async function recordOwnJob<P>(
   }
   return toJob(row, queue ? undefined : parts.runner.startOwn(row));
 }
+
+/**
+ * Records a group of such jobs: the group's row (`parent`, what the caller is answered) and its parts, each made from
+ * the group's id, in one transaction. Through a queue every row waits for a worker (the parts first); in the database
+ * alone the group's row runs here at once and its parts wait for it (or for a process whose rounds take them).
+ */
+export async function recordOwnGroup<P>(
+  parts: { db: Kysely<Database>; layer: JobLayer; owner: string; runner: DatabaseJobRunner },
+  definition: JobDefinition<P, OwnHoldsContext, void>,
+  accountId: string,
+  parent: { payload: P; price: OwnJobPrice },
+  children: (parentId: string) => { payload: P; price: OwnJobPrice }[],
+  reqId?: string,
+): Promise<Job> {
+  const provider = parts.layer.provider;
+  const queue = !provider.runsHere;
+  const row = newJobRow({
+    kind: definition.name,
+    accountId,
+    price: parent.price,
+    holdId: '',
+    request: writePayload(definition, parent.payload),
+    owner: queue ? null : parts.owner,
+    reqId,
+  });
+  const rows = children(row.id).map((c) =>
+    newJobRow({
+      kind: definition.name,
+      accountId,
+      price: c.price,
+      holdId: '',
+      request: writePayload(definition, c.payload),
+      owner: null,
+      reqId,
+    }),
+  );
+  await parts.db.transaction().execute(async (trx) => {
+    await trx.insertInto('synthesis_jobs').values(row).execute();
+    if (rows.length > 0) await trx.insertInto('synthesis_jobs').values(rows).execute();
+  });
+  try {
+    if (queue) for (const part of rows) await provider.submit(definition.name, part.id, reqId);
+    await provider.submit(definition.name, row.id, reqId);
+  } catch (e) {
+    await parts.db
+      .deleteFrom('synthesis_jobs')
+      .where(
+        'id',
+        'in',
+        [row, ...rows].map((r) => r.id),
+      )
+      .execute()
+      .catch(() => {});
+    throw e;
+  }
+  return toJob(row, queue ? undefined : parts.runner.startOwn(row));
+}

@@ -11,8 +11,8 @@ import type { Charge, Prepared } from '../types.js';
 import { timingsSchema, toWire } from '../wire.js';
 import { writePayload, type JobDefinition } from './definition.js';
 import { safeJson, toJob, type Job } from './job-view.js';
-import type { OwnHoldsContext } from './studio.js';
-import { newJobRow, recordOwnJob, type OwnJobPrice } from './own-jobs.js';
+import { studioConvertJob, type OwnHoldsContext } from './studio.js';
+import { newJobRow, recordOwnGroup, recordOwnJob, type OwnJobPrice } from './own-jobs.js';
 import type { JobLayer } from './layer.js';
 import { ACTIVE, DatabaseJobRunner } from './database.js';
 import {
@@ -149,6 +149,68 @@ export class SynthesisJobs {
     return recordOwnJob(parts, definition, accountId, payload, price, reqId);
   }
 
+  /**
+   * A group of such jobs (a whole project's conversion, a part per chapter): the group's row, answered, and its parts,
+   * which any process taking jobs runs (through a queue, the workers; the group's own run takes the parts no one took
+   * and waits for the others). See `recordOwnGroup`.
+   */
+  createOwnGroup<P>(
+    definition: JobDefinition<P, OwnHoldsContext, void>,
+    accountId: string,
+    parent: { payload: P; price: OwnJobPrice },
+    children: (parentId: string) => { payload: P; price: OwnJobPrice }[],
+    reqId?: string,
+  ): Promise<Job> {
+    const parts = { db: this.db, layer: this.layer, owner: this.owner, runner: this.runner };
+    return recordOwnGroup(parts, definition, accountId, parent, children, reqId);
+  }
+
+  /** A group's parts as the API shows jobs, in the order they were recorded. */
+  async parts(parentId: string): Promise<Job[]> {
+    return (await this.runner.parts(parentId)).map((r) => toJob(r));
+  }
+
+  /**
+   * Runs each of a group's parts no live process runs, here, at most `width` at once, until every part ended (or
+   * `signal` stopped it); answers the parts as they ended. Polls the rows every `everyMs` meanwhile, calling `onRound`.
+   */
+  async runParts(
+    parentId: string,
+    opts: { width: number; signal: AbortSignal; everyMs?: number; onRound?: () => Promise<void> },
+  ): Promise<Job[]> {
+    const here = new Map<string, Promise<boolean>>();
+    try {
+      for (;;) {
+        opts.signal.throwIfAborted();
+        const rows = await this.runner.parts(parentId);
+        const ended = rows.filter((r) => !ACTIVE.includes(r.status as (typeof ACTIVE)[number]));
+        // A part that failed or was cancelled ends the group (its run cancels the others).
+        if (ended.length === rows.length || ended.some((r) => r.status !== 'succeeded')) return rows.map((r) => toJob(r));
+        for (const row of rows) {
+          if (here.size >= opts.width) break;
+          if (here.has(row.id) || !ACTIVE.includes(row.status as (typeof ACTIVE)[number])) continue;
+          const run = this.runner.runPart(row, opts.signal).finally(() => here.delete(row.id));
+          run.catch(() => {});
+          here.set(row.id, run);
+        }
+        await opts.onRound?.();
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(done, opts.everyMs ?? 250);
+          // A part that ran here and ended: the next round at once (one no one could take waits the round out).
+          for (const run of here.values()) void run.then((ran) => ran && done(), done);
+          opts.signal.addEventListener('abort', done, { once: true });
+          function done() {
+            clearTimeout(t);
+            opts.signal.removeEventListener('abort', done);
+            resolve();
+          }
+        });
+      }
+    } finally {
+      await Promise.allSettled([...here.values()]);
+    }
+  }
+
   /** The active jobs of a kind whose payload names `needle` (a project's conversions), newest first. */
   async active(kind: string, accountId: string, needle: string): Promise<Job[]> {
     const rows = await this.db
@@ -250,12 +312,35 @@ export class SynthesisJobs {
   async cancelAll(accountId: string): Promise<number> {
     const rows = await this.db
       .selectFrom('synthesis_jobs')
-      .select('id')
+      .select(['id', 'kind'])
       .where('account_id', '=', accountId)
       .where('status', 'in', ACTIVE)
       .execute();
-    for (const { id } of rows) await this.cancel(id, accountId);
+    for (const { id, kind } of rows) {
+      if (kind === studioConvertJob.name) await this.cancelOwn(id);
+      else await this.cancel(id, accountId);
+    }
     return rows.length;
+  }
+
+  /** Stops a job of a kind whose row holds nothing (its run closes the holds it took), and its parts if a group. */
+  private async cancelOwn(id: string): Promise<void> {
+    const now = new Date();
+    const row = await this.db
+      .updateTable('synthesis_jobs')
+      .set({
+        status: 'cancelled',
+        finished_at: now.toISOString(),
+        expires_at: new Date(now.getTime() + this.keepMs).toISOString(),
+      })
+      .where('id', '=', id)
+      .where('status', 'in', ACTIVE)
+      .returning('id')
+      .executeTakeFirst();
+    if (!row) return;
+    await this.runner.cancelParts(id);
+    await this.runner.stop(id, new AppError('INTERNAL', {}, { cause: new Error('job cancelled') }));
+    await this.layer.provider.cancel(studioConvertJob.name, id);
   }
 
   /** A finished job's audio as a stream from storage (the asked range of it, if any). */

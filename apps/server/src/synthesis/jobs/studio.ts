@@ -16,13 +16,29 @@ export interface OwnHoldsContext {
   reqId?: string;
 }
 
-/** A Studio project's conversion (studio/convert.ts): the whole project, or one chapter of it. */
+/**
+ * A Studio project's conversion (studio/convert.ts): the whole project, or one chapter of it. A whole project's is a
+ * group: its row (the one the API answers) and a part per chapter (`parentId` naming it), which any process taking
+ * jobs may run, so the chapters spread over the workers; the group's row runs the parts no one took and waits for
+ * the rest.
+ */
 export interface StudioConvertPayload {
   projectId: string;
   chapterId: string | null;
   apiKeyId: string | null;
   recordType: string;
+  /** A part of a whole project's conversion: the group's job. */
+  parentId?: string;
 }
+
+/** The group a job row's stored payload names, if it is a part of one (any kind's payload may be given). */
+export function parentOf(request: string | null | undefined): string | null {
+  const m = request ? /"parentId":"([^"]+)"/.exec(request) : null;
+  return m ? m[1]! : null;
+}
+
+/** What the payloads of a group's parts contain (a LIKE pattern's middle). */
+export const partsNeedle = (parentId: string) => `"parentId":"${parentId}"`;
 
 export const studioConvertJob = defineJob<StudioConvertPayload, OwnHoldsContext, void>(
   'studio_convert',
@@ -31,5 +47,6 @@ export const studioConvertJob = defineJob<StudioConvertPayload, OwnHoldsContext,
     chapterId: z.string().min(1).nullable(),
     apiKeyId: z.string().min(1).nullable(),
     recordType: z.string().min(1),
+    parentId: z.string().min(1).optional(),
   }),
 );
