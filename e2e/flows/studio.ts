@@ -189,9 +189,7 @@ export function studioTests(): void {
     await page.getByTestId('studio-create').click();
     await page.getByTestId('studio-create-name').fill(`Refused ${Date.now()}`);
     // The second paragraph is refused when it is spoken (moderation): a project holds any text.
-    await page
-      .getByTestId('studio-create-text')
-      .fill('# One\n\nFirst words.\n\nThis shit is not spoken.\n\n# Two\n\nSecond words.');
+    await page.getByTestId('studio-create-text').fill('# One\n\nFirst words.\n\nOh shit, come in.\n\n# Two\n\nSecond words.');
     await page.getByTestId('studio-create-submit').click();
     await page.getByTestId('project-page').waitFor();
     await page.locator('[data-testid="chapter-view"][data-count="2"]').waitFor();
@@ -209,7 +207,11 @@ export function studioTests(): void {
     await page.locator('[data-testid="project-page"][data-converting="false"]').waitFor();
     assert((await failure.innerText()).includes('nothing was charged'), 'the reason, in the page language');
     await page.locator('[data-testid="chapter-error"][data-count="1"]').waitFor();
-    await page.locator('[data-testid="chapter-item"]').first().locator('[data-testid="chapter-failed"][data-count="1"]').waitFor();
+    await page
+      .locator('[data-testid="chapter-item"]')
+      .first()
+      .locator('[data-testid="chapter-failed"][data-count="1"]')
+      .waitFor();
     const refused = page.locator('[data-testid="paragraph"][data-failed="CONTENT_REFUSED"]');
     await refused.getByTestId('paragraph-error').waitFor();
     assertEqual(await page.locator('[data-testid="paragraph"][data-failed=""]').count(), 1, 'the other paragraph converted');

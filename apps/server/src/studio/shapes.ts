@@ -11,7 +11,10 @@ export interface ConversionView {
   failure?: ConversionFailure | null | undefined;
 }
 
-const failureOut = (p: Pick<StudioParagraphsTable, 'content_hash' | 'converted_hash' | 'conversion_error'>, locale: MessageLocale) => {
+const failureOut = (
+  p: Pick<StudioParagraphsTable, 'content_hash' | 'converted_hash' | 'conversion_error'>,
+  locale: MessageLocale,
+) => {
   const failure = currentFailure(p);
   return failure ? { code: failure.code, message: errorMessage(failure.code, locale, failure.params) } : undefined;
 };
@@ -67,7 +70,12 @@ export type ParagraphSummary = Pick<
  * paragraph has its audio. `failed_paragraphs`: those whose last conversion failed (and did not change since), each
  * with its error code and message in the request's language.
  */
-export function chapterOut(c: StudioChaptersTable, paragraphs: ParagraphSummary[], project: StudioProjectsTable, view: ConversionView) {
+export function chapterOut(
+  c: StudioChaptersTable,
+  paragraphs: ParagraphSummary[],
+  project: StudioProjectsTable,
+  view: ConversionView,
+) {
   let charactersConverted = 0;
   let charactersUnconverted = 0;
   let converted = 0;

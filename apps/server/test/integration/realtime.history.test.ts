@@ -63,7 +63,12 @@ describe.each(DIALECTS)('realtime sockets in the history (%s)', (dialect) => {
     expect(await within(async () => (await items()).length === before + 1, 60_000)).toBe(true);
     const [item] = await items();
     expect(item!.route).toBe('GET /v1/text-to-speech/{voice_id}/stream-input');
-    expect(item!).toMatchObject({ voice_id: VOICE, api_key_id: key.id, content_type: 'audio/mpeg', output_format: 'mp3_44100_128' });
+    expect(item!).toMatchObject({
+      voice_id: VOICE,
+      api_key_id: key.id,
+      content_type: 'audio/mpeg',
+      output_format: 'mp3_44100_128',
+    });
     expect(item!.text).toBe('The first sentence is spoken here. And a second one follows it.');
     expect(item!.settings).toMatchObject({ output_format: 'mp3_44100_128', voice_settings: { stability: 0.5 } });
     expect(JSON.stringify(item!.settings)).not.toContain(key.key);

@@ -108,7 +108,11 @@ describe.each(DIALECTS)('Studio conversion failures and state (%s)', (dialect) =
 
     // The chapter's blocks: the failed one says why (English here), the others do not.
     const chapter = (await c.get(`/v1/studio/projects/${id}/chapters/${one!.chapter_id}`)).body;
-    const blocks = chapter.content.blocks as { block_id: string; converted: boolean; conversion_error?: { code: string; message: string } }[];
+    const blocks = chapter.content.blocks as {
+      block_id: string;
+      converted: boolean;
+      conversion_error?: { code: string; message: string };
+    }[];
     expect(blocks.map((b) => [b.converted, b.conversion_error?.code ?? null])).toEqual([
       [true, null],
       [false, 'CONTENT_REFUSED'],
@@ -157,9 +161,13 @@ describe.each(DIALECTS)('Studio conversion failures and state (%s)', (dialect) =
     const id = await create('# One\n\nFirst.\n\nSecond.\n\n# Two\n\nThird.');
     const chapters = (await c.get(`/v1/studio/projects/${id}`)).body.chapters as Chapter[];
     const listed = async () =>
-      ((await c.get('/v1/studio/projects')).body.projects as { project_id: string; state: string; conversion_progress?: number }[]).find(
-        (p) => p.project_id === id,
-      )!;
+      (
+        (await c.get('/v1/studio/projects')).body.projects as {
+          project_id: string;
+          state: string;
+          conversion_progress?: number;
+        }[]
+      ).find((p) => p.project_id === id)!;
     expect(await listed()).toMatchObject({ state: 'default' });
     expect((await listed()).conversion_progress).toBeUndefined();
 
