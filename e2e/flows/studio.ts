@@ -243,7 +243,14 @@ export function studioTests(): void {
       undefined,
       { timeout: 180_000 },
     );
-    assertEqual(await page.locator('[data-testid="paragraph"][data-converted="true"]').count(), 2, 'both converted');
+    // Both paragraphs of the chapter converted once the chapter is read again.
+    await page.waitForFunction(
+      () =>
+        document.querySelectorAll('[data-testid="paragraph"][data-converted="true"]').length === 2 &&
+        document.querySelectorAll('[data-testid="paragraph-error"]').length === 0,
+      undefined,
+      { timeout: 60_000 },
+    );
   });
 
   test('the Studio list: a project from pasted text, its chapters and state shown, deleted after a confirmation; 390 and 1440 px', async () => {

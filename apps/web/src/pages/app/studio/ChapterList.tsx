@@ -61,7 +61,7 @@ export function ChapterList({ project, selected, onSelect, structure, onMissing 
                   {t('studio.chapterProgress', counts)}
                 </Text>
                 {c.failed_paragraphs && (
-                  <Text size="xs" c="red" truncate data-testid="chapter-failed" data-count={c.failed_paragraphs.length}>
+                  <Text size="xs" c="red.9" truncate data-testid="chapter-failed" data-count={c.failed_paragraphs.length}>
                     {t('studio.chapterFailed', { count: c.failed_paragraphs.length })}
                   </Text>
                 )}
