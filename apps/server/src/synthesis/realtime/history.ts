@@ -6,7 +6,12 @@
  */
 import type { HistoryCapture, HistoryEntry, HistoryRecorder } from '../../history/types.js';
 import type { Prepared } from '../types.js';
-import type { Context } from './context.js';
+
+/** What the history reads of a context (context.ts): its steps so far, and its voice settings. */
+interface Context {
+  tail: Promise<void>;
+  settings: object | null;
+}
 
 /** What every item of the socket says: who, by which route, with what settings. */
 export interface RealtimeHistoryBase {
