@@ -4,7 +4,7 @@ import { readAigcValues } from '@polyvox/speech/formats';
 import { Client } from '../support/client.js';
 import { DIALECTS, type TestApp } from '../support/app.js';
 import { keyedApp } from '../support/sdk.js';
-import { within } from '../support/leave.js';
+import { eventually, heldHolds, within } from '../support/leave.js';
 import { audioOf, openRealtime } from '../support/realtime.js';
 
 const VOICE = 'voice_espeak.en-us';
@@ -31,6 +31,16 @@ describe.each(DIALECTS)('realtime sockets in the history (%s)', (dialect) => {
   let key: { id: string; key: string };
   beforeAll(async () => {
     ({ t, c, key } = await keyedApp(dialect, 100_000, 'realtime-history'));
+    // The server's writes complete 2 ms later, as across a network (realtime.billing.test.ts): a drop may land
+    // between any two messages.
+    (t.app as any).websocketServer.on('connection', (ws: any) => {
+      const send = ws.send.bind(ws);
+      ws.send = (data: unknown, options: unknown, cb?: (err?: Error) => void) => {
+        const done = typeof options === 'function' ? (options as typeof cb) : cb;
+        const opts = typeof options === 'function' ? {} : options;
+        send(data, opts, (err?: Error) => setTimeout(() => done?.(err), 2));
+      };
+    });
   });
   afterAll(async () => {
     await t.close();
@@ -79,6 +89,39 @@ describe.each(DIALECTS)('realtime sockets in the history (%s)', (dialect) => {
     expect(audio.equals(delivered)).toBe(true);
     // Labelled as every delivered file is (each piece carries its AIGC label, as it was sent).
     expect(readAigcValues(audio).length).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('a socket dropped mid-speech: its item holds exactly the audio the client got, priced as it was charged', async () => {
+    const accountId = (await c.get('/accounts/me')).body.id as string;
+    const before = (await items()).length;
+    const paidBefore = await charged();
+    const rt = await openRealtime(t.url, path('?output_format=pcm_16000'), { 'xi-api-key': key.key });
+    const socket = (rt.ws as any)._socket as import('node:net').Socket;
+    let audio = 0;
+    // After the second audio message: stop reading, then half-close (no close frame). Everything the server wrote
+    // still arrives; it writes nothing more.
+    rt.ws.on('message', (data) => {
+      if (typeof JSON.parse(String(data)).audio !== 'string' || ++audio !== 2) return;
+      socket.pause();
+      setImmediate(() => {
+        socket.end();
+        socket.resume();
+      });
+    });
+    rt.send({ text: ' ' });
+    rt.send({ text: 'The quick brown fox jumps over the lazy dog. ', flush: true });
+    rt.send({ text: 'Then it runs home again, tired but happy, and sleeps until the morning comes.', flush: true });
+    rt.send({ text: '' });
+    await rt.closed;
+    await t.ctx.synthesis.drain();
+    expect(await eventually(async () => (await heldHolds(t, accountId)).length === 0)).toBe(true);
+    const delivered = audioOf(rt.messages);
+    expect(delivered.length).toBeGreaterThan(0);
+    expect(await within(async () => (await items()).length === before + 1, 60_000)).toBe(true);
+    const [item] = await items();
+    expect((await stored(item!.history_item_id)).equals(delivered)).toBe(true);
+    expect(item!.credits).toBe((await charged()) - paidBefore);
+    expect('The quick brown fox jumps over the lazy dog. Then it runs home again').toContain(item!.text!.slice(0, 20));
   }, 120_000);
 
   it('multi-stream-input: an item per context that delivered audio (a WAV context whole, header included), none for one that did not', async () => {
