@@ -180,6 +180,79 @@ export function studioTests(): void {
     });
   });
 
+  test('a conversion that fails for one paragraph: shown on the project, chapter and paragraph, retried; 390 and 1440 px', async () => {
+    const page = env.page;
+    await ensureSignedIn();
+    await env.ui.goto('/app/studio');
+    await env.ui.chooseLanguage('en');
+    await page.getByTestId('studio-page').waitFor();
+    await page.getByTestId('studio-create').click();
+    await page.getByTestId('studio-create-name').fill(`Refused ${Date.now()}`);
+    // The second paragraph is refused when it is spoken (moderation): a project holds any text.
+    await page.getByTestId('studio-create-text').fill('# One\n\nFirst words.\n\nOh shit, come in.\n\n# Two\n\nSecond words.');
+    await page.getByTestId('studio-create-submit').click();
+    await page.getByTestId('project-page').waitFor();
+    await page.locator('[data-testid="chapter-view"][data-count="2"]').waitFor();
+    const panel = page.getByTestId('convert-panel');
+    await page.waitForFunction(() => {
+      const e = document.querySelector('[data-testid="convert-estimate"]');
+      return e?.getAttribute('data-credits') !== '' || document.querySelector('[data-testid="convert-later"]') !== null;
+    });
+    if ((await panel.getAttribute('data-available')) !== 'true') return;
+    await page.getByTestId('convert-project').click();
+
+    // The project says its last conversion failed, and why; the chapter names its failed paragraph; the paragraph too.
+    const failure = page.locator('[data-testid="project-error"][data-code="CONTENT_REFUSED"][data-failed="1"]');
+    await failure.waitFor({ timeout: 180_000 });
+    await page.locator('[data-testid="project-page"][data-converting="false"]').waitFor();
+    assert((await failure.innerText()).includes('nothing was charged'), 'the reason, in the page language');
+    await page.locator('[data-testid="chapter-error"][data-count="1"]').waitFor();
+    await page
+      .locator('[data-testid="chapter-item"]')
+      .first()
+      .locator('[data-testid="chapter-failed"][data-count="1"]')
+      .waitFor();
+    const refused = page.locator('[data-testid="paragraph"][data-failed="CONTENT_REFUSED"]');
+    await refused.getByTestId('paragraph-error').waitFor();
+    assertEqual(await page.locator('[data-testid="paragraph"][data-failed=""]').count(), 1, 'the other paragraph converted');
+    await checkWidths(page, 'studio failure', async () => {
+      await page.getByTestId('project-error').waitFor();
+      await page.getByTestId('paragraph-error').waitFor();
+    });
+    await shot('studio-failure-en');
+
+    // Retried as it is: refused again, still shown. Edited: its failure no longer stands; converted again: none left.
+    const retried = page.waitForResponse((r) => r.request().method() === 'POST' && r.url().includes('/convert'));
+    await refused.getByTestId('paragraph-retry').click();
+    assertEqual((await retried).status(), 422, 'the retry is refused as well');
+    await refused.getByTestId('paragraph-error').waitFor();
+    const id = (await refused.getAttribute('data-id'))!;
+    const text = page.locator(`[data-testid="paragraph"][data-id="${id}"]`).getByTestId('paragraph-text');
+    await text.fill('This is spoken.');
+    await text.blur();
+    await page.locator(`[data-testid="paragraph"][data-id="${id}"][data-failed=""]`).waitFor();
+    await page.getByTestId('chapter-error').waitFor({ state: 'detached' });
+    await page.getByTestId('project-retry').click();
+    await page.getByTestId('project-error').waitFor({ state: 'detached', timeout: 180_000 });
+    await page.waitForFunction(
+      () =>
+        document.querySelector('[data-testid="project-page"]')?.getAttribute('data-converting') === 'false' &&
+        Array.from(document.querySelectorAll('[data-testid="chapter-progress"]')).every(
+          (b) => b.getAttribute('data-percent') === '100',
+        ),
+      undefined,
+      { timeout: 180_000 },
+    );
+    // Both paragraphs of the chapter converted once the chapter is read again.
+    await page.waitForFunction(
+      () =>
+        document.querySelectorAll('[data-testid="paragraph"][data-converted="true"]').length === 2 &&
+        document.querySelectorAll('[data-testid="paragraph-error"]').length === 0,
+      undefined,
+      { timeout: 60_000 },
+    );
+  });
+
   test('the Studio list: a project from pasted text, its chapters and state shown, deleted after a confirmation; 390 and 1440 px', async () => {
     const page = env.page;
     await ensureSignedIn();

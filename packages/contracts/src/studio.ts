@@ -49,7 +49,11 @@ const ProjectFields = {
   cover_image_url: z.string().optional().meta({ description: 'Polyvox: the cover found in the document (owner only)' }),
   language: z.string().optional(),
   volume_normalization: z.boolean(),
-  state: z.enum(['creating', 'default', 'converting', 'in_queue']),
+  state: z.enum(['creating', 'default', 'converting', 'in_queue']).meta({
+    description: '`in_queue`: a conversion waits for a worker; `converting`: one is running; `default` otherwise',
+  }),
+  /** Polyvox: while a conversion is queued or running, the share of its paragraphs spoken (0 to 1). */
+  conversion_progress: z.number().min(0).max(1).optional(),
   access_level: z.enum(['admin', 'editor', 'commenter', 'viewer']),
   quality_check_on: z.boolean(),
   quality_check_on_when_bulk_convert: z.boolean(),
@@ -64,6 +68,9 @@ const ProjectFields = {
 /** A project as listed and as created (ElevenLabs' `ProjectResponse`). */
 export const StudioProject = z.object(ProjectFields).meta({ id: 'StudioProject' });
 export type StudioProject = z.infer<typeof StudioProject>;
+
+/** Polyvox: why a paragraph's last conversion failed: an error code of the contract, its message in the request's language. */
+export const StudioConversionError = z.object({ code: z.string(), message: z.string() });
 
 export const StudioChapterStatistics = z.object({
   characters_unconverted: z.number().int(),
@@ -85,6 +92,8 @@ export const StudioChapter = z
     statistics: StudioChapterStatistics,
     /** Polyvox: the chapter's place in the project, from 0. */
     position: z.number().int(),
+    /** Polyvox: its paragraphs whose last conversion failed (absent when none), each to retry. */
+    failed_paragraphs: z.array(StudioConversionError.extend({ block_id: z.string() })).optional(),
   })
   .meta({ id: 'StudioChapter' });
 
@@ -127,10 +136,10 @@ export const StudioProjectExtended = StudioProject.extend({
   /** Polyvox: the speaker of a paragraph no speaker line claims ("Narrator", "旁白"). */
   default_speaker: z.string(),
   /**
-   * Polyvox: why the project's newest conversion stopped, when it failed (a paragraph moderation refused as it was
-   * spoken: CONTENT_REFUSED), in the request's language; null when it did not fail (or none was made).
+   * Polyvox: the last conversion failed (wholly or in part) and the project is not fully converted: the job, the
+   * first failure's code and message, and how many paragraphs failed (each named in its chapter).
    */
-  last_conversion_error: z.object({ code: z.string(), message: z.string(), at: z.string().nullable() }).nullable().optional(),
+  conversion_error: StudioConversionError.extend({ job_id: z.string(), paragraphs_failed: z.number().int() }).optional(),
 }).meta({ id: 'StudioProjectExtended' });
 
 /** One paragraph of a chapter: ElevenLabs' block of one `tts_node`, with Polyvox's fields. */
@@ -154,6 +163,8 @@ export const StudioBlock = z.object({
   content_hash: z.string(),
   /** Whether audio made for this content exists (a later conversion skips such paragraphs). */
   converted: z.boolean(),
+  /** Why its last conversion failed, while its content is what failed (absent otherwise); nothing was charged for it. */
+  conversion_error: StudioConversionError.optional(),
 });
 export type StudioBlock = z.infer<typeof StudioBlock>;
 

@@ -47,7 +47,11 @@ const seconds = (m: SnapshotManifest) =>
 const CONVERT =
   'Converts as a durable background job: only paragraphs whose text, voice or settings changed since their audio are spoken, ' +
   'each charged as a synthesis of its own (a hold, then a settle); a crash resumes where it stopped, charging nothing twice. ' +
-  'Progress per chapter is in the project and chapter GETs (`state`, `conversion_progress`, `can_be_downloaded`); a finished ' +
+  'Progress is in the project list and GET (`state`: `in_queue`, then `converting`; `conversion_progress`) and per chapter ' +
+  '(`state`, `conversion_progress`, `can_be_downloaded`). A paragraph that fails is charged nothing (its hold released, or never ' +
+  'taken) and says why on its block (`conversion_error`: a code and a message in the request language) and its chapter ' +
+  '(`failed_paragraphs`); the others are still spoken (a spent balance or key limit stops the rest), and the project says the ' +
+  'conversion failed (`conversion_error`) until it is fully converted. A finished ' +
   'conversion records a project snapshot and one per converted chapter. 402 INSUFFICIENT_BALANCE when the balance does not ' +
   'cover the estimate (nothing held); a conversion of the same scope already under way is answered with its job. Each paragraph is a `tts` record in the usage history (`api` for an API key). ' +
   'The paragraphs it would speak pass moderation first: 422 CONTENT_REFUSED when one may not be spoken (no job, nothing held); ' +

@@ -3,13 +3,21 @@ import { AppError } from '../platform/errors.js';
 import type { Charge, SynthesisService } from '../synthesis/service.js';
 import type { JobHandler } from '../synthesis/jobs/definition.js';
 import type { Job, SynthesisJobs } from '../synthesis/jobs/service.js';
+import { toJob } from '../synthesis/jobs/job-view.js';
 import { studioConvertJob, type OwnHoldsContext, type StudioConvertPayload } from '../synthesis/jobs/studio.js';
-import { closePending, speakParagraph, storedAudio, type ParagraphAudio, type ParagraphAudioDeps } from './paragraph-audio.js';
+import {
+  closePending,
+  recordFailure,
+  speakParagraph,
+  storedAudio,
+  type ParagraphAudio,
+  type ParagraphAudioDeps,
+} from './paragraph-audio.js';
 import { voiceOf } from './service.js';
 import { recordSnapshots } from './snapshot.js';
 
 export interface ConversionDeps extends ParagraphAudioDeps {
-  jobs: Pick<SynthesisJobs, 'createOwn' | 'createOwnGroup' | 'runParts' | 'active' | 'newest'>;
+  jobs: Pick<SynthesisJobs, 'createOwn' | 'createOwnGroup' | 'runParts' | 'active'>;
   /** As a paragraph's, with the moderation step for the paragraphs a conversion would speak before its job is made. */
   synthesis: ParagraphAudioDeps['synthesis'] & Pick<SynthesisService, 'reviewTexts'>;
   /**
@@ -35,6 +43,25 @@ export interface Estimate {
   characters: number;
   paragraphs: number;
 }
+
+/** What a project's conversions under way say of it: `in_queue` until a worker takes one, then `converting`. */
+export interface ProjectActivity {
+  state: 'converting' | 'in_queue';
+  /** The chapters being converted; null in it: the whole project. */
+  chapters: Set<string | null>;
+  /** Paragraphs spoken of those to speak, over its conversions under way. */
+  progress: { done: number; total: number };
+}
+
+/** The project's last finished conversion, when it failed: its job and error. */
+export interface ConversionFailure {
+  jobId: string;
+  error: AppError;
+  finishedAt: string | null;
+}
+
+/** Errors after which the next paragraphs would fail alike: the conversion stops there. */
+const STOPS = new Set<string>(['INSUFFICIENT_BALANCE', 'KEY_LIMIT_REACHED', 'ACCOUNT_DISABLED']);
 
 const changed = (p: Pick<StudioParagraphsTable, 'content_hash' | 'converted_hash'>) => p.converted_hash !== p.content_hash;
 /** What a project's conversions' payloads contain, to find the active ones. */
@@ -118,10 +145,61 @@ export class StudioConversion {
     return this.deps.jobs.active(studioConvertJob.name, accountId, what);
   }
 
-  /** Why the project's newest conversion (of it or of a chapter) stopped, when it failed; null otherwise. */
-  async lastFailure(accountId: string, projectId: string): Promise<{ error: AppError; at: string | null } | null> {
-    const [newest] = await this.deps.jobs.newest(studioConvertJob.name, accountId, `"projectId":"${projectId}"`, 1);
-    return newest?.status === 'failed' && newest.error ? { error: newest.error, at: newest.finishedAt } : null;
+  /** What the account's conversions under way say of each project they convert (by project id). */
+  async activity(accountId: string): Promise<Map<string, ProjectActivity>> {
+    const jobs = await this.deps.jobs.active(studioConvertJob.name, accountId, '"projectId":');
+    const out = new Map<string, ProjectActivity>();
+    if (jobs.length === 0) return out;
+    const rows = await this.deps.db
+      .selectFrom('synthesis_jobs')
+      .select(['id', 'request'])
+      .where(
+        'id',
+        'in',
+        jobs.map((j) => j.id),
+      )
+      .execute();
+    const requests = new Map(rows.map((r) => [r.id, r.request]));
+    for (const job of jobs) {
+      const payload = scopeOf(requests.get(job.id));
+      // A part's progress is in its group's (which covers the whole project).
+      if (!payload || payload.parentId) continue;
+      const running = job.status === 'running';
+      const seen = out.get(payload.projectId);
+      if (!seen) {
+        out.set(payload.projectId, {
+          state: running ? 'converting' : 'in_queue',
+          chapters: new Set([payload.chapterId]),
+          progress: { ...job.progress },
+        });
+        continue;
+      }
+      if (running) seen.state = 'converting';
+      seen.chapters.add(payload.chapterId);
+      seen.progress.done += job.progress.done;
+      seen.progress.total += job.progress.total;
+    }
+    return out;
+  }
+
+  /** The project's last finished conversion when it failed (null when it succeeded, or none finished). */
+  async lastFailure(accountId: string, projectId: string): Promise<ConversionFailure | null> {
+    const row = await this.deps.db
+      .selectFrom('synthesis_jobs')
+      .selectAll()
+      .where('kind', '=', studioConvertJob.name)
+      .where('account_id', '=', accountId)
+      .where('status', 'not in', ['queued', 'running'])
+      .where('request', 'like', `%"projectId":"${projectId}"%`)
+      // A whole project's conversion answers for its parts (a part's failure is its group's).
+      .where('request', 'not like', '%"parentId":%')
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    if (!row || row.status !== 'failed') return null;
+    const job = toJob(row);
+    return { jobId: job.id, error: job.error ?? new AppError('INTERNAL'), finishedAt: job.finishedAt };
   }
 
   /**
@@ -177,18 +255,34 @@ export class StudioConversion {
       const { project, chapters, paragraphs } = await this.scope(context.accountId, payload.projectId, payload.chapterId);
       const todo = paragraphs.filter(changed);
       let done = 0;
+      let made = 0;
+      let failed: AppError | null = null;
       context.onProgress({ done, total: todo.length });
       for (const p of todo) {
         context.signal.throwIfAborted();
         // Read again: edited, regenerated or removed since the run began.
         const fresh = await this.deps.db.selectFrom('studio_paragraphs').selectAll().where('id', '=', p.id).executeTakeFirst();
-        if (fresh && changed(fresh)) await speakParagraph(this.deps, project, fresh, charge, context.signal);
+        if (fresh && changed(fresh)) {
+          try {
+            await speakParagraph(this.deps, project, fresh, charge, context.signal);
+            made += 1;
+          } catch (e) {
+            // Stopped (cancelled, or a shutdown handing it back): not the paragraph's failure.
+            if (context.signal.aborted) throw e;
+            // A paragraph that failed is charged nothing (its hold released, or never taken) and says why; the
+            // others are still spoken, unless what failed would fail them all alike.
+            const error = await recordFailure(this.deps.db, fresh, e);
+            failed ??= error;
+            if (STOPS.has(error.code)) break;
+          }
+        }
         context.onProgress({ done: ++done, total: todo.length });
       }
-      // A conversion that made something records what is there now; one that found nothing changed, nothing. A part
-      // leaves it to its group.
-      if (todo.length > 0 && !payload.parentId)
-        await recordSnapshots(this.deps.db, context.accountId, payload.projectId, chapters);
+      // A conversion that made something records what is there now; one that made nothing, nothing. A part leaves it
+      // to its group.
+      if (made > 0 && !payload.parentId) await recordSnapshots(this.deps.db, context.accountId, payload.projectId, chapters);
+      // Partly or wholly failed: the job fails with the first paragraph's error (the paragraphs keep their own).
+      if (failed) throw failed;
     };
   }
 
@@ -209,27 +303,36 @@ export class StudioConversion {
         .execute();
       const left = rows.filter((p) => todo.has(p.id) && changed(p)).length;
       context.onProgress({ done: todo.size - left, total: todo.size });
+      return todo.size - left;
     };
     const parts = await this.deps.jobs.runParts(context.id, {
       width: Math.max(1, this.deps.partsWidth ?? 1),
       signal: context.signal,
-      onRound: progress,
+      onRound: async () => void (await progress()),
     });
     if (parts.length === 0) return false;
+    // As a conversion of one scope: what this run made is recorded, even when a part failed; a run that found nothing
+    // left to speak (its parts all done before a restart) records nothing, so a run that died after recording them
+    // does not record them twice.
+    if ((await progress()) > 0) await recordSnapshots(this.deps.db, context.accountId, payload.projectId, chapters);
+    // A part that failed fails the group with its error (its paragraphs keep their own).
     const ended = parts.find((p) => p.status !== 'succeeded');
     if (ended)
       throw ended.error ?? new AppError('INTERNAL', {}, { cause: new Error(`conversion part ${ended.id} ${ended.status}`) });
-    await progress();
-    // As a conversion of one scope: a run that found nothing left to speak (its parts all done before a restart)
-    // records nothing, so a run that died after recording them does not record them twice.
-    if (todo.size > 0) await recordSnapshots(this.deps.db, context.accountId, payload.projectId, chapters);
     return true;
   }
 
   /** Speaks one paragraph now (charged as any synthesis) and stores its audio; returns it. */
   async regenerate(charge: Charge, projectId: string, paragraphId: string, signal?: AbortSignal): Promise<ParagraphAudio> {
     const project = await this.project(charge.accountId, projectId);
-    return speakParagraph(this.deps, project, await this.paragraph(project.id, paragraphId), charge, signal);
+    const paragraph = await this.paragraph(project.id, paragraphId);
+    try {
+      return await speakParagraph(this.deps, project, paragraph, charge, signal);
+    } catch (e) {
+      // The caller left: not the paragraph's failure. Otherwise it says why, as a conversion's would.
+      if (signal?.aborted) throw e;
+      throw await recordFailure(this.deps.db, paragraph, e);
+    }
   }
 
   /** A paragraph's stored audio, played again without a charge. */
@@ -247,5 +350,23 @@ export class StudioConversion {
       .executeTakeFirst();
     if (!row) throw new AppError('NOT_FOUND');
     return row;
+  }
+}
+
+/** The project and chapter a conversion's stored payload names (undefined when it cannot be read). */
+function scopeOf(
+  request: string | null | undefined,
+): { projectId: string; chapterId: string | null; parentId?: string } | undefined {
+  if (!request) return undefined;
+  try {
+    const value = JSON.parse(request) as { projectId?: unknown; chapterId?: unknown; parentId?: unknown };
+    if (typeof value.projectId !== 'string') return undefined;
+    return {
+      projectId: value.projectId,
+      chapterId: typeof value.chapterId === 'string' ? value.chapterId : null,
+      ...(typeof value.parentId === 'string' ? { parentId: value.parentId } : {}),
+    };
+  } catch {
+    return undefined;
   }
 }

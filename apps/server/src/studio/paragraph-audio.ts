@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ERROR_CODES, type ErrorCode } from '@polyvox/contracts';
 import { parseWavHeader } from '@polyvox/speech/formats';
 import type { CreditsService } from '../credits/service.js';
 import type { Database, StudioParagraphsTable, StudioProjectsTable } from '../platform/db/schema.js';
@@ -134,6 +135,7 @@ export async function speakParagraph(
       sample_rate: stored.sampleRate,
       words: JSON.stringify(stored.words),
       converted_hash: paragraph.content_hash,
+      conversion_error: null,
     });
   } catch (e) {
     await work.release('paragraph audio not stored');
@@ -202,6 +204,59 @@ async function closeOne(
     }
   }
   await deps.credits.settle(p.hold_id, p.credits, details);
+}
+
+/** Why a paragraph's last conversion failed: an error code of the contract, its params, the hash it failed on. */
+export interface ParagraphFailure {
+  code: ErrorCode;
+  params: Record<string, string | number>;
+  hash: string;
+}
+
+const failureSchema = z.object({
+  code: z.string(),
+  params: z.record(z.string(), z.union([z.string(), z.number()])),
+  hash: z.string(),
+});
+const KNOWN_CODES = new Set<string>(ERROR_CODES);
+
+/**
+ * Records why speaking a paragraph failed (an AppError's code, else INTERNAL), against the hash it failed on, so the
+ * project and chapter answers can show it until the paragraph converts or changes. Returns the error recorded.
+ */
+export async function recordFailure(
+  db: Kysely<Database>,
+  paragraph: Pick<StudioParagraphsTable, 'id' | 'content_hash'>,
+  e: unknown,
+): Promise<AppError> {
+  const error = isAppError(e) ? e : new AppError('INTERNAL', {}, { cause: e });
+  const failure: ParagraphFailure = { code: error.code, params: error.params, hash: paragraph.content_hash };
+  await setParagraph(db, paragraph.id, { conversion_error: JSON.stringify(failure) }).catch(() => {});
+  return error;
+}
+
+/**
+ * A paragraph's failure as it stands: the recorded one while the paragraph still has the content it failed on and
+ * no audio of it; null otherwise (it converted since, or changed). An unknown code reads as INTERNAL.
+ */
+export function currentFailure(
+  p: Pick<StudioParagraphsTable, 'content_hash' | 'converted_hash' | 'conversion_error'>,
+): ParagraphFailure | null {
+  if (!p.conversion_error || p.converted_hash === p.content_hash) return null;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(p.conversion_error);
+  } catch {
+    return null;
+  }
+  const checked = failureSchema.safeParse(parsed);
+  if (!checked.success || checked.data.hash !== p.content_hash) return null;
+  const known = KNOWN_CODES.has(checked.data.code);
+  return {
+    code: known ? (checked.data.code as ErrorCode) : 'INTERNAL',
+    params: known ? checked.data.params : {},
+    hash: checked.data.hash,
+  };
 }
 
 async function setParagraph(db: Kysely<Database>, id: string, values: Partial<StudioParagraphsTable>): Promise<void> {

@@ -74,7 +74,7 @@ export class StudioRepository {
   paragraphSummaries(projectId: string, db: Db = this.db) {
     return db
       .selectFrom('studio_paragraphs')
-      .select(['id', 'chapter_id', 'speaker', 'voice_id', 'content_hash', 'converted_hash'])
+      .select(['id', 'chapter_id', 'speaker', 'voice_id', 'content_hash', 'converted_hash', 'conversion_error'])
       .select((eb) => eb.fn<number>('length', ['text']).as('characters'))
       .where('project_id', '=', projectId)
       .execute();

@@ -1,10 +1,9 @@
 import type { Kysely } from 'kysely';
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
   ErrorBody,
-  errorMessage,
-  type MessageLocale,
   STUDIO_LIMITS,
   StudioBlock,
   StudioChapterList,
@@ -29,7 +28,7 @@ import { readCreateForm, parseLocators } from './form.js';
 import { importFile, importPasted } from './import/index.js';
 import { StudioRepository } from './repository.js';
 import { StudioService, type StudioVoices } from './service.js';
-import { blockOut, chapterOut, projectExtendedOut, projectOut } from './shapes.js';
+import { blockOut, chapterOut, projectExtendedOut, projectOut, type ConversionView } from './shapes.js';
 import type { StudioConversion } from './convert.js';
 import { studioConvertRoutes } from './convert-routes.js';
 import { StudioStructure } from './structure.js';
@@ -83,26 +82,19 @@ export function studioRoutes(deps: StudioRoutesDeps): FastifyPluginAsyncZod {
   const repo = new StudioRepository(deps.db);
   const studio = new StudioService(repo, studioVoices(deps.voices), deps.storage);
   const structure = new StudioStructure(deps.db, repo, studio, deps.storage);
-  const converting = async (project: { id: string; account_id: string }) =>
-    (await deps.conversion.active(project.account_id, project.id)).length > 0;
-  const extended = async (project: Awaited<ReturnType<StudioService['project']>>, locale: MessageLocale) => {
-    const failed = await deps.conversion.lastFailure(project.account_id, project.id);
-    return {
-      ...projectExtendedOut(
-        project,
-        await repo.chapters(project.id),
-        await repo.paragraphSummaries(project.id),
-        await converting(project),
-      ),
-      last_conversion_error: failed
-        ? {
-            code: failed.error.code,
-            message: errorMessage(failed.error.code, locale, failed.error.params),
-            at: failed.at,
-          }
-        : null,
-    };
-  };
+  /** The request's language, the project's conversions under way and its last one's failure. */
+  const viewOf = async (project: { id: string; account_id: string }, request: FastifyRequest): Promise<ConversionView> => ({
+    locale: requestLocale(request),
+    activity: (await deps.conversion.activity(project.account_id)).get(project.id),
+    failure: await deps.conversion.lastFailure(project.account_id, project.id),
+  });
+  const extended = async (project: Awaited<ReturnType<StudioService['project']>>, request: FastifyRequest) =>
+    projectExtendedOut(
+      project,
+      await repo.chapters(project.id),
+      await repo.paragraphSummaries(project.id),
+      await viewOf(project, request),
+    );
 
   return async (app) => {
     addElevenLabsErrorDetail(app);
@@ -155,7 +147,11 @@ export function studioRoutes(deps: StudioRoutesDeps): FastifyPluginAsyncZod {
         ...route,
         schema: { tags, summary: "The account's Studio projects, newest first", response: { 200: StudioProjectList, ...errors } },
       },
-      async (request) => ({ projects: (await studio.list(callerOf(request).accountId)).map(projectOut) }),
+      async (request) => {
+        const { accountId } = callerOf(request);
+        const activity = await deps.conversion.activity(accountId);
+        return { projects: (await studio.list(accountId)).map((p) => projectOut(p, activity.get(p.id))) };
+      },
     );
 
     app.get(
@@ -169,8 +165,7 @@ export function studioRoutes(deps: StudioRoutesDeps): FastifyPluginAsyncZod {
           response: { 200: StudioProjectExtended, ...errors },
         },
       },
-      async (request) =>
-        extended(await studio.project(callerOf(request).accountId, request.params.project_id), requestLocale(request)),
+      async (request) => extended(await studio.project(callerOf(request).accountId, request.params.project_id), request),
     );
 
     app.delete(
@@ -222,9 +217,8 @@ export function studioRoutes(deps: StudioRoutesDeps): FastifyPluginAsyncZod {
         },
       },
       async (request) => ({
-        chapters: (
-          await extended(await studio.project(callerOf(request).accountId, request.params.project_id), requestLocale(request))
-        ).chapters,
+        chapters: (await extended(await studio.project(callerOf(request).accountId, request.params.project_id), request))
+          .chapters,
       }),
     );
 
@@ -248,8 +242,8 @@ export function studioRoutes(deps: StudioRoutesDeps): FastifyPluginAsyncZod {
         );
         const summaries = paragraphs.map((p) => ({ ...p, characters: [...p.text].length }));
         return {
-          ...chapterOut(chapter, summaries, project, await converting(project)),
-          content: { blocks: paragraphs.map((p) => blockOut(p, project)) },
+          ...chapterOut(chapter, summaries, project, await viewOf(project, request)),
+          content: { blocks: paragraphs.map((p) => blockOut(p, project, requestLocale(request))) },
         };
       },
     );
@@ -276,7 +270,7 @@ export function studioRoutes(deps: StudioRoutesDeps): FastifyPluginAsyncZod {
           request.params.paragraph_id,
           request.body,
         );
-        return blockOut(paragraph, project);
+        return blockOut(paragraph, project, requestLocale(request));
       },
     );
 
@@ -300,7 +294,7 @@ export function studioRoutes(deps: StudioRoutesDeps): FastifyPluginAsyncZod {
             request.body.speaker,
             request.body.voice_id,
           ),
-          requestLocale(request),
+          request,
         ),
     );
   };

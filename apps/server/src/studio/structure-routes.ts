@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ErrorBody, STUDIO_LIMITS, StudioBlock, StudioChapter, StudioDeleted, StudioParagraphEdit } from '@polyvox/contracts';
 import { callerOf } from '../http/auth.js';
+import { requestLocale } from '../http/locale.js';
 import { blockOut, chapterOut } from './shapes.js';
 import type { StudioStructure } from './structure.js';
 
@@ -38,7 +39,8 @@ export function studioStructureRoutes(deps: { structure: StudioStructure }): Fas
       async (request) => {
         const { accountId } = callerOf(request);
         const chapter = await structure.addChapter(accountId, request.params.project_id, request.body.name);
-        return { chapter: chapterOut(chapter, [], await structure.projectOf(accountId, request.params.project_id)) };
+        const project = await structure.projectOf(accountId, request.params.project_id);
+        return { chapter: chapterOut(chapter, [], project, { locale: requestLocale(request) }) };
       },
     );
 
@@ -99,7 +101,7 @@ export function studioStructureRoutes(deps: { structure: StudioStructure }): Fas
           chapter_id,
           request.body,
         );
-        return blockOut(paragraph, project);
+        return blockOut(paragraph, project, requestLocale(request));
       },
     );
 
@@ -142,7 +144,7 @@ export function studioStructureRoutes(deps: { structure: StudioStructure }): Fas
           request.body.position,
           request.body.chapter_id,
         );
-        return blockOut(paragraph, project);
+        return blockOut(paragraph, project, requestLocale(request));
       },
     );
   };

@@ -180,7 +180,7 @@ describe.each(DIALECTS)('moderation on dialogue, Studio and cloning (%s)', (dial
     expect(await atRest()).toBeLessThan(before);
   });
 
-  it('Studio: a paragraph refused as it is spoken (a dictionary’s alias) fails the job visibly, the ones before it kept', async () => {
+  it('Studio: a paragraph refused as it is spoken (a dictionary’s alias) fails the job visibly, the others spoken', async () => {
     const dict = await c.post('/v1/pronunciation-dictionaries/add-from-rules', {
       name: 'studio-moderated',
       rules: [{ type: 'alias', string_to_replace: 'FLG', alias: '法轮功' }],
@@ -203,12 +203,13 @@ describe.each(DIALECTS)('moderation on dialogue, Studio and cloning (%s)', (dial
     const zh = new Client(t.url, 'zh-CN');
     zh.sid = c.sid;
     const seen = (await zh.get(`/v1/studio/projects/${id}`)).body;
-    expect(seen.last_conversion_error).toEqual({
+    expect(seen.conversion_error).toEqual({
+      job_id: jobId,
       code: 'CONTENT_REFUSED',
       message: '该内容无法在本服务合成，未扣除任何额度',
-      at: expect.any(String),
+      paragraphs_failed: 1,
     });
-    // The paragraph before it spoken and charged; the refused one and the one after it not.
+    // The paragraphs around it spoken and charged; the refused one not.
     const rows = await t.ctx.db.kysely
       .selectFrom('studio_paragraphs')
       .select(['id', 'audio_key', 'pending_charge'])
@@ -216,12 +217,12 @@ describe.each(DIALECTS)('moderation on dialogue, Studio and cloning (%s)', (dial
       .orderBy('position')
       .execute();
     expect(rows.map((r) => r.id)).toEqual(paragraphs.map((p) => p.id));
-    expect(rows.map((r) => r.audio_key !== null)).toEqual([true, false, false]);
+    expect(rows.map((r) => r.audio_key !== null)).toEqual([true, false, true]);
     expect(rows.every((r) => r.pending_charge === null)).toBe(true);
     const shown = (await c.get(`/v1/studio/projects/${id}`)).body;
     expect(shown.state).toBe('default');
     expect(shown.can_be_downloaded).toBe(false);
-    expect(shown.last_conversion_error.message).toBe('This text cannot be spoken on this service; nothing was charged');
+    expect(shown.conversion_error.message).toBe('This text cannot be spoken on this service; nothing was charged');
     const after = await atRest();
     expect(after).toBeLessThan(before);
     const holds = await t.ctx.db.kysely
@@ -230,11 +231,11 @@ describe.each(DIALECTS)('moderation on dialogue, Studio and cloning (%s)', (dial
       .where('account_id', '=', accountId)
       .where('created_at', '>=', (await job()).created_at)
       .execute();
-    expect(holds.map((h) => h.status)).toEqual(['settled']);
+    expect(holds.map((h) => h.status)).toEqual(['settled', 'settled']);
     const [hit] = (await hitsOf(accountId, 'studio')).filter((h) => h.text.includes('法轮功'));
     expect(hit).toMatchObject({ source: 'words', category: 'political' });
 
-    // The paragraph edited, a conversion speaks what is left and the project no longer shows the failure.
+    // The paragraph edited, a conversion speaks it and the project no longer shows the failure.
     const edited = await c.request('PATCH', `/v1/studio/projects/${id}/paragraphs/${paragraphs[1]!.id}`, {
       text: 'They talked about the weather.',
     });
@@ -244,7 +245,7 @@ describe.each(DIALECTS)('moderation on dialogue, Studio and cloning (%s)', (dial
     expect(await within(async () => (await c.get(`/v1/studio/projects/${id}`)).body.can_be_downloaded === true, 120_000)).toBe(
       true,
     );
-    expect((await c.get(`/v1/studio/projects/${id}`)).body.last_conversion_error).toBeNull();
+    expect((await c.get(`/v1/studio/projects/${id}`)).body.conversion_error).toBeUndefined();
   });
 
   it('cloning fails closed by default when the provider does not answer; the refusals kept as hits', async () => {

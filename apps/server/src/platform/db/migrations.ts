@@ -1105,6 +1105,13 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('history_items_created').on('history_items').columns(['created_at']).execute();
     },
   },
+  '0031_studio_failures': {
+    async up(db: Kysely<unknown>) {
+      // Why a paragraph's last conversion failed (JSON {code, params, hash}: an error code of the contract and the
+      // content hash it failed on), shown until the paragraph converts or changes; cleared by its next audio.
+      await db.schema.alterTable('studio_paragraphs').addColumn('conversion_error', 'text').execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

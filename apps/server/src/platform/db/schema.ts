@@ -879,6 +879,8 @@ export interface StudioParagraphsTable {
   words?: string | null;
   /** JSON of a conversion's open charge (studio/convert.ts): closed when the job runs again. */
   pending_charge?: string | null;
+  /** JSON {code, params, hash} of its last failed conversion (migration 0031); null once it converts. */
+  conversion_error?: string | null;
 }
 
 /** A snapshot of a finished conversion (migration 0027): the project's (chapter_id null) or a chapter's. */

@@ -225,21 +225,6 @@ export class SynthesisJobs {
     return rows.map((r) => toJob(r, r.status === 'running' ? this.runner.progress(r.id) : undefined));
   }
 
-  /** The account's newest jobs of a kind whose request contains `needle`, whatever their status (newest first). */
-  async newest(kind: string, accountId: string, needle: string, limit: number): Promise<Job[]> {
-    const rows = await this.db
-      .selectFrom('synthesis_jobs')
-      .selectAll()
-      .where('kind', '=', kind)
-      .where('account_id', '=', accountId)
-      .where('request', 'like', `%${needle}%`)
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(limit)
-      .execute();
-    return rows.map((r) => toJob(r, r.status === 'running' ? this.runner.progress(r.id) : undefined));
-  }
-
   /**
    * Background rounds (see `DatabaseJobRunner.startRounds`): heartbeats, settling jobs a dead process finished but
    * did not settle, and (embedded) taking over stale ones. Returns the stop function.

@@ -6,6 +6,7 @@ import type { ElevenLabsFormat, VoiceSettings } from '../output/formats.js';
 import { DEFAULT_SCHEDULE, TextBuffer, type ClientMessage } from './protocol.js';
 import type { SynthesisService } from '../service.js';
 import type { Charge, ResolvedVoice } from '../types.js';
+import type { RealtimeHistory } from './history.js';
 
 /** What the session needs of its socket; the route adapts a `ws` socket to it. */
 export interface RealtimeSocket {
@@ -40,6 +41,8 @@ export interface RealtimeSessionOptions {
   /** The plan's longest text: what one context may hold unspoken. */
   maxTextLength: number;
   log: { info(obj: object, msg: string): void; error(obj: object, msg: string): void };
+  /** Where each context's delivered audio is kept as a History item (none: nothing is kept). */
+  history?: RealtimeHistory;
 }
 
 /** The context of a `stream-input` socket, which names none. */

@@ -10,6 +10,10 @@ carry the key (\`xi_api_key\`, or \`authorization\` as \`Bearer pvx_…\`), as E
 message without one is answered \`UNAUTHENTICATED\` and the socket closed. The socket counts as one request in flight
 for the key's concurrency for as long as it is open.
 
+History: each context that delivered audio (the one of \`stream-input\`, each of \`multi-stream-input\`) is an item of
+\`GET /v1/history\` once it ends: the text its audio messages spoke, the credits they were charged, and the audio exactly
+as its messages carried it (\`GET /v1/history/{id}/audio\`). Text never spoken leaves nothing.
+
 Query: \`output_format\` (any of ElevenLabs' formats, default \`mp3_44100_128\`), \`language_code\`,
 \`inactivity_timeout\` (seconds, 1 to 180, default 20: no message for that long while nothing is being spoken closes
 the socket; on \`multi-stream-input\`, each context alone), \`auto_mode\` (\`true\`: speak each sentence as soon as it ends instead of following the schedule),

@@ -106,8 +106,9 @@ export class PieceSpeaker {
       for (const [k, part] of parts.entries()) {
         if (this.line.done || work.signal.aborted) throw new Error('socket closed');
         const head = k === 0 && this.wavRate !== null && !ctx.headed ? this.wavHead(mark.record) : null;
+        const sent = head ? Buffer.concat([head, part.audio]) : part.audio;
         await this.line.send({
-          audio: b64(head ? Buffer.concat([head, part.audio]) : part.audio),
+          audio: b64(sent),
           isFinal: false,
           normalizedAlignment: aligned ? spelled(part.normalizedAlignment) : null,
           alignment: aligned ? spelled(part.alignment) : null,
@@ -120,21 +121,36 @@ export class PieceSpeaker {
         written += 1;
         paid += characters[k]!;
         if (head) ctx.headed = true;
+        // The bytes as they left, for the context's History item.
+        await this.o.history?.written(ctx, sent, prepared, contentType);
       }
     } catch (e) {
-      await this.settleWritten(work, prepared, written, paid);
+      const counted = await this.settleWritten(work, prepared, written, paid);
+      if (counted) this.o.history?.paid(ctx, Array.from(text).slice(0, paid).join(''), counted.characters, counted.amount);
       throw e;
     }
     await work.settle();
+    this.o.history?.paid(ctx, text, prepared.characters, prepared.credits);
   }
 
   /**
    * A piece cut short (the socket dropped, or the client stopped reading): the characters of the messages written are
    * charged (at least the minimum, once any was), and the rest of the hold returns; nothing written, all of it does.
+   * Answers what was charged (null: nothing).
    */
-  private async settleWritten(work: HeldWork, prepared: Prepared, written: number, characters: number): Promise<void> {
-    if (written === 0) return work.release(this.line.done ? 'socket closed before the audio was out' : 'not delivered');
+  private async settleWritten(
+    work: HeldWork,
+    prepared: Prepared,
+    written: number,
+    characters: number,
+  ): Promise<{ amount: number; characters: number } | null> {
+    if (written === 0) {
+      await work.release(this.line.done ? 'socket closed before the audio was out' : 'not delivered');
+      return null;
+    }
     const counted = Math.max(MIN_PIECE_CHARACTERS, Math.min(prepared.characters, characters));
-    await work.settle({ amount: this.o.synthesis.price(prepared, counted), characters: counted });
+    const part = { amount: Math.min(this.o.synthesis.price(prepared, counted), prepared.credits), characters: counted };
+    await work.settle(part);
+    return part;
   }
 }

@@ -17,6 +17,9 @@ import type { Config } from '../../platform/config.js';
 import { chargeOf } from '../route-helpers.js';
 import type { SynthesisService } from '../service.js';
 import type { AccountSockets } from './account-sockets.js';
+import { settingsOf, type HistoryRecorder } from '../../history/types.js';
+import { routeOf } from '../history-entry.js';
+import { RealtimeHistory } from './history.js';
 
 export interface RealtimeRoutesDeps {
   synthesis: Pick<SynthesisService, 'prepareFor' | 'render' | 'price' | 'rulesOf' | 'track'>;
@@ -28,6 +31,8 @@ export interface RealtimeRoutesDeps {
   config: Pick<Config, 'REALTIME_MAX_UNSENT_BYTES' | 'REALTIME_SEND_TIMEOUT_SECONDS'>;
   /** The open sockets by account: a disabled account's are closed (account-sockets.ts). */
   realtimeSockets: AccountSockets;
+  /** Where each context's delivered audio is kept (an item per context). */
+  history: HistoryRecorder;
 }
 
 /** The key a first message carries: ElevenLabs' `xi_api_key`, or `authorization` as a Bearer key. */
@@ -227,6 +232,16 @@ export function realtimeRoutes(deps: RealtimeRoutesDeps): FastifyPluginAsyncZod 
         // An account disabled while the socket is open has it closed, told why (its holds released as it closes).
         const forget = deps.realtimeSockets.add(caller.accountId, (error) => refuse(error));
         socket.once('close', forget);
+        const charge = chargeOf(caller, 'api');
+        const outputFormat = query.output_format ?? 'mp3_44100_128';
+        const history = new RealtimeHistory(deps.history, {
+          accountId: charge.accountId,
+          apiKeyId: charge.apiKeyId ?? null,
+          requestId: request.id,
+          route: routeOf(request),
+          settings: settingsOf({ ...query, output_format: outputFormat }),
+          outputFormat,
+        });
         session = new RealtimeSession({
           synthesis: deps.synthesis,
           provenance: deps.provenance,
@@ -234,8 +249,8 @@ export function realtimeRoutes(deps: RealtimeRoutesDeps): FastifyPluginAsyncZod 
           multi,
           voice,
           voiceId,
-          charge: chargeOf(caller, 'api'),
-          format: elevenLabsFormat(query.output_format ?? 'mp3_44100_128')!,
+          charge,
+          format: elevenLabsFormat(outputFormat)!,
           ...(query.language_code ? { language: query.language_code } : {}),
           autoMode: query.auto_mode ?? false,
           syncAlignment: query.sync_alignment ?? false,
@@ -244,6 +259,7 @@ export function realtimeRoutes(deps: RealtimeRoutesDeps): FastifyPluginAsyncZod 
           requestId: request.id,
           maxTextLength,
           log: request.log,
+          history,
         });
         for (const [data, isBinary] of early.splice(0)) guarded(() => session!.onMessage(data, isBinary));
       })().catch(refuse);

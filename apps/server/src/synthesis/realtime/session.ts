@@ -70,6 +70,8 @@ export class RealtimeSession {
     for (const ctx of this.draining) this.quiet(ctx);
     this.done = true;
     this.stop.abort(new Error('socket closed'));
+    // Each context that delivered audio leaves its History item, once its pieces have settled.
+    this.o.history?.endAll();
   }
 
   private handle(m: ClientMessage): void {
@@ -193,6 +195,7 @@ export class RealtimeSession {
     });
     // However it ends (spoken, failed, the socket gone), it drains no more.
     void ctx.tail.finally(() => this.draining.delete(ctx));
+    this.o.history?.end(ctx);
   }
 
   /** Resolves once every context's pieces (and its `isFinal`) are out. */
@@ -211,6 +214,8 @@ export class RealtimeSession {
     ctx.failed = true;
     ctx.buffer.clear();
     this.quiet(ctx);
+    // What it delivered before it failed is kept as its History item.
+    this.o.history?.end(ctx);
     const error = this.appError(e);
     // A client that does not read stops the whole socket: its other contexts could not be read either.
     if (!this.o.multi || FATAL.has(error.code) || isUnread(error)) return this.fatal(error);

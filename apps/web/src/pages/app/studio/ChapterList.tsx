@@ -60,6 +60,11 @@ export function ChapterList({ project, selected, onSelect, structure, onMissing 
                 <Text size="xs" c="dimmed" truncate>
                   {t('studio.chapterProgress', counts)}
                 </Text>
+                {c.failed_paragraphs && (
+                  <Text size="xs" c="red.9" truncate data-testid="chapter-failed" data-count={c.failed_paragraphs.length}>
+                    {t('studio.chapterFailed', { count: c.failed_paragraphs.length })}
+                  </Text>
+                )}
                 <Progress value={chapterPercent(c)} size="xs" mt={4} animated={c.state === 'converting'} aria-label={c.name} />
               </UnstyledButton>
               <Menu position="bottom-end" withinPortal>

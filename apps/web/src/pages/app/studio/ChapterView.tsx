@@ -1,7 +1,8 @@
-import { Group, Paper, Skeleton, Stack, Text, Title } from '@mantine/core';
+import { Alert, Button, Group, Paper, Skeleton, Stack, Text, Title } from '@mantine/core';
+import { IconAlertTriangle, IconRefresh } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { LoadError } from '../../../components/LoadError';
-import { addParagraph, moveParagraph, removeParagraph, type ProjectDetail } from '../../../studio/api';
+import { addParagraph, convertChapter, moveParagraph, removeParagraph, type ProjectDetail } from '../../../studio/api';
 import { ParagraphCard } from './ParagraphCard';
 import { useChapter, useStudioChange } from './queries';
 import type { useParagraphAudio } from './useParagraphAudio';
@@ -26,6 +27,7 @@ export function ChapterView({ project, chapterId, converting, audio, structure, 
   );
   const remove = useStudioChange((paragraphId: string) => removeParagraph(id, paragraphId), onMissing);
   const move = useStudioChange((a: { paragraphId: string; to: number }) => moveParagraph(id, a.paragraphId, a.to), onMissing);
+  const retry = useStudioChange(() => convertChapter(id, chapterId));
 
   if (chapter.isLoading) return <Skeleton h={200} />;
   if (!chapter.data)
@@ -33,6 +35,7 @@ export function ChapterView({ project, chapterId, converting, audio, structure, 
       <LoadError error={chapter.error} onRetry={() => void chapter.refetch()} retrying={chapter.isFetching} what="chapter" />
     );
   const blocks = chapter.data.content.blocks;
+  const failed = chapter.data.failed_paragraphs ?? [];
   return (
     <Stack gap="sm" data-testid="chapter-view" data-chapter-id={chapterId} data-count={blocks.length}>
       <Group justify="space-between" wrap="wrap" gap="xs">
@@ -43,6 +46,36 @@ export function ChapterView({ project, chapterId, converting, audio, structure, 
           {t('studio.paragraphs', { count: blocks.length })}
         </Text>
       </Group>
+      {failed.length > 0 && (
+        <Alert
+          color="red"
+          variant="light"
+          icon={<IconAlertTriangle size={18} />}
+          title={t('studio.chapterFailed', { count: failed.length })}
+          data-testid="chapter-error"
+          data-count={failed.length}
+        >
+          <Stack gap="xs">
+            <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
+              {failed[0]!.message}
+            </Text>
+            <Group>
+              <Button
+                size="xs"
+                variant="light"
+                color="red"
+                leftSection={<IconRefresh size={14} />}
+                onClick={() => retry.mutate(undefined)}
+                loading={retry.isPending}
+                disabled={converting}
+                data-testid="chapter-retry"
+              >
+                {t('studio.retryChapter')}
+              </Button>
+            </Group>
+          </Stack>
+        </Alert>
+      )}
       {blocks.length === 0 && (
         <Paper withBorder radius="md" p="md">
           <Text size="sm" c="dimmed">

@@ -36,6 +36,7 @@ export function ConvertPanel({ project, chapterId, estimate, converting }: Props
   );
   const started = { onSuccess: () => notifySuccess(t('studio.convertStarted')) };
   const price = estimate.data;
+  const failure = project.conversion_error;
 
   return (
     <Paper withBorder radius="md" p="md" data-testid="convert-panel" data-available={available}>
@@ -46,6 +47,41 @@ export function ConvertPanel({ project, chapterId, estimate, converting }: Props
         <StateBadge state={project.state} />
       </Group>
       <Stack gap="xs">
+        {failure && !converting && (
+          <Alert
+            color="red"
+            variant="light"
+            p="xs"
+            icon={<IconAlertTriangle size={16} />}
+            title={t('studio.failedTitle')}
+            data-testid="project-error"
+            data-code={failure.code}
+            data-failed={failure.paragraphs_failed}
+          >
+            <Stack gap={6}>
+              <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
+                {failure.message}
+              </Text>
+              {failure.paragraphs_failed > 0 && (
+                <Text size="xs">{t('studio.failedParagraphs', { count: failure.paragraphs_failed })}</Text>
+              )}
+              <Group>
+                <Button
+                  size="xs"
+                  variant="light"
+                  color="red"
+                  leftSection={<IconRefresh size={14} />}
+                  onClick={() => all.mutate(undefined, started)}
+                  loading={all.isPending}
+                  disabled={!available}
+                  data-testid="project-retry"
+                >
+                  {t('studio.retryProject')}
+                </Button>
+              </Group>
+            </Stack>
+          </Alert>
+        )}
         <div>
           <Text size="xs" c="dimmed">
             {t('studio.estimate')}
@@ -94,19 +130,6 @@ export function ConvertPanel({ project, chapterId, estimate, converting }: Props
         >
           {t('studio.convertChapter')}
         </Button>
-        {project.last_conversion_error && !converting && (
-          <Alert
-            color="red"
-            variant="light"
-            p="xs"
-            icon={<IconAlertTriangle size={16} />}
-            title={t('studio.conversionFailed')}
-            data-testid="convert-failed"
-            data-code={project.last_conversion_error.code}
-          >
-            <Text size="xs">{project.last_conversion_error.message}</Text>
-          </Alert>
-        )}
         <Text size="xs" c="dimmed" data-testid={available ? 'convert-note' : 'convert-later'}>
           {available ? t('studio.unchangedSkipped') : t('studio.convertLater')}
         </Text>

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
-import { ActionIcon, Badge, Group, Menu, NumberInput, Paper, Stack, Text, Textarea, Tooltip } from '@mantine/core';
+import { ActionIcon, Alert, Badge, Button, Group, Menu, NumberInput, Paper, Stack, Text, Textarea, Tooltip } from '@mantine/core';
 import {
+  IconAlertTriangle,
   IconArrowDown,
   IconArrowUp,
   IconDots,
@@ -59,6 +60,7 @@ export function ParagraphCard(props: Props) {
       data-speaker={p.speaker}
       data-voice-id={voiceId}
       data-converted={p.converted}
+      data-failed={p.conversion_error?.code ?? ''}
       style={playingThis ? { borderColor: 'var(--mantine-color-violet-5)' } : undefined}
     >
       <Stack gap={6}>
@@ -155,6 +157,34 @@ export function ParagraphCard(props: Props) {
             </Menu>
           </Group>
         </Group>
+        {p.conversion_error && (
+          <Alert
+            color="red"
+            variant="light"
+            p="xs"
+            icon={<IconAlertTriangle size={16} />}
+            data-testid="paragraph-error"
+            data-code={p.conversion_error.code}
+          >
+            <Group justify="space-between" wrap="wrap" gap="xs">
+              <Text size="sm" style={{ overflowWrap: 'anywhere', flex: 1, minWidth: 160 }}>
+                {t('studio.paragraphFailed', { message: p.conversion_error.message })}
+              </Text>
+              <Button
+                size="compact-sm"
+                variant="light"
+                color="red"
+                leftSection={<IconRefresh size={14} />}
+                onClick={() => void audio.play(p, n, true)}
+                loading={loading}
+                disabled={!audio.available}
+                data-testid="paragraph-retry"
+              >
+                {t('studio.retryParagraph')}
+              </Button>
+            </Group>
+          </Alert>
+        )}
         <Textarea
           autosize
           minRows={1}

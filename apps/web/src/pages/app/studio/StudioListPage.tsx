@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { ActionIcon, Anchor, Badge, Button, Group, Modal, Paper, Skeleton, Stack, Text } from '@mantine/core';
+import { ActionIcon, Anchor, Badge, Button, Group, Modal, Paper, Progress, Skeleton, Stack, Text } from '@mantine/core';
 import { useQueries } from '@tanstack/react-query';
 import { IconBooks, IconPlus, IconTrash } from '@tabler/icons-react';
 import { Link, useNavigate } from 'react-router-dom';
@@ -117,6 +117,8 @@ function ProjectRow({
   const { t } = useTranslation();
   const { ui } = useLocaleChoice();
   const created = formatDate(new Date(p.create_date_unix * 1000).toISOString(), ui);
+  const busy = p.state === 'converting' || p.state === 'in_queue';
+  const percent = Math.round(Math.min(1, Math.max(0, p.conversion_progress ?? 0)) * 100);
   return (
     <Paper
       withBorder
@@ -127,6 +129,7 @@ function ProjectRow({
       data-name={p.name}
       data-state={p.state}
       data-chapters={chapters ?? ''}
+      data-progress={busy ? percent : ''}
     >
       <Group justify="space-between" wrap="nowrap" gap="sm">
         <Stack gap={4} style={{ minWidth: 0 }}>
@@ -150,6 +153,14 @@ function ProjectRow({
               </Text>
             )}
           </Group>
+          {busy && (
+            <Group gap="xs" wrap="nowrap" data-testid="project-progress">
+              <Progress value={percent} size="sm" animated style={{ flex: 1, minWidth: 80 }} aria-label={p.name} />
+              <Text size="xs" c="dimmed">
+                {t('studio.listProgress', { percent })}
+              </Text>
+            </Group>
+          )}
         </Stack>
         <ActionIcon
           variant="subtle"

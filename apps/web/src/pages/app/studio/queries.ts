@@ -36,7 +36,13 @@ export function useRefreshAfterConversion(converting: boolean): void {
 }
 
 export function useProjects() {
-  return useQuery({ queryKey: [STUDIO_KEY, 'list'], queryFn: ({ signal }) => listProjects(signal) });
+  return useQuery({
+    queryKey: [STUDIO_KEY, 'list'],
+    queryFn: ({ signal }) => listProjects(signal),
+    // A project queued or converting says so, with its progress: asked again until none is.
+    refetchInterval: (query) =>
+      query.state.data?.some((p) => p.state === 'converting' || p.state === 'in_queue') ? POLL_MS : false,
+  });
 }
 
 export function useProject(id: string | undefined) {

@@ -37,7 +37,11 @@ export function useParagraphAudio(projectId: string) {
       }
     } catch (e) {
       if (isMissingRoute(e)) setAvailable(false);
-      else notifyError(e);
+      else {
+        notifyError(e);
+        // A failure is kept on the paragraph (its error and retry shown): the chapter and project are read again.
+        void client.invalidateQueries({ queryKey: [STUDIO_KEY] });
+      }
     } finally {
       setLoadingId(null);
     }
