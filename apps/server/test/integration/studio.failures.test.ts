@@ -7,8 +7,11 @@ import { within } from '../support/leave.js';
 
 const NARRATOR = 'voice_espeak.en-us';
 const ANNA = 'voice_espeak.de';
-/** Anna's line is refused by moderation when it is spoken (a project holds any text; speaking it is what is checked). */
-const TEXT = '# One\n\nIt was late.\n\nAnna: Oh shit, come in.\n\n# Two\n\nThe door closed.';
+/**
+ * Anna's line passes as written (a conversion reviews its paragraphs before it starts) but is refused by moderation as
+ * it is spoken: the project's pronunciation dictionary turns "Blimey" into a word the built-in list refuses.
+ */
+const TEXT = '# One\n\nIt was late.\n\nAnna: Oh Blimey, come in.\n\n# Two\n\nThe door closed.';
 
 interface Chapter {
   chapter_id: string;
@@ -24,6 +27,7 @@ describe.each(DIALECTS)('Studio conversion failures and state (%s)', (dialect) =
   let c: Client;
   let zh: Client;
   let accountId: string;
+  let locator: string;
   beforeAll(async () => {
     const app = await keyedApp(dialect, 2000, 'failures');
     t = app.t;
@@ -33,6 +37,12 @@ describe.each(DIALECTS)('Studio conversion failures and state (%s)', (dialect) =
     accountId = (
       await t.ctx.db.kysely.selectFrom('api_keys').select('account_id').where('id', '=', app.key.id).executeTakeFirstOrThrow()
     ).account_id;
+    const dict = await c.post('/v1/pronunciation-dictionaries/add-from-rules', {
+      name: 'failures',
+      rules: [{ type: 'alias', string_to_replace: 'Blimey', alias: 'shit' }],
+    });
+    expect(dict.status, JSON.stringify(dict.body)).toBe(200);
+    locator = JSON.stringify({ pronunciation_dictionary_id: dict.body.id, version_id: dict.body.version_id });
   });
   afterAll(async () => {
     await t.close();
@@ -64,6 +74,7 @@ describe.each(DIALECTS)('Studio conversion failures and state (%s)', (dialect) =
       text,
       text_format: 'markdown',
       default_paragraph_voice_id: NARRATOR,
+      pronunciation_dictionary_locators: [locator],
     });
     expect(made.status, JSON.stringify(made.body)).toBe(200);
     expect(made.body.project.state).toBe('default');
@@ -90,7 +101,9 @@ describe.each(DIALECTS)('Studio conversion failures and state (%s)', (dialect) =
     // Partly failed: the others were spoken; the job fails with the failed paragraph's error.
     expect(job.status).toBe('failed');
     expect(job.error_code).toBe('CONTENT_REFUSED');
-    expect(Number(job.progress_done)).toBe(3);
+    // Its progress: the paragraphs it had to speak, and those that have their audio now.
+    expect(Number(job.progress_total)).toBe(3);
+    expect(Number(job.progress_done)).toBe(2);
 
     const project = (await zh.get(`/v1/studio/projects/${id}`)).body;
     expect(project.state).toBe('default');

@@ -184,8 +184,9 @@ export class SynthesisJobs {
         opts.signal.throwIfAborted();
         const rows = await this.runner.parts(parentId);
         const ended = rows.filter((r) => !ACTIVE.includes(r.status as (typeof ACTIVE)[number]));
-        // A part that failed or was cancelled ends the group (its run cancels the others).
-        if (ended.length === rows.length || ended.some((r) => r.status !== 'succeeded')) return rows.map((r) => toJob(r));
+        // The group ends when every part has; a part cancelled ends it at once (its run cancels the others). A part that
+        // failed does not stop the others: its paragraphs say why, the other chapters are still spoken.
+        if (ended.length === rows.length || ended.some((r) => r.status === 'cancelled')) return rows.map((r) => toJob(r));
         for (const row of rows) {
           if (here.size >= opts.width) break;
           if (here.has(row.id) || !ACTIVE.includes(row.status as (typeof ACTIVE)[number])) continue;
