@@ -1,6 +1,7 @@
 /**
- * Studio conversion (`npx tsx bench/run.ts --only studio`): a ~100,000-character book (fixtures/studio/printing.md)
- * with three voices on the built-in engines (eSpeak NG for the narrator, Flite's two for the readers), converted by
+ * Studio conversion (`npx tsx bench/run.ts --only studio`): a 100,961-character public-domain book
+ * (fixtures/studio/annual-messages.md: Washington's and Adams's annual messages to Congress) with three voices on the
+ * built-in engines (eSpeak NG for the narrator, Flite's two for the two presidents), converted by
  * one worker process and by two, on PostgreSQL and Redis behind one API process (ROLE=api), as bench/scale.ts runs
  * them. The whole project is converted at once (`POST …/convert`: a part per chapter, which the workers share). Rows:
  * wall time from the convert to the last chapter done, the audio made, the real-time factor (wall / audio), the
@@ -20,7 +21,7 @@ import { median } from './stats.js';
 const root = path.resolve(import.meta.dirname, '..');
 const PG_ADMIN = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-const VOICES = { narrator: 'voice_espeak.en-us', Anna: 'voice_flite.slt', Tom: 'voice_flite.kal' };
+const VOICES = { narrator: 'voice_espeak.en-us', Washington: 'voice_flite.kal', Adams: 'voice_flite.slt' };
 const REGENERATIONS = 11;
 const SHORT_CHAPTERS = 4;
 
@@ -63,7 +64,7 @@ async function project(api: string, sid: string, text: string, name: string) {
     default_paragraph_voice_id: VOICES.narrator,
   });
   const id = made.project.project_id as string;
-  for (const speaker of ['Anna', 'Tom'] as const)
+  for (const speaker of ['Washington', 'Adams'] as const)
     await call(`${api}/v1/studio/projects/${id}/speakers`, sid, 'PUT', { speaker, voice_id: VOICES[speaker] });
   const got = await call(`${api}/v1/studio/projects/${id}`, sid, 'GET');
   return { id, chapters: (got.chapters as { chapter_id: string }[]).map((c) => c.chapter_id) };
@@ -97,7 +98,7 @@ async function convert(api: string, sid: string, db: pg.Client, p: { id: string;
 
 export async function studioRows(): Promise<ScaleRow[]> {
   if (!serverBuildIsCurrent()) await buildServer({ quiet: true });
-  const book = await fs.readFile(path.join(root, 'fixtures/studio/printing.md'), 'utf8');
+  const book = await fs.readFile(path.join(root, 'fixtures/studio/annual-messages.md'), 'utf8');
   const short = Number(process.env.STUDIO_BENCH_CHARS ?? 0);
   const text = short > 0 ? shortBook(book, short) : book;
   const name = `polyvox_bench_studio_${process.pid}`;
