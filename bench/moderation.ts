@@ -57,6 +57,22 @@ export async function moderationRows(): Promise<BenchRow[]> {
     target: '0',
     pass: wrong.length === 0,
   });
+  // A real book read aloud: the paragraphs of the Studio's public-domain fixture (two presidents' annual messages of
+  // the 1790s, whose words are older than today's slurs: "may retard them" once was refused).
+  const book = (await fs.readFile(path.join(import.meta.dirname, '../fixtures/studio/annual-messages.md'), 'utf8'))
+    .split(/\n\n+/)
+    .map((p) => p.replace(/^#+ /, '').trim())
+    .filter(Boolean);
+  const bookRefused: string[] = [];
+  for (const p of book) if (await refused(moderation, p)) bookRefused.push(p);
+  if (bookRefused.length) console.log('refused paragraphs of the book:\n' + bookRefused.join('\n'));
+  rows.push({
+    metric: `refusal rate, ${book.length} paragraphs of a public-domain book (fixtures/studio/annual-messages.md)`,
+    value: (100 * bookRefused.length) / book.length,
+    unit: '%',
+    target: '0',
+    pass: bookRefused.length === 0,
+  });
   const prohibited = await lines('prohibited.txt');
   const missed: string[] = [];
   for (const s of prohibited) if (!(await refused(moderation, s))) missed.push(s);

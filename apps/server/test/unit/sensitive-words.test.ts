@@ -207,6 +207,9 @@ describe('the shipped sensitive-word list', () => {
     expect(words.find('Tell me about fellatio', 'all')).toBeNull();
     expect(words.find('人民日报报道', 'all')).toBeNull();
     expect(words.find('人民日报报道', 'names')?.category).toBe('officials');
+    // A slur that is also an old verb: refused as a name, spoken in a book (an annual message of 1794).
+    expect(words.find('Retarded', 'names')?.category).toBe('profanity');
+    expect(words.find('the season may retard them during the remainder of the year', 'all')).toBeNull();
   });
 
   it('reports the listed word it found', () => {
