@@ -1,3 +1,4 @@
+import { SID_KEY } from '../lib/browser';
 import type { Page } from '@playwright/test';
 import { ensureSignedIn } from '../lib/account';
 import { assert, assertEqual } from '../lib/assert';
@@ -186,11 +187,30 @@ export function studioTests(): void {
     await env.ui.goto('/app/studio');
     await env.ui.chooseLanguage('en');
     await page.getByTestId('studio-page').waitFor();
-    await page.getByTestId('studio-create').click();
-    await page.getByTestId('studio-create-name').fill(`Refused ${Date.now()}`);
-    // The second paragraph is refused when it is spoken (moderation): a project holds any text.
-    await page.getByTestId('studio-create-text').fill('# One\n\nFirst words.\n\nOh shit, come in.\n\n# Two\n\nSecond words.');
-    await page.getByTestId('studio-create-submit').click();
+    // The second paragraph passes as written (a conversion reviews the written paragraphs before it starts) and is
+    // refused as it is spoken: the project's pronunciation dictionary turns "Blimey" into a word moderation refuses.
+    const sid = (await page.evaluate((k) => localStorage.getItem(k), SID_KEY)) ?? '';
+    const api = async (path: string, body: unknown) => {
+      const res = await fetch(`${env.server.baseUrl}${path}`, {
+        method: 'POST',
+        headers: { 'x-sid': sid, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      assertEqual(res.status, 200, `POST ${path}`);
+      return (await res.json()) as Record<string, any>;
+    };
+    const dict = await api('/v1/pronunciation-dictionaries/add-from-rules', {
+      name: `Refused ${Date.now()}`,
+      rules: [{ type: 'alias', string_to_replace: 'Blimey', alias: 'shit' }],
+    });
+    const made = await api('/v1/studio/projects', {
+      name: `Refused ${Date.now()}`,
+      text: '# One\n\nFirst words.\n\nOh Blimey, come in.\n\n# Two\n\nSecond words.',
+      text_format: 'markdown',
+      default_paragraph_voice_id: 'voice_espeak.en-us',
+      pronunciation_dictionary_locators: [JSON.stringify({ pronunciation_dictionary_id: dict.id, version_id: dict.version_id })],
+    });
+    await env.ui.goto(`/app/studio/${encodeURIComponent(made.project.project_id as string)}`);
     await page.getByTestId('project-page').waitFor();
     await page.locator('[data-testid="chapter-view"][data-count="2"]').waitFor();
     const panel = page.getByTestId('convert-panel');
