@@ -274,8 +274,19 @@ export class SynthesisJobs {
   async cancel(id: string, accountId: string): Promise<Job> {
     const job = await this.get(id, accountId);
     if (!ACTIVE.includes(job.status)) return job;
+    const row = await this.markCancelled(id);
+    if (row) {
+      await this.credits.release(row.hold_id, 'job cancelled');
+      await this.runner.stop(id, new AppError('INTERNAL', {}, { cause: new Error('job cancelled') }));
+      await this.layer.provider.cancel(synthesisJob.name, id);
+    }
+    return this.get(id, accountId);
+  }
+
+  /** Marks a queued or running job cancelled (kept as long as a finished one); its row's hold, or undefined if it had ended. */
+  private markCancelled(id: string): Promise<{ hold_id: string } | undefined> {
     const now = new Date();
-    const row = await this.db
+    return this.db
       .updateTable('synthesis_jobs')
       .set({
         status: 'cancelled',
@@ -286,12 +297,6 @@ export class SynthesisJobs {
       .where('status', 'in', ACTIVE)
       .returning(['hold_id'])
       .executeTakeFirst();
-    if (row) {
-      await this.credits.release(row.hold_id, 'job cancelled');
-      await this.runner.stop(id, new AppError('INTERNAL', {}, { cause: new Error('job cancelled') }));
-      await this.layer.provider.cancel(synthesisJob.name, id);
-    }
-    return this.get(id, accountId);
   }
 
   /** Cancels every queued or running job of the account (a disabled account), releasing their holds. */
@@ -311,19 +316,7 @@ export class SynthesisJobs {
 
   /** Stops a job of a kind whose row holds nothing (its run closes the holds it took), and its parts if a group. */
   private async cancelOwn(id: string): Promise<void> {
-    const now = new Date();
-    const row = await this.db
-      .updateTable('synthesis_jobs')
-      .set({
-        status: 'cancelled',
-        finished_at: now.toISOString(),
-        expires_at: new Date(now.getTime() + this.keepMs).toISOString(),
-      })
-      .where('id', '=', id)
-      .where('status', 'in', ACTIVE)
-      .returning('id')
-      .executeTakeFirst();
-    if (!row) return;
+    if (!(await this.markCancelled(id))) return;
     await this.runner.cancelParts(id);
     await this.runner.stop(id, new AppError('INTERNAL', {}, { cause: new Error('job cancelled') }));
     await this.layer.provider.cancel(studioConvertJob.name, id);
