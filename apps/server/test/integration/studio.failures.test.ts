@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { newId } from '../../src/platform/ids.js';
 import { DIALECTS, type TestApp } from '../support/app.js';
 import { Client } from '../support/client.js';
@@ -12,6 +14,38 @@ const ANNA = 'voice_espeak.de';
  * it is spoken: the project's pronunciation dictionary turns "Blimey" into a word the built-in list refuses.
  */
 const TEXT = '# One\n\nIt was late.\n\nAnna: Oh Blimey, come in.\n\n# Two\n\nThe door closed.';
+
+/**
+ * An OpenAI-compatible speech endpoint on its wire protocol (`POST /v1/audio/speech`, raw 24 kHz PCM): while `failing`,
+ * it answers 500 with OpenAI's error body, after the server has taken the paragraph's hold.
+ */
+async function remoteSpeech(): Promise<{ url: string; failing: boolean; calls: number; close(): Promise<void> }> {
+  const state = { failing: true, calls: 0 };
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => (body += d));
+    req.on('end', () => {
+      state.calls += 1;
+      if (state.failing) {
+        res.writeHead(500, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: { message: 'upstream overloaded', type: 'server_error', code: null } }));
+        return;
+      }
+      const input = String((JSON.parse(body) as { input?: string }).input ?? '');
+      // A 180 Hz tone, 60 ms a character, as signed 16-bit samples.
+      const samples = Math.round(24_000 * 0.06 * Math.max(8, input.length));
+      const pcm = Buffer.alloc(samples * 2);
+      for (let i = 0; i < samples; i++) pcm.writeInt16LE(Math.round(8000 * Math.sin((2 * Math.PI * 180 * i) / 24_000)), i * 2);
+      res.writeHead(200, { 'content-type': 'audio/pcm' });
+      res.end(pcm);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  return Object.assign(state, {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  });
+}
 
 interface Chapter {
   chapter_id: string;
@@ -28,8 +62,10 @@ describe.each(DIALECTS)('Studio conversion failures and state (%s)', (dialect) =
   let zh: Client;
   let accountId: string;
   let locator: string;
+  let upstream: Awaited<ReturnType<typeof remoteSpeech>>;
   beforeAll(async () => {
-    const app = await keyedApp(dialect, 2000, 'failures');
+    upstream = await remoteSpeech();
+    const app = await keyedApp(dialect, 2000, 'failures', { OPENAI_TTS_URL: upstream.url, OPENAI_TTS_KEY: 'sk-test' });
     t = app.t;
     c = app.c;
     zh = new Client(t.url, 'zh-CN');
@@ -46,6 +82,7 @@ describe.each(DIALECTS)('Studio conversion failures and state (%s)', (dialect) =
   });
   afterAll(async () => {
     await t.close();
+    await upstream.close();
   });
 
   const balance = async () =>
@@ -166,6 +203,55 @@ describe.each(DIALECTS)('Studio conversion failures and state (%s)', (dialect) =
       .where('id', '=', failedId)
       .executeTakeFirstOrThrow();
     expect(row.conversion_error).toBeNull();
+    expect(await ledgerSum()).toBe(await balance());
+    expect(await recordsSum()).toBe(await balance());
+  }, 300_000);
+
+  it('releases the hold of a paragraph its engine fails after it was taken, and charges it once when retried', async () => {
+    // Bob speaks through the remote provider, which fails: his paragraph's hold is taken, then released.
+    const id = await create('# One\n\nIt was late.\n\nBob: Come in, it is cold.\n\n# Two\n\nThe door closed.');
+    expect((await c.put(`/v1/studio/projects/${id}/speakers`, { speaker: 'Bob', voice_id: 'voice_openai.alloy' })).status).toBe(
+      200,
+    );
+    upstream.failing = true;
+    const callsBefore = upstream.calls;
+    const before = await balance();
+    const heldBefore = new Set((await holds()).map((h) => h.id));
+    const since = async (known: Set<string>) => (await holds()).filter((h) => !known.has(h.id));
+
+    const job = await convert(id);
+    expect(job.status).toBe('failed');
+    expect(upstream.calls).toBeGreaterThan(callsBefore);
+    const project = (await zh.get(`/v1/studio/projects/${id}`)).body;
+    expect(project.conversion_error).toMatchObject({ job_id: job.id, paragraphs_failed: 1 });
+    expect(project.conversion_error.message).toMatch(/[\u4e00-\u9fff]/);
+    // The provider's own words stay on the server.
+    expect(JSON.stringify(project)).not.toContain('upstream overloaded');
+    const [one, two] = project.chapters as Chapter[];
+    expect(two!.can_be_downloaded).toBe(true);
+    expect(one!.can_be_downloaded).toBe(false);
+    expect(one!.failed_paragraphs).toHaveLength(1);
+    const failedId = one!.failed_paragraphs![0]!.block_id;
+    expect(one!.failed_paragraphs![0]!.code).toBe(project.conversion_error.code);
+
+    // Three holds taken, one a paragraph: the failed one released, the two spoken settled; the balance moved by those two.
+    const taken = await since(heldBefore);
+    expect(taken.map((h) => h.status).sort()).toEqual(['released', 'settled', 'settled']);
+    const charged = taken.filter((h) => h.status === 'settled').reduce((s, h) => s + Number(h.amount), 0);
+    expect(await balance()).toBe(before - charged);
+    expect(await ledgerSum()).toBe(await balance());
+    expect(await recordsSum()).toBe(await balance());
+
+    // The provider is back: the paragraph alone is spoken again, charged once, and the book can be downloaded.
+    upstream.failing = false;
+    const retry = await c.post(`/v1/studio/projects/${id}/paragraphs/${failedId}/convert`);
+    expect(retry.status, JSON.stringify(retry.body)).toBe(200);
+    const retried = await since(new Set([...heldBefore, ...taken.map((h) => h.id)]));
+    expect(retried.map((h) => h.status)).toEqual(['settled']);
+    expect(await balance()).toBe(before - charged - Number(retried[0]!.amount));
+    const fixed = (await c.get(`/v1/studio/projects/${id}`)).body;
+    expect(fixed.can_be_downloaded).toBe(true);
+    expect(fixed.conversion_error).toBeUndefined();
     expect(await ledgerSum()).toBe(await balance());
     expect(await recordsSum()).toBe(await balance());
   }, 300_000);
