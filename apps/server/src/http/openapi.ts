@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
-import scalar from '@scalar/fastify-api-reference';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import type { Config } from '../platform/config.js';
 import type { MessageLocale } from '@polyvox/contracts';
@@ -300,8 +299,6 @@ export const REFERENCE_OPTIONS = {
  */
 export const REFERENCE_UI_LOCALE: Record<MessageLocale, string> = { en: 'en', 'zh-CN': 'zh-CN', 'zh-TW': 'zh-CN' };
 
-const BASE_MARK = 'x-polyvox-reference-base';
-
 export const AUDIO_RESPONSE = 'Audio bytes in the requested format; `x-credits-charged` says what they cost.';
 const AUDIO_TYPES = ['audio/mpeg', 'audio/wav', 'audio/ogg', 'audio/pcm'];
 
@@ -365,13 +362,37 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
     doc.info = { ...doc.info, title: texts.title, description: texts.description };
     return doc;
   });
-  // The page Scalar renders, once, in English; each language's copy names its own title and document. Sent from
-  // preHandler, so the security headers (the inline script's hash) and compression apply to the copy sent.
+  // Scalar (its page and its 4 MB script) loads on the first visit to /reference, in a Fastify instance of its own
+  // that nothing else reaches: a server that never shows the reference never holds it. Its answers are sent through
+  // these routes, so the security headers (the inline script's hash) and compression apply to what is sent.
+  let reference: Promise<FastifyInstance> | null = null;
+  const scalarApp = () =>
+    (reference ??= (async () => {
+      const [{ default: Fastify }, { default: scalar }] = await Promise.all([
+        import('fastify'),
+        import('@scalar/fastify-api-reference'),
+      ]);
+      const own = Fastify({ logger: false });
+      await own.register(scalar, {
+        routePrefix: '/reference',
+        configuration: { url: '/openapi.json', pageTitle: REFERENCE_TEXTS.en.title, ...REFERENCE_OPTIONS },
+      });
+      await own.ready();
+      return own;
+    })().catch((err: unknown) => {
+      reference = null;
+      throw err;
+    }));
+  // The page Scalar renders, once, in English; each language's copy names its own title and document.
   let base: Promise<string> | null = null;
+  let script: Promise<string> | null = null;
   const pages = new Map<MessageLocale, string>();
   const page = async (locale: MessageLocale) => {
-    base ??= app.inject({ url: '/reference/', headers: { [BASE_MARK]: '1' } }).then((r) => r.payload);
-    const html = await base;
+    base ??= scalarApp().then(async (own) => (await own.inject({ url: '/reference/' })).payload);
+    const html = await base.catch((err: unknown) => {
+      base = null;
+      throw err;
+    });
     let localized = pages.get(locale);
     if (!localized) {
       localized = html
@@ -384,19 +405,21 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
     }
     return localized;
   };
-  // Scalar's routes (the page and its script) are public.
+  // Scalar's routes (the page and its script) are public and left out of the document.
   await app.register(async (scope) => {
     defaultAuth(scope, 'public');
-    await scope.register(scalar, {
-      routePrefix: '/reference',
-      configuration: { url: '/openapi.json', pageTitle: REFERENCE_TEXTS.en.title, ...REFERENCE_OPTIONS },
-      hooks: {
-        preHandler: async (request, reply) => {
-          if (request.routeOptions.url !== '/reference/' || request.headers[BASE_MARK]) return;
-          if (!request.url.split('?')[0]!.endsWith('/')) return;
-          return reply.header('content-type', 'text/html; charset=utf-8').send(await page(requestLocale(request)));
-        },
-      },
+    const hidden = { schema: { hide: true } };
+    scope.get('/reference', hidden, async (request, reply) => reply.redirect(`${request.url.split('?')[0]}/`, 301));
+    scope.get('/reference/', hidden, async (request, reply) =>
+      reply.header('content-type', 'text/html; charset=utf-8').send(await page(requestLocale(request))),
+    );
+    scope.get('/reference/js/scalar.js', hidden, async (_request, reply) => {
+      script ??= scalarApp().then(async (own) => (await own.inject({ url: '/reference/js/scalar.js' })).payload);
+      const js = await script.catch((err: unknown) => {
+        script = null;
+        throw err;
+      });
+      return reply.header('content-type', 'application/javascript; charset=utf-8').send(js);
     });
   });
 }
