@@ -20,6 +20,48 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
+/**
+ * The integration files that CI runs on the other Node versions (TEST_NODE_SUBSET=1): one or two for each part of
+ * the runtime the versions differ in, where a file exercises it end to end. Node 20 runs every file on both databases.
+ */
+export const CROSS_VERSION_FILES = [
+  // The compiled server under plain node with its V8 flags: its worker threads and helper processes.
+  'build.process',
+  // Signals, child processes, clients that leave mid-request.
+  'process',
+  'crash.process',
+  // Engines in worker threads, encoders, and a stream's teardown when its reader goes.
+  'synthesis.happy',
+  'synthesis.leave',
+  // WebSocket sessions and their settlement.
+  'realtime.happy',
+  'realtime.billing',
+  // C2PA and the watermark as WebAssembly.
+  'provenance.happy',
+  // ffmpeg children, zip and M4B streams.
+  'studio.export',
+  // A SIGKILL and the resumed job.
+  'jobs.durable',
+  // Payment signatures (RSA, AES-GCM), TOTP and WebAuthn.
+  'economy.providers',
+  'operators.factor',
+  // The AWS SDK's streams, SMTP sockets, multipart bodies.
+  'storage.s3',
+  'mail.smtp',
+  'uploads.limits',
+  // The HTTP server's timeouts, keep-alive and headers.
+  'hardening.keepalive',
+  'hardening.security',
+  // sherpa-onnx (N-API) models and voice design.
+  'models.library',
+  'design.happy',
+  // The official SDKs over fetch; the OpenAPI document and reference.
+  'keys.sdk',
+  'platform',
+  // The ledger's transactions on the version's SQLite driver.
+  'credits.ledger',
+].map((name) => `apps/server/test/integration/${name}.test.ts`);
+
 /** The Node versions tested besides the development one; each tarball's sha512 as the registry lists it. */
 export const PINNED = new Map([
   [
