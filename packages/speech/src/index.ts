@@ -44,6 +44,7 @@ export type { MarkupDocument, MarkupPart, MarkupRule, SayAsKind } from './text/m
 export { checkLanguage } from './text/detect-language.ts';
 export type { DetectedLanguage, LanguageCheck } from './text/detect-language.ts';
 export { FFMPEG, decodeAudio } from './audio/ffmpeg.ts';
+export { BITRATES } from './audio/encoders.ts';
 /** A child process (ffmpeg encoding an export) lowered below the server's event loop, as the engines' are. */
 export { lowerPriority } from './threads/priority.ts';
 export { TaskThread, serveTasks } from './threads/task-thread.ts';

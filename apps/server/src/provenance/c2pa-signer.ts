@@ -12,11 +12,17 @@ import type { ContentMark, FileSigner } from './service.js';
 /** The generator every manifest names. */
 export const GENERATOR = { name: 'Polyvox', version: '0.1.0' };
 
+/**
+ * Files larger than this (a Studio export) are signed in a thread of their own that ends with the file: c2pa-rs's
+ * WebAssembly memory grows to hold the file it signs and never shrinks, so the long-lived thread stays sized for the
+ * files most requests make.
+ */
+export const OWN_THREAD_BYTES = 16 * 1024 * 1024;
+
+const ENTRY = new URL('./c2pa-sign-entry.mjs', import.meta.url);
+
 export class C2paFileSigner implements FileSigner {
-  private readonly thread = new TaskThread<C2paSignTask, C2paSigned | null>(
-    new URL('./c2pa-sign-entry.mjs', import.meta.url),
-    'C2PA signing',
-  );
+  private readonly thread = new TaskThread<C2paSignTask, C2paSigned | null>(ENTRY, 'C2PA signing');
 
   constructor(private readonly signer: C2paSigner) {}
 
@@ -41,14 +47,31 @@ export class C2paFileSigner implements FileSigner {
 
   async sign(file: Buffer, container: 'wav' | 'mp3', mark: ContentMark): Promise<Buffer> {
     // The file is copied to the thread (the caller keeps its bytes); the signed file comes back as a copy of its own.
-    const signed = (await this.thread.run({ file, format: container, claim: claimOf(mark), signer: this.signer }, []))!;
+    const signed = (await this.run({ file, format: container, claim: claimOf(mark), signer: this.signer }))!;
     return toBuffer(signed.file);
   }
 
   async labelAndSign(file: Buffer, container: 'wav' | 'mp3', mark: ContentMark): Promise<{ file: Buffer; digest: string }> {
     const task = { file, format: container, claim: claimOf(mark), signer: this.signer, record: mark.record };
-    const signed = (await this.thread.run(task, []))!;
+    const signed = (await this.run(task))!;
     return { file: toBuffer(signed.file), digest: signed.digest! };
+  }
+
+  /** Large files one at a time: signing one holds several copies of it (about nine times its size at the peak). */
+  private large: Promise<unknown> = Promise.resolve();
+
+  private async run(task: C2paSignTask & { file: Uint8Array }): Promise<C2paSigned | null> {
+    if (task.file.byteLength <= OWN_THREAD_BYTES) return this.thread.run(task, []);
+    const turn = this.large.then(async () => {
+      const own = new TaskThread<C2paSignTask, C2paSigned | null>(ENTRY, 'C2PA signing (a large file)');
+      try {
+        return await own.run(task, []);
+      } finally {
+        await own.close();
+      }
+    });
+    this.large = turn.catch(() => undefined);
+    return turn;
   }
 
   /** Ends the signing thread (files being signed fail). */

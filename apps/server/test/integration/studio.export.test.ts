@@ -89,6 +89,8 @@ describe.each(DIALECTS)('Studio export (%s)', (dialect) => {
     base = `http://127.0.0.1:${(side.server.address() as { port: number }).port}`;
   });
   afterAll(async () => {
+    // fetch keeps its connections for the next request; the server would wait out their keep-alive (72 s).
+    side?.server.closeAllConnections();
     await side?.close();
     await t?.close();
   });
@@ -116,24 +118,37 @@ describe.each(DIALECTS)('Studio export (%s)', (dialect) => {
     const probe = await probeFile(bytes, 'mp3');
     expect(Math.abs(Number(probe.format.duration) - total)).toBeLessThan(0.15);
     const check = await verify(bytes, 'book.mp3');
-    expect(check).toMatchObject({ ai_generated: true, aigc_valid: true, watermark: { detected: true } });
+    // Under 64 MB: made whole, so signed as every whole file is, its manifest naming the export's record.
+    expect(check).toMatchObject({
+      ai_generated: true,
+      aigc_valid: true,
+      watermark: { detected: true },
+      c2pa: { present: true, valid: true },
+    });
     expect(check.record).toMatchObject({ type: 'studio-export' });
     // The export's own watermark, one pattern over the joined paragraphs.
     const wav = await download(`${P}/snapshots/snap_1/stream`, { method: 'POST', body: '{}' });
     expect(wav.res.headers.get('content-type')).toBe('audio/wav');
-    expect(await verify(wav.bytes, 'book.wav')).toMatchObject({ aigc_valid: true, watermark: { detected: true } });
+    expect(await verify(wav.bytes, 'book.wav')).toMatchObject({
+      aigc_valid: true,
+      watermark: { detected: true },
+      c2pa: { present: true, valid: true },
+    });
   });
-  it('streams one chapter as WAV (chapter snapshot route): exactly its samples, its INFO label valid', async () => {
+  it('streams one chapter as WAV (chapter snapshot route): exactly its samples, its INFO label and C2PA manifest valid', async () => {
     const { res, bytes } = await download(`${P}/chapters/chap_2/snapshots/snap_1/stream`, { method: 'POST', body: '{}' });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('audio/wav');
     const info = parseWavHeader(bytes)!;
     expect(info.sampleRate).toBe(24000);
-    expect((bytes.length - info.dataOffset) / 2).toBe(timeline([book.chapters[1]!]).total);
+    // Its data chunk holds exactly the chapter's samples (its C2PA chunk follows it).
+    expect(bytes.readUInt32LE(info.dataSizeOffset) / 2).toBe(timeline([book.chapters[1]!]).total);
+    expect(bytes.length).toBeGreaterThan(info.dataOffset + bytes.readUInt32LE(info.dataSizeOffset));
     expect(await verify(bytes, 'chapter.wav')).toMatchObject({
       ai_generated: true,
       aigc_valid: true,
       watermark: { detected: true },
+      c2pa: { present: true, valid: true },
     });
   });
 
@@ -184,7 +199,7 @@ describe.each(DIALECTS)('Studio export (%s)', (dialect) => {
     expect(firstOfTwo).toBeDefined();
   });
 
-  it('zips the chapters (mp3 and SRT each, the M4B when asked), each mp3 labelled', async () => {
+  it('zips the chapters (mp3 and SRT each, the M4B when asked), each mp3 labelled and signed', async () => {
     const { res, bytes } = await download(`${P}/snapshots/snap_1/archive`, { method: 'POST', body: '{}' });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/zip');
@@ -194,7 +209,7 @@ describe.each(DIALECTS)('Studio export (%s)', (dialect) => {
     expect(
       Math.abs(Number((await probeFile(mp3, 'mp3')).format.duration) - timeline([book.chapters[1]!]).total / 24000),
     ).toBeLessThan(0.15);
-    expect(await verify(mp3, 'morning.mp3')).toMatchObject({ aigc_valid: true });
+    expect(await verify(mp3, 'morning.mp3')).toMatchObject({ aigc_valid: true, c2pa: { present: true, valid: true } });
     const withBook = await download(`${P}/snapshots/snap_1/export?format=zip&m4b=true`);
     expect(Object.keys((await JSZip.loadAsync(withBook.bytes)).files)).toContain('The Storm A Tale.m4b');
   });

@@ -1,9 +1,11 @@
 /**
- * A snapshot's audio (a chapter or the book) as mp3 or WAV, encoded as it is read and labelled on its way out as every
- * Polyvox stream is: its record written and its AIGC field in its first bytes (an ID3 tag, the WAV's INFO chunk), the
- * hash of its sound stored once it all left, the watermark in the sound. A WAV's header gives its real sizes: the
- * length is known from the manifest before the first sample.
+ * A snapshot's audio (a chapter or the book) as mp3 or WAV, with the watermark in its sound and its AIGC field in the
+ * file. A file up to SIGNED_EXPORT_BYTES is made whole before it is sent, and then labelled and signed as every whole
+ * Polyvox file is (its C2PA manifest). A larger one is labelled on its way out as every Polyvox stream is: its record
+ * written and its AIGC field in its first bytes (an ID3 tag, the WAV's INFO chunk), and the hash of its sound stored
+ * once it all left. A WAV's header gives its real sizes: the length is known from the manifest before the first sample.
  */
+import { BITRATES } from '@polyvox/speech';
 import { wavHeader } from '@polyvox/speech/formats';
 import type { ContentOrigin, Provenance } from '../../provenance/service.js';
 import type { Storage } from '../../platform/storage.js';
@@ -57,7 +59,39 @@ export async function* encodePcm(
   }
 }
 
-/** A chapter's or the book's audio, encoded and labelled: its chunks, and its `x-aigc` header (none: the bytes carry it). */
+/**
+ * The largest export made whole and signed: an mp3 of about two hours and a WAV of about 22 minutes (24 kHz). Signing
+ * holds the file in memory (c2pa-rs hashes and signs it whole), and the download starts once it is all made.
+ */
+export const SIGNED_EXPORT_BYTES = 64 * 1024 * 1024;
+
+/** An export's size from its samples: exact for a WAV (its header included), the constant bitrate's for an mp3. */
+export function exportBytes(format: ExportAudioFormat, totalSamples: number): number {
+  return format === 'wav' ? 44 + totalSamples * 2 : Math.ceil((totalSamples / EXPORT_RATE) * (BITRATES.mp3 / 8));
+}
+
+/** The chunks gathered into one file, yielded once they all came; nothing when they stopped before their end. */
+export async function* gathered(chunks: AsyncGenerator<Buffer, boolean>): AsyncGenerator<Buffer, boolean> {
+  const parts: Buffer[] = [];
+  try {
+    let next = await chunks.next();
+    while (!next.done) {
+      parts.push(next.value);
+      next = await chunks.next();
+    }
+    if (next.value !== true) return false;
+    const file = Buffer.concat(parts);
+    // Only the file is held while it is labelled, signed and sent.
+    parts.length = 0;
+    yield file;
+    return true;
+  } finally {
+    parts.length = 0;
+    await chunks.return(false);
+  }
+}
+
+/** A chapter's or the book's audio, encoded and labelled (signed too, up to SIGNED_EXPORT_BYTES): its chunks. */
 export function exportAudio(
   deps: { storage: Storage; provenance: Provenance; speech: SpeechHost },
   placed: Timeline,
@@ -67,5 +101,6 @@ export function exportAudio(
 ): AsyncGenerator<Buffer, boolean> {
   const mark = { key: deps.provenance.watermarkKey, payload: origin.payload! };
   const chunks = encodePcm(deps.speech, snapshotPcm(deps.storage, placed.paragraphs, signal), format, placed.total, mark);
-  return deps.provenance.labelStream(chunks, AUDIO_TYPES[format], origin).chunks;
+  const whole = exportBytes(format, placed.total) <= SIGNED_EXPORT_BYTES;
+  return deps.provenance.labelStream(whole ? gathered(chunks) : chunks, AUDIO_TYPES[format], origin, { whole }).chunks;
 }
