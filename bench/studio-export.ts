@@ -122,14 +122,19 @@ export async function studioExportRows(): Promise<BenchRow[]> {
     const audioHours = placed.total / 24_000 / 3600;
     const MB = 1024 * 1024;
 
-    // The whole book as mp3: under SIGNED_EXPORT_BYTES, so made whole, then labelled and signed (C2PA) in a signing
-    // thread of its own, as apps/server/src/studio/export/audio.ts does (its provenance row aside).
+    // The largest signed export: the book's first chapters, as many as make an mp3 under SIGNED_EXPORT_BYTES, made
+    // whole, then labelled and signed (C2PA) in a signing thread of its own, as apps/server/src/studio/export/audio.ts
+    // does (its provenance row aside).
+    let fits = chapters.length;
+    while (fits > 1 && exportBytes('mp3', timeline(chapters.slice(0, fits)).total) > SIGNED_EXPORT_BYTES) fits--;
+    const signedPart = timeline(chapters.slice(0, fits));
     const host = { get: () => Promise.resolve(speech) } as unknown as SpeechHost;
     const signer = await C2paFileSigner.open({ dataDir: dir, organization: 'Polyvox bench' });
     const mp3 = await sampled(async () => {
       let signedBytes = 0;
-      const pcm = snapshotPcm(storage, placed.paragraphs, new AbortController().signal);
-      for await (const file of gathered(encodePcm(host, pcm, 'mp3', placed.total, { key: randomBytes(32), payload: 2 }))) {
+      const pcm = snapshotPcm(storage, signedPart.paragraphs, new AbortController().signal);
+      const mark = { key: randomBytes(32), payload: 2 };
+      for await (const file of gathered(encodePcm(host, pcm, 'mp3', signedPart.total, mark))) {
         const mark = {
           produceId: 'aigc_bench_mp3',
           record: { ...record, ProduceID: 'aigc_bench_mp3' },
@@ -161,14 +166,14 @@ export async function studioExportRows(): Promise<BenchRow[]> {
       { metric: 'studio export: peak RSS during the M4B export', value: Math.round(peak / MB), unit: 'MB' },
       { metric: 'studio export: peak RSS growth', value: Math.round((peak - before) / MB), unit: 'MB' },
       {
-        metric: `studio export: whole-book mp3, signed (estimated ${Math.round(exportBytes('mp3', placed.total) / MB)} MB, limit ${SIGNED_EXPORT_BYTES / MB} MB)`,
+        metric: `studio export: signed mp3 of ${fits} chapters, ${Math.round(signedPart.total / 24_000 / 60)} min (limit ${SIGNED_EXPORT_BYTES / MB} MB)`,
         value: Math.round((signedBytes / MB) * 10) / 10,
         unit: 'MB',
       },
-      { metric: 'studio export: whole-book mp3, made and signed, wall time', value: Math.round(mp3Seconds * 10) / 10, unit: 's' },
-      { metric: 'studio export: whole-book mp3, peak RSS growth', value: Math.round((mp3Peak - mp3Before) / MB), unit: 'MB' },
+      { metric: 'studio export: signed mp3, made and signed, wall time', value: Math.round(mp3Seconds * 10) / 10, unit: 's' },
+      { metric: 'studio export: signed mp3, peak RSS growth', value: Math.round((mp3Peak - mp3Before) / MB), unit: 'MB' },
       {
-        metric: 'studio export: whole-book mp3, RSS growth once done',
+        metric: 'studio export: signed mp3, RSS growth once done',
         value: Math.round((mp3After - mp3Before) / MB),
         unit: 'MB',
       },

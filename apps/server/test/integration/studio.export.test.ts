@@ -118,7 +118,7 @@ describe.each(DIALECTS)('Studio export (%s)', (dialect) => {
     const probe = await probeFile(bytes, 'mp3');
     expect(Math.abs(Number(probe.format.duration) - total)).toBeLessThan(0.15);
     const check = await verify(bytes, 'book.mp3');
-    // Under 64 MB: made whole, so signed as every whole file is, its manifest naming the export's record.
+    // Under 32 MB: made whole, so signed as every whole file is, its manifest naming the export's record.
     expect(check).toMatchObject({
       ai_generated: true,
       aigc_valid: true,

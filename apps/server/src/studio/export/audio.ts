@@ -60,10 +60,11 @@ export async function* encodePcm(
 }
 
 /**
- * The largest export made whole and signed: an mp3 of about two hours and a WAV of about 22 minutes (24 kHz). Signing
- * holds the file in memory (c2pa-rs hashes and signs it whole), and the download starts once it is all made.
+ * The largest export made whole and signed: an mp3 of about 70 minutes and a WAV of about 11 minutes (24 kHz). Signing
+ * holds the file in memory (c2pa-rs hashes and signs it whole: about eleven times its size at the peak, one file at a
+ * time), and the download starts once it is all made.
  */
-export const SIGNED_EXPORT_BYTES = 64 * 1024 * 1024;
+export const SIGNED_EXPORT_BYTES = 32 * 1024 * 1024;
 
 /** An export's size from its samples: exact for a WAV (its header included), the constant bitrate's for an mp3. */
 export function exportBytes(format: ExportAudioFormat, totalSamples: number): number {

@@ -48,7 +48,7 @@ const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody,
 const FILE = z.string().meta({ description: 'The file, streamed as it is made.' });
 const LABELLED =
   'Labelled as every Polyvox file: the AIGC field in the file (ID3 in mp3, INFO in WAV, the comment tag in M4B) and ' +
-  'the watermark in the sound. An mp3 or WAV up to 64 MB (an mp3 of about two hours, a WAV of about 22 minutes) is ' +
+  'the watermark in the sound. An mp3 or WAV up to 32 MB (an mp3 of about 70 minutes, a WAV of about 11 minutes) is ' +
   'made whole before it is sent and also carries a signed C2PA manifest; a larger one, and an M4B, stream without ' +
   "one. Free: the snapshot's conversion paid.";
 const SECURITY = KEY_OR_SESSION;
