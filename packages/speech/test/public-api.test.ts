@@ -9,6 +9,7 @@ describe('the public entry', () => {
         'AI_LABEL_KINDS',
         'AI_LABEL_POSITIONS',
         'AUDIO_FORMATS',
+        'BITRATES',
         'CONTENT_TYPES',
         'DEFAULT_VOICE_SETTINGS',
         'FFMPEG',
