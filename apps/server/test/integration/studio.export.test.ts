@@ -243,4 +243,25 @@ describe.each(DIALECTS)('Studio export (%s)', (dialect) => {
     expect(await eventually(() => ffmpegChildren() === 0 && m4bFolders() <= folders, 600)).toBe(true);
     expect(logs.filter((l) => l.level >= 50)).toEqual([]);
   });
+
+  it('a client that leaves while a signed mp3 is made whole stops its making, with no error and no record', async () => {
+    const marks = () =>
+      t.ctx.db.kysely.selectFrom('content_marks').select('produce_id').where('record_type', '=', 'studio-export').execute();
+    const before = (await marks()).length;
+    const leftLines = () => logs.filter((l) => (l as { msg?: string }).msg === 'client left before the response').length;
+    const left = leftLines();
+    const controller = new AbortController();
+    // The long book's mp3 is under the signing limit: it is gathered whole before anything is sent.
+    const req = fetch(`${base}${P}/snapshots/snap_long/export?format=mp3`, {
+      headers: { 'x-sid': c.sid! },
+      signal: controller.signal,
+    });
+    req.catch(() => {});
+    await new Promise((r) => setTimeout(r, 300));
+    controller.abort();
+    expect(await eventually(() => leftLines() > left, 600)).toBe(true);
+    expect(logs.filter((l) => l.level >= 50)).toEqual([]);
+    // Nothing was made whole, so nothing was labelled: no provenance record for it.
+    expect((await marks()).length).toBe(before);
+  });
 });
